@@ -1,0 +1,212 @@
+//! The command-line interface: clap derive types only, no logic.
+//!
+//! Doc comments here are the `--help` text. Each subcommand has its own `Args` struct and is run by
+//! the file of the same name under `src/cmd/`.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// capn: a memory for coding agents that survives sessions and compactions.
+///
+/// Ask before you search; chart what was expensive to find. A charted answer is backed by the
+/// SHA-256 of its files and deletes itself as soon as one of them changes.
+#[derive(Debug, Parser)]
+#[command(name = "capn", version, propagate_version = true, max_term_width = 100)]
+#[command(after_help = "Examples:\n  capn init\n  capn ask \"where are payment webhooks handled?\"\n  capn chart \"where are payment webhooks handled?\" --files src/api/webhooks.ts,src/billing/stripe.ts --details \"router near line 40\"\n\nEnvironment:\n  CAPN_STATE_DIR      per-user state dir (default: $XDG_STATE_HOME/capn-hook)\n  CAPN_SESSION_ID     session id for `capn state` (exported by the SessionStart hook)\n  CLAUDE_PROJECT_DIR  project root for hook subcommands")]
+pub struct Cli {
+    /// The subcommand to run.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Every `capn` subcommand.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Set up capn in this project: .capn/, .gitignore, and the agent hooks.
+    Init(InitArgs),
+    /// Print the ask-before-search contract that the SessionStart hook injects.
+    Context(ContextArgs),
+    /// Recall charted answers for a question (JSONL on stdout; exit 1 on a miss).
+    Ask(AskArgs),
+    /// Record which files answer a question.
+    Chart(ChartArgs),
+    /// Delete one charted answer by id.
+    Unchart(UnchartArgs),
+    /// Delete every charted answer backed by a file.
+    Bust(BustArgs),
+    /// Delete every stale charted answer (a backing file changed or vanished).
+    Prune(PruneArgs),
+    /// List every charted answer.
+    List(ListArgs),
+    /// Run a hook for Claude Code or Codex (reads the host's JSON on stdin, always exits 0).
+    Hook(HookArgs),
+    /// Print the Claude Code status line segment (reads the statusline JSON on stdin).
+    Statusline(StatuslineArgs),
+    /// Read or write this session's /compact-prep state file.
+    State(StateArgs),
+    /// Remove exactly what `capn init` installed.
+    Uninstall(UninstallArgs),
+    /// Check the installation: binary on PATH, hooks registered, hook commands answering correctly.
+    Doctor(DoctorArgs),
+}
+
+/// `capn init`.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  capn init\n  capn init --git\n  capn init --no-embedding")]
+pub struct InitArgs {
+    /// Also add `capn prune` to .git/hooks/post-commit, so stale answers go away after each commit.
+    #[arg(long)]
+    pub git: bool,
+    /// Use semantic recall (the embedded static model) fused with BM25 (the default).
+    #[arg(long, conflicts_with = "no_embedding")]
+    pub embedding: bool,
+    /// Use lexical (BM25) recall only.
+    #[arg(long)]
+    pub no_embedding: bool,
+}
+
+/// `capn context`.
+#[derive(Debug, Args)]
+#[command(after_help = "Example:\n  capn context")]
+pub struct ContextArgs {}
+
+/// `capn ask`.
+#[derive(Debug, Args)]
+#[command(after_help = "Output: one JSON object per hit, best first:\n  {\"id\":\"9f3a1c2e\",\"question\":\"...\",\"files\":[\"a.ts\"],\"details\":\"...\",\"score\":87}\nExit 0 with hits, 1 on a miss (a nudge on stderr says how to chart the answer after exploring).\n\nExamples:\n  capn ask \"where are payment webhooks handled?\"\n  capn ask \"how is a session token refreshed\" --limit 3")]
+pub struct AskArgs {
+    /// The question, in your own words.
+    pub question: String,
+    /// The most hits to print.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub limit: u32,
+}
+
+/// `capn chart`.
+#[derive(Debug, Args)]
+#[command(after_help = "Chart after real exploration: one atomic question, the files that answer it, and details\nfor line numbers and gotchas. Charting the same question again replaces its entry.\n\nExamples:\n  capn chart \"where are payment webhooks handled?\" --files src/api/webhooks.ts,src/billing/stripe.ts\n  capn chart \"how is the session cookie signed?\" --files src/auth/session.ts --details \"sign() near line 80; key rotates daily\"")]
+pub struct ChartArgs {
+    /// The question the files answer (one line).
+    pub question: Option<String>,
+    /// Extra positional arguments are refused (quote the question).
+    #[arg(hide = true)]
+    pub extra: Vec<String>,
+    /// Backing files, comma-separated; repeat the flag for more.
+    #[arg(long, value_delimiter = ',')]
+    pub files: Vec<String>,
+    /// Line numbers, gotchas, anything that makes the answer quicker to use.
+    #[arg(long)]
+    pub details: Option<String>,
+}
+
+/// `capn unchart`.
+#[derive(Debug, Args)]
+#[command(after_help = "Example:\n  capn unchart 9f3a1c2e")]
+pub struct UnchartArgs {
+    /// The entry id (as printed by `capn ask` or `capn list`).
+    pub id: String,
+}
+
+/// `capn bust`.
+#[derive(Debug, Args)]
+#[command(after_help = "Example:\n  capn bust src/api/webhooks.ts")]
+pub struct BustArgs {
+    /// A backing file path (relative to the current directory).
+    pub path: String,
+}
+
+/// `capn prune`.
+#[derive(Debug, Args)]
+#[command(after_help = "Example:\n  capn prune")]
+pub struct PruneArgs {}
+
+/// `capn list`.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  capn list\n  capn list --json")]
+pub struct ListArgs {
+    /// Print JSONL (one entry per line) instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Which agent host sends the hook payload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum Host {
+    /// Claude Code.
+    #[default]
+    Claude,
+    /// OpenAI Codex CLI.
+    Codex,
+}
+
+/// The hook events capn handles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum HookEvent {
+    /// SessionStart: inject the contract, or recovery after a compaction.
+    SessionStart,
+    /// PreCompact: record whether a fresh /compact-prep state exists.
+    PreCompact,
+    /// PostCompact: drop the session's compaction marker.
+    PostCompact,
+    /// UserPromptSubmit: deliver recovery instructions or the context warning, once.
+    UserPromptSubmit,
+}
+
+/// `capn hook`.
+#[derive(Debug, Args)]
+#[command(after_help = "Registered by `capn init`; not meant to be run by hand.\n\nExample:\n  echo '{\"session_id\":\"abc\",\"source\":\"startup\"}' | capn hook session-start")]
+pub struct HookArgs {
+    /// The hook event.
+    #[arg(value_enum)]
+    pub event: HookEvent,
+    /// The host whose output shape to use.
+    #[arg(long, value_enum, default_value_t = Host::Claude)]
+    pub host: Host,
+}
+
+/// `capn statusline`.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  capn statusline\n  capn statusline --warn-at 70 --wrap \"~/.claude/statusline.sh\"")]
+pub struct StatuslineArgs {
+    /// Context use (percent) at which to warn that /compact-prep should run.
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=100))]
+    pub warn_at: Option<u8>,
+    /// An existing statusline command to run first (same stdin); our segment is appended.
+    #[arg(long)]
+    pub wrap: Option<String>,
+}
+
+/// `capn state`.
+#[derive(Debug, Args)]
+pub struct StateArgs {
+    /// What to do with the state file.
+    #[command(subcommand)]
+    pub action: StateAction,
+}
+
+/// `capn state` actions.
+#[derive(Debug, Subcommand)]
+pub enum StateAction {
+    /// Print the absolute path of this session's state file.
+    Path(SessionArg),
+    /// Save markdown from stdin as this session's state file (the nine headings are checked).
+    Save(SessionArg),
+    /// Print this session's state file.
+    Show(SessionArg),
+}
+
+/// The session selector shared by `capn state` actions.
+#[derive(Debug, Args)]
+pub struct SessionArg {
+    /// The session id (default: $CAPN_SESSION_ID).
+    #[arg(long)]
+    pub session: Option<String>,
+}
+
+/// `capn uninstall`.
+#[derive(Debug, Args)]
+#[command(after_help = "Example:\n  capn uninstall")]
+pub struct UninstallArgs {}
+
+/// `capn doctor`.
+#[derive(Debug, Args)]
+#[command(after_help = "Example:\n  capn doctor")]
+pub struct DoctorArgs {}

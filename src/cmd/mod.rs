@@ -1,0 +1,42 @@
+//! One file per user subcommand; [`dispatch`] routes a parsed command to it.
+
+pub mod ask;
+pub mod bust;
+pub mod chart;
+pub mod context;
+pub mod doctor;
+pub mod init;
+pub mod list;
+pub mod prune;
+pub mod state;
+pub mod statusline;
+pub mod unchart;
+pub mod uninstall;
+
+use crate::cli::Command;
+use std::process::ExitCode;
+
+/// Runs one parsed subcommand; `Ok` carries the exit code.
+pub fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
+    match command {
+        Command::Init(a) => init::run(&a),
+        Command::Context(_) => context::run(),
+        Command::Ask(a) => ask::run(&a),
+        Command::Chart(a) => chart::run(&a),
+        Command::Unchart(a) => unchart::run(&a),
+        Command::Bust(a) => bust::run(&a),
+        Command::Prune(_) => prune::run(),
+        Command::List(a) => list::run(&a),
+        Command::State(a) => state::run(&a),
+        Command::Uninstall(a) => uninstall::run(&a),
+        Command::Doctor(a) => doctor::run(&a),
+        Command::Hook(a) => {
+            crate::hook::guard(|| crate::hook::run(a.event, a.host));
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Statusline(a) => {
+            crate::hook::guard(|| statusline::run(&a));
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

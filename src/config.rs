@@ -1,0 +1,81 @@
+//! `.capn/config.json`: local options of one project store.
+//!
+//! Shape: a JSON object. Known keys: `"embedding"` (bool, default `true`: semantic recall fused with
+//! BM25) and `"warn_at"` (integer percent, default 60: the statusline's context warning threshold).
+//! Unknown keys are preserved on rewrite (format.md, "Other files in `.capn/`"). A missing or
+//! unparseable file means the defaults; it is never overwritten unless a command sets a key.
+
+use anyhow::{Context, Result};
+use serde_json::{Map, Value};
+use std::path::Path;
+
+/// The default context-use warning threshold, in percent.
+pub const DEFAULT_WARN_AT: u8 = 60;
+
+/// Options read from `.capn/config.json`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    /// Semantic recall on (`true`) or pure BM25 (`false`).
+    pub embedding: bool,
+    /// Statusline warning threshold in percent (1..=100).
+    pub warn_at: u8,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            embedding: true,
+            warn_at: DEFAULT_WARN_AT,
+        }
+    }
+}
+
+impl Config {
+    /// Reads `path` leniently: missing file, bad JSON or bad values fall back to the defaults.
+    pub fn load(path: &Path) -> Config {
+        let mut c = Config::default();
+        let Ok(text) = std::fs::read_to_string(path) else {
+            return c;
+        };
+        let Ok(Value::Object(map)) = serde_json::from_str::<Value>(&text) else {
+            return c;
+        };
+        if let Some(b) = map.get("embedding").and_then(Value::as_bool) {
+            c.embedding = b;
+        }
+        if let Some(n) = map.get("warn_at").and_then(Value::as_u64) {
+            if (1..=100).contains(&n) {
+                c.warn_at = n as u8;
+            }
+        }
+        c
+    }
+}
+
+/// Sets `key` to `value` in the config file at `path`, keeping every other key and their order.
+/// Creates the file when missing. Returns `true` when the file changed.
+///
+/// Errors: an existing file that is not a JSON object is left untouched and reported
+/// (`could not parse config: <path>: ...`).
+pub fn set_key(path: &Path, key: &str, value: Value) -> Result<bool> {
+    let mut map = match std::fs::read_to_string(path) {
+        Ok(text) => match serde_json::from_str::<Value>(&text)
+            .with_context(|| format!("could not parse config: {}", path.display()))?
+        {
+            Value::Object(m) => m,
+            _ => anyhow::bail!("could not parse config: {}: not a JSON object", path.display()),
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Map::new(),
+        Err(e) => {
+            return Err(e).with_context(|| format!("could not read config: {}", path.display()))
+        }
+    };
+    if map.get(key) == Some(&value) {
+        return Ok(false);
+    }
+    map.insert(key.to_string(), value);
+    let mut text = serde_json::to_string_pretty(&Value::Object(map))?;
+    text.push('\n');
+    crate::fsutil::write_atomic(path, text.as_bytes())?;
+    Ok(true)
+}

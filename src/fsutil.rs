@@ -1,0 +1,94 @@
+//! File-system helpers: the one atomic write every persisted file goes through, and reads that
+//! name their path in errors.
+
+use anyhow::{Context, Result};
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+
+/// Writes `bytes` to `path` atomically: a temp file in the same folder, `fsync`, then `rename`
+/// over `path`. Readers see the old content or the new one, never a torn file. The temp file is
+/// removed on any error. An existing file's permissions are kept (so an executable git hook stays
+/// executable).
+///
+/// Errors name the path: `could not write <what>: <path>: <cause>`.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".capn-tmp-")
+        .tempfile_in(dir)
+        .with_context(|| format!("could not create a temp file in {}", dir.display()))?;
+    tmp.write_all(bytes)
+        .with_context(|| format!("could not write {}", path.display()))?;
+    if let Ok(meta) = fs::metadata(path) {
+        let _ = tmp.as_file().set_permissions(meta.permissions());
+    }
+    tmp.as_file()
+        .sync_all()
+        .with_context(|| format!("could not sync {}", path.display()))?;
+    tmp.persist(path)
+        .map_err(|e| e.error)
+        .with_context(|| format!("could not replace {}", path.display()))?;
+    Ok(())
+}
+
+/// Like [`write_atomic`], but leaves the file alone (and returns `false`) when it already holds
+/// exactly `bytes`. Returns `true` when it wrote.
+pub fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool> {
+    if fs::read(path).is_ok_and(|old| old == bytes) {
+        return Ok(false);
+    }
+    write_atomic(path, bytes)?;
+    Ok(true)
+}
+
+/// Reads a file to a string, naming `what` and the path on error
+/// (`could not read <what>: <path>: <cause>`).
+pub fn read_to_string(path: &Path, what: &str) -> Result<String> {
+    fs::read_to_string(path).with_context(|| format!("could not read {what}: {}", path.display()))
+}
+
+/// Removes a file; a file that is already gone is not an error.
+pub fn remove_if_exists(path: &Path) -> Result<()> {
+    match fs::remove_file(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e).with_context(|| format!("could not remove {}", path.display())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn write_atomic_replaces_and_leaves_no_temp_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f.txt");
+        write_atomic(&p, b"one").unwrap();
+        write_atomic(&p, b"two").unwrap();
+        assert_eq!(fs::read(&p).unwrap(), b"two");
+        let names: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(names.len(), 1, "temp files left behind");
+    }
+
+    #[test]
+    fn write_atomic_fails_cleanly_in_missing_dir() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("missing/f.txt");
+        let err = write_atomic(&p, b"x").unwrap_err();
+        assert!(format!("{err:#}").contains("missing"));
+    }
+
+    #[test]
+    fn write_if_changed_skips_identical_content() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f");
+        assert!(write_if_changed(&p, b"a").unwrap());
+        assert!(!write_if_changed(&p, b"a").unwrap());
+        assert!(write_if_changed(&p, b"b").unwrap());
+    }
+}

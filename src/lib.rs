@@ -1,0 +1,106 @@
+//! capn-hook: a memory for coding agents that survives sessions and compactions.
+//!
+//! Two halves in one binary:
+//! - the **chart** (`store`, `recall`, `embed`, `cmd::{chart,ask,...}`): questions mapped to the files
+//!   that answer them, each file pinned by SHA-256; an answer whose files changed deletes itself;
+//! - **compaction survival** (`hook`, `session`, `cmd::{statusline,state}`): hooks that keep the
+//!   decision structure of a long session alive across Claude Code's lossy compaction.
+//!
+//! [`main_entry`] is the whole program; `main.rs` only calls it.
+
+pub mod cli;
+pub mod cmd;
+pub mod config;
+pub mod embed;
+pub mod error;
+pub mod fsutil;
+pub mod hook;
+pub mod install;
+pub mod recall;
+pub mod session;
+pub mod store;
+
+use clap::Parser;
+use std::ffi::OsString;
+use std::io::Write;
+use std::process::ExitCode;
+
+pub use error::SilentExit;
+
+/// Runs `capn` with the given argv (including argv\[0\]) and returns the process exit code.
+///
+/// Exit codes: 0 success; 1 a refused input, a miss (`ask`) or any other error (printed once on
+/// stderr as `capn: <error chain>`); usage errors also exit 1, never 2. Hook subcommands
+/// (`capn hook ...`, `capn statusline`) always exit 0: Claude Code reads exit 2 as "block" on
+/// UserPromptSubmit and PreCompact (hooks reference, "Exit codes"), so no hook path may produce it.
+pub fn main_entry(args: Vec<OsString>) -> ExitCode {
+    let hook_path = is_hook_invocation(&args);
+    if hook_path {
+        return hook::guard(|| run_hook_argv(&args));
+    }
+    let cli = match cli::Cli::try_parse_from(&args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            let code = match e.kind() {
+                ErrorKind::DisplayHelp
+                | ErrorKind::DisplayVersion
+                | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => 0,
+                _ => 1,
+            };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => report(&e),
+    }
+}
+
+/// Runs a parsed command line. `Ok` carries the exit code (a miss is `Ok(1)`), `Err` a failure
+/// that [`main_entry`] prints and maps to exit 1.
+pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
+    cmd::dispatch(cli.command)
+}
+
+/// Prints an error once on stderr and maps it to an exit code; a broken pipe is a silent success.
+fn report(e: &anyhow::Error) -> ExitCode {
+    if let Some(silent) = e.downcast_ref::<SilentExit>() {
+        return ExitCode::from(silent.code);
+    }
+    if error::is_broken_pipe(e) {
+        return ExitCode::SUCCESS;
+    }
+    let mut stderr = std::io::stderr().lock();
+    let _ = writeln!(stderr, "capn: {e:#}");
+    ExitCode::from(1)
+}
+
+/// True for `capn hook ...` and `capn statusline ...`: the paths that must exit 0 whatever happens.
+fn is_hook_invocation(args: &[OsString]) -> bool {
+    matches!(
+        args.get(1).and_then(|a| a.to_str()),
+        Some("hook") | Some("statusline")
+    ) && !args
+        .iter()
+        .skip(2)
+        .any(|a| a == "--help" || a == "-h" || a == "--version" || a == "-V")
+}
+
+/// Parses and runs a hook or statusline command line; usage errors are reported on stderr and
+/// swallowed (the caller, [`hook::guard`], turns every outcome into exit 0).
+fn run_hook_argv(args: &[OsString]) -> anyhow::Result<()> {
+    let cli = match cli::Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            hook::drain_stdin();
+            anyhow::bail!("{}", e.render().to_string().trim_end());
+        }
+    };
+    match cli.command {
+        cli::Command::Hook(a) => hook::run(a.event, a.host),
+        cli::Command::Statusline(a) => cmd::statusline::run(&a),
+        _ => Ok(()),
+    }
+}
