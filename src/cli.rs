@@ -11,7 +11,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// SHA-256 of its files and deletes itself as soon as one of them changes.
 #[derive(Debug, Parser)]
 #[command(name = "capn", version, propagate_version = true, max_term_width = 100)]
-#[command(after_help = "Examples:\n  capn init\n  capn ask \"where are payment webhooks handled?\"\n  capn chart \"where are payment webhooks handled?\" --files src/api/webhooks.ts,src/billing/stripe.ts --details \"router near line 40\"\n\nEnvironment:\n  CAPN_STATE_DIR      per-user state dir (default: $XDG_STATE_HOME/capn-hook)\n  CAPN_SESSION_ID     session id for `capn state` (exported by the SessionStart hook)\n  CLAUDE_PROJECT_DIR  project root for hook subcommands")]
+#[command(
+    after_help = "Examples:\n  capn init\n  capn ask \"where are payment webhooks handled?\"\n  capn chart \"where are payment webhooks handled?\" --files src/api/webhooks.ts,src/billing/stripe.ts --details \"router near line 40\"\n\nEnvironment:\n  CAPN_STATE_DIR      per-user state dir (default: $XDG_STATE_HOME/capn-hook)\n  CAPN_SESSION_ID     session id for `capn state` (exported by the SessionStart hook)\n  CLAUDE_PROJECT_DIR  project root for hook subcommands"
+)]
 pub struct Cli {
     /// The subcommand to run.
     #[command(subcommand)]
@@ -71,7 +73,9 @@ pub struct ContextArgs {}
 
 /// `capn ask`.
 #[derive(Debug, Args)]
-#[command(after_help = "Output: one JSON object per hit, best first:\n  {\"id\":\"9f3a1c2e\",\"question\":\"...\",\"files\":[\"a.ts\"],\"details\":\"...\",\"score\":87}\nExit 0 with hits, 1 on a miss (a nudge on stderr says how to chart the answer after exploring).\n\nExamples:\n  capn ask \"where are payment webhooks handled?\"\n  capn ask \"how is a session token refreshed\" --limit 3")]
+#[command(
+    after_help = "Output: one JSON object per hit, best first:\n  {\"id\":\"9f3a1c2e\",\"question\":\"...\",\"files\":[\"a.ts\"],\"details\":\"...\",\"score\":87}\nExit 0 with hits, 1 on a miss (a nudge on stderr says how to chart the answer after exploring).\n\nExamples:\n  capn ask \"where are payment webhooks handled?\"\n  capn ask \"how is a session token refreshed\" --limit 3"
+)]
 pub struct AskArgs {
     /// The question, in your own words.
     pub question: String,
@@ -82,7 +86,9 @@ pub struct AskArgs {
 
 /// `capn chart`.
 #[derive(Debug, Args)]
-#[command(after_help = "Chart after real exploration: one atomic question, the files that answer it, and details\nfor line numbers and gotchas. Charting the same question again replaces its entry.\n\nExamples:\n  capn chart \"where are payment webhooks handled?\" --files src/api/webhooks.ts,src/billing/stripe.ts\n  capn chart \"how is the session cookie signed?\" --files src/auth/session.ts --details \"sign() near line 80; key rotates daily\"")]
+#[command(
+    after_help = "Chart after real exploration: one atomic question, the files that answer it, and details\nfor line numbers and gotchas. Charting the same question again replaces its entry.\n\nExamples:\n  capn chart \"where are payment webhooks handled?\" --files src/api/webhooks.ts,src/billing/stripe.ts\n  capn chart \"how is the session cookie signed?\" --files src/auth/session.ts --details \"sign() near line 80; key rotates daily\""
+)]
 pub struct ChartArgs {
     /// The question the files answer (one line).
     pub question: Option<String>,
@@ -152,7 +158,9 @@ pub enum HookEvent {
 
 /// `capn hook`.
 #[derive(Debug, Args)]
-#[command(after_help = "Registered by `capn init`; not meant to be run by hand.\n\nExample:\n  echo '{\"session_id\":\"abc\",\"source\":\"startup\"}' | capn hook session-start")]
+#[command(
+    after_help = "Registered by `capn init`; not meant to be run by hand.\n\nExample:\n  echo '{\"session_id\":\"abc\",\"source\":\"startup\"}' | capn hook session-start"
+)]
 pub struct HookArgs {
     /// The hook event.
     #[arg(value_enum)]
@@ -164,7 +172,9 @@ pub struct HookArgs {
 
 /// `capn statusline`.
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  capn statusline\n  capn statusline --warn-at 70 --wrap \"~/.claude/statusline.sh\"")]
+#[command(
+    after_help = "Examples:\n  capn statusline\n  capn statusline --warn-at 70 --wrap \"~/.claude/statusline.sh\""
+)]
 pub struct StatuslineArgs {
     /// Context use (percent) at which to warn that /compact-prep should run.
     #[arg(long, value_parser = clap::value_parser!(u8).range(1..=100))]

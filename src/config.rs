@@ -63,7 +63,10 @@ pub fn set_key(path: &Path, key: &str, value: Value) -> Result<bool> {
             .with_context(|| format!("could not parse config: {}", path.display()))?
         {
             Value::Object(m) => m,
-            _ => anyhow::bail!("could not parse config: {}: not a JSON object", path.display()),
+            _ => anyhow::bail!(
+                "could not parse config: {}: not a JSON object",
+                path.display()
+            ),
         },
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Map::new(),
         Err(e) => {

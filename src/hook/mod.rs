@@ -1,7 +1,7 @@
 //! Hook subcommands: bounded stdin read, lenient parse, and a guard that turns every outcome
 //! (errors, panics) into exit 0.
 
-use crate::cli::{Host, HookEvent};
+use crate::cli::{HookEvent, Host};
 use std::io::Read;
 use std::process::ExitCode;
 

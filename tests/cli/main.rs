@@ -1,0 +1,4 @@
+//! The integration test binary: every test runs the built `capn` in a temp dir with HOME and the
+//! XDG dirs pinned there (see `util`).
+
+mod util;

@@ -1,0 +1,149 @@
+//! Test harness: a temp project dir and a builder that runs the built `capn` binary in it with
+//! HOME, XDG_* and CAPN_STATE_DIR pinned inside the temp dir, and Claude/Codex variables cleared.
+
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// A temp project: `root` is the project dir (a git repo when made with `Env::git`), `home` the
+/// pinned HOME.
+pub struct Env {
+    pub tmp: tempfile::TempDir,
+    pub root: PathBuf,
+    pub home: PathBuf,
+}
+
+/// What a run produced.
+#[derive(Debug)]
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    #[track_caller]
+    pub fn ok(self) -> Run {
+        assert_eq!(
+            self.code, 0,
+            "expected exit 0\nstdout: {}\nstderr: {}",
+            self.stdout, self.stderr
+        );
+        self
+    }
+    #[track_caller]
+    pub fn code(self, code: i32) -> Run {
+        assert_eq!(
+            self.code, code,
+            "expected exit {code}\nstdout: {}\nstderr: {}",
+            self.stdout, self.stderr
+        );
+        self
+    }
+    /// stdout parsed as JSON lines.
+    pub fn jsonl(&self) -> Vec<serde_json::Value> {
+        self.stdout
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad JSON line {l:?}: {e}")))
+            .collect()
+    }
+}
+
+impl Env {
+    /// A fresh temp dir with an empty project folder (not a git repo).
+    pub fn new() -> Env {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("project");
+        let home = tmp.path().join("home");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::create_dir_all(&home).unwrap();
+        let root = root.canonicalize().unwrap();
+        Env { tmp, root, home }
+    }
+
+    /// A fresh temp project that is a git repo (a `.git` folder, enough for root discovery).
+    pub fn git() -> Env {
+        let env = Env::new();
+        std::fs::create_dir_all(env.root.join(".git/hooks")).unwrap();
+        env
+    }
+
+    /// The per-user state dir the runs use.
+    pub fn state_dir(&self) -> PathBuf {
+        self.home.join(".local/state/capn-hook")
+    }
+
+    /// Writes a file under the project root (parents created).
+    pub fn write(&self, rel: &str, content: &str) -> PathBuf {
+        let p = self.root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, content).unwrap();
+        p
+    }
+
+    pub fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.root.join(rel)).unwrap()
+    }
+
+    /// A command for the built binary in the project root.
+    pub fn cmd(&self, args: &[&str]) -> Command {
+        self.cmd_in(&self.root, args)
+    }
+
+    /// A command for the built binary in `dir`.
+    pub fn cmd_in(&self, dir: &Path, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_capn"));
+        c.args(args).current_dir(dir);
+        for var in [
+            "CLAUDE_PROJECT_DIR",
+            "CLAUDE_ENV_FILE",
+            "CAPN_SESSION_ID",
+            "CLAUDE_CODE_SESSION_ID",
+            "XDG_STATE_HOME",
+            "XDG_DATA_HOME",
+            "XDG_CONFIG_HOME",
+            "XDG_CACHE_HOME",
+            "CAPN_STATE_DIR",
+        ] {
+            c.env_remove(var);
+        }
+        c.env("HOME", &self.home)
+            .env("XDG_STATE_HOME", self.home.join(".local/state"))
+            .env("XDG_DATA_HOME", self.home.join(".local/share"))
+            .env("XDG_CONFIG_HOME", self.home.join(".config"))
+            .env("XDG_CACHE_HOME", self.home.join(".cache"));
+        c
+    }
+
+    /// Runs `capn args...` in the project root with empty stdin.
+    pub fn run(&self, args: &[&str]) -> Run {
+        self.run_cmd(self.cmd(args), b"")
+    }
+
+    /// Runs `capn args...` in the project root with `stdin`.
+    pub fn run_stdin(&self, args: &[&str], stdin: &[u8]) -> Run {
+        self.run_cmd(self.cmd(args), stdin)
+    }
+
+    /// Runs a prepared command, feeding `stdin`.
+    pub fn run_cmd(&self, mut c: Command, stdin: &[u8]) -> Run {
+        c.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = c.spawn().expect("spawn capn");
+        let mut sin = child.stdin.take().unwrap();
+        let data = stdin.to_vec();
+        let writer = std::thread::spawn(move || {
+            let _ = sin.write_all(&data);
+        });
+        let out: Output = child.wait_with_output().unwrap();
+        let _ = writer.join();
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+}
