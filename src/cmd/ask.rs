@@ -1,10 +1,122 @@
-//! `capn ask` (in progress).
+//! `capn ask "<question>" [--limit N]`: recall charted answers, best first, as JSONL.
+//!
+//! Stale entries never answer: every backing file is checked first (stat cache, re-hash only on
+//! changed metadata). When the writers' lock is free, stale entries are deleted on the way;
+//! when another process holds it, `ask` does not wait and simply leaves them out.
 
 use crate::cli::AskArgs;
+use crate::store::{index, stale_positions, Store};
+use anyhow::Result;
+use serde::Serialize;
+use std::io::Write;
 use std::process::ExitCode;
 
-/// Runs `capn ask`.
-pub fn run(args: &AskArgs) -> anyhow::Result<ExitCode> {
-    let _ = args;
-    anyhow::bail!("not implemented yet")
+/// One hit as printed: `{"id","question","files","details"?,"score"}`.
+#[derive(Debug, Serialize)]
+pub struct AskHit<'a> {
+    /// Entry id.
+    pub id: &'a str,
+    /// The charted question.
+    pub question: &'a str,
+    /// Backing files, sorted.
+    pub files: Vec<&'a str>,
+    /// Details; omitted when empty.
+    #[serde(skip_serializing_if = "str::is_empty")]
+    pub details: &'a str,
+    /// Relevance 0..=100, higher is better.
+    pub score: u8,
+}
+
+/// Runs `capn ask`: exit 0 with hits on stdout, exit 1 with a nudge on stderr on a miss.
+pub fn run(args: &AskArgs) -> Result<ExitCode> {
+    let question = args.question.trim();
+    let store = Store::from_env()?;
+    let limit = args.limit as usize;
+    let mut lines = String::new();
+    if store.exists() && !question.is_empty() {
+        if let Some(mut w) = store.try_open_writer() {
+            crate::store::report_malformed(&w.store, &w.snap.malformed);
+            let stale = stale_positions(&w.store.root, &w.snap, &mut w.cache);
+            w.delete_positions(&stale)?;
+            render_hits(&w.snap, question, limit, &|_| true, &mut lines)?;
+            w.finish()?;
+        } else {
+            // A writer holds the lock: read without waiting, and leave stale entries out.
+            let snap = index::load(&store)?;
+            crate::store::report_malformed(&store, &snap.malformed);
+            let mut cache = crate::store::fresh::StatCache::load(&store.stat_cache_path());
+            let stale = stale_positions(&store.root, &snap, &mut cache);
+            let allowed = |i: usize| stale.binary_search(&i).is_err();
+            render_hits(&snap, question, limit, &allowed, &mut lines)?;
+        }
+    }
+    if lines.is_empty() {
+        eprint!("{}", nudge(question));
+        return Ok(ExitCode::from(1));
+    }
+    let mut out = std::io::stdout().lock();
+    out.write_all(lines.as_bytes())?;
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn render_hits(
+    snap: &index::Snapshot,
+    question: &str,
+    limit: usize,
+    allowed: &dyn Fn(usize) -> bool,
+    out: &mut String,
+) -> Result<()> {
+    for hit in snap.bm25.search(question, limit, allowed) {
+        let e = &snap.entries[hit.doc];
+        let line = serde_json::to_string(&AskHit {
+            id: &e.id,
+            question: &e.question,
+            files: e.files.keys().map(String::as_str).collect(),
+            details: &e.details,
+            score: hit.score,
+        })?;
+        out.push_str(&line);
+        out.push('\n');
+    }
+    Ok(())
+}
+
+/// The stderr nudge on a miss, with the exact `capn chart` line to run after exploring.
+pub fn nudge(question: &str) -> String {
+    let q = shell_double_quote(if question.is_empty() {
+        "<the question>"
+    } else {
+        question
+    });
+    format!(
+        "capn: no charted answer yet. Explore as usual; once you have found the files that answer it, chart them:\n  capn chart {q} --files <files> [--details \"<extra context>\"]\n"
+    )
+}
+
+/// Wraps `s` in double quotes for a POSIX shell, escaping `"`, `\`, `$` and `` ` ``.
+fn shell_double_quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        if matches!(c, '"' | '\\' | '$' | '`') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nudge_contains_the_exact_chart_line() {
+        let n = nudge("where is \"x\" handled?");
+        assert!(n.contains(
+            "capn chart \"where is \\\"x\\\" handled?\" --files <files> [--details \"<extra context>\"]"
+        ));
+    }
 }

@@ -1,10 +1,225 @@
-//! `capn init` (in progress).
+//! `capn init [--git] [--embedding|--no-embedding]`: set up capn in this project.
+//!
+//! Creates `.capn/entries/` and `.capn/config.json`, adds `.capn/` to `.gitignore` once, merges
+//! the hook registrations of `hooks-config/` into `.claude/settings.json` and `.codex/hooks.json`
+//! (see `crate::install`), and with `--git` appends `capn prune` to `.git/hooks/post-commit`.
+//! Idempotent: a second run changes nothing and says so. Every settings file is parsed before
+//! anything is written, so a broken one stops `init` with nothing changed.
 
 use crate::cli::InitArgs;
+use crate::install::{self, SettingsFile};
+use crate::store::Store;
+use anyhow::{Context, Result};
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Runs `capn init`.
-pub fn run(args: &InitArgs) -> anyhow::Result<ExitCode> {
-    let _ = args;
-    anyhow::bail!("not implemented yet")
+pub fn run(args: &InitArgs) -> Result<ExitCode> {
+    let store = Store::from_env()?;
+    let root = store.root.clone();
+    let mut done: Vec<String> = Vec::new();
+
+    // Parse every settings file first: a broken one means nothing is written at all.
+    let mut claude = SettingsFile::load(&root.join(".claude/settings.json"))?;
+    let mut claude_local = SettingsFile::load(&root.join(".claude/settings.local.json"))?;
+    let mut codex = SettingsFile::load(&root.join(".codex/hooks.json"))?;
+    let git_hook = if args.git {
+        Some(post_commit_path(&root)?)
+    } else {
+        None
+    };
+
+    if !store.entries_dir().is_dir() {
+        std::fs::create_dir_all(store.entries_dir())
+            .with_context(|| format!("could not create {}", store.entries_dir().display()))?;
+        done.push("created .capn/".into());
+    }
+    let embedding = if args.no_embedding {
+        Some(false)
+    } else if args.embedding || !store.config_path().exists() {
+        Some(true)
+    } else {
+        None
+    };
+    if let Some(on) = embedding {
+        if crate::config::set_key(&store.config_path(), "embedding", on.into())? {
+            let mode = if on { "on" } else { "off (BM25 only)" };
+            done.push(format!("set embedding {mode} in .capn/config.json"));
+        }
+    }
+    if add_to_gitignore(&root.join(".gitignore"))? {
+        done.push("added .capn/ to .gitignore".into());
+    }
+
+    for (table, target, others, label) in [
+        (
+            install::CLAUDE_TABLE,
+            &mut claude,
+            vec![&mut claude_local],
+            ".claude/settings.json",
+        ),
+        (
+            install::CODEX_TABLE,
+            &mut codex,
+            vec![],
+            ".codex/hooks.json",
+        ),
+    ] {
+        let mut others = others;
+        let report = install::merge(table, target, &mut others)?;
+        if report.legacy_removed > 0 {
+            done.push(format!(
+                "replaced the capn-hook 0.2 registration (capn context) in {label}"
+            ));
+        }
+        for event in &report.added {
+            done.push(format!("registered the {event} hook in {label}"));
+        }
+    }
+    for f in [&claude, &claude_local, &codex] {
+        f.save()?;
+    }
+
+    if let Some(path) = git_hook {
+        if add_post_commit(&path)? {
+            done.push(format!(
+                "added capn prune to {}",
+                crate::store::display_rel(&root, &path)
+            ));
+        }
+    }
+
+    let mut out = std::io::stdout().lock();
+    if done.is_empty() {
+        writeln!(
+            out,
+            "capn is already set up in {}; nothing changed",
+            root.display()
+        )?;
+    } else {
+        writeln!(out, "capn init in {}:", root.display())?;
+        for line in &done {
+            writeln!(out, "  {line}")?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Adds a `.capn/` line to `.gitignore` unless an equivalent line is there. Keeps the file's line
+/// ending style (CRLF or LF) and adds a line break first when the file lacks a final one.
+fn add_to_gitignore(path: &Path) -> Result<bool> {
+    let text = match std::fs::read(path) {
+        Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(e).with_context(|| format!("could not read {}", path.display())),
+    };
+    let present = text.lines().map(|l| l.trim()).any(|l| {
+        matches!(
+            l,
+            ".capn" | ".capn/" | "/.capn" | "/.capn/" | ".capn/*" | "/.capn/*"
+        )
+    });
+    if present {
+        return Ok(false);
+    }
+    let eol = if text.contains("\r\n") { "\r\n" } else { "\n" };
+    let mut new = text.clone();
+    if !new.is_empty() && !new.ends_with('\n') {
+        new.push_str(eol);
+    }
+    new.push_str(".capn/");
+    new.push_str(eol);
+    crate::fsutil::write_atomic(path, new.as_bytes())?;
+    Ok(true)
+}
+
+/// The post-commit hook path: `<git dir>/hooks/post-commit`, following a `.git` file
+/// (`gitdir: ...`, worktrees and submodules).
+///
+/// Errors: the project is not a git repository.
+fn post_commit_path(root: &Path) -> Result<PathBuf> {
+    let dot_git = root.join(".git");
+    let git_dir = if dot_git.is_dir() {
+        dot_git
+    } else if dot_git.is_file() {
+        let text = crate::fsutil::read_to_string(&dot_git, "git file")?;
+        let dir = text
+            .lines()
+            .find_map(|l| l.strip_prefix("gitdir:"))
+            .map(|d| PathBuf::from(d.trim()))
+            .with_context(|| format!("could not read gitdir from {}", dot_git.display()))?;
+        if dir.is_absolute() {
+            dir
+        } else {
+            root.join(dir)
+        }
+    } else {
+        anyhow::bail!(
+            "--git: {} is not a git repository (no .git found); run git init first",
+            root.display()
+        );
+    };
+    Ok(git_dir.join("hooks").join("post-commit"))
+}
+
+/// Appends `capn prune` to the post-commit hook (creating it executable with a shebang when
+/// absent), keeping existing lines and never adding it twice.
+fn add_post_commit(path: &Path) -> Result<bool> {
+    let existing = match std::fs::read(path) {
+        Ok(b) => Some(String::from_utf8_lossy(&b).into_owned()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e).with_context(|| format!("could not read {}", path.display())),
+    };
+    let new = match &existing {
+        Some(text) if text.lines().any(|l| l.trim() == "capn prune") => return Ok(false),
+        Some(text) => {
+            let mut t = text.clone();
+            if !t.is_empty() && !t.ends_with('\n') {
+                t.push('\n');
+            }
+            t.push_str("capn prune\n");
+            t
+        }
+        None => "#!/bin/sh\n# Added by capn init: drop charted answers whose files this commit changed.\ncapn prune\n".to_string(),
+    };
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("could not create {}", parent.display()))?;
+    }
+    crate::fsutil::write_atomic(path, new.as_bytes())?;
+    if existing.is_none() {
+        set_executable(path)?;
+    }
+    Ok(true)
+}
+
+#[cfg(unix)]
+fn set_executable(path: &Path) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
+        .with_context(|| format!("could not make executable: {}", path.display()))
+}
+
+#[cfg(not(unix))]
+fn set_executable(_path: &Path) -> Result<()> {
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gitignore_crlf_and_missing_newline() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join(".gitignore");
+        std::fs::write(&p, "node_modules\r\ndist").unwrap();
+        assert!(add_to_gitignore(&p).unwrap());
+        assert_eq!(
+            std::fs::read_to_string(&p).unwrap(),
+            "node_modules\r\ndist\r\n.capn/\r\n"
+        );
+        assert!(!add_to_gitignore(&p).unwrap());
+    }
 }

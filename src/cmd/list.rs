@@ -1,10 +1,68 @@
-//! `capn list` (in progress).
+//! `capn list [--json]`: every entry, read directly from the entry files (a broken derived file
+//! never hides an entry; malformed entries are reported on stderr and skipped).
 
 use crate::cli::ListArgs;
+use crate::store::{index::read_entry, Store};
+use anyhow::{Context, Result};
+use std::io::Write;
 use std::process::ExitCode;
 
-/// Runs `capn list`.
-pub fn run(args: &ListArgs) -> anyhow::Result<ExitCode> {
-    let _ = args;
-    anyhow::bail!("not implemented yet")
+/// Runs `capn list`. Human-readable by default; `--json` prints one object per line:
+/// `{"id","question","files","details"?,"at"}`.
+pub fn run(args: &ListArgs) -> Result<ExitCode> {
+    let store = Store::from_env()?;
+    let dir = store.entries_dir();
+    let mut names: Vec<String> = match std::fs::read_dir(&dir) {
+        Ok(rd) => rd
+            .filter_map(|d| d.ok())
+            .filter_map(|d| d.file_name().to_str().map(str::to_string))
+            .filter(|n| n.ends_with(".md") && !n.starts_with('.'))
+            .collect(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => {
+            return Err(e).with_context(|| format!("could not list entries: {}", dir.display()))
+        }
+    };
+    names.sort();
+    let mut out = String::new();
+    for name in &names {
+        let entry = match read_entry(&dir.join(name), name) {
+            Ok(e) => e,
+            Err(reason) => {
+                crate::store::report_malformed(&store, &[(name.clone(), reason)]);
+                continue;
+            }
+        };
+        if args.json {
+            let v = serde_json::json!({
+                "id": entry.id,
+                "question": entry.question,
+                "files": entry.files.keys().collect::<Vec<_>>(),
+            });
+            let mut v = v;
+            if !entry.details.is_empty() {
+                v["details"] = entry.details.clone().into();
+            }
+            v["at"] = entry.at.clone().into();
+            out.push_str(&serde_json::to_string(&v)?);
+            out.push('\n');
+        } else {
+            out.push_str(&format!("{}  {}\n", entry.id, entry.question));
+            let files: Vec<&str> = entry.files.keys().map(String::as_str).collect();
+            out.push_str(&format!("  files: {}\n", files.join(", ")));
+            if !entry.details.is_empty() {
+                let mut lines = entry.details.lines();
+                out.push_str(&format!("  details: {}\n", lines.next().unwrap_or("")));
+                for l in lines {
+                    out.push_str(&format!("           {l}\n"));
+                }
+            }
+        }
+    }
+    let mut so = std::io::stdout().lock();
+    so.write_all(out.as_bytes())?;
+    if !args.json && names.is_empty() {
+        eprintln!("capn: nothing charted yet");
+    }
+    Ok(ExitCode::SUCCESS)
 }

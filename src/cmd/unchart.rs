@@ -1,10 +1,34 @@
-//! `capn unchart` (in progress).
+//! `capn unchart <id>`: delete one charted answer.
 
 use crate::cli::UnchartArgs;
+use crate::error::Refused;
+use crate::store::Store;
+use anyhow::Result;
+use std::io::Write;
 use std::process::ExitCode;
 
-/// Runs `capn unchart`.
-pub fn run(args: &UnchartArgs) -> anyhow::Result<ExitCode> {
-    let _ = args;
-    anyhow::bail!("not implemented yet")
+/// Runs `capn unchart`. Exit 1 with `unknown id: <id>` when no entry has that id.
+pub fn run(args: &UnchartArgs) -> Result<ExitCode> {
+    let id = args.id.trim();
+    let store = Store::from_env()?;
+    if !crate::store::entry::is_valid_id(id) || !store.exists() {
+        return Err(Refused(format!("unknown id: {id}")).into());
+    }
+    let mut w = store.open_writer()?;
+    let Some(pos) = w.snap.position(id) else {
+        // A malformed entry file with this id can still be removed by hand-picked id.
+        let path = w.store.entry_path(id);
+        if path.is_file() {
+            crate::fsutil::remove_if_exists(&path)?;
+            w.snap.replace_entries(&store, w.snap.entries.clone())?;
+            w.finish()?;
+            writeln!(std::io::stdout().lock(), "uncharted {id}")?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        return Err(Refused(format!("unknown id: {id}")).into());
+    };
+    w.delete_positions(&[pos])?;
+    w.finish()?;
+    writeln!(std::io::stdout().lock(), "uncharted {id}")?;
+    Ok(ExitCode::SUCCESS)
 }

@@ -1,1 +1,332 @@
-//! Hook registration: the table of what `capn init` installs and the merge into host settings.
+//! Hook registration: the table of what `capn init` installs (the data files in `hooks-config/`)
+//! and a merge into host settings files that never clobbers.
+//!
+//! Rules: a settings file that does not parse is never written (the caller reports it and exits
+//! 1); every key and every other tool's hook is kept as it was; our handler is added only where
+//! absent (in any of the files that count for that host); the capn-hook 0.2 registration
+//! (`/usr/bin/env capn context`) is replaced by ours; writes are atomic and skipped when nothing
+//! changed. Shapes follow the Claude Code hooks reference, "Registration":
+//! `hooks → Event → [{matcher, hooks: [handler]}]`.
+
+use anyhow::{anyhow, Result};
+use serde_json::{Map, Value};
+use std::path::{Path, PathBuf};
+
+/// The Claude Code registrations (`hooks-config/claude.json`).
+pub const CLAUDE_TABLE: &str = include_str!("../../hooks-config/claude.json");
+/// The Codex registrations (`hooks-config/codex.json`).
+pub const CODEX_TABLE: &str = include_str!("../../hooks-config/codex.json");
+
+/// The command strings of the capn-hook 0.2 registration that ours replaces.
+const LEGACY_COMMANDS: [&str; 2] = ["/usr/bin/env capn context", "capn context"];
+
+/// A settings file loaded for merging.
+#[derive(Debug)]
+pub struct SettingsFile {
+    /// Absolute path.
+    pub path: PathBuf,
+    /// The parsed JSON object (empty when the file does not exist).
+    pub json: Map<String, Value>,
+    /// Whether the file existed.
+    pub existed: bool,
+    original: Option<Map<String, Value>>,
+}
+
+impl SettingsFile {
+    /// Loads a settings file. A missing file is an empty object.
+    ///
+    /// Errors: the file exists but cannot be read, is not JSON (comments and trailing commas
+    /// included), is not an object, or its `hooks` value has an unexpected shape. The message
+    /// names the file and the reason.
+    pub fn load(path: &Path) -> Result<SettingsFile> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(SettingsFile {
+                    path: path.to_path_buf(),
+                    json: Map::new(),
+                    existed: false,
+                    original: None,
+                })
+            }
+            Err(e) => return Err(anyhow!("could not read settings: {}: {e}", path.display())),
+        };
+        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+        let json = if text.trim().is_empty() {
+            Map::new()
+        } else {
+            match serde_json::from_str::<Value>(text) {
+                Ok(Value::Object(m)) => m,
+                Ok(_) => {
+                    return Err(anyhow!(
+                        "could not parse settings: {}: not a JSON object; left untouched",
+                        path.display()
+                    ))
+                }
+                Err(e) => {
+                    return Err(anyhow!(
+                        "could not parse settings: {}: {e}; left untouched (fix it, then run capn init again)",
+                        path.display()
+                    ))
+                }
+            }
+        };
+        if let Some(h) = json.get("hooks") {
+            let ok = match h {
+                Value::Object(events) => events.values().all(|v| {
+                    v.as_array().is_some_and(|groups| {
+                        groups
+                            .iter()
+                            .all(|g| g.get("hooks").is_none_or(|hs| hs.is_array()) && g.is_object())
+                    })
+                }),
+                _ => false,
+            };
+            if !ok {
+                return Err(anyhow!(
+                    "could not parse settings: {}: \"hooks\" is not of the shape {{Event: [{{matcher, hooks: [...]}}]}}; left untouched",
+                    path.display()
+                ));
+            }
+        }
+        Ok(SettingsFile {
+            path: path.to_path_buf(),
+            original: Some(json.clone()),
+            json,
+            existed: true,
+        })
+    }
+
+    /// True when the JSON differs from what was loaded.
+    pub fn changed(&self) -> bool {
+        self.original.as_ref() != Some(&self.json)
+            && !(self.original.is_none() && self.json.is_empty())
+    }
+
+    /// Writes the file atomically (pretty, 2 spaces, final newline) when it changed; creates the
+    /// parent folder. Returns whether it wrote.
+    ///
+    /// Errors: the folder or the file cannot be written.
+    pub fn save(&self) -> Result<bool> {
+        if !self.changed() {
+            return Ok(false);
+        }
+        if let Some(parent) = self.path.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| anyhow!("could not create {}: {e}", parent.display()))?;
+        }
+        let mut text = serde_json::to_string_pretty(&Value::Object(self.json.clone()))?;
+        text.push('\n');
+        crate::fsutil::write_atomic(&self.path, text.as_bytes())?;
+        Ok(true)
+    }
+}
+
+/// Which capn hook subcommand a handler runs (`session-start`, ...), if it is ours.
+pub fn our_subcommand(handler: &Value) -> Option<String> {
+    let command = handler.get("command")?.as_str()?.trim();
+    let is_capn = |c: &str| c == "capn" || c.ends_with("/capn") || c.ends_with("\\capn.exe");
+    if let Some(args) = handler.get("args").and_then(Value::as_array) {
+        if is_capn(command) && args.first().and_then(Value::as_str) == Some("hook") {
+            return args.get(1).and_then(Value::as_str).map(str::to_string);
+        }
+    }
+    let mut words = command.split_whitespace();
+    let first = words.next()?;
+    if is_capn(first) && words.next() == Some("hook") {
+        return words.next().map(str::to_string);
+    }
+    None
+}
+
+/// True for the capn-hook 0.2 registration.
+pub fn is_legacy(handler: &Value) -> bool {
+    handler.get("args").is_none()
+        && handler
+            .get("command")
+            .and_then(Value::as_str)
+            .is_some_and(|c| LEGACY_COMMANDS.contains(&c.trim()))
+}
+
+/// The (event, subcommand) pairs registered as ours in a settings object.
+fn ours_in(json: &Map<String, Value>) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    if let Some(Value::Object(events)) = json.get("hooks") {
+        for (event, groups) in events {
+            for g in groups.as_array().into_iter().flatten() {
+                for h in g
+                    .get("hooks")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    if let Some(sub) = our_subcommand(h) {
+                        out.push((event.clone(), sub));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Removes handlers matching `pred` from every event, dropping groups and events left empty.
+/// Returns how many handlers were removed.
+pub fn remove_handlers(json: &mut Map<String, Value>, pred: &dyn Fn(&Value) -> bool) -> usize {
+    let mut removed = 0;
+    let Some(Value::Object(events)) = json.get_mut("hooks") else {
+        return 0;
+    };
+    for groups in events.values_mut() {
+        let Some(groups) = groups.as_array_mut() else {
+            continue;
+        };
+        for g in groups.iter_mut() {
+            if let Some(hs) = g.get_mut("hooks").and_then(Value::as_array_mut) {
+                let before = hs.len();
+                hs.retain(|h| !pred(h));
+                removed += before - hs.len();
+            }
+        }
+        groups.retain(|g| {
+            g.get("hooks")
+                .and_then(Value::as_array)
+                .is_none_or(|hs| !hs.is_empty())
+        });
+    }
+    if removed > 0 {
+        events.retain(|_, groups| groups.as_array().is_none_or(|g| !g.is_empty()));
+        if events.is_empty() {
+            json.remove("hooks");
+        }
+    }
+    removed
+}
+
+/// What a merge did, for `init`'s report.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct MergeReport {
+    /// Events whose handler was added.
+    pub added: Vec<String>,
+    /// Number of capn-hook 0.2 handlers removed.
+    pub legacy_removed: usize,
+}
+
+/// Merges the registrations of `table` (a JSON text shaped like settings, `{"hooks": {...}}`)
+/// into `target`, treating handlers already present in `target` or in any of `others` as
+/// registered. Legacy handlers are removed from `target` and `others`.
+///
+/// Errors: `table` is not valid (a bug in the embedded data).
+pub fn merge(
+    table: &str,
+    target: &mut SettingsFile,
+    others: &mut [&mut SettingsFile],
+) -> Result<MergeReport> {
+    let table: Map<String, Value> = serde_json::from_str(table)?;
+    let mut report = MergeReport::default();
+    report.legacy_removed += remove_handlers(&mut target.json, &is_legacy);
+    for o in others.iter_mut() {
+        report.legacy_removed += remove_handlers(&mut o.json, &is_legacy);
+    }
+    let mut present = ours_in(&target.json);
+    for o in others.iter() {
+        present.extend(ours_in(&o.json));
+    }
+    let Some(Value::Object(events)) = table.get("hooks") else {
+        return Ok(report);
+    };
+    for (event, groups) in events {
+        for group in groups.as_array().into_iter().flatten() {
+            let subs: Vec<String> = group
+                .get("hooks")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(our_subcommand)
+                .collect();
+            if subs
+                .iter()
+                .all(|s| present.contains(&(event.clone(), s.clone())))
+            {
+                continue;
+            }
+            let hooks = target
+                .json
+                .entry("hooks")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(h) = hooks {
+                let list = h
+                    .entry(event.clone())
+                    .or_insert_with(|| Value::Array(Vec::new()));
+                if let Value::Array(list) = list {
+                    list.push(group.clone());
+                }
+            }
+            report.added.push(event.clone());
+        }
+    }
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(json: Value) -> SettingsFile {
+        let Value::Object(m) = json else { panic!() };
+        SettingsFile {
+            path: PathBuf::from("/nonexistent/settings.json"),
+            original: Some(m.clone()),
+            json: m,
+            existed: true,
+        }
+    }
+
+    #[test]
+    fn recognises_our_handlers_in_both_forms() {
+        let exec = serde_json::json!({"command":"capn","args":["hook","session-start"]});
+        let shell =
+            serde_json::json!({"command":"/usr/local/bin/capn hook post-compact --host codex"});
+        assert_eq!(our_subcommand(&exec).as_deref(), Some("session-start"));
+        assert_eq!(our_subcommand(&shell).as_deref(), Some("post-compact"));
+        assert!(our_subcommand(&serde_json::json!({"command":"capncrunch hook x"})).is_none());
+        assert!(is_legacy(
+            &serde_json::json!({"type":"command","command":"/usr/bin/env capn context"})
+        ));
+    }
+
+    #[test]
+    fn merge_adds_once_keeps_others_and_replaces_legacy() {
+        let mut f = file(serde_json::json!({
+            "model": "x",
+            "hooks": {
+                "SessionStart": [
+                    {"matcher": "startup", "hooks": [{"type":"command","command":"/usr/bin/env capn context"}]},
+                    {"hooks": [{"type":"command","command":"other-tool start"}]}
+                ],
+                "Stop": [{"hooks": [{"type":"command","command":"notify"}]}]
+            }
+        }));
+        let r = merge(CLAUDE_TABLE, &mut f, &mut []).unwrap();
+        assert_eq!(r.legacy_removed, 1);
+        assert!(r.added.contains(&"SessionStart".to_string()));
+        let ss = f.json["hooks"]["SessionStart"].as_array().unwrap();
+        assert_eq!(ss.len(), 2, "{ss:?}");
+        assert_eq!(ss[0]["hooks"][0]["command"], "other-tool start");
+        assert_eq!(f.json["hooks"]["Stop"][0]["hooks"][0]["command"], "notify");
+        assert_eq!(f.json["model"], "x");
+        let again = merge(CLAUDE_TABLE, &mut f, &mut []).unwrap();
+        assert_eq!(again, MergeReport::default());
+    }
+
+    #[test]
+    fn registration_in_local_settings_counts() {
+        let mut local = file(
+            serde_json::json!({"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"capn","args":["hook","session-start"]}]}]}}),
+        );
+        let mut main = file(serde_json::json!({}));
+        let r = merge(CLAUDE_TABLE, &mut main, &mut [&mut local]).unwrap();
+        assert!(!r.added.contains(&"SessionStart".to_string()));
+        assert!(!main.changed());
+    }
+}

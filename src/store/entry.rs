@@ -1,1 +1,360 @@
-//! (in progress)
+//! One charted answer: `.capn/entries/<id>.md` (format version 1, compatible with capn-hook 0.2).
+//!
+//! ```text
+//! ---
+//! capn: 1
+//! id: 9f3a1c2e
+//! at: 2026-07-03T18:00:00.000Z
+//! files:
+//!   src/api/webhooks.ts: 2f4c...32
+//!   "docs/a: b.md": 5e88...
+//! ---
+//!
+//! # Where are payment webhooks handled?
+//!
+//! Router starts near line 40.
+//! ```
+//! Rules (format.md, "`.capn/entries/<id>.md`"): keys sorted, `/`-separated, relative to the project
+//! root; a key that is not a plain safe token is written as a JSON string literal; readers strip a
+//! UTF-8 BOM and accept CRLF; writers emit LF.
+
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// The entry format version written in the `capn:` line.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// A parsed entry.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Entry {
+    /// 8, 12 or 16 lowercase hex digits: a prefix of SHA-256 of the question's UTF-8 bytes.
+    pub id: String,
+    /// RFC 3339 UTC timestamp with milliseconds and `Z`, as written.
+    pub at: String,
+    /// Backing files: path relative to the project root → 64 lowercase hex digits of SHA-256.
+    pub files: BTreeMap<String, String>,
+    /// The question (one line, never empty).
+    pub question: String,
+    /// The details (may be empty; never ends in a newline).
+    pub details: String,
+}
+
+/// The full lowercase hex SHA-256 of a question; ids are prefixes of it.
+pub fn question_hash(question: &str) -> String {
+    hex(&Sha256::digest(question.as_bytes()))
+}
+
+/// Lowercase hex of bytes.
+pub fn hex(bytes: &[u8]) -> String {
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        let _ = write!(s, "{b:02x}");
+    }
+    s
+}
+
+/// The id lengths tried in order when a shorter prefix belongs to a different question.
+pub const ID_LENGTHS: [usize; 3] = [8, 12, 16];
+
+/// True when `s` is a valid entry id: 8 to 64 lowercase hex digits.
+pub fn is_valid_id(s: &str) -> bool {
+    (8..=64).contains(&s.len()) && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// True when `s` is 64 lowercase hex digits.
+pub fn is_sha256_hex(s: &str) -> bool {
+    s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// True when a path key must be written as a JSON string literal: it contains `:`, `"`, `#` or a
+/// control character, has leading or trailing white space, starts with `-`, or is empty.
+pub fn key_needs_quoting(key: &str) -> bool {
+    key.is_empty()
+        || key.starts_with('-')
+        || key.starts_with(char::is_whitespace)
+        || key.ends_with(char::is_whitespace)
+        || key
+            .chars()
+            .any(|c| c == ':' || c == '"' || c == '#' || c.is_control())
+}
+
+impl Entry {
+    /// Renders the entry in the canonical v1 form (LF line ends, keys sorted).
+    pub fn render(&self) -> String {
+        let mut s = String::with_capacity(256 + self.details.len());
+        s.push_str("---\n");
+        let _ = writeln!(s, "capn: {FORMAT_VERSION}");
+        let _ = writeln!(s, "id: {}", self.id);
+        let _ = writeln!(s, "at: {}", self.at);
+        s.push_str("files:\n");
+        for (path, hash) in &self.files {
+            if key_needs_quoting(path) {
+                let quoted = serde_json::to_string(path).unwrap_or_default();
+                let _ = writeln!(s, "  {quoted}: {hash}");
+            } else {
+                let _ = writeln!(s, "  {path}: {hash}");
+            }
+        }
+        s.push_str("---\n\n");
+        let _ = writeln!(s, "# {}", self.question);
+        if !self.details.is_empty() {
+            s.push('\n');
+            s.push_str(&self.details);
+            s.push('\n');
+        }
+        s
+    }
+
+    /// Parses an entry file's text. `file_id` (the file name without `.md`) is used when the
+    /// frontmatter has no `id`. Errors are one-line reasons (the caller adds the file name).
+    pub fn parse(text: &str, file_id: &str) -> Result<Entry, String> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let text = if text.contains('\r') {
+            std::borrow::Cow::Owned(text.replace("\r\n", "\n"))
+        } else {
+            std::borrow::Cow::Borrowed(text)
+        };
+        let mut lines = text.split('\n');
+        if lines.next().map(str::trim_end) != Some("---") {
+            return Err("missing frontmatter (the file must start with ---)".into());
+        }
+        let mut id = None;
+        let mut at = String::new();
+        let mut version = None;
+        let mut files = BTreeMap::new();
+        let mut in_files = false;
+        let mut closed = false;
+        for line in lines.by_ref() {
+            if line.trim_end() == "---" {
+                closed = true;
+                break;
+            }
+            if line.trim().is_empty() {
+                continue;
+            }
+            if in_files && (line.starts_with(' ') || line.starts_with('\t')) {
+                let (path, hash) = parse_file_line(line.trim_start())?;
+                files.insert(path, hash);
+                continue;
+            }
+            in_files = false;
+            let Some((key, value)) = line.split_once(':') else {
+                return Err(format!("bad frontmatter line: {}", clip(line)));
+            };
+            let value = value.trim();
+            match key.trim() {
+                "capn" => version = Some(value.to_string()),
+                "id" => id = Some(value.trim_matches(|c| c == '"' || c == '\'').to_string()),
+                "at" => at = value.trim_matches(|c| c == '"' || c == '\'').to_string(),
+                "files" => {
+                    if !value.is_empty() && value != "{}" {
+                        return Err(format!("bad files line: {}", clip(line)));
+                    }
+                    in_files = true;
+                }
+                _ => {} // unknown keys are tolerated (forward compatibility)
+            }
+        }
+        if !closed {
+            return Err("truncated frontmatter (no closing ---)".into());
+        }
+        match version.as_deref() {
+            Some("1") => {}
+            Some(v) => return Err(format!("unsupported format version: capn: {}", clip(v))),
+            None => return Err("missing 'capn:' version line".into()),
+        }
+        let id = id.unwrap_or_else(|| file_id.to_string());
+        if !is_valid_id(&id) {
+            return Err(format!("bad id: {}", clip(&id)));
+        }
+        if files.is_empty() {
+            return Err("no backing files".into());
+        }
+        // Body: optional blank lines, the '# ' heading, then details after one blank line.
+        let mut question = None;
+        let mut rest: Vec<&str> = Vec::new();
+        for line in lines {
+            if question.is_none() {
+                if line.trim().is_empty() {
+                    continue;
+                }
+                let Some(q) = line.strip_prefix("# ") else {
+                    return Err(format!("expected '# <question>', found: {}", clip(line)));
+                };
+                let q = q.trim();
+                if q.is_empty() {
+                    return Err("empty question heading".into());
+                }
+                question = Some(q.to_string());
+                continue;
+            }
+            rest.push(line);
+        }
+        let Some(question) = question else {
+            return Err("missing '# <question>' heading".into());
+        };
+        while rest.first().is_some_and(|l| l.trim().is_empty()) {
+            rest.remove(0);
+        }
+        while rest.last().is_some_and(|l| l.trim().is_empty()) {
+            rest.pop();
+        }
+        Ok(Entry {
+            id,
+            at,
+            files,
+            question,
+            details: rest.join("\n"),
+        })
+    }
+}
+
+/// Parses `key: hash` where key is a plain token or a JSON string literal.
+fn parse_file_line(line: &str) -> Result<(String, String), String> {
+    let (path, rest) = if line.starts_with('"') {
+        let mut de = serde_json::Deserializer::from_str(line).into_iter::<String>();
+        let path = match de.next() {
+            Some(Ok(p)) => p,
+            _ => return Err(format!("bad quoted path: {}", clip(line))),
+        };
+        let consumed = de.byte_offset();
+        let rest = line[consumed..]
+            .strip_prefix(':')
+            .ok_or_else(|| format!("bad file line: {}", clip(line)))?;
+        (path, rest)
+    } else if let Some(body) = line.strip_prefix('\'') {
+        // YAML single-quoted scalar ('' escapes a quote), accepted for robustness.
+        let mut out = String::new();
+        let mut chars = body.char_indices().peekable();
+        let mut end = None;
+        while let Some((i, c)) = chars.next() {
+            if c == '\'' {
+                if chars.peek().map(|(_, n)| *n) == Some('\'') {
+                    out.push('\'');
+                    chars.next();
+                } else {
+                    end = Some(i + 1);
+                    break;
+                }
+            } else {
+                out.push(c);
+            }
+        }
+        let end = end.ok_or_else(|| format!("bad quoted path: {}", clip(line)))?;
+        let rest = body[end..]
+            .strip_prefix(':')
+            .ok_or_else(|| format!("bad file line: {}", clip(line)))?;
+        (out, rest)
+    } else {
+        let (p, h) = line
+            .rsplit_once(": ")
+            .ok_or_else(|| format!("bad file line: {}", clip(line)))?;
+        (p.to_string(), h)
+    };
+    let hash = rest.trim().to_ascii_lowercase();
+    if !is_sha256_hex(&hash) {
+        return Err(format!(
+            "bad hash for {}: {}",
+            clip(&path),
+            clip(rest.trim())
+        ));
+    }
+    Ok((path, hash))
+}
+
+/// Shortens a string for an error message.
+fn clip(s: &str) -> String {
+    let mut out: String = s.chars().take(60).collect();
+    if s.chars().count() > 60 {
+        out.push('…');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Entry {
+        let mut files = BTreeMap::new();
+        for p in [
+            "src/a.ts",
+            "docs/a: b.md",
+            "-lead.txt",
+            " sp.txt",
+            "q\"uote.md",
+            "hash#tag.md",
+            "naïve/日本/🚀.rs",
+            "with space.md",
+        ] {
+            files.insert(p.to_string(), "ab".repeat(32));
+        }
+        Entry {
+            id: "9f3a1c2e".into(),
+            at: "2026-07-03T18:00:00.000Z".into(),
+            files,
+            question: "Where are payment webhooks handled?".into(),
+            details: "Router near line 40.\n\nSecond paragraph.".into(),
+        }
+    }
+
+    #[test]
+    fn round_trips_every_kind_of_path() {
+        let e = sample();
+        let text = e.render();
+        assert_eq!(Entry::parse(&text, "9f3a1c2e").unwrap(), e);
+        assert!(text.contains("  \"docs/a: b.md\": "));
+        assert!(text.contains("  \"-lead.txt\": "));
+        assert!(text.contains("  naïve/日本/🚀.rs: "));
+        assert!(text.contains("  with space.md: "));
+    }
+
+    #[test]
+    fn render_matches_the_documented_layout() {
+        let mut e = sample();
+        e.files = BTreeMap::from([("src/a.ts".to_string(), "0".repeat(64))]);
+        e.details = String::new();
+        assert_eq!(
+            e.render(),
+            format!(
+                "---\ncapn: 1\nid: 9f3a1c2e\nat: 2026-07-03T18:00:00.000Z\nfiles:\n  src/a.ts: {}\n---\n\n# Where are payment webhooks handled?\n",
+                "0".repeat(64)
+            )
+        );
+    }
+
+    #[test]
+    fn accepts_crlf_and_bom() {
+        let e = sample();
+        let text = format!("\u{feff}{}", e.render().replace('\n', "\r\n"));
+        assert_eq!(Entry::parse(&text, "x").unwrap(), e);
+    }
+
+    #[test]
+    fn rejects_malformed_entries() {
+        let good = sample().render();
+        let cases = [
+            ("garbage", "not an entry at all".to_string()),
+            (
+                "truncated",
+                good.lines().take(4).collect::<Vec<_>>().join("\n"),
+            ),
+            ("bad hash", good.replacen(&"ab".repeat(32), "xyz", 1)),
+            ("no question", good.split("# ").next().unwrap().to_string()),
+            ("version", good.replace("capn: 1", "capn: 9")),
+        ];
+        for (name, text) in cases {
+            assert!(Entry::parse(&text, "9f3a1c2e").is_err(), "{name} parsed");
+        }
+    }
+
+    #[test]
+    fn ids_are_sha256_prefixes() {
+        let h = question_hash("Where are payment webhooks handled?");
+        assert_eq!(h.len(), 64);
+        assert!(is_valid_id(&h[..8]));
+        assert!(!is_valid_id("../etc"));
+        assert!(!is_valid_id("ABCDEF12"));
+    }
+}

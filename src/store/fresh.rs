@@ -1,1 +1,297 @@
-//! (in progress)
+//! Staleness: is a backing file still the one that was charted?
+//!
+//! A file is fresh when it exists, is a regular file inside the project root (a symlink only if
+//! its target is inside the root) and its SHA-256 (raw bytes, streamed) equals the recorded hash
+//! (format.md, "Staleness"). A stat cache (`.capn/stat.bin`: size, mtime ns, ctime ns, inode and
+//! the hash seen with them) skips re-hashing files whose metadata is unchanged, except when the
+//! file's mtime is within 2 seconds of the moment it was hashed (racy clean: a write in the same
+//! timestamp tick could hide), in which case it is hashed again.
+
+use super::paths::abs_of;
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::Path;
+
+/// Version of the stat cache layout; a mismatch discards the cache.
+const CACHE_VERSION: u32 = 1;
+
+/// The racy-clean window in nanoseconds (format.md: 2 seconds).
+const RACY_NS: i64 = 2_000_000_000;
+
+/// What a backing file looks like now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileState {
+    /// A regular file inside the root with this SHA-256.
+    Hash([u8; 32]),
+    /// Missing, not a regular file, or a symlink leading outside the root.
+    Gone,
+}
+
+/// Metadata that identifies one version of a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+struct Stamp {
+    size: u64,
+    mtime_ns: i64,
+    ctime_ns: i64,
+    ino: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Cached {
+    stamp: Stamp,
+    hash: [u8; 32],
+    /// When the hash was computed (Unix ns).
+    hashed_at_ns: i64,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct CacheFile {
+    version: u32,
+    files: HashMap<String, Cached>,
+}
+
+/// The stat cache, loaded once per command. Changes are kept in memory until [`StatCache::save`].
+#[derive(Debug, Default)]
+pub struct StatCache {
+    files: HashMap<String, Cached>,
+    dirty: bool,
+}
+
+/// Now, in Unix nanoseconds.
+pub fn now_ns() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0)
+}
+
+#[cfg(unix)]
+fn stamp_of(meta: &std::fs::Metadata) -> Stamp {
+    use std::os::unix::fs::MetadataExt;
+    Stamp {
+        size: meta.len(),
+        mtime_ns: meta.mtime() * 1_000_000_000 + meta.mtime_nsec(),
+        ctime_ns: meta.ctime() * 1_000_000_000 + meta.ctime_nsec(),
+        ino: meta.ino(),
+    }
+}
+
+#[cfg(not(unix))]
+fn stamp_of(meta: &std::fs::Metadata) -> Stamp {
+    let mtime_ns = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0);
+    Stamp {
+        size: meta.len(),
+        mtime_ns,
+        ctime_ns: 0,
+        ino: 0,
+    }
+}
+
+/// Streams a file through SHA-256.
+///
+/// Errors: the file cannot be opened or read (`could not hash file: <path>: ...`).
+pub fn hash_file(path: &Path) -> Result<[u8; 32]> {
+    let mut f = std::fs::File::open(path)
+        .with_context(|| format!("could not hash file: {}", path.display()))?;
+    let mut h = Sha256::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = f
+            .read(&mut buf)
+            .with_context(|| format!("could not hash file: {}", path.display()))?;
+        if n == 0 {
+            break;
+        }
+        h.update(&buf[..n]);
+    }
+    Ok(h.finalize().into())
+}
+
+/// Decodes 64 hex digits.
+pub fn decode_hex32(s: &str) -> Option<[u8; 32]> {
+    if s.len() != 64 {
+        return None;
+    }
+    let mut out = [0u8; 32];
+    for (i, chunk) in s.as_bytes().chunks(2).enumerate() {
+        let hi = (chunk[0] as char).to_digit(16)?;
+        let lo = (chunk[1] as char).to_digit(16)?;
+        out[i] = (hi * 16 + lo) as u8;
+    }
+    Some(out)
+}
+
+impl StatCache {
+    /// Loads the cache; a missing, corrupt or other-version file gives an empty cache.
+    pub fn load(path: &Path) -> StatCache {
+        let files = std::fs::read(path)
+            .ok()
+            .and_then(|b| postcard::from_bytes::<CacheFile>(&b).ok())
+            .filter(|c| c.version == CACHE_VERSION)
+            .map(|c| c.files)
+            .unwrap_or_default();
+        StatCache {
+            files,
+            dirty: false,
+        }
+    }
+
+    /// Writes the cache atomically if it changed, dropping keys not in `keep` (when given).
+    pub fn save(&mut self, path: &Path, keep: Option<&dyn Fn(&str) -> bool>) -> Result<()> {
+        if let Some(keep) = keep {
+            let before = self.files.len();
+            self.files.retain(|k, _| keep(k));
+            self.dirty |= self.files.len() != before;
+        }
+        if !self.dirty {
+            return Ok(());
+        }
+        let file = CacheFile {
+            version: CACHE_VERSION,
+            files: std::mem::take(&mut self.files),
+        };
+        let bytes = postcard::to_stdvec(&file).context("could not encode the stat cache")?;
+        self.files = file.files;
+        crate::fsutil::write_atomic(path, &bytes)?;
+        self.dirty = false;
+        Ok(())
+    }
+
+    /// The current state of the backing file `key` under `root`, re-hashing only when its
+    /// metadata changed or is racy. Read errors count as [`FileState::Gone`].
+    pub fn state(&mut self, root: &Path, key: &str) -> FileState {
+        let abs = abs_of(root, key);
+        let Ok(lmeta) = std::fs::symlink_metadata(&abs) else {
+            return FileState::Gone;
+        };
+        let meta = if lmeta.file_type().is_symlink() {
+            match std::fs::canonicalize(&abs) {
+                Ok(target) if target.starts_with(root) => match std::fs::metadata(&target) {
+                    Ok(m) => m,
+                    Err(_) => return FileState::Gone,
+                },
+                _ => return FileState::Gone,
+            }
+        } else {
+            lmeta
+        };
+        if !meta.is_file() {
+            return FileState::Gone;
+        }
+        let stamp = stamp_of(&meta);
+        if let Some(c) = self.files.get(key) {
+            if c.stamp == stamp && stamp.mtime_ns.saturating_add(RACY_NS) < c.hashed_at_ns {
+                return FileState::Hash(c.hash);
+            }
+        }
+        let hashed_at_ns = now_ns();
+        match hash_file(&abs) {
+            Ok(hash) => {
+                self.record(key, stamp, hash, hashed_at_ns);
+                FileState::Hash(hash)
+            }
+            Err(_) => FileState::Gone,
+        }
+    }
+
+    /// Records a hash computed by the caller (e.g. `chart`) for `abs` under `key`.
+    pub fn remember(&mut self, key: &str, abs: &Path, hash: [u8; 32], hashed_at_ns: i64) {
+        if let Ok(meta) = std::fs::metadata(abs) {
+            self.record(key, stamp_of(&meta), hash, hashed_at_ns);
+        }
+    }
+
+    fn record(&mut self, key: &str, stamp: Stamp, hash: [u8; 32], hashed_at_ns: i64) {
+        let new = Cached {
+            stamp,
+            hash,
+            hashed_at_ns,
+        };
+        match self.files.get(key) {
+            // Unchanged and already trusted: no need to rewrite the cache file.
+            Some(c)
+                if c.stamp == stamp
+                    && c.hash == hash
+                    && stamp.mtime_ns.saturating_add(RACY_NS) < c.hashed_at_ns => {}
+            _ => {
+                self.files.insert(key.to_string(), new);
+                self.dirty = true;
+            }
+        }
+    }
+
+    /// True when `key`'s recorded `hex` hash matches the file now.
+    pub fn is_fresh(&mut self, root: &Path, key: &str, hex: &str) -> bool {
+        match (self.state(root, key), decode_hex32(hex)) {
+            (FileState::Hash(h), Some(want)) => h == want,
+            _ => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detects_change_even_within_the_racy_window() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::write(root.join("a.txt"), "one").unwrap();
+        let mut cache = StatCache::default();
+        let FileState::Hash(h1) = cache.state(&root, "a.txt") else {
+            panic!()
+        };
+        // Same size, same second: only re-hashing (racy clean) can see this.
+        std::fs::write(root.join("a.txt"), "two").unwrap();
+        let FileState::Hash(h2) = cache.state(&root, "a.txt") else {
+            panic!()
+        };
+        assert_ne!(h1, h2);
+        std::fs::remove_file(root.join("a.txt")).unwrap();
+        assert_eq!(cache.state(&root, "a.txt"), FileState::Gone);
+    }
+
+    #[test]
+    fn trusts_old_unchanged_files_without_rehashing() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let p = root.join("a.txt");
+        std::fs::write(&p, "one").unwrap();
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+        std::fs::File::options()
+            .write(true)
+            .open(&p)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        let mut cache = StatCache::default();
+        let first = cache.state(&root, "a.txt");
+        // Poison the cached hash: if the cache is trusted, we get the poisoned value back.
+        cache.files.get_mut("a.txt").unwrap().hash = [7; 32];
+        assert_eq!(cache.state(&root, "a.txt"), FileState::Hash([7; 32]));
+        assert_ne!(first, FileState::Hash([7; 32]));
+    }
+
+    #[test]
+    fn cache_round_trips_and_ignores_garbage() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::write(root.join("a.txt"), "x").unwrap();
+        let mut cache = StatCache::default();
+        cache.state(&root, "a.txt");
+        let path = root.join("stat.bin");
+        cache.save(&path, None).unwrap();
+        assert_eq!(StatCache::load(&path).files.len(), 1);
+        std::fs::write(&path, b"garbage").unwrap();
+        assert!(StatCache::load(&path).files.is_empty());
+    }
+}

@@ -122,3 +122,146 @@ pub fn hook_root(cwd: &Path) -> PathBuf {
     }
     find_root(cwd)
 }
+
+use anyhow::{Context, Result};
+use entry::Entry;
+use fresh::StatCache;
+use index::Snapshot;
+use lock::StoreLock;
+use std::collections::HashMap;
+
+/// A store opened for writing: the lock is held for the life of this value, and the snapshot was
+/// loaded under it, so it is the truth until this writer changes it.
+pub struct Writer {
+    /// The store.
+    pub store: Store,
+    /// Entries and index, loaded under the lock.
+    pub snap: Snapshot,
+    /// The stat cache.
+    pub cache: StatCache,
+    _lock: StoreLock,
+}
+
+impl Store {
+    /// Creates `.capn/entries/` if missing, takes the writers' lock (waiting for it) and loads the
+    /// entries.
+    ///
+    /// Errors: the store cannot be created, locked or listed.
+    pub fn open_writer(&self) -> Result<Writer> {
+        std::fs::create_dir_all(self.entries_dir())
+            .with_context(|| format!("could not create {}", self.entries_dir().display()))?;
+        let lock = StoreLock::acquire(&self.lock_path())?;
+        self.writer_from(lock)
+    }
+
+    /// Like [`Store::open_writer`], but only if the lock is free now and the store exists.
+    pub fn try_open_writer(&self) -> Option<Writer> {
+        if !self.exists() {
+            return None;
+        }
+        let lock = StoreLock::try_acquire(&self.lock_path())?;
+        self.writer_from(lock).ok()
+    }
+
+    fn writer_from(&self, lock: StoreLock) -> Result<Writer> {
+        let snap = index::load(self)?;
+        Ok(Writer {
+            store: self.clone(),
+            snap,
+            cache: StatCache::load(&self.stat_cache_path()),
+            _lock: lock,
+        })
+    }
+}
+
+/// Reports malformed entry files on stderr, one line each, naming the file.
+pub fn report_malformed(store: &Store, malformed: &[(String, String)]) {
+    let dir = store.entries_dir();
+    for (name, reason) in malformed {
+        eprintln!(
+            "capn: skipped malformed entry: {}: {reason}",
+            display_rel(&store.root, &dir.join(name))
+        );
+    }
+}
+
+/// `path` relative to the working directory's project root for messages (`.capn/entries/x.md`).
+pub fn display_rel(root: &Path, path: &Path) -> String {
+    path.strip_prefix(root)
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| path.display().to_string())
+}
+
+/// Positions (in `snap.entries`) of entries with a changed, vanished or replaced backing file.
+/// Each distinct path is checked once per call.
+pub fn stale_positions(root: &Path, snap: &Snapshot, cache: &mut StatCache) -> Vec<usize> {
+    let mut seen: HashMap<&str, Option<[u8; 32]>> = HashMap::new();
+    let mut stale = Vec::new();
+    for (i, e) in snap.entries.iter().enumerate() {
+        let fresh = e.files.iter().all(|(path, hex)| {
+            let now = *seen
+                .entry(path.as_str())
+                .or_insert_with(|| match cache.state(root, path) {
+                    fresh::FileState::Hash(h) => Some(h),
+                    fresh::FileState::Gone => None,
+                });
+            now.is_some() && now == fresh::decode_hex32(hex)
+        });
+        if !fresh {
+            stale.push(i);
+        }
+    }
+    stale
+}
+
+impl Writer {
+    /// Deletes the entries at `positions` (their files first, then the derived files).
+    /// Returns how many entry files were deleted.
+    ///
+    /// Errors: an entry file or a derived file cannot be removed or written.
+    pub fn delete_positions(&mut self, positions: &[usize]) -> Result<usize> {
+        if positions.is_empty() {
+            return Ok(0);
+        }
+        let drop: std::collections::HashSet<usize> = positions.iter().copied().collect();
+        for &i in positions {
+            let path = self.store.entry_path(&self.snap.entries[i].id);
+            crate::fsutil::remove_if_exists(&path).with_context(|| {
+                format!(
+                    "could not delete entry: {}",
+                    display_rel(&self.store.root, &path)
+                )
+            })?;
+        }
+        let keep: Vec<Entry> = self
+            .snap
+            .entries
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !drop.contains(i))
+            .map(|(_, e)| e.clone())
+            .collect();
+        self.snap.replace_entries(&self.store, keep)?;
+        Ok(positions.len())
+    }
+
+    /// Writes every derived file that is out of date: the index, map.json and the stat cache
+    /// (pruned to paths that entries still reference).
+    ///
+    /// Errors: a derived file cannot be written.
+    pub fn finish(mut self) -> Result<()> {
+        index::save(&self.store, &mut self.snap)?;
+        map::save(&self.store.map_path(), &self.snap.entries)?;
+        let live: std::collections::HashSet<&str> = self
+            .snap
+            .entries
+            .iter()
+            .flat_map(|e| e.files.keys().map(String::as_str))
+            .collect();
+        self.cache.save(
+            &self.store.stat_cache_path(),
+            Some(&|k: &str| live.contains(k)),
+        )?;
+        Ok(())
+    }
+}

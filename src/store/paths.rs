@@ -1,1 +1,144 @@
-//! (in progress)
+//! Turning user-typed paths into path keys (relative to the project root, `/`-separated) and
+//! back, with the containment rules of format.md ("Staleness": a backing file is a regular file
+//! inside the project root; a symlink is followed only if its target is inside the root).
+
+use std::path::{Component, Path, PathBuf};
+
+/// Lexically normalises `p` (drops `.`, resolves `..` against earlier components). Returns `None`
+/// when `..` would climb above the file-system root.
+pub fn normalize(p: &Path) -> Option<PathBuf> {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::Prefix(_) | Component::RootDir => out.push(c.as_os_str()),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    return None;
+                }
+            }
+            Component::Normal(s) => out.push(s),
+        }
+    }
+    Some(out)
+}
+
+/// The key of `abs` (an absolute, normalised path) relative to `root`, or `None` when it is not
+/// strictly inside `root` or not valid UTF-8.
+pub fn key_of(root: &Path, abs: &Path) -> Option<String> {
+    let rel = abs.strip_prefix(root).ok()?;
+    let mut parts = Vec::new();
+    for c in rel.components() {
+        match c {
+            Component::Normal(s) => parts.push(s.to_str()?),
+            _ => return None,
+        }
+    }
+    if parts.is_empty() {
+        return None;
+    }
+    Some(parts.join("/"))
+}
+
+/// The absolute path of a key.
+pub fn abs_of(root: &Path, key: &str) -> PathBuf {
+    let mut p = root.to_path_buf();
+    for part in key.split('/') {
+        p.push(part);
+    }
+    p
+}
+
+/// Resolves a path typed by the user (relative to `cwd`, or absolute) to its key, without
+/// checking that the file exists. Errors are one-line reasons.
+pub fn resolve_key(root: &Path, cwd: &Path, input: &str) -> Result<(String, PathBuf), String> {
+    if input.is_empty() {
+        return Err("empty file path".into());
+    }
+    let joined = cwd.join(input);
+    let abs = normalize(&joined).ok_or_else(|| format!("{input}: outside the project root"))?;
+    if let Some(key) = key_of(root, &abs) {
+        return Ok((key, abs));
+    }
+    // An absolute path may reach the root through a symlinked ancestor (/tmp -> /private/tmp).
+    if let Ok(canon) = std::fs::canonicalize(&abs) {
+        if let Some(key) = key_of(root, &canon) {
+            return Ok((key, canon));
+        }
+    }
+    if abs == root {
+        return Err(format!("{input}: is a directory (the project root)"));
+    }
+    Err(format!(
+        "{input}: outside the project root ({})",
+        root.display()
+    ))
+}
+
+/// Resolves and checks a backing file for `chart`: it must exist, be a regular file (after
+/// following symlinks), and resolve to a target inside `root`. Returns its key and absolute path.
+pub fn resolve_backing_file(
+    root: &Path,
+    cwd: &Path,
+    input: &str,
+) -> Result<(String, PathBuf), String> {
+    let (key, abs) = resolve_key(root, cwd, input)?;
+    if key == super::STORE_DIR || key.starts_with(".capn/") {
+        return Err(format!("{input}: inside the capn store"));
+    }
+    let meta = match std::fs::metadata(&abs) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(format!("{input}: no such file"))
+        }
+        Err(e) => return Err(format!("{input}: {e}")),
+    };
+    if meta.is_dir() {
+        return Err(format!("{input}: is a directory"));
+    }
+    if !meta.is_file() {
+        return Err(format!("{input}: not a regular file"));
+    }
+    let canon = std::fs::canonicalize(&abs).map_err(|e| format!("{input}: {e}"))?;
+    if !canon.starts_with(root) {
+        return Err(format!(
+            "{input}: symlink target is outside the project root ({})",
+            canon.display()
+        ));
+    }
+    Ok((key, abs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalize_resolves_dots() {
+        assert_eq!(
+            normalize(Path::new("/a/b/../c/./d")).unwrap(),
+            PathBuf::from("/a/c/d")
+        );
+        assert!(normalize(Path::new("/..")).is_none());
+    }
+
+    #[test]
+    fn keys_are_relative_and_slash_separated() {
+        let root = Path::new("/r");
+        assert_eq!(key_of(root, Path::new("/r/a/b.ts")).unwrap(), "a/b.ts");
+        assert!(key_of(root, Path::new("/r")).is_none());
+        assert!(key_of(root, Path::new("/rx/a")).is_none());
+        assert_eq!(abs_of(root, "a/b c.ts"), PathBuf::from("/r/a/b c.ts"));
+    }
+
+    #[test]
+    fn resolve_refuses_escapes() {
+        let root = Path::new("/r");
+        assert!(resolve_key(root, Path::new("/r/sub"), "../../x").is_err());
+        assert!(resolve_key(root, Path::new("/r"), "/etc/passwd").is_err());
+        assert_eq!(
+            resolve_key(root, Path::new("/r/sub"), "../a.ts").unwrap().0,
+            "a.ts"
+        );
+    }
+}
