@@ -134,7 +134,8 @@ impl Entry {
                 continue;
             }
             if in_files && (line.starts_with(' ') || line.starts_with('\t')) {
-                let (path, hash) = parse_file_line(line.trim_start())?;
+                let body = line.strip_prefix("  ").unwrap_or_else(|| line.trim_start());
+                let (path, hash) = parse_file_line(body)?;
                 files.insert(path, hash);
                 continue;
             }
@@ -223,29 +224,6 @@ fn parse_file_line(line: &str) -> Result<(String, String), String> {
             .strip_prefix(':')
             .ok_or_else(|| format!("bad file line: {}", clip(line)))?;
         (path, rest)
-    } else if let Some(body) = line.strip_prefix('\'') {
-        // YAML single-quoted scalar ('' escapes a quote), accepted for robustness.
-        let mut out = String::new();
-        let mut chars = body.char_indices().peekable();
-        let mut end = None;
-        while let Some((i, c)) = chars.next() {
-            if c == '\'' {
-                if chars.peek().map(|(_, n)| *n) == Some('\'') {
-                    out.push('\'');
-                    chars.next();
-                } else {
-                    end = Some(i + 1);
-                    break;
-                }
-            } else {
-                out.push(c);
-            }
-        }
-        let end = end.ok_or_else(|| format!("bad quoted path: {}", clip(line)))?;
-        let rest = body[end..]
-            .strip_prefix(':')
-            .ok_or_else(|| format!("bad file line: {}", clip(line)))?;
-        (out, rest)
     } else {
         let (p, h) = line
             .rsplit_once(": ")

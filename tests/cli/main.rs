@@ -1,4 +1,7 @@
 //! The integration test binary: every test runs the built `capn` in a temp dir with HOME and the
 //! XDG dirs pinned there (see `util`).
 
+mod chart;
+mod concurrency;
+mod init;
 mod util;

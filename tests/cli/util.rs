@@ -117,6 +117,20 @@ impl Env {
         c
     }
 
+    /// A `sh -c <body>` command in the project root with the same pinned environment.
+    pub fn sh(&self, body: &str) -> Command {
+        let template = self.cmd(&[]);
+        let mut sh = Command::new("sh");
+        sh.arg("-c").arg(body).current_dir(&self.root);
+        for (k, v) in template.get_envs() {
+            match v {
+                Some(v) => sh.env(k, v),
+                None => sh.env_remove(k),
+            };
+        }
+        sh
+    }
+
     /// Runs `capn args...` in the project root with empty stdin.
     pub fn run(&self, args: &[&str]) -> Run {
         self.run_cmd(self.cmd(args), b"")

@@ -1,0 +1,73 @@
+//! Two writers never lose an entry: 8 processes each chart 50 different questions while others
+//! ask and prune; afterwards all 400 entries exist and map.json matches them.
+
+use crate::util::Env;
+use std::collections::BTreeSet;
+use std::process::Stdio;
+
+#[test]
+fn eight_writers_with_concurrent_readers_lose_nothing() {
+    let env = Env::git();
+    env.write("src/shared.ts", "shared");
+    for w in 0..8 {
+        env.write(&format!("src/w{w}.ts"), &format!("writer {w}"));
+    }
+    env.run(&["init", "--no-embedding"]).ok();
+    let bin = env!("CARGO_BIN_EXE_capn");
+    let script = |body: String| {
+        let mut sh = env.sh(&body);
+        sh.stdout(Stdio::null()).stderr(Stdio::piped());
+        sh.spawn().unwrap()
+    };
+    let mut writers = Vec::new();
+    for w in 0..8 {
+        writers.push(script(format!(
+            "i=0; while [ $i -lt 50 ]; do '{bin}' chart \"writer {w} question number $i about topic\" --files src/w{w}.ts,src/shared.ts --details \"w{w} q$i\" || exit 1; i=$((i+1)); done"
+        )));
+    }
+    let mut readers = Vec::new();
+    for r in 0..3 {
+        readers.push(script(format!(
+            "i=0; while [ $i -lt 40 ]; do '{bin}' ask \"writer {r} question number $i\" >/dev/null; '{bin}' prune >/dev/null || exit 1; '{bin}' list --json >/dev/null || exit 1; i=$((i+1)); done"
+        )));
+    }
+    for c in writers.into_iter().chain(readers) {
+        let out = c.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "a process failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let list = env.run(&["list", "--json"]).ok();
+    let ids: BTreeSet<String> = list
+        .jsonl()
+        .iter()
+        .map(|v| v["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ids.len(), 400, "entries lost");
+    let map: serde_json::Value = serde_json::from_str(&env.read(".capn/map.json")).unwrap();
+    let shared: BTreeSet<String> = map["src/shared.ts"]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(shared, ids, "map.json does not match the entries");
+    for w in 0..8 {
+        assert_eq!(
+            map[format!("src/w{w}.ts")]["entries"]
+                .as_array()
+                .unwrap()
+                .len(),
+            50
+        );
+    }
+    // And every one answers.
+    let run = env
+        .run(&["ask", "writer 3 question number 17 about topic"])
+        .ok();
+    assert!(run
+        .stdout
+        .contains("writer 3 question number 17 about topic"));
+}

@@ -1,0 +1,224 @@
+//! `capn init`: store, config, .gitignore, hook registration merge, post-commit hook.
+
+use crate::util::Env;
+use serde_json::{json, Value};
+use std::fs;
+
+fn read_json(env: &Env, rel: &str) -> Value {
+    serde_json::from_str(&env.read(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+fn session_start_commands(v: &Value) -> Vec<Value> {
+    v["hooks"]["SessionStart"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|g| g["hooks"].as_array().cloned().unwrap_or_default())
+        .collect()
+}
+
+#[test]
+fn init_sets_everything_up_and_a_second_run_changes_nothing() {
+    let env = Env::git();
+    let run = env.run(&["init", "--git"]).ok();
+    assert!(run.stdout.contains(".gitignore"), "{}", run.stdout);
+    assert!(env.root.join(".capn/entries").is_dir());
+    assert_eq!(read_json(&env, ".capn/config.json")["embedding"], true);
+    assert_eq!(env.read(".gitignore"), ".capn/\n");
+    let claude = read_json(&env, ".claude/settings.json");
+    let group = &claude["hooks"]["SessionStart"][0];
+    assert_eq!(group["matcher"], "startup|resume|clear|compact");
+    let h = &group["hooks"][0];
+    assert_eq!(h["type"], "command");
+    assert_eq!(h["command"], "capn");
+    assert_eq!(h["args"], json!(["hook", "session-start"]));
+    assert!(h["timeout"].as_u64().is_some());
+    let codex = read_json(&env, ".codex/hooks.json");
+    let ch = &codex["hooks"]["SessionStart"][0]["hooks"][0];
+    assert!(ch["command"]
+        .as_str()
+        .unwrap()
+        .starts_with("capn hook session-start"));
+    assert!(ch["timeout"].as_u64().is_some());
+    let hook = env.read(".git/hooks/post-commit");
+    assert!(hook.starts_with("#!"));
+    assert_eq!(hook.lines().filter(|l| l.trim() == "capn prune").count(), 1);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = fs::metadata(env.root.join(".git/hooks/post-commit"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_ne!(mode & 0o111, 0, "post-commit is not executable");
+    }
+
+    let snapshot = |env: &Env| {
+        [
+            ".gitignore",
+            ".claude/settings.json",
+            ".codex/hooks.json",
+            ".capn/config.json",
+            ".git/hooks/post-commit",
+        ]
+        .map(|p| env.read(p))
+    };
+    let before = snapshot(&env);
+    let run = env.run(&["init", "--git"]).ok();
+    assert!(run.stdout.contains("nothing changed"), "{}", run.stdout);
+    assert_eq!(snapshot(&env), before);
+}
+
+#[test]
+fn gitignore_without_final_newline_or_with_crlf_gets_one_line() {
+    let env = Env::git();
+    env.write(".gitignore", "node_modules");
+    env.run(&["init"]).ok();
+    assert_eq!(env.read(".gitignore"), "node_modules\n.capn/\n");
+    let env = Env::git();
+    env.write(".gitignore", "dist\r\ntarget\r\n");
+    env.run(&["init"]).ok();
+    env.run(&["init"]).ok();
+    assert_eq!(env.read(".gitignore"), "dist\r\ntarget\r\n.capn/\r\n");
+    let env = Env::git();
+    env.write(".gitignore", "/.capn\n");
+    env.run(&["init"]).ok();
+    assert_eq!(env.read(".gitignore"), "/.capn\n");
+}
+
+#[test]
+fn init_merges_without_clobbering_and_replaces_the_0_2_registration() {
+    let env = Env::git();
+    let original = json!({
+        "model": "claude-sonnet-5",
+        "permissions": {"allow": ["Bash(ls:*)"]},
+        "hooks": {
+            "SessionStart": [
+                {"matcher": "startup", "hooks": [{"type": "command", "command": "/usr/bin/env capn context"}]},
+                {"matcher": "startup", "hooks": [{"type": "command", "command": "other-tool start", "timeout": 5}]}
+            ],
+            "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard.sh"}]}]
+        },
+        "statusLine": {"type": "command", "command": "~/.claude/statusline.sh"}
+    });
+    env.write(
+        ".claude/settings.json",
+        &serde_json::to_string_pretty(&original).unwrap(),
+    );
+    let run = env.run(&["init"]).ok();
+    assert!(run.stdout.contains("0.2"), "{}", run.stdout);
+    let v = read_json(&env, ".claude/settings.json");
+    for key in ["model", "permissions"] {
+        assert_eq!(v[key], original[key], "{key} changed");
+    }
+    assert_eq!(v["hooks"]["PreToolUse"], original["hooks"]["PreToolUse"]);
+    let cmds = session_start_commands(&v);
+    assert!(cmds
+        .iter()
+        .any(|h| h["command"] == "other-tool start" && h["timeout"] == 5));
+    assert!(
+        !cmds
+            .iter()
+            .any(|h| h["command"] == "/usr/bin/env capn context"),
+        "legacy kept"
+    );
+    assert_eq!(
+        cmds.iter()
+            .filter(|h| h["args"] == json!(["hook", "session-start"]))
+            .count(),
+        1
+    );
+    // The same for Codex's hooks.json.
+    let env = Env::git();
+    env.write(
+        ".codex/hooks.json",
+        r#"{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"/usr/bin/env capn context"}]}],"Stop":[{"hooks":[{"type":"command","command":"x"}]}]}}"#,
+    );
+    env.run(&["init"]).ok();
+    let v = read_json(&env, ".codex/hooks.json");
+    assert_eq!(v["hooks"]["Stop"][0]["hooks"][0]["command"], "x");
+    let cmds = session_start_commands(&v);
+    assert_eq!(cmds.len(), 1, "{cmds:?}");
+    assert!(cmds[0]["command"]
+        .as_str()
+        .unwrap()
+        .starts_with("capn hook session-start"));
+}
+
+#[test]
+fn a_registration_in_settings_local_json_is_respected() {
+    let env = Env::git();
+    let local = r#"{"hooks":{"SessionStart":[{"matcher":"startup|resume|clear|compact","hooks":[{"type":"command","command":"capn","args":["hook","session-start"],"timeout":10}]}]}}"#;
+    env.write(".claude/settings.local.json", local);
+    env.run(&["init"]).ok();
+    assert_eq!(env.read(".claude/settings.local.json"), local);
+    let main = env.root.join(".claude/settings.json");
+    if main.exists() {
+        assert!(session_start_commands(&read_json(&env, ".claude/settings.json")).is_empty());
+    }
+}
+
+#[test]
+fn unparseable_settings_are_left_untouched_and_init_exits_1() {
+    for (file, text) in [
+        (
+            ".claude/settings.json",
+            "{\n  // a comment\n  \"model\": \"x\"\n}\n",
+        ),
+        (".claude/settings.json", "{\"model\": \"x\",}\n"),
+        (".claude/settings.local.json", "[1, 2"),
+        (".codex/hooks.json", "{\"hooks\": 3}"),
+    ] {
+        let env = Env::git();
+        env.write(file, text);
+        let run = env.run(&["init"]).code(1);
+        assert!(
+            run.stderr.contains(file.trim_start_matches('.')) || run.stderr.contains(file),
+            "{file}: {}",
+            run.stderr
+        );
+        assert_eq!(env.read(file), text, "{file} was rewritten");
+        assert!(
+            !env.root.join(".gitignore").exists(),
+            "{file}: init went on after the error"
+        );
+    }
+}
+
+#[test]
+fn git_hook_is_appended_to_an_existing_post_commit_once() {
+    let env = Env::git();
+    env.write(".git/hooks/post-commit", "#!/bin/sh\necho committed");
+    env.run(&["init", "--git"]).ok();
+    env.run(&["init", "--git"]).ok();
+    assert_eq!(
+        env.read(".git/hooks/post-commit"),
+        "#!/bin/sh\necho committed\ncapn prune\n"
+    );
+    // --git outside a repository is a clear error.
+    let env = Env::new();
+    let run = env.run(&["init", "--git"]).code(1);
+    assert!(run.stderr.contains("git"), "{}", run.stderr);
+}
+
+#[test]
+fn embedding_flags_set_the_config_and_keep_unknown_keys() {
+    let env = Env::git();
+    env.write(
+        ".capn/config.json",
+        "{\"custom\": [1, 2], \"embedding\": true}\n",
+    );
+    env.run(&["init", "--no-embedding"]).ok();
+    let v = read_json(&env, ".capn/config.json");
+    assert_eq!(v["embedding"], false);
+    assert_eq!(v["custom"], json!([1, 2]));
+    env.run(&["init"]).ok();
+    assert_eq!(
+        read_json(&env, ".capn/config.json")["embedding"],
+        false,
+        "a plain init flipped it"
+    );
+    env.run(&["init", "--embedding"]).ok();
+    assert_eq!(read_json(&env, ".capn/config.json")["embedding"], true);
+    env.run(&["init", "--embedding", "--no-embedding"]).code(1);
+}
