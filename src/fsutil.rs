@@ -6,13 +6,33 @@ use std::fs;
 use std::io::Write;
 use std::path::Path;
 
-/// Writes `bytes` to `path` atomically: a temp file in the same folder, `fsync`, then `rename`
-/// over `path`. Readers see the old content or the new one, never a torn file. The temp file is
-/// removed on any error. An existing file's permissions are kept (so an executable git hook stays
-/// executable).
+/// How much a write must survive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Durability {
+    /// `fsync` before the rename: the new content survives a power loss. For files that are a
+    /// source of truth (entries, settings, state files, hooks).
+    Durable,
+    /// No `fsync` (still temp file + rename, so readers never see a torn file). Only for derived
+    /// files that every reader validates and rebuilds when missing or corrupt (index, stat cache,
+    /// map.json): after a power loss the worst case is an empty file that is rebuilt. An `fsync`
+    /// costs 5-8 ms on the reference machine, more than the whole `chart` budget.
+    Rebuildable,
+}
+
+/// Writes `bytes` to `path` atomically and durably: a temp file in the same folder, `fsync`, then
+/// `rename` over `path`. Readers see the old content or the new one, never a torn file. The temp
+/// file is removed on any error. An existing file's permissions are kept (so an executable git
+/// hook stays executable).
 ///
-/// Errors name the path: `could not write <what>: <path>: <cause>`.
+/// Errors name the path: `could not write <path>: <cause>`.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    write_atomic_with(path, bytes, Durability::Durable)
+}
+
+/// [`write_atomic`] with an explicit [`Durability`].
+///
+/// Errors name the path.
+pub fn write_atomic_with(path: &Path, bytes: &[u8], durability: Durability) -> Result<()> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -26,22 +46,24 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     if let Ok(meta) = fs::metadata(path) {
         let _ = tmp.as_file().set_permissions(meta.permissions());
     }
-    tmp.as_file()
-        .sync_all()
-        .with_context(|| format!("could not sync {}", path.display()))?;
+    if durability == Durability::Durable {
+        tmp.as_file()
+            .sync_all()
+            .with_context(|| format!("could not sync {}", path.display()))?;
+    }
     tmp.persist(path)
         .map_err(|e| e.error)
         .with_context(|| format!("could not replace {}", path.display()))?;
     Ok(())
 }
 
-/// Like [`write_atomic`], but leaves the file alone (and returns `false`) when it already holds
-/// exactly `bytes`. Returns `true` when it wrote.
-pub fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool> {
+/// Like [`write_atomic_with`], but leaves the file alone (and returns `false`) when it already
+/// holds exactly `bytes`. Returns `true` when it wrote.
+pub fn write_if_changed(path: &Path, bytes: &[u8], durability: Durability) -> Result<bool> {
     if fs::read(path).is_ok_and(|old| old == bytes) {
         return Ok(false);
     }
-    write_atomic(path, bytes)?;
+    write_atomic_with(path, bytes, durability)?;
     Ok(true)
 }
 
@@ -87,8 +109,9 @@ mod tests {
     fn write_if_changed_skips_identical_content() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("f");
-        assert!(write_if_changed(&p, b"a").unwrap());
-        assert!(!write_if_changed(&p, b"a").unwrap());
-        assert!(write_if_changed(&p, b"b").unwrap());
+        let d = Durability::Rebuildable;
+        assert!(write_if_changed(&p, b"a", d).unwrap());
+        assert!(!write_if_changed(&p, b"a", d).unwrap());
+        assert!(write_if_changed(&p, b"b", d).unwrap());
     }
 }

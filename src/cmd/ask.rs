@@ -5,7 +5,9 @@
 //! when another process holds it, `ask` does not wait and simply leaves them out.
 
 use crate::cli::AskArgs;
-use crate::store::{index, stale_positions, Store};
+use crate::store::fresh::StatCache;
+use crate::store::index::{self, read_entry, Snapshot};
+use crate::store::{stale_positions, Store};
 use anyhow::Result;
 use serde::Serialize;
 use std::io::Write;
@@ -37,17 +39,23 @@ pub fn run(args: &AskArgs) -> Result<ExitCode> {
         if let Some(mut w) = store.try_open_writer() {
             crate::store::report_malformed(&w.store, &w.snap.malformed);
             let stale = stale_positions(&w.store.root, &w.snap, &mut w.cache);
-            w.delete_positions(&stale)?;
-            render_hits(&w.snap, question, limit, &|_| true, &mut lines)?;
+            let deleted = w.delete_stale(&stale)?;
+            // Usually every stale entry is gone now. If some were kept (rewritten since the index
+            // was built, or removed by someone else), positions moved: check again.
+            let stale = if deleted == stale.len() {
+                Vec::new()
+            } else {
+                stale_positions(&w.store.root, &w.snap, &mut w.cache)
+            };
+            answer(&store, &mut w.snap, question, limit, &stale, &mut lines)?;
             w.finish()?;
         } else {
             // A writer holds the lock: read without waiting, and leave stale entries out.
-            let snap = index::load(&store)?;
+            let mut snap = index::load(&store)?;
             crate::store::report_malformed(&store, &snap.malformed);
-            let mut cache = crate::store::fresh::StatCache::load(&store.stat_cache_path());
+            let mut cache = StatCache::load(&store.stat_cache_path());
             let stale = stale_positions(&store.root, &snap, &mut cache);
-            let allowed = |i: usize| stale.binary_search(&i).is_err();
-            render_hits(&snap, question, limit, &allowed, &mut lines)?;
+            answer(&store, &mut snap, question, limit, &stale, &mut lines)?;
         }
     }
     if lines.is_empty() {
@@ -60,26 +68,56 @@ pub fn run(args: &AskArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn render_hits(
-    snap: &index::Snapshot,
+/// Searches and renders the hits, reading each hit's entry file for the text it prints. If an
+/// entry file no longer says what the index says (edited in place), the snapshot is rebuilt from
+/// the entry files, staleness is checked again, and the search runs once more.
+fn answer(
+    store: &Store,
+    snap: &mut Snapshot,
     question: &str,
     limit: usize,
-    allowed: &dyn Fn(usize) -> bool,
+    stale: &[usize],
     out: &mut String,
 ) -> Result<()> {
-    for hit in snap.bm25.search(question, limit, allowed) {
-        let e = &snap.entries[hit.doc];
-        let line = serde_json::to_string(&AskHit {
+    if let Some(rendered) = render_verified(store, snap, question, limit, stale)? {
+        out.push_str(&rendered);
+        return Ok(());
+    }
+    snap.reload_from_files(store)?;
+    let mut cache = StatCache::load(&store.stat_cache_path());
+    let stale = stale_positions(&store.root, snap, &mut cache);
+    if let Some(rendered) = render_verified(store, snap, question, limit, &stale)? {
+        out.push_str(&rendered);
+    }
+    Ok(())
+}
+
+/// The JSONL for the hits, or `None` when a hit's entry file disagrees with the index.
+fn render_verified(
+    store: &Store,
+    snap: &Snapshot,
+    question: &str,
+    limit: usize,
+    stale: &[usize],
+) -> Result<Option<String>> {
+    let allowed = |i: usize| stale.binary_search(&i).is_err();
+    let mut rendered = String::new();
+    for hit in snap.bm25.search(question, limit, &allowed) {
+        let id = &snap.ids[hit.doc];
+        let e = match read_entry(&store.entry_path(id), &format!("{id}.md")) {
+            Ok(e) if snap.agrees_with(hit.doc, &e) => e,
+            _ => return Ok(None),
+        };
+        rendered.push_str(&serde_json::to_string(&AskHit {
             id: &e.id,
             question: &e.question,
             files: e.files.keys().map(String::as_str).collect(),
             details: &e.details,
             score: hit.score,
-        })?;
-        out.push_str(&line);
-        out.push('\n');
+        })?);
+        rendered.push('\n');
     }
-    Ok(())
+    Ok(Some(rendered))
 }
 
 /// The stderr nudge on a miss, with the exact `capn chart` line to run after exploring.

@@ -15,14 +15,12 @@ pub fn run(args: &BustArgs) -> Result<ExitCode> {
     let (key, _) = paths::resolve_key(&store.root, &cwd, args.path.trim()).map_err(Refused)?;
     let n = if store.exists() {
         let mut w = store.open_writer()?;
-        let hit: Vec<usize> = w
-            .snap
-            .entries
-            .iter()
-            .enumerate()
-            .filter(|(_, e)| e.files.contains_key(&key))
-            .map(|(i, _)| i)
-            .collect();
+        let hit: Vec<usize> = match w.snap.paths.binary_search(&key) {
+            Ok(p) => (0..w.snap.len())
+                .filter(|&i| w.snap.refs[i].iter().any(|(q, _)| *q as usize == p))
+                .collect(),
+            Err(_) => Vec::new(),
+        };
         let n = w.delete_positions(&hit)?;
         w.finish()?;
         n

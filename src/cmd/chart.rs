@@ -15,6 +15,35 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::process::ExitCode;
 
+/// The id for `question` (format.md, `id`): the 8-digit prefix of its SHA-256, or the 12- or
+/// 16-digit one when a shorter prefix belongs to a different question. The same question keeps
+/// the id it already has. Call with the lock held.
+///
+/// Errors: every prefix belongs to another question (or to an entry file that does not parse).
+fn choose_id(store: &Store, question: &str) -> Result<String> {
+    let full = question_hash(question);
+    let mut free = None;
+    for n in ID_LENGTHS {
+        let id = &full[..n];
+        let path = store.entry_path(id);
+        match crate::store::index::read_entry(&path, &format!("{id}.md")) {
+            Ok(e) if e.question == question => return Ok(id.to_string()),
+            Ok(_) => {}
+            Err(_) if !path.exists() => {
+                free.get_or_insert_with(|| id.to_string());
+            }
+            Err(_) => {} // a malformed entry owns this name: never overwrite it
+        }
+    }
+    free.ok_or_else(|| {
+        Refused(format!(
+            "id collision: every id prefix of this question ({}) belongs to another entry",
+            &full[..16]
+        ))
+        .into()
+    })
+}
+
 /// Runs `capn chart`.
 pub fn run(args: &ChartArgs) -> Result<ExitCode> {
     if let Some(extra) = args.extra.first() {
@@ -64,25 +93,7 @@ pub fn run(args: &ChartArgs) -> Result<ExitCode> {
     }
 
     let mut w = store.open_writer()?;
-    let full = question_hash(question);
-    // The same question keeps its id (whatever prefix length it got); a different question
-    // that owns a prefix pushes us to a longer one (format.md, `id`).
-    let id = match w.snap.entries.iter().find(|e| e.question == question) {
-        Some(e) => e.id.clone(),
-        None => ID_LENGTHS
-            .iter()
-            .map(|&n| &full[..n])
-            .find(|id| {
-                w.snap.position(id).is_none() && !w.store.entry_path(id).exists()
-            })
-            .map(str::to_string)
-            .ok_or_else(|| {
-                Refused(format!(
-                    "id collision: every id prefix of this question ({}) belongs to another question",
-                    &full[..16]
-                ))
-            })?,
-    };
+    let id = choose_id(&w.store, question)?;
     let entry = Entry {
         id: id.clone(),
         at: chrono::Utc::now()
@@ -102,15 +113,15 @@ pub fn run(args: &ChartArgs) -> Result<ExitCode> {
     for (key, abs, hash, at_ns) in &hashed {
         w.cache.remember(key, abs, *hash, *at_ns);
     }
+    let store = w.store.clone();
     let mut entries: Vec<Entry> = w
         .snap
-        .entries
+        .entries(&store)?
         .iter()
         .filter(|e| e.id != id)
         .cloned()
         .collect();
     entries.push(entry);
-    let store = w.store.clone();
     w.snap.replace_entries(&store, entries)?;
     w.finish()?;
     let mut out = std::io::stdout().lock();

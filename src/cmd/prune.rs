@@ -14,7 +14,7 @@ pub fn run() -> Result<ExitCode> {
     let mut w = store.open_writer()?;
     crate::store::report_malformed(&w.store, &w.snap.malformed);
     let stale = stale_positions(&w.store.root, &w.snap, &mut w.cache);
-    let n = w.delete_positions(&stale)?;
+    let n = w.delete_stale(&stale)?;
     w.finish()?;
     if n > 0 {
         writeln!(std::io::stdout().lock(), "pruned {n} stale entries")?;

@@ -20,7 +20,7 @@ pub fn run(args: &UnchartArgs) -> Result<ExitCode> {
         let path = w.store.entry_path(id);
         if path.is_file() {
             crate::fsutil::remove_if_exists(&path)?;
-            w.snap.replace_entries(&store, w.snap.entries.clone())?;
+            w.snap.reload_from_files(&store)?;
             w.finish()?;
             writeln!(std::io::stdout().lock(), "uncharted {id}")?;
             return Ok(ExitCode::SUCCESS);

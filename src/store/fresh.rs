@@ -12,7 +12,6 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
-use std::io::Read;
 use std::path::Path;
 
 /// Version of the stat cache layout; a mismatch discards the cache.
@@ -95,6 +94,23 @@ fn stamp_of(meta: &std::fs::Metadata) -> Stamp {
     }
 }
 
+/// The stamp of a backing file, or `None` when it is missing, not a regular file, or a symlink
+/// whose target is outside `root` (format.md, "Staleness").
+fn stat_backing_file(root: &Path, key: &str) -> Option<Stamp> {
+    let abs = abs_of(root, key);
+    let lmeta = std::fs::symlink_metadata(&abs).ok()?;
+    let meta = if lmeta.file_type().is_symlink() {
+        let target = std::fs::canonicalize(&abs).ok()?;
+        if !target.starts_with(root) {
+            return None;
+        }
+        std::fs::metadata(&target).ok()?
+    } else {
+        lmeta
+    };
+    meta.is_file().then(|| stamp_of(&meta))
+}
+
 /// Streams a file through SHA-256.
 ///
 /// Errors: the file cannot be opened or read (`could not hash file: <path>: ...`).
@@ -102,17 +118,32 @@ pub fn hash_file(path: &Path) -> Result<[u8; 32]> {
     let mut f = std::fs::File::open(path)
         .with_context(|| format!("could not hash file: {}", path.display()))?;
     let mut h = Sha256::new();
-    let mut buf = vec![0u8; 64 * 1024];
-    loop {
-        let n = f
-            .read(&mut buf)
-            .with_context(|| format!("could not hash file: {}", path.display()))?;
-        if n == 0 {
-            break;
-        }
-        h.update(&buf[..n]);
-    }
+    std::io::copy(&mut f, &mut h)
+        .with_context(|| format!("could not hash file: {}", path.display()))?;
     Ok(h.finalize().into())
+}
+
+/// Runs `f` over `items` on up to 4 threads (fewer for small inputs), keeping the order.
+fn par_map<T: Sync, R: Send>(items: &[T], min_chunk: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(4)
+        .min(items.len().div_ceil(min_chunk.max(1)));
+    if threads < 2 {
+        return items.iter().map(f).collect();
+    }
+    let chunk = items.len().div_ceil(threads);
+    let f = &f;
+    std::thread::scope(|s| {
+        let handles: Vec<_> = items
+            .chunks(chunk)
+            .map(|part| s.spawn(move || part.iter().map(f).collect::<Vec<R>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("worker thread panicked"))
+            .collect()
+    })
 }
 
 /// Decodes 64 hex digits.
@@ -160,7 +191,7 @@ impl StatCache {
         };
         let bytes = postcard::to_stdvec(&file).context("could not encode the stat cache")?;
         self.files = file.files;
-        crate::fsutil::write_atomic(path, &bytes)?;
+        crate::fsutil::write_atomic_with(path, &bytes, crate::fsutil::Durability::Rebuildable)?;
         self.dirty = false;
         Ok(())
     }
@@ -168,32 +199,56 @@ impl StatCache {
     /// The current state of the backing file `key` under `root`, re-hashing only when its
     /// metadata changed or is racy. Read errors count as [`FileState::Gone`].
     pub fn state(&mut self, root: &Path, key: &str) -> FileState {
-        let abs = abs_of(root, key);
-        let Ok(lmeta) = std::fs::symlink_metadata(&abs) else {
-            return FileState::Gone;
-        };
-        let meta = if lmeta.file_type().is_symlink() {
-            match std::fs::canonicalize(&abs) {
-                Ok(target) if target.starts_with(root) => match std::fs::metadata(&target) {
-                    Ok(m) => m,
-                    Err(_) => return FileState::Gone,
-                },
-                _ => return FileState::Gone,
-            }
-        } else {
-            lmeta
-        };
-        if !meta.is_file() {
-            return FileState::Gone;
+        let stamp = stat_backing_file(root, key);
+        self.state_with(root, key, stamp)
+    }
+
+    /// [`StatCache::state`] for many keys at once. The `stat` calls and any re-hashing (the bulk
+    /// of the cost on a large store) run on a few threads; cache updates happen on this one.
+    pub fn states(&mut self, root: &Path, keys: &[&str]) -> Vec<FileState> {
+        let stamps: Vec<Option<Stamp>> = par_map(keys, 512, |k| stat_backing_file(root, k));
+        let mut out: Vec<Option<FileState>> = keys
+            .iter()
+            .zip(&stamps)
+            .map(|(k, st)| match st {
+                None => Some(FileState::Gone),
+                Some(st) => self.trusted(k, st).map(FileState::Hash),
+            })
+            .collect();
+        let todo: Vec<usize> = (0..keys.len()).filter(|&i| out[i].is_none()).collect();
+        let hashed_at_ns = now_ns();
+        let hashes = par_map(&todo, 64, |&i| hash_file(&abs_of(root, keys[i])).ok());
+        for (&i, hash) in todo.iter().zip(hashes) {
+            out[i] = Some(match (hash, stamps[i]) {
+                (Some(h), Some(st)) => {
+                    self.record(keys[i], st, h, hashed_at_ns);
+                    FileState::Hash(h)
+                }
+                _ => FileState::Gone,
+            });
         }
-        let stamp = stamp_of(&meta);
-        if let Some(c) = self.files.get(key) {
-            if c.stamp == stamp && stamp.mtime_ns.saturating_add(RACY_NS) < c.hashed_at_ns {
-                return FileState::Hash(c.hash);
-            }
+        out.into_iter()
+            .map(|s| s.unwrap_or(FileState::Gone))
+            .collect()
+    }
+
+    /// The cached hash for `key` if its stamp is unchanged and outside the racy window.
+    fn trusted(&self, key: &str, stamp: &Stamp) -> Option<[u8; 32]> {
+        self.files.get(key).and_then(|c| {
+            (c.stamp == *stamp && stamp.mtime_ns.saturating_add(RACY_NS) < c.hashed_at_ns)
+                .then_some(c.hash)
+        })
+    }
+
+    fn state_with(&mut self, root: &Path, key: &str, stamp: Option<Stamp>) -> FileState {
+        let Some(stamp) = stamp else {
+            return FileState::Gone;
+        };
+        if let Some(h) = self.trusted(key, &stamp) {
+            return FileState::Hash(h);
         }
         let hashed_at_ns = now_ns();
-        match hash_file(&abs) {
+        match hash_file(&abs_of(root, key)) {
             Ok(hash) => {
                 self.record(key, stamp, hash, hashed_at_ns);
                 FileState::Hash(hash)

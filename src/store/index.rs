@@ -1,101 +1,108 @@
-//! The derived search index `.capn/index.bin` and the snapshot of entries it caches.
+//! The derived files that make `ask` fast: `.capn/index.bin` (what a search and a staleness check
+//! need) and `.capn/texts.bin` (every entry's full text, which only writers need to rebuild the
+//! search index).
 //!
-//! Layout (postcard): a header (layout version, recall version, embedding model id), the time it
-//! was built, one stamp per entry file (name, size, mtime ns, ctime ns, inode) with its parse
-//! result, the parsed entries sorted by id, and the BM25 index over them. It is disposable: a
-//! missing, corrupt or other-version file, or any entry file whose stamp differs (or falls in the
-//! 2-second racy window), makes [`load`] re-read what changed and rebuild. Deleting it is always
-//! safe.
+//! `index.bin` (postcard): a header (layout version, recall version, embedding model id), the
+//! listing of entry files it was built from (name and inode, as `readdir` returns them without a
+//! `stat`), the entry files that did not parse with their reasons, the entry ids (sorted), a table
+//! of backing paths, each entry's backing files as (path number, SHA-256 bytes), and the BM25
+//! index. Entry text is not in it: `ask` reads the few entry files it prints, which also checks
+//! that they still say what the index says.
+//!
+//! Both files are disposable: a missing, corrupt or other-version file, or a listing that differs
+//! from the entries folder, makes [`load`] re-read the entries and rebuild. Deleting them is always
+//! safe. Entries written through capn are replaced by rename, so their inode changes; an entry
+//! edited in place keeps its inode and is caught when it is read for printing or before deletion.
 
 use super::entry::Entry;
-use super::fresh::now_ns;
 use super::Store;
+use crate::fsutil::{write_atomic_with, Durability};
 use crate::recall::{Bm25Index, Doc};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
-/// Layout version of `index.bin`.
-const INDEX_VERSION: u32 = 1;
+/// Layout version of `index.bin` and `texts.bin`.
+const INDEX_VERSION: u32 = 2;
 
-/// The racy window for entry files, in ns (format.md's 2 seconds).
-const RACY_NS: i64 = 2_000_000_000;
-
-/// Metadata identifying one version of an entry file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FileStamp {
-    size: u64,
-    mtime_ns: i64,
-    ctime_ns: i64,
+/// One `*.md` file in the entries folder, as `readdir` lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct Listed {
+    name: String,
     ino: u64,
 }
 
-/// One entry file as last seen: its name, stamp, and either the position of its parsed entry in
-/// `entries` or the reason it did not parse.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-struct SeenFile {
-    name: String,
-    stamp: FileStamp,
-    parsed: Result<u32, String>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize)]
 struct IndexFile {
     version: u32,
     recall_version: u32,
     model_id: String,
-    built_at_ns: i64,
-    files: Vec<SeenFile>,
-    entries: Vec<Entry>,
+    listing: Vec<Listed>,
+    malformed: Vec<(String, String)>,
+    ids: Vec<String>,
+    paths: Vec<String>,
+    refs: Vec<Vec<(u32, [u8; 32])>>,
+    sigs: Vec<u64>,
     bm25: Bm25Index,
 }
 
-/// The entries of a store and the search index over them, as loaded by [`load`].
+/// [`IndexFile`] by reference, for writing without cloning (same encoding).
+#[derive(Serialize)]
+struct IndexFileRef<'a> {
+    version: u32,
+    recall_version: u32,
+    model_id: String,
+    listing: &'a [Listed],
+    malformed: &'a [(String, String)],
+    ids: &'a [String],
+    paths: &'a [String],
+    refs: &'a [Vec<(u32, [u8; 32])>],
+    sigs: &'a [u64],
+    bm25: &'a Bm25Index,
+}
+
+/// [`TextsFile`] by reference.
+#[derive(Serialize)]
+struct TextsFileRef<'a> {
+    version: u32,
+    listing: &'a [Listed],
+    entries: &'a [Entry],
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct TextsFile {
+    version: u32,
+    listing: Vec<Listed>,
+    entries: Vec<Entry>,
+}
+
+/// The store's entries as the search sees them, loaded by [`load`].
 #[derive(Debug, Clone)]
 pub struct Snapshot {
-    /// Parsed entries, sorted by id. Position = BM25 doc number.
-    pub entries: Vec<Entry>,
-    /// The BM25 index over `entries`.
+    /// Entry ids, sorted. Position = BM25 doc number.
+    pub ids: Vec<String>,
+    /// Backing paths (keys relative to the project root), sorted.
+    pub paths: Vec<String>,
+    /// Per entry: (position in `paths`, recorded SHA-256) of each backing file.
+    pub refs: Vec<Vec<(u32, [u8; 32])>>,
+    /// Per entry: a 64-bit signature of its question and details (see [`text_sig`]).
+    pub sigs: Vec<u64>,
+    /// The BM25 index over the entries.
     pub bm25: Bm25Index,
     /// Entry files that did not parse: (file name, reason).
     pub malformed: Vec<(String, String)>,
-    /// True when this snapshot differs from `index.bin` (a writer should [`save`] it).
-    pub changed: bool,
-    files: Vec<SeenFile>,
-    built_at_ns: i64,
+    listing: Vec<Listed>,
+    texts: Option<Vec<Entry>>,
+    index_dirty: bool,
+    texts_dirty: bool,
+    /// True when the entries differ from what the derived files held (map.json may be stale).
+    pub content_changed: bool,
 }
 
-#[cfg(unix)]
-fn stamp_of(meta: &std::fs::Metadata) -> FileStamp {
-    use std::os::unix::fs::MetadataExt;
-    FileStamp {
-        size: meta.len(),
-        mtime_ns: meta.mtime() * 1_000_000_000 + meta.mtime_nsec(),
-        ctime_ns: meta.ctime() * 1_000_000_000 + meta.ctime_nsec(),
-        ino: meta.ino(),
-    }
-}
-
-#[cfg(not(unix))]
-fn stamp_of(meta: &std::fs::Metadata) -> FileStamp {
-    let mtime_ns = meta
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map(|d| d.as_nanos() as i64)
-        .unwrap_or(0);
-    FileStamp {
-        size: meta.len(),
-        mtime_ns,
-        ctime_ns: 0,
-        ino: 0,
-    }
-}
-
-/// Lists `*.md` files in the entries dir with their stamps, sorted by name. A missing dir is an
-/// empty list.
-fn list_entry_files(dir: &Path) -> Result<Vec<(String, FileStamp)>> {
+/// Lists `*.md` files in the entries dir (name and inode, no `stat`), sorted by name. A missing
+/// dir is an empty list.
+fn list_entry_files(dir: &Path) -> Result<Vec<Listed>> {
     let rd = match std::fs::read_dir(dir) {
         Ok(rd) => rd,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -111,20 +118,34 @@ fn list_entry_files(dir: &Path) -> Result<Vec<(String, FileStamp)>> {
         if !name.ends_with(".md") || name.starts_with('.') {
             continue;
         }
-        // A file that vanished between readdir and stat was deleted by a writer: skip it.
-        let Ok(meta) = std::fs::metadata(de.path()) else {
-            continue;
-        };
-        if !meta.is_file() {
-            continue;
-        }
-        out.push((name.to_string(), stamp_of(&meta)));
+        out.push(Listed {
+            name: name.to_string(),
+            ino: dir_entry_ino(&de),
+        });
     }
-    out.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    out.sort_unstable_by(|a, b| a.name.cmp(&b.name));
     Ok(out)
 }
 
+#[cfg(unix)]
+fn dir_entry_ino(de: &std::fs::DirEntry) -> u64 {
+    use std::os::unix::fs::DirEntryExt;
+    de.ino()
+}
+
+#[cfg(not(unix))]
+fn dir_entry_ino(de: &std::fs::DirEntry) -> u64 {
+    // No inode on this platform: fall back to the modification time.
+    de.metadata()
+        .ok()
+        .and_then(|m| m.modified().ok())
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
 /// Reads and parses one entry file; the id is the file name without `.md`.
+///
+/// Errors: a one-line reason (not a valid id name, unreadable, not UTF-8, or a parse error).
 pub fn read_entry(path: &Path, name: &str) -> Result<Entry, String> {
     let stem = name.strip_suffix(".md").unwrap_or(name);
     if !super::entry::is_valid_id(stem) {
@@ -138,23 +159,63 @@ pub fn read_entry(path: &Path, name: &str) -> Result<Entry, String> {
 }
 
 /// The model id the index must have been built with (empty for BM25 only).
-fn current_model_id(store: &Store) -> String {
-    let _ = store;
+fn current_model_id(_store: &Store) -> String {
     String::new()
 }
 
 fn read_index(path: &Path, model_id: &str) -> Option<IndexFile> {
     let bytes = std::fs::read(path).ok()?;
     let idx: IndexFile = postcard::from_bytes(&bytes).ok()?;
+    let n = idx.ids.len();
     (idx.version == INDEX_VERSION
         && idx.recall_version == crate::recall::VERSION
         && idx.model_id == model_id
-        && idx.files.iter().all(|f| match f.parsed {
-            Ok(i) => (i as usize) < idx.entries.len(),
-            Err(_) => true,
-        })
-        && idx.bm25.len() == idx.entries.len())
+        && idx.refs.len() == n
+        && idx.sigs.len() == n
+        && idx.bm25.len() == n
+        && idx
+            .refs
+            .iter()
+            .flatten()
+            .all(|(p, _)| (*p as usize) < idx.paths.len()))
     .then_some(idx)
+}
+
+/// Loads the snapshot: from `index.bin` when it was built from exactly the entry files present,
+/// else by re-reading every entry file (then the derived files are marked for saving). Never
+/// fails on a bad derived file; fails only when the entries dir exists but cannot be listed.
+pub fn load(store: &Store) -> Result<Snapshot> {
+    let listing = list_entry_files(&store.entries_dir())?;
+    if let Some(idx) = read_index(&store.index_path(), &current_model_id(store)) {
+        if idx.listing == listing {
+            return Ok(Snapshot {
+                ids: idx.ids,
+                paths: idx.paths,
+                refs: idx.refs,
+                sigs: idx.sigs,
+                bm25: idx.bm25,
+                malformed: idx.malformed,
+                listing,
+                texts: None,
+                index_dirty: false,
+                texts_dirty: false,
+                content_changed: false,
+            });
+        }
+    }
+    Snapshot::rebuild(store, listing)
+}
+
+/// A 64-bit signature of an entry's question and details (the first 8 bytes of SHA-256 over
+/// both), stored in the index so a printed hit can be checked against its entry file.
+pub fn text_sig(e: &Entry) -> u64 {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    h.update(e.question.as_bytes());
+    h.update([0u8]);
+    h.update(e.details.as_bytes());
+    let d = h.finalize();
+    u64::from_le_bytes([d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7]])
 }
 
 /// Builds the BM25 index over entries (doc number = position).
@@ -175,168 +236,210 @@ pub fn build_bm25(entries: &[Entry]) -> Bm25Index {
     Bm25Index::build(&docs)
 }
 
-/// Loads the store's entries and search index: from `index.bin` when it matches the entry files
-/// exactly, else by re-reading only the entry files that changed and rebuilding the index in
-/// memory (`changed` is then true). Never fails on a bad derived file; fails only when the
-/// entries dir exists but cannot be listed.
-pub fn load(store: &Store) -> Result<Snapshot> {
-    let listing = list_entry_files(&store.entries_dir())?;
-    let model_id = current_model_id(store);
-    let prev = read_index(&store.index_path(), &model_id);
-    let start_ns = now_ns();
-    let unchanged = prev.as_ref().is_some_and(|prev| {
-        prev.files.len() == listing.len()
-            && prev.files.iter().zip(&listing).all(|(f, (name, stamp))| {
-                f.name == *name
-                    && f.stamp == *stamp
-                    && stamp.mtime_ns.saturating_add(RACY_NS) < prev.built_at_ns
-            })
-    });
-    if unchanged {
-        if let Some(prev) = prev {
-            let malformed = malformed_of(&prev.files);
-            return Ok(Snapshot {
-                entries: prev.entries,
-                bm25: prev.bm25,
-                malformed,
-                changed: false,
-                files: prev.files,
-                built_at_ns: prev.built_at_ns,
-            });
-        }
-    }
-    // Re-read what changed; reuse the rest.
-    let old: HashMap<&str, &SeenFile> = prev
-        .as_ref()
-        .map(|p| p.files.iter().map(|f| (f.name.as_str(), f)).collect())
-        .unwrap_or_default();
-    let dir = store.entries_dir();
-    let mut files = Vec::with_capacity(listing.len());
-    let mut entries = Vec::with_capacity(listing.len());
-    for (name, stamp) in listing {
-        let reuse = old.get(name.as_str()).filter(|f| {
-            f.stamp == stamp
-                && stamp.mtime_ns.saturating_add(RACY_NS)
-                    < prev.as_ref().map_or(0, |p| p.built_at_ns)
-        });
-        let parsed = match reuse {
-            Some(f) => match &f.parsed {
-                Ok(i) => Ok(prev.as_ref().map(|p| p.entries[*i as usize].clone())),
-                Err(r) => Err(r.clone()),
-            },
-            None => read_entry(&dir.join(&name), &name).map(Some),
-        };
-        let parsed = match parsed {
-            Ok(Some(e)) => {
-                entries.push(e);
-                Ok((entries.len() - 1) as u32)
-            }
-            Ok(None) => Err("internal: missing cached entry".to_string()),
-            Err(r) => Err(r),
-        };
-        files.push(SeenFile {
-            name,
-            stamp,
-            parsed,
-        });
-    }
-    let bm25 = match &prev {
-        Some(p) if p.entries == entries => p.bm25.clone(),
-        _ => build_bm25(&entries),
-    };
-    let changed = prev
-        .as_ref()
-        .is_none_or(|p| p.files != files || p.entries != entries);
-    let malformed = malformed_of(&files);
-    Ok(Snapshot {
-        entries,
-        bm25,
-        malformed,
-        changed,
-        files,
-        built_at_ns: if changed {
-            start_ns
-        } else {
-            prev.map_or(start_ns, |p| p.built_at_ns)
-        },
-    })
-}
-
-fn malformed_of(files: &[SeenFile]) -> Vec<(String, String)> {
-    files
-        .iter()
-        .filter_map(|f| f.parsed.as_ref().err().map(|r| (f.name.clone(), r.clone())))
-        .collect()
-}
-
 impl Snapshot {
-    /// Position of the entry with this id.
-    pub fn position(&self, id: &str) -> Option<usize> {
-        self.entries
-            .binary_search_by(|e| e.id.as_str().cmp(id))
-            .ok()
+    /// Re-reads every listed entry file and rebuilds everything from them.
+    fn rebuild(store: &Store, listing: Vec<Listed>) -> Result<Snapshot> {
+        let dir = store.entries_dir();
+        let mut entries = Vec::with_capacity(listing.len());
+        let mut malformed = Vec::new();
+        for l in &listing {
+            match read_entry(&dir.join(&l.name), &l.name) {
+                Ok(e) => entries.push(e),
+                Err(reason) => malformed.push((l.name.clone(), reason)),
+            }
+        }
+        let mut snap = Snapshot {
+            ids: Vec::new(),
+            paths: Vec::new(),
+            refs: Vec::new(),
+            sigs: Vec::new(),
+            bm25: Bm25Index::default(),
+            malformed,
+            listing,
+            texts: None,
+            index_dirty: true,
+            texts_dirty: true,
+            content_changed: true,
+        };
+        snap.set_entries(entries);
+        Ok(snap)
     }
 
-    /// Replaces the entries (after a writer added or removed some), re-stamping the entry files
-    /// and rebuilding the BM25 index. Call with the lock held, after the entry files are written.
-    pub fn replace_entries(&mut self, store: &Store, mut entries: Vec<Entry>) -> Result<()> {
-        entries.sort_unstable_by(|a, b| a.id.cmp(&b.id));
-        let start_ns = now_ns();
+    /// Re-reads everything from the entry files (used when an entry turned out to differ from
+    /// the index, e.g. one edited in place).
+    ///
+    /// Errors: the entries folder cannot be listed.
+    pub fn reload_from_files(&mut self, store: &Store) -> Result<()> {
         let listing = list_entry_files(&store.entries_dir())?;
-        let by_id: HashMap<&str, usize> = entries
+        *self = Snapshot::rebuild(store, listing)?;
+        Ok(())
+    }
+
+    fn set_entries(&mut self, mut entries: Vec<Entry>) {
+        entries.sort_unstable_by(|a, b| a.id.cmp(&b.id));
+        entries.dedup_by(|a, b| a.id == b.id);
+        let mut path_set: Vec<&str> = entries
+            .iter()
+            .flat_map(|e| e.files.keys().map(String::as_str))
+            .collect();
+        path_set.sort_unstable();
+        path_set.dedup();
+        let pos: HashMap<&str, u32> = path_set
             .iter()
             .enumerate()
-            .map(|(i, e)| (e.id.as_str(), i))
+            .map(|(i, p)| (*p, i as u32))
             .collect();
-        let old: HashMap<&str, &SeenFile> =
-            self.files.iter().map(|f| (f.name.as_str(), f)).collect();
-        let mut files = Vec::with_capacity(listing.len());
-        for (name, stamp) in listing {
-            let stem = name.strip_suffix(".md").unwrap_or(&name);
-            let parsed = match by_id.get(stem) {
-                Some(i) => Ok(*i as u32),
-                None => match old.get(name.as_str()).map(|f| &f.parsed) {
-                    Some(Err(r)) => Err(r.clone()),
-                    _ => read_entry(&store.entries_dir().join(&name), &name).map(|_| u32::MAX),
+        self.refs = entries
+            .iter()
+            .map(|e| {
+                e.files
+                    .iter()
+                    .map(|(p, h)| {
+                        (
+                            pos[p.as_str()],
+                            super::fresh::decode_hex32(h).unwrap_or([0; 32]),
+                        )
+                    })
+                    .collect()
+            })
+            .collect();
+        self.sigs = entries.iter().map(text_sig).collect();
+        self.paths = path_set.into_iter().map(str::to_string).collect();
+        self.ids = entries.iter().map(|e| e.id.clone()).collect();
+        self.bm25 = build_bm25(&entries);
+        self.texts = Some(entries);
+        self.index_dirty = true;
+        self.texts_dirty = true;
+        self.content_changed = true;
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// True when there are no entries.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// Position of the entry with this id.
+    pub fn position(&self, id: &str) -> Option<usize> {
+        self.ids.binary_search_by(|e| e.as_str().cmp(id)).ok()
+    }
+
+    /// The backing files of entry `i`: (path key, recorded SHA-256).
+    pub fn files_of(&self, i: usize) -> impl Iterator<Item = (&str, &[u8; 32])> + '_ {
+        self.refs[i]
+            .iter()
+            .map(|(p, h)| (self.paths[*p as usize].as_str(), h))
+    }
+
+    /// True when entry `e` (freshly read from its file) says what the index says about it.
+    pub fn agrees_with(&self, i: usize, e: &Entry) -> bool {
+        self.ids[i] == e.id
+            && self.sigs[i] == text_sig(e)
+            && self.refs[i].len() == e.files.len()
+            && self.files_of(i).zip(&e.files).all(|((p, h), (ep, eh))| {
+                p == ep && super::fresh::decode_hex32(eh).as_ref() == Some(h)
+            })
+    }
+
+    /// Every entry with its full text (writers need it to rebuild the search index). Loaded from
+    /// `texts.bin` when it matches, else from the entry files.
+    ///
+    /// Errors: the entries folder cannot be listed.
+    pub fn entries(&mut self, store: &Store) -> Result<&[Entry]> {
+        if self.texts.is_none() {
+            let from_cache = std::fs::read(store.texts_path())
+                .ok()
+                .and_then(|b| postcard::from_bytes::<TextsFile>(&b).ok())
+                .filter(|t| {
+                    t.version == INDEX_VERSION
+                        && t.listing == self.listing
+                        && t.entries.len() == self.ids.len()
+                        && t.entries.iter().zip(&self.ids).all(|(e, id)| e.id == *id)
+                });
+            match from_cache {
+                Some(t) => self.texts = Some(t.entries),
+                None => {
+                    let listing = list_entry_files(&store.entries_dir())?;
+                    *self = Snapshot::rebuild(store, listing)?;
+                }
+            }
+        }
+        Ok(self.texts.as_deref().unwrap_or(&[]))
+    }
+
+    /// Replaces the entries after a writer added or removed entry files (lock held): re-lists the
+    /// folder, keeps the malformed reports of files still there, and rebuilds the search index.
+    ///
+    /// Errors: the entries folder cannot be listed.
+    pub fn replace_entries(&mut self, store: &Store, entries: Vec<Entry>) -> Result<()> {
+        let listing = list_entry_files(&store.entries_dir())?;
+        let ids: std::collections::HashSet<&str> = entries.iter().map(|e| e.id.as_str()).collect();
+        let old: BTreeMap<&str, &str> = self
+            .malformed
+            .iter()
+            .map(|(n, r)| (n.as_str(), r.as_str()))
+            .collect();
+        let dir = store.entries_dir();
+        let mut malformed = Vec::new();
+        for l in &listing {
+            let stem = l.name.strip_suffix(".md").unwrap_or(&l.name);
+            if ids.contains(stem) {
+                continue;
+            }
+            let reason = match old.get(l.name.as_str()) {
+                Some(r) => r.to_string(),
+                None => match read_entry(&dir.join(&l.name), &l.name) {
+                    Err(r) => r,
+                    // Parses, but the caller did not list it: re-read on the next load.
+                    Ok(_) => continue,
                 },
             };
-            files.push(SeenFile {
-                name,
-                stamp,
-                parsed,
-            });
+            malformed.push((l.name.clone(), reason));
         }
-        // A file that parses but was not in `entries` (written by a concurrent writer without
-        // the lock, which cannot happen through capn) is re-read on the next load.
-        files.retain(|f| f.parsed != Ok(u32::MAX));
-        self.bm25 = build_bm25(&entries);
-        self.entries = entries;
-        self.malformed = malformed_of(&files);
-        self.files = files;
-        self.built_at_ns = start_ns;
-        self.changed = true;
+        self.malformed = malformed;
+        self.listing = listing;
+        self.set_entries(entries);
         Ok(())
     }
 }
 
-/// Writes `index.bin` when the snapshot changed (call with the lock held).
+/// Writes the derived files that are out of date (lock held). They are rebuildable, so they are
+/// written without `fsync` (see [`Durability::Rebuildable`]).
 ///
-/// Errors: the index cannot be encoded or written.
+/// Errors: a file cannot be encoded or written.
 pub fn save(store: &Store, snap: &mut Snapshot) -> Result<()> {
-    if !snap.changed {
-        return Ok(());
+    if snap.index_dirty {
+        let file = IndexFileRef {
+            version: INDEX_VERSION,
+            recall_version: crate::recall::VERSION,
+            model_id: current_model_id(store),
+            listing: &snap.listing,
+            malformed: &snap.malformed,
+            ids: &snap.ids,
+            paths: &snap.paths,
+            refs: &snap.refs,
+            sigs: &snap.sigs,
+            bm25: &snap.bm25,
+        };
+        let bytes = postcard::to_stdvec(&file).context("could not encode the search index")?;
+        write_atomic_with(&store.index_path(), &bytes, Durability::Rebuildable)?;
+        snap.index_dirty = false;
     }
-    let file = IndexFile {
-        version: INDEX_VERSION,
-        recall_version: crate::recall::VERSION,
-        model_id: current_model_id(store),
-        built_at_ns: snap.built_at_ns,
-        files: snap.files.clone(),
-        entries: snap.entries.clone(),
-        bm25: snap.bm25.clone(),
-    };
-    let bytes = postcard::to_stdvec(&file).context("could not encode the search index")?;
-    crate::fsutil::write_atomic(&store.index_path(), &bytes)?;
-    snap.changed = false;
+    if snap.texts_dirty {
+        if let Some(entries) = &snap.texts {
+            let file = TextsFileRef {
+                version: INDEX_VERSION,
+                listing: &snap.listing,
+                entries,
+            };
+            let bytes = postcard::to_stdvec(&file).context("could not encode the entry texts")?;
+            write_atomic_with(&store.texts_path(), &bytes, Durability::Rebuildable)?;
+        }
+        snap.texts_dirty = false;
+    }
     Ok(())
 }

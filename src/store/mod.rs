@@ -72,6 +72,11 @@ impl Store {
         self.dir.join("index.bin")
     }
 
+    /// `.capn/texts.bin` (derived: every entry's text, for writers).
+    pub fn texts_path(&self) -> PathBuf {
+        self.dir.join("texts.bin")
+    }
+
     /// `.capn/stat.bin` (derived file-stat cache).
     pub fn stat_cache_path(&self) -> PathBuf {
         self.dir.join("stat.bin")
@@ -128,7 +133,6 @@ use entry::Entry;
 use fresh::StatCache;
 use index::Snapshot;
 use lock::StoreLock;
-use std::collections::HashMap;
 
 /// A store opened for writing: the lock is held for the life of this value, and the snapshot was
 /// loaded under it, so it is the truth until this writer changes it.
@@ -192,72 +196,114 @@ pub fn display_rel(root: &Path, path: &Path) -> String {
         .unwrap_or_else(|_| path.display().to_string())
 }
 
-/// Positions (in `snap.entries`) of entries with a changed, vanished or replaced backing file.
-/// Each distinct path is checked once per call.
+/// Positions of entries with a changed, vanished or replaced backing file. Each distinct path
+/// is checked once.
 pub fn stale_positions(root: &Path, snap: &Snapshot, cache: &mut StatCache) -> Vec<usize> {
-    let mut seen: HashMap<&str, Option<[u8; 32]>> = HashMap::new();
-    let mut stale = Vec::new();
-    for (i, e) in snap.entries.iter().enumerate() {
-        let fresh = e.files.iter().all(|(path, hex)| {
-            let now = *seen
-                .entry(path.as_str())
-                .or_insert_with(|| match cache.state(root, path) {
-                    fresh::FileState::Hash(h) => Some(h),
-                    fresh::FileState::Gone => None,
-                });
-            now.is_some() && now == fresh::decode_hex32(hex)
-        });
-        if !fresh {
-            stale.push(i);
-        }
-    }
-    stale
+    let keys: Vec<&str> = snap.paths.iter().map(String::as_str).collect();
+    let states = cache.states(root, &keys);
+    (0..snap.len())
+        .filter(|&i| {
+            !snap.refs[i].iter().all(
+                |(p, h)| matches!(states[*p as usize], fresh::FileState::Hash(now) if now == *h),
+            )
+        })
+        .collect()
+}
+
+/// True when every backing file of `e` matches its recorded hash now.
+pub fn entry_is_fresh(root: &Path, e: &Entry, cache: &mut StatCache) -> bool {
+    e.files.iter().all(|(p, h)| cache.is_fresh(root, p, h))
 }
 
 impl Writer {
-    /// Deletes the entries at `positions` (their files first, then the derived files).
-    /// Returns how many entry files were deleted.
+    /// Deletes the entries at `positions` that are confirmed by `confirm` after re-reading their
+    /// file (so an entry rewritten in place since the index was built is judged by what it says
+    /// now), then rebuilds the derived state. Returns how many entry files were deleted.
     ///
-    /// Errors: an entry file or a derived file cannot be removed or written.
-    pub fn delete_positions(&mut self, positions: &[usize]) -> Result<usize> {
+    /// Errors: an entry file cannot be removed or the folder cannot be listed.
+    pub fn delete_positions_if(
+        &mut self,
+        positions: &[usize],
+        confirm: &mut dyn FnMut(&Entry, &mut StatCache) -> bool,
+    ) -> Result<usize> {
         if positions.is_empty() {
             return Ok(0);
         }
-        let drop: std::collections::HashSet<usize> = positions.iter().copied().collect();
+        let mut drop = std::collections::HashSet::new();
+        let mut disagree = false;
         for &i in positions {
-            let path = self.store.entry_path(&self.snap.entries[i].id);
+            let id = self.snap.ids[i].clone();
+            let path = self.store.entry_path(&id);
+            let name = format!("{id}.md");
+            match index::read_entry(&path, &name) {
+                Ok(e) => {
+                    if !self.snap.agrees_with(i, &e) {
+                        disagree = true;
+                    }
+                    if !confirm(&e, &mut self.cache) {
+                        continue;
+                    }
+                }
+                // Gone already (another writer) or no longer parses: it is not ours to delete.
+                Err(_) => {
+                    disagree = true;
+                    continue;
+                }
+            }
             crate::fsutil::remove_if_exists(&path).with_context(|| {
                 format!(
                     "could not delete entry: {}",
                     display_rel(&self.store.root, &path)
                 )
             })?;
+            drop.insert(id);
         }
+        if disagree {
+            self.snap.reload_from_files(&self.store)?;
+            return Ok(drop.len());
+        }
+        if drop.is_empty() {
+            return Ok(0);
+        }
+        let store = self.store.clone();
         let keep: Vec<Entry> = self
             .snap
-            .entries
+            .entries(&store)?
             .iter()
-            .enumerate()
-            .filter(|(i, _)| !drop.contains(i))
-            .map(|(_, e)| e.clone())
+            .filter(|e| !drop.contains(&e.id))
+            .cloned()
             .collect();
-        self.snap.replace_entries(&self.store, keep)?;
-        Ok(positions.len())
+        self.snap.replace_entries(&store, keep)?;
+        Ok(drop.len())
     }
 
-    /// Writes every derived file that is out of date: the index, map.json and the stat cache
-    /// (pruned to paths that entries still reference).
+    /// Deletes the entries at `positions` unconditionally (unchart, bust).
+    ///
+    /// Errors: as [`Writer::delete_positions_if`].
+    pub fn delete_positions(&mut self, positions: &[usize]) -> Result<usize> {
+        self.delete_positions_if(positions, &mut |_, _| true)
+    }
+
+    /// Deletes the entries at `positions` whose files are stale when re-checked from the entry
+    /// file itself (prune, ask).
+    ///
+    /// Errors: as [`Writer::delete_positions_if`].
+    pub fn delete_stale(&mut self, positions: &[usize]) -> Result<usize> {
+        let root = self.store.root.clone();
+        self.delete_positions_if(positions, &mut |e, cache| !entry_is_fresh(&root, e, cache))
+    }
+
+    /// Writes every derived file that is out of date: the index, the texts, map.json and the stat
+    /// cache (pruned to paths that entries still reference).
     ///
     /// Errors: a derived file cannot be written.
     pub fn finish(mut self) -> Result<()> {
+        if self.snap.content_changed || !self.store.map_path().exists() {
+            map::save(&self.store.map_path(), &self.snap)?;
+        }
         index::save(&self.store, &mut self.snap)?;
-        map::save(&self.store.map_path(), &self.snap.entries)?;
-        let live: std::collections::HashSet<&str> = self
-            .snap
-            .entries
-            .iter()
-            .flat_map(|e| e.files.keys().map(String::as_str))
-            .collect();
+        let live: std::collections::HashSet<&str> =
+            self.snap.paths.iter().map(String::as_str).collect();
         self.cache.save(
             &self.store.stat_cache_path(),
             Some(&|k: &str| live.contains(k)),

@@ -583,3 +583,33 @@ fn help_on_every_command_and_version() {
     let run = env.run(&["--version"]).ok();
     assert!(run.stdout.starts_with("capn "), "{}", run.stdout);
 }
+
+#[test]
+fn an_entry_edited_in_place_is_printed_as_it_is_now() {
+    let env = Env::git();
+    env.write("a.ts", "a");
+    let id = chart_id(env.run(&[
+        "chart",
+        "where is the edited entry",
+        "--files",
+        "a.ts",
+        "--details",
+        "old details",
+    ]));
+    env.run(&["ask", "where is the edited entry"]).ok();
+    let path = env.root.join(format!(".capn/entries/{id}.md"));
+    let text = fs::read_to_string(&path)
+        .unwrap()
+        .replace("old details", "new details");
+    // Rewrite in place (same inode), as an editor or capn-hook 0.2's writeFileSync does.
+    use std::io::Write;
+    let mut f = fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(&path)
+        .unwrap();
+    f.write_all(text.as_bytes()).unwrap();
+    drop(f);
+    let v = &env.run(&["ask", "where is the edited entry"]).ok().jsonl()[0];
+    assert_eq!(v["details"], "new details");
+}
