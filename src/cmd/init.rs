@@ -77,6 +77,17 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
             done.push(format!("registered the {event} hook in {label}"));
         }
     }
+    let user_statusline = user_statusline_command();
+    match install::merge_statusline(&mut claude, &mut claude_local, user_statusline.as_deref()) {
+        install::StatuslineChange::AlreadyOurs => {}
+        install::StatuslineChange::Added => {
+            done.push("set the statusline to capn statusline in .claude/settings.json".into())
+        }
+        install::StatuslineChange::Wrapped(orig) => done.push(format!(
+            "set the statusline to capn statusline, wrapping your {orig:?} (capn uninstall restores it)"
+        )),
+    }
+    let codex_changed = codex.changed();
     for f in [&claude, &claude_local, &codex] {
         f.save()?;
     }
@@ -91,6 +102,12 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
     }
 
     let mut out = std::io::stdout().lock();
+    if codex_changed {
+        done.push(
+            "Codex: project hooks run only once trusted; open Codex here, run /hooks and trust the capn hooks"
+                .into(),
+        );
+    }
     if done.is_empty() {
         writeln!(
             out,
@@ -104,6 +121,18 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The statusline command in the user's `~/.claude/settings.json`, if any (project settings
+/// override it, so ours must wrap it to keep it visible).
+pub fn user_statusline_command() -> Option<String> {
+    let home = directories::BaseDirs::new()?.home_dir().to_path_buf();
+    let f = SettingsFile::load(&home.join(".claude/settings.json")).ok()?;
+    f.json
+        .get("statusLine")?
+        .get("command")?
+        .as_str()
+        .map(str::to_string)
 }
 
 /// Adds a `.capn/` line to `.gitignore` unless an equivalent line is there. Keeps the file's line
@@ -138,7 +167,7 @@ fn add_to_gitignore(path: &Path) -> Result<bool> {
 /// (`gitdir: ...`, worktrees and submodules).
 ///
 /// Errors: the project is not a git repository.
-fn post_commit_path(root: &Path) -> Result<PathBuf> {
+pub fn post_commit_path(root: &Path) -> Result<PathBuf> {
     let dot_git = root.join(".git");
     let git_dir = if dot_git.is_dir() {
         dot_git
@@ -163,6 +192,20 @@ fn post_commit_path(root: &Path) -> Result<PathBuf> {
     Ok(git_dir.join("hooks").join("post-commit"))
 }
 
+/// The comment line of a post-commit hook that `init` created.
+pub const POST_COMMIT_COMMENT: &str =
+    "# Added by capn init: drop charted answers whose files this commit changed.";
+
+/// Installs the bundled skill (placeholder until the skill lands): returns what it did.
+pub fn install_skill(_root: &Path) -> Result<Option<String>> {
+    Ok(None)
+}
+
+/// Removes the bundled skill if unmodified: returns what it did.
+pub fn uninstall_skill(_root: &Path) -> Result<Option<String>> {
+    Ok(None)
+}
+
 /// Appends `capn prune` to the post-commit hook (creating it executable with a shebang when
 /// absent), keeping existing lines and never adding it twice.
 fn add_post_commit(path: &Path) -> Result<bool> {
@@ -181,7 +224,7 @@ fn add_post_commit(path: &Path) -> Result<bool> {
             t.push_str("capn prune\n");
             t
         }
-        None => "#!/bin/sh\n# Added by capn init: drop charted answers whose files this commit changed.\ncapn prune\n".to_string(),
+        None => format!("#!/bin/sh\n{POST_COMMIT_COMMENT}\ncapn prune\n"),
     };
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent)

@@ -268,6 +268,149 @@ pub fn merge(
     Ok(report)
 }
 
+/// Removes every handler of ours (see [`our_subcommand`]) from a settings object. Returns the
+/// events they were removed from.
+pub fn unmerge(json: &mut Map<String, Value>) -> Vec<String> {
+    let mut events: Vec<String> = ours_in(json).into_iter().map(|(e, _)| e).collect();
+    events.dedup();
+    remove_handlers(json, &|h| our_subcommand(h).is_some());
+    events
+}
+
+/// The statusline command `init` installs when there is none to wrap.
+pub const STATUSLINE_COMMAND: &str = "capn statusline";
+
+/// Quotes `s` as one POSIX shell word in single quotes.
+pub fn shell_single_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+/// Reads one shell word made of single-quoted parts and `\'` escapes (what
+/// [`shell_single_quote`] writes). Returns `None` for anything else.
+pub fn shell_single_unquote(s: &str) -> Option<String> {
+    let mut out = String::new();
+    let mut chars = s.trim().chars().peekable();
+    if chars.peek().is_none() {
+        return None;
+    }
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => loop {
+                match chars.next()? {
+                    '\'' => break,
+                    c => out.push(c),
+                }
+            },
+            '\\' => out.push(chars.next()?),
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
+/// True when a statusline command is ours.
+pub fn is_our_statusline(command: &str) -> bool {
+    let mut words = command.split_whitespace();
+    let first = words.next().unwrap_or("");
+    (first == "capn" || first.ends_with("/capn")) && words.next() == Some("statusline")
+}
+
+/// The command ours wraps, if `command` is ours with `--wrap '<theirs>'`.
+pub fn wrapped_statusline(command: &str) -> Option<String> {
+    if !is_our_statusline(command) {
+        return None;
+    }
+    let at = command.find(" --wrap ")?;
+    shell_single_unquote(&command[at + " --wrap ".len()..])
+}
+
+fn statusline_command(json: &Map<String, Value>) -> Option<&str> {
+    json.get("statusLine")?.get("command")?.as_str()
+}
+
+/// What [`merge_statusline`] did.
+#[derive(Debug, PartialEq, Eq)]
+pub enum StatuslineChange {
+    /// Ours was already the effective statusline.
+    AlreadyOurs,
+    /// Ours was added (nothing to wrap).
+    Added,
+    /// Ours now wraps this existing command.
+    Wrapped(String),
+}
+
+/// Makes ours the effective Claude Code statusline, wrapping whatever was effective before.
+/// `local` (`.claude/settings.local.json`) overrides `project` (`.claude/settings.json`), which
+/// overrides the user's `~/.claude/settings.json` (`user_command`). Other statusLine fields
+/// (padding, ...) are kept.
+pub fn merge_statusline(
+    project: &mut SettingsFile,
+    local: &mut SettingsFile,
+    user_command: Option<&str>,
+) -> StatuslineChange {
+    let (target, existing) = if let Some(c) = statusline_command(&local.json) {
+        let c = c.to_string();
+        (local, Some(c))
+    } else if let Some(c) = statusline_command(&project.json) {
+        let c = c.to_string();
+        (project, Some(c))
+    } else {
+        (project, user_command.map(str::to_string))
+    };
+    match existing {
+        Some(c) if is_our_statusline(&c) => StatuslineChange::AlreadyOurs,
+        Some(c) if !c.trim().is_empty() => {
+            let command = format!("{STATUSLINE_COMMAND} --wrap {}", shell_single_quote(&c));
+            set_statusline_command(target, &command);
+            StatuslineChange::Wrapped(c)
+        }
+        _ => {
+            set_statusline_command(target, STATUSLINE_COMMAND);
+            StatuslineChange::Added
+        }
+    }
+}
+
+fn set_statusline_command(file: &mut SettingsFile, command: &str) {
+    let table: Map<String, Value> = serde_json::from_str(CLAUDE_TABLE).unwrap_or_default();
+    let entry = file
+        .json
+        .entry("statusLine")
+        .or_insert_with(|| table.get("statusLine").cloned().unwrap_or(Value::Null));
+    if !entry.is_object() {
+        *entry = Value::Object(Map::new());
+    }
+    if let Value::Object(m) = entry {
+        m.entry("type").or_insert_with(|| "command".into());
+        m.insert("command".into(), command.into());
+    }
+}
+
+/// Removes our statusline from a settings object: a wrapped command is put back (unless it is the
+/// user-level command, which then applies again by itself), otherwise the key is removed.
+/// Returns a description of what it did.
+pub fn unmerge_statusline(
+    json: &mut Map<String, Value>,
+    user_command: Option<&str>,
+) -> Option<String> {
+    let command = statusline_command(json)?.to_string();
+    if !is_our_statusline(&command) {
+        return None;
+    }
+    match wrapped_statusline(&command) {
+        Some(orig) if Some(orig.as_str()) != user_command => {
+            if let Some(Value::Object(m)) = json.get_mut("statusLine") {
+                m.insert("command".into(), orig.clone().into());
+            }
+            Some(format!("restored the statusline {orig:?}"))
+        }
+        _ => {
+            json.remove("statusLine");
+            Some("removed the capn statusline".into())
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -317,6 +460,50 @@ mod tests {
         assert_eq!(f.json["model"], "x");
         let again = merge(CLAUDE_TABLE, &mut f, &mut []).unwrap();
         assert_eq!(again, MergeReport::default());
+    }
+
+    #[test]
+    fn shell_quoting_round_trips() {
+        for s in ["plain", "it's", "a 'b' c", "$HOME/x \\ y", ""] {
+            assert_eq!(
+                shell_single_unquote(&shell_single_quote(s)).as_deref(),
+                Some(s)
+            );
+        }
+        let cmd = format!(
+            "capn statusline --wrap {}",
+            shell_single_quote("~/bin/sl.sh 'x'")
+        );
+        assert_eq!(wrapped_statusline(&cmd).as_deref(), Some("~/bin/sl.sh 'x'"));
+        assert!(wrapped_statusline("capn statusline").is_none());
+    }
+
+    #[test]
+    fn statusline_wraps_the_effective_one_and_unmerge_restores_it() {
+        let mut project = file(
+            serde_json::json!({"statusLine":{"type":"command","command":"mine.sh","padding":2}}),
+        );
+        let mut local = file(serde_json::json!({}));
+        let change = merge_statusline(&mut project, &mut local, None);
+        assert_eq!(change, StatuslineChange::Wrapped("mine.sh".into()));
+        assert_eq!(project.json["statusLine"]["padding"], 2);
+        assert_eq!(
+            merge_statusline(&mut project, &mut local, None),
+            StatuslineChange::AlreadyOurs
+        );
+        unmerge_statusline(&mut project.json, None).unwrap();
+        assert_eq!(
+            project.json["statusLine"],
+            serde_json::json!({"type":"command","command":"mine.sh","padding":2})
+        );
+        // A user-level statusline is wrapped in the project file, and uninstall just removes ours.
+        let mut project = file(serde_json::json!({}));
+        assert_eq!(
+            merge_statusline(&mut project, &mut local, Some("user.sh")),
+            StatuslineChange::Wrapped("user.sh".into())
+        );
+        unmerge_statusline(&mut project.json, Some("user.sh")).unwrap();
+        assert!(project.json.get("statusLine").is_none());
     }
 
     #[test]

@@ -222,3 +222,67 @@ fn embedding_flags_set_the_config_and_keep_unknown_keys() {
     assert_eq!(read_json(&env, ".capn/config.json")["embedding"], true);
     env.run(&["init", "--embedding", "--no-embedding"]).code(1);
 }
+
+#[test]
+fn uninstall_removes_exactly_what_init_added() {
+    let env = Env::git();
+    let settings = json!({
+        "model": "x",
+        "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify"}]}]},
+        "statusLine": {"type": "command", "command": "~/bin/my status 'line'", "padding": 1}
+    });
+    let settings_text = serde_json::to_string_pretty(&settings).unwrap();
+    env.write(".claude/settings.json", &settings_text);
+    env.write(".git/hooks/post-commit", "#!/bin/sh\necho hi\n");
+    env.run(&["init", "--git"]).ok();
+    let v = read_json(&env, ".claude/settings.json");
+    let sl = v["statusLine"]["command"].as_str().unwrap();
+    assert!(sl.starts_with("capn statusline --wrap "), "{sl}");
+    assert_eq!(v["statusLine"]["padding"], 1);
+    for event in [
+        "SessionStart",
+        "PreCompact",
+        "PostCompact",
+        "UserPromptSubmit",
+    ] {
+        assert!(v["hooks"][event].is_array(), "{event} not registered");
+    }
+    let run = env.run(&["uninstall"]).ok();
+    assert!(run.stdout.contains("restored"), "{}", run.stdout);
+    assert_eq!(read_json(&env, ".claude/settings.json"), settings);
+    assert_eq!(env.read(".git/hooks/post-commit"), "#!/bin/sh\necho hi\n");
+    assert!(
+        !env.root.join(".codex/hooks.json").exists(),
+        "codex file created by init left behind"
+    );
+    assert!(
+        env.root.join(".capn").is_dir(),
+        "uninstall deleted the charts"
+    );
+    // A second uninstall has nothing to do.
+    let run = env.run(&["uninstall"]).ok();
+    assert!(run.stdout.contains("nothing"), "{}", run.stdout);
+}
+
+#[test]
+fn a_user_level_statusline_is_wrapped_and_left_alone_on_uninstall() {
+    let env = Env::git();
+    std::fs::create_dir_all(env.home.join(".claude")).unwrap();
+    std::fs::write(
+        env.home.join(".claude/settings.json"),
+        r#"{"statusLine":{"type":"command","command":"user-line"}}"#,
+    )
+    .unwrap();
+    env.run(&["init"]).ok();
+    let v = read_json(&env, ".claude/settings.json");
+    assert_eq!(
+        v["statusLine"]["command"],
+        "capn statusline --wrap 'user-line'"
+    );
+    env.run(&["uninstall"]).ok();
+    assert!(!env.root.join(".claude/settings.json").exists());
+    assert_eq!(
+        std::fs::read_to_string(env.home.join(".claude/settings.json")).unwrap(),
+        r#"{"statusLine":{"type":"command","command":"user-line"}}"#
+    );
+}
