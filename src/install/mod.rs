@@ -290,9 +290,7 @@ pub fn shell_single_quote(s: &str) -> String {
 pub fn shell_single_unquote(s: &str) -> Option<String> {
     let mut out = String::new();
     let mut chars = s.trim().chars().peekable();
-    if chars.peek().is_none() {
-        return None;
-    }
+    chars.peek()?;
     while let Some(c) = chars.next() {
         match c {
             '\'' => loop {
