@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Builds capn (release) and runs the main job on real input: a scratch copy of this repository
+# gets a chart of real questions about its own code, then reworded questions are asked, and a
+# file is edited to show that its answers delete themselves. Nothing in your clone is changed.
+set -euo pipefail
+here="$(cd "$(dirname "$0")/.." && pwd)"
+cargo build --release --manifest-path "$here/Cargo.toml"
+capn="$here/target/release/capn"
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/capn-demo.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+git -C "$here" ls-files -z | (cd "$here" && xargs -0 tar cf -) | tar xf - -C "$work"
+cd "$work"
+git init -q .
+export HOME="$work/.home" XDG_STATE_HOME="$work/.home/state"
+mkdir -p "$HOME"
+
+step() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
+
+step capn init
+"$capn" init
+step capn chart "Where are stale answers detected and deleted before ask answers?" ...
+"$capn" chart "Where are stale answers detected and deleted before ask answers?" \
+  --files src/store/fresh.rs,src/store/mod.rs,src/cmd/ask.rs \
+  --details "stale_positions() stats every backing file through the stat cache; Writer::delete_stale re-reads the entry before deleting"
+step capn chart "How is the hook registration merged into .claude/settings.json without clobbering?" ...
+"$capn" chart "How is the hook registration merged into .claude/settings.json without clobbering?" \
+  --files src/install/mod.rs,hooks-config/claude.json,src/cmd/init.rs \
+  --details "merge() adds only absent handlers; unparseable files are refused before anything is written"
+step capn chart "Which function writes files atomically?" --files src/fsutil.rs
+"$capn" chart "Which function writes files atomically?" --files src/fsutil.rs
+
+step capn ask "where do we check whether a charted file changed?"
+"$capn" ask "where do we check whether a charted file changed?" || echo "(exit $? : a miss)"
+step capn ask "atomic write helper"
+"$capn" ask "atomic write helper" || echo "(exit $? : a miss)"
+step capn ask "how do I configure the kubernetes ingress?"
+"$capn" ask "how do I configure the kubernetes ingress?" || echo "(exit $? : a miss)"
+
+step "edit src/fsutil.rs, then ask again"
+echo "// edited" >> src/fsutil.rs
+"$capn" ask "atomic write helper" || echo "(exit $? : the answer was stale and deleted itself)"
+step capn list
+"$capn" list
