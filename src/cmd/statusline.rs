@@ -238,20 +238,39 @@ pub fn maybe_warn(input: &StatusInput, percent: f64, threshold: u8) -> anyhow::R
     s.write_marker(session::CONTEXT_WARNED, &m)
 }
 
+/// Ends a wrapped command that overran: its whole process group on Unix (a shell's children
+/// may hold the output pipe open), then the child itself.
+fn kill_group(child: &mut std::process::Child) {
+    #[cfg(unix)]
+    {
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &format!("-{}", child.id())])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
 /// Runs `cmd` through `sh -c` with `stdin` on its standard input and returns its standard
 /// output, or `None` when it could not start or produced nothing within [`WRAP_TIMEOUT`].
 /// A command still running at the deadline is killed; output it wrote before that is kept.
 /// Its stderr goes to ours.
 pub fn run_wrapped(cmd: &str, stdin: &[u8]) -> Option<String> {
     let deadline = Instant::now() + WRAP_TIMEOUT;
-    let mut child = match Command::new("sh")
+    let mut command = Command::new("sh");
+    command
         .arg("-c")
         .arg(cmd)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-    {
+        .stderr(Stdio::inherit());
+    // Its own process group, so a timeout can end the command's children too.
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    let mut child = match command.spawn() {
         Ok(c) => c,
         Err(e) => {
             eprintln!("capn: could not run the wrapped statusline command: {e}");
@@ -295,11 +314,8 @@ pub fn run_wrapped(cmd: &str, stdin: &[u8]) -> Option<String> {
             _ => break,
         }
     }
-    if !exited {
-        let _ = child.kill();
-        let _ = child.wait();
-    }
     if !eof || !exited {
+        kill_group(&mut child);
         eprintln!(
             "capn: the wrapped statusline command did not finish within {} ms",
             WRAP_TIMEOUT.as_millis()
