@@ -1,4 +1,8 @@
 //! The integration test binary: every test runs the built `capn` in a temp dir with HOME and the
 //! XDG dirs pinned there (see `util`).
 
+mod hooks;
+mod schema;
+mod state;
+mod statusline;
 mod util;
