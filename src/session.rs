@@ -284,10 +284,17 @@ impl SessionDir {
             .ok()
     }
 
-    /// Marks the session as alive for GC, if its dir already exists (never creates it).
+    /// Marks the session as alive for GC by rewriting `<dir>/seen`, if the dir already exists
+    /// (never creates it) and `seen` is missing or older than [`GC_INTERVAL`]: at most one
+    /// write a day, so a SessionStart normally costs one `stat`.
     pub fn touch_if_exists(&self) -> Result<()> {
-        if self.path.is_dir() {
-            crate::fsutil::write_atomic(&self.file(SEEN), rfc3339(SystemTime::now()).as_bytes())?;
+        let seen = self.file(SEEN);
+        let now = SystemTime::now();
+        let fresh = fs::metadata(&seen)
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| now.duration_since(t).is_ok_and(|age| age < GC_INTERVAL));
+        if !fresh && self.path.is_dir() {
+            crate::fsutil::write_atomic(&seen, rfc3339(now).as_bytes())?;
         }
         Ok(())
     }
