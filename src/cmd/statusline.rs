@@ -42,7 +42,7 @@ pub const DEFAULT_WINDOW: f64 = 200_000.0;
 pub const ONE_M_WINDOW: f64 = 1_000_000.0;
 
 /// Cells in the usage bar.
-const BAR_CELLS: usize = 10;
+pub const BAR_CELLS: usize = 10;
 
 /// Runs `capn statusline`: always prints one line.
 pub fn run(args: &StatuslineArgs) -> anyhow::Result<()> {

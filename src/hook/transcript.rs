@@ -7,9 +7,9 @@
 //! first while scanning backwards, nothing after it has usage yet: the answer is the boundary's
 //! `compactMetadata.postTokens`, else unknown.
 //!
-//! The file is never loaded whole: it is read in chunks from the end (a chunk grows with a line
-//! that spans several, so a huge line costs linear time), only lines that contain `"usage"` or
-//! `compact_boundary` are parsed, and at most [`MAX_SCAN_BYTES`] are read.
+//! The file is never loaded whole: it is read in 64 KiB chunks from the end through one buffer,
+//! only lines that contain `"usage"` or `compact_boundary` are parsed (a line longer than a chunk
+//! is read a second time only then), and at most [`MAX_SCAN_BYTES`] are read.
 
 use super::wire::{lenient, Usage};
 use serde::Deserialize;
@@ -85,9 +85,7 @@ enum Verdict {
 }
 
 fn judge(line: &[u8]) -> Verdict {
-    let boundary = memchr::memmem::find(line, b"compact_boundary").is_some();
-    let usage = memchr::memmem::find(line, b"\"usage\"").is_some();
-    if !boundary && !usage {
+    if !has_needle(line) {
         return Verdict::Skip;
     }
     let Ok(l) = serde_json::from_slice::<Line>(line) else {
@@ -135,39 +133,124 @@ pub fn last_context(path: &Path) -> Found {
     scan_backwards(&mut f, len, MAX_SCAN_BYTES)
 }
 
-/// The backwards scan over any seekable reader of length `len`, reading at most `cap` bytes.
+/// Substrings that make a line worth parsing.
+const NEEDLES: [&[u8]; 2] = [b"compact_boundary", b"\"usage\""];
+/// The longest needle, in bytes.
+const NEEDLE_MAX: usize = 16;
+
+fn has_needle(bytes: &[u8]) -> bool {
+    NEEDLES
+        .iter()
+        .any(|n| memchr::memmem::find(bytes, n).is_some())
+}
+
+/// A line whose end has been read but whose start lies before the part read so far. Only its
+/// extent, whether it contains a needle, and its first few bytes are kept, so a huge line (a
+/// tool result of many MB) costs no memory; it is read again only if it has a needle.
+struct Tail {
+    /// File offset just past the line's last byte.
+    end: u64,
+    /// A needle was seen in the part read so far.
+    needle: bool,
+    /// The first (up to `NEEDLE_MAX - 1`) bytes of the part read so far, to catch a needle that
+    /// straddles two reads.
+    head: Vec<u8>,
+    /// Nothing of the line has been read yet.
+    fresh: bool,
+}
+
+impl Tail {
+    fn new(end: u64) -> Tail {
+        Tail {
+            end,
+            needle: false,
+            head: Vec::new(),
+            fresh: true,
+        }
+    }
+
+    /// Adds `piece`, the bytes just before the part read so far.
+    fn prepend(&mut self, piece: &[u8]) {
+        self.fresh = false;
+        if !self.needle {
+            let edge = &piece[piece.len().saturating_sub(NEEDLE_MAX - 1)..];
+            let mut joint = Vec::with_capacity(edge.len() + self.head.len());
+            joint.extend_from_slice(edge);
+            joint.extend_from_slice(&self.head);
+            self.needle = has_needle(piece) || has_needle(&joint);
+        }
+        let mut head = piece[..piece.len().min(NEEDLE_MAX - 1)].to_vec();
+        let room = (NEEDLE_MAX - 1).saturating_sub(head.len());
+        head.extend_from_slice(&self.head[..self.head.len().min(room)]);
+        self.head = head;
+    }
+
+    /// Judges the whole line, which starts at `start`: skipped without a needle, else read
+    /// again in one piece and parsed.
+    fn judge<R: Read + Seek>(self, r: &mut R, start: u64) -> Verdict {
+        if !self.needle {
+            return Verdict::Skip;
+        }
+        let mut line = Vec::new();
+        if r.seek(SeekFrom::Start(start)).is_err()
+            || r.by_ref()
+                .take(self.end - start)
+                .read_to_end(&mut line)
+                .is_err()
+        {
+            return Verdict::Done(Found::Unknown);
+        }
+        judge(trim(&line))
+    }
+}
+
+/// The backwards scan over any seekable reader of length `len`, reading at most `cap` bytes in
+/// chunks of [`CHUNK`] through one buffer. Lines that end inside a chunk are judged in place; a
+/// line that spans chunks is tracked as a [`Tail`] and read again only if it can matter.
 fn scan_backwards<R: Read + Seek>(r: &mut R, len: u64, cap: u64) -> Found {
     let floor = len.saturating_sub(cap);
     let mut pos = len;
-    // `carry` holds the bytes from `pos` up to the first unprocessed newline: the end of a line
-    // whose start lies before `pos`.
-    let mut carry: Vec<u8> = Vec::new();
+    let mut buf = vec![0u8; CHUNK];
+    let mut tail = Tail::new(len);
     while pos > floor {
-        let want = CHUNK.max(carry.len()) as u64;
-        let start = pos.saturating_sub(want).max(floor);
+        let start = pos.saturating_sub(CHUNK as u64).max(floor);
         let n = (pos - start) as usize;
-        let mut buf = vec![0u8; n + carry.len()];
         if r.seek(SeekFrom::Start(start)).is_err() || r.read_exact(&mut buf[..n]).is_err() {
             return Found::Unknown;
         }
-        buf[n..].copy_from_slice(&carry);
         pos = start;
-        // Lines fully inside `buf`: everything after the first newline (unless at file start).
-        let mut end = buf.len();
-        while let Some(nl) = memchr::memrchr(b'\n', &buf[..end]) {
-            if let Verdict::Done(found) = judge(trim(&buf[nl + 1..end])) {
+        let chunk = &buf[..n];
+        let mut end = n;
+        let mut first = true;
+        while let Some(nl) = memchr::memrchr(b'\n', &chunk[..end]) {
+            let verdict = if first && !tail.fresh {
+                // The segment after the last newline completes the line tracked in `tail`.
+                let mut t = std::mem::replace(&mut tail, Tail::new(0));
+                t.prepend(&chunk[nl + 1..end]);
+                t.judge(r, start + nl as u64 + 1)
+            } else {
+                judge(trim(&chunk[nl + 1..end]))
+            };
+            if let Verdict::Done(found) = verdict {
                 return found;
             }
+            first = false;
             end = nl;
         }
-        if pos == 0 {
-            if let Verdict::Done(found) = judge(trim(&buf[..end])) {
-                return found;
-            }
-            return Found::Unknown;
+        if first {
+            // No newline at all: the whole chunk is the middle of the tracked line.
+            tail.prepend(chunk);
+        } else {
+            tail = Tail::new(start + end as u64);
+            tail.prepend(&chunk[..end]);
         }
-        buf.truncate(end);
-        carry = buf;
+        if pos == 0 {
+            let t = std::mem::replace(&mut tail, Tail::new(0));
+            return match t.judge(r, 0) {
+                Verdict::Done(found) => found,
+                Verdict::Skip => Found::Unknown,
+            };
+        }
     }
     Found::Unknown
 }
@@ -241,6 +324,26 @@ mod tests {
         );
         let t = format!("{A1}\r\n{big}\r\n{}\r\n", "y".repeat(CHUNK * 2));
         assert_eq!(scan(&t), Found::Tokens(7.0));
+    }
+
+    #[test]
+    fn needles_straddling_chunk_edges_are_found() {
+        // One line longer than a chunk whose `"usage"` starts `k` bytes before the edge of the
+        // last chunk (k = 1..=6 straddle it); a different usage on the line before it would
+        // win if the straddling needle were missed.
+        let fixed_after = r#"","usage":{"input_tokens":5},"tail":""#.len() + r#""}}"#.len() + 1;
+        for k in 0..=8 {
+            let t_len = CHUNK + 2 + k - fixed_after;
+            let line = format!(
+                r#"{{"type":"assistant","message":{{"pad":"{}","usage":{{"input_tokens":5}},"tail":"{}"}}}}"#,
+                "p".repeat(100),
+                "t".repeat(t_len)
+            );
+            let text = format!("{A1}\n{line}\n");
+            let needle_at = text.find(r#""usage":{"input_tokens":5}"#).unwrap();
+            assert_eq!(text.len() - CHUNK - needle_at, k, "test setup");
+            assert_eq!(scan(&text), Found::Tokens(5.0), "k = {k}");
+        }
     }
 
     #[test]
