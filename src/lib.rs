@@ -46,6 +46,8 @@ pub fn main_entry(args: Vec<OsString>) -> ExitCode {
                 ErrorKind::DisplayHelp
                 | ErrorKind::DisplayVersion
                 | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => 0,
+                // `capn hook x --help` with a bad value lands here: a hook path still exits 0.
+                _ if is_hook_command(&args) => 0,
                 _ => 1,
             };
             let _ = e.print();
@@ -78,14 +80,21 @@ fn report(e: &anyhow::Error) -> ExitCode {
 }
 
 /// True for `capn hook ...` and `capn statusline ...`: the paths that must exit 0 whatever happens.
-fn is_hook_invocation(args: &[OsString]) -> bool {
+fn is_hook_command(args: &[OsString]) -> bool {
     matches!(
         args.get(1).and_then(|a| a.to_str()),
         Some("hook") | Some("statusline")
-    ) && !args
-        .iter()
-        .skip(2)
-        .any(|a| a == "--help" || a == "-h" || a == "--version" || a == "-V")
+    )
+}
+
+/// True for a hook or statusline run that is not asking for help or the version (those are
+/// answered by clap without reading stdin, so they never block on a terminal).
+fn is_hook_invocation(args: &[OsString]) -> bool {
+    is_hook_command(args)
+        && !args
+            .iter()
+            .skip(2)
+            .any(|a| a == "--help" || a == "-h" || a == "--version" || a == "-V")
 }
 
 /// Parses and runs a hook or statusline command line; usage errors are reported on stderr and
@@ -94,6 +103,15 @@ fn run_hook_argv(args: &[OsString]) -> anyhow::Result<()> {
     let cli = match cli::Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
+            if args.get(1).is_some_and(|a| a == "statusline") {
+                // The status line must always print a line: report the usage error and run
+                // with the defaults.
+                eprintln!("capn: {}", e.render().to_string().trim_end());
+                return cmd::statusline::run(&cli::StatuslineArgs {
+                    warn_at: None,
+                    wrap: None,
+                });
+            }
             hook::drain_stdin();
             anyhow::bail!("{}", e.render().to_string().trim_end());
         }

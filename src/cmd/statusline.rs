@@ -1,10 +1,397 @@
-//! `capn statusline` (in progress).
+//! `capn statusline [--warn-at N] [--wrap "<command>"]`: the Claude Code status line segment.
+//!
+//! Reads the statusline JSON on stdin (hooks reference, section 2), prints exactly one line and
+//! exits 0 whatever happens (the caller, [`crate::hook::guard`], maps errors to exit 0 and this
+//! module prints its line before anything can fail). The line is
+//! `<model> · ctx <N>% <bar> · <K> charts`, with `ctx --` when the use is unknown and the chart
+//! segment only when the project has a `.capn/` store.
+//!
+//! Context use, first that applies (hooks reference, section 2 "Fallback context %"):
+//! 1. `context_window.used_percentage`;
+//! 2. `context_window.current_usage` tokens / window;
+//! 3. the transcript, read backwards ([`crate::hook::transcript`]) / window.
+//!
+//! The window is `context_window.context_window_size`, else 1,000,000 when the model id has a
+//! `[1m]` suffix, else 200,000. A `[1m]` model that reports a 200,000 window is not trusted
+//! (section 7 item 9): its use is recomputed over 1,000,000 tokens.
+//!
+//! When the use reaches the threshold (`--warn-at`, else `warn_at` in `.capn/config.json`, else
+//! 60) and the session has no `context-warned.json`, the statusline writes `context-warn.json`
+//! (delivered once by UserPromptSubmit) and `context-warned.json` (removed by a compaction). An
+//! unknown use never writes or clears anything.
+//!
+//! `--wrap` runs the user's existing statusline command through `sh -c` with the same stdin,
+//! waits at most [`WRAP_TIMEOUT`], prints its output and appends this segment to its last line.
 
 use crate::cli::StatuslineArgs;
+use crate::hook::transcript;
+use crate::hook::wire::StatusInput;
+use crate::session::{self, Marker, SessionDir, SessionId};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
-/// Runs `capn statusline`.
+/// How long `--wrap` waits for the wrapped command (the statusline is debounced 300 ms and a
+/// new update cancels a run in flight).
+pub const WRAP_TIMEOUT: Duration = Duration::from_millis(200);
+
+/// The default window, in tokens.
+pub const DEFAULT_WINDOW: f64 = 200_000.0;
+/// The window of a `[1m]` model, in tokens.
+pub const ONE_M_WINDOW: f64 = 1_000_000.0;
+
+/// Cells in the usage bar.
+pub const BAR_CELLS: usize = 10;
+
+/// Runs `capn statusline`: always prints one line.
 pub fn run(args: &StatuslineArgs) -> anyhow::Result<()> {
-    let _ = args;
-    crate::hook::drain_stdin();
+    let stdin = crate::hook::read_stdin_bytes();
+    let input = StatusInput::parse(&stdin).unwrap_or_default();
+    let wrapped = args.wrap.as_deref().map(|cmd| run_wrapped(cmd, &stdin));
+    drop(stdin);
+    let seg = segment(&input, args.warn_at);
+    let line = match wrapped {
+        Some(Some(out)) if !out.trim().is_empty() => {
+            let out = out.trim_end_matches(['\n', '\r']);
+            format!("{out} │ {}", seg.text)
+        }
+        _ => seg.text.clone(),
+    };
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(line.as_bytes())?;
+    stdout.write_all(b"\n")?;
+    stdout.flush()?;
+    drop(stdout);
+    if let (Some(p), Some(t)) = (seg.percent, seg.threshold) {
+        if let Err(e) = maybe_warn(&input, p, t) {
+            eprintln!("capn: {e:#}");
+        }
+    }
     Ok(())
+}
+
+/// The computed segment.
+#[derive(Debug)]
+pub struct Segment {
+    /// The printed text.
+    pub text: String,
+    /// Context use in percent, when known.
+    pub percent: Option<f64>,
+    /// The warning threshold in percent, resolved only when the use is known.
+    pub threshold: Option<u8>,
+}
+
+/// Builds the segment for `input`. The threshold is `warn_at`, else `.capn/config.json`'s
+/// `warn_at`, else 60, and is resolved only when the use is known (the config is not read
+/// otherwise).
+pub fn segment(input: &StatusInput, warn_at: Option<u8>) -> Segment {
+    let root = project_root(input);
+    let percent = context_percent(input);
+    let mut threshold = None;
+    let mut parts: Vec<String> = Vec::with_capacity(3);
+    if let Some(m) = &input.model {
+        if let Some(name) = m
+            .display_name
+            .as_deref()
+            .or(m.id.as_deref())
+            .filter(|s| !s.trim().is_empty())
+        {
+            parts.push(name.chars().filter(|c| !c.is_control()).take(60).collect());
+        }
+    }
+    match percent {
+        Some(p) => {
+            let t = warn_at.unwrap_or_else(|| {
+                crate::config::Config::load(&root.join(crate::store::STORE_DIR).join("config.json"))
+                    .warn_at
+            });
+            threshold = Some(t);
+            let mut s = format!("ctx {}% {}", p.floor() as i64, bar(p));
+            if p >= f64::from(t) {
+                s.push_str(" /compact-prep");
+            }
+            parts.push(s);
+        }
+        None => parts.push("ctx --".to_string()),
+    }
+    if let Some(n) = chart_count(&root) {
+        parts.push(format!("{n} chart{}", if n == 1 { "" } else { "s" }));
+    }
+    Segment {
+        text: parts.join(" · "),
+        percent,
+        threshold,
+    }
+}
+
+/// The usage bar: [`BAR_CELLS`] cells, filled in proportion to `percent` (clamped to 0..=100).
+pub fn bar(percent: f64) -> String {
+    let filled = ((percent.clamp(0.0, 100.0) / 100.0) * BAR_CELLS as f64).round() as usize;
+    let mut s = String::with_capacity(BAR_CELLS * 3);
+    for i in 0..BAR_CELLS {
+        s.push(if i < filled { '█' } else { '░' });
+    }
+    s
+}
+
+/// The model id, if any.
+fn model_id(input: &StatusInput) -> Option<&str> {
+    input.model.as_ref().and_then(|m| m.id.as_deref())
+}
+
+/// True when the model id marks a 1,000,000-token window (`[1m]`, any case).
+pub fn is_one_m(model_id: Option<&str>) -> bool {
+    model_id.is_some_and(|id| id.to_ascii_lowercase().contains("[1m]"))
+}
+
+/// Context use in percent, or `None` when unknown (see the module docs for the order).
+pub fn context_percent(input: &StatusInput) -> Option<f64> {
+    let cw = input.context_window.clone().unwrap_or_default();
+    let one_m = is_one_m(model_id(input));
+    let reported = cw.context_window_size.filter(|w| w.is_finite() && *w > 0.0);
+    let distrust = one_m && reported.is_some_and(|w| w <= DEFAULT_WINDOW);
+    let window = match reported {
+        Some(w) if !distrust => w,
+        _ if one_m => ONE_M_WINDOW,
+        _ => DEFAULT_WINDOW,
+    };
+    if !distrust {
+        if let Some(p) = cw.used_percentage.filter(|p| p.is_finite() && *p >= 0.0) {
+            return Some(p);
+        }
+    }
+    if let Some(t) = cw.current_usage.as_ref().and_then(|u| u.context_tokens()) {
+        return Some(t / window * 100.0);
+    }
+    if distrust {
+        // A used_percentage over the wrong window is still better than the transcript guess.
+        if let (Some(p), Some(w)) = (cw.used_percentage.filter(|p| p.is_finite()), reported) {
+            return Some(p * w / window);
+        }
+    }
+    let path = input.transcript_path.as_deref().filter(|p| !p.is_empty())?;
+    transcript::last_context(Path::new(path))
+        .tokens()
+        .map(|t| t / window * 100.0)
+}
+
+/// The project whose charts to count: `workspace.project_dir`, else `cwd`, else
+/// `workspace.current_dir`, else the process's working directory, resolved with
+/// [`crate::store::find_root`].
+pub fn project_root(input: &StatusInput) -> PathBuf {
+    let ws = input.workspace.as_ref();
+    let dir = ws
+        .and_then(|w| w.project_dir.as_deref())
+        .or(input.cwd.as_deref())
+        .or(ws.and_then(|w| w.current_dir.as_deref()))
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .filter(|d| d.is_absolute())
+        .or_else(|| std::env::current_dir().ok())
+        .unwrap_or_else(|| PathBuf::from("."));
+    crate::store::find_root(&dir)
+}
+
+/// The number of `*.md` files in `<root>/.capn/entries` (one readdir), or `None` when the
+/// project has no store.
+pub fn chart_count(root: &Path) -> Option<usize> {
+    let store = root.join(crate::store::STORE_DIR);
+    let rd = match std::fs::read_dir(store.join("entries")) {
+        Ok(rd) => rd,
+        Err(_) => return store.is_dir().then_some(0),
+    };
+    Some(
+        rd.flatten()
+            .filter(|e| {
+                let name = e.file_name();
+                let name = name.to_string_lossy();
+                name.ends_with(".md") && !name.starts_with('.')
+            })
+            .count(),
+    )
+}
+
+/// Writes the context-warning marker when `percent` reached `threshold` and the session was not
+/// warned since its last compaction. Does nothing without a valid session id.
+///
+/// Errors: the state dir cannot be determined or a marker cannot be written.
+pub fn maybe_warn(input: &StatusInput, percent: f64, threshold: u8) -> anyhow::Result<()> {
+    if percent < f64::from(threshold) {
+        return Ok(());
+    }
+    let Some(id) = input.session_id.as_deref().and_then(SessionId::parse) else {
+        return Ok(());
+    };
+    let s = SessionDir::new(&session::state_dir()?, &id);
+    if s.has(session::CONTEXT_WARNED) {
+        return Ok(());
+    }
+    let m = Marker {
+        percent: Some(percent),
+        threshold: Some(threshold),
+        transcript_path: input.transcript_path.clone(),
+        cwd: input.cwd.clone(),
+        ..Marker::now("statusline")
+    };
+    s.write_marker(session::CONTEXT_WARN, &m)?;
+    s.write_marker(session::CONTEXT_WARNED, &m)
+}
+
+/// Ends a wrapped command that overran: its whole process group on Unix (a shell's children
+/// may hold the output pipe open), then the child itself.
+fn kill_group(child: &mut std::process::Child) {
+    #[cfg(unix)]
+    {
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &format!("-{}", child.id())])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// Runs `cmd` through `sh -c` with `stdin` on its standard input and returns its standard
+/// output, or `None` when it could not start or produced nothing within [`WRAP_TIMEOUT`].
+/// A command still running at the deadline is killed; output it wrote before that is kept.
+/// Its stderr goes to ours.
+pub fn run_wrapped(cmd: &str, stdin: &[u8]) -> Option<String> {
+    let deadline = Instant::now() + WRAP_TIMEOUT;
+    let mut command = Command::new("sh");
+    command
+        .arg("-c")
+        .arg(cmd)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    // Its own process group, so a timeout can end the command's children too.
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    let mut child = match command.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("capn: could not run the wrapped statusline command: {e}");
+            return None;
+        }
+    };
+    if let Some(mut sin) = child.stdin.take() {
+        let data = stdin.to_vec();
+        std::thread::spawn(move || {
+            let _ = sin.write_all(&data);
+        });
+    }
+    let out = std::sync::Arc::new(std::sync::Mutex::new(Vec::<u8>::new()));
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+    if let Some(mut sout) = child.stdout.take() {
+        let out = out.clone();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            loop {
+                match sout.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => {
+                        if let Ok(mut o) = out.lock() {
+                            o.extend_from_slice(&buf[..n]);
+                        }
+                    }
+                }
+            }
+            let _ = done_tx.send(());
+        });
+    }
+    // Wait for end of output (EOF) within the deadline, then for the exit.
+    let eof = done_rx
+        .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        .is_ok();
+    let mut exited = false;
+    while !exited {
+        match child.try_wait() {
+            Ok(Some(_)) => exited = true,
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(1)),
+            _ => break,
+        }
+    }
+    if !eof || !exited {
+        kill_group(&mut child);
+        eprintln!(
+            "capn: the wrapped statusline command did not finish within {} ms",
+            WRAP_TIMEOUT.as_millis()
+        );
+    }
+    let bytes = out.lock().map(|o| o.clone()).unwrap_or_default();
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    (!text.trim().is_empty()).then_some(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(j: &str) -> StatusInput {
+        StatusInput::parse(j.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn percent_prefers_used_percentage_then_current_usage() {
+        let i = parse(
+            r#"{"context_window":{"used_percentage":42.5,"context_window_size":200000,"current_usage":{"input_tokens":1}}}"#,
+        );
+        assert_eq!(context_percent(&i), Some(42.5));
+        let i = parse(
+            r#"{"context_window":{"used_percentage":null,"context_window_size":200000,"current_usage":{"input_tokens":100000,"cache_read_input_tokens":20000,"output_tokens":99999}}}"#,
+        );
+        assert_eq!(context_percent(&i), Some(60.0));
+    }
+
+    #[test]
+    fn window_comes_from_size_then_model() {
+        let i = parse(
+            r#"{"model":{"id":"claude-opus-4-7[1m]"},"context_window":{"current_usage":{"input_tokens":100000}}}"#,
+        );
+        assert_eq!(context_percent(&i), Some(10.0));
+        let i = parse(
+            r#"{"model":{"id":"claude-opus-4-7"},"context_window":{"current_usage":{"input_tokens":100000}}}"#,
+        );
+        assert_eq!(context_percent(&i), Some(50.0));
+    }
+
+    #[test]
+    fn one_m_model_reporting_200k_is_not_trusted() {
+        let i = parse(
+            r#"{"model":{"id":"claude-opus-4-6[1m]"},"context_window":{"context_window_size":200000,"used_percentage":100,"current_usage":{"input_tokens":300000}}}"#,
+        );
+        assert_eq!(context_percent(&i), Some(30.0));
+    }
+
+    #[test]
+    fn nulls_without_transcript_are_unknown() {
+        let i = parse(r#"{"context_window":{"current_usage":null,"used_percentage":null}}"#);
+        assert_eq!(context_percent(&i), None);
+        assert_eq!(context_percent(&StatusInput::default()), None);
+    }
+
+    #[test]
+    fn bar_fills_in_tenths_and_clamps() {
+        assert_eq!(bar(0.0), "░░░░░░░░░░");
+        assert_eq!(bar(42.5), "████░░░░░░");
+        assert_eq!(bar(250.0), "██████████");
+        assert_eq!(bar(-3.0), "░░░░░░░░░░");
+    }
+
+    #[test]
+    fn segment_text_shapes() {
+        let i = parse(
+            r#"{"model":{"display_name":"Opus"},"cwd":"/nonexistent/capn-x","context_window":{"used_percentage":61.9}}"#,
+        );
+        assert_eq!(
+            segment(&i, Some(60)).text,
+            "Opus · ctx 61% ██████░░░░ /compact-prep"
+        );
+        assert_eq!(segment(&i, Some(70)).text, "Opus · ctx 61% ██████░░░░");
+        let i = parse(r#"{"cwd":"/nonexistent/capn-x"}"#);
+        assert_eq!(segment(&i, None).text, "ctx --");
+    }
 }

@@ -512,6 +512,7 @@ mod tests {
         let mut main = file(serde_json::json!({}));
         let r = merge(CLAUDE_TABLE, &mut main, &mut [&mut local]).unwrap();
         assert!(!r.added.contains(&"SessionStart".to_string()));
-        assert!(!main.changed());
+        assert!(main.json["hooks"].get("SessionStart").is_none());
+        assert!(r.added.contains(&"PreCompact".to_string()));
     }
 }

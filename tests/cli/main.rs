@@ -3,5 +3,9 @@
 
 mod chart;
 mod concurrency;
+mod hooks;
 mod init;
+mod schema;
+mod state;
+mod statusline;
 mod util;

@@ -1,0 +1,78 @@
+//! `capn hook session-start`: SessionStart on Claude Code and Codex (hooks reference, sections
+//! 1.4 and 5).
+//!
+//! - `startup`, `resume`, `clear` (and anything newer, such as `fork`, or a missing source):
+//!   inject the ask-before-search contract ([`crate::cmd::context::CONTRACT`]).
+//! - `compact`: inject the recovery instructions, claim the session's compaction marker if
+//!   PostCompact already wrote it, and leave `compact-delivered.json` so a PostCompact that comes
+//!   after does not leave a second one (see the state machine in [`crate::hook`]).
+//!
+//! Every source also appends `export CAPN_SESSION_ID=<id>` to `$CLAUDE_ENV_FILE` when that is
+//! set (section 1.6), so the `/compact-prep` skill and `capn state` know the session. The file
+//! belongs to the host, so it is appended to (`O_APPEND`), not atomically replaced.
+
+use super::{text::Recovery, Ctx};
+use crate::session::{self, SessionDir};
+use anyhow::{Context, Result};
+use std::io::Write;
+
+/// Runs SessionStart; returns the `additionalContext` to inject, if any.
+pub fn run(ctx: &Ctx) -> Result<Option<String>> {
+    let source = ctx.input.source.as_deref().unwrap_or("startup");
+    if ctx.input.is_subagent() {
+        // Not the main conversation: its id is the parent's, so touch nothing of the session.
+        return Ok((source != "compact").then(|| crate::cmd::context::CONTRACT.to_string()));
+    }
+    let session = ctx.session()?;
+    if let Some(s) = &session {
+        if let Err(e) = export_session_id(s) {
+            eprintln!("capn: {e:#}");
+        }
+    }
+    if source != "compact" {
+        if let Some(s) = &session {
+            s.touch_if_exists()?;
+        }
+        super::gc_when_due(session.as_ref().map(|s| &s.id));
+        return Ok(Some(crate::cmd::context::CONTRACT.to_string()));
+    }
+    let Some(s) = session else {
+        return Ok(None);
+    };
+    let mut delivered = ctx.marker("SessionStart");
+    delivered.source = Some("compact".into());
+    s.write_marker(session::COMPACT_DELIVERED, &delivered)?;
+    let compacted = s.claim(session::COMPACTED)?;
+    super::rearm_warning(&s)?;
+    let compaction = compacted.as_ref().and_then(|m| m.at_time());
+    let pre = super::precompact_for(&s, compaction);
+    let state_file = s.state_file();
+    let text = Recovery {
+        host: ctx.host,
+        state_file: &state_file,
+        state_saved_at: s.state_saved_at(),
+        precompact: pre.as_ref(),
+        compacted: compacted.as_ref(),
+    }
+    .render();
+    super::gc_when_due(Some(&s.id));
+    Ok(Some(text))
+}
+
+/// Appends `export CAPN_SESSION_ID=<id>` to `$CLAUDE_ENV_FILE` when it is set and non-empty.
+/// The id is validated, so it needs no quoting.
+///
+/// Errors: `could not append to CLAUDE_ENV_FILE: <path>: <cause>`.
+fn export_session_id(s: &SessionDir) -> Result<()> {
+    let Some(path) = std::env::var_os("CLAUDE_ENV_FILE").filter(|p| !p.is_empty()) else {
+        return Ok(());
+    };
+    let path = std::path::PathBuf::from(path);
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(&path)
+        .with_context(|| format!("could not append to CLAUDE_ENV_FILE: {}", path.display()))?;
+    f.write_all(format!("export CAPN_SESSION_ID={}\n", s.id).as_bytes())
+        .with_context(|| format!("could not append to CLAUDE_ENV_FILE: {}", path.display()))
+}

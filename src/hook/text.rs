@@ -1,0 +1,258 @@
+//! The texts the hooks inject: the recovery instructions after a compaction and the context-use
+//! reminder.
+//!
+//! Both are factual and subordinate to the user's message: they describe what happened and what
+//! restoring the session consists of, without bare imperatives that could replace the task
+//! (hooks reference, section 1.5: "Use factual wording; imperative text can trip prompt-injection
+//! defences"). Each stays under [`MAX_CHARS`] characters, far below the host's 10,000-character
+//! cap.
+
+use crate::cli::Host;
+use crate::session::{rfc3339, Marker};
+use std::path::Path;
+use std::time::SystemTime;
+
+/// Every injected text is cut to fewer than this many characters.
+pub const MAX_CHARS: usize = 2000;
+
+/// What the recovery text says about one compaction.
+#[derive(Debug, Clone)]
+pub struct Recovery<'a> {
+    /// The host whose vocabulary to use.
+    pub host: Host,
+    /// The session's state file (absolute path), whether or not it exists.
+    pub state_file: &'a Path,
+    /// When the state file was saved (its mtime); `None` when there is none.
+    pub state_saved_at: Option<SystemTime>,
+    /// PreCompact's record for this compaction, if PreCompact ran.
+    pub precompact: Option<&'a Marker>,
+    /// The compaction marker (PostCompact's record) if one was claimed.
+    pub compacted: Option<&'a Marker>,
+}
+
+impl Recovery<'_> {
+    /// The recovery instructions, under [`MAX_CHARS`] characters.
+    pub fn render(&self) -> String {
+        let prep = prep_name(self.host);
+        let mut s = String::with_capacity(1600);
+        s.push_str("[capn] Context compaction recovery. This conversation was just compacted");
+        let trigger = self
+            .compacted
+            .and_then(|m| m.trigger.as_deref())
+            .or_else(|| self.precompact.and_then(|m| m.trigger.as_deref()));
+        let at = self.compacted.and_then(|m| m.at.as_deref());
+        match (trigger, at) {
+            (Some(t), Some(a)) => s.push_str(&format!(" ({}, {a})", clean(t))),
+            (Some(t), None) => s.push_str(&format!(" ({})", clean(t))),
+            (None, Some(a)) => s.push_str(&format!(" ({a})")),
+            (None, None) => {}
+        }
+        s.push_str(
+            ". The summary above is a narrative of earlier work; it tends to lose the decision \
+             structure (adopted and rejected plans and why, the current phase, constraints, \
+             workers).\n",
+        );
+        let path = self.state_file.display();
+        match self.state_saved_at {
+            Some(saved) => {
+                s.push_str(&format!(
+                    "The {prep} state for this session is {path}, saved {}.",
+                    rfc3339(saved)
+                ));
+                if self.precompact.and_then(|m| m.fresh_state) == Some(false) {
+                    s.push_str(&format!(
+                        " PreCompact found no fresh {prep} when this compaction began, so that \
+                         state may be older than the summary; the summary wins where they \
+                         disagree on what happened after it was saved."
+                    ));
+                }
+                s.push('\n');
+            }
+            None => {
+                s.push_str(&format!(
+                    "No {prep} state was saved for this session ({path} does not exist), so \
+                     plan, phase and decisions have to be reconstructed from the task list and \
+                     the plan file, and whatever they leave open is a question for the user.\n"
+                ));
+            }
+        }
+        let tasks = match self.host {
+            Host::Claude => "the task list (TaskList)",
+            Host::Codex => "the task list (the plan tool)",
+        };
+        s.push_str("Restoring the session before continuing with the user's message consists of: ");
+        if self.state_saved_at.is_some() {
+            s.push_str(
+                "(1) reading the state file above; (2) reading the plan file named in its \
+                 Active Plan section; ",
+            );
+        } else {
+            s.push_str("(1) finding the active plan file, if any; (2) reading it; ");
+        }
+        s.push_str(&format!(
+            "(3) checking {tasks} for what is in progress, done and pending; (4) treating \
+             \"next steps\" in the summary as hypotheses until they agree with the state and the \
+             plan; (5) if plan mode was on before the compaction, confirming with the user \
+             before leaving it.\n"
+        ));
+        s.push_str(
+            "The user's message remains the task; these steps only restore its context. The \
+             ask-before-search contract still applies (`capn context` prints it).",
+        );
+        truncate(s)
+    }
+}
+
+/// The reminder that context use crossed the threshold, under [`MAX_CHARS`] characters.
+/// `percent` is the use when the statusline wrote the marker; `threshold` the configured one.
+pub fn context_warning(host: Host, percent: Option<f64>, threshold: Option<u8>) -> String {
+    let prep = prep_name(host);
+    let mut s = String::from("[capn] Context use in this session ");
+    match percent {
+        Some(p) if p.is_finite() => s.push_str(&format!("has reached {}%", p.floor() as i64)),
+        _ => s.push_str("has crossed the warning threshold"),
+    }
+    if let Some(t) = threshold {
+        s.push_str(&format!(" (warning threshold {t}%)"));
+    }
+    s.push_str(&format!(
+        ". A compaction, manual or automatic, replaces the conversation with a narrative summary \
+         that loses the decision structure. Running {prep} before /compact saves plan, phase, \
+         decisions, constraints and workers to the session state file so they survive it; the \
+         next natural stopping point is a good moment, and the user may want to know. This note \
+         is shown once; the user's message remains the task."
+    ));
+    truncate(s)
+}
+
+/// How the prep skill is invoked on each host.
+fn prep_name(host: Host) -> &'static str {
+    match host {
+        Host::Claude => "/compact-prep",
+        Host::Codex => "compact-prep",
+    }
+}
+
+/// A host-sent string made safe to quote: control characters dropped, at most 40 characters.
+fn clean(s: &str) -> String {
+    s.chars().filter(|c| !c.is_control()).take(40).collect()
+}
+
+/// Cuts `s` to fewer than [`MAX_CHARS`] characters (on a char boundary), marking the cut.
+pub fn truncate(s: String) -> String {
+    if s.chars().count() < MAX_CHARS {
+        return s;
+    }
+    let mut out: String = s.chars().take(MAX_CHARS - 2).collect();
+    out.push('…');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn long_path() -> PathBuf {
+        PathBuf::from(format!(
+            "/{}/sessions/{}/state.md",
+            "d".repeat(300),
+            "a".repeat(128)
+        ))
+    }
+
+    #[test]
+    fn recovery_with_state_names_path_time_and_steps() {
+        let p = PathBuf::from("/s/sessions/x/state.md");
+        let saved = SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_780_000_000);
+        let mut c = Marker::now("PostCompact");
+        c.trigger = Some("auto".into());
+        let t = Recovery {
+            host: Host::Claude,
+            state_file: &p,
+            state_saved_at: Some(saved),
+            precompact: None,
+            compacted: Some(&c),
+        }
+        .render();
+        for needle in [
+            "/s/sessions/x/state.md",
+            &rfc3339(saved),
+            "Active Plan",
+            "TaskList",
+            "hypotheses",
+            "plan mode",
+            "auto",
+            "remains the task",
+        ] {
+            assert!(t.contains(needle), "missing {needle:?} in {t}");
+        }
+        assert!(!t.contains("does not exist"));
+    }
+
+    #[test]
+    fn recovery_without_state_says_what_to_do_instead() {
+        let p = PathBuf::from("/s/state.md");
+        let t = Recovery {
+            host: Host::Codex,
+            state_file: &p,
+            state_saved_at: None,
+            precompact: None,
+            compacted: None,
+        }
+        .render();
+        assert!(t.contains("No compact-prep state was saved"), "{t}");
+        assert!(t.contains("question for the user"));
+        assert!(!t.contains("TaskList"));
+    }
+
+    #[test]
+    fn recovery_reports_stale_prep() {
+        let p = PathBuf::from("/s/state.md");
+        let mut pre = Marker::now("PreCompact");
+        pre.fresh_state = Some(false);
+        let t = Recovery {
+            host: Host::Claude,
+            state_file: &p,
+            state_saved_at: Some(SystemTime::now()),
+            precompact: Some(&pre),
+            compacted: None,
+        }
+        .render();
+        assert!(t.contains("no fresh /compact-prep"), "{t}");
+    }
+
+    #[test]
+    fn texts_stay_under_the_cap_even_with_long_inputs() {
+        let p = long_path();
+        let mut c = Marker::now("PostCompact");
+        c.trigger = Some("x".repeat(5000));
+        let mut pre = Marker::now("PreCompact");
+        pre.fresh_state = Some(false);
+        for saved in [None, Some(SystemTime::now())] {
+            let t = Recovery {
+                host: Host::Claude,
+                state_file: &p,
+                state_saved_at: saved,
+                precompact: Some(&pre),
+                compacted: Some(&c),
+            }
+            .render();
+            assert!(t.chars().count() < MAX_CHARS, "{}", t.chars().count());
+        }
+        let w = context_warning(Host::Claude, Some(1e300), Some(60));
+        assert!(w.chars().count() < MAX_CHARS);
+        assert!(truncate("é".repeat(5000)).chars().count() < MAX_CHARS);
+    }
+
+    #[test]
+    fn warning_names_percent_threshold_and_skill() {
+        let w = context_warning(Host::Claude, Some(72.9), Some(60));
+        assert!(
+            w.contains("72%") && w.contains("60%") && w.contains("/compact-prep"),
+            "{w}"
+        );
+        let w = context_warning(Host::Codex, None, None);
+        assert!(w.contains("crossed the warning threshold") && !w.contains("/compact-prep"));
+    }
+}

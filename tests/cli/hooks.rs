@@ -1,0 +1,719 @@
+//! `capn hook <event>`: conformance payloads, the marker state machine, hostile input and the
+//! never-exit-non-zero rule (hooks reference, section 7).
+
+use crate::schema;
+use crate::util::{Env, Run};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/conformance")
+}
+
+/// The subcommand for a host event name, if capn handles it.
+fn subcommand(event: &str) -> Option<&'static str> {
+    match event {
+        "SessionStart" => Some("session-start"),
+        "PreCompact" => Some("pre-compact"),
+        "PostCompact" => Some("post-compact"),
+        "UserPromptSubmit" => Some("user-prompt-submit"),
+        _ => None,
+    }
+}
+
+const EVENTS: [&str; 4] = [
+    "session-start",
+    "pre-compact",
+    "post-compact",
+    "user-prompt-submit",
+];
+
+fn hook(env: &Env, event: &str, host: &str, payload: &[u8]) -> Run {
+    env.run_stdin(&["hook", event, "--host", host], payload)
+}
+
+/// A payload for `event` in session `sid`, plus `extra` fields.
+fn payload(event: &str, sid: &str, extra: Value) -> Vec<u8> {
+    let mut v = json!({
+        "session_id": sid,
+        "transcript_path": format!("/home/user/.claude/projects/p/{sid}.jsonl"),
+        "cwd": "/home/user/project",
+        "hook_event_name": event,
+    });
+    for (k, x) in extra.as_object().unwrap() {
+        v[k] = x.clone();
+    }
+    serde_json::to_vec(&v).unwrap()
+}
+
+fn run_event(env: &Env, event: &str, sid: &str, extra: Value) -> Run {
+    hook(
+        env,
+        subcommand(event).unwrap(),
+        "claude",
+        &payload(event, sid, extra),
+    )
+}
+
+fn start(env: &Env, sid: &str, source: &str) -> Run {
+    run_event(env, "SessionStart", sid, json!({"source": source}))
+}
+fn pre(env: &Env, sid: &str) -> Run {
+    run_event(
+        env,
+        "PreCompact",
+        sid,
+        json!({"trigger": "manual", "custom_instructions": null}),
+    )
+}
+fn post(env: &Env, sid: &str) -> Run {
+    run_event(
+        env,
+        "PostCompact",
+        sid,
+        json!({"trigger": "manual", "compact_summary": "summary"}),
+    )
+}
+fn prompt(env: &Env, sid: &str) -> Run {
+    run_event(env, "UserPromptSubmit", sid, json!({"prompt": "go on"}))
+}
+
+/// Asserts exit 0 and an stdout that is empty or exactly one JSON object in the envelope for
+/// `event`; returns the injected text, if any.
+#[track_caller]
+fn context(run: Run, event: &str) -> Option<String> {
+    let run = run.ok();
+    if run.stdout.is_empty() {
+        return None;
+    }
+    assert!(
+        run.stdout.ends_with('\n') && run.stdout.trim_end().lines().count() == 1,
+        "one line expected: {:?}",
+        run.stdout
+    );
+    let v: Value = serde_json::from_str(&run.stdout).expect("stdout is JSON");
+    let obj = v.as_object().expect("an object");
+    assert_eq!(obj.len(), 1, "only hookSpecificOutput: {v}");
+    let h = obj["hookSpecificOutput"].as_object().unwrap();
+    assert_eq!(h.len(), 2, "{v}");
+    assert_eq!(h["hookEventName"], event);
+    let text = h["additionalContext"].as_str().unwrap().to_string();
+    assert!(
+        text.chars().count() < 2000,
+        "{} chars",
+        text.chars().count()
+    );
+    Some(text)
+}
+
+fn session_dir(env: &Env, sid: &str) -> PathBuf {
+    env.state_dir().join("sessions").join(sid)
+}
+
+fn is_recovery(text: &str) -> bool {
+    text.contains("Context compaction recovery")
+}
+
+fn is_warning(text: &str) -> bool {
+    text.contains("Context use in this session")
+}
+
+// ---------------------------------------------------------------- conformance payloads
+
+/// Every captured payload through the matching subcommand (or, for events capn does not
+/// handle, through all four): exit 0, and stdout empty or one object the host accepts.
+#[test]
+fn every_conformance_payload_is_answered_in_the_hosts_envelope() {
+    let mut seen = 0;
+    for host in ["claude", "codex"] {
+        let dir = fixtures().join("payloads").join(host);
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        for f in files {
+            let name = f.file_name().unwrap().to_str().unwrap().to_string();
+            let event = name.split('-').next().unwrap();
+            let bytes = std::fs::read(&f).unwrap();
+            let targets: Vec<&str> = match subcommand(event) {
+                Some(s) => vec![s],
+                None => EVENTS.to_vec(),
+            };
+            for sub in targets {
+                // A fresh state dir per run: each payload is judged on its own.
+                let env = Env::git();
+                let run = hook(&env, sub, host, &bytes);
+                let stdout = run.stdout.clone();
+                let out = context(run, event);
+                seen += 1;
+                let expect_output = sub == "session-start" && event == "SessionStart";
+                assert_eq!(
+                    out.is_some(),
+                    expect_output,
+                    "{host}/{name} via {sub}: {out:?}"
+                );
+                if host == "codex" && out.is_some() {
+                    let v: Value = serde_json::from_str(&stdout).unwrap();
+                    for s in [
+                        schema::load(&format!("{sub}.command.output.schema.json")),
+                        schema::load("variants/658d027/session-start.command.output.schema.json"),
+                    ] {
+                        let errs = schema::validate(&s, &v);
+                        assert!(errs.is_empty(), "{name}: {errs:?}");
+                    }
+                }
+            }
+        }
+    }
+    // 19 Claude and 8 Codex payloads; the 7 of events capn does not handle go through all four.
+    assert_eq!(seen, 20 + 7 * 4, "the fixture set changed");
+}
+
+/// Codex's strict schemas accept the recovery and the warning on both events that print.
+#[test]
+fn codex_outputs_validate_against_the_published_schemas() {
+    let env = Env::git();
+    let sid = "019f0634-3175-7702-b55c-e256f2966840";
+    let ss = schema::load("session-start.command.output.schema.json");
+    let ss_variant = schema::load("variants/658d027/session-start.command.output.schema.json");
+    let ups = schema::load("user-prompt-submit.command.output.schema.json");
+    let post_payload =
+        std::fs::read(fixtures().join("payloads/codex/PostCompact-manual-1.json")).unwrap();
+    let ups_payload =
+        std::fs::read(fixtures().join("payloads/codex/UserPromptSubmit-default-1.json")).unwrap();
+    hook(&env, "post-compact", "codex", &post_payload).ok();
+    let run = hook(&env, "user-prompt-submit", "codex", &ups_payload).ok();
+    let v: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert!(schema::validate(&ups, &v).is_empty(), "{v}");
+    assert!(is_recovery(
+        v["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap()
+    ));
+    let compact = payload(
+        "SessionStart",
+        sid,
+        json!({"source": "compact", "model": "gpt-5.5"}),
+    );
+    let run = hook(&env, "session-start", "codex", &compact).ok();
+    let v: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert!(schema::validate(&ss, &v).is_empty(), "{v}");
+    assert!(schema::validate(&ss_variant, &v).is_empty(), "{v}");
+    let text = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(is_recovery(text) && !text.contains("TaskList"), "{text}");
+}
+
+/// PreCompact and PostCompact never print, on either host, whatever the state.
+#[test]
+fn compact_events_never_print() {
+    let env = Env::git();
+    for host in ["claude", "codex"] {
+        for _ in 0..2 {
+            let r = hook(
+                &env,
+                "pre-compact",
+                host,
+                &payload("PreCompact", "s", json!({"trigger":"auto"})),
+            )
+            .ok();
+            assert_eq!(r.stdout, "");
+            let r = hook(
+                &env,
+                "post-compact",
+                host,
+                &payload("PostCompact", "s", json!({"trigger":"auto"})),
+            )
+            .ok();
+            assert_eq!(r.stdout, "");
+        }
+    }
+}
+
+// ---------------------------------------------------------------- session-start
+
+#[test]
+fn startup_resume_clear_inject_the_contract_and_export_the_session_id() {
+    let env = Env::git();
+    let envfile = env.tmp.path().join("claude-env");
+    std::fs::write(&envfile, "export EXISTING=1\n").unwrap();
+    for (i, source) in ["startup", "resume", "clear", "fork"].iter().enumerate() {
+        let sid = format!("sess-{i}");
+        let mut c = env.cmd(&["hook", "session-start"]);
+        c.env("CLAUDE_ENV_FILE", &envfile);
+        let text = context(
+            env.run_cmd(c, &payload("SessionStart", &sid, json!({"source": source}))),
+            "SessionStart",
+        )
+        .unwrap();
+        assert!(text.contains("capn ask"), "{source}: {text}");
+        assert!(!is_recovery(&text));
+    }
+    assert_eq!(
+        std::fs::read_to_string(&envfile).unwrap(),
+        "export EXISTING=1\nexport CAPN_SESSION_ID=sess-0\nexport CAPN_SESSION_ID=sess-1\n\
+         export CAPN_SESSION_ID=sess-2\nexport CAPN_SESSION_ID=sess-3\n"
+    );
+}
+
+#[test]
+fn invalid_session_id_is_never_exported() {
+    let env = Env::git();
+    let envfile = env.tmp.path().join("claude-env");
+    let mut c = env.cmd(&["hook", "session-start"]);
+    c.env("CLAUDE_ENV_FILE", &envfile);
+    let text = context(
+        env.run_cmd(
+            c,
+            &payload("SessionStart", "x; rm -rf /", json!({"source":"startup"})),
+        ),
+        "SessionStart",
+    );
+    assert!(text.is_some(), "the contract still applies");
+    assert!(!envfile.exists());
+}
+
+// ---------------------------------------------------------------- marker state machine
+
+/// PostCompact alone: the next prompt gets the recovery, once.
+#[test]
+fn post_compact_marker_is_delivered_once_by_the_next_prompt() {
+    let env = Env::git();
+    pre(&env, "a").ok();
+    post(&env, "a").ok();
+    assert!(session_dir(&env, "a").join("compacted.json").exists());
+    let marker: Value = serde_json::from_str(
+        &std::fs::read_to_string(session_dir(&env, "a").join("compacted.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(marker["trigger"], "manual");
+    assert_eq!(marker["event"], "PostCompact");
+    assert_eq!(marker["cwd"], "/home/user/project");
+    assert!(marker["transcript_path"]
+        .as_str()
+        .unwrap()
+        .ends_with("a.jsonl"));
+    assert!(marker["at"].as_str().unwrap().ends_with('Z'));
+    let text = context(prompt(&env, "a"), "UserPromptSubmit").unwrap();
+    assert!(is_recovery(&text), "{text}");
+    assert!(text.contains("No /compact-prep state was saved"), "{text}");
+    assert!(text.contains(
+        &session_dir(&env, "a")
+            .join("state.md")
+            .display()
+            .to_string()
+    ));
+    assert_eq!(context(prompt(&env, "a"), "UserPromptSubmit"), None);
+    assert!(!session_dir(&env, "a").join("compacted.json").exists());
+}
+
+/// SessionStart(compact) alone (no PostCompact registered): it delivers; prompts stay silent.
+#[test]
+fn session_start_compact_alone_delivers_the_recovery() {
+    let env = Env::git();
+    pre(&env, "b").ok();
+    let text = context(start(&env, "b", "compact"), "SessionStart").unwrap();
+    assert!(is_recovery(&text), "{text}");
+    assert!(
+        !text.contains("capn ask \""),
+        "the full contract is not repeated"
+    );
+    assert_eq!(context(prompt(&env, "b"), "UserPromptSubmit"), None);
+}
+
+/// Both hooks, PostCompact first: SessionStart claims the marker, the prompt stays silent.
+#[test]
+fn post_compact_then_session_start_delivers_once() {
+    let env = Env::git();
+    pre(&env, "c").ok();
+    post(&env, "c").ok();
+    let text = context(start(&env, "c", "compact"), "SessionStart").unwrap();
+    assert!(is_recovery(&text) && text.contains("(manual, "), "{text}");
+    assert_eq!(context(prompt(&env, "c"), "UserPromptSubmit"), None);
+}
+
+/// Both hooks, SessionStart first (as in the real capture, 60 ms apart): PostCompact leaves no
+/// marker behind, so the recovery is not delivered a second time.
+#[test]
+fn session_start_then_post_compact_delivers_once() {
+    let env = Env::git();
+    for round in 0..2 {
+        pre(&env, "d").ok();
+        let text = context(start(&env, "d", "compact"), "SessionStart").unwrap();
+        assert!(is_recovery(&text), "round {round}");
+        post(&env, "d").ok();
+        assert!(!session_dir(&env, "d").join("compacted.json").exists());
+        assert_eq!(
+            context(prompt(&env, "d"), "UserPromptSubmit"),
+            None,
+            "round {round}"
+        );
+    }
+    // A later compaction with PostCompact only is still delivered: the old record does not
+    // cover it.
+    std::thread::sleep(Duration::from_millis(5));
+    pre(&env, "d").ok();
+    post(&env, "d").ok();
+    assert!(is_recovery(
+        &context(prompt(&env, "d"), "UserPromptSubmit").unwrap()
+    ));
+}
+
+/// SessionStart(compact) and PostCompact racing in parallel: exactly one delivery overall.
+#[test]
+fn racing_session_start_and_post_compact_deliver_exactly_once() {
+    let env = Env::git();
+    for i in 0..8 {
+        let sid = format!("race-{i}");
+        pre(&env, &sid).ok();
+        let (s, _) = std::thread::scope(|sc| {
+            let a = sc.spawn(|| start(&env, &sid, "compact"));
+            let b = sc.spawn(|| post(&env, &sid));
+            (a.join().unwrap(), b.join().unwrap().ok())
+        });
+        let delivered_by_start = context(s, "SessionStart").is_some_and(|t| is_recovery(&t));
+        let delivered_by_prompt = context(prompt(&env, &sid), "UserPromptSubmit").is_some();
+        assert!(delivered_by_start, "SessionStart(compact) always delivers");
+        assert!(!delivered_by_prompt, "{sid}: delivered twice");
+    }
+}
+
+#[test]
+fn subagent_post_compact_is_ignored() {
+    let env = Env::git();
+    run_event(
+        &env,
+        "PostCompact",
+        "e",
+        json!({"trigger":"auto","agent_id":"agent-1","agent_type":"Explore"}),
+    )
+    .ok();
+    run_event(
+        &env,
+        "PreCompact",
+        "e",
+        json!({"trigger":"auto","agent_id":"agent-1"}),
+    )
+    .ok();
+    assert!(!session_dir(&env, "e").exists());
+    assert_eq!(context(prompt(&env, "e"), "UserPromptSubmit"), None);
+    // A sub-agent prompt never consumes the main conversation's marker.
+    post(&env, "e").ok();
+    let sub = run_event(
+        &env,
+        "UserPromptSubmit",
+        "e",
+        json!({"prompt":"x","agent_id":"a"}),
+    );
+    assert_eq!(context(sub, "UserPromptSubmit"), None);
+    assert!(is_recovery(
+        &context(prompt(&env, "e"), "UserPromptSubmit").unwrap()
+    ));
+}
+
+#[test]
+fn two_sessions_in_one_project_never_see_each_others_markers() {
+    let env = Env::git();
+    post(&env, "one").ok();
+    assert_eq!(context(prompt(&env, "two"), "UserPromptSubmit"), None);
+    assert_eq!(
+        context(start(&env, "two", "startup"), "SessionStart").map(|t| is_recovery(&t)),
+        Some(false)
+    );
+    assert!(is_recovery(
+        &context(prompt(&env, "one"), "UserPromptSubmit").unwrap()
+    ));
+}
+
+#[test]
+fn clear_starts_a_new_session_id_with_nothing_pending() {
+    let env = Env::git();
+    let envfile = env.tmp.path().join("claude-env");
+    post(&env, "before-clear").ok();
+    let mut c = env.cmd(&["hook", "session-start"]);
+    c.env("CLAUDE_ENV_FILE", &envfile);
+    let text = context(
+        env.run_cmd(
+            c,
+            &payload("SessionStart", "after-clear", json!({"source":"clear"})),
+        ),
+        "SessionStart",
+    )
+    .unwrap();
+    assert!(!is_recovery(&text));
+    assert!(std::fs::read_to_string(&envfile)
+        .unwrap()
+        .ends_with("export CAPN_SESSION_ID=after-clear\n"));
+    assert_eq!(
+        context(prompt(&env, "after-clear"), "UserPromptSubmit"),
+        None
+    );
+    // The old session's marker is its own business.
+    assert!(session_dir(&env, "before-clear")
+        .join("compacted.json")
+        .exists());
+}
+
+/// A status line payload at `percent`% for session `sid`.
+fn status(env: &Env, sid: &str, percent: f64) -> Run {
+    let p = json!({"session_id": sid, "cwd": env.root, "model": {"id": "claude-opus-4-6"},
+                   "context_window": {"used_percentage": percent, "context_window_size": 200000}});
+    env.run_stdin(&["statusline"], &serde_json::to_vec(&p).unwrap())
+        .ok()
+}
+
+#[test]
+fn warning_fires_once_per_crossing_and_rearms_after_compaction() {
+    let env = Env::git();
+    status(&env, "w", 59.9);
+    assert_eq!(context(prompt(&env, "w"), "UserPromptSubmit"), None);
+    status(&env, "w", 60.0);
+    let text = context(prompt(&env, "w"), "UserPromptSubmit").unwrap();
+    assert!(
+        is_warning(&text) && text.contains("60%") && text.contains("/compact-prep"),
+        "{text}"
+    );
+    status(&env, "w", 75.0);
+    status(&env, "w", 80.0);
+    assert_eq!(
+        context(prompt(&env, "w"), "UserPromptSubmit"),
+        None,
+        "warned once"
+    );
+    // A compaction re-arms it; the recovery comes first.
+    status(&env, "w", 85.0);
+    pre(&env, "w").ok();
+    post(&env, "w").ok();
+    assert!(!session_dir(&env, "w").join("context-warn.json").exists());
+    assert!(is_recovery(
+        &context(prompt(&env, "w"), "UserPromptSubmit").unwrap()
+    ));
+    assert_eq!(context(prompt(&env, "w"), "UserPromptSubmit"), None);
+    status(&env, "w", 20.0);
+    assert_eq!(context(prompt(&env, "w"), "UserPromptSubmit"), None);
+    status(&env, "w", 66.6);
+    let text = context(prompt(&env, "w"), "UserPromptSubmit").unwrap();
+    assert!(is_warning(&text) && text.contains("66%"), "{text}");
+}
+
+#[test]
+fn pending_compaction_wins_over_pending_warning() {
+    let env = Env::git();
+    status(&env, "pw", 70.0);
+    // Written by a statusline after PostCompact (the warning record was re-armed).
+    post(&env, "pw").ok();
+    status(&env, "pw", 70.0);
+    assert!(is_recovery(
+        &context(prompt(&env, "pw"), "UserPromptSubmit").unwrap()
+    ));
+    assert!(is_warning(
+        &context(prompt(&env, "pw"), "UserPromptSubmit").unwrap()
+    ));
+    assert_eq!(context(prompt(&env, "pw"), "UserPromptSubmit"), None);
+}
+
+#[test]
+fn recovery_names_the_saved_state_and_its_time() {
+    let env = Env::git();
+    let state = "# Compact Prep State\n## Active Plan\nplans/x.md\n## Current Phase\n## TaskList Summary\n## Session Decisions\n## Constraints and Blockers\n## Worker Topology\n## Editing Files\n## Recovery Notes\n";
+    env.run_stdin(&["state", "save", "--session", "f"], state.as_bytes())
+        .ok();
+    pre(&env, "f").ok();
+    post(&env, "f").ok();
+    let text = context(prompt(&env, "f"), "UserPromptSubmit").unwrap();
+    let path = session_dir(&env, "f").join("state.md");
+    assert!(
+        text.contains(&format!("is {}, saved 20", path.display())),
+        "{text}"
+    );
+    assert!(text.contains("Active Plan") && text.contains("hypotheses"));
+    assert!(!text.contains("no fresh"), "{text}");
+    let pre_rec: Value = serde_json::from_str(
+        &std::fs::read_to_string(session_dir(&env, "f").join("precompact.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(pre_rec["fresh_state"], true);
+}
+
+/// A state saved before the previous compaction is not fresh for the next one.
+#[test]
+fn recovery_says_when_the_compaction_came_without_fresh_prep() {
+    let env = Env::git();
+    let state = "# Compact Prep State\n## Active Plan\n## Current Phase\n## TaskList Summary\n## Session Decisions\n## Constraints and Blockers\n## Worker Topology\n## Editing Files\n## Recovery Notes\n";
+    env.run_stdin(&["state", "save", "--session", "g"], state.as_bytes())
+        .ok();
+    pre(&env, "g").ok();
+    post(&env, "g").ok();
+    context(prompt(&env, "g"), "UserPromptSubmit").unwrap();
+    std::thread::sleep(Duration::from_millis(5));
+    pre(&env, "g").ok();
+    post(&env, "g").ok();
+    let text = context(prompt(&env, "g"), "UserPromptSubmit").unwrap();
+    assert!(text.contains("no fresh /compact-prep"), "{text}");
+}
+
+#[test]
+fn stale_sessions_are_garbage_collected_from_session_start() {
+    let env = Env::git();
+    post(&env, "old").ok();
+    post(&env, "young").ok();
+    // post-compact ran GC and stamped; make both the stamp and "old" look ancient.
+    let old_time = SystemTime::now() - Duration::from_secs(20 * 24 * 3600);
+    let age = |p: &Path| {
+        std::fs::File::open(p)
+            .unwrap()
+            .set_modified(old_time)
+            .unwrap()
+    };
+    let old = session_dir(&env, "old");
+    age(&old.join("compacted.json"));
+    age(&old);
+    // A fresh stamp: nothing is collected yet.
+    start(&env, "other", "startup").ok();
+    assert!(old.exists(), "GC runs at most daily");
+    age(&env.state_dir().join("gc-stamp"));
+    start(&env, "other", "startup").ok();
+    assert!(!old.exists(), "old session collected");
+    assert!(session_dir(&env, "young").exists());
+}
+
+// ---------------------------------------------------------------- hostile input
+
+/// Every file under `root` except the state dir, with contents.
+fn snapshot(root: &Path, skip: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.starts_with(skip) {
+                continue;
+            }
+            if p.is_dir() {
+                stack.push(p.clone());
+                out.push((p, Vec::new()));
+            } else {
+                out.push((p.clone(), std::fs::read(&p).unwrap_or_default()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn hostile_input_exits_zero_and_writes_nothing_outside_the_state_dir() {
+    let env = Env::git();
+    let big_prompt = "x".repeat(5 * 1024 * 1024);
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("empty", Vec::new()),
+        ("whitespace", b"  \n\t ".to_vec()),
+        ("not json", b"hello, hook".to_vec()),
+        ("truncated", br#"{"session_id":"abc","#.to_vec()),
+        ("array", b"[1,2,3]".to_vec()),
+        ("string", b"\"session\"".to_vec()),
+        ("binary", vec![0xff, 0xfe, 0x00, 0x7b, 0x80]),
+        (
+            "5 MB prompt",
+            payload("UserPromptSubmit", "big", json!({"prompt": big_prompt})),
+        ),
+        (
+            "wrong types",
+            br#"{"session_id":42,"source":["compact"],"trigger":{},"cwd":false,"transcript_path":1.5,"agent_id":7}"#.to_vec(),
+        ),
+        (
+            "nulls",
+            br#"{"session_id":null,"source":null,"trigger":null,"cwd":null,"transcript_path":null,"hook_event_name":null}"#.to_vec(),
+        ),
+        ("traversal", br#"{"session_id":"../../x","source":"compact","trigger":"manual","prompt":"p"}"#.to_vec()),
+        ("absolute", br#"{"session_id":"/tmp/capn-evil","source":"compact","trigger":"auto"}"#.to_vec()),
+        ("dot", br#"{"session_id":"..","source":"compact","trigger":"auto"}"#.to_vec()),
+        ("separator", br#"{"session_id":"a/../../b","source":"compact","trigger":"auto"}"#.to_vec()),
+        ("nul", br#"{"session_id":"a\u0000b","source":"compact"}"#.to_vec()),
+        ("duplicate keys", br#"{"session_id":"a","session_id":"../../b"}"#.to_vec()),
+        ("deep nesting", format!("{}{}", "[".repeat(100_000), "]".repeat(100_000)).into_bytes()),
+    ];
+    let before = snapshot(env.tmp.path(), &env.state_dir());
+    for (name, bytes) in &cases {
+        for event in EVENTS {
+            let r = env.run_stdin(&["hook", event], bytes);
+            assert_eq!(r.code, 0, "{name} via {event}: {}", r.stderr);
+            if !r.stdout.is_empty() {
+                // Only a parseable session-start with no usable id may still get the contract.
+                let v: Value = serde_json::from_str(&r.stdout).unwrap();
+                assert_eq!(
+                    v["hookSpecificOutput"]["hookEventName"], "SessionStart",
+                    "{name}"
+                );
+            }
+        }
+        let r = env.run_stdin(&["statusline"], bytes);
+        assert_eq!(r.code, 0, "{name} via statusline");
+        assert_eq!(r.stdout.lines().count(), 1, "{name}: {:?}", r.stdout);
+    }
+    assert_eq!(before, snapshot(env.tmp.path(), &env.state_dir()));
+    assert!(!env.tmp.path().join("x").exists());
+    assert!(!Path::new("/tmp/capn-evil").exists());
+    // Only the valid "big" session may exist in the state dir.
+    if let Ok(rd) = std::fs::read_dir(env.state_dir().join("sessions")) {
+        let names: Vec<_> = rd.map(|e| e.unwrap().file_name()).collect();
+        assert!(names.iter().all(|n| n == "big"), "{names:?}");
+    }
+}
+
+#[test]
+fn a_five_megabyte_prompt_is_read_whole_and_still_delivers() {
+    let env = Env::git();
+    post(&env, "big").ok();
+    let big = payload(
+        "UserPromptSubmit",
+        "big",
+        json!({"prompt": "y".repeat(5 * 1024 * 1024)}),
+    );
+    let text = context(
+        hook(&env, "user-prompt-submit", "claude", &big),
+        "UserPromptSubmit",
+    );
+    assert!(is_recovery(&text.unwrap()));
+}
+
+#[test]
+fn mismatched_event_name_does_nothing() {
+    let env = Env::git();
+    post(&env, "m").ok();
+    // A UserPromptSubmit payload sent to the session-start subcommand (mis-registration).
+    let r = hook(
+        &env,
+        "session-start",
+        "claude",
+        &payload("UserPromptSubmit", "m", json!({"prompt":"x"})),
+    )
+    .ok();
+    assert_eq!(r.stdout, "");
+    assert!(session_dir(&env, "m").join("compacted.json").exists());
+}
+
+#[test]
+fn usage_errors_on_hook_paths_exit_zero_and_never_two() {
+    let env = Env::git();
+    for args in [
+        vec!["hook"],
+        vec!["hook", "bogus"],
+        vec!["hook", "bogus", "--help"],
+        vec!["hook", "session-start", "--host", "bogus"],
+        vec!["hook", "session-start", "extra"],
+        vec!["hook", "user-prompt-submit", "--bogus-flag"],
+        vec!["statusline", "--warn-at", "0", "--help"],
+    ] {
+        let r = env.run_stdin(&args, b"{\"session_id\":\"s\"}");
+        assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
+        assert_eq!(r.stdout, "", "{args:?}");
+    }
+    // The status line still prints its line on a usage error.
+    let r = env.run_stdin(&["statusline", "--warn-at", "0"], b"{}").ok();
+    assert_eq!(r.stdout, "ctx --\n");
+    assert!(r.stderr.contains("--warn-at"));
+}
