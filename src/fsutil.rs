@@ -17,6 +17,10 @@ pub enum Durability {
     /// map.json): after a power loss the worst case is an empty file that is rebuilt. An `fsync`
     /// costs 5-8 ms on the reference machine, more than the whole `chart` budget.
     Rebuildable,
+    /// No `fsync` either: hook markers and stamps in the per-user state dir. A crash that loses
+    /// one loses a one-time notice (a recovery note, a context warning), never data; the hooks
+    /// that write them run on the host's hot path with a 2 ms budget.
+    Transient,
 }
 
 /// Writes `bytes` to `path` atomically and durably: a temp file in the same folder, `fsync`, then

@@ -15,7 +15,10 @@
 //! gc-stamp                             when garbage collection last ran
 //! ```
 //!
-//! Every file is written with [`crate::fsutil::write_atomic`]. A marker is *claimed* by renaming it
+//! Every file is written atomically (temp file + rename): the state file durably
+//! ([`crate::fsutil::write_atomic`]), markers and stamps without `fsync`
+//! ([`crate::fsutil::Durability::Transient`]: losing one to a crash loses a notice, nothing more,
+//! and the compaction hooks stay within their 2 ms budget). A marker is *claimed* by renaming it
 //! to a name unique to the claiming process; only the process whose rename succeeds delivers it,
 //! so two hooks racing for one marker deliver it once (hooks reference, section 7 item 7:
 //! "Expect concurrency").
@@ -226,7 +229,11 @@ impl SessionDir {
         self.ensure()?;
         let mut text = serde_json::to_string(marker)?;
         text.push('\n');
-        crate::fsutil::write_atomic(&self.file(name), text.as_bytes())
+        crate::fsutil::write_atomic_with(
+            &self.file(name),
+            text.as_bytes(),
+            crate::fsutil::Durability::Transient,
+        )
     }
 
     /// Reads `<dir>/<name>` as a marker. `None` when the file does not exist; a file that exists
@@ -294,7 +301,11 @@ impl SessionDir {
             .and_then(|m| m.modified())
             .is_ok_and(|t| now.duration_since(t).is_ok_and(|age| age < GC_INTERVAL));
         if !fresh && self.path.is_dir() {
-            crate::fsutil::write_atomic(&seen, rfc3339(now).as_bytes())?;
+            crate::fsutil::write_atomic_with(
+                &seen,
+                rfc3339(now).as_bytes(),
+                crate::fsutil::Durability::Transient,
+            )?;
         }
         Ok(())
     }
@@ -323,7 +334,11 @@ pub fn maybe_gc(state_dir: &Path, keep: Option<&SessionId>) -> Result<usize> {
     if !sessions.is_dir() {
         return Ok(0);
     }
-    crate::fsutil::write_atomic(&stamp, rfc3339(now).as_bytes())?;
+    crate::fsutil::write_atomic_with(
+        &stamp,
+        rfc3339(now).as_bytes(),
+        crate::fsutil::Durability::Transient,
+    )?;
     Ok(gc(state_dir, now, GC_MAX_AGE, keep))
 }
 

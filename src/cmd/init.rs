@@ -92,6 +92,9 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
         f.save()?;
     }
 
+    if let Some(what) = install_skill(&root)? {
+        done.push(what);
+    }
     if let Some(path) = git_hook {
         if add_post_commit(&path)? {
             done.push(format!(
@@ -196,14 +199,61 @@ pub fn post_commit_path(root: &Path) -> Result<PathBuf> {
 pub const POST_COMMIT_COMMENT: &str =
     "# Added by capn init: drop charted answers whose files this commit changed.";
 
-/// Installs the bundled skill (placeholder until the skill lands): returns what it did.
-pub fn install_skill(_root: &Path) -> Result<Option<String>> {
-    Ok(None)
+/// Where `init` installs the bundled `/compact-prep` skill (skills reference: project skills live
+/// in `.claude/skills/<name>/SKILL.md`).
+pub fn skill_path(root: &Path) -> PathBuf {
+    root.join(".claude/skills")
+        .join(crate::hook::skill::SKILL_NAME)
+        .join("SKILL.md")
 }
 
-/// Removes the bundled skill if unmodified: returns what it did.
-pub fn uninstall_skill(_root: &Path) -> Result<Option<String>> {
-    Ok(None)
+/// Installs the bundled skill when absent. A different file already there is kept (it may hold
+/// the user's edits) and reported. Returns what it did.
+///
+/// Errors: the skill cannot be written.
+pub fn install_skill(root: &Path) -> Result<Option<String>> {
+    let path = skill_path(root);
+    let rel = crate::store::display_rel(root, &path);
+    match std::fs::read_to_string(&path) {
+        Ok(text) if text == crate::hook::skill::SKILL_MD => Ok(None),
+        Ok(_) => Ok(Some(format!(
+            "kept {rel}: it differs from the bundled /compact-prep skill (delete it and run capn init to update)"
+        ))),
+        Err(_) => {
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir)
+                    .with_context(|| format!("could not create {}", dir.display()))?;
+            }
+            crate::fsutil::write_atomic(&path, crate::hook::skill::SKILL_MD.as_bytes())?;
+            Ok(Some(format!("installed the /compact-prep skill in {rel}")))
+        }
+    }
+}
+
+/// Removes the bundled skill if it is unmodified (and its folder if left empty). Returns what it
+/// did.
+///
+/// Errors: the file cannot be removed.
+pub fn uninstall_skill(root: &Path) -> Result<Option<String>> {
+    let path = skill_path(root);
+    let rel = crate::store::display_rel(root, &path);
+    match std::fs::read_to_string(&path) {
+        Ok(text) if text == crate::hook::skill::SKILL_MD => {
+            std::fs::remove_file(&path)
+                .with_context(|| format!("could not remove {}", path.display()))?;
+            if let Some(dir) = path.parent() {
+                let _ = std::fs::remove_dir(dir);
+                if let Some(skills) = dir.parent() {
+                    let _ = std::fs::remove_dir(skills);
+                }
+            }
+            Ok(Some(format!("removed the /compact-prep skill {rel}")))
+        }
+        Ok(_) => Ok(Some(format!(
+            "kept {rel}: it was changed after capn init installed it"
+        ))),
+        Err(_) => Ok(None),
+    }
 }
 
 /// Appends `capn prune` to the post-commit hook (creating it executable with a shebang when

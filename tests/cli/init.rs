@@ -40,6 +40,11 @@ fn init_sets_everything_up_and_a_second_run_changes_nothing() {
         .unwrap()
         .starts_with("capn hook session-start"));
     assert!(ch["timeout"].as_u64().is_some());
+    let skill = env.read(".claude/skills/compact-prep/SKILL.md");
+    assert!(
+        skill.starts_with("---\n") && skill.contains("name: compact-prep"),
+        "{skill}"
+    );
     let hook = env.read(".git/hooks/post-commit");
     assert!(hook.starts_with("#!"));
     assert_eq!(hook.lines().filter(|l| l.trim() == "capn prune").count(), 1);
