@@ -436,6 +436,63 @@ fn cmd_floors(repos: &[Repo], queries: &[Query]) {
     }
 }
 
+/// Small stores, as in a young project: for each case, a store holding its chart and `k - 1`
+/// other charts of the same repo. Its exact and para questions should hit it; the repo's neg
+/// questions and the para questions of cases whose chart is absent should miss.
+fn cmd_small(repos: &[Repo], queries: &[Query]) {
+    let p = Params::default();
+    for k in [1usize, 2, 4] {
+        let (mut pos_n, mut pos_p1, mut pos_hit) = (0, 0, 0);
+        let (mut para_n, mut para_p1) = (0, 0);
+        let (mut neg_n, mut neg_hit, mut absent_n, mut absent_hit) = (0, 0, 0, 0);
+        for r in repos {
+            for (i, chart) in r.charts.iter().enumerate() {
+                let members: Vec<&Chart> = (0..k)
+                    .map(|j| &r.charts[(i + j * 5) % r.charts.len()])
+                    .collect();
+                let st = store(members.iter().copied(), &p);
+                for q in queries.iter().filter(|q| q.repo == r.name) {
+                    let hits = st.index.search(&q.text, 5, &|_| true);
+                    let top = hits.first().map(|h| st.cases[h.doc].as_str());
+                    if q.kind == "neg" {
+                        neg_n += 1;
+                        neg_hit += usize::from(top.is_some());
+                    } else if q.case == chart.case && q.kind != "hard" {
+                        pos_n += 1;
+                        pos_hit += usize::from(top.is_some());
+                        pos_p1 += usize::from(top == Some(chart.case.as_str()));
+                        if q.kind == "para" {
+                            para_n += 1;
+                            para_p1 += usize::from(top == Some(chart.case.as_str()));
+                        }
+                    } else if q.kind == "para" && !st.cases.contains(&q.case) {
+                        absent_n += 1;
+                        absent_hit += usize::from(top.is_some());
+                        if k == 1 && top.is_some() && std::env::var_os("VERBOSE").is_some() {
+                            println!(
+                                "  absent {:?} -> {} ({})",
+                                q.text, chart.question, hits[0].score
+                            );
+                        }
+                    }
+                    if k == 1
+                        && q.case == chart.case
+                        && q.kind == "para"
+                        && top.is_none()
+                        && std::env::var_os("VERBOSE").is_some()
+                    {
+                        println!("  missed {:?} -> {}", q.text, chart.question);
+                    }
+                }
+            }
+        }
+        println!(
+            "k {k}: own exact+para P@1 {pos_p1}/{pos_n} (para {para_p1}/{para_n}, answered {pos_hit}) | \
+             neg answered {neg_hit}/{neg_n} | para of absent charts answered {absent_hit}/{absent_n}"
+        );
+    }
+}
+
 fn cmd_cross(repos: &[Repo], queries: &[Query]) {
     let p = Params::default();
     let stores: Vec<(&str, Store)> = repos
@@ -711,6 +768,7 @@ fn main() {
         "sweep" => cmd_sweep(&repos, &queries),
         "cross" => cmd_cross(&repos, &queries),
         "floors" => cmd_floors(&repos, &queries),
+        "small" => cmd_small(&repos, &queries),
         "misses" => cmd_misses(&repos, &queries),
         "explain" => cmd_explain(
             &repos,

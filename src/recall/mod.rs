@@ -20,7 +20,8 @@
 //! ```text
 //! tf~(t, d) = Σ_f W_f · tf_f(t, d) / (1 − B_f + B_f · len_f(d) / avglen_f)
 //! w(t, d)   = tf~ / (K1 + tf~)                         (0..1, stored quantised to 1/255)
-//! idf(t)    = ln(1 + (N − df + 0.5) / (df + 0.5))      (N docs, df docs containing t)
+//! idf(t)    = ln(1 + (N' − df + 0.5) / (df + 0.5))     (N' = N docs + IDF_PRIOR_DOCS,
+//!                                                      df = docs containing t)
 //! bm25(q, d) = Σ_{t ∈ q, unique} idf(t) · w(t, d)
 //! ```
 //!
@@ -52,6 +53,15 @@ pub use tokenize::analyze;
 
 /// Version of the tokeniser and index layout; part of the derived index's header.
 pub const VERSION: u32 = 1;
+
+/// Phantom docs (containing none of the query's terms) added to the doc count `N` in the IDF.
+///
+/// BM25's IDF is degenerate in a young store: with one entry, a query word the store has never
+/// seen weighs almost five times a word it holds, so a rewording that shares two of its three
+/// words misses. A few phantom docs make a 1-entry store weigh words about as a 12-entry store
+/// does (where [`COVERAGE_FLOOR`] was calibrated); in stores of hundreds of entries the prior is
+/// negligible.
+pub const IDF_PRIOR_DOCS: f32 = 3.0;
 
 /// Minimum [`Candidate::coverage`] (share of the query's IDF mass, 0..1) for a doc to be a hit.
 pub const COVERAGE_FLOOR: f32 = 0.3;
@@ -438,7 +448,7 @@ impl Bm25Index {
     }
 
     fn idf(&self, df: u32) -> f32 {
-        let n = self.raw.n_docs as f32;
+        let n = self.raw.n_docs as f32 + IDF_PRIOR_DOCS;
         let df = df as f32;
         (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
     }
@@ -772,6 +782,20 @@ mod tests {
                 assert!((1..=100).contains(&h.score), "{q:?} {h:?}");
             }
         }
+    }
+
+    #[test]
+    fn a_rewording_finds_the_only_entry_of_a_young_store() {
+        // With one entry, BM25's raw IDF would weigh the unseen "handler" ~5x a held word and
+        // drop coverage under the floor; the IDF prior keeps it a hit.
+        let entries = vec![entry(
+            "Where are Stripe payment webhooks handled?",
+            "",
+            &["src/api/webhooks.ts"],
+        )];
+        let index = index_of(&entries);
+        assert_eq!(top(&index, "where is the stripe webhook handler?"), Some(0));
+        assert_eq!(top(&index, "where is the dark mode toggle?"), None);
     }
 
     #[test]

@@ -180,17 +180,18 @@ fn ascii_pieces(text: &str, buf: &mut String, emit: &mut dyn FnMut(Piece<'_>)) {
         let mut cuts = [0usize; MAX_CUTS];
         let mut ncuts = 0;
         for k in start + 1..i {
-            let next = |d: usize| k + d < i && class(k + d) & LOWER != 0;
-            let (prev, cur) = (class(k - 1), class(k));
-            if ncuts < MAX_CUTS
-                && is_cut(
-                    prev & LOWER != 0,
-                    prev & UPPER != 0,
-                    cur & UPPER != 0,
-                    next(1),
-                    next(2),
-                )
-            {
+            let case = |j: usize| {
+                if j >= i {
+                    Case::Other
+                } else if class(j) & UPPER != 0 {
+                    Case::Upper
+                } else if class(j) & LOWER != 0 {
+                    Case::Lower
+                } else {
+                    Case::Other
+                }
+            };
+            if ncuts < MAX_CUTS && is_cut(case(k - 1), case(k), case(k + 1), case(k + 2)) {
                 cuts[ncuts] = k - start;
                 ncuts += 1;
             }
@@ -208,14 +209,8 @@ fn unicode_word(w: &str, buf: &mut String, emit: &mut dyn FnMut(Piece<'_>)) {
         if ncuts == MAX_CUTS {
             break;
         }
-        let prev = cs[k - 1].1;
-        if is_cut(
-            prev.is_lowercase(),
-            prev.is_uppercase(),
-            cs[k].1.is_uppercase(),
-            cs.get(k + 1).is_some_and(|&(_, n)| n.is_lowercase()),
-            cs.get(k + 2).is_some_and(|&(_, n)| n.is_lowercase()),
-        ) {
+        let case = |j: usize| cs.get(j).map_or(Case::Other, |&(_, c)| Case::of(c));
+        if is_cut(case(k - 1), case(k), case(k + 1), case(k + 2)) {
             cuts[ncuts] = cs[k].0;
             ncuts += 1;
         }
@@ -223,17 +218,41 @@ fn unicode_word(w: &str, buf: &mut String, emit: &mut dyn FnMut(Piece<'_>)) {
     emit_parts(w, &cuts[..ncuts], buf, emit);
 }
 
-/// Whether a camelCase part starts at the current character: after a lowercase letter
-/// ("getFinal"), or at the last capital of an acronym when a lowercase run of two or more follows
-/// ("HTTPServer"); "URLs" is a plural, not "UR" + "Ls", and digits never cut ("get2FA").
-fn is_cut(
-    prev_lower: bool,
-    prev_upper: bool,
-    upper: bool,
-    next_lower: bool,
-    next2_lower: bool,
-) -> bool {
-    upper && (prev_lower || (prev_upper && next_lower && next2_lower))
+/// Letter case of a character, for camelCase splitting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Case {
+    Upper,
+    Lower,
+    /// Digits, caseless letters, or past the end of the word.
+    Other,
+}
+
+impl Case {
+    fn of(c: char) -> Case {
+        if c.is_uppercase() {
+            Case::Upper
+        } else if c.is_lowercase() {
+            Case::Lower
+        } else {
+            Case::Other
+        }
+    }
+}
+
+/// Whether a camelCase part starts at the current character (`cur`), given its neighbours:
+/// - after a lowercase letter: `getFinal` gives `get` + `Final`;
+/// - at the last capital of an acronym followed by two or more lowercase letters: `HTTPServer`
+///   gives `HTTP` + `Server`, while `URLs` is a plural, not `UR` + `Ls`;
+/// - at a capitalised word after a digit: `OAuth2Client` gives `OAuth2` + `Client`, while
+///   `get2FA` stays whole.
+fn is_cut(prev: Case, cur: Case, next: Case, next2: Case) -> bool {
+    use Case::{Lower, Other, Upper};
+    cur == Upper
+        && match prev {
+            Lower => true,
+            Upper => next == Lower && next2 == Lower,
+            Other => next == Lower,
+        }
 }
 
 /// Emits the parts of `w` between `cuts` and, when there are cuts, the whole word as a compound.
@@ -355,6 +374,12 @@ mod tests {
         assert_eq!(terms("HTTPServer"), ["http", "server", "httpserver"]);
         assert_eq!(terms("ClickHouse"), ["click", "hous", "clickhous"]);
         assert_eq!(terms("iOS"), ["os", "io"]);
+        assert_eq!(terms("OAuth2Client"), ["auth2", "client", "oauth2client"]);
+        assert_eq!(terms("OAuth"), ["auth", "oauth"]);
+        assert_eq!(terms("S3Bucket"), ["s3", "bucket", "s3bucket"]);
+        assert_eq!(terms("get2FA"), ["get2fa"]);
+        assert_eq!(terms("DOCUMENT_COMPLETED"), ["document", "complet"]);
+        assert_eq!(terms("ÜberCafé"), ["uber", "cafe", "ubercaf"]);
     }
 
     #[test]
