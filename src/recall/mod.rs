@@ -228,7 +228,9 @@ impl Hasher for FxHasher {
     }
 
     fn finish(&self) -> u64 {
-        self.0
+        // The multiply leaves the low bits (hashbrown's bucket index) weak: rotate the strong
+        // high bits down.
+        self.0.rotate_left(26)
     }
 }
 
@@ -237,25 +239,40 @@ type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 /// Marks a cached word that is a stop word.
 const STOP: u32 = u32::MAX;
 
-/// One doc's postings for one term during the build: raw term frequency per field.
+/// A word of at most 24 bytes packed into three little-endian words, zero-padded (words hold no
+/// NUL, so the key is unique): hashed in one round and compared without `memcmp`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct ShortKey([u64; 3]);
+
+impl ShortKey {
+    fn new(w: &str) -> Option<ShortKey> {
+        if w.len() > 24 {
+            return None;
+        }
+        let mut key = [0u64; 3];
+        for (i, &b) in w.as_bytes().iter().enumerate() {
+            key[i / 8] |= u64::from(b) << (8 * (i % 8));
+        }
+        Some(ShortKey(key))
+    }
+}
+
+impl std::hash::Hash for ShortKey {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        h.write_u64(self.0[0] ^ self.0[1].rotate_left(21) ^ self.0[2].rotate_left(42));
+    }
+}
+
+/// One term's occurrence in one doc during the build: raw term frequency per field.
 #[derive(Clone, Copy)]
-struct Staged {
+struct Posting {
+    term: u32,
     doc: u32,
     tf: [u8; 3],
 }
 
-/// A word of at most 24 bytes as three little-endian words, zero-padded (words hold no NUL, so
-/// the key is unique).
-fn short_key(w: &str) -> Option<[u64; 3]> {
-    if w.len() > 24 {
-        return None;
-    }
-    let mut key = [0u64; 3];
-    for (i, &b) in w.as_bytes().iter().enumerate() {
-        key[i / 8] |= u64::from(b) << (8 * (i % 8));
-    }
-    Some(key)
-}
+/// No doc yet (in [`Builder::current`]).
+const NONE: u32 = u32::MAX;
 
 /// Accumulates terms and per-field term frequencies during the build.
 #[derive(Default)]
@@ -265,11 +282,14 @@ struct Builder {
     /// Term id → term.
     names: Vec<String>,
     /// Word piece (lowercase, unstemmed) → term id or [`STOP`], so each distinct word is stemmed
-    /// once. Words of up to 24 bytes are keyed by [`short_key`], compared without `memcmp`.
-    short_words: FxMap<[u64; 3], u32>,
+    /// once; short words are keyed by [`ShortKey`].
+    short_words: FxMap<ShortKey, u32>,
     long_words: FxMap<String, u32>,
-    /// Term id → its postings so far, in doc order.
-    staged: Vec<Vec<Staged>>,
+    /// Every (term, doc) posting, in doc order.
+    postings: Vec<Posting>,
+    /// Term id → (doc, index in `postings`) of its latest posting; doc [`NONE`] before the first.
+    /// Checking the doc here keeps the hot path off the large `postings` array.
+    current: Vec<(u32, u32)>,
 }
 
 impl Builder {
@@ -280,7 +300,7 @@ impl Builder {
         let id = self.names.len() as u32;
         self.names.push(term.to_string());
         self.ids.insert(term.to_string(), id);
-        self.staged.push(Vec::new());
+        self.current.push((NONE, 0));
         id
     }
 
@@ -288,7 +308,7 @@ impl Builder {
         let Piece::Word(w) = piece else {
             return analyzer.term(piece).map_or(STOP, |t| self.intern(&t));
         };
-        if let Some(key) = short_key(w) {
+        if let Some(key) = ShortKey::new(w) {
             if let Some(&id) = self.short_words.get(&key) {
                 return id;
             }
@@ -321,14 +341,16 @@ impl Builder {
                 return;
             }
             count += 1;
-            let list = &mut self.staged[id as usize];
-            match list.last_mut() {
-                Some(s) if s.doc == doc => s.tf[field] = s.tf[field].saturating_add(1),
-                _ => {
-                    let mut tf = [0u8; 3];
-                    tf[field] = 1;
-                    list.push(Staged { doc, tf });
+            let cur = &mut self.current[id as usize];
+            if cur.0 == doc {
+                if let Some(p) = self.postings.get_mut(cur.1 as usize) {
+                    p.tf[field] = p.tf[field].saturating_add(1);
                 }
+            } else {
+                *cur = (doc, self.postings.len() as u32);
+                let mut tf = [0u8; 3];
+                tf[field] = 1;
+                self.postings.push(Posting { term: id, doc, tf });
             }
         });
         count
@@ -369,7 +391,7 @@ impl Bm25Index {
         for a in &mut avg {
             *a = (*a / n).max(1.0);
         }
-        // Per doc and field, the BM25F divisor W_f / (1 − B_f + B_f · len_f / avglen_f).
+        // Per doc and field, the BM25F factor W_f / (1 − B_f + B_f · len_f / avglen_f).
         let field_scale: Vec<[f32; 3]> = lens
             .iter()
             .map(|l| {
@@ -379,31 +401,52 @@ impl Bm25Index {
             })
             .collect();
 
-        let mut order: Vec<u32> = (0..b.names.len() as u32).collect();
+        // Terms in byte order; `rank[id]` is a term's position in it.
+        let nterms = b.names.len();
+        let mut order: Vec<u32> = (0..nterms as u32).collect();
         order.sort_unstable_by(|&x, &y| b.names[x as usize].cmp(&b.names[y as usize]));
+        let mut rank = vec![0u32; nterms];
+        for (r, &id) in order.iter().enumerate() {
+            rank[id as usize] = r as u32;
+        }
+        // Counting sort of the postings by term rank; stable, so each term's run stays in doc
+        // order. `start[r]..start[r + 1]` is term rank r's run in `perm`.
+        let mut start = vec![0u32; nterms + 1];
+        for p in &b.postings {
+            start[rank[p.term as usize] as usize + 1] += 1;
+        }
+        for r in 0..nterms {
+            start[r + 1] += start[r];
+        }
+        let mut fill = start.clone();
+        let mut perm = vec![0u32; b.postings.len()];
+        for (i, p) in b.postings.iter().enumerate() {
+            let slot = &mut fill[rank[p.term as usize] as usize];
+            perm[*slot as usize] = i as u32;
+            *slot += 1;
+        }
 
         let mut raw = RawIndex {
             n_docs: docs.len() as u32,
             ..RawIndex::default()
         };
-        let total_postings: usize = b.staged.iter().map(Vec::len).sum();
-        raw.postings.0.reserve(total_postings * 2);
+        raw.postings.0.reserve(b.postings.len() * 2);
         raw.terms.reserve(b.names.iter().map(String::len).sum());
-        for &id in &order {
+        for (r, &id) in order.iter().enumerate() {
             raw.terms.push_str(&b.names[id as usize]);
             raw.term_ends.0.push(raw.terms.len() as u32);
-            let list = &b.staged[id as usize];
-            raw.df.0.push(list.len() as u32);
+            let run = &perm[start[r] as usize..start[r + 1] as usize];
+            raw.df.0.push(run.len() as u32);
             let mut prev = 0u32;
-            for s in list {
-                put_varint(&mut raw.postings.0, s.doc - prev);
-                prev = s.doc;
-                let scale = &field_scale[s.doc as usize];
-                let tf: f32 = (0..3).map(|f| scale[f] * f32::from(s.tf[f])).sum();
+            for &i in run {
+                let p = &b.postings[i as usize];
+                put_varint(&mut raw.postings.0, p.doc - prev);
+                prev = p.doc;
+                let scale = &field_scale[p.doc as usize];
+                let tf: f32 = (0..3).map(|f| scale[f] * f32::from(p.tf[f])).sum();
                 let w = tf / (params.k1 + tf);
-                raw.postings
-                    .0
-                    .push((w * 255.0).round().clamp(1.0, 255.0) as u8);
+                // w is in [0, 1): adding 0.5 and truncating rounds (no libm call).
+                raw.postings.0.push((w * 255.0 + 0.5).max(1.0) as u8);
             }
             raw.posting_ends.0.push(raw.postings.0.len() as u32);
         }

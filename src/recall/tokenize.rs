@@ -15,6 +15,7 @@
 //!    (`s` of `signer's`, `i` of `iOS`) and of more than [`MAX_TERM_BYTES`] bytes are dropped.
 //! 5. English stop words are dropped (checked before stemming), the rest is stemmed with the
 //!    Snowball English stemmer (`webhooks`, `webhook` give `webhook`; `signing` gives `sign`).
+//!    Words with a digit (`2fa`, `v2`, `s3`, `1234`) are codes: neither stop-listed nor stemmed.
 //! 6. A CJK run gives its overlapping character bigrams (`支付回调` gives `支付 付回 回调`); a
 //!    one-character run gives that character. They are neither stemmed nor stop-listed.
 
@@ -161,16 +162,11 @@ fn ascii_pieces(text: &str, buf: &mut String, emit: &mut dyn FnMut(Piece<'_>)) {
             continue;
         }
         let start = i;
-        let mut upper = false;
-        while i < n {
-            let c = class(i);
-            if c & ALNUM == 0 {
-                break;
-            }
-            upper |= c & UPPER != 0;
-            i += 1;
-        }
-        if !upper {
+        i += b[i..]
+            .iter()
+            .position(|&c| ASCII_CLASS[usize::from(c)] & ALNUM == 0)
+            .unwrap_or(n - i);
+        if !b[start..i].iter().any(u8::is_ascii_uppercase) {
             let w = &text[start..i];
             if (2..=MAX_TERM_BYTES).contains(&w.len()) {
                 emit(Piece::Word(w));
@@ -330,14 +326,12 @@ impl Analyzer {
     /// The final term for one piece, or `None` for a stop word.
     pub(crate) fn term<'p>(&self, piece: Piece<'p>) -> Option<Cow<'p, str>> {
         match piece {
-            Piece::Word(w) => {
-                if is_stop_word(w) {
-                    None
-                } else {
-                    Some(self.stemmer.stem(w))
-                }
+            // Words with digits ("2fa", "v2", "1234", "s3") are codes, not English: kept as is.
+            Piece::Word(w) | Piece::Compound(w) if w.bytes().any(|b| b.is_ascii_digit()) => {
+                Some(Cow::Borrowed(w))
             }
-            Piece::Compound(w) => Some(self.stemmer.stem(w)),
+            Piece::Word(w) if is_stop_word(w) => None,
+            Piece::Word(w) | Piece::Compound(w) => Some(self.stemmer.stem(w)),
             Piece::Cjk(s) => Some(Cow::Borrowed(s)),
         }
     }
@@ -432,6 +426,7 @@ mod tests {
         assert_eq!(terms("webhooks"), terms("webhook"));
         assert_eq!(terms("signing"), terms("signs"));
         assert_eq!(terms("payments processed"), ["payment", "process"]);
+        assert_eq!(terms("v2 routes 2fa codes"), ["v2", "rout", "2fa", "code"]);
     }
 
     #[test]
