@@ -45,7 +45,7 @@ mod tokenize;
 
 use blob::{get_varint, put_varint, Blob, U32s};
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
+use std::collections::{BinaryHeap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 use tokenize::{Analyzer, Piece};
 
@@ -525,23 +525,35 @@ impl Bm25Index {
     }
 
     /// Every doc (with `allowed(doc)` true) that contains at least one query term, in doc order,
-    /// with its raw BM25F score and coverage. No floor is applied.
+    /// with its raw BM25F score and coverage. No floor is applied; `allowed` is called once for
+    /// each matching doc.
     pub fn candidates(&self, query: &str, allowed: &dyn Fn(usize) -> bool) -> Vec<Candidate> {
-        self.scored(query, allowed).0
+        let Some(acc) = self.accumulate(query) else {
+            return Vec::new();
+        };
+        (0..acc.score.len())
+            .filter_map(|d| acc.candidate(d))
+            .filter(|c| allowed(c.doc))
+            .collect()
     }
 
-    fn scored(&self, query: &str, allowed: &dyn Fn(usize) -> bool) -> (Vec<Candidate>, f32) {
+    /// Scores every doc against the query; `None` when nothing can match (empty index, no query
+    /// terms, or none of them indexed).
+    fn accumulate(&self, query: &str) -> Option<Accumulated> {
         if self.is_empty() {
-            return (Vec::new(), 0.0);
+            return None;
         }
         let terms = self.query_terms(query);
         let ideal: f32 = terms.iter().map(|&(_, idf)| idf).sum();
         if ideal <= 0.0 || terms.iter().all(|(id, _)| id.is_none()) {
-            return (Vec::new(), ideal);
+            return None;
         }
         let n = self.len();
-        let mut score = vec![0f32; n];
-        let mut matched = vec![0f32; n];
+        let mut acc = Accumulated {
+            ideal,
+            score: vec![0f32; n],
+            matched: vec![0f32; n],
+        };
         for &(id, idf) in &terms {
             let Some(id) = id else { continue };
             let start = if id == 0 {
@@ -563,43 +575,88 @@ impl Bm25Index {
                 if doc >= n {
                     break;
                 }
-                score[doc] += scale * f32::from(w);
-                matched[doc] += idf;
+                acc.score[doc] += scale * f32::from(w);
+                acc.matched[doc] += idf;
             }
         }
-        let out = (0..n)
-            .filter(|&d| matched[d] > 0.0 && allowed(d))
-            .map(|d| Candidate {
-                doc: d,
-                bm25: score[d],
-                coverage: (matched[d] / ideal).min(1.0),
-            })
-            .collect();
-        (out, ideal)
+        Some(acc)
     }
 
     /// Hits that pass the relevance floor ([`passes_floor`]), best first (raw BM25 descending,
     /// then doc number), at most `limit`, skipping docs for which `allowed(doc)` is false.
+    ///
+    /// `allowed` is called lazily in rank order, only for docs above the floor, until `limit`
+    /// hits are found, so it may be costly (a freshness check, say).
     pub fn search(&self, query: &str, limit: usize, allowed: &dyn Fn(usize) -> bool) -> Vec<Hit> {
         if limit == 0 {
             return Vec::new();
         }
-        let (mut cands, ideal) = self.scored(query, allowed);
-        cands.retain(passes_floor);
-        let better =
-            |a: &Candidate, b: &Candidate| b.bm25.total_cmp(&a.bm25).then(a.doc.cmp(&b.doc));
-        if cands.len() > limit {
-            cands.select_nth_unstable_by(limit - 1, better);
-            cands.truncate(limit);
+        let Some(acc) = self.accumulate(query) else {
+            return Vec::new();
+        };
+        let mut heap: BinaryHeap<Ranked> = (0..acc.score.len())
+            .filter_map(|d| acc.candidate(d))
+            .filter(passes_floor)
+            .map(Ranked)
+            .collect();
+        let mut hits = Vec::with_capacity(limit.min(heap.len()));
+        while hits.len() < limit {
+            let Some(Ranked(c)) = heap.pop() else { break };
+            if allowed(c.doc) {
+                hits.push(Hit {
+                    doc: c.doc,
+                    score: display_score(c.bm25, acc.ideal),
+                });
+            }
         }
-        cands.sort_unstable_by(better);
-        cands
-            .iter()
-            .map(|c| Hit {
-                doc: c.doc,
-                score: display_score(c.bm25, ideal),
-            })
-            .collect()
+        hits
+    }
+}
+
+/// Per-doc sums for one query.
+struct Accumulated {
+    /// The query's IDF mass (> 0).
+    ideal: f32,
+    /// Doc → raw BM25F.
+    score: Vec<f32>,
+    /// Doc → IDF mass of the query terms it contains.
+    matched: Vec<f32>,
+}
+
+impl Accumulated {
+    fn candidate(&self, doc: usize) -> Option<Candidate> {
+        let matched = *self.matched.get(doc)?;
+        (matched > 0.0).then(|| Candidate {
+            doc,
+            bm25: self.score[doc],
+            coverage: (matched / self.ideal).min(1.0),
+        })
+    }
+}
+
+/// A candidate ordered for the max-heap: higher BM25 first, then lower doc number.
+struct Ranked(Candidate);
+
+impl PartialEq for Ranked {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other).is_eq()
+    }
+}
+
+impl Eq for Ranked {}
+
+impl PartialOrd for Ranked {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Ranked {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0
+            .bm25
+            .total_cmp(&other.0.bm25)
+            .then(other.0.doc.cmp(&self.0.doc))
     }
 }
 
@@ -764,6 +821,32 @@ mod tests {
         assert!(hits.iter().all(|h| h.doc != 0), "{hits:?}");
         assert!(index.candidates(q, &|d| d != 0).iter().all(|c| c.doc != 0));
         assert_eq!(index.search(q, 5, &|_| false), []);
+    }
+
+    #[test]
+    fn allowed_is_asked_lazily_in_rank_order() {
+        let entries: Vec<Entry> = (0..50)
+            .map(|i| {
+                entry(
+                    "Where are webhook retries scheduled?",
+                    if i % 10 == 3 {
+                        "webhook retries retries"
+                    } else {
+                        ""
+                    },
+                    &[],
+                )
+            })
+            .collect();
+        let index = index_of(&entries);
+        let asked = std::cell::RefCell::new(Vec::new());
+        let hits = index.search("webhook retries", 2, &|d| {
+            asked.borrow_mut().push(d);
+            d != 3
+        });
+        // The five docs with longer details rank first; 3 is refused, 13 and 23 fill the limit.
+        assert_eq!(hits.iter().map(|h| h.doc).collect::<Vec<_>>(), [13, 23]);
+        assert_eq!(*asked.borrow(), [3, 13, 23]);
     }
 
     #[test]
