@@ -686,6 +686,40 @@ fn cmd_timing() {
             questions.len()
         );
     }
+    // The same 1,000 docs with non-ASCII punctuation and a CJK phrase in every details field
+    // (the NFKC + char-by-char path).
+    let mut s = synthetic(1_000);
+    for d in &mut s.details {
+        d.push_str(" — see → 支付回调处理 «café»");
+    }
+    let docs: Vec<Doc<'_>> = (0..1_000)
+        .map(|i| Doc {
+            question: &s.questions[i],
+            details: &s.details[i],
+            files: &s.files[i],
+        })
+        .collect();
+    let (build, _) = time(5, || Bm25Index::build(&docs));
+    println!("n   1000 with non-ASCII details: build {build}");
+    if let Ok((repos, _)) = std::panic::catch_unwind(load) {
+        let charts: Vec<&Chart> = repos.iter().flat_map(|r| r.charts.iter()).collect();
+        let docs: Vec<Doc<'_>> = charts
+            .iter()
+            .map(|c| Doc {
+                question: &c.question,
+                details: &c.details,
+                files: &c.files,
+            })
+            .collect();
+        let (build, index) = time(5, || Bm25Index::build(&docs));
+        let q = "where are stripe webhooks verified?";
+        let (search, _) = time(200, || index.search(q, 5, &|_| true));
+        println!(
+            "bench corpus ({} charts, {} terms): build {build}; search {search}",
+            docs.len(),
+            index.term_count()
+        );
+    }
     if let Some(kib) = peak_rss_kib() {
         println!("peak RSS of this whole run: {:.1} MiB", kib as f64 / 1024.0);
     }

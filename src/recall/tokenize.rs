@@ -2,7 +2,7 @@
 //!
 //! Steps, identical for docs and queries:
 //! 1. Text with any non-ASCII byte is NFKC-normalised (full-width forms become ASCII, ligatures
-//!    split); pure ASCII skips this.
+//!    split); pure ASCII and text already in NFKC skip this.
 //! 2. The text splits into *words* (runs of letters and digits) and *CJK runs* (Han, Hiragana,
 //!    Katakana, Hangul). Everything else separates: spaces, punctuation, `/`, `.`, `_`, `-`,
 //!    apostrophes. So `apps/web/get-final-url.ts` gives `apps web get final url ts` and
@@ -73,8 +73,23 @@ pub(crate) fn pieces(text: &str, buf: &mut String, emit: &mut dyn FnMut(Piece<'_
     if text.is_ascii() {
         return ascii_pieces(text, buf, emit);
     }
-    let text: String = text.nfkc().collect();
-    let mut chars = text.char_indices().peekable();
+    let text: Cow<'_, str> = match unicode_normalization::is_nfkc_quick(text.chars()) {
+        unicode_normalization::IsNormalized::Yes => Cow::Borrowed(text),
+        _ => Cow::Owned(text.nfkc().collect()),
+    };
+    // Words and CJK runs never span whitespace: ASCII segments take the fast path.
+    for seg in text.as_ref().split(char::is_whitespace) {
+        if seg.is_ascii() {
+            ascii_pieces(seg, buf, emit);
+        } else {
+            unicode_segment(seg, buf, emit);
+        }
+    }
+}
+
+/// [`pieces`] for a whitespace-free segment with non-ASCII characters (already NFKC).
+fn unicode_segment(seg: &str, buf: &mut String, emit: &mut dyn FnMut(Piece<'_>)) {
+    let mut chars = seg.char_indices().peekable();
     while let Some(&(start, c)) = chars.peek() {
         let class: fn(char) -> bool = if is_cjk(c) {
             is_cjk
@@ -92,7 +107,7 @@ pub(crate) fn pieces(text: &str, buf: &mut String, emit: &mut dyn FnMut(Piece<'_
             end = i + c.len_utf8();
             chars.next();
         }
-        let run = &text[start..end];
+        let run = &seg[start..end];
         if is_cjk(c) {
             cjk_bigrams(run, emit);
         } else if run.is_ascii() {
