@@ -362,7 +362,9 @@ impl Analyzer {
     }
 }
 
-/// All terms of `text` as owned strings (tests and diagnostics).
+/// The index terms of `text`, in order, exactly as docs and queries are tokenised (stop words
+/// dropped, words stemmed, CJK as bigrams, a camelCase word followed by its compound; repeats
+/// kept). One owned string per term: for tests and diagnostics, not the hot path.
 pub fn analyze(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     Analyzer::default().terms(text, &mut |t, _| out.push(t.to_string()));
