@@ -58,10 +58,9 @@ pub const VERSION: u32 = 1;
 /// Phantom docs (containing none of the query's terms) added to the doc count `N` in the IDF.
 ///
 /// BM25's IDF is degenerate in a young store: with one entry, a query word the store has never
-/// seen weighs almost five times a word it holds, so a rewording that shares two of its three
-/// words misses. A few phantom docs make a 1-entry store weigh words about as a 12-entry store
-/// does (where [`COVERAGE_FLOOR`] was calibrated); in stores of hundreds of entries the prior is
-/// negligible.
+/// seen weighs 4.8 times a word it holds, so a rewording that shares two of its three words
+/// misses. With the prior that ratio is 1.9 (a 12-entry store, where [`COVERAGE_FLOOR`] was
+/// calibrated, has 1.5); in stores of hundreds of entries the prior is negligible.
 pub const IDF_PRIOR_DOCS: f32 = 3.0;
 
 /// Minimum [`Candidate::coverage`] (share of the query's IDF mass, 0..1) for a doc to be a hit.
