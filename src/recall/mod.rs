@@ -1,4 +1,4 @@
-//! Lexical recall: BM25 over the question, the details and the backing file paths.
+//! Lexical recall: BM25F over the question, the details and the backing file paths.
 //!
 //! INTERFACE (the store and `ask` depend on exactly this; the implementation is free):
 //! - [`Doc`]: one entry's text fields.
@@ -6,13 +6,65 @@
 //!   position in the slice).
 //! - [`Bm25Index::search`]: ranked hits that pass the relevance floor, best first, at most
 //!   `limit`, skipping docs for which `allowed(doc)` is false.
+//! - [`Bm25Index::candidates`]: every matching doc with its raw BM25 and its coverage, for fusing
+//!   with another signal; `search` is `candidates` + [`passes_floor`] + [`display_score`].
 //! - [`VERSION`]: bumped whenever tokenisation or the index layout changes (the stored index is
 //!   rebuilt on mismatch).
+//!
+//! # Model
+//! Text becomes terms through [`analyze`] (see `tokenize.rs`: camelCase/snake_case/path splitting,
+//! English stop words, Snowball English stemming, CJK character bigrams). Each doc has three
+//! fields, question, details and files (all paths joined), scored together as BM25F: for a term
+//! `t` and doc `d`,
+//!
+//! ```text
+//! tf~(t, d) = Σ_f W_f · tf_f(t, d) / (1 − B_f + B_f · len_f(d) / avglen_f)
+//! w(t, d)   = tf~ / (K1 + tf~)                         (0..1, stored quantised to 1/255)
+//! idf(t)    = ln(1 + (N' − df + 0.5) / (df + 0.5))     (N' = N docs + IDF_PRIOR_DOCS,
+//!                                                      df = docs containing t)
+//! bm25(q, d) = Σ_{t ∈ q, unique} idf(t) · w(t, d)
+//! ```
+//!
+//! with the field weights `W` and length normalisations `B` of [`Params::default`]. Query terms
+//! are OR-ed: any doc containing any of them is a candidate.
+//!
+//! **Coverage** is the share of the query's IDF mass a doc contains: `Σ_{t ∈ q ∩ d} idf(t) /
+//! Σ_{t ∈ q} idf(t)`, where a query term found in no doc counts with the IDF of `df = 0` (so words
+//! the store has never seen pull coverage down). A camelCase compound the store has never seen
+//! (`sendSigningEmail` when only `send-signing-email.ts` is indexed) is left out: its parts carry
+//! it. A doc is a *hit* only when its coverage reaches [`COVERAGE_FLOOR`]; an unrelated question
+//! then misses instead of returning noise.
+//!
+//! **Display score** (0..=100): `round(100 · bm25 / Σ_{t ∈ q} idf(t))`, clamped to 1..=100 for
+//! hits: the share of the ideal score (every query term present and saturated) the doc reaches. It
+//! orders hits exactly as the raw BM25 does.
 
+mod blob;
+mod build;
+mod stopwords;
+mod tokenize;
+
+use blob::{get_varint, Blob, U32s};
+use build::FxMap;
 use serde::{Deserialize, Serialize};
+use std::collections::BinaryHeap;
+use tokenize::Analyzer;
+
+pub use tokenize::analyze;
 
 /// Version of the tokeniser and index layout; part of the derived index's header.
-pub const VERSION: u32 = 0;
+pub const VERSION: u32 = 1;
+
+/// Phantom docs (containing none of the query's terms) added to the doc count `N` in the IDF.
+///
+/// BM25's IDF is degenerate in a young store: with one entry, a query word the store has never
+/// seen weighs 4.8 times a word it holds, so a rewording that shares two of its three words
+/// misses. With the prior that ratio is 1.9 (a 12-entry store, where [`COVERAGE_FLOOR`] was
+/// calibrated, has 1.5); in stores of hundreds of entries the prior is negligible.
+pub const IDF_PRIOR_DOCS: f32 = 3.0;
+
+/// Minimum [`Candidate::coverage`] (share of the query's IDF mass, 0..1) for a doc to be a hit.
+pub const COVERAGE_FLOOR: f32 = 0.3;
 
 /// One entry's searchable text.
 #[derive(Debug, Clone, Copy)]
@@ -30,43 +82,694 @@ pub struct Doc<'a> {
 pub struct Hit {
     /// Doc number (position in the slice given to [`Bm25Index::build`]).
     pub doc: usize,
-    /// Display score, 0..=100, higher is better.
+    /// Display score, 0..=100, higher is better (see the module docs for the formula).
     pub score: u8,
 }
 
-/// The serialisable BM25 index.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+/// A doc that matches at least one query term, before the relevance floor.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Candidate {
+    /// Doc number (position in the slice given to [`Bm25Index::build`]).
+    pub doc: usize,
+    /// Raw BM25F score, ≥ 0, unbounded; only comparable within one query.
+    pub bm25: f32,
+    /// Share of the query's IDF mass this doc contains, 0..=1.
+    pub coverage: f32,
+}
+
+/// True when a candidate is relevant enough to be a hit: `coverage >= COVERAGE_FLOOR`.
+pub fn passes_floor(c: &Candidate) -> bool {
+    c.coverage >= COVERAGE_FLOOR
+}
+
+/// The 0..=100 display score of a hit: `round(100 · bm25 / ideal)` clamped to 1..=100, where
+/// `ideal` is the query's total IDF mass ([`Bm25Index::query_weight`]). 0 only when `ideal` is 0.
+pub fn display_score(bm25: f32, ideal: f32) -> u8 {
+    if ideal <= 0.0 || !bm25.is_finite() {
+        return 0;
+    }
+    (100.0 * bm25 / ideal).round().clamp(1.0, 100.0) as u8
+}
+
+/// Build-time scoring parameters (baked into the stored per-posting weights).
+///
+/// Arrays are indexed by field: 0 question, 1 details, 2 files.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Params {
+    /// BM25 term-frequency saturation `K1` (> 0).
+    pub k1: f32,
+    /// Per-field length normalisation `B_f`, 0..=1 (0: none, 1: full).
+    pub b: [f32; 3],
+    /// Per-field weight `W_f` (≥ 0): how much one occurrence in that field counts.
+    pub weight: [f32; 3],
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            k1: 1.2,
+            b: [0.5, 0.75, 0.5],
+            weight: [3.0, 1.0, 1.5],
+        }
+    }
+}
+
+/// The serialisable BM25 index: a sorted term dictionary and, per term, its postings (doc
+/// number deltas as varints, each followed by the quantised weight `w(t, d)` as one byte).
+///
+/// Serialised as its plain layout (postcard: a few length-prefixed byte strings); loading
+/// validates offsets and counts, so a corrupt index fails to load or, if it loads, may misrank
+/// but never panics.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(try_from = "RawIndex")]
 pub struct Bm25Index {
-    questions: Vec<String>,
+    raw: RawIndex,
+}
+
+impl Serialize for Bm25Index {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.raw.serialize(s)
+    }
+}
+
+/// The stored layout; [`Bm25Index`] validates it on load so search never indexes out of bounds.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct RawIndex {
+    /// Number of docs.
+    n_docs: u32,
+    /// All terms, sorted by bytes, concatenated.
+    terms: String,
+    /// End offset of each term in `terms` (term `i` is `terms[ends[i-1]..ends[i]]`).
+    term_ends: U32s,
+    /// Number of docs containing each term.
+    df: U32s,
+    /// Postings of all terms, concatenated in term order.
+    postings: Blob,
+    /// End offset of each term's postings in `postings`.
+    posting_ends: U32s,
+}
+
+impl TryFrom<RawIndex> for Bm25Index {
+    type Error = String;
+
+    fn try_from(raw: RawIndex) -> Result<Self, String> {
+        let n = raw.term_ends.0.len();
+        if raw.df.0.len() != n || raw.posting_ends.0.len() != n {
+            return Err("term arrays differ in length".into());
+        }
+        let monotone = |v: &[u32], total: usize| {
+            v.windows(2).all(|w| w[0] <= w[1])
+                && v.last().map_or(total == 0, |&e| e as usize == total)
+        };
+        if !monotone(&raw.term_ends.0, raw.terms.len()) {
+            return Err("term offsets are inconsistent".into());
+        }
+        if !monotone(&raw.posting_ends.0, raw.postings.0.len()) {
+            return Err("posting offsets are inconsistent".into());
+        }
+        if raw
+            .term_ends
+            .0
+            .iter()
+            .any(|&e| !raw.terms.is_char_boundary(e as usize))
+        {
+            return Err("term offsets split a character".into());
+        }
+        if raw.df.0.iter().any(|&d| d > raw.n_docs) {
+            return Err("document frequency exceeds the doc count".into());
+        }
+        Ok(Bm25Index { raw })
+    }
 }
 
 impl Bm25Index {
-    /// Builds the index over `docs`.
+    /// Builds the index over `docs` with the default [`Params`]; doc number = slice position.
     pub fn build(docs: &[Doc<'_>]) -> Bm25Index {
-        Bm25Index {
-            questions: docs.iter().map(|d| d.question.to_lowercase()).collect(),
-        }
+        Bm25Index::build_with(docs, &Params::default())
     }
 
     /// Number of docs indexed.
     pub fn len(&self) -> usize {
-        self.questions.len()
+        self.raw.n_docs as usize
     }
 
     /// True when no docs are indexed.
     pub fn is_empty(&self) -> bool {
-        self.questions.is_empty()
+        self.raw.n_docs == 0
     }
 
-    /// Placeholder ranking (exact question match only) until BM25 lands.
-    pub fn search(&self, query: &str, limit: usize, allowed: &dyn Fn(usize) -> bool) -> Vec<Hit> {
-        let q = query.to_lowercase();
-        self.questions
-            .iter()
-            .enumerate()
-            .filter(|(i, d)| allowed(*i) && **d == q)
-            .map(|(doc, _)| Hit { doc, score: 100 })
-            .take(limit)
+    /// Number of distinct terms.
+    pub fn term_count(&self) -> usize {
+        self.raw.term_ends.0.len()
+    }
+
+    fn term(&self, i: usize) -> &str {
+        let start = if i == 0 {
+            0
+        } else {
+            self.raw.term_ends.0[i - 1] as usize
+        };
+        &self.raw.terms[start..self.raw.term_ends.0[i] as usize]
+    }
+
+    fn lookup(&self, term: &str) -> Option<usize> {
+        let (mut lo, mut hi) = (0, self.term_count());
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            match self.term(mid).cmp(term) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(mid),
+            }
+        }
+        None
+    }
+
+    fn idf(&self, df: u32) -> f32 {
+        let n = self.raw.n_docs as f32 + IDF_PRIOR_DOCS;
+        let df = df as f32;
+        (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+    }
+
+    /// The query's unique terms: (term number if indexed, IDF).
+    fn query_terms(&self, query: &str) -> Vec<(Option<usize>, f32)> {
+        let mut seen: FxMap<String, ()> = FxMap::default();
+        let mut out = Vec::new();
+        Analyzer::default().terms(query, &mut |t, compound| {
+            if seen.insert(t.to_string(), ()).is_some() {
+                return;
+            }
+            let id = self.lookup(t);
+            if id.is_none() && compound {
+                return;
+            }
+            let df = id.map_or(0, |i| self.raw.df.0[i]);
+            out.push((id, self.idf(df)));
+        });
+        out
+    }
+
+    /// The query's total IDF mass `Σ_{t ∈ q} idf(t)` (≥ 0): the denominator of coverage and of
+    /// [`display_score`]. 0 for an empty index or a query with no terms.
+    pub fn query_weight(&self, query: &str) -> f32 {
+        if self.is_empty() {
+            return 0.0;
+        }
+        self.query_terms(query).iter().map(|&(_, idf)| idf).sum()
+    }
+
+    /// Every doc (with `allowed(doc)` true) that contains at least one query term, in doc order,
+    /// with its raw BM25F score and coverage. No floor is applied; `allowed` is called once for
+    /// each matching doc.
+    pub fn candidates(&self, query: &str, allowed: &dyn Fn(usize) -> bool) -> Vec<Candidate> {
+        let Some(acc) = self.accumulate(query) else {
+            return Vec::new();
+        };
+        (0..acc.score.len())
+            .filter_map(|d| acc.candidate(d))
+            .filter(|c| allowed(c.doc))
             .collect()
+    }
+
+    /// Scores every doc against the query; `None` when nothing can match (empty index, no query
+    /// terms, or none of them indexed).
+    fn accumulate(&self, query: &str) -> Option<Accumulated> {
+        if self.is_empty() {
+            return None;
+        }
+        let terms = self.query_terms(query);
+        let ideal: f32 = terms.iter().map(|&(_, idf)| idf).sum();
+        if ideal <= 0.0 || terms.iter().all(|(id, _)| id.is_none()) {
+            return None;
+        }
+        let n = self.len();
+        let mut acc = Accumulated {
+            ideal,
+            score: vec![0f32; n],
+            matched: vec![0f32; n],
+        };
+        for &(id, idf) in &terms {
+            let Some(id) = id else { continue };
+            let start = if id == 0 {
+                0
+            } else {
+                self.raw.posting_ends.0[id - 1] as usize
+            };
+            let bytes = &self.raw.postings.0[start..self.raw.posting_ends.0[id] as usize];
+            let mut pos = 0;
+            let mut doc = 0usize;
+            let scale = idf / 255.0;
+            while pos < bytes.len() {
+                let Some(delta) = get_varint(bytes, &mut pos) else {
+                    break;
+                };
+                let Some(&w) = bytes.get(pos) else { break };
+                pos += 1;
+                doc += delta as usize;
+                if doc >= n {
+                    break;
+                }
+                acc.score[doc] += scale * f32::from(w);
+                acc.matched[doc] += idf;
+            }
+        }
+        Some(acc)
+    }
+
+    /// Hits that pass the relevance floor ([`passes_floor`]), best first (raw BM25 descending,
+    /// then doc number), at most `limit`, skipping docs for which `allowed(doc)` is false.
+    ///
+    /// `allowed` is called lazily in rank order, only for docs above the floor, until `limit`
+    /// hits are found, so it may be costly (a freshness check, say).
+    pub fn search(&self, query: &str, limit: usize, allowed: &dyn Fn(usize) -> bool) -> Vec<Hit> {
+        if limit == 0 {
+            return Vec::new();
+        }
+        let Some(acc) = self.accumulate(query) else {
+            return Vec::new();
+        };
+        let mut heap: BinaryHeap<Ranked> = (0..acc.score.len())
+            .filter_map(|d| acc.candidate(d))
+            .filter(passes_floor)
+            .map(Ranked)
+            .collect();
+        let mut hits = Vec::with_capacity(limit.min(heap.len()));
+        while hits.len() < limit {
+            let Some(Ranked(c)) = heap.pop() else { break };
+            if allowed(c.doc) {
+                hits.push(Hit {
+                    doc: c.doc,
+                    score: display_score(c.bm25, acc.ideal),
+                });
+            }
+        }
+        hits
+    }
+}
+
+/// Per-doc sums for one query.
+struct Accumulated {
+    /// The query's IDF mass (> 0).
+    ideal: f32,
+    /// Doc → raw BM25F.
+    score: Vec<f32>,
+    /// Doc → IDF mass of the query terms it contains.
+    matched: Vec<f32>,
+}
+
+impl Accumulated {
+    fn candidate(&self, doc: usize) -> Option<Candidate> {
+        let matched = *self.matched.get(doc)?;
+        (matched > 0.0).then(|| Candidate {
+            doc,
+            bm25: self.score[doc],
+            coverage: (matched / self.ideal).min(1.0),
+        })
+    }
+}
+
+/// A candidate ordered for the max-heap: higher BM25 first, then lower doc number.
+struct Ranked(Candidate);
+
+impl PartialEq for Ranked {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other).is_eq()
+    }
+}
+
+impl Eq for Ranked {}
+
+impl PartialOrd for Ranked {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Ranked {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0
+            .bm25
+            .total_cmp(&other.0.bm25)
+            .then(other.0.doc.cmp(&self.0.doc))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Entry {
+        question: &'static str,
+        details: &'static str,
+        files: Vec<String>,
+    }
+
+    fn entry(question: &'static str, details: &'static str, files: &[&str]) -> Entry {
+        Entry {
+            question,
+            details,
+            files: files.iter().map(|f| f.to_string()).collect(),
+        }
+    }
+
+    fn corpus() -> Vec<Entry> {
+        vec![
+            entry(
+                "Where are Stripe payment webhooks handled?",
+                "Router starts near line 40; the Stripe handler owns signature checks.",
+                &["src/api/webhooks.ts", "src/billing/stripeHandler.ts"],
+            ),
+            entry(
+                "How is a short link resolved to its destination URL?",
+                "Middleware picks the final URL for iOS and Android visitors.",
+                &[
+                    "apps/web/lib/middleware/link.ts",
+                    "apps/web/lib/middleware/get-final-url.ts",
+                ],
+            ),
+            entry(
+                "Where is two-factor authentication enabled?",
+                "setup_2fa creates the secret; enable_2fa verifies the TOTP code.",
+                &["packages/lib/server-only/2fa/setup_2fa.ts"],
+            ),
+            entry(
+                "Where are ClickHouse queries for insights built?",
+                "The trends query runner builds HogQL.",
+                &["posthog/hogql_queries/insights/trends/trends_query_runner.py"],
+            ),
+            entry(
+                "支付回调在哪里处理？",
+                "验证签名后写入订单。",
+                &["src/pay/callback.rs"],
+            ),
+            entry(
+                "Where are invoice PDFs rendered?",
+                "",
+                &["src/invoices/render_pdf.rs"],
+            ),
+        ]
+    }
+
+    fn index_of(entries: &[Entry]) -> Bm25Index {
+        let docs: Vec<Doc<'_>> = entries
+            .iter()
+            .map(|e| Doc {
+                question: e.question,
+                details: e.details,
+                files: &e.files,
+            })
+            .collect();
+        Bm25Index::build(&docs)
+    }
+
+    fn top(index: &Bm25Index, query: &str) -> Option<usize> {
+        index.search(query, 5, &|_| true).first().map(|h| h.doc)
+    }
+
+    #[test]
+    fn each_question_asked_again_ranks_its_entry_first() {
+        let entries = corpus();
+        let index = index_of(&entries);
+        for (i, e) in entries.iter().enumerate() {
+            let hits = index.search(e.question, 5, &|_| true);
+            assert_eq!(
+                hits.first().map(|h| h.doc),
+                Some(i),
+                "{:?}: {hits:?}",
+                e.question
+            );
+            assert!(
+                hits[0].score >= 50,
+                "{:?} scored {}",
+                e.question,
+                hits[0].score
+            );
+        }
+    }
+
+    #[test]
+    fn rewordings_find_their_entry() {
+        let index = index_of(&corpus());
+        assert_eq!(top(&index, "stripe webhook handler"), Some(0));
+        assert_eq!(
+            top(&index, "which URL does the redirect pick for android?"),
+            Some(1)
+        );
+        assert_eq!(top(&index, "enable 2FA"), Some(2));
+        assert_eq!(top(&index, "clickhouse insight query"), Some(3));
+        assert_eq!(top(&index, "trendsQueryRunner"), Some(3));
+        assert_eq!(top(&index, "render invoice pdf"), Some(5));
+    }
+
+    #[test]
+    fn cjk_questions_find_cjk_entries() {
+        let index = index_of(&corpus());
+        assert_eq!(top(&index, "支付回调在哪里处理？"), Some(4));
+        assert_eq!(top(&index, "支付回调"), Some(4));
+        assert_eq!(top(&index, "Stripe 支付回调"), Some(4));
+        // 订单 and 签名 are bigrams of the details; 单签 matches nothing.
+        assert_eq!(top(&index, "订单签名"), Some(4));
+        assert_eq!(
+            top(&index, "天气预报小组件"),
+            None,
+            "an unrelated CJK question misses"
+        );
+        assert_eq!(
+            top(&index, "支付"),
+            Some(4),
+            "a single bigram is a whole query"
+        );
+    }
+
+    #[test]
+    fn unrelated_questions_miss() {
+        let index = index_of(&corpus());
+        for q in [
+            "where is the dark mode theme toggle implemented?",
+            "how is the weather widget fetched?",
+            "where is the",
+            "",
+            "???",
+        ] {
+            assert_eq!(index.search(q, 5, &|_| true), [], "{q:?}");
+        }
+    }
+
+    #[test]
+    fn a_weak_partial_match_falls_below_the_floor() {
+        let index = index_of(&corpus());
+        // Shares only "link" with entry 1: coverage well under the floor.
+        let q = "kanban board drag and drop reorder link cards between swimlanes";
+        let cands = index.candidates(q, &|_| true);
+        assert!(cands.iter().any(|c| c.doc == 1), "{cands:?}");
+        assert!(cands.iter().all(|c| !passes_floor(c)), "{cands:?}");
+        assert_eq!(index.search(q, 5, &|_| true), []);
+    }
+
+    #[test]
+    fn allowed_filter_is_respected() {
+        let index = index_of(&corpus());
+        let q = "Where are Stripe payment webhooks handled?";
+        assert_eq!(top(&index, q), Some(0));
+        let hits = index.search(q, 5, &|d| d != 0);
+        assert!(hits.iter().all(|h| h.doc != 0), "{hits:?}");
+        assert!(index.candidates(q, &|d| d != 0).iter().all(|c| c.doc != 0));
+        assert_eq!(index.search(q, 5, &|_| false), []);
+    }
+
+    #[test]
+    fn allowed_is_asked_lazily_in_rank_order() {
+        let entries: Vec<Entry> = (0..50)
+            .map(|i| {
+                entry(
+                    "Where are webhook retries scheduled?",
+                    if i % 10 == 3 {
+                        "webhook retries retries"
+                    } else {
+                        ""
+                    },
+                    &[],
+                )
+            })
+            .collect();
+        let index = index_of(&entries);
+        let asked = std::cell::RefCell::new(Vec::new());
+        let hits = index.search("webhook retries", 2, &|d| {
+            asked.borrow_mut().push(d);
+            d != 3
+        });
+        // The five docs with longer details rank first; 3 is refused, 13 and 23 fill the limit.
+        assert_eq!(hits.iter().map(|h| h.doc).collect::<Vec<_>>(), [13, 23]);
+        assert_eq!(*asked.borrow(), [3, 13, 23]);
+    }
+
+    #[test]
+    fn limit_caps_hits_and_orders_them_best_first() {
+        let entries: Vec<Entry> = (0..20)
+            .map(|i| {
+                entry(
+                    "Where are webhook retries scheduled?",
+                    if i == 7 {
+                        "webhook webhook retries"
+                    } else {
+                        ""
+                    },
+                    &[],
+                )
+            })
+            .collect();
+        let index = index_of(&entries);
+        let hits = index.search("webhook retries", 3, &|_| true);
+        assert_eq!(hits.len(), 3);
+        assert_eq!(hits[0].doc, 7);
+        assert!(hits.windows(2).all(|w| w[0].score >= w[1].score));
+        assert_eq!(index.search("webhook retries", 0, &|_| true), []);
+    }
+
+    #[test]
+    fn a_long_prompt_is_handled_quickly_and_repeats_count_once() {
+        let index = index_of(&corpus());
+        let once = index.candidates("stripe webhook", &|_| true);
+        let repeated = index.candidates(&"stripe webhook ".repeat(50), &|_| true);
+        assert_eq!(once, repeated);
+        let words: Vec<String> = (0..20_000).map(|i| format!("word{i} stripe")).collect();
+        let t = std::time::Instant::now();
+        let hits = index.search(&words.join(" "), 5, &|_| true);
+        assert!(hits.is_empty(), "20,000 unknown words swamp the one known");
+        assert!(t.elapsed().as_secs() < 5, "took {:?}", t.elapsed());
+    }
+
+    #[test]
+    fn empty_index_answers_nothing() {
+        let index = Bm25Index::build(&[]);
+        assert!(index.is_empty());
+        assert_eq!(index.len(), 0);
+        assert_eq!(index.search("anything at all", 5, &|_| true), []);
+        assert_eq!(index.candidates("anything", &|_| true), []);
+        assert_eq!(index.query_weight("anything"), 0.0);
+        let default = Bm25Index::default();
+        assert_eq!(default.search("anything", 5, &|_| true), []);
+    }
+
+    #[test]
+    fn docs_without_text_are_counted_but_never_found() {
+        let entries = vec![entry("", "", &[]), entry("Where is billing?", "", &[])];
+        let index = index_of(&entries);
+        assert_eq!(index.len(), 2);
+        assert_eq!(top(&index, "billing"), Some(1));
+    }
+
+    #[test]
+    fn coverage_and_scores_stay_in_range() {
+        let index = index_of(&corpus());
+        for q in ["stripe webhook", "link URL android iOS", "pdf", "支付"] {
+            let ideal = index.query_weight(q);
+            for c in index.candidates(q, &|_| true) {
+                assert!((0.0..=1.0).contains(&c.coverage), "{q:?} {c:?}");
+                assert!(
+                    c.bm25 > 0.0 && c.bm25 <= ideal + 1e-4,
+                    "{q:?} {c:?} ideal {ideal}"
+                );
+            }
+            for h in index.search(q, 5, &|_| true) {
+                assert!((1..=100).contains(&h.score), "{q:?} {h:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_rewording_finds_the_only_entry_of_a_young_store() {
+        // With one entry, BM25's raw IDF would weigh the unseen "handler" ~5x a held word and
+        // drop coverage under the floor; the IDF prior keeps it a hit.
+        let entries = vec![entry(
+            "Where are Stripe payment webhooks handled?",
+            "",
+            &["src/api/webhooks.ts"],
+        )];
+        let index = index_of(&entries);
+        assert_eq!(top(&index, "where is the stripe webhook handler?"), Some(0));
+        assert_eq!(top(&index, "where is the dark mode toggle?"), None);
+    }
+
+    #[test]
+    fn unknown_camel_case_compounds_do_not_dilute_coverage() {
+        let entries = vec![entry(
+            "Where is mail sent?",
+            "",
+            &["src/send-signing-email.ts"],
+        )];
+        let index = index_of(&entries);
+        let c = index.candidates("sendSigningEmail", &|_| true);
+        assert_eq!(c.len(), 1);
+        assert!((c[0].coverage - 1.0).abs() < 1e-6, "{c:?}");
+    }
+
+    #[test]
+    fn postcard_round_trip_preserves_search() {
+        let index = index_of(&corpus());
+        let bytes = postcard::to_stdvec(&index).unwrap();
+        let back: Bm25Index = postcard::from_bytes(&bytes).unwrap();
+        assert_eq!(back.len(), index.len());
+        for q in [
+            "stripe webhook handler",
+            "支付回调",
+            "trendsQueryRunner",
+            "render invoice pdf",
+        ] {
+            assert_eq!(
+                back.search(q, 5, &|_| true),
+                index.search(q, 5, &|_| true),
+                "{q:?}"
+            );
+        }
+        assert_eq!(
+            postcard::to_stdvec(&back).unwrap(),
+            bytes,
+            "stable encoding"
+        );
+    }
+
+    #[test]
+    fn corrupt_bytes_fail_to_load_instead_of_panicking_later() {
+        let index = index_of(&corpus());
+        let bytes = postcard::to_stdvec(&index).unwrap();
+        assert!(postcard::from_bytes::<Bm25Index>(&bytes[..bytes.len() / 2]).is_err());
+        // Inconsistent offsets are refused by validation.
+        let mut raw = index.raw.clone();
+        raw.posting_ends.0.reverse();
+        let bad = postcard::to_stdvec(&raw).unwrap();
+        assert!(postcard::from_bytes::<Bm25Index>(&bad).is_err());
+        let mut raw = index.raw.clone();
+        raw.df.0[0] = raw.n_docs + 1;
+        let bad = postcard::to_stdvec(&raw).unwrap();
+        assert!(postcard::from_bytes::<Bm25Index>(&bad).is_err());
+        // Flipping any single byte never panics: it fails to load or searches safely.
+        for i in 0..bytes.len() {
+            let mut b = bytes.clone();
+            b[i] ^= 0x5a;
+            if let Ok(ix) = postcard::from_bytes::<Bm25Index>(&b) {
+                let _ = ix.search("stripe webhook 支付 pdf link", 5, &|_| true);
+            }
+        }
+    }
+
+    #[test]
+    fn display_score_is_a_clamped_share_of_the_ideal() {
+        assert_eq!(display_score(0.0, 0.0), 0);
+        assert_eq!(display_score(1.0, 2.0), 50);
+        assert_eq!(display_score(0.001, 10.0), 1);
+        assert_eq!(display_score(5.0, 4.0), 100);
+        assert_eq!(display_score(f32::NAN, 4.0), 0);
+    }
+
+    #[test]
+    fn field_weights_rank_a_question_match_above_a_path_match() {
+        let entries = vec![
+            entry("Where is the cache warmed?", "", &["src/invoice.rs"]),
+            entry("Where are invoices numbered?", "", &["src/cache.rs"]),
+        ];
+        let index = index_of(&entries);
+        assert_eq!(top(&index, "invoice"), Some(1));
+        assert_eq!(top(&index, "cache"), Some(0));
     }
 }
