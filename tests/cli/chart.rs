@@ -171,16 +171,32 @@ fn paths_are_relative_to_cwd_and_stored_relative_to_root() {
     let sub = env.root.join("pkg");
     let c = env.cmd_in(
         &sub,
-        &["chart", "where is x", "--files", "src/x.ts,../top.ts"],
+        &[
+            "chart",
+            "where is the xylophone renderer",
+            "--files",
+            "src/x.ts,../top.ts",
+        ],
     );
     env.run_cmd(c, b"").ok();
-    let v = &env.run(&["ask", "where is x"]).ok().jsonl()[0];
+    let v = &env
+        .run(&["ask", "where is the xylophone renderer"])
+        .ok()
+        .jsonl()[0];
     assert_eq!(v["files"], serde_json::json!(["pkg/src/x.ts", "top.ts"]));
     // An absolute path inside the root is fine too.
     let abs = env.root.join("top.ts");
-    env.run(&["chart", "where is top", "--files", abs.to_str().unwrap()])
-        .ok();
-    let v = &env.run(&["ask", "where is top"]).ok().jsonl()[0];
+    env.run(&[
+        "chart",
+        "where is the toplevel config",
+        "--files",
+        abs.to_str().unwrap(),
+    ])
+    .ok();
+    let v = &env
+        .run(&["ask", "where is the toplevel config"])
+        .ok()
+        .jsonl()[0];
     assert_eq!(v["files"], serde_json::json!(["top.ts"]));
 }
 
@@ -190,11 +206,11 @@ fn a_changed_deleted_or_replaced_file_deletes_its_entries_before_any_answer() {
     env.write("a.ts", "one");
     env.write("b.ts", "two");
     env.write("c.ts", "three");
-    env.run(&["chart", "where is alpha handled", "--files", "a.ts"])
+    env.run(&["chart", "alpha widget registry", "--files", "a.ts"])
         .ok();
-    env.run(&["chart", "where is beta handled", "--files", "b.ts"])
+    env.run(&["chart", "beta payment ledger", "--files", "b.ts"])
         .ok();
-    env.run(&["chart", "where is gamma handled", "--files", "c.ts"])
+    env.run(&["chart", "gamma email queue", "--files", "c.ts"])
         .ok();
     assert_eq!(entry_files(&env).len(), 3);
     // Same size, same second: only a re-hash can see it (racy clean).
@@ -203,14 +219,14 @@ fn a_changed_deleted_or_replaced_file_deletes_its_entries_before_any_answer() {
     // Replaced by rename with identical content: still fresh.
     env.write("c.tmp", "three");
     fs::rename(env.root.join("c.tmp"), env.root.join("c.ts")).unwrap();
-    env.run(&["ask", "where is alpha handled"]).code(1);
-    env.run(&["ask", "where is beta handled"]).code(1);
-    env.run(&["ask", "where is gamma handled"]).ok();
+    env.run(&["ask", "alpha widget registry"]).code(1);
+    env.run(&["ask", "beta payment ledger"]).code(1);
+    env.run(&["ask", "gamma email queue"]).ok();
     assert_eq!(entry_files(&env).len(), 1, "stale entries were not deleted");
     // Replaced with other content.
     env.write("c.tmp", "THREE!");
     fs::rename(env.root.join("c.tmp"), env.root.join("c.ts")).unwrap();
-    env.run(&["ask", "where is gamma handled"]).code(1);
+    env.run(&["ask", "gamma email queue"]).code(1);
     assert!(entry_files(&env).is_empty());
 }
 
