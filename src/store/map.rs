@@ -2,7 +2,7 @@
 //! keys and ids sorted, pretty-printed with 2 spaces (same shape as capn-hook 0.2; format.md).
 
 use super::index::Snapshot;
-use crate::fsutil::{write_if_changed, Durability};
+use crate::fsutil::{write_atomic_with, write_if_changed, Durability};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -37,6 +37,12 @@ pub fn render(snap: &Snapshot) -> String {
 ///
 /// Errors: the write fails (`could not replace <path>`).
 pub fn save(path: &Path, snap: &Snapshot) -> anyhow::Result<()> {
-    write_if_changed(path, render(snap).as_bytes(), Durability::Rebuildable)?;
+    let text = render(snap);
+    if snap.content_changed {
+        // The entries changed, so the map did too: no need to read the old one to compare.
+        write_atomic_with(path, text.as_bytes(), Durability::Rebuildable)?;
+    } else {
+        write_if_changed(path, text.as_bytes(), Durability::Rebuildable)?;
+    }
     Ok(())
 }
