@@ -411,14 +411,37 @@ fn check_store(root: &Path, checks: &mut Vec<Check>) {
 struct HostSpec {
     host: Host,
     label: &'static str,
+    /// The project files `capn init` writes (relative to the root).
     files: &'static [&'static str],
+    /// The user-level file the host merges in too (`~/` is the home dir); read, never written.
+    user_file: &'static str,
     table: &'static str,
+}
+
+impl HostSpec {
+    /// True when `rel` is one of this host's files (project or user level).
+    fn owns(&self, rel: &str) -> bool {
+        self.files.contains(&rel) || self.user_file == rel
+    }
+
+    /// Every file of the host, for messages: `a, b or c`.
+    fn all_files(&self) -> String {
+        let mut all: Vec<&str> = self.files.to_vec();
+        all.push(self.user_file);
+        let last = all.pop().unwrap_or_default();
+        if all.is_empty() {
+            last.to_string()
+        } else {
+            format!("{} or {last}", all.join(", "))
+        }
+    }
 }
 
 const CLAUDE: HostSpec = HostSpec {
     host: Host::Claude,
     label: "Claude",
     files: &[".claude/settings.json", ".claude/settings.local.json"],
+    user_file: "~/.claude/settings.json",
     table: install::CLAUDE_TABLE,
 };
 
@@ -426,6 +449,7 @@ const CODEX: HostSpec = HostSpec {
     host: Host::Codex,
     label: "Codex",
     files: &[".codex/hooks.json"],
+    user_file: "~/.codex/hooks.json",
     table: install::CODEX_TABLE,
 };
 
@@ -442,27 +466,41 @@ impl Loaded {
     }
 }
 
+/// Loads the project's settings files and the user-level ones (`~/.claude/settings.json`,
+/// `~/.codex/hooks.json`, which the hosts merge in), reporting each existing file.
 fn load_settings(root: &Path, checks: &mut Vec<Check>) -> Vec<Loaded> {
+    let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
     let mut out = Vec::new();
-    for rel in CLAUDE.files.iter().chain(CODEX.files) {
-        let path = root.join(rel);
-        match SettingsFile::load(&path) {
-            Ok(f) => {
-                if f.existed {
-                    checks.push(Check::ok(format!("{rel} parses")));
+    for spec in [&CLAUDE, &CODEX] {
+        let user = home
+            .as_ref()
+            .map(|h| (spec.user_file, h.join(&spec.user_file["~/".len()..])));
+        let project = spec.files.iter().map(|rel| (*rel, root.join(rel)));
+        for (rel, path) in project.chain(user) {
+            let user_level = rel.starts_with('~');
+            match SettingsFile::load(&path) {
+                Ok(f) => {
+                    if f.existed {
+                        checks.push(Check::ok(format!("{rel} parses")));
+                    }
+                    out.push(Loaded { rel, file: Some(f) });
                 }
-                out.push(Loaded { rel, file: Some(f) });
-            }
-            Err(e) => {
-                checks.push(Check::failed(
-                    rel.to_string(),
-                    format!("{e:#}"),
-                    format!(
-                        "fix the JSON of {} by hand (capn init leaves a file that does not parse untouched), then run capn init",
-                        path.display()
-                    ),
-                ));
-                out.push(Loaded { rel, file: None });
+                Err(e) => {
+                    let then = if user_level {
+                        String::new()
+                    } else {
+                        ", then run capn init".to_string()
+                    };
+                    checks.push(Check::failed(
+                        rel.to_string(),
+                        format!("{e:#}"),
+                        format!(
+                            "fix the JSON of {} by hand (capn never rewrites a file that does not parse){then}",
+                            path.display()
+                        ),
+                    ));
+                    out.push(Loaded { rel, file: None });
+                }
             }
         }
     }
@@ -494,7 +532,7 @@ fn collect(spec: &HostSpec, files: &[Loaded]) -> Found {
         ours: Vec::new(),
         legacy: Vec::new(),
     };
-    for f in files.iter().filter(|f| spec.files.contains(&f.rel)) {
+    for f in files.iter().filter(|f| spec.owns(f.rel)) {
         let Some(Value::Object(events)) = f.json().and_then(|j| j.get("hooks")) else {
             continue;
         };
@@ -719,7 +757,7 @@ fn check_registrations(
 ) {
     let broken: Vec<&str> = files
         .iter()
-        .filter(|f| spec.files.contains(&f.rel) && f.file.is_none())
+        .filter(|f| spec.owns(f.rel) && f.file.is_none())
         .map(|f| f.rel)
         .collect();
     let table = table_entries(spec.table);
@@ -737,7 +775,7 @@ fn check_registrations(
             let mut why = format!(
                 "no `{}` handler under {event} in {}",
                 display(table_handler),
-                spec.files.join(" or ")
+                spec.all_files()
             );
             if !broken.is_empty() {
                 why.push_str(&format!(" ({} does not parse)", broken.join(", ")));
@@ -850,21 +888,22 @@ fn check_registrations(
 
 /// The effective Claude Code statusline command and where it comes from: the local settings
 /// override the project's, which override the user's `~/.claude/settings.json`.
-fn effective_statusline(files: &[Loaded]) -> Option<(String, Value)> {
-    for rel in [".claude/settings.local.json", ".claude/settings.json"] {
+fn effective_statusline(files: &[Loaded]) -> Option<(&'static str, Value)> {
+    for rel in [
+        ".claude/settings.local.json",
+        ".claude/settings.json",
+        CLAUDE.user_file,
+    ] {
         let sl = files
             .iter()
             .find(|f| f.rel == rel)
             .and_then(Loaded::json)
             .and_then(|j| j.get("statusLine"));
         if let Some(sl) = sl {
-            return Some((rel.to_string(), sl.clone()));
+            return Some((rel, sl.clone()));
         }
     }
-    let home = directories::BaseDirs::new()?.home_dir().to_path_buf();
-    let user = SettingsFile::load(&home.join(".claude/settings.json")).ok()?;
-    let sl = user.json.get("statusLine")?.clone();
-    Some(("~/.claude/settings.json".to_string(), sl))
+    None
 }
 
 fn check_statusline_registration(files: &[Loaded], checks: &mut Vec<Check>) {
@@ -872,7 +911,7 @@ fn check_statusline_registration(files: &[Loaded], checks: &mut Vec<Check>) {
     let Some((rel, sl)) = effective_statusline(files) else {
         checks.push(Check::failed(
             what,
-            "no statusLine in .claude/settings.json, .claude/settings.local.json or ~/.claude/settings.json",
+            format!("no statusLine in {}", CLAUDE.all_files()),
             FIX_INIT,
         ));
         return;
@@ -1298,7 +1337,7 @@ fn run_fix(spec: &HostSpec, o: &Ours, out: &Outcome, path: &OnPath) -> String {
         .as_ref()
         .is_some_and(|e| e.kind() == std::io::ErrorKind::NotFound)
         || out.status.and_then(|s| s.code()) == Some(127);
-    if not_found {
+    if not_found && runs_capn_by_name(&invocation(spec.host, &o.handler, Path::new("."))) {
         return path_fix();
     }
     let table = table_entries(spec.table);
@@ -1324,8 +1363,16 @@ fn run_fix(spec: &HostSpec, o: &Ours, out: &Outcome, path: &OnPath) -> String {
 }
 
 /// Why a finished run is not a success, if it is not.
+/// What ran: a hook for an event, or the statusline.
+#[derive(Debug, Clone, Copy)]
+enum Runs<'a> {
+    Hook(Host, &'a str),
+    Statusline,
+}
+
+/// Why a finished run is not a success (spawn error, timeout, non-zero exit), if it is not.
 fn exit_problem(
-    event: &str,
+    runs: Runs<'_>,
     program: &str,
     out: &Outcome,
     budget: Duration,
@@ -1341,21 +1388,45 @@ fn exit_problem(
         }
         return Some(format!("could not run {program}: {e}"));
     }
+    let ms = budget.as_millis();
+    let (host, event) = match runs {
+        Runs::Hook(host, event) => (host, event),
+        Runs::Statusline => {
+            if out.timed_out {
+                return Some(format!(
+                    "no line within {ms} ms; Claude Code debounces the status line by 300 ms and cancels a run when the next update comes"
+                ));
+            }
+            return match out.status?.code() {
+                Some(0) => None,
+                Some(c) => Some(format!(
+                    "exit {c}: Claude Code blanks the status line{stderr}"
+                )),
+                None => Some(format!("killed by a signal{stderr}")),
+            };
+        }
+    };
     if out.timed_out {
         return Some(format!(
-            "no answer within {} ms (registered timeout {timeout} s); the host discards a late reply",
-            budget.as_millis()
+            "no answer within {ms} ms (registered timeout {timeout} s); the host discards a late reply"
         ));
     }
     let status = out.status?;
     match status.code() {
         Some(0) => None,
+        // Hooks reference, 1.2 (Claude Code) and 5 (Codex).
         Some(2) => Some(format!(
-            "exit 2: Claude Code reads it as \"block\"{}{stderr}",
-            match event {
-                "UserPromptSubmit" => " and erases the prompt",
-                "PreCompact" => " and blocks the compaction",
-                _ => "",
+            "exit 2: {}{stderr}",
+            match (host, event) {
+                (Host::Claude, "UserPromptSubmit") =>
+                    "Claude Code reads it as \"block\" and erases the prompt",
+                (Host::Claude, "PreCompact") =>
+                    "Claude Code reads it as \"block\" and blocks the compaction",
+                (Host::Claude, _) =>
+                    "Claude Code reports the hook as failed (and blocks where it can)",
+                (Host::Codex, "UserPromptSubmit") =>
+                    "Codex reads it as \"block\" and blocks the prompt",
+                (Host::Codex, _) => "Codex reports the hook as failed",
             }
         )),
         Some(127) => Some(format!("exit 127: command not found{stderr}")),
@@ -1383,8 +1454,17 @@ fn run_hooks(
     let mut env_files = 0;
     let mut skipped: Vec<String> = Vec::new();
     for (event, detail) in SCENARIO {
-        let handlers: Vec<&Ours> = found.ours.iter().filter(|o| o.event == event).collect();
+        let mut handlers: Vec<&Ours> = Vec::new();
+        for o in found.ours.iter().filter(|o| o.event == event) {
+            // An identical handler in several files runs once (hooks reference, 1.1).
+            if !handlers.iter().any(|h| h.handler == o.handler) {
+                handlers.push(o);
+            }
+        }
         for o in handlers {
+            if o.handler.get("type").and_then(Value::as_str) != Some("command") {
+                continue; // not run by the host as a program; reported by the registration check
+            }
             let inv = invocation(spec.host, &o.handler, root);
             if matches!(path, OnPath::Missing) && runs_capn_by_name(&inv) {
                 if !skipped.contains(&o.event) {
@@ -1429,12 +1509,21 @@ fn run_hooks(
                 payload(spec.host, event, detail, SESSION_ID, root, &transcript).to_string();
             let out = run_captured(cmd, bytes.as_bytes(), budget);
             let fail = |why: String| Check::failed(what.clone(), why, run_fix(spec, o, &out, path));
-            if let Some(why) = exit_problem(event, &inv.program, &out, budget, timeout) {
+            if let Some(why) = exit_problem(
+                Runs::Hook(spec.host, event),
+                &inv.program,
+                &out,
+                budget,
+                timeout,
+            ) {
                 checks.push(fail(why));
                 continue;
             }
-            let stdout = String::from_utf8_lossy(&out.stdout);
-            let context = match check_output(spec.host, event, &stdout, &schemas) {
+            let Ok(stdout) = std::str::from_utf8(&out.stdout) else {
+                checks.push(fail("stdout is not valid UTF-8".to_string()));
+                continue;
+            };
+            let context = match check_output(spec.host, event, stdout, &schemas) {
                 Ok(c) => c.filter(|c| !c.trim().is_empty()),
                 Err(why) => {
                     checks.push(fail(why));
@@ -1571,11 +1660,7 @@ fn run_statusline(
             install::STATUSLINE_COMMAND
         )
     };
-    if let Some(why) = exit_problem("statusline", "sh", &out, STATUSLINE_BUDGET, 1.0) {
-        let why = why.replace(
-            "Claude Code reads it as \"block\"",
-            "Claude Code blanks the status line",
-        );
+    if let Some(why) = exit_problem(Runs::Statusline, "sh", &out, STATUSLINE_BUDGET, 1.0) {
         checks.push(Check::failed(what, why, fix));
         return;
     }

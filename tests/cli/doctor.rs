@@ -528,6 +528,60 @@ fn malformed_registrations_legacy_and_duplicates_are_reported() {
 }
 
 #[test]
+fn user_level_registrations_are_read_and_copies_that_differ_are_named() {
+    let env = Env::git();
+    init(&env);
+    // An identical copy in the user's settings runs once: fine.
+    let project = read_json(&env, ".claude/settings.json");
+    let user = env.home.join(".claude/settings.json");
+    std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+    let same = json!({"hooks": {"PreCompact": project["hooks"]["PreCompact"].clone()}});
+    std::fs::write(&user, same.to_string()).unwrap();
+    let run = doctor(&env).ok();
+    assert!(
+        run.stdout.contains("ok    ~/.claude/settings.json parses"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("ok    Claude PreCompact hook registered in ~/.claude/settings.json"),
+        "{}",
+        run.stdout
+    );
+    let pre_runs = run
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("ok    Claude PreCompact(manual) runs"))
+        .count();
+    assert_eq!(pre_runs, 1, "{}", run.stdout);
+    // A different copy runs as well: twice.
+    let other = json!({"hooks": {"PreCompact": [{"hooks": [
+        {"type": "command", "command": "capn", "args": ["hook", "pre-compact"], "timeout": 30}
+    ]}]}});
+    std::fs::write(&user, other.to_string()).unwrap();
+    let run = doctor(&env).code(1);
+    let (line, fix) = failure(&run, &["Claude PreCompact hook registered once", "2 times"]);
+    assert!(
+        line.contains("~/.claude/settings.json: capn hook pre-compact"),
+        "{line}"
+    );
+    assert!(
+        fix.contains(".claude/settings.json and ~/.claude/settings.json"),
+        "{fix}"
+    );
+    // A user-level file that does not parse is named, with its path.
+    std::fs::write(&user, "{").unwrap();
+    let run = doctor(&env).code(1);
+    let (line, fix) = failure(
+        &run,
+        &["~/.claude/settings.json", "could not parse settings"],
+    );
+    assert!(line.contains(&user.display().to_string()), "{line}");
+    assert!(!fix.contains("capn init"), "{fix}");
+}
+
+#[test]
 fn broken_files_and_a_changed_skill() {
     let env = Env::git();
     init(&env);
