@@ -9,8 +9,10 @@
 //! 1. **`capn` on PATH**: the first executable `capn` in `PATH` (the hooks run it by name); a
 //!    warning when it is not the running binary (a stale install).
 //! 2. **The store**: `.capn/` with `entries/`; `.capn/config.json` parses with valid values.
-//! 3. **Settings files**: `.claude/settings.json`, `.claude/settings.local.json` and
-//!    `.codex/hooks.json` parse ([`SettingsFile::load`]).
+//! 3. **Settings files**: `.claude/settings.json`, `.claude/settings.local.json`,
+//!    `.codex/hooks.json`, and the user-level `~/.claude/settings.json` and `~/.codex/hooks.json`
+//!    that the hosts merge in (hooks reference, 1.1 and 5), parse ([`SettingsFile::load`]). A
+//!    registration counts in any of them; identical handlers in several files run once.
 //! 4. **Registrations**, against the tables `capn init` installs (`hooks-config/`): every event
 //!    has our handler, with the right subcommand, `type: "command"`, not `async`, a matcher that
 //!    covers the table's (hooks reference, 1.1 "Matcher syntax"), for Claude Code the exec form
@@ -39,7 +41,9 @@
 //! 6. **The `/compact-prep` skill** at `.claude/skills/compact-prep/SKILL.md`: present; a copy
 //!    that differs from the bundled one is a warning (it may hold the user's edits).
 //!
-//! Doctor writes nothing outside its own temporary directory, which is removed when it ends.
+//! Doctor writes nothing outside its own temporary directory (under `TMPDIR`), which is removed
+//! when it ends; it runs in well under a second (about 11 process starts). A `--wrap`ped user
+//! statusline is run too, as Claude Code would run it; what that command does is its own.
 
 use crate::cli::{DoctorArgs, Host};
 use crate::install::{self, schema::Schema, SettingsFile};
