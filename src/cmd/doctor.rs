@@ -1192,13 +1192,14 @@ fn kill_group(child: &mut std::process::Child) {
     let _ = child.kill();
 }
 
-/// The registered timeout of a handler in seconds (the hosts' default is 600).
+/// The registered timeout of a handler in seconds (the hosts' default is 600; capped at a day so
+/// any registered number makes a valid [`Duration`]).
 fn registered_timeout(handler: &Value) -> f64 {
     handler
         .get("timeout")
         .and_then(Value::as_f64)
         .filter(|t| *t > 0.0)
-        .unwrap_or(600.0)
+        .map_or(600.0, |t| t.min(86_400.0))
 }
 
 /// Checks a hook's stdout against what the host accepts for `event`. `Ok` carries the
@@ -1938,6 +1939,15 @@ mod tests {
         assert_eq!(out.stdout, b"in");
         assert_eq!(out.stderr_line().as_deref(), Some("err"));
         assert_eq!(out.status.and_then(|s| s.code()), Some(3));
+    }
+
+    #[test]
+    fn any_registered_timeout_gives_a_budget() {
+        for t in [json!(1e300), json!(-1), json!("10"), json!(0.001)] {
+            let secs = registered_timeout(&json!({ "timeout": t }));
+            let budget = HOOK_BUDGET.min(Duration::from_secs_f64(secs / 2.0));
+            assert!(budget <= HOOK_BUDGET, "{t}");
+        }
     }
 
     #[test]
