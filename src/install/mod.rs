@@ -8,6 +8,8 @@
 //! changed. Shapes follow the Claude Code hooks reference, "Registration":
 //! `hooks → Event → [{matcher, hooks: [handler]}]`.
 
+pub mod schema;
+
 use anyhow::{anyhow, Result};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};

@@ -3,6 +3,7 @@
 
 mod chart;
 mod concurrency;
+mod doctor;
 mod hooks;
 mod init;
 mod schema;

@@ -1,155 +1,86 @@
-//! A small JSON Schema (draft 7) checker for the Codex hook output schemas: the subset those
-//! schemas use (`type`, `const`, `enum`, `properties`, `required`, `additionalProperties`,
-//! `anyOf`, `allOf`, `if`/`then`, `pattern` as "non-blank", `$ref` into `definitions`).
-//! An unknown keyword fails loudly, so a schema update cannot pass unnoticed.
+//! The Codex output schemas through the library's checker (`capn_hook::install::schema`), which
+//! `capn doctor` uses too. `hooks.rs` validates hook replies with [`load`] and [`validate`].
 
-use serde_json::Value;
-use std::path::Path;
+use capn_hook::install::schema::{self as lib, Schema};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
 
-/// Loads a schema from `tests/fixtures/conformance/codex-schemas/<name>`.
-pub fn load(name: &str) -> Value {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/conformance/codex-schemas")
-        .join(name);
-    serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap()
+fn dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/conformance/codex-schemas")
+}
+
+/// Loads `tests/fixtures/conformance/codex-schemas/<name>`; panics (naming the file) when it
+/// cannot be read or uses a keyword the checker does not support.
+pub fn load(name: &str) -> Schema {
+    let p = dir().join(name);
+    let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    Schema::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
 /// Every violation of `schema` by `v` (empty when valid).
-pub fn validate(root: &Value, v: &Value) -> Vec<String> {
-    let mut errs = Vec::new();
-    check(root, root, v, "$", &mut errs);
-    errs
+pub fn validate(schema: &Schema, v: &Value) -> Vec<String> {
+    schema.validate(v)
 }
 
-fn type_ok(t: &str, v: &Value) -> bool {
-    match t {
-        "object" => v.is_object(),
-        "string" => v.is_string(),
-        "boolean" => v.is_boolean(),
-        "null" => v.is_null(),
-        "array" => v.is_array(),
-        "integer" => v.is_i64() || v.is_u64(),
-        "number" => v.is_number(),
-        other => panic!("unsupported type {other}"),
-    }
-}
-
-fn check(root: &Value, s: &Value, v: &Value, at: &str, errs: &mut Vec<String>) {
-    let Some(obj) = s.as_object() else {
-        return;
-    };
-    for (k, sv) in obj {
-        match k.as_str() {
-            "$schema" | "title" | "description" | "default" | "definitions" => {}
-            "$ref" => {
-                let name = sv.as_str().unwrap().strip_prefix("#/definitions/").unwrap();
-                check(root, &root["definitions"][name], v, at, errs);
+/// Every schema file of the fixture set (input and output, variants too) uses only keywords
+/// the checker supports, so none can be half-checked.
+#[test]
+fn every_fixture_schema_is_in_the_supported_subset() {
+    let mut n = 0;
+    let mut stack = vec![dir()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "json") {
+                load(p.strip_prefix(dir()).unwrap().to_str().unwrap());
+                n += 1;
             }
-            "type" => {
-                let ok = match sv {
-                    Value::String(t) => type_ok(t, v),
-                    Value::Array(ts) => ts.iter().any(|t| type_ok(t.as_str().unwrap(), v)),
-                    _ => panic!("bad type keyword"),
-                };
-                if !ok {
-                    errs.push(format!("{at}: {v} is not of type {sv}"));
-                }
-            }
-            "const" => {
-                if v != sv {
-                    errs.push(format!("{at}: {v} != const {sv}"));
-                }
-            }
-            "enum" => {
-                if !sv.as_array().unwrap().contains(v) {
-                    errs.push(format!("{at}: {v} not in {sv}"));
-                }
-            }
-            "pattern" => {
-                assert_eq!(sv, ".*\\S.*", "only the non-blank pattern is supported");
-                if v.as_str().is_some_and(|s| s.trim().is_empty()) {
-                    errs.push(format!("{at}: blank string"));
-                }
-            }
-            "required" => {
-                if let Some(o) = v.as_object() {
-                    for r in sv.as_array().unwrap() {
-                        if !o.contains_key(r.as_str().unwrap()) {
-                            errs.push(format!("{at}: missing required {r}"));
-                        }
-                    }
-                }
-            }
-            "properties" => {
-                if let Some(o) = v.as_object() {
-                    for (pk, pv) in o {
-                        if let Some(ps) = sv.get(pk) {
-                            check(root, ps, pv, &format!("{at}.{pk}"), errs);
-                        }
-                    }
-                }
-            }
-            "additionalProperties" => {
-                if let Some(o) = v.as_object() {
-                    let props = s.get("properties").and_then(Value::as_object);
-                    for (pk, pv) in o {
-                        if props.is_some_and(|p| p.contains_key(pk)) {
-                            continue;
-                        }
-                        match sv {
-                            Value::Bool(false) => {
-                                errs.push(format!("{at}: additional property {pk:?}"))
-                            }
-                            Value::Bool(true) => {}
-                            schema => check(root, schema, pv, &format!("{at}.{pk}"), errs),
-                        }
-                    }
-                }
-            }
-            "anyOf" => {
-                let any = sv.as_array().unwrap().iter().any(|alt| {
-                    let mut e = Vec::new();
-                    check(root, alt, v, at, &mut e);
-                    e.is_empty()
-                });
-                if !any {
-                    errs.push(format!("{at}: matches no anyOf alternative"));
-                }
-            }
-            "allOf" => {
-                for alt in sv.as_array().unwrap() {
-                    check(root, alt, v, at, errs);
-                }
-            }
-            "if" => {
-                let mut e = Vec::new();
-                check(root, sv, v, at, &mut e);
-                if e.is_empty() {
-                    if let Some(then) = s.get("then") {
-                        check(root, then, v, at, errs);
-                    }
-                }
-            }
-            "then" | "else" => {}
-            other => panic!("unsupported schema keyword {other}"),
         }
+    }
+    assert_eq!(n, 11, "the schema set changed");
+}
+
+/// The copies `capn doctor` embeds are the fixture files, byte for byte.
+#[test]
+fn embedded_schemas_are_the_fixture_files() {
+    for (event, file) in [
+        ("SessionStart", "session-start.command.output.schema.json"),
+        (
+            "UserPromptSubmit",
+            "user-prompt-submit.command.output.schema.json",
+        ),
+        ("PreCompact", "pre-compact.command.output.schema.json"),
+        ("PostCompact", "post-compact.command.output.schema.json"),
+    ] {
+        let on_disk = std::fs::read_to_string(dir().join(file)).unwrap();
+        let embedded = lib::codex_output_schemas(event);
+        assert_eq!(embedded[0].1, on_disk, "{file}");
     }
 }
 
 #[test]
 fn checker_rejects_what_codex_rejects() {
     let s = load("session-start.command.output.schema.json");
-    let good = serde_json::json!({"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"x"}});
+    let good =
+        json!({"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"x"}});
     assert!(validate(&s, &good).is_empty());
     for bad in [
-        serde_json::json!({"hookSpecificOutput":{"hookEventName":"SessionStart","sessionTitle":"x"}}),
-        serde_json::json!({"hookSpecificOutput":{"hookEventName":"UserPromptSubmit"}}),
-        serde_json::json!({"hookSpecificOutput":{"additionalContext":"x"}}),
-        serde_json::json!({"extra":1}),
+        json!({"hookSpecificOutput":{"hookEventName":"SessionStart","sessionTitle":"x"}}),
+        json!({"hookSpecificOutput":{"hookEventName":"UserPromptSubmit"}}),
+        json!({"hookSpecificOutput":{"additionalContext":"x"}}),
+        json!({"extra":1}),
     ] {
         assert!(!validate(&s, &bad).is_empty(), "{bad} should fail");
     }
     let u = load("user-prompt-submit.command.output.schema.json");
-    assert!(!validate(&u, &serde_json::json!({"decision":"block"})).is_empty());
-    assert!(validate(&u, &serde_json::json!({"decision":"block","reason":"r"})).is_empty());
+    assert!(!validate(&u, &json!({"decision":"block"})).is_empty());
+    assert!(validate(&u, &json!({"decision":"block","reason":"r"})).is_empty());
+    // The 658d027 generation refuses nulls the current one accepts.
+    let v = load("variants/658d027/session-start.command.output.schema.json");
+    let null_ctx =
+        json!({"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":null}});
+    assert!(validate(&s, &null_ctx).is_empty());
+    assert!(!validate(&v, &null_ctx).is_empty());
 }

@@ -1,0 +1,647 @@
+//! `capn doctor`: a healthy install, a missing one, broken registrations and hook commands, capn
+//! missing from PATH, Codex schema failures, and the promise to write nothing.
+//!
+//! The built binary is not on PATH in tests: each doctor run gets a temp dir holding a `capn`
+//! symlink to it first on PATH (or, for the PATH tests, a PATH without any `capn`).
+
+use crate::util::{Env, Run};
+use serde_json::{json, Value};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime};
+
+/// The PATH directories of the test process that hold no `capn` (so a real install on the
+/// machine cannot leak into a test).
+fn base_path() -> Vec<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .filter(|d| !d.join("capn").exists())
+        .collect()
+}
+
+/// A folder with `capn` -> the built binary.
+fn capn_dir(env: &Env) -> PathBuf {
+    let dir = env.tmp.path().join("bin");
+    if !dir.exists() {
+        std::fs::create_dir_all(&dir).unwrap();
+        std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_capn"), dir.join("capn")).unwrap();
+    }
+    dir
+}
+
+fn path_with(first: &Path) -> OsString {
+    let mut dirs = vec![first.to_path_buf()];
+    dirs.extend(base_path());
+    std::env::join_paths(dirs).unwrap()
+}
+
+fn path_with_capn(env: &Env) -> OsString {
+    path_with(&capn_dir(env))
+}
+
+fn path_without_capn() -> OsString {
+    std::env::join_paths(base_path()).unwrap()
+}
+
+/// A temp dir for doctor's own temporary files (so tests can see it cleans up).
+fn tmpdir(env: &Env) -> PathBuf {
+    let d = env.tmp.path().join("tmp");
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn doctor_in(env: &Env, dir: &Path, path: OsString) -> Run {
+    let mut c = env.cmd_in(dir, &["doctor"]);
+    c.env("PATH", path).env("TMPDIR", tmpdir(env));
+    let t = Instant::now();
+    let run = env.run_cmd(c, b"");
+    assert!(
+        t.elapsed() < Duration::from_secs(10),
+        "doctor took {:?}",
+        t.elapsed()
+    );
+    run
+}
+
+fn doctor(env: &Env) -> Run {
+    doctor_in(env, &env.root, path_with_capn(env))
+}
+
+fn init(env: &Env) {
+    let mut c = env.cmd(&["init"]);
+    c.env("PATH", path_with_capn(env));
+    env.run_cmd(c, b"").ok();
+}
+
+/// The FAILED line holding every needle, and its fix. Panics with the whole report otherwise.
+#[track_caller]
+fn failure(run: &Run, needles: &[&str]) -> (String, String) {
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    for (i, l) in lines.iter().enumerate() {
+        if l.starts_with("FAILED ") && needles.iter().all(|n| l.contains(n)) {
+            let fix = lines.get(i + 1).copied().unwrap_or("");
+            assert!(
+                fix.starts_with("  fix: "),
+                "no fix after {l:?}:\n{}",
+                run.stdout
+            );
+            return (l.to_string(), fix.to_string());
+        }
+    }
+    panic!("no FAILED line with {needles:?} in:\n{}", run.stdout);
+}
+
+fn failed_count(run: &Run) -> usize {
+    run.stdout
+        .lines()
+        .filter(|l| l.starts_with("FAILED "))
+        .count()
+}
+
+fn read_json(env: &Env, rel: &str) -> Value {
+    serde_json::from_str(&env.read(rel)).unwrap()
+}
+
+fn write_json(env: &Env, rel: &str, v: &Value) {
+    env.write(rel, &serde_json::to_string_pretty(v).unwrap());
+}
+
+/// Writes an executable script (a fake `capn`) and returns its path.
+fn script(env: &Env, name: &str, body: &str) -> PathBuf {
+    let dir = env.tmp.path().join("fake").join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("capn");
+    std::fs::write(&p, format!("#!/bin/sh\n{body}")).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    p
+}
+
+/// Every file, folder and symlink under the project and the home dir, with contents (a
+/// symlink's target) and modification time.
+fn snapshot(env: &Env) -> Vec<(PathBuf, Vec<u8>, Option<SystemTime>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![env.root.clone(), env.home.clone()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            let meta = std::fs::symlink_metadata(&p).unwrap();
+            let mtime = meta.modified().ok();
+            let bytes = if meta.is_dir() {
+                stack.push(p.clone());
+                Vec::new()
+            } else if meta.is_symlink() {
+                std::fs::read_link(&p)
+                    .unwrap()
+                    .into_os_string()
+                    .into_encoded_bytes()
+            } else {
+                std::fs::read(&p).unwrap()
+            };
+            out.push((p, bytes, mtime));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Asserts two snapshots are equal, naming the paths that differ.
+#[track_caller]
+fn assert_same(
+    before: &[(PathBuf, Vec<u8>, Option<SystemTime>)],
+    after: &[(PathBuf, Vec<u8>, Option<SystemTime>)],
+) {
+    let differing: Vec<&PathBuf> = before
+        .iter()
+        .chain(after)
+        .filter(|x| !before.contains(x) || !after.contains(x))
+        .map(|(p, _, _)| p)
+        .collect();
+    assert!(differing.is_empty(), "changed by doctor: {differing:?}");
+}
+
+#[test]
+fn a_fresh_init_is_all_ok_from_anywhere_in_the_project() {
+    let env = Env::git();
+    init(&env);
+    let sub = env.root.join("src/deep");
+    std::fs::create_dir_all(&sub).unwrap();
+    let run = doctor_in(&env, &sub, path_with_capn(&env)).ok();
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(
+        lines[0],
+        format!("capn doctor in {}", env.root.display()),
+        "{}",
+        run.stdout
+    );
+    let body = &lines[1..lines.len() - 1];
+    assert!(
+        body.iter().all(|l| l.starts_with("ok    ")),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(
+        lines.last().unwrap(),
+        &format!("capn doctor: all {} checks ok", body.len())
+    );
+    for needle in [
+        "capn on PATH: ",
+        "(this binary",
+        "store .capn/ (0 charts)",
+        ".claude/settings.json parses",
+        ".codex/hooks.json parses",
+        "Claude SessionStart hook registered in .claude/settings.json: capn hook session-start (exec form, timeout 10 s)",
+        "Claude statusLine is capn statusline in .claude/settings.json",
+        "Claude SessionStart(startup) runs `capn hook session-start`: ",
+        "Claude SessionStart(compact) runs `capn hook session-start`: ",
+        "Claude PreCompact(manual) runs `capn hook pre-compact`: no output",
+        "Claude PostCompact(manual) runs `capn hook post-compact`: no output",
+        "Claude UserPromptSubmit runs `capn hook user-prompt-submit`: ",
+        "Codex UserPromptSubmit hook registered in .codex/hooks.json: capn hook user-prompt-submit --host codex (sh -c, timeout 10 s)",
+        "Codex SessionStart(startup) runs `capn hook session-start --host codex`: ",
+        "Claude statusline runs `capn statusline`: one line, ",
+        "/compact-prep skill installed (.claude/skills/compact-prep/SKILL.md)",
+    ] {
+        assert!(run.stdout.contains(needle), "{needle}\n{}", run.stdout);
+    }
+    // Every host-event run happened: 5 scenario steps on each host, and the recovery was
+    // delivered by UserPromptSubmit after the synthetic compaction.
+    let runs = body
+        .iter()
+        .filter(|l| l.contains(") runs `") || l.contains("Submit runs `"));
+    assert_eq!(runs.count(), 10, "{}", run.stdout);
+    let ups = body
+        .iter()
+        .find(|l| l.starts_with("ok    Codex UserPromptSubmit runs"))
+        .unwrap();
+    assert!(
+        ups.contains("characters of context, valid for Codex"),
+        "{ups}"
+    );
+}
+
+#[test]
+fn without_init_every_missing_piece_fails_with_its_fix() {
+    let env = Env::git();
+    let run = doctor(&env).code(1);
+    let (_, fix) = failure(&run, &["store .capn/", ".capn does not exist"]);
+    assert_eq!(fix, "  fix: capn init");
+    for host in ["Claude", "Codex"] {
+        for event in [
+            "SessionStart",
+            "PreCompact",
+            "PostCompact",
+            "UserPromptSubmit",
+        ] {
+            let (_, fix) = failure(&run, &[&format!("{host} {event} hook: no `capn hook")]);
+            assert_eq!(fix, "  fix: capn init");
+        }
+    }
+    failure(&run, &["Claude statusLine", "no statusLine"]);
+    failure(&run, &["/compact-prep skill", "SKILL.md does not exist"]);
+    assert!(run.stdout.contains("ok    capn on PATH"), "{}", run.stdout);
+    let n = failed_count(&run);
+    assert_eq!(n, 11, "{}", run.stdout);
+    assert!(
+        run.stdout
+            .trim_end()
+            .ends_with(&format!("capn doctor: {n} of 12 checks failed")),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn capn_missing_from_path_fails_with_the_install_fix() {
+    let env = Env::git();
+    init(&env);
+    let run = doctor_in(&env, &env.root, path_without_capn()).code(1);
+    let (line, fix) = failure(&run, &["capn on PATH", "no executable capn"]);
+    assert!(line.contains("run `capn` by name"), "{line}");
+    assert!(fix.contains("cargo install --path ."), "{fix}");
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_capn")).parent().unwrap();
+    assert!(
+        fix.contains(&format!("export PATH=\"{}:$PATH\"", bin_dir.display())),
+        "{fix}"
+    );
+    for what in ["Claude hooks", "Codex hooks", "Claude statusline"] {
+        let (line, fix2) = failure(&run, &[what, "not on PATH"]);
+        assert!(line.contains("not run"), "{line}");
+        assert_eq!(fix2, fix);
+    }
+    // The registrations themselves are fine.
+    assert!(run
+        .stdout
+        .contains("ok    Claude SessionStart hook registered"));
+}
+
+#[test]
+fn a_capn_on_path_that_is_not_this_binary_is_a_warning() {
+    let env = Env::git();
+    init(&env);
+    let wrapper = script(
+        &env,
+        "wrapper",
+        &format!("exec '{}' \"$@\"\n", env!("CARGO_BIN_EXE_capn")),
+    );
+    let run = doctor_in(&env, &env.root, path_with(wrapper.parent().unwrap())).ok();
+    let line = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("warn  capn on PATH"))
+        .unwrap_or_else(|| panic!("{}", run.stdout));
+    assert!(line.contains(&wrapper.display().to_string()), "{line}");
+    assert!(line.contains("not this binary"), "{line}");
+    assert!(
+        line.contains(&format!("capn {}", env!("CARGO_PKG_VERSION"))),
+        "{line}"
+    );
+    assert!(
+        run.stdout.contains("all 26 checks ok, 1 warning"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn a_registered_command_that_is_not_a_capn_hook_is_named() {
+    let env = Env::git();
+    init(&env);
+    let mut s = read_json(&env, ".claude/settings.json");
+    s["hooks"]["UserPromptSubmit"][0]["hooks"][0]["args"] = json!(["hook", "nonsense"]);
+    write_json(&env, ".claude/settings.json", &s);
+    let run = doctor(&env).code(1);
+    failure(
+        &run,
+        &[
+            "Claude UserPromptSubmit hook:",
+            "no `capn hook user-prompt-submit`",
+        ],
+    );
+    let (_, fix) = failure(
+        &run,
+        &[
+            "Claude UserPromptSubmit hook in .claude/settings.json runs `capn hook nonsense`",
+            "`nonsense` is not a capn hook",
+        ],
+    );
+    assert!(
+        fix.contains("remove that handler from .claude/settings.json"),
+        "{fix}"
+    );
+    // Run as Claude Code would: capn reports the bad subcommand on stderr and prints nothing,
+    // so the recovery after the synthetic compaction never arrives.
+    let (line, fix) = failure(
+        &run,
+        &[
+            "Claude UserPromptSubmit runs `capn hook nonsense`",
+            "the recovery is not delivered",
+        ],
+    );
+    assert!(line.contains("stderr: "), "{line}");
+    assert!(
+        fix.contains(r#"replace that handler with {"type":"command","command":"capn","args":["hook","user-prompt-submit"],"timeout":10}"#),
+        "{fix}"
+    );
+    assert_eq!(failed_count(&run), 3, "{}", run.stdout);
+}
+
+#[test]
+fn hook_commands_that_block_print_junk_or_answer_the_wrong_event_fail() {
+    let env = Env::git();
+    init(&env);
+    let fake = script(
+        &env,
+        "bad",
+        r#"cat >/dev/null
+case "$2" in
+  pre-compact) echo "no compaction today" >&2; exit 2 ;;
+  session-start) echo "Welcome back!" ;;
+  user-prompt-submit) echo '{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"x"}}' ;;
+  post-compact) echo '{"systemMessage":"compacted"}' ;;
+esac
+"#,
+    );
+    let mut s = read_json(&env, ".claude/settings.json");
+    for event in [
+        "SessionStart",
+        "PreCompact",
+        "PostCompact",
+        "UserPromptSubmit",
+    ] {
+        s["hooks"][event][0]["hooks"][0]["command"] = json!(fake.display().to_string());
+    }
+    write_json(&env, ".claude/settings.json", &s);
+    let run = doctor(&env).code(1);
+    let (line, fix) = failure(
+        &run,
+        &[
+            "Claude PreCompact(manual) runs",
+            "exit 2",
+            "blocks the compaction",
+        ],
+    );
+    assert!(line.contains("no compaction today"), "{line}");
+    assert!(fix.contains("replace that handler with"), "{fix}");
+    failure(
+        &run,
+        &[
+            "Claude SessionStart(startup) runs",
+            "not one JSON object",
+            "Welcome back!",
+        ],
+    );
+    failure(
+        &run,
+        &[
+            "Claude UserPromptSubmit runs",
+            "hookEventName is \"SessionStart\", not \"UserPromptSubmit\"",
+        ],
+    );
+    failure(
+        &run,
+        &["Claude PostCompact(manual) runs", "must print nothing"],
+    );
+    // The registrations still count as capn's (the script is named capn) and are well formed.
+    assert!(run
+        .stdout
+        .contains("ok    Claude PreCompact hook registered"));
+    // Codex is untouched and fine.
+    assert!(run.stdout.contains("ok    Codex PreCompact(manual) runs"));
+}
+
+#[test]
+fn codex_replies_are_checked_against_codex_schemas_and_registrations_need_host_codex() {
+    let env = Env::git();
+    init(&env);
+    let fake = script(
+        &env,
+        "claude-keys",
+        r#"cat >/dev/null
+echo '{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"x","sessionTitle":"t"}}'
+"#,
+    );
+    let mut s = read_json(&env, ".codex/hooks.json");
+    s["hooks"]["SessionStart"][0]["hooks"][0]["command"] = json!(format!(
+        "{} hook session-start --host codex",
+        fake.display()
+    ));
+    s["hooks"]["PreCompact"][0]["hooks"][0]["command"] = json!("capn hook pre-compact");
+    write_json(&env, ".codex/hooks.json", &s);
+    let run = doctor(&env).code(1);
+    let (line, _) = failure(
+        &run,
+        &[
+            "Codex SessionStart(startup) runs",
+            "does not match Codex's session-start.command.output schema",
+        ],
+    );
+    assert!(line.contains("sessionTitle"), "{line}");
+    let (_, fix) = failure(
+        &run,
+        &[
+            "Codex PreCompact hook in .codex/hooks.json",
+            "no --host codex",
+        ],
+    );
+    assert!(
+        fix.contains(
+            r#"{"type":"command","command":"capn hook pre-compact --host codex","timeout":10}"#
+        ),
+        "{fix}"
+    );
+    // Claude Code accepts sessionTitle, so the same reply there would pass; Claude is fine.
+    assert!(run
+        .stdout
+        .contains("ok    Claude SessionStart(startup) runs"));
+}
+
+#[test]
+fn a_hook_that_hangs_is_stopped_within_its_budget() {
+    let env = Env::git();
+    init(&env);
+    let fake = script(&env, "slow", "sleep 30\n");
+    let mut s = read_json(&env, ".claude/settings.json");
+    s["hooks"]["PostCompact"][0]["hooks"][0]["command"] = json!(fake.display().to_string());
+    s["hooks"]["PostCompact"][0]["hooks"][0]["timeout"] = json!(1);
+    write_json(&env, ".claude/settings.json", &s);
+    let t = Instant::now();
+    let run = doctor(&env).code(1);
+    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+    failure(
+        &run,
+        &[
+            "Claude PostCompact(manual) runs",
+            "no answer within 500 ms (registered timeout 1 s)",
+        ],
+    );
+}
+
+#[test]
+fn malformed_registrations_legacy_and_duplicates_are_reported() {
+    let env = Env::git();
+    init(&env);
+    let mut s = read_json(&env, ".claude/settings.json");
+    let ss = &mut s["hooks"]["SessionStart"][0];
+    ss["matcher"] = json!("startup");
+    ss["hooks"][0] = json!({"type": "command", "command": "capn hook session-start"});
+    s["hooks"]["Stop"] =
+        json!([{"hooks": [{"type": "command", "command": "/usr/bin/env capn context"}]}]);
+    write_json(&env, ".claude/settings.json", &s);
+    // The same UserPromptSubmit hook, slightly different, in the local settings: it runs twice.
+    write_json(
+        &env,
+        ".claude/settings.local.json",
+        &json!({"hooks": {"UserPromptSubmit": [{"hooks": [
+            {"type": "command", "command": "capn", "args": ["hook", "user-prompt-submit"], "timeout": 5}
+        ]}]}}),
+    );
+    let run = doctor(&env).code(1);
+    let (line, fix) = failure(&run, &["Claude SessionStart hook in .claude/settings.json"]);
+    for needle in [
+        "shell form",
+        "no explicit \"timeout\"",
+        "matcher \"startup\" does not select resume, clear, compact",
+    ] {
+        assert!(line.contains(needle), "{needle}: {line}");
+    }
+    assert!(fix.contains("capn uninstall && capn init"), "{fix}");
+    let (_, fix) = failure(
+        &run,
+        &["Claude Stop hook in .claude/settings.json", "capn-hook 0.2"],
+    );
+    assert_eq!(fix, "  fix: capn init (replaces it)");
+    let (line, _) = failure(
+        &run,
+        &[
+            "Claude UserPromptSubmit hook registered once",
+            "registered 2 times",
+        ],
+    );
+    assert!(line.contains(".claude/settings.local.json"), "{line}");
+    // Both copies run, and each is still a working hook.
+    let ups_runs = run
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("ok    Claude UserPromptSubmit runs"))
+        .count();
+    assert_eq!(ups_runs, 2, "{}", run.stdout);
+}
+
+#[test]
+fn user_level_registrations_are_read_and_copies_that_differ_are_named() {
+    let env = Env::git();
+    init(&env);
+    // An identical copy in the user's settings runs once: fine.
+    let project = read_json(&env, ".claude/settings.json");
+    let user = env.home.join(".claude/settings.json");
+    std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+    let same = json!({"hooks": {"PreCompact": project["hooks"]["PreCompact"].clone()}});
+    std::fs::write(&user, same.to_string()).unwrap();
+    let run = doctor(&env).ok();
+    assert!(
+        run.stdout.contains("ok    ~/.claude/settings.json parses"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("ok    Claude PreCompact hook registered in ~/.claude/settings.json"),
+        "{}",
+        run.stdout
+    );
+    let pre_runs = run
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("ok    Claude PreCompact(manual) runs"))
+        .count();
+    assert_eq!(pre_runs, 1, "{}", run.stdout);
+    // A different copy runs as well: twice.
+    let other = json!({"hooks": {"PreCompact": [{"hooks": [
+        {"type": "command", "command": "capn", "args": ["hook", "pre-compact"], "timeout": 30}
+    ]}]}});
+    std::fs::write(&user, other.to_string()).unwrap();
+    let run = doctor(&env).code(1);
+    let (line, fix) = failure(&run, &["Claude PreCompact hook registered once", "2 times"]);
+    assert!(
+        line.contains("~/.claude/settings.json: capn hook pre-compact"),
+        "{line}"
+    );
+    assert!(
+        fix.contains(".claude/settings.json and ~/.claude/settings.json"),
+        "{fix}"
+    );
+    // A user-level file that does not parse is named, with its path.
+    std::fs::write(&user, "{").unwrap();
+    let run = doctor(&env).code(1);
+    let (line, fix) = failure(
+        &run,
+        &["~/.claude/settings.json", "could not parse settings"],
+    );
+    assert!(line.contains(&user.display().to_string()), "{line}");
+    assert!(!fix.contains("capn init"), "{fix}");
+}
+
+#[test]
+fn broken_files_and_a_changed_skill() {
+    let env = Env::git();
+    init(&env);
+    env.write(".claude/settings.local.json", "{ \"hooks\": ");
+    env.write(
+        ".capn/config.json",
+        "{\"embedding\": true, \"warn_at\": 150}",
+    );
+    let skill = ".claude/skills/compact-prep/SKILL.md";
+    let mut text = env.read(skill);
+    text.push_str("\nMy own note.\n");
+    env.write(skill, &text);
+    let run = doctor(&env).code(1);
+    let (line, fix) = failure(
+        &run,
+        &[".claude/settings.local.json", "could not parse settings"],
+    );
+    assert!(line.contains(&env.root.display().to_string()), "{line}");
+    assert!(fix.contains("fix the JSON of"), "{fix}");
+    let (line, _) = failure(&run, &[".capn/config.json", "\"warn_at\" is 150"]);
+    assert!(line.contains("config.json"), "{line}");
+    let warn = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("warn  /compact-prep skill"))
+        .unwrap_or_else(|| panic!("{}", run.stdout));
+    assert!(warn.contains("differs from the bundled skill"), "{warn}");
+    assert_eq!(failed_count(&run), 2, "{}", run.stdout);
+    assert!(
+        run.stdout.contains("checks failed, 1 warning"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn doctor_writes_nothing_in_the_project_home_or_state_dir() {
+    let env = Env::git();
+    init(&env);
+    // Real state for a real session: doctor's hook runs must not touch it.
+    env.run_stdin(
+        &["hook", "post-compact"],
+        br#"{"session_id":"real-session","hook_event_name":"PostCompact","trigger":"auto"}"#,
+    )
+    .ok();
+    assert!(env.state_dir().join("sessions/real-session").is_dir());
+    let tmp = tmpdir(&env);
+    let before = snapshot(&env);
+    doctor(&env).ok();
+    assert_same(&before, &snapshot(&env));
+    // A failing run (a hook that blocks) leaves everything as it was too.
+    let fake = script(&env, "exit2", "cat >/dev/null; exit 2\n");
+    let mut s = read_json(&env, ".claude/settings.json");
+    s["hooks"]["PreCompact"][0]["hooks"][0]["command"] = json!(fake.display().to_string());
+    write_json(&env, ".claude/settings.json", &s);
+    let before = snapshot(&env);
+    doctor(&env).code(1);
+    assert_same(&before, &snapshot(&env));
+    assert!(
+        std::fs::read_dir(&tmp).unwrap().next().is_none(),
+        "doctor left temporary files"
+    );
+}
