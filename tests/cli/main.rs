@@ -5,6 +5,7 @@ mod chart;
 mod concurrency;
 mod hooks;
 mod init;
+mod qa;
 mod schema;
 mod state;
 mod statusline;
