@@ -6,6 +6,7 @@ mod concurrency;
 mod doctor;
 mod hooks;
 mod init;
+mod qa;
 mod schema;
 mod state;
 mod statusline;
