@@ -23,7 +23,7 @@ Steps (the model2vec recipe, re-implemented in numpy):
  6. int8 with one global scale (max |x| maps to 127).
 
 Outputs: assets/model/embeddings.i8 (raw int8, row-major [vocab][dim]), vocab.txt (copied from the
-wheel), config.json (shape, scale, provenance, pooling rules, id, thresholds). Intermediate arrays
+wheel), vocab.index (precomputed look-up table for vocab.txt, see minilm.vocab_index), config.json (shape, scale, provenance, pooling rules, id, thresholds). Intermediate arrays
 are cached under the cache folder, keyed by the inputs' hashes.
 
 Deterministic: same inputs, numpy and BLAS give the same bytes (the teacher passes run in fixed,
@@ -120,12 +120,13 @@ def teacher_sentences(model, tok, sentences, digest):
     return out
 
 
-def refit(g0, mu, comps, w, tok, model, lam=REFIT_LAMBDA, iters=REFIT_ITERS):
+def refit(g0, mu, comps, w, tok, model, lam=REFIT_LAMBDA, iters=REFIT_ITERS, center="corpus"):
     """Ridge least squares over the frozen corpus.
 
     G (vocab x DIM, pre-SIF) minimises sum_s |A_s G - y_s|^2 + lam * |G - G0|^2, where A_s holds
     w_t / sum(w) for the pooled tokens t of sentence s (the runtime's SIF-weighted mean) and y_s is
-    the teacher's mean-pooled hidden state of s, centred and projected by the token PCA. Solved by
+    the teacher's mean-pooled hidden state of s, centred (on the corpus mean) and projected by the
+    token PCA. Solved by
     conjugate gradients on the normal equations, all DIM columns at once.
     """
     from scipy import sparse
@@ -135,7 +136,10 @@ def refit(g0, mu, comps, w, tok, model, lam=REFIT_LAMBDA, iters=REFIT_ITERS):
     import gzip
 
     sentences = gzip.decompress(raw).decode("utf-8").splitlines()
-    y = (teacher_sentences(model, tok, sentences, digest).astype(np.float64) - mu) @ comps
+    h = teacher_sentences(model, tok, sentences, digest).astype(np.float64)
+    # centred on the corpus mean, not the token mean: the part every sentence shares would
+    # otherwise be fitted into every token vector and raise all cosines alike
+    y = (h - (h.mean(0) if center == "corpus" else mu)) @ comps
     rows, cols, vals = [], [], []
     for r, s in enumerate(sentences):
         ids = minilm.pool_ids(tok.encode(s, add_special_tokens=False).ids)
@@ -176,8 +180,14 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--no-refit", action="store_true", help="plain distillation, no corpus refit")
     ap.add_argument("--lambda", dest="lam", type=float, default=REFIT_LAMBDA)
+    ap.add_argument("--center", choices=["corpus", "token"], default="corpus", help="refit target centring")
     ap.add_argument("--out", default=str(minilm.ASSETS), help="output folder (default assets/model)")
+    ap.add_argument("--index-only", action="store_true", help="only rewrite vocab.index from vocab.txt")
     args = ap.parse_args()
+    if args.index_only:
+        out = Path(args.out)
+        (out / "vocab.index").write_bytes(minilm.vocab_index((out / "vocab.txt").read_bytes()))
+        return
 
     model_dir = minilm.fetch_model()
     log(f"source model ok: {model_dir} (sha256 {minilm.SAFETENSORS_SHA256})")
@@ -201,14 +211,14 @@ def main():
     }
     if not args.no_refit:
         tok = minilm.load_tokenizer(model_dir)
-        g, digest, n = refit(g, mu, comps, w, tok, model, lam=args.lam)
+        g, digest, n = refit(g, mu, comps, w, tok, model, lam=args.lam, center=args.center)
         g[unused] = 0.0
         recipe["refit"] = {
             "corpus": "tools/corpus/sentences.txt.gz",
             "corpus_sha256": digest,
             "sentences": n,
             "lambda": args.lam,
-            "target": "teacher mean-pooled hidden state, centred and PCA-projected",
+            "target": f"teacher mean-pooled hidden state, centred on the {args.center} mean, PCA-projected",
         }
     f = g * w[:, None]
     scale = float(np.abs(f).max() / 127.0)
@@ -220,6 +230,8 @@ def main():
     (out / "embeddings.i8").write_bytes(emb_bytes)
     shutil.copyfile(model_dir / "vocab.txt", out / "vocab.txt")
     vocab_bytes = (out / "vocab.txt").read_bytes()
+    index_bytes = minilm.vocab_index(vocab_bytes)
+    (out / "vocab.index").write_bytes(index_bytes)
     pooling = {
         "tokenizer": "BERT basic (clean, lowercase, strip accents, split CJK and punctuation) + WordPiece "
                      "(greedy longest match, '##' continuation, [UNK] past 100 chars or when unmatched)",
@@ -240,6 +252,7 @@ def main():
         "scale": scale,
         "embeddings_sha256": hashlib.sha256(emb_bytes).hexdigest(),
         "vocab_sha256": hashlib.sha256(vocab_bytes).hexdigest(),
+        "vocab_index_sha256": hashlib.sha256(index_bytes).hexdigest(),
         "source": {
             "model": minilm.SOURCE_MODEL,
             "license": "Apache-2.0",

@@ -243,6 +243,44 @@ def load_tokenizer(model_dir: Path):
     return tok
 
 
+INDEX_SLOTS = 1 << 16  # open-addressing table size (a power of two, > 2 x vocabulary)
+INDEX_EMPTY = 0xFFFF
+
+
+def fnv1a_slot(data: bytes) -> int:
+    """Home slot of a token: FNV-1a 64 over its UTF-8 bytes, multiplied by the golden-ratio constant,
+    top 16 bits. src/embed/tokenizer.rs computes the same."""
+    h = 0xCBF29CE484222325
+    for b in data:
+        h = ((h ^ b) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return ((h * 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF) >> 48
+
+
+def vocab_index(vocab_bytes: bytes) -> bytes:
+    """The precomputed look-up table for vocab.txt, so the runtime builds nothing at load:
+    u32 LE offsets[V + 1] (byte offset where token i starts; token i is
+    vocab[offsets[i] : offsets[i + 1] - 1]) followed by u16 LE slots[INDEX_SLOTS] (token ids by
+    linear probing from fnv1a_slot(token), INDEX_EMPTY when free; inserted in id order)."""
+    import struct
+
+    tokens = vocab_bytes.split(b"\n")
+    assert tokens[-1] == b"", "vocab.txt must end with a newline"
+    tokens = tokens[:-1]
+    assert len(tokens) < INDEX_EMPTY
+    offsets, pos = [], 0
+    for t in tokens:
+        offsets.append(pos)
+        pos += len(t) + 1
+    offsets.append(pos)
+    slots = [INDEX_EMPTY] * INDEX_SLOTS
+    for i, t in enumerate(tokens):
+        j = fnv1a_slot(t)
+        while slots[j] != INDEX_EMPTY:
+            j = (j + 1) % INDEX_SLOTS
+        slots[j] = i
+    return struct.pack(f"<{len(offsets)}I", *offsets) + struct.pack(f"<{INDEX_SLOTS}H", *slots)
+
+
 def pool_ids(ids):
     """The static pooling rule: drop special and [UNK] ids, keep the first MAX_TOKENS."""
     return [i for i in ids if i not in SPECIAL_IDS][:MAX_TOKENS]

@@ -34,6 +34,7 @@ const DROPPED_IDS: [u32; 5] = [0, 100, 101, 102, 103];
 
 static EMBEDDINGS: &[u8] = include_bytes!("../../assets/model/embeddings.i8");
 static VOCAB: &str = include_str!("../../assets/model/vocab.txt");
+static VOCAB_INDEX: &[u8] = include_bytes!("../../assets/model/vocab.index");
 static CONFIG: &str = include_str!("../../assets/model/config.json");
 
 /// Decision thresholds calibrated for this model (they change whenever the model is rebuilt;
@@ -75,7 +76,7 @@ impl Model {
     /// When the embedded assets are inconsistent (a build error, caught by the tests).
     pub fn load() -> Model {
         let config: Config = serde_json::from_str(CONFIG).expect("assets/model/config.json");
-        let tokenizer = Tokenizer::from_vocab(VOCAB);
+        let tokenizer = Tokenizer::new(VOCAB, VOCAB_INDEX).expect("assets/model/vocab.index");
         assert_eq!(tokenizer.len(), config.vocab_size, "vocab.txt size");
         assert_eq!(
             EMBEDDINGS.len(),

@@ -43,11 +43,10 @@ fn m() -> &'static Model {
 
 /// Token strings of `text`, for readable tokenizer tests.
 fn pieces(text: &str) -> Vec<&'static str> {
-    let vocab: Vec<&'static str> = VOCAB.split('\n').collect();
-    m().tokenizer()
-        .tokenize(text)
+    let t = m().tokenizer();
+    t.tokenize(text)
         .into_iter()
-        .map(|id| vocab[id as usize])
+        .map(|id| t.token(id).unwrap())
         .collect()
 }
 
@@ -132,6 +131,25 @@ fn shape_and_thresholds() {
     let t = model.thresholds();
     assert!(t.gate > 0.0 && t.gate < 2.0);
     assert!(t.related_min_cosine > 0.0 && t.related_min_cosine < 1.0);
+}
+
+#[test]
+fn vocabulary_index_round_trips() {
+    let t = m().tokenizer();
+    for (id, tok) in VOCAB.trim_end_matches('\n').split('\n').enumerate() {
+        assert_eq!(t.token(id as u32), Some(tok));
+        assert_eq!(t.token_id(tok), Some(id as u32), "{tok:?}");
+    }
+    assert_eq!(t.token(30_522), None);
+    assert_eq!(t.token_id("notawordpiece"), None);
+    let ids = t.tokenize("tokenization");
+    assert_eq!(t.token_id(t.token(ids[1]).unwrap()), Some(ids[1]));
+}
+
+#[test]
+fn rejects_mismatched_index() {
+    assert!(Tokenizer::new(VOCAB, &VOCAB_INDEX[4..]).is_err());
+    assert!(Tokenizer::new("a\nb", VOCAB_INDEX).is_err());
 }
 
 #[test]

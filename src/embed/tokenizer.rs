@@ -16,9 +16,6 @@
 //! Special tokens written literally in the text (`[CLS]`) are not recognised: they are plain
 //! punctuation and letters here.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
 use unicode_normalization::UnicodeNormalization;
 
 use super::unicode_tables::{NONSPACING_MARK, OTHER, PUNCTUATION};
@@ -84,62 +81,99 @@ fn is_punctuation(c: char) -> bool {
     }
 }
 
-/// FNV-1a: a fast, deterministic hash for the short vocabulary keys (building the table is
-/// the bulk of the model's load time, and SipHash is slower than needed here).
-#[derive(Default)]
-pub(crate) struct Fnv(u64);
+/// Slots of the precomputed open-addressing table in `vocab.index` (a power of two).
+const INDEX_SLOTS: usize = 1 << 16;
+/// A free slot.
+const INDEX_EMPTY: u16 = 0xFFFF;
 
-impl Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
+/// Home slot of a token whose UTF-8 bytes are `prefix` then `rest`: FNV-1a 64, multiplied by the
+/// golden-ratio constant, top 16 bits (`tools/minilm.py` `fnv1a_slot` computes the same).
+fn home_slot(prefix: &[u8], rest: &[u8]) -> usize {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in prefix.iter().chain(rest) {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }
-    fn write(&mut self, bytes: &[u8]) {
-        let mut h = if self.0 == 0 {
-            0xcbf2_9ce4_8422_2325
-        } else {
-            self.0
-        };
-        for &b in bytes {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-        self.0 = h;
-    }
+    (h.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 48) as usize
 }
 
-type Map = HashMap<&'static str, u32, BuildHasherDefault<Fnv>>;
-
-/// WordPiece vocabulary split in two tables: word-initial pieces and `##` continuations (stored
-/// without the prefix, so look-ups borrow from the word and never allocate).
+/// The WordPiece vocabulary over the embedded `vocab.txt` and its precomputed look-up table
+/// `vocab.index` (u32 LE start offsets of the `V + 1` tokens, then u16 LE ids in
+/// [`INDEX_SLOTS`] linear-probing slots). Nothing is built at load: look-ups read the bytes.
 #[derive(Debug)]
 pub struct Tokenizer {
-    initial: Map,
-    continuation: Map,
+    vocab: &'static str,
+    offsets: &'static [u8],
+    slots: &'static [u8],
     len: usize,
 }
 
+/// Why embedded vocabulary assets were rejected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BadVocab(pub &'static str);
+
 impl Tokenizer {
-    /// Builds the tables from `vocab.txt` text: one token per line, the line number is its id.
-    pub fn from_vocab(vocab: &'static str) -> Tokenizer {
-        let mut initial = Map::with_capacity_and_hasher(32_768, Default::default());
-        let mut continuation = Map::with_capacity_and_hasher(8_192, Default::default());
-        let body = vocab.strip_suffix('\n').unwrap_or(vocab);
-        let mut len = 0;
-        for (id, tok) in body.split('\n').enumerate() {
-            len = id + 1;
-            match tok.strip_prefix("##") {
-                Some(rest) if !rest.is_empty() => {
-                    continuation.entry(rest).or_insert(id as u32);
-                }
-                _ => {
-                    initial.entry(tok).or_insert(id as u32);
-                }
-            }
+    /// Wraps `vocab` (one token per line, line number = id, final newline) and its `index`
+    /// (see the type's documentation) after checking their sizes agree.
+    pub fn new(vocab: &'static str, index: &'static [u8]) -> Result<Tokenizer, BadVocab> {
+        if !vocab.ends_with('\n') {
+            return Err(BadVocab("vocab.txt must end with a newline"));
         }
-        Tokenizer {
-            initial,
-            continuation,
+        let offsets_len = index
+            .len()
+            .checked_sub(INDEX_SLOTS * 2)
+            .filter(|n| n % 4 == 0 && *n >= 8)
+            .ok_or(BadVocab("vocab.index has a bad size"))?;
+        let len = offsets_len / 4 - 1;
+        let (offsets, slots) = index.split_at(offsets_len);
+        let t = Tokenizer {
+            vocab,
+            offsets,
+            slots,
             len,
+        };
+        if t.offset(0) != 0 || t.offset(len) != vocab.len() {
+            return Err(BadVocab("vocab.index offsets do not match vocab.txt"));
+        }
+        Ok(t)
+    }
+
+    fn offset(&self, i: usize) -> usize {
+        let b = &self.offsets[i * 4..i * 4 + 4];
+        u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize
+    }
+
+    /// The token string of `id` (`##` prefix included for continuations), if `id` is in range.
+    pub fn token(&self, id: u32) -> Option<&'static str> {
+        let i = id as usize;
+        if i >= self.len {
+            return None;
+        }
+        let (a, b) = (self.offset(i), self.offset(i + 1) - 1);
+        self.vocab.get(a..b)
+    }
+
+    /// Id of the vocabulary entry spelled exactly `token` (continuations with their `##`).
+    pub fn token_id(&self, token: &str) -> Option<u32> {
+        self.lookup("", token)
+    }
+
+    /// Id of the token spelled `prefix` + `rest`.
+    fn lookup(&self, prefix: &str, rest: &str) -> Option<u32> {
+        let mut slot = home_slot(prefix.as_bytes(), rest.as_bytes());
+        loop {
+            let id = u16::from_le_bytes([self.slots[slot * 2], self.slots[slot * 2 + 1]]);
+            if id == INDEX_EMPTY {
+                return None;
+            }
+            let tok = self.token(u32::from(id))?;
+            if tok.len() == prefix.len() + rest.len()
+                && tok.starts_with(prefix)
+                && tok.ends_with(rest)
+            {
+                return Some(u32::from(id));
+            }
+            slot = (slot + 1) & (INDEX_SLOTS - 1);
         }
     }
 
@@ -233,16 +267,12 @@ impl Tokenizer {
         let mut n = 0;
         let mut start = 0;
         while start < word.len() {
-            let table = if start == 0 {
-                &self.initial
-            } else {
-                &self.continuation
-            };
+            let prefix = if start == 0 { "" } else { "##" };
             let rest = &word[start..];
             let mut end = rest.len();
             let mut found = None;
             while end > 0 {
-                if let Some(&id) = table.get(&rest[..end]) {
+                if let Some(id) = self.lookup(prefix, &rest[..end]) {
                     found = Some(id);
                     break;
                 }
