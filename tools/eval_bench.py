@@ -88,7 +88,7 @@ def load_bench(bench: Path, text_mode):
     return stores, queries
 
 
-def evaluate(model, stores, queries, quiet=False):
+def evaluate(model, stores, queries, quiet=False, configured=None):
     sv = {r: (cases, model.embed(texts), texts) for r, (cases, texts) in stores.items()}
     qv = model.embed([q for *_, q in queries])
     res = {}
@@ -121,7 +121,15 @@ def evaluate(model, stores, queries, quiet=False):
                 unrelated_gate.append(len(qw & words(otexts[j])) / max(len(qw), 1) + float(s[j]))
     rel_min = float(np.percentile(unrelated_cos, 90))
     gate = float(np.percentile(unrelated_gate, 90))
-    out = {"kinds": {}, "unrelated_top_median": float(np.median(unrelated_cos)), "related_min_cosine": rel_min, "gate": gate}
+    neg = np.array(unrelated_cos)
+
+    def auc(pos):
+        # probability that a true rewording's top cosine beats an unrelated question's
+        pos = np.array(pos)
+        return float(((pos[:, None] > neg[None, :]).mean() + 0.5 * (pos[:, None] == neg[None, :]).mean()))
+
+    out = {"kinds": {}, "unrelated_top_median": float(np.median(unrelated_cos)), "related_min_cosine": rel_min, "gate": gate,
+           "auc_para": auc([t for t, _, _ in related["para"]]), "auc_hard": auc([t for t, _, _ in related["hard"]])}
     for kind in ("exact", "para", "hard", "neg"):
         r = res.get(kind)
         if not r:
@@ -137,6 +145,16 @@ def evaluate(model, stores, queries, quiet=False):
                   + (f"  >=related_min: {row['over_related_min']}  right & >=gate: {row['answered_at_gate']}" if "over_related_min" in row else ""))
         print(f"  unrelated (neg + other repos) top cos: median {out['unrelated_top_median']:.3f}, "
               f"p90 {rel_min:.3f}; p90 of coverage+cos {gate:.3f}")
+        print(f"  separation of top cosines from unrelated ones (AUC): para {out['auc_para']:.3f}, hard {out['auc_hard']:.3f}")
+        if configured:
+            g, rm = configured["gate"], configured["related_min_cosine"]
+            un = len(unrelated_cos)
+            print(f"  at config.json thresholds (gate {g}, related_min_cosine {rm}): unrelated queries with "
+                  f"cos >= related_min {sum(c >= rm for c in unrelated_cos)}/{un}, coverage+cos >= gate "
+                  f"{sum(x >= g for x in unrelated_gate)}/{un}; right chart first and >= gate: "
+                  + ", ".join(f"{k} {sum(x >= g and ok for _, x, ok in related[k])}/{len(related[k])}" for k in ("para", "hard"))
+                  + "; right chart first and cos >= related_min: "
+                  + ", ".join(f"{k} {sum(t >= rm and ok for t, _, ok in related[k])}/{len(related[k])}" for k in ("para", "hard")))
     return out
 
 
@@ -151,7 +169,8 @@ def main():
     tok = minilm.load_tokenizer(model_dir)
     stores, queries = load_bench(Path(args.bench), args.text)
     print(f"static model {args.assets} (chart text: {args.text})")
-    evaluate(Static(Path(args.assets), tok), stores, queries)
+    static = Static(Path(args.assets), tok)
+    evaluate(static, stores, queries, configured=static.cfg.get("thresholds"))
     if args.teacher:
         print("full MiniLM (teacher)")
         evaluate(Teacher(model_dir, tok), stores, queries)
