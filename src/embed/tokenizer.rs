@@ -2,12 +2,13 @@
 //!
 //! Rules (as in Google's BERT `tokenization.py` and HF `tokenizers`' BertNormalizer +
 //! BertPreTokenizer + WordPiece, which the model was trained with and model2vec uses):
-//! 1. clean: drop U+0000, U+FFFD and control-like characters ([`OTHER`]); every whitespace
+//! 1. clean: drop U+0000, U+FFFD and control-like characters (table `OTHER`); every whitespace
 //!    character (Rust `char::is_whitespace`, plus tab, LF, CR) becomes a space;
 //! 2. pad each CJK ideograph (BERT's ranges, [`is_cjk_ideograph`]) with spaces, so it is a word;
-//! 3. strip accents: canonical decomposition (NFD), then drop non-spacing marks ([`NONSPACING_MARK`]);
+//! 3. strip accents: canonical decomposition (NFD), then drop non-spacing marks (table
+//!    `NONSPACING_MARK`);
 //! 4. lowercase (`char::to_lowercase`, one char may give several);
-//! 5. split on whitespace, and isolate every punctuation character ([`PUNCTUATION`], ASCII symbols
+//! 5. split on whitespace, and isolate every punctuation character (table `PUNCTUATION`, ASCII symbols
 //!    included) as a word of its own;
 //! 6. WordPiece per word: greedy longest match first from the left, pieces after the first looked
 //!    up with the `##` continuation prefix; a word with no full cover, or longer than
@@ -99,7 +100,7 @@ fn home_slot(prefix: &[u8], rest: &[u8]) -> usize {
 
 /// The WordPiece vocabulary over the embedded `vocab.txt` and its precomputed look-up table
 /// `vocab.index` (u32 LE start offsets of the `V + 1` tokens, then u16 LE ids in
-/// [`INDEX_SLOTS`] linear-probing slots). Nothing is built at load: look-ups read the bytes.
+/// 65,536 linear-probing slots). Nothing is built at load: look-ups read the bytes.
 #[derive(Debug)]
 pub struct Tokenizer {
     vocab: &'static str,
@@ -161,7 +162,7 @@ impl Tokenizer {
     /// Id of the token spelled `prefix` + `rest`.
     fn lookup(&self, prefix: &str, rest: &str) -> Option<u32> {
         let mut slot = home_slot(prefix.as_bytes(), rest.as_bytes());
-        loop {
+        for _ in 0..INDEX_SLOTS {
             let id = u16::from_le_bytes([self.slots[slot * 2], self.slots[slot * 2 + 1]]);
             if id == INDEX_EMPTY {
                 return None;
@@ -175,6 +176,7 @@ impl Tokenizer {
             }
             slot = (slot + 1) & (INDEX_SLOTS - 1);
         }
+        None
     }
 
     /// Number of vocabulary entries (ids are `0..len`).
