@@ -43,7 +43,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import minilm  # noqa: E402
 
-minilm.ensure_env(("numpy", "tokenizers"))
+minilm.ensure_env(("numpy", "tokenizers", "scipy"))
 import numpy as np  # noqa: E402
 
 DIM = 256
