@@ -6,6 +6,57 @@ use std::fs;
 use std::io::Write;
 use std::path::Path;
 
+/// The name prefix of the temp files [`write_atomic`] creates (a crash can leave one behind;
+/// writers remove old ones, see [`remove_stale_temp_files`]).
+pub const TEMP_PREFIX: &str = ".capn-tmp-";
+
+/// Removes `.capn-tmp-*` files in `dir` older than `max_age` (left by a process killed between
+/// creating and renaming them). Errors are ignored: this is housekeeping.
+pub fn remove_stale_temp_files(dir: &Path, max_age: std::time::Duration) {
+    let Ok(rd) = fs::read_dir(dir) else { return };
+    let now = std::time::SystemTime::now();
+    for de in rd.flatten() {
+        if !de.file_name().to_string_lossy().starts_with(TEMP_PREFIX) {
+            continue;
+        }
+        let old = de
+            .metadata()
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| now.duration_since(t).is_ok_and(|age| age > max_age));
+        if old {
+            let _ = fs::remove_file(de.path());
+        }
+    }
+}
+
+/// Runs `f` over `items` on up to 4 threads (one for small inputs: below `min_chunk` items per
+/// thread), keeping the order. For batches of independent syscalls (`stat`, hashing).
+pub fn par_map<T: Sync, R: Send>(
+    items: &[T],
+    min_chunk: usize,
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(4)
+        .min(items.len().div_ceil(min_chunk.max(1)));
+    if threads < 2 {
+        return items.iter().map(f).collect();
+    }
+    let chunk = items.len().div_ceil(threads);
+    let f = &f;
+    std::thread::scope(|s| {
+        let handles: Vec<_> = items
+            .chunks(chunk)
+            .map(|part| s.spawn(move || part.iter().map(f).collect::<Vec<R>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("worker thread panicked"))
+            .collect()
+    })
+}
+
 /// How much a write must survive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Durability {
@@ -37,12 +88,30 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 ///
 /// Errors name the path.
 pub fn write_atomic_with(path: &Path, bytes: &[u8], durability: Durability) -> Result<()> {
+    // A symlink (a dotfile set-up linking settings.json elsewhere) is written through: its
+    // target is replaced, the link stays a link.
+    let resolved;
+    let path = match fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => {
+            resolved = fs::canonicalize(path)
+                .with_context(|| format!("could not resolve symlink {}", path.display()))?;
+            resolved.as_path()
+        }
+        _ => path,
+    };
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".capn-tmp-")
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(TEMP_PREFIX);
+    // New files get the usual permissions (0666 minus the umask), not tempfile's private 0600.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(fs::Permissions::from_mode(0o666));
+    }
+    let mut tmp = builder
         .tempfile_in(dir)
         .with_context(|| format!("could not create a temp file in {}", dir.display()))?;
     tmp.write_all(bytes)
@@ -99,6 +168,27 @@ mod tests {
         assert_eq!(fs::read(&p).unwrap(), b"two");
         let names: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(names.len(), 1, "temp files left behind");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn write_atomic_keeps_a_symlink_and_gives_new_files_normal_permissions() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("real.json");
+        fs::write(&target, "old").unwrap();
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        write_atomic(&link, b"new").unwrap();
+        assert!(fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(fs::read(&target).unwrap(), b"new");
+        let fresh = dir.path().join("fresh.txt");
+        write_atomic(&fresh, b"x").unwrap();
+        let mode = fs::metadata(&fresh).unwrap().permissions().mode() & 0o777;
+        assert_ne!(mode & 0o044, 0, "new file is private: {mode:o}");
     }
 
     #[test]

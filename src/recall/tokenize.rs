@@ -183,7 +183,9 @@ fn ascii_pieces(text: &str, buf: &mut String, emit: &mut dyn FnMut(Piece<'_>)) {
             .unwrap_or(n - i);
         if !b[start..i].iter().any(u8::is_ascii_uppercase) {
             let w = &text[start..i];
-            if (2..=MAX_TERM_BYTES).contains(&w.len()) {
+            // One letter carries nothing ("a", "s"); one digit does ("step 2", "v 3").
+            let single_digit = w.len() == 1 && w.as_bytes()[0].is_ascii_digit();
+            if (2..=MAX_TERM_BYTES).contains(&w.len()) || single_digit {
                 emit(Piece::Word(w));
             }
             continue;
@@ -289,7 +291,9 @@ fn emit_part(part: &str, buf: &mut String, compound: bool, emit: &mut dyn FnMut(
     };
     buf.clear();
     if part.is_ascii() {
-        if part.len() < 2 || part.len() > MAX_TERM_BYTES {
+        // One letter carries nothing ("a", "s"); one digit does ("step 2", "v 3").
+        let single_digit = part.len() == 1 && part.as_bytes()[0].is_ascii_digit();
+        if (part.len() < 2 && !single_digit) || part.len() > MAX_TERM_BYTES {
             return;
         }
         buf.extend(part.bytes().map(|b| char::from(b.to_ascii_lowercase())));
@@ -454,6 +458,12 @@ mod tests {
             ["signer", "field", "get", "save"]
         );
         assert!(terms("what is it and where").is_empty());
+    }
+
+    #[test]
+    fn single_digits_are_kept_single_letters_are_not() {
+        assert_eq!(terms("step 2 of a plan"), ["step", "2", "plan"]);
+        assert_eq!(terms("Step 2 of X"), ["step", "2"]);
     }
 
     #[test]

@@ -67,6 +67,17 @@ pub fn is_sha256_hex(s: &str) -> bool {
     s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
+/// True when `key` is a well-formed path key: relative to the project root, `/`-separated, with
+/// no empty, `.` or `..` component and no NUL. Anything else (a hand-edited `../x`, `/etc/x`)
+/// could point outside the project, so an entry holding it is malformed.
+pub fn is_valid_key(key: &str) -> bool {
+    !key.is_empty()
+        && !key.contains('\0')
+        && key
+            .split('/')
+            .all(|part| !part.is_empty() && part != "." && part != "..")
+}
+
 /// True when a path key must be written as a JSON string literal: it contains `:`, `"`, `#` or a
 /// control character, has leading or trailing white space, starts with `-`, or is empty.
 pub fn key_needs_quoting(key: &str) -> bool {
@@ -230,6 +241,12 @@ fn parse_file_line(line: &str) -> Result<(String, String), String> {
             .ok_or_else(|| format!("bad file line: {}", clip(line)))?;
         (p.to_string(), h)
     };
+    if !is_valid_key(&path) {
+        return Err(format!(
+            "bad path key (must be relative to the project root, without . or ..): {}",
+            clip(&path)
+        ));
+    }
     let hash = rest.trim().to_ascii_lowercase();
     if !is_sha256_hex(&hash) {
         return Err(format!(
@@ -321,6 +338,9 @@ mod tests {
             ("bad hash", good.replacen(&"ab".repeat(32), "xyz", 1)),
             ("no question", good.split("# ").next().unwrap().to_string()),
             ("version", good.replace("capn: 1", "capn: 9")),
+            ("dotdot key", good.replace("  src/a.ts:", "  ../a.ts:")),
+            ("absolute key", good.replace("  src/a.ts:", "  /etc/a.ts:")),
+            ("dot key", good.replace("  src/a.ts:", "  src/./a.ts:")),
         ];
         for (name, text) in cases {
             assert!(Entry::parse(&text, "9f3a1c2e").is_err(), "{name} parsed");

@@ -94,6 +94,44 @@ fn stamp_of(meta: &std::fs::Metadata) -> Stamp {
     }
 }
 
+/// Whether each directory on the way to `keys` (every `/`-prefix of a key) is inside `root`:
+/// a real directory, or a symlink whose target is inside the root (format.md, "Staleness"). A
+/// file reached through a symlinked directory that leads out of the project is not a backing
+/// file. Checked once per directory, parents first.
+fn dirs_inside_root<'a>(root: &Path, keys: &[&'a str]) -> std::collections::HashMap<&'a str, bool> {
+    let mut dirs: Vec<&'a str> = Vec::new();
+    for k in keys {
+        let mut end = 0;
+        while let Some(i) = k[end..].find('/') {
+            dirs.push(&k[..end + i]);
+            end += i + 1;
+        }
+    }
+    dirs.sort_unstable_by_key(|d| (d.matches('/').count(), *d));
+    dirs.dedup();
+    let mut ok = std::collections::HashMap::with_capacity(dirs.len());
+    for d in dirs {
+        let parent_ok = d
+            .rsplit_once('/')
+            .is_none_or(|(p, _)| ok.get(p).copied().unwrap_or(false));
+        ok.insert(d, parent_ok && dir_inside_root(root, d));
+    }
+    ok
+}
+
+/// Whether the directory `dir` (a key prefix) is a directory inside `root`, following a symlink
+/// only if its target is inside.
+fn dir_inside_root(root: &Path, dir: &str) -> bool {
+    let abs = abs_of(root, dir);
+    match std::fs::symlink_metadata(&abs) {
+        Ok(m) if m.file_type().is_symlink() => {
+            std::fs::canonicalize(&abs).is_ok_and(|t| t.starts_with(root) && t.is_dir())
+        }
+        Ok(m) => m.is_dir(),
+        Err(_) => false,
+    }
+}
+
 /// The stamp of a backing file, or `None` when it is missing, not a regular file, or a symlink
 /// whose target is outside `root` (format.md, "Staleness").
 fn stat_backing_file(root: &Path, key: &str) -> Option<Stamp> {
@@ -121,29 +159,6 @@ pub fn hash_file(path: &Path) -> Result<[u8; 32]> {
     std::io::copy(&mut f, &mut h)
         .with_context(|| format!("could not hash file: {}", path.display()))?;
     Ok(h.finalize().into())
-}
-
-/// Runs `f` over `items` on up to 4 threads (fewer for small inputs), keeping the order.
-fn par_map<T: Sync, R: Send>(items: &[T], min_chunk: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(4)
-        .min(items.len().div_ceil(min_chunk.max(1)));
-    if threads < 2 {
-        return items.iter().map(f).collect();
-    }
-    let chunk = items.len().div_ceil(threads);
-    let f = &f;
-    std::thread::scope(|s| {
-        let handles: Vec<_> = items
-            .chunks(chunk)
-            .map(|part| s.spawn(move || part.iter().map(f).collect::<Vec<R>>()))
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("worker thread panicked"))
-            .collect()
-    })
 }
 
 /// Decodes 64 hex digits.
@@ -199,14 +214,29 @@ impl StatCache {
     /// The current state of the backing file `key` under `root`, re-hashing only when its
     /// metadata changed or is racy. Read errors count as [`FileState::Gone`].
     pub fn state(&mut self, root: &Path, key: &str) -> FileState {
-        let stamp = stat_backing_file(root, key);
+        let dirs = dirs_inside_root(root, &[key]);
+        let stamp = if dirs.values().all(|ok| *ok) {
+            stat_backing_file(root, key)
+        } else {
+            None
+        };
         self.state_with(root, key, stamp)
     }
 
     /// [`StatCache::state`] for many keys at once. The `stat` calls and any re-hashing (the bulk
     /// of the cost on a large store) run on a few threads; cache updates happen on this one.
     pub fn states(&mut self, root: &Path, keys: &[&str]) -> Vec<FileState> {
-        let stamps: Vec<Option<Stamp>> = par_map(keys, 512, |k| stat_backing_file(root, k));
+        let dirs = dirs_inside_root(root, keys);
+        let stamps: Vec<Option<Stamp>> = crate::fsutil::par_map(keys, 512, |k| {
+            let parent_ok = k
+                .rsplit_once('/')
+                .is_none_or(|(dir, _)| dirs.get(dir).copied().unwrap_or(false));
+            if parent_ok {
+                stat_backing_file(root, k)
+            } else {
+                None
+            }
+        });
         let mut out: Vec<Option<FileState>> = keys
             .iter()
             .zip(&stamps)
@@ -217,7 +247,7 @@ impl StatCache {
             .collect();
         let todo: Vec<usize> = (0..keys.len()).filter(|&i| out[i].is_none()).collect();
         let hashed_at_ns = now_ns();
-        let hashes = par_map(&todo, 64, |&i| hash_file(&abs_of(root, keys[i])).ok());
+        let hashes = crate::fsutil::par_map(&todo, 64, |&i| hash_file(&abs_of(root, keys[i])).ok());
         for (&i, hash) in todo.iter().zip(hashes) {
             out[i] = Some(match (hash, stamps[i]) {
                 (Some(h), Some(st)) => {
