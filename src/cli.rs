@@ -78,6 +78,7 @@ pub struct ContextArgs {}
 )]
 pub struct AskArgs {
     /// The question, in your own words.
+    #[arg(allow_hyphen_values = true)]
     pub question: String,
     /// The most hits to print.
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
@@ -91,6 +92,7 @@ pub struct AskArgs {
 )]
 pub struct ChartArgs {
     /// The question the files answer (one line).
+    #[arg(allow_hyphen_values = true)]
     pub question: Option<String>,
     /// Extra positional arguments are refused (quote the question).
     #[arg(hide = true)]
@@ -98,6 +100,9 @@ pub struct ChartArgs {
     /// Backing files, comma-separated; repeat the flag for more.
     #[arg(long, value_delimiter = ',')]
     pub files: Vec<String>,
+    /// One backing file, taken as is (for a name that contains a comma); repeatable.
+    #[arg(long = "file", value_name = "PATH")]
+    pub file: Vec<String>,
     /// Line numbers, gotchas, anything that makes the answer quicker to use.
     #[arg(long)]
     pub details: Option<String>,

@@ -39,16 +39,19 @@ pub fn run(args: &AskArgs) -> Result<ExitCode> {
         if let Some(mut w) = store.try_open_writer() {
             crate::store::report_malformed(&w.store, &w.snap.malformed);
             let stale = stale_positions(&w.store.root, &w.snap, &mut w.cache);
-            let deleted = w.delete_stale(&stale)?;
-            // Usually every stale entry is gone now. If some were kept (rewritten since the index
-            // was built, or removed by someone else), positions moved: check again.
-            let stale = if deleted == stale.len() {
-                Vec::new()
-            } else {
-                stale_positions(&w.store.root, &w.snap, &mut w.cache)
+            // Usually every stale entry is gone after this. If some were kept (rewritten since
+            // the index was built, or removed by someone else), positions moved: check again.
+            // If deleting failed (read-only store), they are simply left out of the answer.
+            let stale = match w.delete_stale(&stale) {
+                Ok(deleted) if deleted == stale.len() => Vec::new(),
+                Ok(_) => stale_positions(&w.store.root, &w.snap, &mut w.cache),
+                Err(e) => {
+                    crate::store::warn(&e);
+                    stale
+                }
             };
             answer(&store, &mut w.snap, question, limit, &stale, &mut lines)?;
-            w.finish()?;
+            w.finish_or_warn();
         } else {
             // A writer holds the lock: read without waiting, and leave stale entries out.
             let mut snap = index::load(&store)?;
@@ -122,10 +125,17 @@ fn render_verified(
 
 /// The stderr nudge on a miss, with the exact `capn chart` line to run after exploring.
 pub fn nudge(question: &str) -> String {
-    let q = shell_double_quote(if question.is_empty() {
+    // chart refuses a question with a line break: suggest it on one line.
+    let one_line: String = question
+        .split(['\n', '\r'])
+        .filter(|l| !l.trim().is_empty())
+        .map(str::trim)
+        .collect::<Vec<_>>()
+        .join(" ");
+    let q = shell_double_quote(if one_line.is_empty() {
         "<the question>"
     } else {
-        question
+        &one_line
     });
     format!(
         "capn: no charted answer yet. Explore as usual; once you have found the files that answer it, chart them:\n  capn chart {q} --files <files> [--details \"<extra context>\"]\n"
@@ -139,6 +149,11 @@ fn shell_double_quote(s: &str) -> String {
     for c in s.chars() {
         if matches!(c, '"' | '\\' | '$' | '`') {
             out.push('\\');
+        }
+        if c.is_control() {
+            // Never echo raw control characters (escape sequences) to a terminal.
+            out.extend(c.escape_default());
+            continue;
         }
         out.push(c);
     }

@@ -22,7 +22,7 @@ pub fn run(args: &BustArgs) -> Result<ExitCode> {
             Err(_) => Vec::new(),
         };
         let n = w.delete_positions(&hit)?;
-        w.finish()?;
+        w.finish_or_warn();
         n
     } else {
         0

@@ -61,23 +61,32 @@ pub fn run(args: &ChartArgs) -> Result<ExitCode> {
     if question.contains(['\n', '\r']) {
         return Err(Refused("the question must be one line (it contains a newline)".into()).into());
     }
+    // `--files a, b` is common, so surrounding space is dropped, unless a file by the exact
+    // name exists (format.md allows keys with leading or trailing space). `--file` is exact.
     let inputs: Vec<&str> = args
         .files
         .iter()
-        .map(|f| f.trim())
-        .filter(|f| !f.is_empty())
+        .filter(|f| !f.trim().is_empty())
+        .map(|f| {
+            if f.trim() != f.as_str() && std::path::Path::new(f.as_str()).exists() {
+                f.as_str()
+            } else {
+                f.trim()
+            }
+        })
+        .chain(
+            args.file
+                .iter()
+                .map(String::as_str)
+                .filter(|f| !f.is_empty()),
+        )
         .collect();
     if inputs.is_empty() {
         return Err(
             Refused("no files: pass the files that answer it with --files a,b".into()).into(),
         );
     }
-    let details = args
-        .details
-        .as_deref()
-        .unwrap_or("")
-        .trim_end_matches(['\n', '\r']);
-    let details = details.trim_start_matches(['\n', '\r']).to_string();
+    let details = args.details.as_deref().unwrap_or("").to_string();
 
     let cwd = std::env::current_dir().context("could not read the working directory")?;
     let cwd = std::fs::canonicalize(&cwd).unwrap_or(cwd);
@@ -103,6 +112,10 @@ pub fn run(args: &ChartArgs) -> Result<ExitCode> {
         question: question.to_string(),
         details,
     };
+    // Index exactly what a reader will parse back (CRLF and blank edge lines of the details
+    // are normalised by the format), so the entry never disagrees with the index.
+    let entry = Entry::parse(&entry.render(), &id)
+        .map_err(|e| anyhow::anyhow!("internal error: the new entry does not parse back: {e}"))?;
     let path = w.store.entry_path(&id);
     crate::fsutil::write_atomic(&path, entry.render().as_bytes()).with_context(|| {
         format!(
@@ -123,7 +136,7 @@ pub fn run(args: &ChartArgs) -> Result<ExitCode> {
         .collect();
     entries.push(entry);
     w.snap.replace_entries(&store, entries)?;
-    w.finish()?;
+    w.finish_or_warn();
     let mut out = std::io::stdout().lock();
     writeln!(out, "charted {id}")?;
     Ok(ExitCode::SUCCESS)

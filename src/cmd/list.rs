@@ -47,14 +47,15 @@ pub fn run(args: &ListArgs) -> Result<ExitCode> {
             out.push_str(&serde_json::to_string(&v)?);
             out.push('\n');
         } else {
-            out.push_str(&format!("{}  {}\n", entry.id, entry.question));
-            let files: Vec<&str> = entry.files.keys().map(String::as_str).collect();
+            out.push_str(&format!("{}  {}\n", entry.id, printable(&entry.question)));
+            let files: Vec<String> = entry.files.keys().map(|f| printable(f)).collect();
             out.push_str(&format!("  files: {}\n", files.join(", ")));
             if !entry.details.is_empty() {
                 let mut lines = entry.details.lines();
-                out.push_str(&format!("  details: {}\n", lines.next().unwrap_or("")));
+                let first = printable(lines.next().unwrap_or(""));
+                out.push_str(&format!("  details: {first}\n"));
                 for l in lines {
-                    out.push_str(&format!("           {l}\n"));
+                    out.push_str(&format!("           {}\n", printable(l)));
                 }
             }
         }
@@ -65,4 +66,22 @@ pub fn run(args: &ListArgs) -> Result<ExitCode> {
         eprintln!("capn: nothing charted yet");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `s` with control characters escaped (`\u{1b}`), so a hand-edited entry cannot send escape
+/// sequences to the terminal. JSON output (`--json`) is escaped by the JSON encoder instead.
+fn printable(s: &str) -> String {
+    if !s.chars().any(char::is_control) {
+        return s.to_string();
+    }
+    s.chars()
+        .flat_map(|c| {
+            let escaped: Vec<char> = if c.is_control() {
+                c.escape_default().collect()
+            } else {
+                vec![c]
+            };
+            escaped
+        })
+        .collect()
 }

@@ -15,7 +15,7 @@ pub fn run() -> Result<ExitCode> {
     crate::store::report_malformed(&w.store, &w.snap.malformed);
     let stale = stale_positions(&w.store.root, &w.snap, &mut w.cache);
     let n = w.delete_stale(&stale)?;
-    w.finish()?;
+    w.finish_or_warn();
     if n > 0 {
         writeln!(std::io::stdout().lock(), "pruned {n} stale entries")?;
     }

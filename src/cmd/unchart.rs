@@ -21,14 +21,14 @@ pub fn run(args: &UnchartArgs) -> Result<ExitCode> {
         if path.is_file() {
             crate::fsutil::remove_if_exists(&path)?;
             w.snap.reload_from_files(&store)?;
-            w.finish()?;
+            w.finish_or_warn();
             writeln!(std::io::stdout().lock(), "uncharted {id}")?;
             return Ok(ExitCode::SUCCESS);
         }
         return Err(Refused(format!("unknown id: {id}")).into());
     };
     w.delete_positions(&[pos])?;
-    w.finish()?;
+    w.finish_or_warn();
     writeln!(std::io::stdout().lock(), "uncharted {id}")?;
     Ok(ExitCode::SUCCESS)
 }

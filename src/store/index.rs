@@ -26,18 +26,26 @@ use std::path::Path;
 /// Layout version of `index.bin` and `texts.bin`.
 const INDEX_VERSION: u32 = 2;
 
-/// One `*.md` file in the entries folder, as `readdir` lists it.
+/// One `*.md` file in the entries folder: its name and what identifies its version (inode, size,
+/// mtime in ns), so an entry replaced by rename or edited in place is noticed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 struct Listed {
     name: String,
     ino: u64,
+    size: u64,
+    mtime_ns: i64,
 }
+
+/// The racy window for entry files, in ns (format.md's 2 seconds): an entry whose mtime is this
+/// close to the index build may have changed within the same timestamp tick, so it is re-read.
+const RACY_NS: i64 = 2_000_000_000;
 
 #[derive(Debug, Serialize, Deserialize)]
 struct IndexFile {
     version: u32,
     recall_version: u32,
     model_id: String,
+    built_at_ns: i64,
     listing: Vec<Listed>,
     malformed: Vec<(String, String)>,
     ids: Vec<String>,
@@ -53,6 +61,7 @@ struct IndexFileRef<'a> {
     version: u32,
     recall_version: u32,
     model_id: String,
+    built_at_ns: i64,
     listing: &'a [Listed],
     malformed: &'a [(String, String)],
     ids: &'a [String],
@@ -93,54 +102,79 @@ pub struct Snapshot {
     /// Entry files that did not parse: (file name, reason).
     pub malformed: Vec<(String, String)>,
     listing: Vec<Listed>,
+    built_at_ns: i64,
     texts: Option<Vec<Entry>>,
     index_dirty: bool,
     texts_dirty: bool,
     /// True when the entries differ from what the derived files held (map.json may be stale).
     pub content_changed: bool,
+    /// True when the entries folder holds temp files of an interrupted write.
+    pub saw_temp_files: bool,
 }
 
-/// Lists `*.md` files in the entries dir (name and inode, no `stat`), sorted by name. A missing
-/// dir is an empty list.
-fn list_entry_files(dir: &Path) -> Result<Vec<Listed>> {
+/// Lists `*.md` files in the entries dir with their stamps, sorted by name, and whether temp
+/// files of an interrupted write were seen. A missing dir is an empty list.
+fn list_entry_files(dir: &Path) -> Result<(Vec<Listed>, bool)> {
     let rd = match std::fs::read_dir(dir) {
         Ok(rd) => rd,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), false)),
         Err(e) => {
             return Err(e).with_context(|| format!("could not list entries: {}", dir.display()))
         }
     };
-    let mut out = Vec::new();
+    let mut names = Vec::new();
+    let mut saw_temp_files = false;
     for de in rd {
         let Ok(de) = de else { continue };
         let name = de.file_name();
         let Some(name) = name.to_str() else { continue };
+        if name.starts_with(crate::fsutil::TEMP_PREFIX) {
+            saw_temp_files = true;
+        }
         if !name.ends_with(".md") || name.starts_with('.') {
             continue;
         }
-        out.push(Listed {
-            name: name.to_string(),
-            ino: dir_entry_ino(&de),
-        });
+        names.push(name.to_string());
     }
-    out.sort_unstable_by(|a, b| a.name.cmp(&b.name));
-    Ok(out)
+    names.sort_unstable();
+    // One stat per entry file, on a few threads: in-place edits keep the inode, so only size
+    // and mtime reveal them. A file that vanished meanwhile (deleted by a writer) is skipped.
+    let stamps = crate::fsutil::par_map(&names, 512, |n| {
+        std::fs::metadata(dir.join(n))
+            .ok()
+            .filter(std::fs::Metadata::is_file)
+            .map(|m| stamp_of(&m))
+    });
+    let listing = names
+        .into_iter()
+        .zip(stamps)
+        .filter_map(|(name, st)| {
+            st.map(|(ino, size, mtime_ns)| Listed {
+                name,
+                ino,
+                size,
+                mtime_ns,
+            })
+        })
+        .collect();
+    Ok((listing, saw_temp_files))
 }
 
+/// (inode, size, mtime in ns) of an entry file.
 #[cfg(unix)]
-fn dir_entry_ino(de: &std::fs::DirEntry) -> u64 {
-    use std::os::unix::fs::DirEntryExt;
-    de.ino()
+fn stamp_of(m: &std::fs::Metadata) -> (u64, u64, i64) {
+    use std::os::unix::fs::MetadataExt;
+    (m.ino(), m.len(), m.mtime() * 1_000_000_000 + m.mtime_nsec())
 }
 
 #[cfg(not(unix))]
-fn dir_entry_ino(de: &std::fs::DirEntry) -> u64 {
-    // No inode on this platform: fall back to the modification time.
-    de.metadata()
+fn stamp_of(m: &std::fs::Metadata) -> (u64, u64, i64) {
+    let mtime_ns = m
+        .modified()
         .ok()
-        .and_then(|m| m.modified().ok())
         .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_nanos() as u64)
+        .map_or(0, |d| d.as_nanos() as i64);
+    (0, m.len(), mtime_ns)
 }
 
 /// Reads and parses one entry file; the id is the file name without `.md`.
@@ -185,25 +219,47 @@ fn read_index(path: &Path, model_id: &str) -> Option<IndexFile> {
 /// else by re-reading every entry file (then the derived files are marked for saving). Never
 /// fails on a bad derived file; fails only when the entries dir exists but cannot be listed.
 pub fn load(store: &Store) -> Result<Snapshot> {
-    let listing = list_entry_files(&store.entries_dir())?;
+    let start_ns = super::fresh::now_ns();
+    let (listing, saw_temp_files) = list_entry_files(&store.entries_dir())?;
     if let Some(idx) = read_index(&store.index_path(), &current_model_id(store)) {
         if idx.listing == listing {
-            return Ok(Snapshot {
+            let racy: Vec<&Listed> = listing
+                .iter()
+                .filter(|l| l.mtime_ns.saturating_add(RACY_NS) >= idx.built_at_ns)
+                .collect();
+            let mut snap = Snapshot {
                 ids: idx.ids,
                 paths: idx.paths,
                 refs: idx.refs,
                 sigs: idx.sigs,
                 bm25: idx.bm25,
                 malformed: idx.malformed,
-                listing,
+                listing: Vec::new(),
+                built_at_ns: idx.built_at_ns,
                 texts: None,
                 index_dirty: false,
                 texts_dirty: false,
                 content_changed: false,
-            });
+                saw_temp_files: false,
+            };
+            // Entries written within the racy window may have changed without changing their
+            // stamp: re-read just those and compare them with the index.
+            let agree = racy.iter().all(|l| snap.agrees_with_file(store, &l.name));
+            if agree {
+                if !racy.is_empty() {
+                    // Verified now: a writer re-saves the index with this time.
+                    snap.built_at_ns = start_ns;
+                    snap.index_dirty = true;
+                }
+                snap.listing = listing;
+                snap.saw_temp_files = saw_temp_files;
+                return Ok(snap);
+            }
         }
     }
-    Snapshot::rebuild(store, listing)
+    let mut snap = Snapshot::rebuild(store, listing, start_ns)?;
+    snap.saw_temp_files = saw_temp_files;
+    Ok(snap)
 }
 
 /// A 64-bit signature of an entry's question and details (the first 8 bytes of SHA-256 over
@@ -238,7 +294,7 @@ pub fn build_bm25(entries: &[Entry]) -> Bm25Index {
 
 impl Snapshot {
     /// Re-reads every listed entry file and rebuilds everything from them.
-    fn rebuild(store: &Store, listing: Vec<Listed>) -> Result<Snapshot> {
+    fn rebuild(store: &Store, listing: Vec<Listed>, start_ns: i64) -> Result<Snapshot> {
         let dir = store.entries_dir();
         let mut entries = Vec::with_capacity(listing.len());
         let mut malformed = Vec::new();
@@ -256,10 +312,12 @@ impl Snapshot {
             bm25: Bm25Index::default(),
             malformed,
             listing,
+            built_at_ns: start_ns,
             texts: None,
             index_dirty: true,
             texts_dirty: true,
             content_changed: true,
+            saw_temp_files: false,
         };
         snap.set_entries(entries);
         Ok(snap)
@@ -270,8 +328,10 @@ impl Snapshot {
     ///
     /// Errors: the entries folder cannot be listed.
     pub fn reload_from_files(&mut self, store: &Store) -> Result<()> {
-        let listing = list_entry_files(&store.entries_dir())?;
-        *self = Snapshot::rebuild(store, listing)?;
+        let start_ns = super::fresh::now_ns();
+        let (listing, saw_temp_files) = list_entry_files(&store.entries_dir())?;
+        *self = Snapshot::rebuild(store, listing, start_ns)?;
+        self.saw_temp_files = saw_temp_files;
         Ok(())
     }
 
@@ -345,6 +405,18 @@ impl Snapshot {
             })
     }
 
+    /// True when the entry file `name` parses and says what the index says about it (a file
+    /// the index lists as malformed must still not parse).
+    fn agrees_with_file(&self, store: &Store, name: &str) -> bool {
+        let parsed = read_entry(&store.entries_dir().join(name), name);
+        let stem = name.strip_suffix(".md").unwrap_or(name);
+        match (self.position(stem), parsed) {
+            (Some(i), Ok(e)) => self.agrees_with(i, &e),
+            (None, Err(_)) => true,
+            _ => false,
+        }
+    }
+
     /// Every entry with its full text (writers need it to rebuild the search index). Loaded from
     /// `texts.bin` when it matches, else from the entry files.
     ///
@@ -362,10 +434,7 @@ impl Snapshot {
                 });
             match from_cache {
                 Some(t) => self.texts = Some(t.entries),
-                None => {
-                    let listing = list_entry_files(&store.entries_dir())?;
-                    *self = Snapshot::rebuild(store, listing)?;
-                }
+                None => self.reload_from_files(store)?,
             }
         }
         Ok(self.texts.as_deref().unwrap_or(&[]))
@@ -376,7 +445,10 @@ impl Snapshot {
     ///
     /// Errors: the entries folder cannot be listed.
     pub fn replace_entries(&mut self, store: &Store, entries: Vec<Entry>) -> Result<()> {
-        let listing = list_entry_files(&store.entries_dir())?;
+        let start_ns = super::fresh::now_ns();
+        let (listing, saw_temp_files) = list_entry_files(&store.entries_dir())?;
+        self.saw_temp_files |= saw_temp_files;
+        self.built_at_ns = start_ns;
         let ids: std::collections::HashSet<&str> = entries.iter().map(|e| e.id.as_str()).collect();
         let old: BTreeMap<&str, &str> = self
             .malformed
@@ -417,6 +489,7 @@ pub fn save(store: &Store, snap: &mut Snapshot) -> Result<()> {
             version: INDEX_VERSION,
             recall_version: crate::recall::VERSION,
             model_id: current_model_id(store),
+            built_at_ns: snap.built_at_ns,
             listing: &snap.listing,
             malformed: &snap.malformed,
             ids: &snap.ids,

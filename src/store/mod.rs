@@ -178,6 +178,12 @@ impl Store {
     }
 }
 
+/// Prints `capn: warning: <error chain>` on stderr (write errors ignored).
+pub fn warn(e: &anyhow::Error) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "capn: warning: {e:#}");
+}
+
 /// Reports malformed entry files on stderr, one line each, naming the file.
 pub fn report_malformed(store: &Store, malformed: &[(String, String)]) {
     let dir = store.entries_dir();
@@ -293,11 +299,26 @@ impl Writer {
         self.delete_positions_if(positions, &mut |e, cache| !entry_is_fresh(&root, e, cache))
     }
 
+    /// [`Writer::finish`], reporting a failure on stderr instead of failing the command: the
+    /// derived files are rebuilt from the entries next time, so a full disk or a broken
+    /// `index.bin` must not turn an answer or a successful chart into an error.
+    pub fn finish_or_warn(self) {
+        if let Err(e) = self.finish() {
+            warn(&e);
+        }
+    }
+
     /// Writes every derived file that is out of date: the index, the texts, map.json and the stat
     /// cache (pruned to paths that entries still reference).
     ///
     /// Errors: a derived file cannot be written.
     pub fn finish(mut self) -> Result<()> {
+        // Temp files of writers killed mid-write (older than any write in progress).
+        let max_age = std::time::Duration::from_secs(600);
+        crate::fsutil::remove_stale_temp_files(&self.store.dir, max_age);
+        if self.snap.saw_temp_files {
+            crate::fsutil::remove_stale_temp_files(&self.store.entries_dir(), max_age);
+        }
         if self.snap.content_changed || !self.store.map_path().exists() {
             map::save(&self.store.map_path(), &self.snap)?;
         }

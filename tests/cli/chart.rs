@@ -629,3 +629,82 @@ fn an_entry_edited_in_place_is_printed_as_it_is_now() {
     let v = &env.run(&["ask", "where is the edited entry"]).ok().jsonl()[0];
     assert_eq!(v["details"], "new details");
 }
+
+#[test]
+fn odd_inputs_chart_and_ask_cleanly() {
+    let env = Env::git();
+    env.write("a,b.ts", "comma");
+    env.write("plain.ts", "p");
+    // --file takes a name with a comma as is; a question may start with '-'.
+    let id = chart_id(env.run(&[
+        "chart",
+        "-dash question about comma files",
+        "--file",
+        "a,b.ts",
+        "--files",
+        "plain.ts",
+        "--details",
+        "line one\r\nline two\r\n\r\n",
+    ]));
+    let v = &env
+        .run(&["ask", "-dash question about comma files"])
+        .ok()
+        .jsonl()[0];
+    assert_eq!(v["id"], id.as_str());
+    assert_eq!(v["files"], serde_json::json!(["a,b.ts", "plain.ts"]));
+    assert_eq!(v["details"], "line one\nline two");
+    // The details were indexed as they read back, so later asks find the entry in agreement
+    // with the index and do not rebuild it (a rebuild rewrites texts.bin).
+    let texts = env.root.join(".capn/texts.bin");
+    let before = fs::metadata(&texts).unwrap().modified().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    env.run(&["ask", "-dash question about comma files"]).ok();
+    env.run(&["ask", "-dash question about comma files"]).ok();
+    assert_eq!(
+        fs::metadata(&texts).unwrap().modified().unwrap(),
+        before,
+        "index rebuilt"
+    );
+    // A miss on a multi-line question suggests a chart line that chart accepts.
+    let run = env
+        .run(&["ask", "kubernetes\nhelm\u{1b}[31m values"])
+        .code(1);
+    assert!(
+        run.stderr
+            .contains("capn chart \"kubernetes helm\\u{1b}[31m values\" --files"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn temp_files_of_killed_writers_are_cleaned_up() {
+    let env = Env::git();
+    env.write("a.ts", "a");
+    env.run(&["chart", "first question here", "--files", "a.ts"])
+        .ok();
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    let mut stray = Vec::new();
+    for dir in [".capn", ".capn/entries"] {
+        let p = env.root.join(dir).join(".capn-tmp-killed");
+        fs::write(&p, "partial").unwrap();
+        fs::File::options()
+            .write(true)
+            .open(&p)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        stray.push(p);
+    }
+    let young = env.root.join(".capn/.capn-tmp-in-progress");
+    fs::write(&young, "being written").unwrap();
+    env.run(&["chart", "second question here", "--files", "a.ts"])
+        .ok();
+    for p in stray {
+        assert!(!p.exists(), "{} left behind", p.display());
+    }
+    assert!(
+        young.exists(),
+        "a temp file of a write in progress was removed"
+    );
+}
