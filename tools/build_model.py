@@ -264,7 +264,7 @@ def main():
         },
         "recipe": recipe,
         "pooling": pooling,
-        "thresholds": old.get("thresholds", {"gate": 0.8, "related_min_cosine": 0.45}),
+        "thresholds": old.get("thresholds", {"gate": 0.8, "related_min": 0.45}),
         "built_with": {"numpy": np.__version__, "python": sys.version.split()[0]},
     }
     (out / "config.json").write_text(json.dumps(config, indent=2) + "\n")

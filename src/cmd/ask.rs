@@ -5,6 +5,7 @@
 //! when another process holds it, `ask` does not wait and simply leaves them out.
 
 use crate::cli::AskArgs;
+use crate::recall::semantic;
 use crate::store::fresh::StatCache;
 use crate::store::index::{self, read_entry, Snapshot};
 use crate::store::{stale_positions, Store};
@@ -29,12 +30,37 @@ pub struct AskHit<'a> {
     pub score: u8,
 }
 
+/// One "possibly related" suggestion, printed on stderr after a miss as
+/// `related {"id","question","files","score"}` (score = 100 · cosine).
+#[derive(Debug, Serialize)]
+pub struct RelatedHit<'a> {
+    /// Entry id.
+    pub id: &'a str,
+    /// The charted question.
+    pub question: &'a str,
+    /// Backing files, sorted.
+    pub files: Vec<&'a str>,
+    /// Similarity 0..=100.
+    pub score: u8,
+}
+
+/// What a search printed: JSONL answers for stdout, and on a miss the related lines for stderr.
+#[derive(Debug, Default)]
+struct Rendered {
+    hits: String,
+    related: String,
+}
+
+/// The header line printed before "possibly related" suggestions.
+pub const RELATED_HEADER: &str =
+    "capn: possibly related charts (not answers: similar questions whose files may help; check them before exploring):";
+
 /// Runs `capn ask`: exit 0 with hits on stdout, exit 1 with a nudge on stderr on a miss.
 pub fn run(args: &AskArgs) -> Result<ExitCode> {
     let question = args.question.trim();
     let store = Store::from_env()?;
     let limit = args.limit as usize;
-    let mut lines = String::new();
+    let mut out = Rendered::default();
     if store.exists() && !question.is_empty() {
         if let Some(mut w) = store.try_open_writer() {
             crate::store::report_malformed(&w.store, &w.snap.malformed);
@@ -50,7 +76,7 @@ pub fn run(args: &AskArgs) -> Result<ExitCode> {
                     stale
                 }
             };
-            answer(&store, &mut w.snap, question, limit, &stale, &mut lines)?;
+            out = answer(&store, &mut w.snap, question, limit, &stale)?;
             w.finish_or_warn();
         } else {
             // A writer holds the lock: read without waiting, and leave stale entries out.
@@ -58,69 +84,122 @@ pub fn run(args: &AskArgs) -> Result<ExitCode> {
             crate::store::report_malformed(&store, &snap.malformed);
             let mut cache = StatCache::load(&store.stat_cache_path());
             let stale = stale_positions(&store.root, &snap, &mut cache);
-            answer(&store, &mut snap, question, limit, &stale, &mut lines)?;
+            out = answer(&store, &mut snap, question, limit, &stale)?;
         }
     }
-    if lines.is_empty() {
-        eprint!("{}", nudge(question));
+    if out.hits.is_empty() {
+        let mut err = std::io::stderr().lock();
+        let _ = err.write_all(nudge(question).as_bytes());
+        if !out.related.is_empty() {
+            let _ = writeln!(err, "{RELATED_HEADER}");
+            let _ = err.write_all(out.related.as_bytes());
+        }
         return Ok(ExitCode::from(1));
     }
-    let mut out = std::io::stdout().lock();
-    out.write_all(lines.as_bytes())?;
-    out.flush()?;
+    let mut so = std::io::stdout().lock();
+    so.write_all(out.hits.as_bytes())?;
+    so.flush()?;
     Ok(ExitCode::SUCCESS)
 }
 
-/// Searches and renders the hits, reading each hit's entry file for the text it prints. If an
-/// entry file no longer says what the index says (edited in place), the snapshot is rebuilt from
-/// the entry files, staleness is checked again, and the search runs once more.
+/// Searches and renders, reading each printed entry's file for its text. If an entry file no
+/// longer says what the index says (edited in place), the snapshot is rebuilt from the entry
+/// files, staleness is checked again, and the search runs once more.
 fn answer(
     store: &Store,
     snap: &mut Snapshot,
     question: &str,
     limit: usize,
     stale: &[usize],
-    out: &mut String,
-) -> Result<()> {
-    if let Some(rendered) = render_verified(store, snap, question, limit, stale)? {
-        out.push_str(&rendered);
-        return Ok(());
+) -> Result<Rendered> {
+    if let Some(r) = render_verified(store, snap, question, limit, stale)? {
+        return Ok(r);
     }
     snap.reload_from_files(store)?;
     let mut cache = StatCache::load(&store.stat_cache_path());
     let stale = stale_positions(&store.root, snap, &mut cache);
-    if let Some(rendered) = render_verified(store, snap, question, limit, &stale)? {
-        out.push_str(&rendered);
-    }
-    Ok(())
+    Ok(render_verified(store, snap, question, limit, &stale)?.unwrap_or_default())
 }
 
-/// The JSONL for the hits, or `None` when a hit's entry file disagrees with the index.
+/// Ranked answers and, on a miss, related suggestions: (doc, score) pairs. BM25 alone when the
+/// snapshot has no vectors (embedding off), BM25 and cosine fused otherwise.
+fn search(
+    snap: &Snapshot,
+    question: &str,
+    limit: usize,
+    allowed: &dyn Fn(usize) -> bool,
+) -> (Vec<(usize, u8)>, Vec<(usize, u8)>) {
+    match (snap.model, &snap.vectors) {
+        (Some(model), Some(vectors)) => {
+            let q = model.embed(question);
+            let r = semantic::search(
+                &snap.bm25,
+                vectors,
+                question,
+                &q,
+                limit,
+                &model.thresholds(),
+                allowed,
+            );
+            (
+                r.hits.iter().map(|h| (h.doc, h.score)).collect(),
+                r.related
+                    .iter()
+                    .map(|h| (h.doc, (100.0 * h.cosine).round().clamp(0.0, 100.0) as u8))
+                    .collect(),
+            )
+        }
+        _ => (
+            snap.bm25
+                .search(question, limit, allowed)
+                .into_iter()
+                .map(|h| (h.doc, h.score))
+                .collect(),
+            Vec::new(),
+        ),
+    }
+}
+
+/// The rendered output, or `None` when a printed entry's file disagrees with the index.
 fn render_verified(
     store: &Store,
     snap: &Snapshot,
     question: &str,
     limit: usize,
     stale: &[usize],
-) -> Result<Option<String>> {
+) -> Result<Option<Rendered>> {
     let allowed = |i: usize| stale.binary_search(&i).is_err();
-    let mut rendered = String::new();
-    for hit in snap.bm25.search(question, limit, &allowed) {
-        let id = &snap.ids[hit.doc];
-        let e = match read_entry(&store.entry_path(id), &format!("{id}.md")) {
-            Ok(e) if snap.agrees_with(hit.doc, &e) => e,
-            _ => return Ok(None),
-        };
-        rendered.push_str(&serde_json::to_string(&AskHit {
+    let (hits, related) = search(snap, question, limit, &allowed);
+    let read = |doc: usize| {
+        let id = &snap.ids[doc];
+        read_entry(&store.entry_path(id), &format!("{id}.md"))
+            .ok()
+            .filter(|e| snap.agrees_with(doc, e))
+    };
+    let mut out = Rendered::default();
+    for (doc, score) in hits {
+        let Some(e) = read(doc) else { return Ok(None) };
+        out.hits.push_str(&serde_json::to_string(&AskHit {
             id: &e.id,
             question: &e.question,
             files: e.files.keys().map(String::as_str).collect(),
             details: &e.details,
-            score: hit.score,
+            score,
         })?);
-        rendered.push('\n');
+        out.hits.push('\n');
     }
-    Ok(Some(rendered))
+    for (doc, score) in related {
+        let Some(e) = read(doc) else { return Ok(None) };
+        out.related.push_str("related ");
+        out.related.push_str(&serde_json::to_string(&RelatedHit {
+            id: &e.id,
+            question: &e.question,
+            files: e.files.keys().map(String::as_str).collect(),
+            score,
+        })?);
+        out.related.push('\n');
+    }
+    Ok(Some(out))
 }
 
 /// The stderr nudge on a miss, with the exact `capn chart` line to run after exploring.

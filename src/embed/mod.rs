@@ -44,8 +44,9 @@ pub struct Thresholds {
     /// Answer gate: a stored chart answers a question when its lexical coverage (0..=1) plus the
     /// cosine between question and chart is at least this.
     pub gate: f32,
-    /// Least cosine for a chart to be offered as "possibly related" when the gate misses.
-    pub related_min_cosine: f32,
+    /// Least closeness (lexical coverage + cosine, the gate's measure) for a chart to be offered
+    /// as "possibly related" when the gate misses.
+    pub related_min: f32,
 }
 
 #[derive(Deserialize)]

@@ -130,7 +130,7 @@ fn shape_and_thresholds() {
     assert_eq!(model.tokenizer().len(), 30_522);
     let t = model.thresholds();
     assert!(t.gate > 0.0 && t.gate < 2.0);
-    assert!(t.related_min_cosine > 0.0 && t.related_min_cosine < 1.0);
+    assert!(t.related_min > 0.0 && t.related_min < 1.0);
 }
 
 #[test]

@@ -41,6 +41,7 @@
 
 mod blob;
 mod build;
+pub mod semantic;
 mod stopwords;
 mod tokenize;
 

@@ -17,6 +17,8 @@
 use super::entry::Entry;
 use super::Store;
 use crate::fsutil::{write_atomic_with, Durability};
+use crate::embed::Model;
+use crate::recall::semantic::{self, Vectors};
 use crate::recall::{Bm25Index, Doc};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
@@ -53,6 +55,7 @@ struct IndexFile {
     refs: Vec<Vec<(u32, [u8; 32])>>,
     sigs: Vec<u64>,
     bm25: Bm25Index,
+    vectors: Option<Vectors>,
 }
 
 /// [`IndexFile`] by reference, for writing without cloning (same encoding).
@@ -69,6 +72,7 @@ struct IndexFileRef<'a> {
     refs: &'a [Vec<(u32, [u8; 32])>],
     sigs: &'a [u64],
     bm25: &'a Bm25Index,
+    vectors: Option<&'a Vectors>,
 }
 
 /// [`TextsFile`] by reference.
@@ -99,10 +103,15 @@ pub struct Snapshot {
     pub sigs: Vec<u64>,
     /// The BM25 index over the entries.
     pub bm25: Bm25Index,
+    /// One vector per entry when semantic recall is on (`None`: BM25 only).
+    pub vectors: Option<Vectors>,
+    /// The embedding model, when semantic recall is on.
+    pub model: Option<&'static Model>,
     /// Entry files that did not parse: (file name, reason).
     pub malformed: Vec<(String, String)>,
     listing: Vec<Listed>,
     built_at_ns: i64,
+    old_sigs: Vec<u64>,
     texts: Option<Vec<Entry>>,
     index_dirty: bool,
     texts_dirty: bool,
@@ -192,18 +201,35 @@ pub fn read_entry(path: &Path, name: &str) -> Result<Entry, String> {
     Ok(e)
 }
 
-/// The model id the index must have been built with (empty for BM25 only).
-fn current_model_id(_store: &Store) -> String {
-    String::new()
+/// The embedding model to use: the embedded one when `.capn/config.json` has embedding on (the
+/// default) and this build carries a model; `None` means BM25 only.
+pub fn semantic_model(store: &Store) -> Option<&'static Model> {
+    if store.config().embedding {
+        crate::embed::model()
+    } else {
+        None
+    }
 }
 
-fn read_index(path: &Path, model_id: &str) -> Option<IndexFile> {
+/// The model id the index must have been built with (empty for BM25 only), so switching the
+/// mode or the model rebuilds it.
+fn model_id(model: Option<&Model>) -> String {
+    model.map_or_else(String::new, |m| m.id().to_string())
+}
+
+fn read_index(path: &Path, model: Option<&Model>) -> Option<IndexFile> {
     let bytes = std::fs::read(path).ok()?;
     let idx: IndexFile = postcard::from_bytes(&bytes).ok()?;
     let n = idx.ids.len();
+    let vectors_ok = match (model, &idx.vectors) {
+        (None, None) => true,
+        (Some(m), Some(v)) => v.dim() == m.dim() && v.len() == n,
+        _ => false,
+    };
     (idx.version == INDEX_VERSION
         && idx.recall_version == crate::recall::VERSION
-        && idx.model_id == model_id
+        && idx.model_id == model_id(model)
+        && vectors_ok
         && idx.refs.len() == n
         && idx.sigs.len() == n
         && idx.bm25.len() == n
@@ -221,7 +247,8 @@ fn read_index(path: &Path, model_id: &str) -> Option<IndexFile> {
 pub fn load(store: &Store) -> Result<Snapshot> {
     let start_ns = super::fresh::now_ns();
     let (listing, saw_temp_files) = list_entry_files(&store.entries_dir())?;
-    if let Some(idx) = read_index(&store.index_path(), &current_model_id(store)) {
+    let model = semantic_model(store);
+    if let Some(idx) = read_index(&store.index_path(), model) {
         if idx.listing == listing {
             let racy: Vec<&Listed> = listing
                 .iter()
@@ -233,9 +260,12 @@ pub fn load(store: &Store) -> Result<Snapshot> {
                 refs: idx.refs,
                 sigs: idx.sigs,
                 bm25: idx.bm25,
+                vectors: idx.vectors,
+                model,
                 malformed: idx.malformed,
                 listing: Vec::new(),
                 built_at_ns: idx.built_at_ns,
+                old_sigs: Vec::new(),
                 texts: None,
                 index_dirty: false,
                 texts_dirty: false,
@@ -310,9 +340,12 @@ impl Snapshot {
             refs: Vec::new(),
             sigs: Vec::new(),
             bm25: Bm25Index::default(),
+            vectors: None,
+            model: semantic_model(store),
             malformed,
             listing,
             built_at_ns: start_ns,
+            old_sigs: Vec::new(),
             texts: None,
             index_dirty: true,
             texts_dirty: true,
@@ -363,8 +396,26 @@ impl Snapshot {
                     .collect()
             })
             .collect();
+        self.old_sigs = std::mem::take(&mut self.sigs);
         self.sigs = entries.iter().map(text_sig).collect();
         self.paths = path_set.into_iter().map(str::to_string).collect();
+        self.vectors = self.model.map(|m| {
+            // Reuse the vectors of entries whose text did not change; embed the rest.
+            let old: HashMap<u64, usize> = match &self.vectors {
+                Some(v) if v.dim() == m.dim() && v.len() == self.ids.len() => {
+                    self.old_sigs.iter().enumerate().map(|(i, s)| (*s, i)).collect()
+                }
+                _ => HashMap::new(),
+            };
+            let mut out = Vectors::new(m.dim());
+            for (e, sig) in entries.iter().zip(&self.sigs) {
+                match (old.get(sig), &self.vectors) {
+                    (Some(&i), Some(prev)) => out.push(prev.get(i)),
+                    _ => out.push(&semantic::embed_entry(m, &e.question, &e.details)),
+                }
+            }
+            out
+        });
         self.ids = entries.iter().map(|e| e.id.clone()).collect();
         self.bm25 = build_bm25(&entries);
         self.texts = Some(entries);
@@ -488,7 +539,7 @@ pub fn save(store: &Store, snap: &mut Snapshot) -> Result<()> {
         let file = IndexFileRef {
             version: INDEX_VERSION,
             recall_version: crate::recall::VERSION,
-            model_id: current_model_id(store),
+            model_id: model_id(snap.model),
             built_at_ns: snap.built_at_ns,
             listing: &snap.listing,
             malformed: &snap.malformed,
@@ -497,6 +548,7 @@ pub fn save(store: &Store, snap: &mut Snapshot) -> Result<()> {
             refs: &snap.refs,
             sigs: &snap.sigs,
             bm25: &snap.bm25,
+            vectors: snap.vectors.as_ref(),
         };
         let bytes = postcard::to_stdvec(&file).context("could not encode the search index")?;
         write_atomic_with(&store.index_path(), &bytes, Durability::Rebuildable)?;

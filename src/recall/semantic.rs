@@ -1,0 +1,272 @@
+//! Semantic recall fused with BM25: one vector per entry from the embedded static model
+//! (`crate::embed`), cosine against the question's vector, and a combined gate.
+//!
+//! Why a gate and not a cosine threshold: static embeddings rank synonyms well but the top
+//! cosine of an unrelated question overlaps that of a true rewording, so cosine alone cannot
+//! decide whether to answer (reference/semantic-recall.md). An entry answers only when its
+//! lexical coverage (share of the query's IDF weight it matches, 0..1) plus its cosine reaches
+//! the model's `gate`; answers are ranked by `0.5 · bm25 / best bm25 + 0.5 · cosine`. When nothing
+//! passes, the (up to three) entries closest by the same measure, coverage + cosine, that reach
+//! `related_min` are offered as "possibly related" (never as answers). Both thresholds belong to
+//! the model (`assets/model/config.json`).
+
+use super::{Bm25Index, Candidate};
+use crate::embed::{Model, Thresholds};
+use serde::{Deserialize, Serialize};
+
+/// Scale of the stored int8 components: a unit vector's component `v` is stored as
+/// `round(v · 127)`.
+const QUANT: f32 = 127.0;
+
+/// Vectors per entry: [`VIEWS`] int8 vectors each (the question alone, and the question with its
+/// details), row-major (`len × VIEWS × dim`). An entry's cosine with a query is the best of its
+/// views: details help a rewording that uses their words, but dilute the question's meaning for
+/// a question asked in other words (reference/semantic-recall.md: synonyms are where the
+/// embedding earns its place).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Vectors {
+    dim: u32,
+    data: Vec<i8>,
+}
+
+/// Vectors stored per entry (see [`Vectors`]).
+pub const VIEWS: usize = 2;
+
+/// The texts an entry is embedded from, one per view: its question, and its question with its
+/// details.
+pub fn entry_texts(question: &str, details: &str) -> [String; VIEWS] {
+    let full = if details.is_empty() {
+        question.to_string()
+    } else {
+        format!("{question}\n{details}")
+    };
+    [question.to_string(), full]
+}
+
+/// Quantises a unit vector to int8 components.
+pub fn quantise(v: &[f32]) -> Vec<i8> {
+    v.iter()
+        .map(|x| (x * QUANT).round().clamp(-127.0, 127.0) as i8)
+        .collect()
+}
+
+impl Vectors {
+    /// An empty set of `dim`-dimensional vectors.
+    pub fn new(dim: usize) -> Vectors {
+        Vectors {
+            dim: dim as u32,
+            data: Vec::new(),
+        }
+    }
+
+    /// Appends one entry: its [`VIEWS`] quantised vectors (`dim` components each), concatenated.
+    pub fn push(&mut self, views: &[i8]) {
+        debug_assert_eq!(views.len(), VIEWS * self.dim as usize);
+        self.data.extend_from_slice(views);
+    }
+
+    /// The views of entry `i`, concatenated.
+    pub fn get(&self, i: usize) -> &[i8] {
+        let w = VIEWS * self.dim as usize;
+        &self.data[i * w..(i + 1) * w]
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        if self.dim == 0 {
+            0
+        } else {
+            self.data.len() / (VIEWS * self.dim as usize)
+        }
+    }
+
+    /// True when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Dimensions per vector.
+    pub fn dim(&self) -> usize {
+        self.dim as usize
+    }
+
+    /// Cosine between the unit query vector `q` and entry `i`: the best of its views
+    /// (approximately, after quantisation; -1..1).
+    pub fn cosine(&self, i: usize, q: &[f32]) -> f32 {
+        self.get(i)
+            .chunks_exact(self.dim as usize)
+            .map(|row| row.iter().zip(q).map(|(&a, &b)| f32::from(a) * b).sum::<f32>() / QUANT)
+            .fold(f32::MIN, f32::max)
+    }
+}
+
+/// The quantised views of one entry, concatenated (for [`Vectors::push`]).
+pub fn embed_entry(model: &Model, question: &str, details: &str) -> Vec<i8> {
+    entry_texts(question, details)
+        .iter()
+        .flat_map(|t| quantise(&model.embed(t)))
+        .collect()
+}
+
+/// A fused answer.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FusedHit {
+    /// Doc number.
+    pub doc: usize,
+    /// Display score 0..=100: `100 · fused`.
+    pub score: u8,
+    /// `0.5 · bm25 / (best bm25 of the query) + 0.5 · cosine` (0..1).
+    pub fused: f32,
+    /// Cosine with the query (negative values count as 0).
+    pub cosine: f32,
+    /// Lexical coverage + cosine: the quantity the gate and the related threshold apply to.
+    pub closeness: f32,
+}
+
+/// The outcome of a fused search: answers, or (when there are none) related suggestions.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FusedResult {
+    /// Entries that pass the gate, best first, at most `limit`.
+    pub hits: Vec<FusedHit>,
+    /// When `hits` is empty: up to three entries by closeness that reach `related_min`.
+    pub related: Vec<FusedHit>,
+}
+
+/// The most "possibly related" suggestions printed on a miss.
+pub const MAX_RELATED: usize = 3;
+
+/// Searches with BM25 and cosine fused (see the module docs). `q` is the query's unit vector;
+/// docs with `allowed(doc)` false are never returned.
+pub fn search(
+    bm25: &Bm25Index,
+    vectors: &Vectors,
+    query: &str,
+    q: &[f32],
+    limit: usize,
+    thresholds: &Thresholds,
+    allowed: &dyn Fn(usize) -> bool,
+) -> FusedResult {
+    let n = vectors.len().min(bm25.len());
+    let mut lexical: Vec<Option<Candidate>> = vec![None; n];
+    for c in bm25.candidates(query, allowed) {
+        if c.doc < n {
+            lexical[c.doc] = Some(c);
+        }
+    }
+    let q_is_zero = q.iter().all(|v| *v == 0.0);
+    // BM25 is scaled by the best lexical candidate, as in the probe's fused ranking
+    // (reference/semantic-recall.md): the cosine half then weighs the same in every store.
+    let max_bm25 = lexical
+        .iter()
+        .flatten()
+        .map(|c| c.bm25)
+        .fold(0.0f32, f32::max);
+    let mut scored: Vec<(FusedHit, bool)> = Vec::new();
+    for (doc, lex) in lexical.iter().enumerate() {
+        let cosine = if q_is_zero {
+            0.0
+        } else {
+            vectors.cosine(doc, q).max(0.0)
+        };
+        let (coverage, bm25_norm) = match lex {
+            Some(c) if max_bm25 > 0.0 => (c.coverage, c.bm25 / max_bm25),
+            Some(c) => (c.coverage, 0.0),
+            None => (0.0, 0.0),
+        };
+        if lex.is_none() && cosine < thresholds.related_min.min(thresholds.gate) {
+            continue;
+        }
+        if lex.is_none() && !allowed(doc) {
+            continue;
+        }
+        let fused = 0.5 * bm25_norm + 0.5 * cosine;
+        let closeness = coverage + cosine;
+        scored.push((
+            FusedHit {
+                doc,
+                score: (100.0 * fused).round().clamp(1.0, 100.0) as u8,
+                fused,
+                cosine,
+                closeness,
+            },
+            closeness >= thresholds.gate,
+        ));
+    }
+    let mut hits: Vec<FusedHit> = scored.iter().filter(|(_, p)| *p).map(|(h, _)| *h).collect();
+    hits.sort_by(|a, b| b.fused.total_cmp(&a.fused).then(a.doc.cmp(&b.doc)));
+    hits.truncate(limit);
+    let mut related = Vec::new();
+    if hits.is_empty() {
+        related = scored
+            .iter()
+            .map(|(h, _)| *h)
+            .filter(|h| h.closeness >= thresholds.related_min)
+            .collect();
+        related.sort_by(|a, b| b.closeness.total_cmp(&a.closeness).then(a.doc.cmp(&b.doc)));
+        related.truncate(MAX_RELATED.min(limit.max(1)));
+    }
+    FusedResult { hits, related }
+}
+
+/// Embeds every entry (question, details) with `model` into a [`Vectors`].
+pub fn embed_all<'a>(model: &Model, texts: impl Iterator<Item = (&'a str, &'a str)>) -> Vectors {
+    let mut v = Vectors::new(model.dim());
+    for (question, details) in texts {
+        v.push(&embed_entry(model, question, details));
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recall::Doc;
+
+    fn setup(qs: &[&str]) -> (Bm25Index, Vectors, &'static Model) {
+        let model = crate::embed::model().expect("this build embeds a model");
+        let files: Vec<Vec<String>> = qs.iter().map(|_| Vec::new()).collect();
+        let docs: Vec<Doc<'_>> = qs
+            .iter()
+            .zip(&files)
+            .map(|(q, f)| Doc {
+                question: q,
+                details: "",
+                files: f,
+            })
+            .collect();
+        let bm25 = Bm25Index::build(&docs);
+        let vectors = embed_all(model, qs.iter().map(|q| (*q, "")));
+        (bm25, vectors, model)
+    }
+
+    #[test]
+    fn exact_questions_answer_and_unrelated_ones_do_not() {
+        let qs = [
+            "Where are Stripe payment webhooks verified and handled?",
+            "How is the PDF of a signed document rendered?",
+            "Which component renders the team members table?",
+        ];
+        let (bm25, vectors, model) = setup(&qs);
+        let t = model.thresholds();
+        for (i, q) in qs.iter().enumerate() {
+            let r = search(&bm25, &vectors, q, &model.embed(q), 5, &t, &|_| true);
+            assert_eq!(r.hits.first().map(|h| h.doc), Some(i), "{q}");
+        }
+        let q = "kubernetes helm chart ingress annotations";
+        let r = search(&bm25, &vectors, q, &model.embed(q), 5, &t, &|_| true);
+        assert!(r.hits.is_empty(), "{r:?}");
+        let r = search(&bm25, &vectors, qs[0], &model.embed(qs[0]), 5, &t, &|d| d != 0);
+        assert!(r.hits.iter().all(|h| h.doc != 0));
+    }
+
+    #[test]
+    fn quantised_cosine_is_close_to_the_exact_one() {
+        let model = crate::embed::model().unwrap();
+        let a = model.embed("where are payment webhooks handled");
+        let b = model.embed("stripe event handler for billing");
+        let mut v = Vectors::new(model.dim());
+        v.push(&[quantise(&b), quantise(&b)].concat());
+        let exact = crate::embed::cosine(&a, &b);
+        assert!((v.cosine(0, &a) - exact).abs() < 0.02, "{} vs {exact}", v.cosine(0, &a));
+    }
+}
