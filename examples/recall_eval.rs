@@ -818,7 +818,8 @@ fn fused_eval(
             }
             "hard" => {
                 out.hard_r5_related += usize::from(hits.iter().chain(&related).any(want));
-                out.hard_wrong_answer += usize::from(!hits.is_empty() && !hits.first().is_some_and(want));
+                out.hard_wrong_answer +=
+                    usize::from(!hits.is_empty() && !hits.first().is_some_and(want));
             }
             "neg" => {
                 out.neg_answered += usize::from(!hits.is_empty());
@@ -827,9 +828,20 @@ fn fused_eval(
             _ => {}
         }
         if !pooled {
-            for (name, other) in cache.iter().filter(|(n, _)| *n != "pooled" && **n != q.repo) {
+            for (name, other) in cache
+                .iter()
+                .filter(|(n, _)| *n != "pooled" && **n != q.repo)
+            {
                 let _ = name;
-                let r = recall::semantic::search(&other.st.index, &other.vectors, &q.text, &qv, 5, t, &|_| true);
+                let r = recall::semantic::search(
+                    &other.st.index,
+                    &other.vectors,
+                    &q.text,
+                    &qv,
+                    5,
+                    t,
+                    &|_| true,
+                );
                 out.cross_n += 1;
                 out.cross_answered += usize::from(!r.hits.is_empty());
             }
@@ -894,7 +906,10 @@ fn cmd_fused_grid(repos: &[Repo], queries: &[Query]) {
 fn cmd_hard_diag(repos: &[Repo], queries: &[Query]) {
     let model = capn_hook::embed::model().expect("model");
     let cache = fused_cache(repos);
-    for q in queries.iter().filter(|q| q.kind == "hard" || q.kind == "neg") {
+    for q in queries
+        .iter()
+        .filter(|q| q.kind == "hard" || q.kind == "neg")
+    {
         let fs = &cache[q.repo.as_str()];
         let qv = model.embed(&q.text);
         let mut cos: Vec<(f32, usize)> = (0..fs.vectors.len())
@@ -930,7 +945,10 @@ fn cmd_related_diag(repos: &[Repo], queries: &[Query]) {
         let cands = fs.st.index.candidates(q, &|_| true);
         (0..fs.vectors.len())
             .map(|d| {
-                let cov = cands.iter().find(|c| c.doc == d).map_or(0.0, |c| c.coverage);
+                let cov = cands
+                    .iter()
+                    .find(|c| c.doc == d)
+                    .map_or(0.0, |c| c.coverage);
                 let cos = fs.vectors.cosine(d, qv).max(0.0);
                 (cos + cov, cos, d)
             })

@@ -95,7 +95,13 @@ impl Vectors {
     pub fn cosine(&self, i: usize, q: &[f32]) -> f32 {
         self.get(i)
             .chunks_exact(self.dim as usize)
-            .map(|row| row.iter().zip(q).map(|(&a, &b)| f32::from(a) * b).sum::<f32>() / QUANT)
+            .map(|row| {
+                row.iter()
+                    .zip(q)
+                    .map(|(&a, &b)| f32::from(a) * b)
+                    .sum::<f32>()
+                    / QUANT
+            })
             .fold(f32::MIN, f32::max)
     }
 }
@@ -255,7 +261,9 @@ mod tests {
         let q = "kubernetes helm chart ingress annotations";
         let r = search(&bm25, &vectors, q, &model.embed(q), 5, &t, &|_| true);
         assert!(r.hits.is_empty(), "{r:?}");
-        let r = search(&bm25, &vectors, qs[0], &model.embed(qs[0]), 5, &t, &|d| d != 0);
+        let r = search(&bm25, &vectors, qs[0], &model.embed(qs[0]), 5, &t, &|d| {
+            d != 0
+        });
         assert!(r.hits.iter().all(|h| h.doc != 0));
     }
 
@@ -267,6 +275,10 @@ mod tests {
         let mut v = Vectors::new(model.dim());
         v.push(&[quantise(&b), quantise(&b)].concat());
         let exact = crate::embed::cosine(&a, &b);
-        assert!((v.cosine(0, &a) - exact).abs() < 0.02, "{} vs {exact}", v.cosine(0, &a));
+        assert!(
+            (v.cosine(0, &a) - exact).abs() < 0.02,
+            "{} vs {exact}",
+            v.cosine(0, &a)
+        );
     }
 }

@@ -16,8 +16,8 @@
 
 use super::entry::Entry;
 use super::Store;
-use crate::fsutil::{write_atomic_with, Durability};
 use crate::embed::Model;
+use crate::fsutil::{write_atomic_with, Durability};
 use crate::recall::semantic::{self, Vectors};
 use crate::recall::{Bm25Index, Doc};
 use anyhow::{Context, Result};
@@ -402,9 +402,12 @@ impl Snapshot {
         self.vectors = self.model.map(|m| {
             // Reuse the vectors of entries whose text did not change; embed the rest.
             let old: HashMap<u64, usize> = match &self.vectors {
-                Some(v) if v.dim() == m.dim() && v.len() == self.ids.len() => {
-                    self.old_sigs.iter().enumerate().map(|(i, s)| (*s, i)).collect()
-                }
+                Some(v) if v.dim() == m.dim() && v.len() == self.ids.len() => self
+                    .old_sigs
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| (*s, i))
+                    .collect(),
                 _ => HashMap::new(),
             };
             let mut out = Vectors::new(m.dim());

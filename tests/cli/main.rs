@@ -8,6 +8,7 @@ mod hooks;
 mod init;
 mod qa;
 mod schema;
+mod semantic;
 mod state;
 mod statusline;
 mod util;
