@@ -65,7 +65,7 @@ pub fn run(args: &StatuslineArgs) -> anyhow::Result<()> {
     drop(stdout);
     if let (Some(p), Some(t)) = (seg.percent, seg.threshold) {
         if let Err(e) = maybe_warn(&input, p, t) {
-            eprintln!("capn: {e:#}");
+            diag!("capn: {e:#}");
         }
     }
     Ok(())
@@ -273,7 +273,7 @@ pub fn run_wrapped(cmd: &str, stdin: &[u8]) -> Option<String> {
     let mut child = match command.spawn() {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("capn: could not run the wrapped statusline command: {e}");
+            diag!("capn: could not run the wrapped statusline command: {e}");
             return None;
         }
     };
@@ -316,7 +316,7 @@ pub fn run_wrapped(cmd: &str, stdin: &[u8]) -> Option<String> {
     }
     if !eof || !exited {
         kill_group(&mut child);
-        eprintln!(
+        diag!(
             "capn: the wrapped statusline command did not finish within {} ms",
             WRAP_TIMEOUT.as_millis()
         );

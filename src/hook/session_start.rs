@@ -26,7 +26,7 @@ pub fn run(ctx: &Ctx) -> Result<Option<String>> {
     let session = ctx.session()?;
     if let Some(s) = &session {
         if let Err(e) = export_session_id(s) {
-            eprintln!("capn: {e:#}");
+            diag!("capn: {e:#}");
         }
     }
     if source != "compact" {

@@ -49,7 +49,10 @@ fn qa_hook_exits_zero_when_stderr_is_a_broken_pipe() {
     let env = Env::git();
     for (args, stdin) in [
         (&["hook", "user-prompt-submit"][..], &b"not json"[..]),
-        (&["hook", "pre-compact"][..], &br#"{"session_id":"../x"}"#[..]),
+        (
+            &["hook", "pre-compact"][..],
+            &br#"{"session_id":"../x"}"#[..],
+        ),
         (&["hook", "bogus"][..], &b"{}"[..]),
     ] {
         let (code, _) = run_with_broken_stderr(&env, args, stdin);
@@ -126,7 +129,10 @@ fn qa_statusline_does_not_hang_on_a_fifo_transcript() {
 fn qa_backing_file_reached_through_a_symlinked_dir_outside_the_root_is_stale() {
     let env = Env::git();
     env.write("sub/f.txt", "secret");
-    chart_id(&env, &["chart", "where is the secret file", "--files", "sub/f.txt"]);
+    chart_id(
+        &env,
+        &["chart", "where is the secret file", "--files", "sub/f.txt"],
+    );
     env.run(&["ask", "where is the secret file"]).ok();
     let outside = env.tmp.path().join("outside");
     fs::create_dir_all(&outside).unwrap();
@@ -219,7 +225,10 @@ fn qa_init_keeps_a_symlinked_settings_file_a_symlink() {
 #[test]
 fn qa_post_commit_prune_runs_when_the_existing_hook_ends_with_exit() {
     let env = Env::git();
-    env.write(".git/hooks/post-commit", "#!/bin/sh\necho committed\nexit 0\n");
+    env.write(
+        ".git/hooks/post-commit",
+        "#!/bin/sh\necho committed\nexit 0\n",
+    );
     env.run(&["init", "--git"]).ok();
     // Run the hook with a fake `capn` first on PATH that records its arguments.
     let bin = env.tmp.path().join("fakebin");
@@ -233,7 +242,11 @@ fn qa_post_commit_prune_runs_when_the_existing_hook_ends_with_exit() {
     .unwrap();
     use std::os::unix::fs::PermissionsExt;
     fs::set_permissions(&fake, fs::Permissions::from_mode(0o755)).unwrap();
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
     let status = std::process::Command::new("sh")
         .arg(env.root.join(".git/hooks/post-commit"))
         .current_dir(&env.root)
@@ -277,16 +290,32 @@ fn qa_ask_answers_when_a_derived_file_cannot_be_written() {
 fn qa_entry_edited_in_place_is_found_by_its_new_words() {
     let env = Env::git();
     env.write("a.txt", "a");
-    let id = chart_id(&env, &["chart", "question about the alpha module", "--files", "a.txt"]);
+    let id = chart_id(
+        &env,
+        &[
+            "chart",
+            "question about the alpha module",
+            "--files",
+            "a.txt",
+        ],
+    );
     env.run(&["ask", "alpha module"]).ok(); // builds the index
     let p = env.root.join(format!(".capn/entries/{id}.md"));
     let text = fs::read_to_string(&p)
         .unwrap()
         .replace("question about the alpha module", "where do zebras graze");
-    let mut f = fs::OpenOptions::new().write(true).truncate(true).open(&p).unwrap();
+    let mut f = fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(&p)
+        .unwrap();
     f.write_all(text.as_bytes()).unwrap();
     drop(f);
-    assert!(env.run(&["list"]).ok().stdout.contains("where do zebras graze"));
+    assert!(env
+        .run(&["list"])
+        .ok()
+        .stdout
+        .contains("where do zebras graze"));
     let run = env.run(&["ask", "zebras graze"]);
     assert!(
         run.stdout.contains(&id),
@@ -320,7 +349,8 @@ fn qa_exact_question_ranks_first() {
             .ok();
         let first = &run.jsonl()[0];
         assert_eq!(
-            first["id"], id.as_str(),
+            first["id"],
+            id.as_str(),
             "exact question {} did not rank first:\n{}",
             i + 1,
             run.stdout
@@ -334,7 +364,12 @@ fn qa_exact_question_ranks_first() {
 fn qa_file_name_with_trailing_space_can_be_charted() {
     let env = Env::git();
     env.write("trail.txt ", "x");
-    let run = env.run(&["chart", "where is the trailing file", "--files", "trail.txt "]);
+    let run = env.run(&[
+        "chart",
+        "where is the trailing file",
+        "--files",
+        "trail.txt ",
+    ]);
     assert_eq!(run.code, 0, "stderr: {}", run.stderr);
     let ask = env.run(&["ask", "where is the trailing file"]).ok();
     assert_eq!(ask.jsonl()[0]["files"][0], "trail.txt ");
