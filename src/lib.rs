@@ -104,12 +104,15 @@ fn is_hook_command(args: &[OsString]) -> bool {
 }
 
 /// True for a hook or statusline run that is not asking for help or the version (those are
-/// answered by clap without reading stdin, so they never block on a terminal).
+/// answered by clap without reading stdin, so they never block on a terminal). Only the
+/// arguments before a `--` count: after it, `--help` is a plain value (a usage error for these
+/// commands, which still exits 0 and, for the statusline, still prints a line).
 fn is_hook_invocation(args: &[OsString]) -> bool {
     is_hook_command(args)
         && !args
             .iter()
             .skip(2)
+            .take_while(|a| *a != "--")
             .any(|a| a == "--help" || a == "-h" || a == "--version" || a == "-V")
 }
 
@@ -136,5 +139,35 @@ fn run_hook_argv(args: &[OsString]) -> anyhow::Result<()> {
         cli::Command::Hook(a) => hook::run(a.event, a.host),
         cli::Command::Statusline(a) => cmd::statusline::run(&a),
         _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argv(args: &[&str]) -> Vec<OsString> {
+        args.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn help_after_dash_dash_is_still_a_hook_run() {
+        assert!(is_hook_invocation(&argv(&["capn", "statusline"])));
+        assert!(!is_hook_invocation(&argv(&[
+            "capn",
+            "statusline",
+            "--help"
+        ])));
+        assert!(!is_hook_invocation(&argv(&["capn", "hook", "-V"])));
+        assert!(is_hook_invocation(&argv(&[
+            "capn",
+            "statusline",
+            "--",
+            "--help"
+        ])));
+        assert!(is_hook_invocation(&argv(&[
+            "capn", "hook", "x", "--", "-h"
+        ])));
+        assert!(!is_hook_invocation(&argv(&["capn", "ask", "x"])));
     }
 }
