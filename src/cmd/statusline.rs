@@ -36,6 +36,10 @@ use std::time::{Duration, Instant};
 /// new update cancels a run in flight).
 pub const WRAP_TIMEOUT: Duration = Duration::from_millis(200);
 
+/// How long the statusline waits for the transcript fallback (a file on a stalled network
+/// mount must not hold the line back); past it the use is unknown (`ctx --`).
+pub const TRANSCRIPT_TIMEOUT: Duration = Duration::from_millis(300);
+
 /// The default window, in tokens.
 pub const DEFAULT_WINDOW: f64 = 200_000.0;
 /// The window of a `[1m]` model, in tokens.
@@ -103,8 +107,13 @@ pub fn segment(input: &StatusInput, warn_at: Option<u8>) -> Segment {
     match percent {
         Some(p) => {
             let t = warn_at.unwrap_or_else(|| {
-                crate::config::Config::load(&root.join(crate::store::STORE_DIR).join("config.json"))
-                    .warn_at
+                let path = root.join(crate::store::STORE_DIR).join("config.json");
+                // Only a regular file is read: opening a FIFO would block the line.
+                if std::fs::metadata(&path).is_ok_and(|m| m.is_file()) {
+                    crate::config::Config::load(&path).warn_at
+                } else {
+                    crate::config::Config::default().warn_at
+                }
             });
             threshold = Some(t);
             let mut s = format!("ctx {}% {}", p.floor() as i64, bar(p));
@@ -171,9 +180,22 @@ pub fn context_percent(input: &StatusInput) -> Option<f64> {
         }
     }
     let path = input.transcript_path.as_deref().filter(|p| !p.is_empty())?;
-    transcript::last_context(Path::new(path))
+    let path = PathBuf::from(path);
+    within(TRANSCRIPT_TIMEOUT, move || transcript::last_context(&path))?
         .tokens()
         .map(|t| t / window * 100.0)
+}
+
+/// Runs `f` on its own thread and waits at most `limit` for its result; `None` when it takes
+/// longer (the thread is left behind and ends with the process) or cannot be started.
+fn within<T: Send + 'static>(limit: Duration, f: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::Builder::new()
+        .spawn(move || {
+            let _ = tx.send(f());
+        })
+        .ok()?;
+    rx.recv_timeout(limit).ok()
 }
 
 /// The project whose charts to count: `workspace.project_dir`, else `cwd`, else
