@@ -3,8 +3,9 @@
 //! Reads the statusline JSON on stdin (hooks reference, section 2), prints exactly one line and
 //! exits 0 whatever happens (the caller, [`crate::hook::guard`], maps errors to exit 0 and this
 //! module prints its line before anything can fail). The line is
-//! `<model> · ctx <N>% <bar> · <K> charts`, with `ctx --` when the use is unknown and the chart
-//! segment only when the project has a `.capn/` store.
+//! `<model> · ctx <N>% <bar> · <K> charts`, with `ctx --` when the use is unknown, `ctx >999%`
+//! for a bogus use above 999% ([`crate::hook::text::percent_label`]), and the chart segment only
+//! when the project has a `.capn/` store.
 //!
 //! Context use, first that applies (hooks reference, section 2 "Fallback context %"):
 //! 1. `context_window.used_percentage`;
@@ -116,7 +117,7 @@ pub fn segment(input: &StatusInput, warn_at: Option<u8>) -> Segment {
                 }
             });
             threshold = Some(t);
-            let mut s = format!("ctx {}% {}", p.floor() as i64, bar(p));
+            let mut s = format!("ctx {} {}", crate::hook::text::percent_label(p), bar(p));
             if p >= f64::from(t) {
                 s.push_str(" /compact-prep");
             }

@@ -109,7 +109,7 @@ pub fn context_warning(host: Host, percent: Option<f64>, threshold: Option<u8>) 
     let prep = prep_name(host);
     let mut s = String::from("[capn] Context use in this session ");
     match percent {
-        Some(p) if p.is_finite() => s.push_str(&format!("has reached {}%", p.floor() as i64)),
+        Some(p) if !p.is_nan() => s.push_str(&format!("has reached {}", percent_label(p))),
         _ => s.push_str("has crossed the warning threshold"),
     }
     if let Some(t) = threshold {
@@ -123,6 +123,23 @@ pub fn context_warning(host: Host, percent: Option<f64>, threshold: Option<u8>) 
          is shown once; the user's message remains the task."
     ));
     truncate(s)
+}
+
+/// The largest context use shown as a number; anything above is shown as `>999%`.
+pub const MAX_SHOWN_PERCENT: i64 = 999;
+
+/// A context use as shown to people: whole percent, rounded down, so `61.9` is `61%`. Values
+/// above [`MAX_SHOWN_PERCENT`] come from bogus host numbers (a `used_percentage` of `1e308`, a
+/// one-token window) and are shown as `>999%`, never as a 19-digit number; a negative or NaN
+/// value is `0%`.
+pub fn percent_label(percent: f64) -> String {
+    if percent.is_nan() || percent <= 0.0 {
+        return "0%".to_string();
+    }
+    if percent >= (MAX_SHOWN_PERCENT + 1) as f64 {
+        return format!(">{MAX_SHOWN_PERCENT}%");
+    }
+    format!("{}%", percent.floor() as i64)
 }
 
 /// How the prep skill is invoked on each host.
@@ -243,6 +260,21 @@ mod tests {
         let w = context_warning(Host::Claude, Some(1e300), Some(60));
         assert!(w.chars().count() < MAX_CHARS);
         assert!(truncate("é".repeat(5000)).chars().count() < MAX_CHARS);
+    }
+
+    #[test]
+    fn percent_labels_are_clamped() {
+        assert_eq!(percent_label(61.9), "61%");
+        assert_eq!(percent_label(0.4), "0%");
+        assert_eq!(percent_label(-3.0), "0%");
+        assert_eq!(percent_label(f64::NAN), "0%");
+        assert_eq!(percent_label(100.0), "100%");
+        assert_eq!(percent_label(999.99), "999%");
+        assert_eq!(percent_label(1000.0), ">999%");
+        assert_eq!(percent_label(1e308), ">999%");
+        assert_eq!(percent_label(f64::INFINITY), ">999%");
+        let w = context_warning(Host::Claude, Some(1e308), Some(60));
+        assert!(w.contains("has reached >999%"), "{w}");
     }
 
     #[test]
