@@ -32,7 +32,34 @@ pub struct Recovery<'a> {
 
 impl Recovery<'_> {
     /// The recovery instructions, under [`MAX_CHARS`] characters.
+    ///
+    /// The restoring steps are what the text is for, so they are never cut: when the state
+    /// file's path is so long that the text would not fit, the path is replaced by the command
+    /// that prints it (`capn state path --session <id>`).
     pub fn render(&self) -> String {
+        let full = self.render_with(&self.state_file.display().to_string());
+        if full.chars().count() < MAX_CHARS {
+            return full;
+        }
+        let id = self
+            .state_file
+            .parent()
+            .and_then(Path::file_name)
+            .and_then(|n| n.to_str())
+            .filter(|n| crate::session::is_valid_session_id(n));
+        let by_command = match id {
+            Some(id) => format!(
+                "the file that `capn state path --session {id}` prints (its path is too long to \
+                 quote here)"
+            ),
+            None => "the file that `capn state path` prints (its path is too long to quote here)"
+                .to_string(),
+        };
+        truncate(self.render_with(&by_command))
+    }
+
+    /// The text with `path` standing for the state file, not cut.
+    fn render_with(&self, path: &str) -> String {
         let prep = prep_name(self.host);
         let mut s = String::with_capacity(1600);
         s.push_str("[capn] Context compaction recovery. This conversation was just compacted");
@@ -42,9 +69,9 @@ impl Recovery<'_> {
             .or_else(|| self.precompact.and_then(|m| m.trigger.as_deref()));
         let at = self.compacted.and_then(|m| m.at.as_deref());
         match (trigger, at) {
-            (Some(t), Some(a)) => s.push_str(&format!(" ({}, {a})", clean(t))),
+            (Some(t), Some(a)) => s.push_str(&format!(" ({}, {})", clean(t), clean(a))),
             (Some(t), None) => s.push_str(&format!(" ({})", clean(t))),
-            (None, Some(a)) => s.push_str(&format!(" ({a})")),
+            (None, Some(a)) => s.push_str(&format!(" ({})", clean(a))),
             (None, None) => {}
         }
         s.push_str(
@@ -52,7 +79,6 @@ impl Recovery<'_> {
              structure (adopted and rejected plans and why, the current phase, constraints, \
              workers).\n",
         );
-        let path = self.state_file.display();
         match self.state_saved_at {
             Some(saved) => {
                 s.push_str(&format!(
@@ -99,7 +125,7 @@ impl Recovery<'_> {
             "The user's message remains the task; these steps only restore its context. The \
              ask-before-search contract still applies (`capn context` prints it).",
         );
-        truncate(s)
+        s
     }
 }
 
@@ -275,6 +301,47 @@ mod tests {
         assert_eq!(percent_label(f64::INFINITY), ">999%");
         let w = context_warning(Host::Claude, Some(1e308), Some(60));
         assert!(w.contains("has reached >999%"), "{w}");
+    }
+
+    #[test]
+    fn a_path_too_long_to_quote_keeps_the_steps() {
+        let id = "s".repeat(128);
+        let p = PathBuf::from(format!("/{}/sessions/{id}/state.md", "d/".repeat(900)));
+        let mut pre = Marker::now("PreCompact");
+        pre.fresh_state = Some(false);
+        for saved in [None, Some(SystemTime::now())] {
+            let t = Recovery {
+                host: Host::Claude,
+                state_file: &p,
+                state_saved_at: saved,
+                precompact: Some(&pre),
+                compacted: None,
+            }
+            .render();
+            assert!(t.chars().count() < MAX_CHARS, "{}", t.chars().count());
+            let by_command = format!("capn state path --session {id}");
+            for needle in [
+                by_command.as_str(),
+                "(3) checking the task list",
+                "(5) if plan mode",
+                "remains the task",
+            ] {
+                assert!(t.contains(needle), "missing {needle:?} in {t}");
+            }
+            assert!(!t.contains("d/d/d/"), "{t}");
+            assert!(!t.ends_with('…'), "{t}");
+        }
+        // A path that fits is quoted whole.
+        let p = PathBuf::from(format!("/{}/sessions/x/state.md", "d".repeat(300)));
+        let t = Recovery {
+            host: Host::Claude,
+            state_file: &p,
+            state_saved_at: None,
+            precompact: None,
+            compacted: None,
+        }
+        .render();
+        assert!(t.contains(&*p.to_string_lossy()), "{t}");
     }
 
     #[test]
