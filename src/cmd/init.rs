@@ -2,12 +2,13 @@
 //!
 //! Creates `.capn/entries/` and `.capn/config.json`, adds `.capn/` to `.gitignore` once, merges
 //! the hook registrations of `hooks-config/` into `.claude/settings.json` and `.codex/hooks.json`
-//! (see `crate::install`), and with `--git` appends `capn prune` to `.git/hooks/post-commit`.
-//! Idempotent: a second run changes nothing and says so. Every settings file is parsed before
-//! anything is written, so a broken one stops `init` with nothing changed.
+//! (see `crate::install`), and with `--git` adds `capn prune` to the post-commit hook git runs
+//! (see [`crate::install::git_hook`]). Idempotent: a second run changes nothing and says so. Every
+//! settings file is parsed, and the post-commit hook checked, before anything is written, so a
+//! broken one stops `init` with nothing changed.
 
 use crate::cli::InitArgs;
-use crate::install::{self, SettingsFile};
+use crate::install::{self, git_hook, SettingsFile};
 use crate::store::Store;
 use anyhow::{Context, Result};
 use std::io::Write;
@@ -24,8 +25,11 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
     let mut claude = SettingsFile::load(&root.join(".claude/settings.json"))?;
     let mut claude_local = SettingsFile::load(&root.join(".claude/settings.local.json"))?;
     let mut codex = SettingsFile::load(&root.join(".codex/hooks.json"))?;
+    // Worked out (and refused, for a hook that is not a shell script) before anything is written.
     let git_hook = if args.git {
-        Some(post_commit_path(&root)?)
+        let path = git_hook::post_commit_path(&root)?;
+        let plan = git_hook::plan_add(&path)?;
+        Some((path, plan))
     } else {
         None
     };
@@ -95,8 +99,8 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
     if let Some(what) = install_skill(&root)? {
         done.push(what);
     }
-    if let Some(path) = git_hook {
-        if add_post_commit(&path)? {
+    if let Some((path, plan)) = git_hook {
+        if git_hook::apply_add(&path, &plan)? {
             done.push(format!(
                 "added capn prune to {}",
                 crate::store::display_rel(&root, &path)
@@ -166,39 +170,6 @@ fn add_to_gitignore(path: &Path) -> Result<bool> {
     Ok(true)
 }
 
-/// The post-commit hook path: `<git dir>/hooks/post-commit`, following a `.git` file
-/// (`gitdir: ...`, worktrees and submodules).
-///
-/// Errors: the project is not a git repository.
-pub fn post_commit_path(root: &Path) -> Result<PathBuf> {
-    let dot_git = root.join(".git");
-    let git_dir = if dot_git.is_dir() {
-        dot_git
-    } else if dot_git.is_file() {
-        let text = crate::fsutil::read_to_string(&dot_git, "git file")?;
-        let dir = text
-            .lines()
-            .find_map(|l| l.strip_prefix("gitdir:"))
-            .map(|d| PathBuf::from(d.trim()))
-            .with_context(|| format!("could not read gitdir from {}", dot_git.display()))?;
-        if dir.is_absolute() {
-            dir
-        } else {
-            root.join(dir)
-        }
-    } else {
-        anyhow::bail!(
-            "--git: {} is not a git repository (no .git found); run git init first",
-            root.display()
-        );
-    };
-    Ok(git_dir.join("hooks").join("post-commit"))
-}
-
-/// The comment line of a post-commit hook that `init` created.
-pub const POST_COMMIT_COMMENT: &str =
-    "# Added by capn init: drop charted answers whose files this commit changed.";
-
 /// Where `init` installs the bundled `/compact-prep` skill (skills reference: project skills live
 /// in `.claude/skills/<name>/SKILL.md`).
 pub fn skill_path(root: &Path) -> PathBuf {
@@ -254,49 +225,6 @@ pub fn uninstall_skill(root: &Path) -> Result<Option<String>> {
         ))),
         Err(_) => Ok(None),
     }
-}
-
-/// Appends `capn prune` to the post-commit hook (creating it executable with a shebang when
-/// absent), keeping existing lines and never adding it twice.
-fn add_post_commit(path: &Path) -> Result<bool> {
-    let existing = match std::fs::read(path) {
-        Ok(b) => Some(String::from_utf8_lossy(&b).into_owned()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(e).with_context(|| format!("could not read {}", path.display())),
-    };
-    let new = match &existing {
-        Some(text) if text.lines().any(|l| l.trim() == "capn prune") => return Ok(false),
-        Some(text) => {
-            let mut t = text.clone();
-            if !t.is_empty() && !t.ends_with('\n') {
-                t.push('\n');
-            }
-            t.push_str("capn prune\n");
-            t
-        }
-        None => format!("#!/bin/sh\n{POST_COMMIT_COMMENT}\ncapn prune\n"),
-    };
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)
-            .with_context(|| format!("could not create {}", parent.display()))?;
-    }
-    crate::fsutil::write_atomic(path, new.as_bytes())?;
-    if existing.is_none() {
-        set_executable(path)?;
-    }
-    Ok(true)
-}
-
-#[cfg(unix)]
-fn set_executable(path: &Path) -> Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
-        .with_context(|| format!("could not make executable: {}", path.display()))
-}
-
-#[cfg(not(unix))]
-fn set_executable(_path: &Path) -> Result<()> {
-    Ok(())
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 //! remove them). A settings file that does not parse is left untouched and reported.
 
 use crate::cli::UninstallArgs;
-use crate::install::{self, SettingsFile};
+use crate::install::{self, git_hook, SettingsFile};
 use crate::store::Store;
 use anyhow::{Context, Result};
 use std::io::Write;
@@ -75,33 +75,16 @@ pub fn run(_args: &UninstallArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Removes the `capn prune` line `init --git` added; deletes the hook file when nothing but our
-/// shebang and comment is left.
+/// Removes the `capn prune` line `init --git` added, from the hook git runs; deletes the hook
+/// file when nothing but our shebang and comment is left.
 fn remove_post_commit_line(root: &Path) -> Result<Option<String>> {
-    let Ok(path) = crate::cmd::init::post_commit_path(root) else {
+    let Ok(path) = git_hook::post_commit_path(root) else {
         return Ok(None);
     };
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        return Ok(None);
-    };
-    if !text.lines().any(|l| l.trim() == "capn prune") {
-        return Ok(None);
-    }
-    let kept: Vec<&str> = text
-        .lines()
-        .filter(|l| l.trim() != "capn prune" && *l != crate::cmd::init::POST_COMMIT_COMMENT)
-        .collect();
     let rel = crate::store::display_rel(root, &path);
-    if kept
-        .iter()
-        .all(|l| l.trim().is_empty() || l.starts_with("#!"))
-    {
-        std::fs::remove_file(&path)
-            .with_context(|| format!("could not remove {}", path.display()))?;
-        return Ok(Some(format!("removed {rel} (it only ran capn prune)")));
-    }
-    let mut new = kept.join("\n");
-    new.push('\n');
-    crate::fsutil::write_atomic(&path, new.as_bytes())?;
-    Ok(Some(format!("removed capn prune from {rel}")))
+    Ok(match git_hook::remove(&path, true)? {
+        git_hook::Removed::Nothing => None,
+        git_hook::Removed::Line => Some(format!("removed capn prune from {rel}")),
+        git_hook::Removed::File => Some(format!("removed {rel} (it only ran capn prune)")),
+    })
 }

@@ -8,6 +8,7 @@
 //! changed. Shapes follow the Claude Code hooks reference, "Registration":
 //! `hooks → Event → [{matcher, hooks: [handler]}]`.
 
+pub mod git_hook;
 pub mod schema;
 
 use anyhow::{anyhow, Result};

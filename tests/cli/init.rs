@@ -291,3 +291,183 @@ fn a_user_level_statusline_is_wrapped_and_left_alone_on_uninstall() {
         r#"{"statusLine":{"type":"command","command":"user-line"}}"#
     );
 }
+
+// ---------------------------------------------------------------- post-commit with a real git
+
+/// Runs git in `dir` with the test's HOME and no system config; `None` when git is unavailable.
+fn git(env: &Env, dir: &std::path::Path, args: &[&str], path: Option<&str>) -> Option<()> {
+    let mut c = std::process::Command::new("git");
+    c.args([
+        "-c",
+        "user.name=capn",
+        "-c",
+        "user.email=capn@example.invalid",
+    ])
+    .args(args)
+    .current_dir(dir)
+    .env("HOME", &env.home)
+    .env("GIT_CONFIG_NOSYSTEM", "1")
+    .env_remove("GIT_DIR")
+    .env_remove("GIT_WORK_TREE")
+    .stdout(std::process::Stdio::null())
+    .stderr(std::process::Stdio::null());
+    if let Some(p) = path {
+        c.env("PATH", p);
+    }
+    let status = c.status().ok()?;
+    assert!(status.success(), "git {args:?} failed in {}", dir.display());
+    Some(())
+}
+
+/// A fake `capn` first on PATH that logs its arguments; returns (PATH value, log file).
+#[cfg(unix)]
+fn fake_capn(env: &Env) -> (String, std::path::PathBuf) {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = env.tmp.path().join("fakebin");
+    fs::create_dir_all(&bin).unwrap();
+    let log = env.tmp.path().join("capn-called");
+    let fake = bin.join("capn");
+    fs::write(
+        &fake,
+        format!("#!/bin/sh\necho \"$@\" >> '{}'\n", log.display()),
+    )
+    .unwrap();
+    fs::set_permissions(&fake, fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    (path, log)
+}
+
+/// A real repository (`git init`) in the project; `None` when git is unavailable.
+fn real_repo(env: &Env) -> Option<()> {
+    if std::process::Command::new("git")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("git not found; skipped");
+        return None;
+    }
+    git(env, &env.root, &["init", "-q"], None)?;
+    git(
+        env,
+        &env.root,
+        &["commit", "-q", "--allow-empty", "-m", "init"],
+        None,
+    )
+}
+
+/// With `core.hooksPath` set (husky and friends) git never looks in .git/hooks: the line goes
+/// where git looks, a commit runs it, and uninstall takes it out of the same file.
+#[cfg(unix)]
+#[test]
+fn git_hook_goes_where_core_hooks_path_points() {
+    let env = Env::new();
+    if real_repo(&env).is_none() {
+        return;
+    }
+    git(
+        &env,
+        &env.root,
+        &["config", "core.hooksPath", ".husky"],
+        None,
+    );
+    env.run(&["init", "--git"]).ok();
+    assert!(!env.root.join(".git/hooks/post-commit").exists());
+    let hook = env.read(".husky/post-commit");
+    assert_eq!(
+        hook.lines().filter(|l| *l == "capn prune").count(),
+        1,
+        "{hook}"
+    );
+    let (path, log) = fake_capn(&env);
+    git(
+        &env,
+        &env.root,
+        &["commit", "-q", "--allow-empty", "-m", "x"],
+        Some(&path),
+    );
+    assert_eq!(fs::read_to_string(&log).unwrap_or_default(), "prune\n");
+    env.run(&["uninstall"]).ok();
+    assert!(!env.root.join(".husky/post-commit").exists());
+}
+
+/// In a linked worktree git runs the main repository's hooks, not
+/// .git/worktrees/<name>/hooks.
+#[cfg(unix)]
+#[test]
+fn git_hook_in_a_linked_worktree_goes_to_the_shared_hooks() {
+    let env = Env::new();
+    if real_repo(&env).is_none() {
+        return;
+    }
+    let wt = env.tmp.path().join("wt");
+    git(
+        &env,
+        &env.root,
+        &["worktree", "add", "-q", wt.to_str().unwrap()],
+        None,
+    );
+    let wt = wt.canonicalize().unwrap();
+    env.run_cmd(env.cmd_in(&wt, &["init", "--git"]), b"").ok();
+    let shared = env.root.join(".git/hooks/post-commit");
+    assert!(
+        fs::read_to_string(&shared)
+            .unwrap_or_default()
+            .contains("capn prune"),
+        "not in {}",
+        shared.display()
+    );
+    assert!(!env
+        .root
+        .join(".git/worktrees/wt/hooks/post-commit")
+        .exists());
+    let (path, log) = fake_capn(&env);
+    git(
+        &env,
+        &wt,
+        &["commit", "-q", "--allow-empty", "-m", "x"],
+        Some(&path),
+    );
+    assert_eq!(fs::read_to_string(&log).unwrap_or_default(), "prune\n");
+    env.run_cmd(env.cmd_in(&wt, &["uninstall"]), b"").ok();
+    assert!(!shared.exists());
+}
+
+/// A post-commit hook in another language is refused: exit 1, a message naming the
+/// interpreter, and nothing written anywhere.
+#[test]
+fn git_hook_in_python_is_refused_and_nothing_is_written() {
+    let env = Env::git();
+    let hook = "#!/usr/bin/env python3\nprint('committed')\n";
+    env.write(".git/hooks/post-commit", hook);
+    let run = env.run(&["init", "--git"]).code(1);
+    assert!(run.stderr.contains("python3"), "{}", run.stderr);
+    assert_eq!(env.read(".git/hooks/post-commit"), hook);
+    for rel in [".capn", ".gitignore", ".claude", ".codex"] {
+        assert!(!env.root.join(rel).exists(), "{rel} written");
+    }
+}
+
+/// An existing hook that ends with `exec` gets the line before it.
+#[test]
+fn git_hook_line_goes_before_a_trailing_exec() {
+    let env = Env::git();
+    env.write(
+        ".git/hooks/post-commit",
+        "#!/bin/sh\nexec .git/hooks/post-commit.local \"$@\"\n",
+    );
+    env.run(&["init", "--git"]).ok();
+    assert_eq!(
+        env.read(".git/hooks/post-commit"),
+        "#!/bin/sh\ncapn prune\nexec .git/hooks/post-commit.local \"$@\"\n"
+    );
+    env.run(&["uninstall"]).ok();
+    assert_eq!(
+        env.read(".git/hooks/post-commit"),
+        "#!/bin/sh\nexec .git/hooks/post-commit.local \"$@\"\n"
+    );
+}
