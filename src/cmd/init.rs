@@ -8,12 +8,20 @@
 //! broken one stops `init` with nothing changed.
 
 use crate::cli::InitArgs;
+use crate::install::record::{self, InstallRecord, RecordedPostCommit, RecordedStatusline};
 use crate::install::{self, git_hook, SettingsFile};
 use crate::store::Store;
 use anyhow::{Context, Result};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+/// The Claude Code project settings file, relative to the project root.
+pub const CLAUDE_SETTINGS: &str = ".claude/settings.json";
+/// The Claude Code local settings file, relative to the project root.
+pub const CLAUDE_LOCAL_SETTINGS: &str = ".claude/settings.local.json";
+/// The Codex hooks file, relative to the project root.
+pub const CODEX_HOOKS: &str = ".codex/hooks.json";
 
 /// Runs `capn init`.
 pub fn run(args: &InitArgs) -> Result<ExitCode> {
@@ -22,9 +30,9 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
     let mut done: Vec<String> = Vec::new();
 
     // Parse every settings file first: a broken one means nothing is written at all.
-    let mut claude = SettingsFile::load(&root.join(".claude/settings.json"))?;
-    let mut claude_local = SettingsFile::load(&root.join(".claude/settings.local.json"))?;
-    let mut codex = SettingsFile::load(&root.join(".codex/hooks.json"))?;
+    let mut claude = SettingsFile::load(&root.join(CLAUDE_SETTINGS))?;
+    let mut claude_local = SettingsFile::load(&root.join(CLAUDE_LOCAL_SETTINGS))?;
+    let mut codex = SettingsFile::load(&root.join(CODEX_HOOKS))?;
     // Worked out (and refused, for a hook that is not a shell script) before anything is written.
     let git_hook = if args.git {
         let path = git_hook::post_commit_path(&root)?;
@@ -32,6 +40,19 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
         Some((path, plan))
     } else {
         None
+    };
+
+    // What this run adds is merged into what earlier runs recorded (see install::record).
+    let mut rec = match record::load(&root) {
+        record::Loaded::Found(r) => r,
+        record::Loaded::Missing => InstallRecord::default(),
+        record::Loaded::Unreadable(why) => {
+            done.push(format!(
+                "replaced the unreadable install record ({why}); capn uninstall will only remove \
+                 what this run records"
+            ));
+            InstallRecord::default()
+        }
     };
 
     if !store.entries_dir().is_dir() {
@@ -61,14 +82,9 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
             install::CLAUDE_TABLE,
             &mut claude,
             vec![&mut claude_local],
-            ".claude/settings.json",
+            CLAUDE_SETTINGS,
         ),
-        (
-            install::CODEX_TABLE,
-            &mut codex,
-            vec![],
-            ".codex/hooks.json",
-        ),
+        (install::CODEX_TABLE, &mut codex, vec![], CODEX_HOOKS),
     ] {
         let mut others = others;
         let report = install::merge(table, target, &mut others)?;
@@ -80,8 +96,15 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
         for event in &report.added {
             done.push(format!("registered the {event} hook in {label}"));
         }
+        for (event, handler) in &report.handlers {
+            rec.add_handler(label, event, handler);
+        }
     }
     let user_statusline = user_statusline_command();
+    let statuslines_before = [
+        install::statusline_value(&claude.json).cloned(),
+        install::statusline_value(&claude_local.json).cloned(),
+    ];
     match install::merge_statusline(&mut claude, &mut claude_local, user_statusline.as_deref()) {
         install::StatuslineChange::AlreadyOurs => {}
         install::StatuslineChange::Added => {
@@ -91,15 +114,55 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
             "set the statusline to capn statusline, wrapping your {orig:?} (capn uninstall restores it)"
         )),
     }
+    for ((f, label), before) in [
+        (&claude, CLAUDE_SETTINGS),
+        (&claude_local, CLAUDE_LOCAL_SETTINGS),
+    ]
+    .into_iter()
+    .zip(statuslines_before)
+    {
+        let after = install::statusline_value(&f.json);
+        if let Some(after) = after.filter(|a| Some(*a) != before.as_ref()) {
+            rec.set_statusline(RecordedStatusline {
+                file: label.to_string(),
+                before,
+                after: after.clone(),
+            });
+        }
+    }
     let codex_changed = codex.changed();
-    for f in [&claude, &claude_local, &codex] {
+    for (f, label) in [
+        (&claude, CLAUDE_SETTINGS),
+        (&claude_local, CLAUDE_LOCAL_SETTINGS),
+        (&codex, CODEX_HOOKS),
+    ] {
+        // Recorded first: a record naming a change that did not happen removes nothing, while a
+        // change without a record could never be undone.
+        if !f.existed && f.changed() {
+            rec.add_created_file(label);
+        }
+        rec.save(&root)?;
         f.save()?;
     }
 
-    if let Some(what) = install_skill(&root)? {
-        done.push(what);
+    if !skill_path(&root).exists() {
+        rec.skill = true;
+        rec.save(&root)?;
     }
+    done.extend(install_skill(&root)?);
     if let Some((path, plan)) = git_hook {
+        if plan != git_hook::AddPlan::Present {
+            let created = matches!(plan, git_hook::AddPlan::Create(_))
+                || rec
+                    .post_commit
+                    .as_ref()
+                    .is_some_and(|p| p.created && p.path == path);
+            rec.post_commit = Some(RecordedPostCommit {
+                path: path.clone(),
+                created,
+            });
+            rec.save(&root)?;
+        }
         if git_hook::apply_add(&path, &plan)? {
             done.push(format!(
                 "added capn prune to {}",

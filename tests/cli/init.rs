@@ -471,3 +471,145 @@ fn git_hook_line_goes_before_a_trailing_exec() {
         "#!/bin/sh\nexec .git/hooks/post-commit.local \"$@\"\n"
     );
 }
+
+// ---------------------------------------------------------------- the install record
+
+/// A handler init added and the user then edited (as `capn doctor` suggests) is still removed;
+/// a capn handler the user added by hand after init is kept and listed.
+#[test]
+fn uninstall_removes_an_edited_handler_init_added_and_keeps_a_hand_written_one() {
+    let env = Env::git();
+    env.run(&["init"]).ok();
+    let mut v = read_json(&env, ".claude/settings.json");
+    v["hooks"]["PreCompact"][0]["hooks"][0]["timeout"] = json!(30);
+    v["hooks"]["Stop"] =
+        json!([{"hooks": [{"type": "command", "command": "capn hook session-start"}]}]);
+    v["model"] = json!("mine");
+    env.write(".claude/settings.json", &v.to_string());
+    let run = env.run(&["uninstall"]).ok();
+    assert!(
+        run.stdout
+            .contains("removed the PreCompact hook from .claude/settings.json (edited"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("kept the Stop hook in .claude/settings.json: capn init did not add it"),
+        "{}",
+        run.stdout
+    );
+    let v = read_json(&env, ".claude/settings.json");
+    assert_eq!(
+        v,
+        json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "capn hook session-start"}]}]}, "model": "mine"})
+    );
+    assert!(!env.root.join(".capn/install.json").exists());
+}
+
+/// Without a record (a project set up by an older capn): only handlers identical to what init
+/// writes are removed, hand-written variants and every settings file stay.
+#[test]
+fn uninstall_without_a_record_removes_only_exact_copies_and_deletes_no_file() {
+    let env = Env::git();
+    env.run(&["init"]).ok();
+    fs::remove_file(env.root.join(".capn/install.json")).unwrap();
+    let mut v = read_json(&env, ".claude/settings.json");
+    // A hand-written variant (no timeout) next to init's exact handler.
+    v["hooks"]["PreCompact"][0]["hooks"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"type": "command", "command": "capn", "args": ["hook", "pre-compact"]}));
+    v["statusLine"]["command"] = json!("capn statusline --warn-at 70");
+    env.write(".claude/settings.json", &v.to_string());
+    let run = env.run(&["uninstall"]).ok();
+    assert!(run.stdout.contains("no install record"), "{}", run.stdout);
+    let v = read_json(&env, ".claude/settings.json");
+    assert_eq!(
+        v,
+        json!({
+            "hooks": {"PreCompact": [{"matcher": "manual|auto", "hooks": [
+                {"type": "command", "command": "capn", "args": ["hook", "pre-compact"]}
+            ]}]},
+            "statusLine": {"type": "command", "command": "capn statusline --warn-at 70", "padding": 0}
+        })
+    );
+    assert_eq!(read_json(&env, ".codex/hooks.json"), json!({}));
+    assert!(!env
+        .root
+        .join(".claude/skills/compact-prep/SKILL.md")
+        .exists());
+}
+
+/// The statusline init wrapped is put back even when other statusLine fields were edited since;
+/// a statusline whose command the user changed is kept.
+#[test]
+fn uninstall_restores_the_wrapped_statusline_or_keeps_a_changed_one() {
+    let env = Env::git();
+    env.write(
+        ".claude/settings.json",
+        r#"{"statusLine": {"type": "command", "command": "mine.sh"}}"#,
+    );
+    env.run(&["init"]).ok();
+    let mut v = read_json(&env, ".claude/settings.json");
+    v["statusLine"]["padding"] = json!(3);
+    env.write(".claude/settings.json", &v.to_string());
+    env.run(&["uninstall"]).ok();
+    assert_eq!(
+        read_json(&env, ".claude/settings.json"),
+        json!({"statusLine": {"type": "command", "command": "mine.sh", "padding": 3}})
+    );
+
+    let env = Env::git();
+    env.run(&["init"]).ok();
+    let mut v = read_json(&env, ".claude/settings.json");
+    v["statusLine"]["command"] = json!("capn statusline --warn-at 80");
+    env.write(".claude/settings.json", &v.to_string());
+    let run = env.run(&["uninstall"]).ok();
+    assert!(
+        run.stdout.contains("kept the capn statusline"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(
+        read_json(&env, ".claude/settings.json")["statusLine"]["command"],
+        "capn statusline --warn-at 80"
+    );
+}
+
+/// Runs accumulate in the record: a handler the user removed and a second init put back is
+/// removed by uninstall like the rest, and a settings file init created and the user added to
+/// keeps the user's keys.
+#[test]
+fn the_record_merges_runs_and_created_files_keep_user_keys() {
+    let env = Env::git();
+    env.run(&["init"]).ok();
+    let mut v = read_json(&env, ".codex/hooks.json");
+    v["hooks"].as_object_mut().unwrap().remove("PreCompact");
+    v["mine"] = json!(true);
+    env.write(".codex/hooks.json", &v.to_string());
+    let run = env.run(&["init"]).ok();
+    assert!(
+        run.stdout
+            .contains("registered the PreCompact hook in .codex/hooks.json"),
+        "{}",
+        run.stdout
+    );
+    env.run(&["uninstall"]).ok();
+    assert_eq!(read_json(&env, ".codex/hooks.json"), json!({"mine": true}));
+    assert!(!env.root.join(".claude/settings.json").exists());
+}
+
+/// A post-commit hook the user had is never deleted, even when only a shebang is left.
+#[test]
+fn uninstall_keeps_a_post_commit_hook_init_did_not_create() {
+    let env = Env::git();
+    env.write(".git/hooks/post-commit", "#!/bin/sh\n");
+    env.run(&["init", "--git"]).ok();
+    assert_eq!(
+        env.read(".git/hooks/post-commit"),
+        "#!/bin/sh\ncapn prune\n"
+    );
+    env.run(&["uninstall"]).ok();
+    assert_eq!(env.read(".git/hooks/post-commit"), "#!/bin/sh\n");
+}
