@@ -397,6 +397,18 @@ mod tests {
     }
 
     #[test]
+    fn slow_work_is_cut_off() {
+        assert_eq!(within(Duration::from_secs(5), || 7), Some(7));
+        let start = Instant::now();
+        let slow = within(Duration::from_millis(20), || {
+            std::thread::sleep(Duration::from_secs(5));
+            7
+        });
+        assert_eq!(slow, None);
+        assert!(start.elapsed() < Duration::from_secs(2));
+    }
+
+    #[test]
     fn bar_fills_in_tenths_and_clamps() {
         assert_eq!(bar(0.0), "░░░░░░░░░░");
         assert_eq!(bar(42.5), "████░░░░░░");
