@@ -2,6 +2,10 @@
 //!
 //! Doc comments here are the `--help` text. Each subcommand has its own `Args` struct and is run by
 //! the file of the same name under `src/cmd/`.
+//!
+//! Help is not wrapped to the terminal (clap's `wrap_help` feature is off: it broke the examples
+//! mid-command), so every help text here keeps its lines under 100 columns by hand, and an example
+//! too long for one line is continued with a trailing `\\`, as a shell reads it.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
@@ -10,9 +14,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// Ask before you search; chart what was expensive to find. A charted answer is backed by the
 /// SHA-256 of its files and deletes itself as soon as one of them changes.
 #[derive(Debug, Parser)]
-#[command(name = "capn", version, propagate_version = true, max_term_width = 100)]
+#[command(name = "capn", version, propagate_version = true, verbatim_doc_comment)]
 #[command(
-    after_help = "Examples:\n  capn init\n  capn ask \"where are payment webhooks handled?\"\n  capn chart \"where are payment webhooks handled?\" --files src/api/webhooks.ts,src/billing/stripe.ts --details \"router near line 40\"\n\nEnvironment:\n  CAPN_STATE_DIR      per-user state dir (default: $XDG_STATE_HOME/capn-hook)\n  CAPN_SESSION_ID     session id for `capn state` (exported by the SessionStart hook)\n  CLAUDE_PROJECT_DIR  project root for hook subcommands"
+    after_help = "Examples:\n  capn init\n  capn ask \"where are payment webhooks handled?\"\n  capn chart \"where are payment webhooks handled?\" \\\n    --files src/api/webhooks.ts,src/billing/stripe.ts --details \"router near line 40\"\n\nEnvironment:\n  CAPN_STATE_DIR      per-user state dir (default: $XDG_STATE_HOME/capn-hook)\n  CAPN_SESSION_ID     session id for `capn state` (exported by the SessionStart hook)\n  CLAUDE_PROJECT_DIR  project root for hook subcommands"
 )]
 pub struct Cli {
     /// The subcommand to run.
@@ -47,7 +51,7 @@ pub enum Command {
     State(StateArgs),
     /// Remove exactly what `capn init` installed.
     Uninstall(UninstallArgs),
-    /// Check the installation: binary on PATH, hooks registered, hook commands answering correctly.
+    /// Check the installation: capn on PATH, hooks registered and answering correctly.
     Doctor(DoctorArgs),
 }
 
@@ -55,7 +59,7 @@ pub enum Command {
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:\n  capn init\n  capn init --git\n  capn init --no-embedding")]
 pub struct InitArgs {
-    /// Also add `capn prune` to .git/hooks/post-commit, so stale answers go away after each commit.
+    /// Also run `capn prune` after each commit (git's post-commit hook).
     #[arg(long)]
     pub git: bool,
     /// Use semantic recall (the embedded static model) fused with BM25 (the default).
@@ -88,7 +92,7 @@ pub struct AskArgs {
 /// `capn chart`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Chart after real exploration: one atomic question, the files that answer it, and details\nfor line numbers and gotchas. Charting the same question again replaces its entry.\n\nExamples:\n  capn chart \"where are payment webhooks handled?\" --files src/api/webhooks.ts,src/billing/stripe.ts\n  capn chart \"how is the session cookie signed?\" --files src/auth/session.ts --details \"sign() near line 80; key rotates daily\""
+    after_help = "Chart after real exploration: one atomic question, the files that answer it, and details\nfor line numbers and gotchas. Charting the same question again replaces its entry.\n\nExamples:\n  capn chart \"where are payment webhooks handled?\" \\\n    --files src/api/webhooks.ts,src/billing/stripe.ts\n  capn chart \"how is the session cookie signed?\" --files src/auth/session.ts \\\n    --details \"sign() near line 80; key rotates daily\""
 )]
 pub struct ChartArgs {
     /// The question the files answer (one line).
@@ -157,7 +161,7 @@ pub enum HookEvent {
     PreCompact,
     /// PostCompact: drop the session's compaction marker.
     PostCompact,
-    /// UserPromptSubmit: deliver recovery instructions or the context warning, once.
+    /// UserPromptSubmit: deliver the recovery or the context warning, once.
     UserPromptSubmit,
 }
 
@@ -167,10 +171,10 @@ pub enum HookEvent {
     after_help = "Registered by `capn init`; not meant to be run by hand.\n\nExample:\n  echo '{\"session_id\":\"abc\",\"source\":\"startup\"}' | capn hook session-start"
 )]
 pub struct HookArgs {
-    /// The hook event.
+    /// The event.
     #[arg(value_enum)]
     pub event: HookEvent,
-    /// The host whose output shape to use.
+    /// The host's output shape.
     #[arg(long, value_enum, default_value_t = Host::Claude)]
     pub host: Host,
 }
@@ -184,7 +188,7 @@ pub struct StatuslineArgs {
     /// Context use (percent) at which to warn that /compact-prep should run.
     #[arg(long, value_parser = clap::value_parser!(u8).range(1..=100))]
     pub warn_at: Option<u8>,
-    /// An existing statusline command to run first (same stdin); our segment is appended.
+    /// Your statusline command: run first (same stdin), ours appended.
     #[arg(long)]
     pub wrap: Option<String>,
 }
@@ -225,3 +229,55 @@ pub struct UninstallArgs {}
 #[derive(Debug, Args)]
 #[command(after_help = "Example:\n  capn doctor")]
 pub struct DoctorArgs {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// Every help text of `cmd` and its subcommands, short and long.
+    fn helps(cmd: &mut clap::Command, out: &mut Vec<(String, String)>) {
+        let name = cmd.get_name().to_string();
+        out.push((name.clone(), cmd.render_help().to_string()));
+        out.push((name, cmd.render_long_help().to_string()));
+        for sub in cmd.get_subcommands_mut() {
+            helps(sub, out);
+        }
+    }
+
+    #[test]
+    fn help_lines_fit_and_examples_are_whole_commands() {
+        let mut all = Vec::new();
+        helps(&mut Cli::command(), &mut all);
+        for (name, text) in &all {
+            for line in text.lines() {
+                assert!(
+                    line.chars().count() <= 100,
+                    "{name}: a help line over 100 columns: {line:?}"
+                );
+            }
+            // Each example is a command line, or the continuation of one that ends in `\`.
+            let mut in_examples = false;
+            let mut continued = false;
+            for line in text.lines() {
+                if line.starts_with("Example") {
+                    in_examples = true;
+                    continue;
+                }
+                if !in_examples || line.is_empty() {
+                    in_examples = in_examples && !line.is_empty();
+                    continue;
+                }
+                if continued {
+                    assert!(line.starts_with("    "), "{name}: {line:?}");
+                } else {
+                    assert!(
+                        line.starts_with("  capn ") || line.starts_with("  echo "),
+                        "{name}: an example line that is not a command: {line:?}"
+                    );
+                }
+                continued = line.ends_with('\\');
+            }
+        }
+    }
+}

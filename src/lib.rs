@@ -8,6 +8,15 @@
 //!
 //! [`main_entry`] is the whole program; `main.rs` only calls it.
 
+/// Writes one diagnostic line on stderr and ignores any write error (stderr closed, a broken
+/// pipe, a full disk). `eprintln!` panics on a write error, which on a hook path would turn into
+/// exit 101; every diagnostic a hook or the statusline can print goes through this instead.
+macro_rules! diag {
+    ($($arg:tt)*) => {
+        $crate::write_diag(format_args!($($arg)*))
+    };
+}
+
 pub mod cli;
 pub mod cmd;
 pub mod config;
@@ -79,6 +88,13 @@ fn report(e: &anyhow::Error) -> ExitCode {
     ExitCode::from(1)
 }
 
+/// Writes `args` and a newline on stderr in one locked write, ignoring errors (see `diag!`).
+pub(crate) fn write_diag(args: std::fmt::Arguments<'_>) {
+    let mut line = args.to_string();
+    line.push('\n');
+    let _ = std::io::stderr().lock().write_all(line.as_bytes());
+}
+
 /// True for `capn hook ...` and `capn statusline ...`: the paths that must exit 0 whatever happens.
 fn is_hook_command(args: &[OsString]) -> bool {
     matches!(
@@ -88,12 +104,15 @@ fn is_hook_command(args: &[OsString]) -> bool {
 }
 
 /// True for a hook or statusline run that is not asking for help or the version (those are
-/// answered by clap without reading stdin, so they never block on a terminal).
+/// answered by clap without reading stdin, so they never block on a terminal). Only the
+/// arguments before a `--` count: after it, `--help` is a plain value (a usage error for these
+/// commands, which still exits 0 and, for the statusline, still prints a line).
 fn is_hook_invocation(args: &[OsString]) -> bool {
     is_hook_command(args)
         && !args
             .iter()
             .skip(2)
+            .take_while(|a| *a != "--")
             .any(|a| a == "--help" || a == "-h" || a == "--version" || a == "-V")
 }
 
@@ -106,7 +125,7 @@ fn run_hook_argv(args: &[OsString]) -> anyhow::Result<()> {
             if args.get(1).is_some_and(|a| a == "statusline") {
                 // The status line must always print a line: report the usage error and run
                 // with the defaults.
-                eprintln!("capn: {}", e.render().to_string().trim_end());
+                diag!("capn: {}", e.render().to_string().trim_end());
                 return cmd::statusline::run(&cli::StatuslineArgs {
                     warn_at: None,
                     wrap: None,
@@ -120,5 +139,35 @@ fn run_hook_argv(args: &[OsString]) -> anyhow::Result<()> {
         cli::Command::Hook(a) => hook::run(a.event, a.host),
         cli::Command::Statusline(a) => cmd::statusline::run(&a),
         _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argv(args: &[&str]) -> Vec<OsString> {
+        args.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn help_after_dash_dash_is_still_a_hook_run() {
+        assert!(is_hook_invocation(&argv(&["capn", "statusline"])));
+        assert!(!is_hook_invocation(&argv(&[
+            "capn",
+            "statusline",
+            "--help"
+        ])));
+        assert!(!is_hook_invocation(&argv(&["capn", "hook", "-V"])));
+        assert!(is_hook_invocation(&argv(&[
+            "capn",
+            "statusline",
+            "--",
+            "--help"
+        ])));
+        assert!(is_hook_invocation(&argv(&[
+            "capn", "hook", "x", "--", "-h"
+        ])));
+        assert!(!is_hook_invocation(&argv(&["capn", "ask", "x"])));
     }
 }

@@ -371,7 +371,7 @@ pub fn gc(state_dir: &Path, now: SystemTime, max_age: Duration, keep: Option<&Se
         }
         match fs::remove_dir_all(&path) {
             Ok(()) => removed += 1,
-            Err(e) => eprintln!(
+            Err(e) => diag!(
                 "capn: could not remove old session dir: {}: {e}",
                 path.display()
             ),

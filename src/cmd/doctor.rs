@@ -724,7 +724,7 @@ fn reinstall_cmd(git: bool) -> String {
 }
 
 fn has_post_commit_prune(root: &Path) -> bool {
-    crate::cmd::init::post_commit_path(root)
+    crate::install::git_hook::post_commit_path(root)
         .ok()
         .and_then(|p| std::fs::read_to_string(p).ok())
         .is_some_and(|t| t.lines().any(|l| l.trim() == "capn prune"))

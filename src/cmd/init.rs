@@ -2,17 +2,26 @@
 //!
 //! Creates `.capn/entries/` and `.capn/config.json`, adds `.capn/` to `.gitignore` once, merges
 //! the hook registrations of `hooks-config/` into `.claude/settings.json` and `.codex/hooks.json`
-//! (see `crate::install`), and with `--git` appends `capn prune` to `.git/hooks/post-commit`.
-//! Idempotent: a second run changes nothing and says so. Every settings file is parsed before
-//! anything is written, so a broken one stops `init` with nothing changed.
+//! (see `crate::install`), and with `--git` adds `capn prune` to the post-commit hook git runs
+//! (see [`crate::install::git_hook`]). Idempotent: a second run changes nothing and says so. Every
+//! settings file is parsed, and the post-commit hook checked, before anything is written, so a
+//! broken one stops `init` with nothing changed.
 
 use crate::cli::InitArgs;
-use crate::install::{self, SettingsFile};
+use crate::install::record::{self, InstallRecord, RecordedPostCommit, RecordedStatusline};
+use crate::install::{self, git_hook, SettingsFile};
 use crate::store::Store;
 use anyhow::{Context, Result};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+/// The Claude Code project settings file, relative to the project root.
+pub const CLAUDE_SETTINGS: &str = ".claude/settings.json";
+/// The Claude Code local settings file, relative to the project root.
+pub const CLAUDE_LOCAL_SETTINGS: &str = ".claude/settings.local.json";
+/// The Codex hooks file, relative to the project root.
+pub const CODEX_HOOKS: &str = ".codex/hooks.json";
 
 /// Runs `capn init`.
 pub fn run(args: &InitArgs) -> Result<ExitCode> {
@@ -21,13 +30,29 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
     let mut done: Vec<String> = Vec::new();
 
     // Parse every settings file first: a broken one means nothing is written at all.
-    let mut claude = SettingsFile::load(&root.join(".claude/settings.json"))?;
-    let mut claude_local = SettingsFile::load(&root.join(".claude/settings.local.json"))?;
-    let mut codex = SettingsFile::load(&root.join(".codex/hooks.json"))?;
+    let mut claude = SettingsFile::load(&root.join(CLAUDE_SETTINGS))?;
+    let mut claude_local = SettingsFile::load(&root.join(CLAUDE_LOCAL_SETTINGS))?;
+    let mut codex = SettingsFile::load(&root.join(CODEX_HOOKS))?;
+    // Worked out (and refused, for a hook that is not a shell script) before anything is written.
     let git_hook = if args.git {
-        Some(post_commit_path(&root)?)
+        let path = git_hook::post_commit_path(&root)?;
+        let plan = git_hook::plan_add(&path)?;
+        Some((path, plan))
     } else {
         None
+    };
+
+    // What this run adds is merged into what earlier runs recorded (see install::record).
+    let mut rec = match record::load(&root) {
+        record::Loaded::Found(r) => r,
+        record::Loaded::Missing => InstallRecord::default(),
+        record::Loaded::Unreadable(why) => {
+            done.push(format!(
+                "replaced the unreadable install record ({why}); capn uninstall will only remove \
+                 what this run records"
+            ));
+            InstallRecord::default()
+        }
     };
 
     if !store.entries_dir().is_dir() {
@@ -57,14 +82,9 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
             install::CLAUDE_TABLE,
             &mut claude,
             vec![&mut claude_local],
-            ".claude/settings.json",
+            CLAUDE_SETTINGS,
         ),
-        (
-            install::CODEX_TABLE,
-            &mut codex,
-            vec![],
-            ".codex/hooks.json",
-        ),
+        (install::CODEX_TABLE, &mut codex, vec![], CODEX_HOOKS),
     ] {
         let mut others = others;
         let report = install::merge(table, target, &mut others)?;
@@ -76,8 +96,15 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
         for event in &report.added {
             done.push(format!("registered the {event} hook in {label}"));
         }
+        for (event, handler) in &report.handlers {
+            rec.add_handler(label, event, handler);
+        }
     }
     let user_statusline = user_statusline_command();
+    let statuslines_before = [
+        install::statusline_value(&claude.json).cloned(),
+        install::statusline_value(&claude_local.json).cloned(),
+    ];
     match install::merge_statusline(&mut claude, &mut claude_local, user_statusline.as_deref()) {
         install::StatuslineChange::AlreadyOurs => {}
         install::StatuslineChange::Added => {
@@ -87,16 +114,56 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
             "set the statusline to capn statusline, wrapping your {orig:?} (capn uninstall restores it)"
         )),
     }
+    for ((f, label), before) in [
+        (&claude, CLAUDE_SETTINGS),
+        (&claude_local, CLAUDE_LOCAL_SETTINGS),
+    ]
+    .into_iter()
+    .zip(statuslines_before)
+    {
+        let after = install::statusline_value(&f.json);
+        if let Some(after) = after.filter(|a| Some(*a) != before.as_ref()) {
+            rec.set_statusline(RecordedStatusline {
+                file: label.to_string(),
+                before,
+                after: after.clone(),
+            });
+        }
+    }
     let codex_changed = codex.changed();
-    for f in [&claude, &claude_local, &codex] {
+    for (f, label) in [
+        (&claude, CLAUDE_SETTINGS),
+        (&claude_local, CLAUDE_LOCAL_SETTINGS),
+        (&codex, CODEX_HOOKS),
+    ] {
+        // Recorded first: a record naming a change that did not happen removes nothing, while a
+        // change without a record could never be undone.
+        if !f.existed && f.changed() {
+            rec.add_created_file(label);
+        }
+        rec.save(&root)?;
         f.save()?;
     }
 
-    if let Some(what) = install_skill(&root)? {
-        done.push(what);
+    if !skill_path(&root).exists() {
+        rec.skill = true;
+        rec.save(&root)?;
     }
-    if let Some(path) = git_hook {
-        if add_post_commit(&path)? {
+    done.extend(install_skill(&root)?);
+    if let Some((path, plan)) = git_hook {
+        if plan != git_hook::AddPlan::Present {
+            let created = matches!(plan, git_hook::AddPlan::Create(_))
+                || rec
+                    .post_commit
+                    .as_ref()
+                    .is_some_and(|p| p.created && p.path == path);
+            rec.post_commit = Some(RecordedPostCommit {
+                path: path.clone(),
+                created,
+            });
+            rec.save(&root)?;
+        }
+        if git_hook::apply_add(&path, &plan)? {
             done.push(format!(
                 "added capn prune to {}",
                 crate::store::display_rel(&root, &path)
@@ -166,39 +233,6 @@ fn add_to_gitignore(path: &Path) -> Result<bool> {
     Ok(true)
 }
 
-/// The post-commit hook path: `<git dir>/hooks/post-commit`, following a `.git` file
-/// (`gitdir: ...`, worktrees and submodules).
-///
-/// Errors: the project is not a git repository.
-pub fn post_commit_path(root: &Path) -> Result<PathBuf> {
-    let dot_git = root.join(".git");
-    let git_dir = if dot_git.is_dir() {
-        dot_git
-    } else if dot_git.is_file() {
-        let text = crate::fsutil::read_to_string(&dot_git, "git file")?;
-        let dir = text
-            .lines()
-            .find_map(|l| l.strip_prefix("gitdir:"))
-            .map(|d| PathBuf::from(d.trim()))
-            .with_context(|| format!("could not read gitdir from {}", dot_git.display()))?;
-        if dir.is_absolute() {
-            dir
-        } else {
-            root.join(dir)
-        }
-    } else {
-        anyhow::bail!(
-            "--git: {} is not a git repository (no .git found); run git init first",
-            root.display()
-        );
-    };
-    Ok(git_dir.join("hooks").join("post-commit"))
-}
-
-/// The comment line of a post-commit hook that `init` created.
-pub const POST_COMMIT_COMMENT: &str =
-    "# Added by capn init: drop charted answers whose files this commit changed.";
-
 /// Where `init` installs the bundled `/compact-prep` skill (skills reference: project skills live
 /// in `.claude/skills/<name>/SKILL.md`).
 pub fn skill_path(root: &Path) -> PathBuf {
@@ -254,49 +288,6 @@ pub fn uninstall_skill(root: &Path) -> Result<Option<String>> {
         ))),
         Err(_) => Ok(None),
     }
-}
-
-/// Appends `capn prune` to the post-commit hook (creating it executable with a shebang when
-/// absent), keeping existing lines and never adding it twice.
-fn add_post_commit(path: &Path) -> Result<bool> {
-    let existing = match std::fs::read(path) {
-        Ok(b) => Some(String::from_utf8_lossy(&b).into_owned()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(e).with_context(|| format!("could not read {}", path.display())),
-    };
-    let new = match &existing {
-        Some(text) if text.lines().any(|l| l.trim() == "capn prune") => return Ok(false),
-        Some(text) => {
-            let mut t = text.clone();
-            if !t.is_empty() && !t.ends_with('\n') {
-                t.push('\n');
-            }
-            t.push_str("capn prune\n");
-            t
-        }
-        None => format!("#!/bin/sh\n{POST_COMMIT_COMMENT}\ncapn prune\n"),
-    };
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)
-            .with_context(|| format!("could not create {}", parent.display()))?;
-    }
-    crate::fsutil::write_atomic(path, new.as_bytes())?;
-    if existing.is_none() {
-        set_executable(path)?;
-    }
-    Ok(true)
-}
-
-#[cfg(unix)]
-fn set_executable(path: &Path) -> Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
-        .with_context(|| format!("could not make executable: {}", path.display()))
-}
-
-#[cfg(not(unix))]
-fn set_executable(_path: &Path) -> Result<()> {
-    Ok(())
 }
 
 #[cfg(test)]

@@ -3,8 +3,9 @@
 //! Reads the statusline JSON on stdin (hooks reference, section 2), prints exactly one line and
 //! exits 0 whatever happens (the caller, [`crate::hook::guard`], maps errors to exit 0 and this
 //! module prints its line before anything can fail). The line is
-//! `<model> · ctx <N>% <bar> · <K> charts`, with `ctx --` when the use is unknown and the chart
-//! segment only when the project has a `.capn/` store.
+//! `<model> · ctx <N>% <bar> · <K> charts`, with `ctx --` when the use is unknown, `ctx >999%`
+//! for a bogus use above 999% ([`crate::hook::text::percent_label`]), and the chart segment only
+//! when the project has a `.capn/` store.
 //!
 //! Context use, first that applies (hooks reference, section 2 "Fallback context %"):
 //! 1. `context_window.used_percentage`;
@@ -36,6 +37,10 @@ use std::time::{Duration, Instant};
 /// new update cancels a run in flight).
 pub const WRAP_TIMEOUT: Duration = Duration::from_millis(200);
 
+/// How long the statusline waits for the transcript fallback (a file on a stalled network
+/// mount must not hold the line back); past it the use is unknown (`ctx --`).
+pub const TRANSCRIPT_TIMEOUT: Duration = Duration::from_millis(300);
+
 /// The default window, in tokens.
 pub const DEFAULT_WINDOW: f64 = 200_000.0;
 /// The window of a `[1m]` model, in tokens.
@@ -65,7 +70,7 @@ pub fn run(args: &StatuslineArgs) -> anyhow::Result<()> {
     drop(stdout);
     if let (Some(p), Some(t)) = (seg.percent, seg.threshold) {
         if let Err(e) = maybe_warn(&input, p, t) {
-            eprintln!("capn: {e:#}");
+            diag!("capn: {e:#}");
         }
     }
     Ok(())
@@ -103,11 +108,16 @@ pub fn segment(input: &StatusInput, warn_at: Option<u8>) -> Segment {
     match percent {
         Some(p) => {
             let t = warn_at.unwrap_or_else(|| {
-                crate::config::Config::load(&root.join(crate::store::STORE_DIR).join("config.json"))
-                    .warn_at
+                let path = root.join(crate::store::STORE_DIR).join("config.json");
+                // Only a regular file is read: opening a FIFO would block the line.
+                if std::fs::metadata(&path).is_ok_and(|m| m.is_file()) {
+                    crate::config::Config::load(&path).warn_at
+                } else {
+                    crate::config::Config::default().warn_at
+                }
             });
             threshold = Some(t);
-            let mut s = format!("ctx {}% {}", p.floor() as i64, bar(p));
+            let mut s = format!("ctx {} {}", crate::hook::text::percent_label(p), bar(p));
             if p >= f64::from(t) {
                 s.push_str(" /compact-prep");
             }
@@ -171,9 +181,22 @@ pub fn context_percent(input: &StatusInput) -> Option<f64> {
         }
     }
     let path = input.transcript_path.as_deref().filter(|p| !p.is_empty())?;
-    transcript::last_context(Path::new(path))
+    let path = PathBuf::from(path);
+    within(TRANSCRIPT_TIMEOUT, move || transcript::last_context(&path))?
         .tokens()
         .map(|t| t / window * 100.0)
+}
+
+/// Runs `f` on its own thread and waits at most `limit` for its result; `None` when it takes
+/// longer (the thread is left behind and ends with the process) or cannot be started.
+fn within<T: Send + 'static>(limit: Duration, f: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::Builder::new()
+        .spawn(move || {
+            let _ = tx.send(f());
+        })
+        .ok()?;
+    rx.recv_timeout(limit).ok()
 }
 
 /// The project whose charts to count: `workspace.project_dir`, else `cwd`, else
@@ -273,7 +296,7 @@ pub fn run_wrapped(cmd: &str, stdin: &[u8]) -> Option<String> {
     let mut child = match command.spawn() {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("capn: could not run the wrapped statusline command: {e}");
+            diag!("capn: could not run the wrapped statusline command: {e}");
             return None;
         }
     };
@@ -316,7 +339,7 @@ pub fn run_wrapped(cmd: &str, stdin: &[u8]) -> Option<String> {
     }
     if !eof || !exited {
         kill_group(&mut child);
-        eprintln!(
+        diag!(
             "capn: the wrapped statusline command did not finish within {} ms",
             WRAP_TIMEOUT.as_millis()
         );
@@ -371,6 +394,18 @@ mod tests {
         let i = parse(r#"{"context_window":{"current_usage":null,"used_percentage":null}}"#);
         assert_eq!(context_percent(&i), None);
         assert_eq!(context_percent(&StatusInput::default()), None);
+    }
+
+    #[test]
+    fn slow_work_is_cut_off() {
+        assert_eq!(within(Duration::from_secs(5), || 7), Some(7));
+        let start = Instant::now();
+        let slow = within(Duration::from_millis(20), || {
+            std::thread::sleep(Duration::from_secs(5));
+            7
+        });
+        assert_eq!(slow, None);
+        assert!(start.elapsed() < Duration::from_secs(2));
     }
 
     #[test]

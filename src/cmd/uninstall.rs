@@ -1,13 +1,26 @@
 //! `capn uninstall`: remove exactly what `capn init` installed, and nothing else.
 //!
-//! Removes our hook handlers from `.claude/settings.json`, `.claude/settings.local.json` and
-//! `.codex/hooks.json` (other handlers and keys stay), puts a wrapped statusline back, removes the
-//! bundled skill if it is unmodified, and the `capn prune` line from the post-commit hook. The
-//! charts in `.capn/` and the `.gitignore` line are user data and stay (the message says how to
-//! remove them). A settings file that does not parse is left untouched and reported.
+//! With an install record (`.capn/install.json`, see [`crate::install::record`]) it removes the
+//! recorded items that are still there: each hook handler init added (as added, or edited since:
+//! ours, same event and subcommand), the statusline init set (put back as it was; kept when its
+//! command was changed since), the skill if unmodified, and the `capn prune` line from the hook
+//! file init put it in. A settings file or post-commit hook is deleted only when init created it
+//! and nothing else is left in it. Then the record is deleted.
+//!
+//! Without a record (a project set up by an older capn, a fresh clone, a deleted `.capn/`) it
+//! cannot prove what init added, so it removes only what is identical to what init writes:
+//! handlers equal to the ones in `hooks-config/` under the same event, a statusline command
+//! exactly as init writes it, the unmodified bundled skill, the `capn prune` line; it deletes no
+//! settings file, and the post-commit hook only when it is exactly the one init creates.
+//!
+//! Either way, capn handlers it leaves (hand-written or edited ones) are listed. The charts in
+//! `.capn/` and the `.gitignore` line are user data and stay (the message says how to remove
+//! them). A settings file that does not parse is left untouched and reported.
 
 use crate::cli::UninstallArgs;
-use crate::install::{self, SettingsFile};
+use crate::cmd::init::{CLAUDE_LOCAL_SETTINGS, CLAUDE_SETTINGS, CODEX_HOOKS};
+use crate::install::record::{self, InstallRecord};
+use crate::install::{self, git_hook, SettingsFile};
 use crate::store::Store;
 use anyhow::{Context, Result};
 use std::io::Write;
@@ -19,51 +32,75 @@ pub fn run(_args: &UninstallArgs) -> Result<ExitCode> {
     let store = Store::from_env()?;
     let root = store.root.clone();
     let mut files = Vec::new();
-    for rel in [
-        ".claude/settings.json",
-        ".claude/settings.local.json",
-        ".codex/hooks.json",
-    ] {
+    for rel in [CLAUDE_SETTINGS, CLAUDE_LOCAL_SETTINGS, CODEX_HOOKS] {
         files.push((rel, SettingsFile::load(&root.join(rel))?));
     }
-    let user_statusline = crate::cmd::init::user_statusline_command();
     let mut done = Vec::new();
-    for (rel, f) in files.iter_mut() {
-        for event in install::unmerge(&mut f.json) {
-            done.push(format!("removed the {event} hook from {rel}"));
+    let rec = match record::load(&root) {
+        record::Loaded::Found(r) => Some(r),
+        record::Loaded::Missing => None,
+        record::Loaded::Unreadable(why) => {
+            done.push(format!("could not read the install record: {why}"));
+            None
         }
-        if rel.starts_with(".claude") {
-            if let Some(what) = install::unmerge_statusline(&mut f.json, user_statusline.as_deref())
-            {
-                done.push(format!("{what} in {rel}"));
+    };
+    match &rec {
+        Some(rec) => undo_recorded(rec, &root, &mut files, &mut done)?,
+        None => undo_unrecorded(&root, &mut files, &mut done)?,
+    }
+    let mut kept = Vec::new();
+    let why_kept = if rec.is_some() {
+        "capn init did not add it"
+    } else {
+        "not as capn init writes it"
+    };
+    for (rel, f) in &files {
+        for (event, _) in install::ours_in(&f.json) {
+            let line = format!("kept the {event} hook in {rel}: {why_kept}");
+            if !kept.contains(&line) {
+                kept.push(line);
             }
         }
-    }
-    for (_, f) in &files {
-        if f.existed && f.json.is_empty() && f.changed() {
-            // Only our registrations were in it: remove the file (and its folder if now empty).
-            std::fs::remove_file(&f.path)
-                .with_context(|| format!("could not remove {}", f.path.display()))?;
-            if let Some(dir) = f.path.parent() {
-                let _ = std::fs::remove_dir(dir);
-            }
-        } else {
-            f.save()?;
+        let statusline = f
+            .json
+            .get("statusLine")
+            .and_then(|s| s.get("command"))
+            .and_then(serde_json::Value::as_str);
+        if statusline.is_some_and(install::is_our_statusline) {
+            kept.push(format!(
+                "kept the capn statusline in {rel}: {}",
+                if rec.is_some() {
+                    "capn init did not set it as it is now"
+                } else {
+                    why_kept
+                }
+            ));
         }
     }
-    if let Some(what) = crate::cmd::init::uninstall_skill(&root)? {
-        done.push(what);
+    if rec.is_none() && !(done.is_empty() && kept.is_empty()) {
+        done.insert(
+            0,
+            "no install record (.capn/install.json; a project set up by an older capn has \
+             none): only what is identical to what capn init writes is removed, and no \
+             settings file is deleted"
+                .to_string(),
+        );
     }
-    if let Some(what) = remove_post_commit_line(&root)? {
-        done.push(what);
-    }
+    record::remove(&root)?;
+
     let mut out = std::io::stdout().lock();
-    if done.is_empty() {
+    if done.is_empty() && kept.is_empty() {
         writeln!(out, "nothing of capn's is installed in {}", root.display())?;
     } else {
         writeln!(out, "capn uninstall in {}:", root.display())?;
-        for line in &done {
+        for line in done.iter().chain(&kept) {
             writeln!(out, "  {line}")?;
+        }
+        if !kept.is_empty() {
+            writeln!(
+                out,
+                "  (remove the kept hooks by hand if you want them gone: capn doctor lists them)"
+            )?;
         }
     }
     if store.exists() {
@@ -75,33 +112,99 @@ pub fn run(_args: &UninstallArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Removes the `capn prune` line `init --git` added; deletes the hook file when nothing but our
-/// shebang and comment is left.
-fn remove_post_commit_line(root: &Path) -> Result<Option<String>> {
-    let Ok(path) = crate::cmd::init::post_commit_path(root) else {
-        return Ok(None);
-    };
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        return Ok(None);
-    };
-    if !text.lines().any(|l| l.trim() == "capn prune") {
-        return Ok(None);
+/// Removes what the record names (see the module docs).
+fn undo_recorded(
+    rec: &InstallRecord,
+    root: &Path,
+    files: &mut [(&str, SettingsFile)],
+    done: &mut Vec<String>,
+) -> Result<()> {
+    for h in &rec.handlers {
+        let Some((rel, f)) = files.iter_mut().find(|(rel, _)| *rel == h.file) else {
+            continue;
+        };
+        let line = match install::remove_recorded_handler(&mut f.json, &h.event, &h.handler) {
+            Some(install::Found::Exact) => format!("removed the {} hook from {rel}", h.event),
+            Some(install::Found::Edited) => format!(
+                "removed the {} hook from {rel} (edited since capn init added it)",
+                h.event
+            ),
+            None => continue,
+        };
+        if !done.contains(&line) {
+            done.push(line);
+        }
     }
-    let kept: Vec<&str> = text
-        .lines()
-        .filter(|l| l.trim() != "capn prune" && *l != crate::cmd::init::POST_COMMIT_COMMENT)
-        .collect();
-    let rel = crate::store::display_rel(root, &path);
-    if kept
-        .iter()
-        .all(|l| l.trim().is_empty() || l.starts_with("#!"))
-    {
-        std::fs::remove_file(&path)
-            .with_context(|| format!("could not remove {}", path.display()))?;
-        return Ok(Some(format!("removed {rel} (it only ran capn prune)")));
+    for s in &rec.statuslines {
+        let Some((rel, f)) = files.iter_mut().find(|(rel, _)| *rel == s.file) else {
+            continue;
+        };
+        // A statusline whose command changed since is kept (listed below when it is ours).
+        if let Some(what) = install::restore_statusline(&mut f.json, s.before.as_ref(), &s.after) {
+            done.push(format!("{what} in {rel}"));
+        }
     }
-    let mut new = kept.join("\n");
-    new.push('\n');
-    crate::fsutil::write_atomic(&path, new.as_bytes())?;
-    Ok(Some(format!("removed capn prune from {rel}")))
+    for (rel, f) in files.iter() {
+        if f.existed && f.json.is_empty() && rec.created(rel) {
+            // init created it and nothing else is in it: remove it (and its folder if empty).
+            std::fs::remove_file(&f.path)
+                .with_context(|| format!("could not remove {}", f.path.display()))?;
+            if let Some(dir) = f.path.parent() {
+                let _ = std::fs::remove_dir(dir);
+            }
+        } else {
+            f.save()?;
+        }
+    }
+    if rec.skill {
+        done.extend(crate::cmd::init::uninstall_skill(root)?);
+    }
+    if let Some(pc) = &rec.post_commit {
+        done.extend(remove_post_commit_line(root, &pc.path, pc.created)?);
+    }
+    Ok(())
+}
+
+/// Removes only what is identical to what `init` writes (see the module docs).
+fn undo_unrecorded(
+    root: &Path,
+    files: &mut [(&str, SettingsFile)],
+    done: &mut Vec<String>,
+) -> Result<()> {
+    let user_statusline = crate::cmd::init::user_statusline_command();
+    for (rel, f) in files.iter_mut() {
+        let table = if *rel == CODEX_HOOKS {
+            install::CODEX_TABLE
+        } else {
+            install::CLAUDE_TABLE
+        };
+        for event in install::remove_table_handlers(table, &mut f.json)? {
+            done.push(format!("removed the {event} hook from {rel}"));
+        }
+        if *rel != CODEX_HOOKS {
+            if let Some(what) = install::unmerge_statusline(&mut f.json, user_statusline.as_deref())
+            {
+                done.push(format!("{what} in {rel}"));
+            }
+        }
+        f.save()?;
+    }
+    done.extend(crate::cmd::init::uninstall_skill(root)?);
+    if let Ok(path) = git_hook::post_commit_path(root) {
+        let created =
+            std::fs::read_to_string(&path).is_ok_and(|t| t == git_hook::created_hook_text());
+        done.extend(remove_post_commit_line(root, &path, created)?);
+    }
+    Ok(())
+}
+
+/// Removes the `capn prune` line from the hook at `path`; deletes the file when `created` (init
+/// created it) and nothing but our shebang and comment is left.
+fn remove_post_commit_line(root: &Path, path: &Path, created: bool) -> Result<Option<String>> {
+    let rel = crate::store::display_rel(root, path);
+    Ok(match git_hook::remove(path, created)? {
+        git_hook::Removed::Nothing => None,
+        git_hook::Removed::Line => Some(format!("removed capn prune from {rel}")),
+        git_hook::Removed::File => Some(format!("removed {rel} (it only ran capn prune)")),
+    })
 }

@@ -62,13 +62,23 @@ pub const PRECOMPACT_MAX_AGE: Duration = Duration::from_secs(60 * 60);
 /// cover the compaction PostCompact reports.
 pub const DELIVERED_MAX_AGE: Duration = Duration::from_secs(10 * 60);
 
-/// Runs `f` and exits 0 whatever happens: errors and panics are reported on stderr only.
+/// Runs `f` and exits 0 whatever happens: errors and panics are reported on stderr only, and a
+/// stderr that cannot be written (closed, a broken pipe, `/dev/full`) changes nothing.
+///
+/// While `f` runs, a panic hook that ignores write errors replaces the previous one (restored
+/// afterwards), so a panic is reported in one line and nothing on the way can panic again outside
+/// [`std::panic::catch_unwind`].
 pub fn guard(f: impl FnOnce() -> anyhow::Result<()>) -> ExitCode {
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
-        Ok(Ok(())) => {}
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|info| {
+        diag!("capn: internal error (panic) in a hook; ignored: {info}");
+    }));
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    std::panic::set_hook(previous);
+    match outcome {
+        Ok(Ok(())) | Err(_) => {}
         Ok(Err(e)) if crate::error::is_broken_pipe(&e) => {}
-        Ok(Err(e)) => eprintln!("capn: {e:#}"),
-        Err(_) => eprintln!("capn: internal error (panic) in a hook; ignored"),
+        Ok(Err(e)) => diag!("capn: {e:#}"),
     }
     ExitCode::SUCCESS
 }
@@ -119,7 +129,7 @@ impl Ctx {
             return Ok(None);
         };
         let Some(id) = SessionId::parse(raw) else {
-            eprintln!(
+            diag!(
                 "capn: refusing session_id {:?}: it does not match ^[A-Za-z0-9][A-Za-z0-9._-]{{0,127}}$",
                 raw.chars().take(64).collect::<String>()
             );
@@ -147,7 +157,7 @@ pub fn run(event: HookEvent, host: Host) -> Result<()> {
     let bytes = read_stdin_bytes();
     let Some(input) = HookInput::parse(&bytes) else {
         if !bytes.iter().all(u8::is_ascii_whitespace) {
-            eprintln!("capn: hook stdin is not a JSON object; nothing to do");
+            diag!("capn: hook stdin is not a JSON object; nothing to do");
         }
         return Ok(());
     };
@@ -155,7 +165,7 @@ pub fn run(event: HookEvent, host: Host) -> Result<()> {
     let name = event_name(event);
     if let Some(sent) = input.hook_event_name.as_deref() {
         if sent != name {
-            eprintln!(
+            diag!(
                 "capn: `capn hook` was run for {name} but the payload is {sent:?}; nothing to do"
             );
             return Ok(());
@@ -226,13 +236,20 @@ pub fn rearm_warning(s: &SessionDir) -> Result<()> {
 pub fn gc_when_due(keep: Option<&SessionId>) {
     let r = session::state_dir().and_then(|d| session::maybe_gc(&d, keep));
     if let Err(e) = r {
-        eprintln!("capn: garbage collection skipped: {e:#}");
+        diag!("capn: garbage collection skipped: {e:#}");
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn guard_turns_errors_and_panics_into_exit_0() {
+        assert_eq!(guard(|| Ok(())), ExitCode::SUCCESS);
+        assert_eq!(guard(|| anyhow::bail!("boom")), ExitCode::SUCCESS);
+        assert_eq!(guard(|| panic!("boom")), ExitCode::SUCCESS);
+    }
 
     #[test]
     fn envelope_has_exactly_the_accepted_keys() {

@@ -26,7 +26,7 @@ pub fn run(ctx: &Ctx) -> Result<Option<String>> {
     let session = ctx.session()?;
     if let Some(s) = &session {
         if let Err(e) = export_session_id(s) {
-            eprintln!("capn: {e:#}");
+            diag!("capn: {e:#}");
         }
     }
     if source != "compact" {
@@ -62,12 +62,20 @@ pub fn run(ctx: &Ctx) -> Result<Option<String>> {
 /// Appends `export CAPN_SESSION_ID=<id>` to `$CLAUDE_ENV_FILE` when it is set and non-empty.
 /// The id is validated, so it needs no quoting.
 ///
-/// Errors: `could not append to CLAUDE_ENV_FILE: <path>: <cause>`.
+/// Errors: the path exists and is not a regular file (a FIFO would block the hook), or
+/// `could not append to CLAUDE_ENV_FILE: <path>: <cause>`.
 fn export_session_id(s: &SessionDir) -> Result<()> {
     let Some(path) = std::env::var_os("CLAUDE_ENV_FILE").filter(|p| !p.is_empty()) else {
         return Ok(());
     };
     let path = std::path::PathBuf::from(path);
+    // Only a regular file (or none yet): opening a FIFO for writing blocks until a reader comes.
+    if std::fs::metadata(&path).is_ok_and(|m| !m.is_file()) {
+        anyhow::bail!(
+            "CLAUDE_ENV_FILE is not a regular file, not appended to: {}",
+            path.display()
+        );
+    }
     let mut f = std::fs::OpenOptions::new()
         .append(true)
         .create(true)

@@ -32,7 +32,34 @@ pub struct Recovery<'a> {
 
 impl Recovery<'_> {
     /// The recovery instructions, under [`MAX_CHARS`] characters.
+    ///
+    /// The restoring steps are what the text is for, so they are never cut: when the state
+    /// file's path is so long that the text would not fit, the path is replaced by the command
+    /// that prints it (`capn state path --session <id>`).
     pub fn render(&self) -> String {
+        let full = self.render_with(&self.state_file.display().to_string());
+        if full.chars().count() < MAX_CHARS {
+            return full;
+        }
+        let id = self
+            .state_file
+            .parent()
+            .and_then(Path::file_name)
+            .and_then(|n| n.to_str())
+            .filter(|n| crate::session::is_valid_session_id(n));
+        let by_command = match id {
+            Some(id) => format!(
+                "the file that `capn state path --session {id}` prints (its path is too long to \
+                 quote here)"
+            ),
+            None => "the file that `capn state path` prints (its path is too long to quote here)"
+                .to_string(),
+        };
+        truncate(self.render_with(&by_command))
+    }
+
+    /// The text with `path` standing for the state file, not cut.
+    fn render_with(&self, path: &str) -> String {
         let prep = prep_name(self.host);
         let mut s = String::with_capacity(1600);
         s.push_str("[capn] Context compaction recovery. This conversation was just compacted");
@@ -42,9 +69,9 @@ impl Recovery<'_> {
             .or_else(|| self.precompact.and_then(|m| m.trigger.as_deref()));
         let at = self.compacted.and_then(|m| m.at.as_deref());
         match (trigger, at) {
-            (Some(t), Some(a)) => s.push_str(&format!(" ({}, {a})", clean(t))),
+            (Some(t), Some(a)) => s.push_str(&format!(" ({}, {})", clean(t), clean(a))),
             (Some(t), None) => s.push_str(&format!(" ({})", clean(t))),
-            (None, Some(a)) => s.push_str(&format!(" ({a})")),
+            (None, Some(a)) => s.push_str(&format!(" ({})", clean(a))),
             (None, None) => {}
         }
         s.push_str(
@@ -52,7 +79,6 @@ impl Recovery<'_> {
              structure (adopted and rejected plans and why, the current phase, constraints, \
              workers).\n",
         );
-        let path = self.state_file.display();
         match self.state_saved_at {
             Some(saved) => {
                 s.push_str(&format!(
@@ -99,7 +125,7 @@ impl Recovery<'_> {
             "The user's message remains the task; these steps only restore its context. The \
              ask-before-search contract still applies (`capn context` prints it).",
         );
-        truncate(s)
+        s
     }
 }
 
@@ -109,7 +135,7 @@ pub fn context_warning(host: Host, percent: Option<f64>, threshold: Option<u8>) 
     let prep = prep_name(host);
     let mut s = String::from("[capn] Context use in this session ");
     match percent {
-        Some(p) if p.is_finite() => s.push_str(&format!("has reached {}%", p.floor() as i64)),
+        Some(p) if !p.is_nan() => s.push_str(&format!("has reached {}", percent_label(p))),
         _ => s.push_str("has crossed the warning threshold"),
     }
     if let Some(t) = threshold {
@@ -123,6 +149,23 @@ pub fn context_warning(host: Host, percent: Option<f64>, threshold: Option<u8>) 
          is shown once; the user's message remains the task."
     ));
     truncate(s)
+}
+
+/// The largest context use shown as a number; anything above is shown as `>999%`.
+pub const MAX_SHOWN_PERCENT: i64 = 999;
+
+/// A context use as shown to people: whole percent, rounded down, so `61.9` is `61%`. Values
+/// above [`MAX_SHOWN_PERCENT`] come from bogus host numbers (a `used_percentage` of `1e308`, a
+/// one-token window) and are shown as `>999%`, never as a 19-digit number; a negative or NaN
+/// value is `0%`.
+pub fn percent_label(percent: f64) -> String {
+    if percent.is_nan() || percent <= 0.0 {
+        return "0%".to_string();
+    }
+    if percent >= (MAX_SHOWN_PERCENT + 1) as f64 {
+        return format!(">{MAX_SHOWN_PERCENT}%");
+    }
+    format!("{}%", percent.floor() as i64)
 }
 
 /// How the prep skill is invoked on each host.
@@ -243,6 +286,62 @@ mod tests {
         let w = context_warning(Host::Claude, Some(1e300), Some(60));
         assert!(w.chars().count() < MAX_CHARS);
         assert!(truncate("é".repeat(5000)).chars().count() < MAX_CHARS);
+    }
+
+    #[test]
+    fn percent_labels_are_clamped() {
+        assert_eq!(percent_label(61.9), "61%");
+        assert_eq!(percent_label(0.4), "0%");
+        assert_eq!(percent_label(-3.0), "0%");
+        assert_eq!(percent_label(f64::NAN), "0%");
+        assert_eq!(percent_label(100.0), "100%");
+        assert_eq!(percent_label(999.99), "999%");
+        assert_eq!(percent_label(1000.0), ">999%");
+        assert_eq!(percent_label(1e308), ">999%");
+        assert_eq!(percent_label(f64::INFINITY), ">999%");
+        let w = context_warning(Host::Claude, Some(1e308), Some(60));
+        assert!(w.contains("has reached >999%"), "{w}");
+    }
+
+    #[test]
+    fn a_path_too_long_to_quote_keeps_the_steps() {
+        let id = "s".repeat(128);
+        let p = PathBuf::from(format!("/{}/sessions/{id}/state.md", "d/".repeat(900)));
+        let mut pre = Marker::now("PreCompact");
+        pre.fresh_state = Some(false);
+        for saved in [None, Some(SystemTime::now())] {
+            let t = Recovery {
+                host: Host::Claude,
+                state_file: &p,
+                state_saved_at: saved,
+                precompact: Some(&pre),
+                compacted: None,
+            }
+            .render();
+            assert!(t.chars().count() < MAX_CHARS, "{}", t.chars().count());
+            let by_command = format!("capn state path --session {id}");
+            for needle in [
+                by_command.as_str(),
+                "(3) checking the task list",
+                "(5) if plan mode",
+                "remains the task",
+            ] {
+                assert!(t.contains(needle), "missing {needle:?} in {t}");
+            }
+            assert!(!t.contains("d/d/d/"), "{t}");
+            assert!(!t.ends_with('…'), "{t}");
+        }
+        // A path that fits is quoted whole.
+        let p = PathBuf::from(format!("/{}/sessions/x/state.md", "d".repeat(300)));
+        let t = Recovery {
+            host: Host::Claude,
+            state_file: &p,
+            state_saved_at: None,
+            precompact: None,
+            compacted: None,
+        }
+        .render();
+        assert!(t.contains(&*p.to_string_lossy()), "{t}");
     }
 
     #[test]

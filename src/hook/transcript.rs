@@ -121,12 +121,20 @@ fn judge(line: &[u8]) -> Verdict {
     }
 }
 
-/// Scans the transcript at `path` backwards (see the module docs). An unreadable file is
-/// [`Found::Unknown`].
+/// Scans the transcript at `path` backwards (see the module docs). An unreadable file, and
+/// anything that is not a regular file (a FIFO, whose `open` blocks until a writer appears, a
+/// device, a folder), is [`Found::Unknown`].
 pub fn last_context(path: &Path) -> Found {
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return Found::Unknown;
+    }
     let Ok(mut f) = File::open(path) else {
         return Found::Unknown;
     };
+    // The path may have been swapped between the check and the open.
+    if !f.metadata().is_ok_and(|m| m.is_file()) {
+        return Found::Unknown;
+    }
     let Ok(len) = f.seek(SeekFrom::End(0)) else {
         return Found::Unknown;
     };
@@ -314,6 +322,29 @@ mod tests {
             last_context(Path::new("/nonexistent/capn/t.jsonl")),
             Found::Unknown
         );
+    }
+
+    #[test]
+    fn only_regular_files_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(last_context(dir.path()), Found::Unknown);
+        #[cfg(unix)]
+        {
+            let fifo = dir.path().join("t.jsonl");
+            let made = std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .is_ok_and(|s| s.success());
+            if made {
+                // Without the check, open() blocks until a writer appears: bound the wait.
+                let (tx, rx) = std::sync::mpsc::channel();
+                std::thread::spawn(move || {
+                    let _ = tx.send(last_context(&fifo));
+                });
+                let got = rx.recv_timeout(std::time::Duration::from_secs(5));
+                assert_eq!(got, Ok(Found::Unknown));
+            }
+        }
     }
 
     #[test]

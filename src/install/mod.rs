@@ -7,7 +7,13 @@
 //! (`/usr/bin/env capn context`) is replaced by ours; writes are atomic and skipped when nothing
 //! changed. Shapes follow the Claude Code hooks reference, "Registration":
 //! `hooks → Event → [{matcher, hooks: [handler]}]`.
+//!
+//! What `init` adds is written down in the install record ([`record`]); `uninstall` removes
+//! the recorded handlers ([`remove_recorded_handler`]) and, for a project without a record, only
+//! handlers identical to the table's ([`remove_table_handlers`]).
 
+pub mod git_hook;
+pub mod record;
 pub mod schema;
 
 use anyhow::{anyhow, Result};
@@ -150,8 +156,9 @@ pub fn is_legacy(handler: &Value) -> bool {
             .is_some_and(|c| LEGACY_COMMANDS.contains(&c.trim()))
 }
 
-/// The (event, subcommand) pairs registered as ours in a settings object.
-fn ours_in(json: &Map<String, Value>) -> Vec<(String, String)> {
+/// The (event, subcommand) pairs registered as ours (see [`our_subcommand`]) in a settings
+/// object.
+pub fn ours_in(json: &Map<String, Value>) -> Vec<(String, String)> {
     let mut out = Vec::new();
     if let Some(Value::Object(events)) = json.get("hooks") {
         for (event, groups) in events {
@@ -205,11 +212,13 @@ pub fn remove_handlers(json: &mut Map<String, Value>, pred: &dyn Fn(&Value) -> b
     removed
 }
 
-/// What a merge did, for `init`'s report.
+/// What a merge did, for `init`'s report and the install record.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct MergeReport {
     /// Events whose handler was added.
     pub added: Vec<String>,
+    /// Every handler added, with its event.
+    pub handlers: Vec<(String, Value)>,
     /// Number of capn-hook 0.2 handlers removed.
     pub legacy_removed: usize,
 }
@@ -265,18 +274,112 @@ pub fn merge(
                 }
             }
             report.added.push(event.clone());
+            for h in group
+                .get("hooks")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                report.handlers.push((event.clone(), h.clone()));
+            }
         }
     }
     Ok(report)
 }
 
-/// Removes every handler of ours (see [`our_subcommand`]) from a settings object. Returns the
-/// events they were removed from.
-pub fn unmerge(json: &mut Map<String, Value>) -> Vec<String> {
-    let mut events: Vec<String> = ours_in(json).into_iter().map(|(e, _)| e).collect();
-    events.dedup();
-    remove_handlers(json, &|h| our_subcommand(h).is_some());
-    events
+/// How [`remove_recorded_handler`] found a recorded handler.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Found {
+    /// As `init` added it.
+    Exact,
+    /// Changed since (a handler of ours running the same subcommand in the same event).
+    Edited,
+}
+
+/// Removes the handler `init` recorded adding to `event`: the first handler equal to it, else
+/// (it was edited since, e.g. by hand as `capn doctor` suggests) the first handler of ours
+/// running the same `capn hook` subcommand in that event. A group left without handlers is
+/// removed, then an event left without groups, then `hooks` if left empty. `None` when neither
+/// is there (already removed).
+pub fn remove_recorded_handler(
+    json: &mut Map<String, Value>,
+    event: &str,
+    handler: &Value,
+) -> Option<Found> {
+    let sub = our_subcommand(handler);
+    let found = remove_first(json, event, &|h| h == handler)
+        .then_some(Found::Exact)
+        .or_else(|| {
+            let sub = sub.as_deref()?;
+            remove_first(json, event, &|h| our_subcommand(h).as_deref() == Some(sub))
+                .then_some(Found::Edited)
+        })?;
+    Some(found)
+}
+
+/// Removes the first handler of `event` matching `pred`, dropping what it leaves empty (see
+/// [`remove_recorded_handler`]). Returns whether one was removed.
+fn remove_first(json: &mut Map<String, Value>, event: &str, pred: &dyn Fn(&Value) -> bool) -> bool {
+    let Some(Value::Object(events)) = json.get_mut("hooks") else {
+        return false;
+    };
+    let Some(Value::Array(groups)) = events.get_mut(event) else {
+        return false;
+    };
+    let mut removed = false;
+    for g in groups.iter_mut() {
+        let Some(hs) = g.get_mut("hooks").and_then(Value::as_array_mut) else {
+            continue;
+        };
+        if let Some(i) = hs.iter().position(pred) {
+            hs.remove(i);
+            removed = true;
+            break;
+        }
+    }
+    if !removed {
+        return false;
+    }
+    groups.retain(|g| {
+        g.get("hooks")
+            .and_then(Value::as_array)
+            .is_none_or(|hs| !hs.is_empty())
+    });
+    if groups.is_empty() {
+        events.remove(event);
+    }
+    if events.is_empty() {
+        json.remove("hooks");
+    }
+    true
+}
+
+/// For a project without an install record: removes the handlers identical to the ones `table`
+/// registers (same event, same value), nothing else. Returns the events they were removed from.
+///
+/// Errors: `table` is not valid (a bug in the embedded data).
+pub fn remove_table_handlers(table: &str, json: &mut Map<String, Value>) -> Result<Vec<String>> {
+    let table: Map<String, Value> = serde_json::from_str(table)?;
+    let mut out = Vec::new();
+    let Some(Value::Object(events)) = table.get("hooks") else {
+        return Ok(out);
+    };
+    for (event, groups) in events {
+        for h in groups
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|g| g.get("hooks").and_then(Value::as_array))
+            .flatten()
+        {
+            while remove_first(json, event, &|x| x == h) {
+                if !out.contains(event) {
+                    out.push(event.clone());
+                }
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// The statusline command `init` installs when there is none to wrap.
@@ -308,6 +411,22 @@ pub fn shell_single_unquote(s: &str) -> Option<String> {
     Some(out)
 }
 
+/// True when `command` is exactly a statusline command `init` writes: [`STATUSLINE_COMMAND`],
+/// or it with `--wrap '<command>'` quoted as [`shell_single_quote`] quotes.
+pub fn is_init_statusline(command: &str) -> bool {
+    command == STATUSLINE_COMMAND
+        || command
+            .strip_prefix(STATUSLINE_COMMAND)
+            .and_then(|rest| rest.strip_prefix(" --wrap "))
+            .and_then(|q| shell_single_unquote(q).map(|c| shell_single_quote(&c) == q))
+            .unwrap_or(false)
+}
+
+/// The `statusLine` value of a settings object, if any.
+pub fn statusline_value(json: &Map<String, Value>) -> Option<&Value> {
+    json.get("statusLine")
+}
+
 /// True when a statusline command is ours.
 pub fn is_our_statusline(command: &str) -> bool {
     let mut words = command.split_whitespace();
@@ -326,6 +445,51 @@ pub fn wrapped_statusline(command: &str) -> Option<String> {
 
 fn statusline_command(json: &Map<String, Value>) -> Option<&str> {
     json.get("statusLine")?.get("command")?.as_str()
+}
+
+/// Undoes the statusline `init` recorded setting in this settings object (`before` the value
+/// it found, `after` the value it left):
+/// - still `after`: back to `before` (the key removed when there was none);
+/// - the same command but other fields edited since: the command is put back (`before`'s), or
+///   the key removed when there was none before;
+/// - another command: kept (`None`).
+///
+/// Returns a description of what it did.
+pub fn restore_statusline(
+    json: &mut Map<String, Value>,
+    before: Option<&Value>,
+    after: &Value,
+) -> Option<String> {
+    let current = json.get("statusLine")?;
+    let ours = after.get("command").and_then(Value::as_str);
+    let same = current == after;
+    if !same && current.get("command").and_then(Value::as_str) != ours {
+        return None;
+    }
+    let before_cmd = before
+        .and_then(|b| b.get("command"))
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    match before {
+        None => {
+            json.remove("statusLine");
+            Some("removed the capn statusline".into())
+        }
+        Some(b) if same || !current.is_object() || before_cmd.is_none() => {
+            json.insert("statusLine".into(), b.clone());
+            Some(match before_cmd {
+                Some(c) => format!("restored the statusline {c:?}"),
+                None => "restored the statusline".into(),
+            })
+        }
+        Some(_) => {
+            let c = before_cmd.unwrap_or_default();
+            if let Some(Value::Object(m)) = json.get_mut("statusLine") {
+                m.insert("command".into(), c.clone().into());
+            }
+            Some(format!("restored the statusline {c:?}"))
+        }
+    }
 }
 
 /// What [`merge_statusline`] did.
@@ -386,15 +550,16 @@ fn set_statusline_command(file: &mut SettingsFile, command: &str) {
     }
 }
 
-/// Removes our statusline from a settings object: a wrapped command is put back (unless it is the
-/// user-level command, which then applies again by itself), otherwise the key is removed.
-/// Returns a description of what it did.
+/// For a project without an install record: removes our statusline from a settings object
+/// when it is exactly one `init` writes ([`is_init_statusline`]): a wrapped command is put back
+/// (unless it is the user-level command, which then applies again by itself), otherwise the key
+/// is removed. Returns a description of what it did.
 pub fn unmerge_statusline(
     json: &mut Map<String, Value>,
     user_command: Option<&str>,
 ) -> Option<String> {
     let command = statusline_command(json)?.to_string();
-    if !is_our_statusline(&command) {
+    if !is_init_statusline(&command) {
         return None;
     }
     match wrapped_statusline(&command) {
@@ -504,6 +669,90 @@ mod tests {
         );
         unmerge_statusline(&mut project.json, Some("user.sh")).unwrap();
         assert!(project.json.get("statusLine").is_none());
+    }
+
+    #[test]
+    fn recorded_handlers_are_removed_exactly_or_as_edited() {
+        let mut f = file(serde_json::json!({"hooks": {"Stop": [{"hooks": [{"command": "x"}]}]}}));
+        let r = merge(CLAUDE_TABLE, &mut f, &mut []).unwrap();
+        assert_eq!(r.handlers.len(), 4);
+        let (event, h) = &r.handlers[0];
+        assert_eq!(
+            remove_recorded_handler(&mut f.json, event, h),
+            Some(Found::Exact)
+        );
+        assert_eq!(remove_recorded_handler(&mut f.json, event, h), None);
+        assert!(f.json["hooks"].get(event).is_none(), "empty event left");
+        let (event, h) = &r.handlers[1];
+        f.json["hooks"][event][0]["hooks"][0]["timeout"] = 99.into();
+        assert_eq!(
+            remove_recorded_handler(&mut f.json, event, h),
+            Some(Found::Edited)
+        );
+        for (event, h) in &r.handlers[2..] {
+            remove_recorded_handler(&mut f.json, event, h).unwrap();
+        }
+        assert_eq!(
+            Value::Object(f.json.clone()),
+            serde_json::json!({"hooks": {"Stop": [{"hooks": [{"command": "x"}]}]}})
+        );
+    }
+
+    #[test]
+    fn without_a_record_only_exact_table_handlers_go() {
+        let mut f = file(serde_json::json!({}));
+        merge(CLAUDE_TABLE, &mut f, &mut []).unwrap();
+        let hand =
+            serde_json::json!({"type":"command","command":"capn","args":["hook","pre-compact"]});
+        f.json["hooks"]["PreCompact"][0]["hooks"]
+            .as_array_mut()
+            .unwrap()
+            .push(hand.clone());
+        let removed = remove_table_handlers(CLAUDE_TABLE, &mut f.json).unwrap();
+        assert_eq!(removed.len(), 4);
+        assert_eq!(f.json["hooks"]["PreCompact"][0]["hooks"][0], hand);
+        assert_eq!(f.json["hooks"].as_object().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn init_statusline_commands_are_recognised_exactly() {
+        assert!(is_init_statusline("capn statusline"));
+        assert!(is_init_statusline("capn statusline --wrap 'mine.sh'"));
+        assert!(is_init_statusline(&format!(
+            "capn statusline --wrap {}",
+            shell_single_quote("it's")
+        )));
+        assert!(!is_init_statusline("capn statusline --warn-at 70"));
+        assert!(!is_init_statusline("capn statusline --wrap mine.sh"));
+        assert!(!is_init_statusline("/usr/local/bin/capn statusline"));
+    }
+
+    #[test]
+    fn restore_statusline_cases() {
+        let after = serde_json::json!({"type":"command","command":"capn statusline --wrap 'a'"});
+        let before = serde_json::json!({"command":"a"});
+        let mut j = Map::new();
+        j.insert("statusLine".into(), after.clone());
+        assert!(restore_statusline(&mut j, Some(&before), &after).is_some());
+        assert_eq!(j["statusLine"], before);
+        // Other fields edited: only the command goes back.
+        let mut edited = after.clone();
+        edited["padding"] = 2.into();
+        j.insert("statusLine".into(), edited);
+        restore_statusline(&mut j, Some(&before), &after).unwrap();
+        assert_eq!(
+            j["statusLine"],
+            serde_json::json!({"type":"command","command":"a","padding":2})
+        );
+        // None before: the key goes.
+        j.insert("statusLine".into(), after.clone());
+        restore_statusline(&mut j, None, &after).unwrap();
+        assert!(j.get("statusLine").is_none());
+        // The command changed since: kept.
+        let other = serde_json::json!({"command":"b"});
+        j.insert("statusLine".into(), other.clone());
+        assert!(restore_statusline(&mut j, None, &after).is_none());
+        assert_eq!(j["statusLine"], other);
     }
 
     #[test]

@@ -276,6 +276,55 @@ fn invalid_session_id_is_never_exported() {
     assert!(!envfile.exists());
 }
 
+/// A CLAUDE_ENV_FILE that is a FIFO is not opened (open() for writing would block until a reader
+/// comes): the hook still answers, promptly.
+#[cfg(unix)]
+#[test]
+fn a_fifo_claude_env_file_does_not_block_session_start() {
+    let env = Env::git();
+    let fifo = env.tmp.path().join("claude-env");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success();
+    assert!(made, "mkfifo failed");
+    let mut c = env.cmd(&["hook", "session-start"]);
+    c.env("CLAUDE_ENV_FILE", &fifo)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    {
+        use std::io::Write;
+        let mut sin = child.stdin.take().unwrap();
+        sin.write_all(&payload(
+            "SessionStart",
+            "fifo-env",
+            json!({"source":"startup"}),
+        ))
+        .unwrap();
+    }
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(5) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("session-start blocked on a FIFO CLAUDE_ENV_FILE");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("capn ask"), "{stdout}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("not a regular file"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 // ---------------------------------------------------------------- marker state machine
 
 /// PostCompact alone: the next prompt gets the recovery, once.

@@ -291,3 +291,325 @@ fn a_user_level_statusline_is_wrapped_and_left_alone_on_uninstall() {
         r#"{"statusLine":{"type":"command","command":"user-line"}}"#
     );
 }
+
+// ---------------------------------------------------------------- post-commit with a real git
+
+/// Runs git in `dir` with the test's HOME and no system config; `None` when git is unavailable.
+fn git(env: &Env, dir: &std::path::Path, args: &[&str], path: Option<&str>) -> Option<()> {
+    let mut c = std::process::Command::new("git");
+    c.args([
+        "-c",
+        "user.name=capn",
+        "-c",
+        "user.email=capn@example.invalid",
+    ])
+    .args(args)
+    .current_dir(dir)
+    .env("HOME", &env.home)
+    .env("GIT_CONFIG_NOSYSTEM", "1")
+    .env_remove("GIT_DIR")
+    .env_remove("GIT_WORK_TREE")
+    .stdout(std::process::Stdio::null())
+    .stderr(std::process::Stdio::null());
+    if let Some(p) = path {
+        c.env("PATH", p);
+    }
+    let status = c.status().ok()?;
+    assert!(status.success(), "git {args:?} failed in {}", dir.display());
+    Some(())
+}
+
+/// A fake `capn` first on PATH that logs its arguments; returns (PATH value, log file).
+#[cfg(unix)]
+fn fake_capn(env: &Env) -> (String, std::path::PathBuf) {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = env.tmp.path().join("fakebin");
+    fs::create_dir_all(&bin).unwrap();
+    let log = env.tmp.path().join("capn-called");
+    let fake = bin.join("capn");
+    fs::write(
+        &fake,
+        format!("#!/bin/sh\necho \"$@\" >> '{}'\n", log.display()),
+    )
+    .unwrap();
+    fs::set_permissions(&fake, fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    (path, log)
+}
+
+/// A real repository (`git init`) in the project; `None` when git is unavailable.
+fn real_repo(env: &Env) -> Option<()> {
+    if std::process::Command::new("git")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("git not found; skipped");
+        return None;
+    }
+    git(env, &env.root, &["init", "-q"], None)?;
+    git(
+        env,
+        &env.root,
+        &["commit", "-q", "--allow-empty", "-m", "init"],
+        None,
+    )
+}
+
+/// With `core.hooksPath` set (husky and friends) git never looks in .git/hooks: the line goes
+/// where git looks, a commit runs it, and uninstall takes it out of the same file.
+#[cfg(unix)]
+#[test]
+fn git_hook_goes_where_core_hooks_path_points() {
+    let env = Env::new();
+    if real_repo(&env).is_none() {
+        return;
+    }
+    git(
+        &env,
+        &env.root,
+        &["config", "core.hooksPath", ".husky"],
+        None,
+    );
+    env.run(&["init", "--git"]).ok();
+    assert!(!env.root.join(".git/hooks/post-commit").exists());
+    let hook = env.read(".husky/post-commit");
+    assert_eq!(
+        hook.lines().filter(|l| *l == "capn prune").count(),
+        1,
+        "{hook}"
+    );
+    let (path, log) = fake_capn(&env);
+    git(
+        &env,
+        &env.root,
+        &["commit", "-q", "--allow-empty", "-m", "x"],
+        Some(&path),
+    );
+    assert_eq!(fs::read_to_string(&log).unwrap_or_default(), "prune\n");
+    env.run(&["uninstall"]).ok();
+    assert!(!env.root.join(".husky/post-commit").exists());
+}
+
+/// In a linked worktree git runs the main repository's hooks, not
+/// .git/worktrees/<name>/hooks.
+#[cfg(unix)]
+#[test]
+fn git_hook_in_a_linked_worktree_goes_to_the_shared_hooks() {
+    let env = Env::new();
+    if real_repo(&env).is_none() {
+        return;
+    }
+    let wt = env.tmp.path().join("wt");
+    git(
+        &env,
+        &env.root,
+        &["worktree", "add", "-q", wt.to_str().unwrap()],
+        None,
+    );
+    let wt = wt.canonicalize().unwrap();
+    env.run_cmd(env.cmd_in(&wt, &["init", "--git"]), b"").ok();
+    let shared = env.root.join(".git/hooks/post-commit");
+    assert!(
+        fs::read_to_string(&shared)
+            .unwrap_or_default()
+            .contains("capn prune"),
+        "not in {}",
+        shared.display()
+    );
+    assert!(!env
+        .root
+        .join(".git/worktrees/wt/hooks/post-commit")
+        .exists());
+    let (path, log) = fake_capn(&env);
+    git(
+        &env,
+        &wt,
+        &["commit", "-q", "--allow-empty", "-m", "x"],
+        Some(&path),
+    );
+    assert_eq!(fs::read_to_string(&log).unwrap_or_default(), "prune\n");
+    env.run_cmd(env.cmd_in(&wt, &["uninstall"]), b"").ok();
+    assert!(!shared.exists());
+}
+
+/// A post-commit hook in another language is refused: exit 1, a message naming the
+/// interpreter, and nothing written anywhere.
+#[test]
+fn git_hook_in_python_is_refused_and_nothing_is_written() {
+    let env = Env::git();
+    let hook = "#!/usr/bin/env python3\nprint('committed')\n";
+    env.write(".git/hooks/post-commit", hook);
+    let run = env.run(&["init", "--git"]).code(1);
+    assert!(run.stderr.contains("python3"), "{}", run.stderr);
+    assert_eq!(env.read(".git/hooks/post-commit"), hook);
+    for rel in [".capn", ".gitignore", ".claude", ".codex"] {
+        assert!(!env.root.join(rel).exists(), "{rel} written");
+    }
+}
+
+/// An existing hook that ends with `exec` gets the line before it.
+#[test]
+fn git_hook_line_goes_before_a_trailing_exec() {
+    let env = Env::git();
+    env.write(
+        ".git/hooks/post-commit",
+        "#!/bin/sh\nexec .git/hooks/post-commit.local \"$@\"\n",
+    );
+    env.run(&["init", "--git"]).ok();
+    assert_eq!(
+        env.read(".git/hooks/post-commit"),
+        "#!/bin/sh\ncapn prune\nexec .git/hooks/post-commit.local \"$@\"\n"
+    );
+    env.run(&["uninstall"]).ok();
+    assert_eq!(
+        env.read(".git/hooks/post-commit"),
+        "#!/bin/sh\nexec .git/hooks/post-commit.local \"$@\"\n"
+    );
+}
+
+// ---------------------------------------------------------------- the install record
+
+/// A handler init added and the user then edited (as `capn doctor` suggests) is still removed;
+/// a capn handler the user added by hand after init is kept and listed.
+#[test]
+fn uninstall_removes_an_edited_handler_init_added_and_keeps_a_hand_written_one() {
+    let env = Env::git();
+    env.run(&["init"]).ok();
+    let mut v = read_json(&env, ".claude/settings.json");
+    v["hooks"]["PreCompact"][0]["hooks"][0]["timeout"] = json!(30);
+    v["hooks"]["Stop"] =
+        json!([{"hooks": [{"type": "command", "command": "capn hook session-start"}]}]);
+    v["model"] = json!("mine");
+    env.write(".claude/settings.json", &v.to_string());
+    let run = env.run(&["uninstall"]).ok();
+    assert!(
+        run.stdout
+            .contains("removed the PreCompact hook from .claude/settings.json (edited"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("kept the Stop hook in .claude/settings.json: capn init did not add it"),
+        "{}",
+        run.stdout
+    );
+    let v = read_json(&env, ".claude/settings.json");
+    assert_eq!(
+        v,
+        json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "capn hook session-start"}]}]}, "model": "mine"})
+    );
+    assert!(!env.root.join(".capn/install.json").exists());
+}
+
+/// Without a record (a project set up by an older capn): only handlers identical to what init
+/// writes are removed, hand-written variants and every settings file stay.
+#[test]
+fn uninstall_without_a_record_removes_only_exact_copies_and_deletes_no_file() {
+    let env = Env::git();
+    env.run(&["init"]).ok();
+    fs::remove_file(env.root.join(".capn/install.json")).unwrap();
+    let mut v = read_json(&env, ".claude/settings.json");
+    // A hand-written variant (no timeout) next to init's exact handler.
+    v["hooks"]["PreCompact"][0]["hooks"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"type": "command", "command": "capn", "args": ["hook", "pre-compact"]}));
+    v["statusLine"]["command"] = json!("capn statusline --warn-at 70");
+    env.write(".claude/settings.json", &v.to_string());
+    let run = env.run(&["uninstall"]).ok();
+    assert!(run.stdout.contains("no install record"), "{}", run.stdout);
+    let v = read_json(&env, ".claude/settings.json");
+    assert_eq!(
+        v,
+        json!({
+            "hooks": {"PreCompact": [{"matcher": "manual|auto", "hooks": [
+                {"type": "command", "command": "capn", "args": ["hook", "pre-compact"]}
+            ]}]},
+            "statusLine": {"type": "command", "command": "capn statusline --warn-at 70", "padding": 0}
+        })
+    );
+    assert_eq!(read_json(&env, ".codex/hooks.json"), json!({}));
+    assert!(!env
+        .root
+        .join(".claude/skills/compact-prep/SKILL.md")
+        .exists());
+}
+
+/// The statusline init wrapped is put back even when other statusLine fields were edited since;
+/// a statusline whose command the user changed is kept.
+#[test]
+fn uninstall_restores_the_wrapped_statusline_or_keeps_a_changed_one() {
+    let env = Env::git();
+    env.write(
+        ".claude/settings.json",
+        r#"{"statusLine": {"type": "command", "command": "mine.sh"}}"#,
+    );
+    env.run(&["init"]).ok();
+    let mut v = read_json(&env, ".claude/settings.json");
+    v["statusLine"]["padding"] = json!(3);
+    env.write(".claude/settings.json", &v.to_string());
+    env.run(&["uninstall"]).ok();
+    assert_eq!(
+        read_json(&env, ".claude/settings.json"),
+        json!({"statusLine": {"type": "command", "command": "mine.sh", "padding": 3}})
+    );
+
+    let env = Env::git();
+    env.run(&["init"]).ok();
+    let mut v = read_json(&env, ".claude/settings.json");
+    v["statusLine"]["command"] = json!("capn statusline --warn-at 80");
+    env.write(".claude/settings.json", &v.to_string());
+    let run = env.run(&["uninstall"]).ok();
+    assert!(
+        run.stdout.contains("kept the capn statusline"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(
+        read_json(&env, ".claude/settings.json")["statusLine"]["command"],
+        "capn statusline --warn-at 80"
+    );
+}
+
+/// Runs accumulate in the record: a handler the user removed and a second init put back is
+/// removed by uninstall like the rest, and a settings file init created and the user added to
+/// keeps the user's keys.
+#[test]
+fn the_record_merges_runs_and_created_files_keep_user_keys() {
+    let env = Env::git();
+    env.run(&["init"]).ok();
+    let mut v = read_json(&env, ".codex/hooks.json");
+    v["hooks"].as_object_mut().unwrap().remove("PreCompact");
+    v["mine"] = json!(true);
+    env.write(".codex/hooks.json", &v.to_string());
+    let run = env.run(&["init"]).ok();
+    assert!(
+        run.stdout
+            .contains("registered the PreCompact hook in .codex/hooks.json"),
+        "{}",
+        run.stdout
+    );
+    env.run(&["uninstall"]).ok();
+    assert_eq!(read_json(&env, ".codex/hooks.json"), json!({"mine": true}));
+    assert!(!env.root.join(".claude/settings.json").exists());
+}
+
+/// A post-commit hook the user had is never deleted, even when only a shebang is left.
+#[test]
+fn uninstall_keeps_a_post_commit_hook_init_did_not_create() {
+    let env = Env::git();
+    env.write(".git/hooks/post-commit", "#!/bin/sh\n");
+    env.run(&["init", "--git"]).ok();
+    assert_eq!(
+        env.read(".git/hooks/post-commit"),
+        "#!/bin/sh\ncapn prune\n"
+    );
+    env.run(&["uninstall"]).ok();
+    assert_eq!(env.read(".git/hooks/post-commit"), "#!/bin/sh\n");
+}

@@ -215,3 +215,25 @@ fn empty_and_garbage_stdin_still_print_a_line() {
         assert_eq!(one_line(&run), "ctx --");
     }
 }
+
+/// Bogus host numbers never print a 19-digit percentage: `used_percentage: 1e308` and a
+/// one-token window are shown as `>999%`.
+#[test]
+fn bogus_use_is_shown_clamped() {
+    let env = Env::git();
+    for cw in [
+        json!({"used_percentage": 1e308}),
+        json!({"context_window_size": 1, "current_usage": {"input_tokens": 150000}}),
+    ] {
+        let run = env
+            .run_stdin(
+                &["statusline"],
+                json!({"cwd": env.root, "context_window": cw})
+                    .to_string()
+                    .as_bytes(),
+            )
+            .ok();
+        let line = one_line(&run);
+        assert!(line.starts_with("ctx >999% ██████████"), "{line}");
+    }
+}

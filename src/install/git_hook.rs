@@ -1,0 +1,385 @@
+//! The `capn prune` line that `capn init --git` adds to git's post-commit hook, and its removal.
+//!
+//! Where: the hooks folder git itself uses, from `git rev-parse --git-path hooks` run in the
+//! project. That honours `core.hooksPath` (husky and friends) and linked worktrees, whose hooks
+//! are the main repository's (`.git/worktrees/<name>/hooks` is never run). Without a usable `git`
+//! the folder is worked out from `.git` the way git lays it out: a `.git` folder, or a `.git`
+//! file (`gitdir: ...`) whose folder may name the shared one in `commondir`; `core.hooksPath` is
+//! not read then.
+//!
+//! How: the line goes before a trailing `exit` or `exec` (a line after either never runs), else at
+//! the end. A hook whose `#!` line names an interpreter that is not a POSIX shell (python, node,
+//! ...) is refused: a shell line would break it. A hook without a `#!` line is run by git with
+//! `sh`, so it counts as one.
+
+use crate::error::Refused;
+use anyhow::{Context, Result};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// The line `init --git` adds.
+pub const PRUNE_LINE: &str = "capn prune";
+
+/// The comment line of a post-commit hook that `init` created.
+pub const POST_COMMIT_COMMENT: &str =
+    "# Added by capn init: drop charted answers whose files this commit changed.";
+
+/// The whole post-commit hook `init` creates when there is none.
+pub fn created_hook_text() -> String {
+    format!("#!/bin/sh\n{POST_COMMIT_COMMENT}\n{PRUNE_LINE}\n")
+}
+
+/// Interpreters (by file name) that read a POSIX shell script.
+const POSIX_SHELLS: [&str; 10] = [
+    "sh", "bash", "dash", "ash", "ksh", "mksh", "pdksh", "zsh", "yash", "posh",
+];
+
+/// The folder git runs the hooks of the repository at `root` from (see the module docs).
+///
+/// Errors: `root` has no `.git` (not a repository), or its `.git` file names no `gitdir`.
+pub fn hooks_dir(root: &Path) -> Result<PathBuf> {
+    let dot_git = root.join(".git");
+    if !dot_git.exists() {
+        anyhow::bail!(
+            "--git: {} is not a git repository (no .git found); run git init first",
+            root.display()
+        );
+    }
+    if let Some(dir) = hooks_dir_from_git(root) {
+        return Ok(dir);
+    }
+    hooks_dir_from_layout(root)
+}
+
+/// The post-commit hook's path: `<hooks dir>/post-commit` ([`hooks_dir`]).
+///
+/// Errors: those of [`hooks_dir`].
+pub fn post_commit_path(root: &Path) -> Result<PathBuf> {
+    Ok(hooks_dir(root)?.join("post-commit"))
+}
+
+/// Asks git. `None` when git cannot be run, fails, or answers for another repository (a `.git`
+/// in `root` that git does not accept, inside some other repository).
+fn hooks_dir_from_git(root: &Path) -> Option<PathBuf> {
+    let mut cmd = Command::new("git");
+    cmd.args(["rev-parse", "--show-toplevel", "--git-path", "hooks"])
+        .current_dir(root)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    // Let git find the repository from `root`, as it will when it runs the hook there.
+    for var in [
+        "GIT_DIR",
+        "GIT_WORK_TREE",
+        "GIT_COMMON_DIR",
+        "GIT_INDEX_FILE",
+        "GIT_CEILING_DIRECTORIES",
+    ] {
+        cmd.env_remove(var);
+    }
+    let out = cmd.output().ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let text = String::from_utf8(out.stdout).ok()?;
+    let mut lines = text.lines();
+    let top = PathBuf::from(lines.next()?.trim_end_matches('\r'));
+    let hooks = PathBuf::from(lines.next()?.trim_end_matches('\r'));
+    if top.canonicalize().ok()? != root.canonicalize().ok()? {
+        return None;
+    }
+    Some(if hooks.is_absolute() {
+        hooks
+    } else {
+        root.join(hooks)
+    })
+}
+
+/// Works the hooks folder out from `.git` without git.
+fn hooks_dir_from_layout(root: &Path) -> Result<PathBuf> {
+    let dot_git = root.join(".git");
+    if dot_git.is_dir() {
+        return Ok(dot_git.join("hooks"));
+    }
+    let text = crate::fsutil::read_to_string(&dot_git, "git file")?;
+    let dir = text
+        .lines()
+        .find_map(|l| l.strip_prefix("gitdir:"))
+        .map(|d| PathBuf::from(d.trim()))
+        .with_context(|| format!("could not read gitdir from {}", dot_git.display()))?;
+    let git_dir = if dir.is_absolute() {
+        dir
+    } else {
+        root.join(dir)
+    };
+    // A linked worktree's git dir names the shared one, whose hooks git runs.
+    let common = match std::fs::read_to_string(git_dir.join("commondir")) {
+        Ok(c) if !c.trim().is_empty() => {
+            let c = PathBuf::from(c.trim());
+            if c.is_absolute() {
+                c
+            } else {
+                git_dir.join(c)
+            }
+        }
+        _ => git_dir,
+    };
+    Ok(common.join("hooks"))
+}
+
+/// What adding the line to a hook comes to.
+#[derive(Debug, PartialEq, Eq)]
+pub enum AddPlan {
+    /// The hook already runs `capn prune`.
+    Present,
+    /// There is no hook: create it with this text (and make it executable).
+    Create(String),
+    /// Replace the hook's text with this one.
+    Update(String),
+}
+
+/// Works out, without writing anything, how `capn prune` gets into the hook at `path`.
+///
+/// Errors: the hook cannot be read, is not UTF-8 text, or is run by an interpreter that is not a
+/// POSIX shell ([`Refused`], naming the interpreter and what to do instead).
+pub fn plan_add(path: &Path) -> Result<AddPlan> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(AddPlan::Create(created_hook_text()))
+        }
+        Err(e) => return Err(e).with_context(|| format!("could not read {}", path.display())),
+    };
+    let Ok(text) = String::from_utf8(bytes) else {
+        return Err(Refused(format!(
+            "--git: {} is not a text file; capn prune was not added to it (nothing written)",
+            path.display()
+        ))
+        .into());
+    };
+    if text.lines().any(|l| l.trim() == PRUNE_LINE) {
+        return Ok(AddPlan::Present);
+    }
+    if let Some(interpreter) = non_shell_interpreter(&text) {
+        return Err(Refused(format!(
+            "--git: {} runs with {interpreter}, not a POSIX shell, so a `capn prune` line cannot \
+             be added to it; nothing was written. Make that hook run `capn prune` itself (for \
+             example with subprocess.run([\"capn\", \"prune\"]) in Python), and run capn init \
+             without --git",
+            path.display()
+        ))
+        .into());
+    }
+    Ok(AddPlan::Update(insert_prune(&text)))
+}
+
+/// The interpreter named by a `#!` line, when it is not a POSIX shell. `None` for a shell or for
+/// a hook without a `#!` line (git runs those with `sh`).
+pub fn non_shell_interpreter(text: &str) -> Option<String> {
+    let first = text.lines().next()?;
+    let rest = first.strip_prefix("#!")?;
+    let mut words = rest.split_whitespace();
+    let Some(program) = words.next() else {
+        return Some("an empty #! line".to_string());
+    };
+    let mut name = base_name(program);
+    if name == "env" {
+        // `#!/usr/bin/env [-S] [VAR=value ...] interpreter [args]`
+        match words.find(|w| !w.starts_with('-') && !w.contains('=')) {
+            Some(w) => name = base_name(w),
+            None => return Some(format!("`{}`", first.trim())),
+        }
+    }
+    (!POSIX_SHELLS.contains(&name)).then(|| format!("`{name}` (#!{})", rest.trim()))
+}
+
+fn base_name(program: &str) -> &str {
+    program.rsplit(['/', '\\']).next().unwrap_or(program)
+}
+
+/// The hook's text with `capn prune` inserted before a trailing `exit` or `exec` line (the last
+/// line that is neither blank nor a comment), else appended. Keeps the file's line endings and
+/// ends it with one.
+pub fn insert_prune(text: &str) -> String {
+    let eol = if text.contains("\r\n") { "\r\n" } else { "\n" };
+    let mut lines: Vec<&str> = text.lines().collect();
+    let last_code = lines.iter().rposition(|l| {
+        let t = l.trim();
+        !t.is_empty() && !t.starts_with('#')
+    });
+    let at = match last_code {
+        Some(i) if ends_the_script(lines[i]) => i,
+        _ => lines.len(),
+    };
+    lines.insert(at, PRUNE_LINE);
+    let mut out = lines.join(eol);
+    out.push_str(eol);
+    out
+}
+
+/// True for a line after which nothing runs: `exit [n]` or `exec cmd`.
+fn ends_the_script(line: &str) -> bool {
+    let first = line
+        .trim()
+        .split(|c: char| c.is_whitespace() || c == ';')
+        .next();
+    matches!(first, Some("exit") | Some("exec"))
+}
+
+/// Adds `capn prune` to the hook at `path` as [`plan_add`] planned: creates the folder and an
+/// executable hook when there is none. Returns whether it wrote.
+///
+/// Errors: the folder or the file cannot be written.
+pub fn apply_add(path: &Path, plan: &AddPlan) -> Result<bool> {
+    let (text, create) = match plan {
+        AddPlan::Present => return Ok(false),
+        AddPlan::Create(t) => (t, true),
+        AddPlan::Update(t) => (t, false),
+    };
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("could not create {}", parent.display()))?;
+    }
+    crate::fsutil::write_atomic(path, text.as_bytes())?;
+    if create {
+        set_executable(path)?;
+    }
+    Ok(true)
+}
+
+/// What [`remove`] did.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Removed {
+    /// No `capn prune` line was there.
+    Nothing,
+    /// The line (and our comment) was removed; the rest of the hook stays.
+    Line,
+    /// The hook held nothing else and `delete_if_only_ours` allowed it: the file was deleted.
+    File,
+}
+
+/// Removes the `capn prune` line (and the comment `init` writes with it) from the hook at
+/// `path`. When nothing but a `#!` line and blank lines is left and `delete_if_only_ours` is
+/// set (`init` created the file), the file is deleted.
+///
+/// Errors: the file cannot be written or removed.
+pub fn remove(path: &Path, delete_if_only_ours: bool) -> Result<Removed> {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Ok(Removed::Nothing);
+    };
+    if !text.lines().any(|l| l.trim() == PRUNE_LINE) {
+        return Ok(Removed::Nothing);
+    }
+    let eol = if text.contains("\r\n") { "\r\n" } else { "\n" };
+    let kept: Vec<&str> = text
+        .lines()
+        .filter(|l| l.trim() != PRUNE_LINE && *l != POST_COMMIT_COMMENT)
+        .collect();
+    if delete_if_only_ours
+        && kept
+            .iter()
+            .all(|l| l.trim().is_empty() || l.starts_with("#!"))
+    {
+        std::fs::remove_file(path)
+            .with_context(|| format!("could not remove {}", path.display()))?;
+        return Ok(Removed::File);
+    }
+    let mut new = kept.join(eol);
+    new.push_str(eol);
+    crate::fsutil::write_atomic(path, new.as_bytes())?;
+    Ok(Removed::Line)
+}
+
+#[cfg(unix)]
+fn set_executable(path: &Path) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
+        .with_context(|| format!("could not make executable: {}", path.display()))
+}
+
+#[cfg(not(unix))]
+fn set_executable(_path: &Path) -> Result<()> {
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prune_goes_before_a_trailing_exit_or_exec() {
+        assert_eq!(
+            insert_prune("#!/bin/sh\necho hi\nexit 0\n"),
+            "#!/bin/sh\necho hi\ncapn prune\nexit 0\n"
+        );
+        assert_eq!(
+            insert_prune("#!/bin/sh\nexec other-hook \"$@\"\n\n# end\n"),
+            "#!/bin/sh\ncapn prune\nexec other-hook \"$@\"\n\n# end\n"
+        );
+        assert_eq!(
+            insert_prune("#!/bin/sh\nif x; then\n  exit 1\nfi\n"),
+            "#!/bin/sh\nif x; then\n  exit 1\nfi\ncapn prune\n"
+        );
+        assert_eq!(insert_prune("#!/bin/sh"), "#!/bin/sh\ncapn prune\n");
+        assert_eq!(
+            insert_prune("#!/bin/sh\r\necho hi\r\nexit\r\n"),
+            "#!/bin/sh\r\necho hi\r\ncapn prune\r\nexit\r\n"
+        );
+        assert_eq!(insert_prune("echo exited\n"), "echo exited\ncapn prune\n");
+    }
+
+    #[test]
+    fn only_posix_shells_are_accepted() {
+        for ok in [
+            "#!/bin/sh\n",
+            "#!/bin/bash -e\n",
+            "#!/usr/bin/env bash\n",
+            "#!/usr/bin/env -S zsh -f\n",
+            "#!/usr/bin/env FOO=1 dash\n",
+            "echo no shebang\n",
+            "",
+        ] {
+            assert_eq!(non_shell_interpreter(ok), None, "{ok:?}");
+        }
+        for bad in [
+            "#!/usr/bin/env python3\n",
+            "#!/usr/bin/python\n",
+            "#!/usr/bin/env node\n",
+            "#!/usr/bin/env\n",
+            "#!\n",
+        ] {
+            assert!(non_shell_interpreter(bad).is_some(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn plan_refuses_a_python_hook_and_sees_the_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("post-commit");
+        assert_eq!(plan_add(&p).unwrap(), AddPlan::Create(created_hook_text()));
+        std::fs::write(&p, "#!/usr/bin/env python3\nprint('hi')\n").unwrap();
+        let e = plan_add(&p).unwrap_err();
+        assert!(e.downcast_ref::<Refused>().is_some(), "{e:#}");
+        assert!(e.to_string().contains("python3"), "{e:#}");
+        std::fs::write(&p, "#!/bin/sh\ncapn prune\n").unwrap();
+        assert_eq!(plan_add(&p).unwrap(), AddPlan::Present);
+    }
+
+    #[test]
+    fn layout_fallback_follows_gitdir_and_commondir() {
+        let dir = tempfile::tempdir().unwrap();
+        let main = dir.path().join("main/.git");
+        let wt_git = main.join("worktrees/wt");
+        std::fs::create_dir_all(&wt_git).unwrap();
+        std::fs::write(wt_git.join("commondir"), "../..\n").unwrap();
+        let wt = dir.path().join("wt");
+        std::fs::create_dir_all(&wt).unwrap();
+        std::fs::write(wt.join(".git"), format!("gitdir: {}\n", wt_git.display())).unwrap();
+        std::fs::create_dir_all(main.join("hooks")).unwrap();
+        let hooks = hooks_dir_from_layout(&wt).unwrap();
+        assert_eq!(
+            hooks.canonicalize().unwrap(),
+            main.join("hooks").canonicalize().unwrap()
+        );
+    }
+}
