@@ -963,7 +963,7 @@ fn cmd_related_diag(repos: &[Repo], queries: &[Query]) {
             if own && q.kind != "neg" {
                 continue;
             }
-            if !own && !(q.kind == "exact" || q.kind == "para") {
+            if !(own || q.kind == "exact" || q.kind == "para") {
                 continue;
             }
             let v = score(fs, &q.text, &qv);

@@ -104,7 +104,7 @@ pub struct ChartArgs {
     /// Backing files, comma-separated; repeat the flag for more.
     #[arg(long, value_delimiter = ',')]
     pub files: Vec<String>,
-    /// One backing file, taken as is (for a name that contains a comma); repeatable.
+    /// One backing file, taken as is (for a name with a comma); repeatable.
     #[arg(long = "file", value_name = "PATH")]
     pub file: Vec<String>,
     /// Line numbers, gotchas, anything that makes the answer quicker to use.

@@ -121,14 +121,17 @@ fn answer(
     Ok(render_verified(store, snap, question, limit, &stale)?.unwrap_or_default())
 }
 
-/// Ranked answers and, on a miss, related suggestions: (doc, score) pairs. BM25 alone when the
+/// (doc number, display score) pairs, best first.
+type Ranked = Vec<(usize, u8)>;
+
+/// Ranked answers and, on a miss, related suggestions. BM25 alone when the
 /// snapshot has no vectors (embedding off), BM25 and cosine fused otherwise.
 fn search(
     snap: &Snapshot,
     question: &str,
     limit: usize,
     allowed: &dyn Fn(usize) -> bool,
-) -> (Vec<(usize, u8)>, Vec<(usize, u8)>) {
+) -> (Ranked, Ranked) {
     match (snap.model, &snap.vectors) {
         (Some(model), Some(vectors)) => {
             let q = model.embed(question);
