@@ -132,6 +132,67 @@ fn dir_inside_root(root: &Path, dir: &str) -> bool {
     }
 }
 
+/// [`stat_backing_file`] for many keys: grouped by folder, each folder's files stat'ed relative
+/// to it (one path component per file for the kernel to resolve), folders spread over a few
+/// threads. Keys under a folder that [`dirs_inside_root`] rejected are `None`.
+fn stat_backing_files(
+    root: &Path,
+    keys: &[&str],
+    dirs: &std::collections::HashMap<&str, bool>,
+) -> Vec<Option<Stamp>> {
+    let mut groups: std::collections::HashMap<&str, Vec<usize>> = std::collections::HashMap::new();
+    for (i, k) in keys.iter().enumerate() {
+        let dir = k.rsplit_once('/').map_or("", |(d, _)| d);
+        groups.entry(dir).or_default().push(i);
+    }
+    let groups: Vec<(&str, Vec<usize>)> = groups
+        .into_iter()
+        .filter(|(d, _)| d.is_empty() || dirs.get(d).copied().unwrap_or(false))
+        .collect();
+    let stat_group = |(dir, idx): &(&str, Vec<usize>)| -> Vec<(usize, Option<Stamp>)> {
+        let abs = if dir.is_empty() {
+            root.to_path_buf()
+        } else {
+            abs_of(root, dir)
+        };
+        let names: Vec<&str> = idx
+            .iter()
+            .map(|&i| keys[i].rsplit_once('/').map_or(keys[i], |(_, n)| n))
+            .collect();
+        let stats = if groups.len() < 4 {
+            crate::fsutil::stat_names_in(&abs, &names, false)
+        } else {
+            crate::fsutil::stat_names_in_serial(&abs, &names, false)
+        };
+        idx.iter()
+            .zip(stats)
+            .map(|(&i, st)| {
+                let stamp = match st {
+                    Some(st) if st.kind == crate::fsutil::FileKind::File => Some(Stamp {
+                        size: st.size,
+                        mtime_ns: st.mtime_ns,
+                        ctime_ns: st.ctime_ns,
+                        ino: st.ino,
+                    }),
+                    // A symlink: followed only if its target is inside the root.
+                    Some(st) if st.kind == crate::fsutil::FileKind::Symlink => {
+                        stat_backing_file(root, keys[i])
+                    }
+                    _ => None,
+                };
+                (i, stamp)
+            })
+            .collect()
+    };
+    let mut out = vec![None; keys.len()];
+    for part in crate::fsutil::par_map(&groups, 8, stat_group) {
+        for (i, st) in part {
+            out[i] = st;
+        }
+    }
+    out
+}
+
 /// The stamp of a backing file, or `None` when it is missing, not a regular file, or a symlink
 /// whose target is outside `root` (format.md, "Staleness").
 fn stat_backing_file(root: &Path, key: &str) -> Option<Stamp> {
@@ -227,16 +288,7 @@ impl StatCache {
     /// of the cost on a large store) run on a few threads; cache updates happen on this one.
     pub fn states(&mut self, root: &Path, keys: &[&str]) -> Vec<FileState> {
         let dirs = dirs_inside_root(root, keys);
-        let stamps: Vec<Option<Stamp>> = crate::fsutil::par_map(keys, 512, |k| {
-            let parent_ok = k
-                .rsplit_once('/')
-                .is_none_or(|(dir, _)| dirs.get(dir).copied().unwrap_or(false));
-            if parent_ok {
-                stat_backing_file(root, k)
-            } else {
-                None
-            }
-        });
+        let stamps = stat_backing_files(root, keys, &dirs);
         let mut out: Vec<Option<FileState>> = keys
             .iter()
             .zip(&stamps)

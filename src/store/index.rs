@@ -38,9 +38,18 @@ struct Listed {
     mtime_ns: i64,
 }
 
-/// The racy window for entry files, in ns (format.md's 2 seconds): an entry whose mtime is this
-/// close to the index build may have changed within the same timestamp tick, so it is re-read.
-const RACY_NS: i64 = 2_000_000_000;
+/// The racy window for entry files: an entry whose mtime is this close to the index build may
+/// have been rewritten within the same timestamp tick without changing its stamp, so it is
+/// re-read and compared. The tick is what matters: on a file system with sub-second timestamps
+/// (an mtime with a fractional part) a tick is at most a few milliseconds, so 50 ms covers it;
+/// on one with whole-second timestamps (FAT, older HFS+), 2 seconds, format.md's window.
+fn entry_racy_window_ns(mtime_ns: i64) -> i64 {
+    if mtime_ns % 1_000_000_000 == 0 {
+        2_000_000_000
+    } else {
+        50_000_000
+    }
+}
 
 #[derive(Debug, Serialize, Deserialize)]
 struct IndexFile {
@@ -148,12 +157,15 @@ fn list_entry_files(dir: &Path) -> Result<(Vec<Listed>, bool)> {
     names.sort_unstable();
     // One stat per entry file, on a few threads: in-place edits keep the inode, so only size
     // and mtime reveal them. A file that vanished meanwhile (deleted by a writer) is skipped.
-    let stamps = crate::fsutil::par_map(&names, 512, |n| {
-        std::fs::metadata(dir.join(n))
-            .ok()
-            .filter(std::fs::Metadata::is_file)
-            .map(|m| stamp_of(&m))
-    });
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let stamps: Vec<Option<(u64, u64, i64)>> = crate::fsutil::stat_names_in(dir, &refs, true)
+        .into_iter()
+        .map(|st| {
+            st.filter(|st| st.kind == crate::fsutil::FileKind::File)
+                .map(|st| (st.ino, st.size, st.mtime_ns))
+        })
+        .collect();
+    drop(refs);
     let listing = names
         .into_iter()
         .zip(stamps)
@@ -167,23 +179,6 @@ fn list_entry_files(dir: &Path) -> Result<(Vec<Listed>, bool)> {
         })
         .collect();
     Ok((listing, saw_temp_files))
-}
-
-/// (inode, size, mtime in ns) of an entry file.
-#[cfg(unix)]
-fn stamp_of(m: &std::fs::Metadata) -> (u64, u64, i64) {
-    use std::os::unix::fs::MetadataExt;
-    (m.ino(), m.len(), m.mtime() * 1_000_000_000 + m.mtime_nsec())
-}
-
-#[cfg(not(unix))]
-fn stamp_of(m: &std::fs::Metadata) -> (u64, u64, i64) {
-    let mtime_ns = m
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_nanos() as i64);
-    (0, m.len(), mtime_ns)
 }
 
 /// Reads and parses one entry file; the id is the file name without `.md`.
@@ -252,7 +247,9 @@ pub fn load(store: &Store) -> Result<Snapshot> {
         if idx.listing == listing {
             let racy: Vec<&Listed> = listing
                 .iter()
-                .filter(|l| l.mtime_ns.saturating_add(RACY_NS) >= idx.built_at_ns)
+                .filter(|l| {
+                    l.mtime_ns.saturating_add(entry_racy_window_ns(l.mtime_ns)) >= idx.built_at_ns
+                })
                 .collect();
             let mut snap = Snapshot {
                 ids: idx.ids,
