@@ -135,7 +135,8 @@ pub fn run(args: &ChartArgs) -> Result<ExitCode> {
         .cloned()
         .collect();
     entries.push(entry);
-    w.snap.replace_entries(&store, entries)?;
+    w.snap
+        .replace_entries(&store, entries, &[format!("{id}.md")])?;
     w.finish_or_warn();
     let mut out = std::io::stdout().lock();
     writeln!(out, "charted {id}")?;

@@ -456,6 +456,33 @@ impl Snapshot {
             })
     }
 
+    /// The listing after the files named in `touched` were written or deleted: the others keep
+    /// their stamps, the touched ones are stat'ed again (and dropped when gone).
+    fn relist(&self, store: &Store, touched: &[String]) -> Vec<Listed> {
+        let dir = store.entries_dir();
+        let names: Vec<&str> = touched.iter().map(String::as_str).collect();
+        let fresh = crate::fsutil::stat_names_in_serial(&dir, &names, true);
+        let mut listing: Vec<Listed> = self
+            .listing
+            .iter()
+            .filter(|l| !touched.contains(&l.name))
+            .cloned()
+            .collect();
+        for (name, st) in touched.iter().zip(fresh) {
+            if let Some(st) = st.filter(|st| st.kind == crate::fsutil::FileKind::File) {
+                listing.push(Listed {
+                    name: name.clone(),
+                    ino: st.ino,
+                    size: st.size,
+                    mtime_ns: st.mtime_ns,
+                });
+            }
+        }
+        listing.sort_unstable_by(|a, b| a.name.cmp(&b.name));
+        listing.dedup_by(|a, b| a.name == b.name);
+        listing
+    }
+
     /// True when the entry file `name` parses and says what the index says about it (a file
     /// the index lists as malformed must still not parse).
     fn agrees_with_file(&self, store: &Store, name: &str) -> bool {
@@ -491,14 +518,19 @@ impl Snapshot {
         Ok(self.texts.as_deref().unwrap_or(&[]))
     }
 
-    /// Replaces the entries after a writer added or removed entry files (lock held): re-lists the
-    /// folder, keeps the malformed reports of files still there, and rebuilds the search index.
+    /// Replaces the entries after a writer added or removed entry files (lock held): updates the
+    /// listing for the `touched` file names (written or deleted under the lock, so nothing else
+    /// changed), keeps the malformed reports of files still there, and rebuilds the search index.
     ///
-    /// Errors: the entries folder cannot be listed.
-    pub fn replace_entries(&mut self, store: &Store, entries: Vec<Entry>) -> Result<()> {
+    /// Errors: none today (kept fallible for callers that may re-list).
+    pub fn replace_entries(
+        &mut self,
+        store: &Store,
+        entries: Vec<Entry>,
+        touched: &[String],
+    ) -> Result<()> {
         let start_ns = super::fresh::now_ns();
-        let (listing, saw_temp_files) = list_entry_files(&store.entries_dir())?;
-        self.saw_temp_files |= saw_temp_files;
+        let listing = self.relist(store, touched);
         self.built_at_ns = start_ns;
         let ids: std::collections::HashSet<&str> = entries.iter().map(|e| e.id.as_str()).collect();
         let old: BTreeMap<&str, &str> = self

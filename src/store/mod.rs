@@ -279,7 +279,8 @@ impl Writer {
             .filter(|e| !drop.contains(&e.id))
             .cloned()
             .collect();
-        self.snap.replace_entries(&store, keep)?;
+        let touched: Vec<String> = drop.iter().map(|id| format!("{id}.md")).collect();
+        self.snap.replace_entries(&store, keep, &touched)?;
         Ok(drop.len())
     }
 
