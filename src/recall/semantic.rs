@@ -10,6 +10,7 @@
 //! `related_min` are offered as "possibly related" (never as answers). Both thresholds belong to
 //! the model (`assets/model/config.json`).
 
+use super::blob::Blob;
 use super::{Bm25Index, Candidate};
 use crate::embed::{Model, Thresholds};
 use serde::{Deserialize, Serialize};
@@ -26,7 +27,9 @@ const QUANT: f32 = 127.0;
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Vectors {
     dim: u32,
-    data: Vec<i8>,
+    /// The int8 components as bytes (two's complement), stored as one byte string so loading is
+    /// a copy, not one serde call per component.
+    data: Blob,
 }
 
 /// Vectors stored per entry (see [`Vectors`]).
@@ -55,20 +58,24 @@ impl Vectors {
     pub fn new(dim: usize) -> Vectors {
         Vectors {
             dim: dim as u32,
-            data: Vec::new(),
+            data: Blob::default(),
         }
     }
 
     /// Appends one entry: its [`VIEWS`] quantised vectors (`dim` components each), concatenated.
     pub fn push(&mut self, views: &[i8]) {
         debug_assert_eq!(views.len(), VIEWS * self.dim as usize);
-        self.data.extend_from_slice(views);
+        self.data.0.extend(views.iter().map(|&v| v as u8));
     }
 
-    /// The views of entry `i`, concatenated.
-    pub fn get(&self, i: usize) -> &[i8] {
+    /// The views of entry `i`, concatenated (int8 components).
+    pub fn get(&self, i: usize) -> Vec<i8> {
+        self.raw(i).iter().map(|&b| b as i8).collect()
+    }
+
+    fn raw(&self, i: usize) -> &[u8] {
         let w = VIEWS * self.dim as usize;
-        &self.data[i * w..(i + 1) * w]
+        &self.data.0[i * w..(i + 1) * w]
     }
 
     /// Number of entries.
@@ -76,7 +83,7 @@ impl Vectors {
         if self.dim == 0 {
             0
         } else {
-            self.data.len() / (VIEWS * self.dim as usize)
+            self.data.0.len() / (VIEWS * self.dim as usize)
         }
     }
 

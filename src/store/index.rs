@@ -26,7 +26,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 /// Layout version of `index.bin` and `texts.bin`.
-const INDEX_VERSION: u32 = 2;
+const INDEX_VERSION: u32 = 3;
 
 /// One `*.md` file in the entries folder: its name and what identifies its version (inode, size,
 /// mtime in ns), so an entry replaced by rename or edited in place is noticed.
@@ -410,7 +410,7 @@ impl Snapshot {
             let mut out = Vectors::new(m.dim());
             for (e, sig) in entries.iter().zip(&self.sigs) {
                 match (old.get(sig), &self.vectors) {
-                    (Some(&i), Some(prev)) => out.push(prev.get(i)),
+                    (Some(&i), Some(prev)) => out.push(&prev.get(i)),
                     _ => out.push(&semantic::embed_entry(m, &e.question, &e.details)),
                 }
             }
