@@ -537,29 +537,20 @@ fn collect(spec: &HostSpec, files: &[Loaded]) -> Found {
         legacy: Vec::new(),
     };
     for f in files.iter().filter(|f| spec.owns(f.rel)) {
-        let Some(Value::Object(events)) = f.json().and_then(|j| j.get("hooks")) else {
+        let Some(json) = f.json() else {
             continue;
         };
-        for (event, groups) in events {
-            for g in groups.as_array().into_iter().flatten() {
-                for h in g
-                    .get("hooks")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                {
-                    if let Some(sub) = install::our_subcommand(h) {
-                        found.ours.push(Ours {
-                            rel: f.rel,
-                            event: event.clone(),
-                            matcher: g.get("matcher").cloned(),
-                            handler: h.clone(),
-                            sub,
-                        });
-                    } else if install::is_legacy(h) {
-                        found.legacy.push((f.rel, event.clone()));
-                    }
-                }
+        for (event, g, h) in install::handlers(json) {
+            if let Some(sub) = install::our_subcommand(h) {
+                found.ours.push(Ours {
+                    rel: f.rel,
+                    event: event.to_string(),
+                    matcher: g.get("matcher").cloned(),
+                    handler: h.clone(),
+                    sub,
+                });
+            } else if install::is_legacy(h) {
+                found.legacy.push((f.rel, event.to_string()));
             }
         }
     }
@@ -568,23 +559,11 @@ fn collect(spec: &HostSpec, files: &[Loaded]) -> Found {
 
 /// The (event, matcher, handler) triples of a registration table.
 fn table_entries(table: &str) -> Vec<(String, Option<Value>, Value)> {
-    let t: Value = serde_json::from_str(table).unwrap_or_default();
-    let mut out = Vec::new();
-    if let Some(Value::Object(events)) = t.get("hooks") {
-        for (event, groups) in events {
-            for g in groups.as_array().into_iter().flatten() {
-                for h in g
-                    .get("hooks")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                {
-                    out.push((event.clone(), g.get("matcher").cloned(), h.clone()));
-                }
-            }
-        }
-    }
-    out
+    let t: Map<String, Value> = serde_json::from_str(table).unwrap_or_default();
+    install::handlers(&t)
+        .into_iter()
+        .map(|(event, g, h)| (event.to_string(), g.get("matcher").cloned(), h.clone()))
+        .collect()
 }
 
 /// The event a capn hook subcommand answers.

@@ -156,9 +156,10 @@ pub fn is_legacy(handler: &Value) -> bool {
             .is_some_and(|c| LEGACY_COMMANDS.contains(&c.trim()))
 }
 
-/// The (event, subcommand) pairs registered as ours (see [`our_subcommand`]) in a settings
-/// object.
-pub fn ours_in(json: &Map<String, Value>) -> Vec<(String, String)> {
+/// Every handler in a settings-shaped object (`{"hooks": {Event: [{matcher, hooks: [handler]}]}}`,
+/// hooks reference "Registration") as (event, its matcher group, the handler), in file order.
+/// Parts of another shape are skipped.
+pub fn handlers(json: &Map<String, Value>) -> Vec<(&str, &Value, &Value)> {
     let mut out = Vec::new();
     if let Some(Value::Object(events)) = json.get("hooks") {
         for (event, groups) in events {
@@ -169,14 +170,21 @@ pub fn ours_in(json: &Map<String, Value>) -> Vec<(String, String)> {
                     .into_iter()
                     .flatten()
                 {
-                    if let Some(sub) = our_subcommand(h) {
-                        out.push((event.clone(), sub));
-                    }
+                    out.push((event.as_str(), g, h));
                 }
             }
         }
     }
     out
+}
+
+/// The (event, subcommand) pairs registered as ours (see [`our_subcommand`]) in a settings
+/// object.
+pub fn ours_in(json: &Map<String, Value>) -> Vec<(String, String)> {
+    handlers(json)
+        .into_iter()
+        .filter_map(|(event, _, h)| our_subcommand(h).map(|sub| (event.to_string(), sub)))
+        .collect()
 }
 
 /// Removes handlers matching `pred` from every event, dropping groups and events left empty.
@@ -360,22 +368,11 @@ fn remove_first(json: &mut Map<String, Value>, event: &str, pred: &dyn Fn(&Value
 /// Errors: `table` is not valid (a bug in the embedded data).
 pub fn remove_table_handlers(table: &str, json: &mut Map<String, Value>) -> Result<Vec<String>> {
     let table: Map<String, Value> = serde_json::from_str(table)?;
-    let mut out = Vec::new();
-    let Some(Value::Object(events)) = table.get("hooks") else {
-        return Ok(out);
-    };
-    for (event, groups) in events {
-        for h in groups
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|g| g.get("hooks").and_then(Value::as_array))
-            .flatten()
-        {
-            while remove_first(json, event, &|x| x == h) {
-                if !out.contains(event) {
-                    out.push(event.clone());
-                }
+    let mut out: Vec<String> = Vec::new();
+    for (event, _, h) in handlers(&table) {
+        while remove_first(json, event, &|x| x == h) {
+            if !out.iter().any(|e| e == event) {
+                out.push(event.to_string());
             }
         }
     }
