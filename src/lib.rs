@@ -25,6 +25,7 @@ pub mod error;
 pub mod fsutil;
 pub mod hook;
 pub mod install;
+pub mod process;
 pub mod recall;
 pub mod session;
 pub mod store;

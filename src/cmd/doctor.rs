@@ -1131,14 +1131,14 @@ fn run_captured(mut cmd: Command, stdin: &[u8], budget: Duration) -> Outcome {
                 break;
             }
             Ok(None) if start.elapsed() >= budget => {
-                kill_group(&mut child);
+                crate::process::kill_group(&mut child);
                 out.status = child.wait().ok();
                 out.timed_out = true;
                 break;
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(2)),
             Err(e) => {
-                kill_group(&mut child);
+                crate::process::kill_group(&mut child);
                 out.spawn_error = Some(e);
                 break;
             }
@@ -1155,20 +1155,6 @@ fn run_captured(mut cmd: Command, stdin: &[u8], budget: Duration) -> Outcome {
         }
     }
     out
-}
-
-/// Kills a child started with `process_group(0)` and everything it started.
-fn kill_group(child: &mut std::process::Child) {
-    #[cfg(unix)]
-    {
-        let _ = Command::new("kill")
-            .args(["-KILL", "--", &format!("-{}", child.id())])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
-    }
-    let _ = child.kill();
 }
 
 /// The registered timeout of a handler in seconds (the hosts' default is 600; capped at a day so

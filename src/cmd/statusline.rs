@@ -261,22 +261,6 @@ pub fn maybe_warn(input: &StatusInput, percent: f64, threshold: u8) -> anyhow::R
     s.write_marker(session::CONTEXT_WARNED, &m)
 }
 
-/// Ends a wrapped command that overran: its whole process group on Unix (a shell's children
-/// may hold the output pipe open), then the child itself.
-fn kill_group(child: &mut std::process::Child) {
-    #[cfg(unix)]
-    {
-        let _ = Command::new("kill")
-            .args(["-KILL", "--", &format!("-{}", child.id())])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
-    }
-    let _ = child.kill();
-    let _ = child.wait();
-}
-
 /// Runs `cmd` through `sh -c` with `stdin` on its standard input and returns its standard
 /// output, or `None` when it could not start or produced nothing within [`WRAP_TIMEOUT`].
 /// A command still running at the deadline is killed; output it wrote before that is kept.
@@ -338,7 +322,7 @@ pub fn run_wrapped(cmd: &str, stdin: &[u8]) -> Option<String> {
         }
     }
     if !eof || !exited {
-        kill_group(&mut child);
+        crate::process::kill_group(&mut child);
         diag!(
             "capn: the wrapped statusline command did not finish within {} ms",
             WRAP_TIMEOUT.as_millis()
