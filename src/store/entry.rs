@@ -45,11 +45,13 @@ pub fn question_hash(question: &str) -> String {
     hex(&Sha256::digest(question.as_bytes()))
 }
 
-/// Lowercase hex of bytes.
+/// Lowercase hex of bytes (a table look-up per nibble: map.json renders one per backing file).
 pub fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut s = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        let _ = write!(s, "{b:02x}");
+    for &b in bytes {
+        s.push(char::from(DIGITS[usize::from(b >> 4)]));
+        s.push(char::from(DIGITS[usize::from(b & 0xf)]));
     }
     s
 }
