@@ -7,6 +7,7 @@ mod doctor;
 mod hooks;
 mod init;
 mod qa;
+mod qa2;
 mod schema;
 mod semantic;
 mod state;
