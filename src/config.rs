@@ -33,22 +33,48 @@ impl Default for Config {
 impl Config {
     /// Reads `path` leniently: missing file, bad JSON or bad values fall back to the defaults.
     pub fn load(path: &Path) -> Config {
+        Config::load_checked(path).0
+    }
+
+    /// [`Config::load`], also returning what was wrong with the file (empty when it is fine or
+    /// missing), so commands can say that a setting was ignored instead of silently changing mode.
+    pub fn load_checked(path: &Path) -> (Config, Vec<String>) {
         let mut c = Config::default();
-        let Ok(text) = std::fs::read_to_string(path) else {
-            return c;
-        };
-        let Ok(Value::Object(map)) = serde_json::from_str::<Value>(&text) else {
-            return c;
-        };
-        if let Some(b) = map.get("embedding").and_then(Value::as_bool) {
-            c.embedding = b;
-        }
-        if let Some(n) = map.get("warn_at").and_then(Value::as_u64) {
-            if (1..=100).contains(&n) {
-                c.warn_at = n as u8;
+        let mut problems = Vec::new();
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return (c, problems),
+            Err(e) => {
+                problems.push(format!("could not read it ({e})"));
+                return (c, problems);
             }
+        };
+        let map = match serde_json::from_str::<Value>(&text) {
+            Ok(Value::Object(map)) => map,
+            Ok(_) => {
+                problems.push("it is not a JSON object".into());
+                return (c, problems);
+            }
+            Err(e) => {
+                problems.push(format!("it is not valid JSON ({e})"));
+                return (c, problems);
+            }
+        };
+        match map.get("embedding") {
+            None => {}
+            Some(Value::Bool(b)) => c.embedding = *b,
+            Some(v) => problems.push(format!("\"embedding\" must be true or false, not {v}")),
         }
-        c
+        match map.get("warn_at") {
+            None => {}
+            Some(v) => match v.as_u64().filter(|n| (1..=100).contains(n)) {
+                Some(n) => c.warn_at = n as u8,
+                None => problems.push(format!(
+                    "\"warn_at\" must be a whole number from 1 to 100, not {v}"
+                )),
+            },
+        }
+        (c, problems)
     }
 }
 

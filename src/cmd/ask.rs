@@ -31,7 +31,8 @@ pub struct AskHit<'a> {
 }
 
 /// One "possibly related" suggestion, printed on stderr after a miss as
-/// `related {"id","question","files","score"}` (score = 100 · cosine).
+/// `related {"id","question","files","score"}`: score = 100 · (coverage + cosine), the measure
+/// the suggestions are ranked and selected by (below the answer gate, so under 80).
 #[derive(Debug, Serialize)]
 pub struct RelatedHit<'a> {
     /// Entry id.
@@ -148,7 +149,7 @@ fn search(
                 r.hits.iter().map(|h| (h.doc, h.score)).collect(),
                 r.related
                     .iter()
-                    .map(|h| (h.doc, (100.0 * h.cosine).round().clamp(0.0, 100.0) as u8))
+                    .map(|h| (h.doc, (100.0 * h.closeness).round().clamp(0.0, 100.0) as u8))
                     .collect(),
             )
         }

@@ -26,8 +26,11 @@ pub fn run(args: &ListArgs) -> Result<ExitCode> {
     names.sort();
     let mut out = String::new();
     for name in &names {
-        let entry = match read_entry(&dir.join(name), name) {
+        let path = dir.join(name);
+        let entry = match read_entry(&path, name) {
             Ok(e) => e,
+            // Deleted by a writer since the folder was listed: not malformed, just gone.
+            Err(_) if !path.exists() => continue,
             Err(reason) => {
                 crate::store::report_malformed(&store, &[(name.clone(), reason)]);
                 continue;

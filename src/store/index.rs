@@ -325,12 +325,18 @@ impl Snapshot {
         let dir = store.entries_dir();
         let mut entries = Vec::with_capacity(listing.len());
         let mut malformed = Vec::new();
+        let mut listing = listing;
+        let mut gone = Vec::new();
         for l in &listing {
-            match read_entry(&dir.join(&l.name), &l.name) {
+            let path = dir.join(&l.name);
+            match read_entry(&path, &l.name) {
                 Ok(e) => entries.push(e),
+                // Deleted by a writer since the folder was listed: not malformed, just gone.
+                Err(_) if !path.exists() => gone.push(l.name.clone()),
                 Err(reason) => malformed.push((l.name.clone(), reason)),
             }
         }
+        listing.retain(|l| !gone.contains(&l.name));
         let mut snap = Snapshot {
             ids: Vec::new(),
             paths: Vec::new(),

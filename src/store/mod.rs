@@ -92,9 +92,22 @@ impl Store {
         self.dir.is_dir()
     }
 
-    /// Reads `.capn/config.json` (defaults when missing or broken).
+    /// Reads `.capn/config.json` (defaults when missing or broken; what was ignored is reported
+    /// on stderr).
     pub fn config(&self) -> crate::config::Config {
-        crate::config::Config::load(&self.config_path())
+        static WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+        let (config, problems) = crate::config::Config::load_checked(&self.config_path());
+        if WARNED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            return config;
+        }
+        for p in problems {
+            use std::io::Write;
+            let _ = writeln!(
+                std::io::stderr(),
+                "capn: warning: ignoring a setting in .capn/config.json: {p}; using the default"
+            );
+        }
+        config
     }
 }
 

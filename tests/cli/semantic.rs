@@ -101,3 +101,23 @@ fn no_embedding_is_bm25_alone_and_switching_modes_rebuilds_the_index() {
     let run = env.run(&["ask", SYNONYMS]).code(1);
     assert!(!run.stderr.contains("related"), "{}", run.stderr);
 }
+
+#[test]
+fn a_broken_config_setting_is_reported_not_silently_applied() {
+    let env = setup(&["--no-embedding"]);
+    env.write(".capn/config.json", "{\"embedding\": \"false\"}\n");
+    let run = env.run(&["ask", SYNONYMS]);
+    assert_eq!(
+        run.stderr
+            .matches("ignoring a setting in .capn/config.json")
+            .count(),
+        1,
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("\"embedding\" must be true or false"),
+        "{}",
+        run.stderr
+    );
+}
