@@ -156,11 +156,8 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
                 || rec
                     .post_commit
                     .as_ref()
-                    .is_some_and(|p| p.created && p.path == path);
-            rec.post_commit = Some(RecordedPostCommit {
-                path: path.clone(),
-                created,
-            });
+                    .is_some_and(|p| p.created && p.names(&root, &path));
+            rec.post_commit = Some(RecordedPostCommit::new(&root, &path, created));
             rec.save(&root)?;
         }
         if git_hook::apply_add(&path, &plan)? {

@@ -58,6 +58,21 @@ pub fn post_commit_path(root: &Path) -> Result<PathBuf> {
     Ok(hooks_dir(root)?.join("post-commit"))
 }
 
+/// True when `a` and `b` name the same file: equal once their folders are resolved (symlinks,
+/// `..`), so it also works for a file that does not exist (yet).
+pub fn same_path(a: &Path, b: &Path) -> bool {
+    fn resolved(p: &Path) -> PathBuf {
+        match (p.parent(), p.file_name()) {
+            (Some(dir), Some(name)) => dir
+                .canonicalize()
+                .map(|d| d.join(name))
+                .unwrap_or_else(|_| p.to_path_buf()),
+            _ => p.to_path_buf(),
+        }
+    }
+    a == b || resolved(a) == resolved(b)
+}
+
 /// Asks git. `None` when git cannot be run, fails, or answers for another repository (a `.git`
 /// in `root` that git does not accept, inside some other repository).
 fn hooks_dir_from_git(root: &Path) -> Option<PathBuf> {
