@@ -101,11 +101,29 @@ fn export_session_id(s: &SessionDir) -> Result<()> {
             path.display()
         );
     }
+    // A last line without its newline (`printf 'export X=1' >>`) must not get ours glued on.
+    let glue = ends_without_newline(&path);
     let mut f = std::fs::OpenOptions::new()
         .append(true)
         .create(true)
         .open(&path)
         .with_context(|| format!("could not append to CLAUDE_ENV_FILE: {}", path.display()))?;
-    f.write_all(format!("export CAPN_SESSION_ID={}\n", s.id).as_bytes())
+    let line = format!("export CAPN_SESSION_ID={}\n", s.id);
+    let text = if glue { format!("\n{line}") } else { line };
+    f.write_all(text.as_bytes())
         .with_context(|| format!("could not append to CLAUDE_ENV_FILE: {}", path.display()))
+}
+
+/// True when the file at `path` is non-empty and its last byte is not a newline (a file that
+/// cannot be read: false).
+fn ends_without_newline(path: &std::path::Path) -> bool {
+    use std::io::{Read, Seek, SeekFrom};
+    let Ok(mut f) = std::fs::File::open(path) else {
+        return false;
+    };
+    if f.seek(SeekFrom::End(-1)).is_err() {
+        return false; // empty
+    }
+    let mut last = [0u8; 1];
+    f.read_exact(&mut last).is_ok() && last[0] != b'\n'
 }
