@@ -175,22 +175,22 @@ pub fn plan_add(path: &Path) -> Result<AddPlan> {
     if text.lines().any(|l| l.trim() == PRUNE_LINE) {
         return Ok(AddPlan::Present);
     }
-    if !is_executable(path) {
-        return Err(Refused(format!(
-            "--git: {} is not executable, so git ignores it (a disabled hook?) and a `capn prune` \
-             line in it would never run; nothing was written. To have git run it: chmod +x {} \
-             and run capn init --git again; otherwise run capn init without --git",
-            path.display(),
-            path.display()
-        ))
-        .into());
-    }
     if let Some(interpreter) = non_shell_interpreter(&text) {
         return Err(Refused(format!(
             "--git: {} runs with {interpreter}, not a POSIX shell, so a `capn prune` line cannot \
              be added to it; nothing was written. Make that hook run `capn prune` itself (for \
              example with subprocess.run([\"capn\", \"prune\"]) in Python), and run capn init \
              without --git",
+            path.display()
+        ))
+        .into());
+    }
+    if !is_executable(path) {
+        return Err(Refused(format!(
+            "--git: {} is not executable, so git ignores it (a disabled hook?) and a `capn prune` \
+             line in it would never run; nothing was written. To have git run it: chmod +x {} \
+             and run capn init --git again; otherwise run capn init without --git",
+            path.display(),
             path.display()
         ))
         .into());
