@@ -77,17 +77,28 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
         done.push("added .capn/ to .gitignore".into());
     }
 
-    for (table, target, others, label) in [
+    // The user-level files count for their host too (only read: never written by init).
+    let user_claude = user_settings(USER_CLAUDE_SETTINGS);
+    let user_codex = user_settings(USER_CODEX_HOOKS);
+    for (table, target, others, user, label) in [
         (
             install::CLAUDE_TABLE,
             &mut claude,
             vec![&mut claude_local],
+            &user_claude,
             CLAUDE_SETTINGS,
         ),
-        (install::CODEX_TABLE, &mut codex, vec![], CODEX_HOOKS),
+        (
+            install::CODEX_TABLE,
+            &mut codex,
+            vec![],
+            &user_codex,
+            CODEX_HOOKS,
+        ),
     ] {
         let mut others = others;
-        let report = install::merge(table, target, &mut others)?;
+        let user: Vec<&SettingsFile> = user.iter().collect();
+        let report = install::merge_counting(table, target, &mut others, &user)?;
         if report.legacy_removed > 0 {
             done.push(format!(
                 "replaced the capn-hook 0.2 registration (capn context) in {label}"
@@ -156,11 +167,8 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
                 || rec
                     .post_commit
                     .as_ref()
-                    .is_some_and(|p| p.created && p.path == path);
-            rec.post_commit = Some(RecordedPostCommit {
-                path: path.clone(),
-                created,
-            });
+                    .is_some_and(|p| p.created && p.names(&root, &path));
+            rec.post_commit = Some(RecordedPostCommit::new(&root, &path, created));
             rec.save(&root)?;
         }
         if git_hook::apply_add(&path, &plan)? {
@@ -193,11 +201,22 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The user-level Claude Code settings file, relative to the home folder.
+pub const USER_CLAUDE_SETTINGS: &str = ".claude/settings.json";
+/// The user-level Codex hooks file, relative to the home folder.
+pub const USER_CODEX_HOOKS: &str = ".codex/hooks.json";
+
+/// The user-level settings file `rel` (relative to the home folder), when there is a home
+/// folder and the file parses (a broken user file is doctor's to report, not init's to fix).
+fn user_settings(rel: &str) -> Option<SettingsFile> {
+    let home = directories::BaseDirs::new()?.home_dir().to_path_buf();
+    SettingsFile::load(&home.join(rel)).ok()
+}
+
 /// The statusline command in the user's `~/.claude/settings.json`, if any (project settings
 /// override it, so ours must wrap it to keep it visible).
 pub fn user_statusline_command() -> Option<String> {
-    let home = directories::BaseDirs::new()?.home_dir().to_path_buf();
-    let f = SettingsFile::load(&home.join(".claude/settings.json")).ok()?;
+    let f = user_settings(USER_CLAUDE_SETTINGS)?;
     f.json
         .get("statusLine")?
         .get("command")?

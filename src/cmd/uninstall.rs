@@ -160,7 +160,25 @@ fn undo_recorded(
         done.extend(crate::cmd::init::uninstall_skill(root)?);
     }
     if let Some(pc) = &rec.post_commit {
-        done.extend(remove_post_commit_line(root, &pc.path, pc.created)?);
+        // Only ever this project's hook as git runs it now: the recorded path is a check, not a
+        // target (a moved project's record names another project's hook; see RecordedPostCommit).
+        let current = git_hook::post_commit_path(root).ok();
+        let created = match &current {
+            Some(cur) if pc.names(root, cur) => pc.created,
+            _ => {
+                done.push(format!(
+                    "ignored the post-commit hook named in the install record ({}): it is not                      this project's hook (was the project moved?)",
+                    pc.resolve(root).display()
+                ));
+                // As without a record: deleted only when it is exactly the hook init creates.
+                current.as_ref().is_some_and(|p| {
+                    std::fs::read_to_string(p).is_ok_and(|t| t == git_hook::created_hook_text())
+                })
+            }
+        };
+        if let Some(cur) = current {
+            done.extend(remove_post_commit_line(root, &cur, created)?);
+        }
     }
     Ok(())
 }

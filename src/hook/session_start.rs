@@ -17,33 +17,58 @@ use anyhow::{Context, Result};
 use std::io::Write;
 
 /// Runs SessionStart; returns the `additionalContext` to inject, if any.
+///
+/// Bookkeeping (the `seen` stamp, `compact-delivered.json`, claiming the compaction marker,
+/// re-arming the warning) never suppresses the injected text: a failure is reported on stderr
+/// and the contract or recovery is still returned. A recovery whose `compact-delivered.json`
+/// could not be written may be delivered a second time by UserPromptSubmit; twice beats never.
 pub fn run(ctx: &Ctx) -> Result<Option<String>> {
     let source = ctx.input.source.as_deref().unwrap_or("startup");
     if ctx.input.is_subagent() {
         // Not the main conversation: its id is the parent's, so touch nothing of the session.
         return Ok((source != "compact").then(|| crate::cmd::context::CONTRACT.to_string()));
     }
-    let session = ctx.session()?;
-    if let Some(s) = &session {
-        if let Err(e) = export_session_id(s) {
-            diag!("capn: {e:#}");
-        }
-    }
+    let session = ctx.session();
     if source != "compact" {
-        if let Some(s) = &session {
-            s.touch_if_exists()?;
+        match &session {
+            Ok(Some(s)) => {
+                if let Err(e) = export_session_id(s) {
+                    diag!("capn: {e:#}");
+                }
+                if let Err(e) = s.touch_if_exists() {
+                    diag!("capn: could not mark the session as seen: {e:#}");
+                }
+            }
+            Ok(None) => {}
+            Err(e) => diag!("capn: {e:#}"),
         }
-        super::gc_when_due(session.as_ref().map(|s| &s.id));
+        super::gc_when_due(
+            session
+                .as_ref()
+                .ok()
+                .and_then(|s| s.as_ref())
+                .map(|s| &s.id),
+        );
         return Ok(Some(crate::cmd::context::CONTRACT.to_string()));
     }
-    let Some(s) = session else {
+    let Some(s) = session? else {
         return Ok(None);
     };
+    if let Err(e) = export_session_id(&s) {
+        diag!("capn: {e:#}");
+    }
     let mut delivered = ctx.marker("SessionStart");
     delivered.source = Some("compact".into());
-    s.write_marker(session::COMPACT_DELIVERED, &delivered)?;
-    let compacted = s.claim(session::COMPACTED)?;
-    super::rearm_warning(&s)?;
+    if let Err(e) = s.write_marker(session::COMPACT_DELIVERED, &delivered) {
+        diag!("capn: could not record the delivered recovery (it may be delivered again): {e:#}");
+    }
+    let compacted = s.claim(session::COMPACTED).unwrap_or_else(|e| {
+        diag!("capn: {e:#}");
+        None
+    });
+    if let Err(e) = super::rearm_warning(&s) {
+        diag!("capn: could not re-arm the context warning: {e:#}");
+    }
     let compaction = compacted.as_ref().and_then(|m| m.at_time());
     let pre = super::precompact_for(&s, compaction);
     let state_file = s.state_file();
@@ -76,11 +101,29 @@ fn export_session_id(s: &SessionDir) -> Result<()> {
             path.display()
         );
     }
+    // A last line without its newline (`printf 'export X=1' >>`) must not get ours glued on.
+    let glue = ends_without_newline(&path);
     let mut f = std::fs::OpenOptions::new()
         .append(true)
         .create(true)
         .open(&path)
         .with_context(|| format!("could not append to CLAUDE_ENV_FILE: {}", path.display()))?;
-    f.write_all(format!("export CAPN_SESSION_ID={}\n", s.id).as_bytes())
+    let line = format!("export CAPN_SESSION_ID={}\n", s.id);
+    let text = if glue { format!("\n{line}") } else { line };
+    f.write_all(text.as_bytes())
         .with_context(|| format!("could not append to CLAUDE_ENV_FILE: {}", path.display()))
+}
+
+/// True when the file at `path` is non-empty and its last byte is not a newline (a file that
+/// cannot be read: false).
+fn ends_without_newline(path: &std::path::Path) -> bool {
+    use std::io::{Read, Seek, SeekFrom};
+    let Ok(mut f) = std::fs::File::open(path) else {
+        return false;
+    };
+    if f.seek(SeekFrom::End(-1)).is_err() {
+        return false; // empty
+    }
+    let mut last = [0u8; 1];
+    f.read_exact(&mut last).is_ok() && last[0] != b'\n'
 }

@@ -81,13 +81,19 @@ impl Recovery<'_> {
         );
         match self.state_saved_at {
             Some(saved) => {
+                let (state, fresh) = match self.host {
+                    Host::Claude => (format!("{prep} state"), format!("fresh {prep}")),
+                    // Codex has no compact-prep skill: the file can only have been written some
+                    // other way (`capn state`), so it is named for what it is.
+                    Host::Codex => ("saved session state".to_string(), "fresh save".to_string()),
+                };
                 s.push_str(&format!(
-                    "The {prep} state for this session is {path}, saved {}.",
+                    "The {state} for this session is {path}, saved {}.",
                     rfc3339(saved)
                 ));
                 if self.precompact.and_then(|m| m.fresh_state) == Some(false) {
                     s.push_str(&format!(
-                        " PreCompact found no fresh {prep} when this compaction began, so that \
+                        " PreCompact found no {fresh} when this compaction began, so that \
                          state may be older than the summary; the summary wins where they \
                          disagree on what happened after it was saved."
                     ));
@@ -95,10 +101,15 @@ impl Recovery<'_> {
                 s.push('\n');
             }
             None => {
+                let saved = match self.host {
+                    Host::Claude => format!("No {prep} state was saved for this session"),
+                    // No skill to point at on Codex: say where the context is instead.
+                    Host::Codex => "No session state file was saved for this session".to_string(),
+                };
                 s.push_str(&format!(
-                    "No {prep} state was saved for this session ({path} does not exist), so \
-                     plan, phase and decisions have to be reconstructed from the task list and \
-                     the plan file, and whatever they leave open is a question for the user.\n"
+                    "{saved} ({path} does not exist), so plan, phase and decisions have to be \
+                     reconstructed from the task list and the plan file, and whatever they leave \
+                     open is a question for the user.\n"
                 ));
             }
         }
@@ -141,12 +152,21 @@ pub fn context_warning(host: Host, percent: Option<f64>, threshold: Option<u8>) 
     if let Some(t) = threshold {
         s.push_str(&format!(" (warning threshold {t}%)"));
     }
+    let save = match host {
+        Host::Claude => format!(
+            "Running {prep} before /compact saves plan, phase, decisions, constraints and \
+             workers to the session state file so they survive it"
+        ),
+        // Codex has no compact-prep skill: what survives is what is written down.
+        Host::Codex => "Writing plan, phase, decisions, constraints and workers into the plan \
+                        file and the plan tool before /compact lets them survive it"
+            .to_string(),
+    };
     s.push_str(&format!(
         ". A compaction, manual or automatic, replaces the conversation with a narrative summary \
-         that loses the decision structure. Running {prep} before /compact saves plan, phase, \
-         decisions, constraints and workers to the session state file so they survive it; the \
-         next natural stopping point is a good moment, and the user may want to know. This note \
-         is shown once; the user's message remains the task."
+         that loses the decision structure. {save}; the next natural stopping point is a good \
+         moment, and the user may want to know. This note is shown once; the user's message \
+         remains the task."
     ));
     truncate(s)
 }
@@ -244,7 +264,11 @@ mod tests {
             compacted: None,
         }
         .render();
-        assert!(t.contains("No compact-prep state was saved"), "{t}");
+        assert!(t.contains("No session state file was saved"), "{t}");
+        assert!(
+            !t.contains("compact-prep"),
+            "Codex has no compact-prep step: {t}"
+        );
         assert!(t.contains("question for the user"));
         assert!(!t.contains("TaskList"));
     }
@@ -352,6 +376,6 @@ mod tests {
             "{w}"
         );
         let w = context_warning(Host::Codex, None, None);
-        assert!(w.contains("crossed the warning threshold") && !w.contains("/compact-prep"));
+        assert!(w.contains("crossed the warning threshold") && !w.contains("compact-prep"));
     }
 }

@@ -58,6 +58,21 @@ pub fn post_commit_path(root: &Path) -> Result<PathBuf> {
     Ok(hooks_dir(root)?.join("post-commit"))
 }
 
+/// True when `a` and `b` name the same file: equal once their folders are resolved (symlinks,
+/// `..`), so it also works for a file that does not exist (yet).
+pub fn same_path(a: &Path, b: &Path) -> bool {
+    fn resolved(p: &Path) -> PathBuf {
+        match (p.parent(), p.file_name()) {
+            (Some(dir), Some(name)) => dir
+                .canonicalize()
+                .map(|d| d.join(name))
+                .unwrap_or_else(|_| p.to_path_buf()),
+            _ => p.to_path_buf(),
+        }
+    }
+    a == b || resolved(a) == resolved(b)
+}
+
 /// Asks git. `None` when git cannot be run, fails, or answers for another repository (a `.git`
 /// in `root` that git does not accept, inside some other repository).
 fn hooks_dir_from_git(root: &Path) -> Option<PathBuf> {
@@ -166,6 +181,16 @@ pub fn plan_add(path: &Path) -> Result<AddPlan> {
              be added to it; nothing was written. Make that hook run `capn prune` itself (for \
              example with subprocess.run([\"capn\", \"prune\"]) in Python), and run capn init \
              without --git",
+            path.display()
+        ))
+        .into());
+    }
+    if !is_executable(path) {
+        return Err(Refused(format!(
+            "--git: {} is not executable, so git ignores it (a disabled hook?) and a `capn prune` \
+             line in it would never run; nothing was written. To have git run it: chmod +x {} \
+             and run capn init --git again; otherwise run capn init without --git",
+            path.display(),
             path.display()
         ))
         .into());
@@ -290,6 +315,19 @@ pub fn remove(path: &Path, delete_if_only_ours: bool) -> Result<Removed> {
     Ok(Removed::Line)
 }
 
+/// True when git would run the hook at `path`: it exists and (on Unix) has an execute bit.
+#[cfg(unix)]
+pub fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// True when git would run the hook at `path` (it exists; no execute bit off Unix).
+#[cfg(not(unix))]
+pub fn is_executable(path: &Path) -> bool {
+    path.is_file()
+}
+
 #[cfg(unix)]
 fn set_executable(path: &Path) -> Result<()> {
     use std::os::unix::fs::PermissionsExt;
@@ -357,6 +395,15 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("post-commit");
         assert_eq!(plan_add(&p).unwrap(), AddPlan::Create(created_hook_text()));
+        std::fs::write(&p, "#!/bin/sh\necho disabled\n").unwrap();
+        #[cfg(unix)]
+        {
+            let e = plan_add(&p).unwrap_err();
+            assert!(e.downcast_ref::<Refused>().is_some(), "{e:#}");
+            assert!(e.to_string().contains("not executable"), "{e:#}");
+        }
+        set_executable(&p).unwrap();
+        assert!(matches!(plan_add(&p).unwrap(), AddPlan::Update(_)));
         std::fs::write(&p, "#!/usr/bin/env python3\nprint('hi')\n").unwrap();
         let e = plan_add(&p).unwrap_err();
         assert!(e.downcast_ref::<Refused>().is_some(), "{e:#}");

@@ -241,6 +241,20 @@ pub fn merge(
     target: &mut SettingsFile,
     others: &mut [&mut SettingsFile],
 ) -> Result<MergeReport> {
+    merge_counting(table, target, others, &[])
+}
+
+/// [`merge`], also treating handlers of ours in `read_only` (the user-level files the host
+/// merges in, `~/.claude/settings.json`, `~/.codex/hooks.json`) as registered. Those are only
+/// read, never changed: a handler registered there is not added again to the project.
+///
+/// Errors: `table` is not valid (a bug in the embedded data).
+pub fn merge_counting(
+    table: &str,
+    target: &mut SettingsFile,
+    others: &mut [&mut SettingsFile],
+    read_only: &[&SettingsFile],
+) -> Result<MergeReport> {
     let table: Map<String, Value> = serde_json::from_str(table)?;
     let mut report = MergeReport::default();
     report.legacy_removed += remove_handlers(&mut target.json, &is_legacy);
@@ -249,6 +263,9 @@ pub fn merge(
     }
     let mut present = ours_in(&target.json);
     for o in others.iter() {
+        present.extend(ours_in(&o.json));
+    }
+    for o in read_only {
         present.extend(ours_in(&o.json));
     }
     let Some(Value::Object(events)) = table.get("hooks") else {

@@ -19,7 +19,7 @@
 //!   "statuslines": [{"file": ".claude/settings.json", "before": null,
 //!                    "after": {"type": "command", "command": "capn statusline", "padding": 0}}],
 //!   "skill": true,
-//!   "post_commit": {"path": "/abs/repo/.git/hooks/post-commit", "created": true}
+//!   "post_commit": {"path": ".git/hooks/post-commit", "created": true}
 //! }
 //! ```
 
@@ -75,12 +75,44 @@ pub struct RecordedStatusline {
 }
 
 /// Where `init --git` put the `capn prune` line.
+///
+/// The path is only a check, never a target: `uninstall` works on the hook git runs for the
+/// project now ([`crate::install::git_hook::post_commit_path`]) and trusts `created` only when
+/// this path names that same file. So a record that travelled with a moved project, or names
+/// some other file, never makes `uninstall` touch a file that is not this project's hook.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RecordedPostCommit {
-    /// The hook file (absolute: it may lie outside the project, e.g. a shared worktree hook).
+    /// The hook file, relative to the project root when it lies inside it (`.git/hooks/...`);
+    /// absolute otherwise (a linked worktree's hooks are the main repository's). Records written
+    /// by older versions hold an absolute path even inside the project.
     pub path: PathBuf,
     /// Whether `init` created the file.
     pub created: bool,
+}
+
+impl RecordedPostCommit {
+    /// The record of the hook at `path` for the project at `root` (relative when inside it).
+    pub fn new(root: &Path, path: &Path, created: bool) -> Self {
+        let path = path
+            .strip_prefix(root)
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|_| path.to_path_buf());
+        RecordedPostCommit { path, created }
+    }
+
+    /// The recorded path, resolved against the project root when it is relative.
+    pub fn resolve(&self, root: &Path) -> PathBuf {
+        if self.path.is_absolute() {
+            self.path.clone()
+        } else {
+            root.join(&self.path)
+        }
+    }
+
+    /// True when the record names the hook at `path` (the project's post-commit hook now).
+    pub fn names(&self, root: &Path, path: &Path) -> bool {
+        crate::install::git_hook::same_path(&self.resolve(root), path)
+    }
 }
 
 /// How loading the record went.

@@ -4,6 +4,14 @@ use crate::util::Env;
 use serde_json::{json, Value};
 use std::fs;
 
+/// Writes an executable git hook (git ignores one without an execute bit, and init refuses it).
+fn write_hook(env: &Env, rel: &str, content: &str) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let p = env.write(rel, content);
+    fs::set_permissions(&p, fs::Permissions::from_mode(0o755)).unwrap();
+    p
+}
+
 fn read_json(env: &Env, rel: &str) -> Value {
     serde_json::from_str(&env.read(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
 }
@@ -193,7 +201,7 @@ fn unparseable_settings_are_left_untouched_and_init_exits_1() {
 #[test]
 fn git_hook_is_appended_to_an_existing_post_commit_once() {
     let env = Env::git();
-    env.write(".git/hooks/post-commit", "#!/bin/sh\necho committed");
+    write_hook(&env, ".git/hooks/post-commit", "#!/bin/sh\necho committed");
     env.run(&["init", "--git"]).ok();
     env.run(&["init", "--git"]).ok();
     assert_eq!(
@@ -238,7 +246,7 @@ fn uninstall_removes_exactly_what_init_added() {
     });
     let settings_text = serde_json::to_string_pretty(&settings).unwrap();
     env.write(".claude/settings.json", &settings_text);
-    env.write(".git/hooks/post-commit", "#!/bin/sh\necho hi\n");
+    write_hook(&env, ".git/hooks/post-commit", "#!/bin/sh\necho hi\n");
     env.run(&["init", "--git"]).ok();
     let v = read_json(&env, ".claude/settings.json");
     let sl = v["statusLine"]["command"].as_str().unwrap();
@@ -443,7 +451,7 @@ fn git_hook_in_a_linked_worktree_goes_to_the_shared_hooks() {
 fn git_hook_in_python_is_refused_and_nothing_is_written() {
     let env = Env::git();
     let hook = "#!/usr/bin/env python3\nprint('committed')\n";
-    env.write(".git/hooks/post-commit", hook);
+    write_hook(&env, ".git/hooks/post-commit", hook);
     let run = env.run(&["init", "--git"]).code(1);
     assert!(run.stderr.contains("python3"), "{}", run.stderr);
     assert_eq!(env.read(".git/hooks/post-commit"), hook);
@@ -456,7 +464,8 @@ fn git_hook_in_python_is_refused_and_nothing_is_written() {
 #[test]
 fn git_hook_line_goes_before_a_trailing_exec() {
     let env = Env::git();
-    env.write(
+    write_hook(
+        &env,
         ".git/hooks/post-commit",
         "#!/bin/sh\nexec .git/hooks/post-commit.local \"$@\"\n",
     );
@@ -604,7 +613,7 @@ fn the_record_merges_runs_and_created_files_keep_user_keys() {
 #[test]
 fn uninstall_keeps_a_post_commit_hook_init_did_not_create() {
     let env = Env::git();
-    env.write(".git/hooks/post-commit", "#!/bin/sh\n");
+    write_hook(&env, ".git/hooks/post-commit", "#!/bin/sh\n");
     env.run(&["init", "--git"]).ok();
     assert_eq!(
         env.read(".git/hooks/post-commit"),

@@ -225,10 +225,15 @@ fn qa_init_keeps_a_symlinked_settings_file_a_symlink() {
 #[test]
 fn qa_post_commit_prune_runs_when_the_existing_hook_ends_with_exit() {
     let env = Env::git();
-    env.write(
+    let hook = env.write(
         ".git/hooks/post-commit",
         "#!/bin/sh\necho committed\nexit 0\n",
     );
+    {
+        // Executable, as git needs it to run the hook (init refuses a non-executable one).
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(&hook, fs::Permissions::from_mode(0o755)).unwrap();
+    }
     env.run(&["init", "--git"]).ok();
     // Run the hook with a fake `capn` first on PATH that records its arguments.
     let bin = env.tmp.path().join("fakebin");
