@@ -30,8 +30,10 @@ step capn chart "How is the hook registration merged into .claude/settings.json 
 step capn chart "Which function writes files atomically?" --files src/fsutil.rs
 "$capn" chart "Which function writes files atomically?" --files src/fsutil.rs
 
-step capn ask "where do we check whether a charted file changed?"
-"$capn" ask "where do we check whether a charted file changed?" || echo "(exit $? : a miss)"
+step capn ask "what deletes outdated entries?"
+"$capn" ask "what deletes outdated entries?" || echo "(exit $? : a miss)"
+step capn ask "which code notices that a backing file was modified?"
+"$capn" ask "which code notices that a backing file was modified?" || echo "(exit $? : a miss; related charts, if any, are listed above)"
 step capn ask "atomic write helper"
 "$capn" ask "atomic write helper" || echo "(exit $? : a miss)"
 step capn ask "how do I configure the kubernetes ingress?"
