@@ -120,6 +120,18 @@ fn is_hook_invocation(args: &[OsString]) -> bool {
 /// Parses and runs a hook or statusline command line; usage errors are reported on stderr and
 /// swallowed (the caller, [`hook::guard`], turns every outcome into exit 0).
 fn run_hook_argv(args: &[OsString]) -> anyhow::Result<()> {
+    // The registered forms (`capn hook <event> [--host claude|codex]`, `capn statusline`) run on
+    // every prompt: they are recognised without building the whole clap command tree, which is
+    // a sizeable share of a no-op hook's time. Anything else goes through clap as usual.
+    if let Some((event, host)) = fast_hook_args(args) {
+        return hook::run(event, host);
+    }
+    if args.len() == 2 && args[1] == "statusline" {
+        return cmd::statusline::run(&cli::StatuslineArgs {
+            warn_at: None,
+            wrap: None,
+        });
+    }
     let cli = match cli::Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
@@ -143,9 +155,49 @@ fn run_hook_argv(args: &[OsString]) -> anyhow::Result<()> {
     }
 }
 
+/// `capn hook <event> [--host claude|codex]` exactly as `capn init` registers it, or `None`
+/// (then clap parses, with its full error reporting).
+fn fast_hook_args(args: &[OsString]) -> Option<(cli::HookEvent, cli::Host)> {
+    let words: Vec<&str> = args.iter().map(|a| a.to_str()).collect::<Option<_>>()?;
+    let (event, rest) = match words.as_slice() {
+        [_, "hook", event, rest @ ..] => (*event, rest),
+        _ => return None,
+    };
+    let event = match event {
+        "session-start" => cli::HookEvent::SessionStart,
+        "pre-compact" => cli::HookEvent::PreCompact,
+        "post-compact" => cli::HookEvent::PostCompact,
+        "user-prompt-submit" => cli::HookEvent::UserPromptSubmit,
+        _ => return None,
+    };
+    let host = match rest {
+        [] | ["--host", "claude"] | ["--host=claude"] => cli::Host::Claude,
+        ["--host", "codex"] | ["--host=codex"] => cli::Host::Codex,
+        _ => return None,
+    };
+    Some((event, host))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_registered_hook_forms_skip_clap_and_others_do_not() {
+        let a = |v: &[&str]| fast_hook_args(&argv(v));
+        assert_eq!(
+            a(&["capn", "hook", "session-start"]),
+            Some((cli::HookEvent::SessionStart, cli::Host::Claude))
+        );
+        assert_eq!(
+            a(&["capn", "hook", "user-prompt-submit", "--host", "codex"]),
+            Some((cli::HookEvent::UserPromptSubmit, cli::Host::Codex))
+        );
+        assert_eq!(a(&["capn", "hook", "bogus"]), None);
+        assert_eq!(a(&["capn", "hook", "pre-compact", "--host", "nope"]), None);
+        assert_eq!(a(&["capn", "hook", "pre-compact", "extra"]), None);
+        assert_eq!(a(&["capn", "ask", "x"]), None);
+    }
 
     fn argv(args: &[&str]) -> Vec<OsString> {
         args.iter().map(OsString::from).collect()
