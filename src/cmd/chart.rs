@@ -127,13 +127,8 @@ pub fn run(args: &ChartArgs) -> Result<ExitCode> {
         w.cache.remember(key, abs, *hash, *at_ns);
     }
     let store = w.store.clone();
-    let mut entries: Vec<Entry> = w
-        .snap
-        .entries(&store)?
-        .iter()
-        .filter(|e| e.id != id)
-        .cloned()
-        .collect();
+    let mut entries = w.snap.take_entries(&store)?;
+    entries.retain(|e| e.id != id);
     entries.push(entry);
     w.snap
         .replace_entries(&store, entries, &[format!("{id}.md")])?;

@@ -524,6 +524,15 @@ impl Snapshot {
         Ok(self.texts.as_deref().unwrap_or(&[]))
     }
 
+    /// Every entry with its full text, moved out of the snapshot (for a writer about to call
+    /// [`Snapshot::replace_entries`], which puts the new set back): saves copying them all.
+    ///
+    /// Errors: as [`Snapshot::entries`].
+    pub fn take_entries(&mut self, store: &Store) -> Result<Vec<Entry>> {
+        self.entries(store)?;
+        Ok(self.texts.take().unwrap_or_default())
+    }
+
     /// Replaces the entries after a writer added or removed entry files (lock held): updates the
     /// listing for the `touched` file names (written or deleted under the lock, so nothing else
     /// changed), keeps the malformed reports of files still there, and rebuilds the search index.

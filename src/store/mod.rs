@@ -285,13 +285,8 @@ impl Writer {
             return Ok(0);
         }
         let store = self.store.clone();
-        let keep: Vec<Entry> = self
-            .snap
-            .entries(&store)?
-            .iter()
-            .filter(|e| !drop.contains(&e.id))
-            .cloned()
-            .collect();
+        let mut keep = self.snap.take_entries(&store)?;
+        keep.retain(|e| !drop.contains(&e.id));
         let touched: Vec<String> = drop.iter().map(|id| format!("{id}.md")).collect();
         self.snap.replace_entries(&store, keep, &touched)?;
         Ok(drop.len())
