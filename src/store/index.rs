@@ -26,7 +26,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 /// Layout version of `index.bin` and `texts.bin`.
-const INDEX_VERSION: u32 = 3;
+const INDEX_VERSION: u32 = 4;
 
 /// One `*.md` file in the entries folder: its name and what identifies its version (inode, size,
 /// mtime in ns), so an entry replaced by rename or edited in place is noticed.
@@ -289,16 +289,25 @@ pub fn load(store: &Store) -> Result<Snapshot> {
     Ok(snap)
 }
 
-/// A 64-bit signature of an entry's question and details (the first 8 bytes of SHA-256 over
-/// both), stored in the index so a printed hit can be checked against its entry file.
+/// A 64-bit signature of an entry's question and details (FNV-1a over both, separated by a
+/// NUL), stored in the index so a printed hit can be checked against its entry file and a
+/// vector reused for an unchanged entry. Not a cryptographic hash: it only has to notice edits,
+/// and it is computed for every entry whenever a writer rebuilds the index.
 pub fn text_sig(e: &Entry) -> u64 {
-    use sha2::{Digest, Sha256};
-    let mut h = Sha256::new();
-    h.update(e.question.as_bytes());
-    h.update([0u8]);
-    h.update(e.details.as_bytes());
-    let d = h.finalize();
-    u64::from_le_bytes([d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7]])
+    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    let mut h = OFFSET;
+    for &b in e
+        .question
+        .as_bytes()
+        .iter()
+        .chain(&[0u8])
+        .chain(e.details.as_bytes())
+    {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(PRIME);
+    }
+    h
 }
 
 /// Builds the BM25 index over entries (doc number = position).
