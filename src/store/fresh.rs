@@ -99,16 +99,27 @@ fn stamp_of(meta: &std::fs::Metadata) -> Stamp {
 /// file reached through a symlinked directory that leads out of the project is not a backing
 /// file. Checked once per directory, parents first.
 fn dirs_inside_root<'a>(root: &Path, keys: &[&'a str]) -> std::collections::HashMap<&'a str, bool> {
-    let mut dirs: Vec<&'a str> = Vec::new();
+    // Each distinct folder once (a store of 10,000 files has a few hundred), parents first.
+    let mut unique: std::collections::HashSet<&'a str> = std::collections::HashSet::new();
     for k in keys {
+        let Some((dir, _)) = k.rsplit_once('/') else {
+            continue;
+        };
+        if !unique.insert(dir) {
+            continue;
+        }
         let mut end = 0;
-        while let Some(i) = k[end..].find('/') {
-            dirs.push(&k[..end + i]);
+        while let Some(i) = dir[end..].find('/') {
+            unique.insert(&dir[..end + i]);
             end += i + 1;
         }
     }
-    dirs.sort_unstable_by_key(|d| (d.matches('/').count(), *d));
-    dirs.dedup();
+    let mut dirs: Vec<(usize, &'a str)> = unique
+        .into_iter()
+        .map(|d| (d.matches('/').count(), d))
+        .collect();
+    dirs.sort_unstable();
+    let dirs: Vec<&'a str> = dirs.into_iter().map(|(_, d)| d).collect();
     let mut ok = std::collections::HashMap::with_capacity(dirs.len());
     for d in dirs {
         let parent_ok = d
@@ -249,6 +260,11 @@ impl StatCache {
             files,
             dirty: false,
         }
+    }
+
+    /// True when the cache holds changes not yet written.
+    pub fn is_dirty(&self) -> bool {
+        self.dirty
     }
 
     /// Writes the cache atomically if it changed, dropping keys not in `keep` (when given).

@@ -332,12 +332,16 @@ impl Writer {
             map::save(&self.store.map_path(), &self.snap)?;
         }
         index::save(&self.store, &mut self.snap)?;
-        let live: std::collections::HashSet<&str> =
-            self.snap.paths.iter().map(String::as_str).collect();
-        self.cache.save(
-            &self.store.stat_cache_path(),
-            Some(&|k: &str| live.contains(k)),
-        )?;
+        // Pruning the cache to live paths needs a set of every path: only worth building when
+        // the cache is written anyway or the entries changed.
+        if self.cache.is_dirty() || self.snap.content_changed {
+            let live: std::collections::HashSet<&str> =
+                self.snap.paths.iter().map(String::as_str).collect();
+            self.cache.save(
+                &self.store.stat_cache_path(),
+                Some(&|k: &str| live.contains(k)),
+            )?;
+        }
         Ok(())
     }
 }
