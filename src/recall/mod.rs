@@ -39,7 +39,7 @@
 //! hits: the share of the ideal score (every query term present and saturated) the doc reaches. It
 //! orders hits exactly as the raw BM25 does.
 
-mod blob;
+pub(crate) mod blob;
 mod build;
 pub mod semantic;
 mod stopwords;

@@ -26,7 +26,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 /// Layout version of `index.bin` and `texts.bin`.
-const INDEX_VERSION: u32 = 4;
+const INDEX_VERSION: u32 = 5;
 
 /// One `*.md` file in the entries folder: its name and what identifies its version (inode, size,
 /// mtime in ns), so an entry replaced by rename or edited in place is noticed.
@@ -51,7 +51,7 @@ fn entry_racy_window_ns(mtime_ns: i64) -> i64 {
     }
 }
 
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Deserialize)]
 struct IndexFile {
     version: u32,
     recall_version: u32,
@@ -61,7 +61,7 @@ struct IndexFile {
     malformed: Vec<(String, String)>,
     ids: Vec<String>,
     paths: Vec<String>,
-    refs: Vec<Vec<(u32, [u8; 32])>>,
+    refs: RefsOwned,
     sigs: Vec<u64>,
     bm25: Bm25Index,
     vectors: Option<Vectors>,
@@ -78,10 +78,66 @@ struct IndexFileRef<'a> {
     malformed: &'a [(String, String)],
     ids: &'a [String],
     paths: &'a [String],
-    refs: &'a [Vec<(u32, [u8; 32])>],
+    refs: RefsRef<'a>,
     sigs: &'a [u64],
     bm25: &'a Bm25Index,
     vectors: Option<&'a Vectors>,
+}
+
+/// Each entry's backing files (path number, SHA-256), written as three byte strings (entry
+/// ends, path numbers, hashes) so that loading 30,000 of them is three copies, not a serde call
+/// per hash byte.
+#[derive(Serialize)]
+struct RefsRef<'a>(#[serde(serialize_with = "ser_refs")] &'a [Vec<(u32, [u8; 32])>]);
+
+/// [`RefsRef`] read back.
+#[derive(Debug, Default)]
+struct RefsOwned(Vec<Vec<(u32, [u8; 32])>>);
+
+fn ser_refs<S: serde::Serializer>(refs: &&[Vec<(u32, [u8; 32])>], s: S) -> Result<S::Ok, S::Error> {
+    use crate::recall::blob::{Blob, U32s};
+    let mut ends = Vec::with_capacity(refs.len());
+    let mut paths = Vec::new();
+    let mut hashes = Vec::new();
+    for r in refs.iter() {
+        for (p, h) in r {
+            paths.push(*p);
+            hashes.extend_from_slice(h);
+        }
+        ends.push(paths.len() as u32);
+    }
+    (U32s(ends), U32s(paths), Blob(hashes)).serialize(s)
+}
+
+impl<'de> Deserialize<'de> for RefsOwned {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<RefsOwned, D::Error> {
+        use crate::recall::blob::{Blob, U32s};
+        use serde::de::Error;
+        let (U32s(ends), U32s(paths), Blob(hashes)) = <(U32s, U32s, Blob)>::deserialize(d)?;
+        if hashes.len() != paths.len() * 32 || ends.last().map_or(0, |e| *e as usize) != paths.len()
+        {
+            return Err(D::Error::custom("inconsistent backing-file table"));
+        }
+        let mut out = Vec::with_capacity(ends.len());
+        let mut start = 0usize;
+        for end in ends {
+            let end = end as usize;
+            if end < start || end > paths.len() {
+                return Err(D::Error::custom("inconsistent backing-file table"));
+            }
+            out.push(
+                (start..end)
+                    .map(|i| {
+                        let mut h = [0u8; 32];
+                        h.copy_from_slice(&hashes[i * 32..i * 32 + 32]);
+                        (paths[i], h)
+                    })
+                    .collect(),
+            );
+            start = end;
+        }
+        Ok(RefsOwned(out))
+    }
 }
 
 /// [`TextsFile`] by reference.
@@ -225,11 +281,12 @@ fn read_index(path: &Path, model: Option<&Model>) -> Option<IndexFile> {
         && idx.recall_version == crate::recall::VERSION
         && idx.model_id == model_id(model)
         && vectors_ok
-        && idx.refs.len() == n
+        && idx.refs.0.len() == n
         && idx.sigs.len() == n
         && idx.bm25.len() == n
         && idx
             .refs
+            .0
             .iter()
             .flatten()
             .all(|(p, _)| (*p as usize) < idx.paths.len()))
@@ -254,7 +311,7 @@ pub fn load(store: &Store) -> Result<Snapshot> {
             let mut snap = Snapshot {
                 ids: idx.ids,
                 paths: idx.paths,
-                refs: idx.refs,
+                refs: idx.refs.0,
                 sigs: idx.sigs,
                 bm25: idx.bm25,
                 vectors: idx.vectors,
@@ -601,7 +658,7 @@ pub fn save(store: &Store, snap: &mut Snapshot) -> Result<()> {
             malformed: &snap.malformed,
             ids: &snap.ids,
             paths: &snap.paths,
-            refs: &snap.refs,
+            refs: RefsRef(&snap.refs),
             sigs: &snap.sigs,
             bm25: &snap.bm25,
             vectors: snap.vectors.as_ref(),
