@@ -32,8 +32,8 @@ step capn chart "Which function writes files atomically?" --files src/fsutil.rs
 
 step capn ask "what deletes outdated entries?"
 "$capn" ask "what deletes outdated entries?" || echo "(exit $? : a miss)"
-step capn ask "which code notices that a backing file was modified?"
-"$capn" ask "which code notices that a backing file was modified?" || echo "(exit $? : a miss; related charts, if any, are listed above)"
+step capn ask "where are the hooks registered in the settings?"
+"$capn" ask "where are the hooks registered in the settings?" || echo "(exit $? : a miss)"
 step capn ask "atomic write helper"
 "$capn" ask "atomic write helper" || echo "(exit $? : a miss)"
 step capn ask "how do I configure the kubernetes ingress?"

@@ -101,6 +101,16 @@ pub fn run(args: &ChartArgs) -> Result<ExitCode> {
         hashed.push((key, abs, hash, at_ns));
     }
 
+    if !store.exists() {
+        // Charting works without init, but nothing then keeps .capn/ out of git or registers
+        // the hooks: say so once, when the store is created.
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
+            "capn: created .capn/ in {}; run `capn init` to add it to .gitignore and register the agent hooks",
+            store.root.display()
+        );
+    }
     let mut w = store.open_writer()?;
     let id = choose_id(&w.store, question)?;
     let entry = Entry {

@@ -16,8 +16,8 @@ as one of them changes, so an answer it returns is current.
 
 Before searching the codebase (grep, find, opening files to locate something), ask it first:
   capn ask \"<what you are looking for, in plain words>\"
-A hit prints JSON lines (id, question, files, details, score): read those files and skip the \
-search. A miss exits 1 and costs nothing; it may list possibly related charts on stderr (not \
+A hit prints JSON lines (id, question, files, details, score; files are relative to the \
+project root): read those files and skip the search. A miss exits 1 and costs nothing; it may list possibly related charts on stderr (not \
 answers, but worth a look). Then explore as usual.
 
 After real exploration that was expensive to repeat, chart what you found:

@@ -300,7 +300,7 @@ pub fn uninstall_skill(root: &Path) -> Result<Option<String>> {
                     let _ = std::fs::remove_dir(skills);
                 }
             }
-            Ok(Some(format!("removed the /compact-prep skill {rel}")))
+            Ok(Some(format!("removed the /compact-prep skill from {rel}")))
         }
         Ok(_) => Ok(Some(format!(
             "kept {rel}: it was changed after capn init installed it"

@@ -236,17 +236,20 @@ pub fn chart_count(root: &Path) -> Option<usize> {
 }
 
 /// Writes the context-warning marker when `percent` reached `threshold` and the session was not
-/// warned since its last compaction. Does nothing without a valid session id.
+/// warned since its last compaction; withdraws an undelivered one when `percent` is below the
+/// threshold again. Does nothing without a valid session id.
 ///
 /// Errors: the state dir cannot be determined or a marker cannot be written.
 pub fn maybe_warn(input: &StatusInput, percent: f64, threshold: u8) -> anyhow::Result<()> {
-    if percent < f64::from(threshold) {
-        return Ok(());
-    }
     let Some(id) = input.session_id.as_deref().and_then(SessionId::parse) else {
         return Ok(());
     };
     let s = SessionDir::new(&session::state_dir()?, &id);
+    if percent < f64::from(threshold) {
+        // Use dropped below the threshold (a compaction, a /clear) before the warning was
+        // delivered: it no longer holds, so it is withdrawn. One failed unlink when none waits.
+        return s.remove(session::CONTEXT_WARN);
+    }
     if s.has(session::CONTEXT_WARNED) {
         return Ok(());
     }

@@ -708,3 +708,17 @@ fn temp_files_of_killed_writers_are_cleaned_up() {
         "a temp file of a write in progress was removed"
     );
 }
+
+#[test]
+fn charting_before_init_says_how_to_finish_the_set_up_once() {
+    let env = Env::git();
+    env.write("a.ts", "a");
+    let run = env
+        .run(&["chart", "first chart without init", "--files", "a.ts"])
+        .ok();
+    assert!(run.stderr.contains("capn init"), "{}", run.stderr);
+    let run = env
+        .run(&["chart", "second chart without init", "--files", "a.ts"])
+        .ok();
+    assert!(!run.stderr.contains("capn init"), "{}", run.stderr);
+}

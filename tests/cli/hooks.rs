@@ -549,6 +549,16 @@ fn warning_fires_once_per_crossing_and_rearms_after_compaction() {
 }
 
 #[test]
+fn an_undelivered_warning_is_withdrawn_when_use_drops_below_the_threshold() {
+    let env = Env::git();
+    status(&env, "d", 75.0);
+    assert!(session_dir(&env, "d").join("context-warn.json").exists());
+    // Before any prompt, use falls (a /clear or a compaction seen by the status line first).
+    status(&env, "d", 3.0);
+    assert_eq!(context(prompt(&env, "d"), "UserPromptSubmit"), None);
+}
+
+#[test]
 fn pending_compaction_wins_over_pending_warning() {
     let env = Env::git();
     status(&env, "pw", 70.0);
