@@ -43,6 +43,10 @@ struct Listed {
 /// re-read and compared. The tick is what matters: on a file system with sub-second timestamps
 /// (an mtime with a fractional part) a tick is at most a few milliseconds, so 50 ms covers it;
 /// on one with whole-second timestamps (FAT, older HFS+), 2 seconds, format.md's window.
+/// Above this many entry files in the racy window, a writer re-saves the index once they are
+/// verified; below it, re-reading them is cheaper than rewriting the index.
+const RACY_RESAVE_MIN: usize = 16;
+
 fn entry_racy_window_ns(mtime_ns: i64) -> i64 {
     if mtime_ns % 1_000_000_000 == 0 {
         2_000_000_000
@@ -330,8 +334,10 @@ pub fn load(store: &Store) -> Result<Snapshot> {
             // stamp: re-read just those and compare them with the index.
             let agree = racy.iter().all(|l| snap.agrees_with_file(store, &l.name));
             if agree {
-                if !racy.is_empty() {
-                    // Verified now: a writer re-saves the index with this time.
+                if racy.len() > RACY_RESAVE_MIN {
+                    // Verified now: a writer re-saves the index with this time, so these files
+                    // are not re-read on every call. For a few (the entry just charted) that
+                    // re-read is cheaper than rewriting the whole index.
                     snap.built_at_ns = start_ns;
                     snap.index_dirty = true;
                 }
