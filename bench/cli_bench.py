@@ -8,20 +8,16 @@ optionally runs `capn init ARGS`, primes the derived files with one `ask`, waits
 so the files leave the 2-second racy window of format.md (inside it every file is re-hashed on
 every ask, by design), then times, round-robin, whole-process runs of:
   context, ask (a charted question, a hit), ask (a miss), chart (a new question over 2 files).
-Prints one JSON line per case: median/min/max ms, and peak RSS (KiB, from wait4) over the runs,
-plus spawn_floor_ms (the median time to start and reap `true`).
+Prints one JSON line per case: median/min/max ms, plus spawn_floor_ms (the median time to start
+and reap `true`). (Peak memory: measure with `/usr/bin/time -f %M`; a child's maxrss seen from
+Python includes the forked interpreter.)
 """
 import argparse, hashlib, json, os, random, shlex, statistics, subprocess, sys, tempfile, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-WORDS = ("payment webhook stripe invoice checkout subscription plan billing ledger payout tax meter "
-         "usage event ingest kafka clickhouse query runner insight funnel trend session replay person "
-         "merge alias flag experiment survey email invite member organisation team domain link redirect "
-         "click analytics tinybird workspace token scope auth jwt sso oauth saml record table view field "
-         "metadata migration schema graphql resolver service controller hook component router cache redis "
-         "queue worker job cron retry signature verify upload pdf document envelope recipient signer audit").split()
+from scale_bench import WORDS, entry_text  # noqa: E402  (the same synthetic vocabulary and entry format)
 
 
 def timed(cmd, cwd, env):
@@ -51,9 +47,8 @@ def build(ws, n, rnd):
         q = f"Where is {' '.join(rnd.choice(WORDS) for _ in range(6))} handled #{i}?"
         eid = hashlib.sha256(q.encode()).hexdigest()[:8]
         fs = {p: hashes[p] for p in rnd.sample(paths, 3)}
-        fm = "\n".join(f"  {p}: {h}" for p, h in sorted(fs.items()))
         det = " ".join(rnd.choice(WORDS) for _ in range(25))
-        body = f"---\ncapn: 1\nid: {eid}\nat: 2026-11-30T00:00:00.000Z\nfiles:\n{fm}\n---\n\n# {q}\n\n{det}\n"
+        body = entry_text(eid, q, fs, det)
         open(os.path.join(ed, f"{eid}.md"), "w").write(body)
         questions.append(q)
     return paths, questions
@@ -103,7 +98,7 @@ def main():
         floor.append(ms)
     for k, (ms, rss) in res.items():
         print(json.dumps({"case": k, "n": a.n, "runs": a.runs, "median_ms": round(statistics.median(ms), 2),
-                          "min_ms": round(min(ms), 2), "max_ms": round(max(ms), 2), "peak_rss_kib": max(rss),
+                          "min_ms": round(min(ms), 2), "max_ms": round(max(ms), 2),
                           "spawn_floor_ms": round(statistics.median(floor), 2)}))
 
 
