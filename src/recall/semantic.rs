@@ -10,27 +10,39 @@
 //! `related_min` are offered as "possibly related" (never as answers). Both thresholds belong to
 //! the model (`assets/model/config.json`).
 
-use super::blob::Blob;
 use super::{Bm25Index, Candidate};
 use crate::embed::{Model, Thresholds};
-use serde::{Deserialize, Serialize};
 
 /// Scale of the stored int8 components: a unit vector's component `v` is stored as
 /// `round(v · 127)`.
 const QUANT: f32 = 127.0;
 
 /// Vectors per entry: [`VIEWS`] int8 vectors each (the question alone, and the question with its
-/// details), row-major (`len × VIEWS × dim`). An entry's cosine with a query is the best of its
+/// details), row-major (`len × VIEWS × dim`), kept in their own file (`.capn/vectors.bin`) so that
+/// loading them is one read into one buffer. An entry's cosine with a query is the best of its
 /// views: details help a rewording that uses their words, but dilute the question's meaning for
 /// a question asked in other words (reference/semantic-recall.md: synonyms are where the
 /// embedding earns its place).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default)]
 pub struct Vectors {
     dim: u32,
-    /// The int8 components as bytes (two's complement), stored as one byte string so loading is
-    /// a copy, not one serde call per component.
-    data: Blob,
+    /// The int8 components as bytes (two's complement), starting at `start` (a file header may
+    /// precede them: see [`Vectors::from_file_bytes`]).
+    data: Vec<u8>,
+    start: usize,
 }
+
+impl PartialEq for Vectors {
+    /// Equal when they hold the same components (wherever in their buffer those start).
+    fn eq(&self, other: &Vectors) -> bool {
+        self.dim == other.dim && self.data[self.start..] == other.data[other.start..]
+    }
+}
+
+/// Magic bytes of a vectors file.
+const FILE_MAGIC: &[u8; 8] = b"CAPNVEC1";
+/// Length of a vectors file's header: magic, dim (u32), count (u64), tag (u64), little-endian.
+const FILE_HEADER: usize = 8 + 4 + 8 + 8;
 
 /// Vectors stored per entry (see [`Vectors`]).
 pub const VIEWS: usize = 2;
@@ -58,14 +70,15 @@ impl Vectors {
     pub fn new(dim: usize) -> Vectors {
         Vectors {
             dim: dim as u32,
-            data: Blob::default(),
+            data: Vec::new(),
+            start: 0,
         }
     }
 
     /// Appends one entry: its [`VIEWS`] quantised vectors (`dim` components each), concatenated.
     pub fn push(&mut self, views: &[i8]) {
         debug_assert_eq!(views.len(), VIEWS * self.dim as usize);
-        self.data.0.extend(views.iter().map(|&v| v as u8));
+        self.data.extend(views.iter().map(|&v| v as u8));
     }
 
     /// The views of entry `i`, concatenated (int8 components).
@@ -75,7 +88,7 @@ impl Vectors {
 
     fn raw(&self, i: usize) -> &[u8] {
         let w = VIEWS * self.dim as usize;
-        &self.data.0[i * w..(i + 1) * w]
+        &self.data[self.start + i * w..self.start + (i + 1) * w]
     }
 
     /// Number of entries.
@@ -83,7 +96,7 @@ impl Vectors {
         if self.dim == 0 {
             0
         } else {
-            self.data.0.len() / (VIEWS * self.dim as usize)
+            (self.data.len() - self.start) / (VIEWS * self.dim as usize)
         }
     }
 
@@ -95,6 +108,37 @@ impl Vectors {
     /// Dimensions per vector.
     pub fn dim(&self) -> usize {
         self.dim as usize
+    }
+
+    /// The vectors as a file: a header (magic, dim, count, `tag`) and the raw components. The tag
+    /// ties the file to the index that names it.
+    pub fn to_file_bytes(&self, tag: u64) -> Vec<u8> {
+        let body = &self.data[self.start..];
+        let mut out = Vec::with_capacity(FILE_HEADER + body.len());
+        out.extend_from_slice(FILE_MAGIC);
+        out.extend_from_slice(&self.dim.to_le_bytes());
+        out.extend_from_slice(&(self.len() as u64).to_le_bytes());
+        out.extend_from_slice(&tag.to_le_bytes());
+        out.extend_from_slice(body);
+        out
+    }
+
+    /// Reads a file written by [`Vectors::to_file_bytes`] without copying the components; `None`
+    /// unless it holds exactly `count` entries of `dim` dimensions under `tag`.
+    pub fn from_file_bytes(bytes: Vec<u8>, dim: usize, count: usize, tag: u64) -> Option<Vectors> {
+        let header = bytes.get(..FILE_HEADER)?;
+        let u32_at = |i: usize| u32::from_le_bytes(header[i..i + 4].try_into().unwrap_or([0; 4]));
+        let u64_at = |i: usize| u64::from_le_bytes(header[i..i + 8].try_into().unwrap_or([0; 8]));
+        let ok = &header[..8] == FILE_MAGIC
+            && u32_at(8) as usize == dim
+            && u64_at(12) as usize == count
+            && u64_at(20) == tag
+            && bytes.len() == FILE_HEADER + count * VIEWS * dim;
+        ok.then_some(Vectors {
+            dim: dim as u32,
+            data: bytes,
+            start: FILE_HEADER,
+        })
     }
 
     /// Cosine between the unit query vector `q` and entry `i`: the best of its views
@@ -281,6 +325,12 @@ mod tests {
         let b = model.embed("stripe event handler for billing");
         let mut v = Vectors::new(model.dim());
         v.push(&[quantise(&b), quantise(&b)].concat());
+        let file = v.to_file_bytes(7);
+        assert_eq!(
+            Vectors::from_file_bytes(file.clone(), model.dim(), 1, 7).as_ref(),
+            Some(&v)
+        );
+        assert!(Vectors::from_file_bytes(file, model.dim(), 1, 8).is_none());
         let exact = crate::embed::cosine(&a, &b);
         assert!(
             (v.cosine(0, &a) - exact).abs() < 0.02,

@@ -26,7 +26,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 /// Layout version of `index.bin` and `texts.bin`.
-const INDEX_VERSION: u32 = 5;
+const INDEX_VERSION: u32 = 6;
 
 /// One `*.md` file in the entries folder: its name and what identifies its version (inode, size,
 /// mtime in ns), so an entry replaced by rename or edited in place is noticed.
@@ -68,7 +68,15 @@ struct IndexFile {
     refs: RefsOwned,
     sigs: Vec<u64>,
     bm25: Bm25Index,
-    vectors: Option<Vectors>,
+    vectors: Option<VectorsMeta>,
+}
+
+/// What `index.bin` says about `vectors.bin`: the shape and the tag it must carry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+struct VectorsMeta {
+    dim: u32,
+    count: u64,
+    tag: u64,
 }
 
 /// [`IndexFile`] by reference, for writing without cloning (same encoding).
@@ -85,7 +93,7 @@ struct IndexFileRef<'a> {
     refs: RefsRef<'a>,
     sigs: &'a [u64],
     bm25: &'a Bm25Index,
-    vectors: Option<&'a Vectors>,
+    vectors: Option<VectorsMeta>,
 }
 
 /// Each entry's backing files (path number, SHA-256), written as three byte strings (entry
@@ -174,6 +182,10 @@ pub struct Snapshot {
     pub bm25: Bm25Index,
     /// One vector per entry when semantic recall is on (`None`: BM25 only).
     pub vectors: Option<Vectors>,
+    /// The tag tying `vectors.bin` to this index (changes whenever the vectors do).
+    vectors_tag: u64,
+    /// True when `vectors.bin` must be written.
+    vectors_dirty: bool,
     /// The embedding model, when semantic recall is on.
     pub model: Option<&'static Model>,
     /// Entry files that did not parse: (file name, reason).
@@ -278,7 +290,7 @@ fn read_index(path: &Path, model: Option<&Model>) -> Option<IndexFile> {
     let n = idx.ids.len();
     let vectors_ok = match (model, &idx.vectors) {
         (None, None) => true,
-        (Some(m), Some(v)) => v.dim() == m.dim() && v.len() == n,
+        (Some(m), Some(v)) => v.dim as usize == m.dim() && v.count as usize == n,
         _ => false,
     };
     (idx.version == INDEX_VERSION
@@ -305,7 +317,20 @@ pub fn load(store: &Store) -> Result<Snapshot> {
     let (listing, saw_temp_files) = list_entry_files(&store.entries_dir())?;
     let model = semantic_model(store);
     if let Some(idx) = read_index(&store.index_path(), model) {
-        if idx.listing == listing {
+        // With semantic recall on, the vectors file must be the one this index names.
+        let vectors = match (model, idx.vectors) {
+            (Some(m), Some(meta)) => std::fs::read(store.vectors_path())
+                .ok()
+                .and_then(|b| Vectors::from_file_bytes(b, m.dim(), meta.count as usize, meta.tag))
+                .map(|v| (v, meta.tag)),
+            _ => None,
+        };
+        let vectors_ok = model.is_none() || vectors.is_some();
+        if idx.listing == listing && vectors_ok {
+            let (vectors, vectors_tag) = match vectors {
+                Some((v, tag)) => (Some(v), tag),
+                None => (None, 0),
+            };
             let racy: Vec<&Listed> = listing
                 .iter()
                 .filter(|l| {
@@ -318,7 +343,9 @@ pub fn load(store: &Store) -> Result<Snapshot> {
                 refs: idx.refs.0,
                 sigs: idx.sigs,
                 bm25: idx.bm25,
-                vectors: idx.vectors,
+                vectors,
+                vectors_tag,
+                vectors_dirty: false,
                 model,
                 malformed: idx.malformed,
                 listing: Vec::new(),
@@ -416,6 +443,8 @@ impl Snapshot {
             sigs: Vec::new(),
             bm25: Bm25Index::default(),
             vectors: None,
+            vectors_tag: 0,
+            vectors_dirty: false,
             model: semantic_model(store),
             malformed,
             listing,
@@ -494,6 +523,8 @@ impl Snapshot {
             }
             out
         });
+        self.vectors_tag = super::fresh::now_ns() as u64;
+        self.vectors_dirty = self.vectors.is_some();
         self.ids = entries.iter().map(|e| e.id.clone()).collect();
         self.bm25 = build_bm25(&entries);
         self.texts = Some(entries);
@@ -654,6 +685,18 @@ impl Snapshot {
 ///
 /// Errors: a file cannot be encoded or written.
 pub fn save(store: &Store, snap: &mut Snapshot) -> Result<()> {
+    // The vectors first: a reader that already sees the new index must find its vectors (a
+    // reader with the old index and new vectors sees a tag mismatch and rebuilds in memory).
+    if snap.vectors_dirty {
+        if let Some(v) = &snap.vectors {
+            write_atomic_with(
+                &store.vectors_path(),
+                &v.to_file_bytes(snap.vectors_tag),
+                Durability::Rebuildable,
+            )?;
+        }
+        snap.vectors_dirty = false;
+    }
     if snap.index_dirty {
         let file = IndexFileRef {
             version: INDEX_VERSION,
@@ -667,7 +710,11 @@ pub fn save(store: &Store, snap: &mut Snapshot) -> Result<()> {
             refs: RefsRef(&snap.refs),
             sigs: &snap.sigs,
             bm25: &snap.bm25,
-            vectors: snap.vectors.as_ref(),
+            vectors: snap.vectors.as_ref().map(|v| VectorsMeta {
+                dim: v.dim() as u32,
+                count: v.len() as u64,
+                tag: snap.vectors_tag,
+            }),
         };
         let bytes = postcard::to_stdvec(&file).context("could not encode the search index")?;
         write_atomic_with(&store.index_path(), &bytes, Durability::Rebuildable)?;

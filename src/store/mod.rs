@@ -72,6 +72,11 @@ impl Store {
         self.dir.join("index.bin")
     }
 
+    /// `.capn/vectors.bin` (derived: the entries' embedding vectors, with semantic recall on).
+    pub fn vectors_path(&self) -> PathBuf {
+        self.dir.join("vectors.bin")
+    }
+
     /// `.capn/texts.bin` (derived: every entry's text, for writers).
     pub fn texts_path(&self) -> PathBuf {
         self.dir.join("texts.bin")
