@@ -121,3 +121,23 @@ fn a_broken_config_setting_is_reported_not_silently_applied() {
         run.stderr
     );
 }
+
+#[test]
+fn a_missing_or_foreign_vectors_file_is_rebuilt() {
+    let env = setup(&[]);
+    let q = "receiving payment provider callbacks and verifying they are authentic";
+    env.run(&["ask", q]).ok();
+    let vectors = env.root.join(".capn/vectors.bin");
+    assert!(vectors.exists());
+    for junk in [&b""[..], b"CAPNVEC1 but truncated"] {
+        std::fs::write(&vectors, junk).unwrap();
+        let run = env.run(&["ask", q]).ok();
+        assert_eq!(
+            run.jsonl()[0]["files"],
+            serde_json::json!(["src/webhooks.ts"])
+        );
+    }
+    std::fs::remove_file(&vectors).unwrap();
+    env.run(&["ask", q]).ok();
+    assert!(vectors.exists(), "vectors.bin was not rebuilt");
+}
