@@ -36,19 +36,30 @@ pub fn par_map<T: Sync, R: Send>(
     min_chunk: usize,
     f: impl Fn(&T) -> R + Sync,
 ) -> Vec<R> {
+    par_chunks(items, min_chunk, |part| part.iter().map(&f).collect())
+}
+
+/// Splits `items` into up to 4 contiguous chunks (one when there are fewer than `min_chunk`
+/// items per thread), runs `f` on each chunk on its own thread, and concatenates the results in
+/// order. `f` returns one result per item of its chunk.
+pub fn par_chunks<T: Sync, R: Send>(
+    items: &[T],
+    min_chunk: usize,
+    f: impl Fn(&[T]) -> Vec<R> + Sync,
+) -> Vec<R> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(4)
         .min(items.len().div_ceil(min_chunk.max(1)));
     if threads < 2 {
-        return items.iter().map(f).collect();
+        return f(items);
     }
     let chunk = items.len().div_ceil(threads);
     let f = &f;
     std::thread::scope(|s| {
         let handles: Vec<_> = items
             .chunks(chunk)
-            .map(|part| s.spawn(move || part.iter().map(f).collect::<Vec<R>>()))
+            .map(|part| s.spawn(move || f(part)))
             .collect();
         handles
             .into_iter()
@@ -85,6 +96,52 @@ pub struct FileStat {
     pub kind: FileKind,
 }
 
+impl FileStat {
+    /// The stat of `meta` (as `std::fs::metadata` or `symlink_metadata` returned it).
+    #[cfg(unix)]
+    pub fn of(meta: &fs::Metadata) -> FileStat {
+        use std::os::unix::fs::MetadataExt;
+        FileStat {
+            ino: meta.ino(),
+            size: meta.len(),
+            mtime_ns: meta.mtime() * 1_000_000_000 + meta.mtime_nsec(),
+            ctime_ns: meta.ctime() * 1_000_000_000 + meta.ctime_nsec(),
+            kind: FileKind::of(&meta.file_type()),
+        }
+    }
+
+    /// The stat of `meta` (as `std::fs::metadata` or `symlink_metadata` returned it).
+    #[cfg(not(unix))]
+    pub fn of(meta: &fs::Metadata) -> FileStat {
+        let mtime_ns = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos() as i64);
+        FileStat {
+            ino: 0,
+            size: meta.len(),
+            mtime_ns,
+            ctime_ns: 0,
+            kind: FileKind::of(&meta.file_type()),
+        }
+    }
+}
+
+impl FileKind {
+    fn of(ft: &fs::FileType) -> FileKind {
+        if ft.is_symlink() {
+            FileKind::Symlink
+        } else if ft.is_dir() {
+            FileKind::Dir
+        } else if ft.is_file() {
+            FileKind::File
+        } else {
+            FileKind::Other
+        }
+    }
+}
+
 /// Stats `names` (single path components) inside the directory `dir`, on up to 4 threads, in
 /// order; `None` for a name that cannot be stat'ed. `follow` follows a final symlink.
 ///
@@ -92,24 +149,7 @@ pub struct FileStat {
 /// one component per file instead of the whole path: on a store of 10,000 entries this is most
 /// of what `ask` spends its time on.
 pub fn stat_names_in(dir: &Path, names: &[&str], follow: bool) -> Vec<Option<FileStat>> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(4)
-        .min(names.len().div_ceil(512));
-    if threads < 2 {
-        return stat_names_in_serial(dir, names, follow);
-    }
-    let chunk = names.len().div_ceil(threads);
-    std::thread::scope(|s| {
-        let handles: Vec<_> = names
-            .chunks(chunk)
-            .map(|part| s.spawn(move || stat_names_in_serial(dir, part, follow)))
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("stat thread panicked"))
-            .collect()
-    })
+    par_chunks(names, 512, |part| stat_names_in_serial(dir, part, follow))
 }
 
 /// [`stat_names_in`] on the calling thread only.
@@ -161,30 +201,8 @@ pub fn stat_names_in_serial(dir: &Path, names: &[&str], follow: bool) -> Vec<Opt
                 fs::metadata(&p)
             } else {
                 fs::symlink_metadata(&p)
-            }
-            .ok()?;
-            let ft = m.file_type();
-            let kind = if ft.is_symlink() {
-                FileKind::Symlink
-            } else if ft.is_dir() {
-                FileKind::Dir
-            } else if ft.is_file() {
-                FileKind::File
-            } else {
-                FileKind::Other
             };
-            let mtime_ns = m
-                .modified()
-                .ok()
-                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                .map_or(0, |d| d.as_nanos() as i64);
-            Some(FileStat {
-                ino: 0,
-                size: m.len(),
-                mtime_ns,
-                ctime_ns: 0,
-                kind,
-            })
+            m.ok().map(|m| FileStat::of(&m))
         })
         .collect()
 }

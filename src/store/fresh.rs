@@ -134,31 +134,20 @@ pub fn now_ns() -> i64 {
         .unwrap_or(0)
 }
 
-#[cfg(unix)]
-fn stamp_of(meta: &std::fs::Metadata) -> Stamp {
-    use std::os::unix::fs::MetadataExt;
-    Stamp {
-        size: meta.len(),
-        mtime_ns: meta.mtime() * 1_000_000_000 + meta.mtime_nsec(),
-        ctime_ns: meta.ctime() * 1_000_000_000 + meta.ctime_nsec(),
-        ino: meta.ino(),
+impl From<crate::fsutil::FileStat> for Stamp {
+    fn from(st: crate::fsutil::FileStat) -> Stamp {
+        Stamp {
+            size: st.size,
+            mtime_ns: st.mtime_ns,
+            ctime_ns: st.ctime_ns,
+            ino: st.ino,
+        }
     }
 }
 
-#[cfg(not(unix))]
+/// The stamp of a file's metadata.
 fn stamp_of(meta: &std::fs::Metadata) -> Stamp {
-    let mtime_ns = meta
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map(|d| d.as_nanos() as i64)
-        .unwrap_or(0);
-    Stamp {
-        size: meta.len(),
-        mtime_ns,
-        ctime_ns: 0,
-        ino: 0,
-    }
+    crate::fsutil::FileStat::of(meta).into()
 }
 
 /// Whether each directory on the way to `keys` (every `/`-prefix of a key) is inside `root`:
@@ -246,12 +235,7 @@ fn stat_backing_files(
             .zip(stats)
             .map(|(&i, st)| {
                 let stamp = match st {
-                    Some(st) if st.kind == crate::fsutil::FileKind::File => Some(Stamp {
-                        size: st.size,
-                        mtime_ns: st.mtime_ns,
-                        ctime_ns: st.ctime_ns,
-                        ino: st.ino,
-                    }),
+                    Some(st) if st.kind == crate::fsutil::FileKind::File => Some(st.into()),
                     // A symlink: followed only if its target is inside the root.
                     Some(st) if st.kind == crate::fsutil::FileKind::Symlink => {
                         stat_backing_file(root, keys[i])
