@@ -104,9 +104,7 @@ pub fn run(args: &ChartArgs) -> Result<ExitCode> {
     if !store.exists() {
         // Charting works without init, but nothing then keeps .capn/ out of git or registers
         // the hooks: say so once, when the store is created.
-        use std::io::Write as _;
-        let _ = writeln!(
-            std::io::stderr(),
+        diag!(
             "capn: created .capn/ in {}; run `capn init` to add it to .gitignore and register the agent hooks",
             store.root.display()
         );

@@ -66,7 +66,7 @@ pub fn run(args: &ListArgs) -> Result<ExitCode> {
     let mut so = std::io::stdout().lock();
     so.write_all(out.as_bytes())?;
     if !args.json && names.is_empty() {
-        eprintln!("capn: nothing charted yet");
+        diag!("capn: nothing charted yet");
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -106,11 +106,7 @@ impl Store {
             return config;
         }
         for p in problems {
-            use std::io::Write;
-            let _ = writeln!(
-                std::io::stderr(),
-                "capn: warning: ignoring a setting in .capn/config.json: {p}; using the default"
-            );
+            diag!("capn: warning: ignoring a setting in .capn/config.json: {p}; using the default");
         }
         config
     }
@@ -198,15 +194,14 @@ impl Store {
 
 /// Prints `capn: warning: <error chain>` on stderr (write errors ignored).
 pub fn warn(e: &anyhow::Error) {
-    use std::io::Write;
-    let _ = writeln!(std::io::stderr(), "capn: warning: {e:#}");
+    diag!("capn: warning: {e:#}");
 }
 
 /// Reports malformed entry files on stderr, one line each, naming the file.
 pub fn report_malformed(store: &Store, malformed: &[(String, String)]) {
     let dir = store.entries_dir();
     for (name, reason) in malformed {
-        eprintln!(
+        diag!(
             "capn: skipped malformed entry: {}: {reason}",
             display_rel(&store.root, &dir.join(name))
         );
