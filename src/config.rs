@@ -3,7 +3,9 @@
 //! Shape: a JSON object. Known keys: `"embedding"` (bool, default `true`: semantic recall fused with
 //! BM25) and `"warn_at"` (integer percent, default 60: the statusline's context warning threshold).
 //! Unknown keys are preserved on rewrite (format.md, "Other files in `.capn/`"). A missing or
-//! unparseable file means the defaults; it is never overwritten unless a command sets a key.
+//! unparseable file means the defaults; it is never overwritten unless a command sets a key. A
+//! symlink, a special file or a file over [`crate::fsutil::limits::CONFIG`] is not read (the
+//! defaults apply, and the reason is reported) and never written through.
 
 use anyhow::{Context, Result};
 use serde_json::{Map, Value};
@@ -41,15 +43,15 @@ impl Config {
     pub fn load_checked(path: &Path) -> (Config, Vec<String>) {
         let mut c = Config::default();
         let mut problems = Vec::new();
-        let text = match std::fs::read_to_string(path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return (c, problems),
+        let text = match read(path) {
+            Ok(Some(t)) => t,
+            Ok(None) => return (c, problems),
             Err(e) => {
                 problems.push(format!("could not read it ({e})"));
                 return (c, problems);
             }
         };
-        let map = match serde_json::from_str::<Value>(&text) {
+        let map = match serde_json::from_slice::<Value>(&text) {
             Ok(Value::Object(map)) => map,
             Ok(_) => {
                 problems.push("it is not a JSON object".into());
@@ -78,14 +80,28 @@ impl Config {
     }
 }
 
+/// The config file's bytes, read under fsutil's rules (no symlink followed, a regular file, at
+/// most [`crate::fsutil::limits::CONFIG`] bytes); `None` when there is none.
+fn read(path: &Path) -> std::result::Result<Option<Vec<u8>>, crate::fsutil::ReadError> {
+    use crate::fsutil::{limits, read_limited, Follow, ReadError};
+    match read_limited(path, limits::CONFIG, Follow::Never) {
+        Ok(b) => Ok(Some(b)),
+        Err(ReadError::NotFound) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
 /// Sets `key` to `value` in the config file at `path`, keeping every other key and their order.
 /// Creates the file when missing. Returns `true` when the file changed.
 ///
 /// Errors: an existing file that is not a JSON object is left untouched and reported
 /// (`could not parse config: <path>: ...`).
 pub fn set_key(path: &Path, key: &str, value: Value) -> Result<bool> {
-    let mut map = match std::fs::read_to_string(path) {
-        Ok(text) => match serde_json::from_str::<Value>(&text)
+    let mut map = match read(path)
+        .map_err(anyhow::Error::new)
+        .with_context(|| format!("could not read config: {}", path.display()))?
+    {
+        Some(text) => match serde_json::from_slice::<Value>(&text)
             .with_context(|| format!("could not parse config: {}", path.display()))?
         {
             Value::Object(m) => m,
@@ -94,10 +110,7 @@ pub fn set_key(path: &Path, key: &str, value: Value) -> Result<bool> {
                 path.display()
             ),
         },
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Map::new(),
-        Err(e) => {
-            return Err(e).with_context(|| format!("could not read config: {}", path.display()))
-        }
+        None => Map::new(),
     };
     if map.get(key) == Some(&value) {
         return Ok(false);

@@ -1,29 +1,323 @@
-//! File-system helpers: the one atomic write every persisted file goes through, and reads that
-//! name their path in errors.
+//! File-system access: the one atomic write every persisted file goes through, and the reads
+//! every file capn opens goes through. The trust-boundary rules live here, in one place:
+//!
+//! - **No write through a symlink.** [`write_atomic_with`] writes a temp file next to the target
+//!   and renames it over the target: a symlink found at the target is replaced by a regular file
+//!   (its target is never opened), and a target whose folder is itself a symlink is refused.
+//! - **No blocking on special files.** Every read opens with `O_NONBLOCK` and checks the opened
+//!   descriptor (`fstat`, not a stat of the path before the open) is a regular file, so a FIFO or
+//!   device swapped in at any moment gives [`ReadError::NotRegular`] instead of a hang.
+//! - **No following out.** [`Follow::Never`] opens with `O_NOFOLLOW` (capn's own files, host
+//!   settings); [`Follow::Inside`] follows symlinks but then checks where the opened file really
+//!   is (`/proc/self/fd` on Linux) and refuses one outside the given root.
+//! - **Bounded.** Every read has a byte limit per kind of file ([`limits`]), checked on the
+//!   opened file's size before anything is allocated, and again while reading (a growing file).
 
 use anyhow::{Context, Result};
 use std::fs;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::Path;
 
-/// The name prefix of the temp files [`write_atomic`] creates (a crash can leave one behind;
-/// writers remove old ones, see [`remove_stale_temp_files`]).
+/// The name prefix of the temp files [`write_atomic`] creates: `.capn-tmp-<pid>-<random>` (a
+/// crash can leave one behind; writers remove those whose process is gone, see
+/// [`remove_stale_temp_files`]).
 pub const TEMP_PREFIX: &str = ".capn-tmp-";
 
-/// Removes `.capn-tmp-*` files in `dir` older than `max_age` (left by a process killed between
-/// creating and renaming them). Errors are ignored: this is housekeeping.
+/// Byte limits per kind of file capn reads. A file over its limit is refused with
+/// [`ReadError::TooLarge`], naming the file; nothing over the limit is ever allocated.
+pub mod limits {
+    /// `.capn/config.json` (a few settings; 64 KiB).
+    pub const CONFIG: u64 = 64 * 1024;
+    /// One entry file `.capn/entries/<id>.md` (question, details, file list; 1 MiB).
+    pub const ENTRY: u64 = 1024 * 1024;
+    /// Host files capn edits or checks: `.claude/settings.json`, `.codex/hooks.json`,
+    /// `.gitignore`, the skill file, a git hook, the install record (8 MiB).
+    pub const HOST_FILE: u64 = 8 * 1024 * 1024;
+    /// Session markers and stamps in the state dir (64 KiB).
+    pub const MARKER: u64 = 64 * 1024;
+    /// A derived file is at most this much larger than the entry files it was built from, in
+    /// total (headers, tables); see [`derived`].
+    pub const DERIVED_BASE: u64 = 1024 * 1024;
+
+    /// The limit for a derived file (`index.bin`, `texts.bin`, `stat.bin`, `vectors.bin`) of a
+    /// store whose entry files hold `entry_bytes` bytes in all and number `entries`: everything
+    /// in them comes from the entries, so four times their text, 1 KiB per entry for the
+    /// embedding vectors, and [`DERIVED_BASE`] bounds every valid one.
+    pub fn derived(entry_bytes: u64, entries: u64) -> u64 {
+        DERIVED_BASE
+            .saturating_add(entry_bytes.saturating_mul(4))
+            .saturating_add(entries.saturating_mul(1024))
+    }
+}
+
+/// Whether a read follows a symlink at the path (or on the way to it).
+#[derive(Debug, Clone, Copy)]
+pub enum Follow<'a> {
+    /// `O_NOFOLLOW`: a symlink at the path is refused ([`ReadError::Symlink`]). For capn's own
+    /// files and the host files it edits.
+    Never,
+    /// Follow symlinks, then refuse the opened file unless its real path is inside this root
+    /// ([`ReadError::Outside`]). For backing files (format.md, "Staleness").
+    Inside(&'a Path),
+    /// Follow symlinks wherever they lead. Only for paths the host itself hands over (a
+    /// transcript), never for a path found in a repository.
+    Anywhere,
+}
+
+/// Why a read was refused. `Display` gives a one-line reason without the path (callers add
+/// what and where: `could not read entry: .capn/entries/ab12cd34.md: is a FIFO, not a regular
+/// file`).
+#[derive(Debug)]
+pub enum ReadError {
+    /// Nothing at the path (or a folder on the way is missing).
+    NotFound,
+    /// A symlink where none is followed.
+    Symlink,
+    /// Not a regular file; the kind in words ("a FIFO", "a directory", ...).
+    NotRegular(&'static str),
+    /// Over the byte limit.
+    TooLarge {
+        /// The file's size in bytes.
+        size: u64,
+        /// The limit in bytes.
+        limit: u64,
+    },
+    /// A followed symlink leads outside the root.
+    Outside,
+    /// Any other I/O error (permission denied, I/O error...).
+    Io(std::io::Error),
+}
+
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadError::NotFound => write!(f, "no such file"),
+            ReadError::Symlink => write!(f, "is a symlink (capn does not follow it here)"),
+            ReadError::NotRegular(kind) => write!(f, "is {kind}, not a regular file"),
+            ReadError::TooLarge { size, limit } => {
+                write!(f, "is {size} bytes, over the {limit}-byte limit")
+            }
+            ReadError::Outside => write!(f, "is a symlink leading outside the project"),
+            ReadError::Io(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for ReadError {}
+
+impl ReadError {
+    fn from_io(e: std::io::Error) -> ReadError {
+        match e.kind() {
+            std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory => ReadError::NotFound,
+            _ if e.raw_os_error() == Some(libc_eloop()) => ReadError::Symlink,
+            _ => ReadError::Io(e),
+        }
+    }
+
+    /// True when the file is definitely not (or no longer) a regular file capn may read: gone,
+    /// a symlink where none is allowed, a special file, or leading outside. False for errors
+    /// that say nothing about the file itself (permissions, I/O, over the limit).
+    pub fn is_gone(&self) -> bool {
+        matches!(
+            self,
+            ReadError::NotFound
+                | ReadError::Symlink
+                | ReadError::NotRegular(_)
+                | ReadError::Outside
+        )
+    }
+}
+
+#[cfg(unix)]
+fn libc_eloop() -> i32 {
+    rustix::io::Errno::LOOP.raw_os_error()
+}
+
+#[cfg(not(unix))]
+fn libc_eloop() -> i32 {
+    -1
+}
+
+fn kind_words(ft: &fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if ft.is_fifo() {
+            return "a FIFO";
+        }
+        if ft.is_char_device() || ft.is_block_device() {
+            return "a device";
+        }
+        if ft.is_socket() {
+            return "a socket";
+        }
+    }
+    if ft.is_dir() {
+        "a directory"
+    } else if ft.is_symlink() {
+        "a symlink"
+    } else {
+        "a special file"
+    }
+}
+
+/// Opens `path` for reading under the rules of this module: never blocks (`O_NONBLOCK`), never
+/// makes it the controlling terminal, and returns the file only when the opened descriptor is a
+/// regular file no larger than `limit` bytes, reached as `follow` allows. Returns the file and
+/// its metadata (from `fstat`).
+///
+/// Errors: [`ReadError`].
+pub fn open_regular(
+    path: &Path,
+    limit: u64,
+    follow: Follow<'_>,
+) -> std::result::Result<(fs::File, fs::Metadata), ReadError> {
+    let file = open_nonblocking(path, matches!(follow, Follow::Never))?;
+    let meta = file.metadata().map_err(ReadError::Io)?;
+    if !meta.is_file() {
+        return Err(ReadError::NotRegular(kind_words(&meta.file_type())));
+    }
+    if let Follow::Inside(root) = follow {
+        if !opened_inside(&file, path, root) {
+            return Err(ReadError::Outside);
+        }
+    }
+    if meta.len() > limit {
+        return Err(ReadError::TooLarge {
+            size: meta.len(),
+            limit,
+        });
+    }
+    Ok((file, meta))
+}
+
+#[cfg(unix)]
+fn open_nonblocking(path: &Path, nofollow: bool) -> std::result::Result<fs::File, ReadError> {
+    use rustix::fs::{open, Mode, OFlags};
+    let mut flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY;
+    if nofollow {
+        flags |= OFlags::NOFOLLOW;
+    }
+    match open(path, flags, Mode::empty()) {
+        Ok(fd) => Ok(fs::File::from(fd)),
+        Err(e) => Err(ReadError::from_io(e.into())),
+    }
+}
+
+#[cfg(not(unix))]
+fn open_nonblocking(path: &Path, nofollow: bool) -> std::result::Result<fs::File, ReadError> {
+    if nofollow {
+        let m = fs::symlink_metadata(path).map_err(ReadError::from_io)?;
+        if m.file_type().is_symlink() {
+            return Err(ReadError::Symlink);
+        }
+    }
+    fs::File::open(path).map_err(ReadError::from_io)
+}
+
+/// Whether the opened `file` (reached through `path`) really lies inside `root`: on Linux the
+/// kernel's own record of the opened file (`/proc/self/fd/N`), elsewhere the canonical `path`.
+fn opened_inside(file: &fs::File, path: &Path, root: &Path) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        if let Ok(real) = fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())) {
+            return real.starts_with(root);
+        }
+    }
+    let _ = file;
+    fs::canonicalize(path).is_ok_and(|real| real.starts_with(root))
+}
+
+/// Reads a whole file under [`open_regular`]'s rules: at most `limit` bytes (a file that grows
+/// past it while being read is refused too).
+///
+/// Errors: [`ReadError`].
+pub fn read_limited(
+    path: &Path,
+    limit: u64,
+    follow: Follow<'_>,
+) -> std::result::Result<Vec<u8>, ReadError> {
+    let (file, meta) = open_regular(path, limit, follow)?;
+    let mut buf = Vec::with_capacity(meta.len() as usize);
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut buf)
+        .map_err(ReadError::Io)?;
+    if buf.len() as u64 > limit {
+        return Err(ReadError::TooLarge {
+            size: buf.len() as u64,
+            limit,
+        });
+    }
+    Ok(buf)
+}
+
+/// [`read_limited`] without following a symlink, `Ok(None)` when nothing is there.
+///
+/// Errors: any other refusal, as `could not read <what>: <path>: <reason>`.
+pub fn read_opt(path: &Path, what: &str, limit: u64) -> Result<Option<Vec<u8>>> {
+    match read_limited(path, limit, Follow::Never) {
+        Ok(b) => Ok(Some(b)),
+        Err(ReadError::NotFound) => Ok(None),
+        Err(e) => Err(anyhow::Error::new(e))
+            .with_context(|| format!("could not read {what}: {}", path.display())),
+    }
+}
+
+/// The pid in a temp file name `.capn-tmp-<pid>-<random>` (none in names of capn 0.3).
+fn temp_file_pid(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix(TEMP_PREFIX)?;
+    rest.split_once('-')?.0.parse().ok()
+}
+
+/// Whether the process `pid` is gone (on Unix: `kill(pid, 0)` says no such process).
+#[cfg(unix)]
+fn process_gone(pid: u32) -> bool {
+    let Some(pid) = i32::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    else {
+        return true;
+    };
+    matches!(
+        rustix::process::test_kill_process(pid),
+        Err(rustix::io::Errno::SRCH)
+    )
+}
+
+#[cfg(not(unix))]
+fn process_gone(_pid: u32) -> bool {
+    false
+}
+
+/// Removes `.capn-tmp-*` files in `dir` left by writers killed between creating and renaming
+/// them: those whose writer process is gone, and any older than `max_age` (a pid reused since,
+/// or a name without a pid), never this process's own. Folders are skipped; a symlink is
+/// removed, never followed.
+/// Errors are ignored: this is housekeeping.
 pub fn remove_stale_temp_files(dir: &Path, max_age: std::time::Duration) {
     let Ok(rd) = fs::read_dir(dir) else { return };
     let now = std::time::SystemTime::now();
+    let me = std::process::id();
     for de in rd.flatten() {
-        if !de.file_name().to_string_lossy().starts_with(TEMP_PREFIX) {
+        let name = de.file_name();
+        let name = name.to_string_lossy();
+        if !name.starts_with(TEMP_PREFIX) {
             continue;
         }
-        let old = de
-            .metadata()
-            .and_then(|m| m.modified())
+        let Ok(meta) = de.metadata() else { continue };
+        if meta.is_dir() {
+            continue;
+        }
+        let pid = temp_file_pid(&name);
+        if pid == Some(me) {
+            continue;
+        }
+        let dead = pid.is_some_and(process_gone);
+        let old = meta
+            .modified()
             .is_ok_and(|t| now.duration_since(t).is_ok_and(|age| age > max_age));
-        if old {
+        if dead || old {
             let _ = fs::remove_file(de.path());
         }
     }
@@ -142,27 +436,32 @@ impl FileKind {
     }
 }
 
+/// What a stat of one name gave: its metadata, or the error kind (`NotFound`/`NotADirectory`
+/// for a name that is not there, anything else for one that could not be checked).
+pub type StatResult = std::result::Result<FileStat, std::io::ErrorKind>;
+
 /// Stats `names` (single path components) inside the directory `dir`, on up to 4 threads, in
-/// order; `None` for a name that cannot be stat'ed. `follow` follows a final symlink.
+/// order. `follow` follows a final symlink.
 ///
 /// On Unix each thread opens `dir` once and uses `fstatat` relative to it, so the kernel resolves
 /// one component per file instead of the whole path: on a store of 10,000 entries this is most
 /// of what `ask` spends its time on.
-pub fn stat_names_in(dir: &Path, names: &[&str], follow: bool) -> Vec<Option<FileStat>> {
+pub fn stat_names_in(dir: &Path, names: &[&str], follow: bool) -> Vec<StatResult> {
     par_chunks(names, 512, |part| stat_names_in_serial(dir, part, follow))
 }
 
 /// [`stat_names_in`] on the calling thread only.
 #[cfg(unix)]
-pub fn stat_names_in_serial(dir: &Path, names: &[&str], follow: bool) -> Vec<Option<FileStat>> {
+pub fn stat_names_in_serial(dir: &Path, names: &[&str], follow: bool) -> Vec<StatResult> {
     use rustix::fs::{openat, statat, AtFlags, FileType, Mode, OFlags, CWD};
-    let Ok(fd) = openat(
+    let fd = match openat(
         CWD,
         dir,
         OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
         Mode::empty(),
-    ) else {
-        return vec![None; names.len()];
+    ) {
+        Ok(fd) => fd,
+        Err(e) => return vec![Err(std::io::Error::from(e).kind()); names.len()],
     };
     let flags = if follow {
         AtFlags::empty()
@@ -172,14 +471,14 @@ pub fn stat_names_in_serial(dir: &Path, names: &[&str], follow: bool) -> Vec<Opt
     names
         .iter()
         .map(|name| {
-            let st = statat(&fd, *name, flags).ok()?;
+            let st = statat(&fd, *name, flags).map_err(|e| std::io::Error::from(e).kind())?;
             let kind = match FileType::from_raw_mode(st.st_mode as _) {
                 FileType::RegularFile => FileKind::File,
                 FileType::Directory => FileKind::Dir,
                 FileType::Symlink => FileKind::Symlink,
                 _ => FileKind::Other,
             };
-            Some(FileStat {
+            Ok(FileStat {
                 ino: st.st_ino as u64,
                 size: st.st_size as u64,
                 mtime_ns: st.st_mtime as i64 * 1_000_000_000 + st.st_mtime_nsec as i64,
@@ -192,7 +491,7 @@ pub fn stat_names_in_serial(dir: &Path, names: &[&str], follow: bool) -> Vec<Opt
 
 /// [`stat_names_in`] on the calling thread only.
 #[cfg(not(unix))]
-pub fn stat_names_in_serial(dir: &Path, names: &[&str], follow: bool) -> Vec<Option<FileStat>> {
+pub fn stat_names_in_serial(dir: &Path, names: &[&str], follow: bool) -> Vec<StatResult> {
     names
         .iter()
         .map(|name| {
@@ -202,7 +501,7 @@ pub fn stat_names_in_serial(dir: &Path, names: &[&str], follow: bool) -> Vec<Opt
             } else {
                 fs::symlink_metadata(&p)
             };
-            m.ok().map(|m| FileStat::of(&m))
+            m.map(|m| FileStat::of(&m)).map_err(|e| e.kind())
         })
         .collect()
 }
@@ -226,8 +525,9 @@ pub enum Durability {
 
 /// Writes `bytes` to `path` atomically and durably: a temp file in the same folder, `fsync`, then
 /// `rename` over `path`. Readers see the old content or the new one, never a torn file. The temp
-/// file is removed on any error. An existing file's permissions are kept (so an executable git
-/// hook stays executable).
+/// file is removed on any error. An existing regular file's permissions are kept (so an
+/// executable git hook stays executable). A symlink at `path` is replaced by the new regular
+/// file; its target is left alone. A folder that is a symlink is refused.
 ///
 /// Errors name the path: `could not write <path>: <cause>`.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
@@ -238,23 +538,22 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 ///
 /// Errors name the path.
 pub fn write_atomic_with(path: &Path, bytes: &[u8], durability: Durability) -> Result<()> {
-    // A symlink (a dotfile set-up linking settings.json elsewhere) is written through: its
-    // target is replaced, the link stays a link.
-    let resolved;
-    let path = match fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() => {
-            resolved = fs::canonicalize(path)
-                .with_context(|| format!("could not resolve symlink {}", path.display()))?;
-            resolved.as_path()
-        }
-        _ => path,
-    };
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
+    // The temp file is created in `dir`: a symlinked folder would put it (and the rename)
+    // wherever the link points.
+    if fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) {
+        anyhow::bail!(
+            "refusing to write {}: its folder {} is a symlink (capn never writes through a symlink)",
+            path.display(),
+            dir.display()
+        );
+    }
+    let prefix = format!("{TEMP_PREFIX}{}-", std::process::id());
     let mut builder = tempfile::Builder::new();
-    builder.prefix(TEMP_PREFIX);
+    builder.prefix(&prefix);
     // New files get the usual permissions (0666 minus the umask), not tempfile's private 0600.
     #[cfg(unix)]
     {
@@ -266,8 +565,11 @@ pub fn write_atomic_with(path: &Path, bytes: &[u8], durability: Durability) -> R
         .with_context(|| format!("could not create a temp file in {}", dir.display()))?;
     tmp.write_all(bytes)
         .with_context(|| format!("could not write {}", path.display()))?;
-    if let Ok(meta) = fs::metadata(path) {
-        let _ = tmp.as_file().set_permissions(meta.permissions());
+    // A regular file's permissions are kept; a symlink at `path` is replaced, not followed.
+    if let Ok(meta) = fs::symlink_metadata(path) {
+        if meta.is_file() {
+            let _ = tmp.as_file().set_permissions(meta.permissions());
+        }
     }
     if durability == Durability::Durable {
         tmp.as_file()
@@ -283,17 +585,23 @@ pub fn write_atomic_with(path: &Path, bytes: &[u8], durability: Durability) -> R
 /// Like [`write_atomic_with`], but leaves the file alone (and returns `false`) when it already
 /// holds exactly `bytes`. Returns `true` when it wrote.
 pub fn write_if_changed(path: &Path, bytes: &[u8], durability: Durability) -> Result<bool> {
-    if fs::read(path).is_ok_and(|old| old == bytes) {
+    let limit = bytes.len() as u64;
+    if read_limited(path, limit, Follow::Never).is_ok_and(|old| old == bytes) {
         return Ok(false);
     }
     write_atomic_with(path, bytes, durability)?;
     Ok(true)
 }
 
-/// Reads a file to a string, naming `what` and the path on error
+/// Reads a file to a string under the rules of this module (no symlink followed, regular files
+/// only, at most [`limits::HOST_FILE`] bytes), naming `what` and the path on error
 /// (`could not read <what>: <path>: <cause>`).
 pub fn read_to_string(path: &Path, what: &str) -> Result<String> {
-    fs::read_to_string(path).with_context(|| format!("could not read {what}: {}", path.display()))
+    let bytes = read_limited(path, limits::HOST_FILE, Follow::Never)
+        .map_err(anyhow::Error::new)
+        .with_context(|| format!("could not read {what}: {}", path.display()))?;
+    String::from_utf8(bytes)
+        .map_err(|_| anyhow::anyhow!("could not read {what}: {}: not valid UTF-8", path.display()))
 }
 
 /// Removes a file; a file that is already gone is not an error.
@@ -322,19 +630,21 @@ mod tests {
 
     #[cfg(unix)]
     #[test]
-    fn write_atomic_keeps_a_symlink_and_gives_new_files_normal_permissions() {
+    fn write_atomic_replaces_a_symlink_and_gives_new_files_normal_permissions() {
         use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
-        let target = dir.path().join("real.json");
+        let target = dir.path().join("decoy.txt");
         fs::write(&target, "old").unwrap();
         let link = dir.path().join("link.json");
         std::os::unix::fs::symlink(&target, &link).unwrap();
         write_atomic(&link, b"new").unwrap();
-        assert!(fs::symlink_metadata(&link)
-            .unwrap()
-            .file_type()
-            .is_symlink());
-        assert_eq!(fs::read(&target).unwrap(), b"new");
+        assert!(fs::symlink_metadata(&link).unwrap().is_file());
+        assert_eq!(fs::read(&link).unwrap(), b"new");
+        assert_eq!(
+            fs::read(&target).unwrap(),
+            b"old",
+            "wrote through the symlink"
+        );
         let fresh = dir.path().join("fresh.txt");
         write_atomic(&fresh, b"x").unwrap();
         let mode = fs::metadata(&fresh).unwrap().permissions().mode() & 0o777;
@@ -347,6 +657,101 @@ mod tests {
         let p = dir.path().join("missing/f.txt");
         let err = write_atomic(&p, b"x").unwrap_err();
         assert!(format!("{err:#}").contains("missing"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn reads_refuse_fifos_symlinks_and_oversized_files_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        assert!(std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success());
+        let err = read_limited(&fifo, 100, Follow::Never).unwrap_err();
+        assert!(matches!(err, ReadError::NotRegular("a FIFO")), "{err}");
+        let decoy = dir.path().join("decoy");
+        fs::write(&decoy, "secret").unwrap();
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&decoy, &link).unwrap();
+        assert!(matches!(
+            read_limited(&link, 100, Follow::Never),
+            Err(ReadError::Symlink)
+        ));
+        assert_eq!(
+            read_limited(&link, 100, Follow::Anywhere).unwrap(),
+            b"secret"
+        );
+        let big = dir.path().join("big");
+        fs::write(&big, vec![b'x'; 101]).unwrap();
+        let err = read_limited(&big, 100, Follow::Never).unwrap_err();
+        assert!(matches!(
+            err,
+            ReadError::TooLarge {
+                size: 101,
+                limit: 100
+            }
+        ));
+        assert_eq!(err.to_string(), "is 101 bytes, over the 100-byte limit");
+        assert!(matches!(
+            read_limited(&dir.path().join("none"), 100, Follow::Never),
+            Err(ReadError::NotFound)
+        ));
+        assert_eq!(read_opt(&dir.path().join("none"), "x", 9).unwrap(), None);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn follow_inside_refuses_a_symlink_leading_out_of_the_root() {
+        let outer = tempfile::tempdir().unwrap();
+        let root = outer.path().join("root");
+        fs::create_dir(&root).unwrap();
+        let root = fs::canonicalize(&root).unwrap();
+        fs::write(outer.path().join("decoy"), "d").unwrap();
+        fs::write(root.join("in.txt"), "i").unwrap();
+        std::os::unix::fs::symlink(outer.path().join("decoy"), root.join("out")).unwrap();
+        std::os::unix::fs::symlink(root.join("in.txt"), root.join("ok")).unwrap();
+        let inside = Follow::Inside(&root);
+        assert!(matches!(
+            read_limited(&root.join("out"), 9, inside),
+            Err(ReadError::Outside)
+        ));
+        assert_eq!(read_limited(&root.join("ok"), 9, inside).unwrap(), b"i");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn write_atomic_refuses_a_symlinked_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real");
+        fs::create_dir(&real).unwrap();
+        std::os::unix::fs::symlink(&real, dir.path().join("linked")).unwrap();
+        let err = write_atomic(&dir.path().join("linked/f"), b"x").unwrap_err();
+        assert!(format!("{err:#}").contains("is a symlink"), "{err:#}");
+        assert_eq!(fs::read_dir(&real).unwrap().count(), 0);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn temp_files_of_dead_writers_are_removed_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        // A pid that cannot be running: above the kernel's pid_max (at most 2^22).
+        let dead = dir.path().join(format!("{TEMP_PREFIX}{}-abc", 1u32 << 30));
+        let alive = dir
+            .path()
+            .join(format!("{TEMP_PREFIX}{}-abc", std::process::id()));
+        let legacy = dir.path().join(format!("{TEMP_PREFIX}abcdef"));
+        for p in [&dead, &alive, &legacy] {
+            fs::write(p, "x").unwrap();
+        }
+        remove_stale_temp_files(dir.path(), std::time::Duration::from_secs(600));
+        assert!(!dead.exists());
+        assert!(alive.exists());
+        assert!(legacy.exists(), "young temp file without a pid is kept");
+        remove_stale_temp_files(dir.path(), std::time::Duration::ZERO);
+        assert!(!legacy.exists());
+        assert!(alive.exists(), "this process's own temp file is kept");
     }
 
     #[test]

@@ -239,9 +239,12 @@ impl SessionDir {
     /// Reads `<dir>/<name>` as a marker. `None` when the file does not exist; a file that exists
     /// but does not parse reads as an empty marker (its existence is what matters).
     pub fn read_marker(&self, name: &str) -> Option<Marker> {
-        match fs::read(self.file(name)) {
+        use crate::fsutil::{limits, read_limited, Follow, ReadError};
+        match read_limited(&self.file(name), limits::MARKER, Follow::Never) {
             Ok(bytes) => Some(serde_json::from_slice(&bytes).unwrap_or_default()),
-            Err(_) => None,
+            Err(ReadError::NotFound) => None,
+            // There but not readable as a marker (too large, a symlink, a FIFO): it exists.
+            Err(_) => Some(Marker::default()),
         }
     }
 
@@ -276,10 +279,14 @@ impl SessionDir {
                     .with_context(|| format!("could not claim marker: {}", from.display()))
             }
         }
-        let marker = fs::read(&to)
-            .ok()
-            .and_then(|b| serde_json::from_slice(&b).ok())
-            .unwrap_or_default();
+        let marker = crate::fsutil::read_limited(
+            &to,
+            crate::fsutil::limits::MARKER,
+            crate::fsutil::Follow::Never,
+        )
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default();
         let _ = fs::remove_file(&to);
         Ok(Some(marker))
     }

@@ -83,7 +83,7 @@ pub fn run(args: &AskArgs) -> Result<ExitCode> {
             // A writer holds the lock: read without waiting, and leave stale entries out.
             let mut snap = index::load(&store)?;
             crate::store::report_malformed(&store, &snap.malformed);
-            let mut cache = StatCache::load(&store.stat_cache_path());
+            let mut cache = StatCache::load(&store.stat_cache_path(), snap.derived_limit());
             let stale = stale_positions(&store.root, &snap, &mut cache);
             out = answer(&store, &mut snap, question, limit, &stale)?;
         }
@@ -117,7 +117,7 @@ fn answer(
         return Ok(r);
     }
     snap.reload_from_files(store)?;
-    let mut cache = StatCache::load(&store.stat_cache_path());
+    let mut cache = StatCache::load(&store.stat_cache_path(), snap.derived_limit());
     let stale = stale_positions(&store.root, snap, &mut cache);
     Ok(render_verified(store, snap, question, limit, &stale)?.unwrap_or_default())
 }

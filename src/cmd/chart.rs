@@ -96,7 +96,7 @@ pub fn run(args: &ChartArgs) -> Result<ExitCode> {
     for input in inputs {
         let (key, abs) = paths::resolve_backing_file(&store.root, &cwd, input).map_err(Refused)?;
         let at_ns = now_ns();
-        let hash = hash_file(&abs)?;
+        let hash = hash_file(&store.root, &abs)?;
         files.insert(key.clone(), crate::store::entry::hex(&hash));
         hashed.push((key, abs, hash, at_ns));
     }

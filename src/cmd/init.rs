@@ -227,11 +227,9 @@ pub fn user_statusline_command() -> Option<String> {
 /// Adds a `.capn/` line to `.gitignore` unless an equivalent line is there. Keeps the file's line
 /// ending style (CRLF or LF) and adds a line break first when the file lacks a final one.
 fn add_to_gitignore(path: &Path) -> Result<bool> {
-    let text = match std::fs::read(path) {
-        Ok(b) => String::from_utf8_lossy(&b).into_owned(),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(e).with_context(|| format!("could not read {}", path.display())),
-    };
+    let text = crate::fsutil::read_opt(path, ".gitignore", crate::fsutil::limits::HOST_FILE)?
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
     let present = text.lines().map(|l| l.trim()).any(|l| {
         matches!(
             l,
@@ -267,12 +265,12 @@ pub fn skill_path(root: &Path) -> PathBuf {
 pub fn install_skill(root: &Path) -> Result<Option<String>> {
     let path = skill_path(root);
     let rel = crate::store::display_rel(root, &path);
-    match std::fs::read_to_string(&path) {
-        Ok(text) if text == crate::hook::skill::SKILL_MD => Ok(None),
-        Ok(_) => Ok(Some(format!(
+    match crate::fsutil::read_opt(&path, "skill", crate::fsutil::limits::HOST_FILE)? {
+        Some(text) if text == crate::hook::skill::SKILL_MD.as_bytes() => Ok(None),
+        Some(_) => Ok(Some(format!(
             "kept {rel}: it differs from the bundled /compact-prep skill (delete it and run capn init to update)"
         ))),
-        Err(_) => {
+        None => {
             if let Some(dir) = path.parent() {
                 std::fs::create_dir_all(dir)
                     .with_context(|| format!("could not create {}", dir.display()))?;
@@ -290,8 +288,13 @@ pub fn install_skill(root: &Path) -> Result<Option<String>> {
 pub fn uninstall_skill(root: &Path) -> Result<Option<String>> {
     let path = skill_path(root);
     let rel = crate::store::display_rel(root, &path);
-    match std::fs::read_to_string(&path) {
-        Ok(text) if text == crate::hook::skill::SKILL_MD => {
+    let text = crate::fsutil::read_limited(
+        &path,
+        crate::fsutil::limits::HOST_FILE,
+        crate::fsutil::Follow::Never,
+    );
+    match text {
+        Ok(text) if text == crate::hook::skill::SKILL_MD.as_bytes() => {
             std::fs::remove_file(&path)
                 .with_context(|| format!("could not remove {}", path.display()))?;
             if let Some(dir) = path.parent() {

@@ -11,6 +11,7 @@ use std::process::ExitCode;
 /// `{"id","question","files","details"?,"at"}`.
 pub fn run(args: &ListArgs) -> Result<ExitCode> {
     let store = Store::from_env()?;
+    store.check_dirs()?;
     let dir = store.entries_dir();
     let mut names: Vec<String> = match std::fs::read_dir(&dir) {
         Ok(rd) => rd

@@ -58,9 +58,14 @@ pub fn run(args: &StateArgs) -> Result<ExitCode> {
         StateAction::Show(a) => {
             let s = resolve(a)?;
             let path = s.state_file();
-            let text = match std::fs::read(&path) {
+            let read = crate::fsutil::read_limited(
+                &path,
+                MAX_STATE_BYTES as u64,
+                crate::fsutil::Follow::Never,
+            );
+            let text = match read {
                 Ok(t) => t,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                Err(crate::fsutil::ReadError::NotFound) => {
                     return Err(Refused(format!(
                         "no state saved for session {} yet: {} does not exist (run /compact-prep)",
                         s.id,

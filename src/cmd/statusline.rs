@@ -37,6 +37,10 @@ use std::time::{Duration, Instant};
 /// new update cancels a run in flight).
 pub const WRAP_TIMEOUT: Duration = Duration::from_millis(200);
 
+/// The most output kept from the wrapped command (16 KiB: a status line is one line; a command
+/// that writes more is cut there and ended).
+pub const WRAP_MAX_BYTES: usize = 16 * 1024;
+
 /// How long the statusline waits for the transcript fallback (a file on a stalled network
 /// mount must not hold the line back); past it the use is unknown (`ctx --`).
 pub const TRANSCRIPT_TIMEOUT: Duration = Duration::from_millis(300);
@@ -219,7 +223,10 @@ pub fn project_root(input: &StatusInput) -> PathBuf {
 /// The number of `*.md` files in `<root>/.capn/entries` (one readdir), or `None` when the
 /// project has no store.
 pub fn chart_count(root: &Path) -> Option<usize> {
-    let store = root.join(crate::store::STORE_DIR);
+    let store = crate::store::Store::at(root.to_path_buf());
+    // A symlinked store is not counted (nor read): it could lead anywhere.
+    store.check_dirs().ok()?;
+    let store = store.dir;
     let rd = match std::fs::read_dir(store.join("entries")) {
         Ok(rd) => rd,
         Err(_) => return store.is_dir().then_some(0),
@@ -266,7 +273,8 @@ pub fn maybe_warn(input: &StatusInput, percent: f64, threshold: u8) -> anyhow::R
 
 /// Runs `cmd` through `sh -c` with `stdin` on its standard input and returns its standard
 /// output, or `None` when it could not start or produced nothing within [`WRAP_TIMEOUT`].
-/// A command still running at the deadline is killed; output it wrote before that is kept.
+/// A command still running at the deadline, or past [`WRAP_MAX_BYTES`] of output, is killed;
+/// output it wrote before that (up to the limit) is kept.
 /// Its stderr goes to ours.
 pub fn run_wrapped(cmd: &str, stdin: &[u8]) -> Option<String> {
     let deadline = Instant::now() + WRAP_TIMEOUT;
@@ -303,8 +311,11 @@ pub fn run_wrapped(cmd: &str, stdin: &[u8]) -> Option<String> {
                 match sout.read(&mut buf) {
                     Ok(0) | Err(_) => break,
                     Ok(n) => {
-                        if let Ok(mut o) = out.lock() {
-                            o.extend_from_slice(&buf[..n]);
+                        let Ok(mut o) = out.lock() else { break };
+                        let room = WRAP_MAX_BYTES - o.len();
+                        o.extend_from_slice(&buf[..n.min(room)]);
+                        if o.len() >= WRAP_MAX_BYTES {
+                            break;
                         }
                     }
                 }
@@ -316,15 +327,21 @@ pub fn run_wrapped(cmd: &str, stdin: &[u8]) -> Option<String> {
     let eof = done_rx
         .recv_timeout(deadline.saturating_duration_since(Instant::now()))
         .is_ok();
+    let capped = out.lock().is_ok_and(|o| o.len() >= WRAP_MAX_BYTES);
     let mut exited = false;
-    while !exited {
+    while !exited && !capped {
         match child.try_wait() {
             Ok(Some(_)) => exited = true,
             Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(1)),
             _ => break,
         }
     }
-    if !eof || !exited {
+    if capped {
+        crate::process::kill_group(&mut child);
+        diag!(
+            "capn: the wrapped statusline command wrote more than {WRAP_MAX_BYTES} bytes; cut there"
+        );
+    } else if !eof || !exited {
         crate::process::kill_group(&mut child);
         diag!(
             "capn: the wrapped statusline command did not finish within {} ms",

@@ -35,10 +35,12 @@
 //! claiming its own marker back if SessionStart delivered in between. Whatever the interleaving,
 //! the recovery is delivered exactly once.
 
+pub mod json;
 pub mod post_compact;
 pub mod pre_compact;
 pub mod session_start;
 pub mod skill;
+pub mod stdin;
 pub mod text;
 pub mod transcript;
 pub mod user_prompt_submit;
@@ -49,7 +51,7 @@ pub use skill::SKILL_MD;
 use crate::cli::{HookEvent, Host};
 use crate::session::{self, Marker, SessionDir, SessionId};
 use anyhow::Result;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::process::ExitCode;
 use std::time::{Duration, SystemTime};
 use wire::HookInput;
@@ -83,21 +85,16 @@ pub fn guard(f: impl FnOnce() -> anyhow::Result<()>) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// Reads and discards all of stdin (the host may otherwise see a broken pipe).
+/// Reads and discards the host's payload (the host may otherwise see a broken pipe), with
+/// [`stdin::read_payload`]'s bounds.
 pub fn drain_stdin() {
-    let _ = std::io::copy(&mut std::io::stdin().lock(), &mut std::io::sink());
+    drop(stdin::read_payload());
 }
 
-/// Reads all of stdin into a string (lossy UTF-8).
-pub fn read_stdin() -> String {
-    String::from_utf8_lossy(&read_stdin_bytes()).into_owned()
-}
-
-/// Reads all of stdin as bytes; a read error keeps what was read so far.
+/// Reads the host's payload from stdin as bytes ([`stdin::read_payload`]: bounded in size and
+/// time, never waiting for a host that keeps stdin open).
 pub fn read_stdin_bytes() -> Vec<u8> {
-    let mut buf = Vec::with_capacity(8192);
-    let _ = std::io::stdin().lock().read_to_end(&mut buf);
-    buf
+    stdin::read_payload()
 }
 
 /// The host's name for an event (`hookEventName`, and `hook_event_name` on stdin).

@@ -13,7 +13,6 @@
 
 use super::wire::{lenient, Usage};
 use serde::Deserialize;
-use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
@@ -88,7 +87,7 @@ fn judge(line: &[u8]) -> Verdict {
     if !has_needle(line) {
         return Verdict::Skip;
     }
-    let Ok(l) = serde_json::from_slice::<Line>(line) else {
+    let Some(l) = super::json::from_slice::<Line>(line) else {
         return Verdict::Skip;
     };
     if l.is_sidechain == Some(true) {
@@ -125,16 +124,13 @@ fn judge(line: &[u8]) -> Verdict {
 /// anything that is not a regular file (a FIFO, whose `open` blocks until a writer appears, a
 /// device, a folder), is [`Found::Unknown`].
 pub fn last_context(path: &Path) -> Found {
-    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
-        return Found::Unknown;
-    }
-    let Ok(mut f) = File::open(path) else {
+    // The host names the transcript (outside the project): symlinks are followed, but the
+    // opened file must be regular and the open must not block.
+    let Ok((mut f, _)) =
+        crate::fsutil::open_regular(path, u64::MAX, crate::fsutil::Follow::Anywhere)
+    else {
         return Found::Unknown;
     };
-    // The path may have been swapped between the check and the open.
-    if !f.metadata().is_ok_and(|m| m.is_file()) {
-        return Found::Unknown;
-    }
     let Ok(len) = f.seek(SeekFrom::End(0)) else {
         return Found::Unknown;
     };

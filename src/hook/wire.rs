@@ -75,13 +75,15 @@ impl HookInput {
     }
 }
 
-/// Parses `bytes` as a JSON object into `T`; `None` for anything else.
+/// Parses `bytes` as a JSON object into `T` (a BOM allowed, invalid escapes repaired: see
+/// [`super::json`]); `None` for anything else.
 fn parse_object<T: DeserializeOwned>(bytes: &[u8]) -> Option<T> {
+    let bytes = super::json::strip_bom(bytes);
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace())?;
     if *first != b'{' {
         return None;
     }
-    serde_json::from_slice(bytes).ok()
+    super::json::from_slice(bytes)
 }
 
 /// The statusline's stdin (hooks reference, section 2), the fields capn reads.

@@ -47,9 +47,13 @@ impl SettingsFile {
     /// included), is not an object, or its `hooks` value has an unexpected shape. The message
     /// names the file and the reason.
     pub fn load(path: &Path) -> Result<SettingsFile> {
-        let text = match std::fs::read_to_string(path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+        let bytes = match crate::fsutil::read_limited(
+            path,
+            crate::fsutil::limits::HOST_FILE,
+            crate::fsutil::Follow::Never,
+        ) {
+            Ok(b) => b,
+            Err(crate::fsutil::ReadError::NotFound) => {
                 return Ok(SettingsFile {
                     path: path.to_path_buf(),
                     json: Map::new(),
@@ -57,8 +61,19 @@ impl SettingsFile {
                     original: None,
                 })
             }
-            Err(e) => return Err(anyhow!("could not read settings: {}: {e}", path.display())),
+            Err(e) => {
+                return Err(anyhow!(
+                    "could not read settings: {}: {e}; left untouched (capn never writes through a symlink or into a special file: register the hooks by hand)",
+                    path.display()
+                ))
+            }
         };
+        let text = String::from_utf8(bytes).map_err(|_| {
+            anyhow!(
+                "could not read settings: {}: not valid UTF-8; left untouched",
+                path.display()
+            )
+        })?;
         let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
         let json = if text.trim().is_empty() {
             Map::new()

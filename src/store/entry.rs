@@ -70,11 +70,13 @@ pub fn is_sha256_hex(s: &str) -> bool {
 }
 
 /// True when `key` is a well-formed path key: relative to the project root, `/`-separated, with
-/// no empty, `.` or `..` component and no NUL. Anything else (a hand-edited `../x`, `/etc/x`)
-/// could point outside the project, so an entry holding it is malformed.
+/// no empty, `.` or `..` component, no NUL and no backslash. Anything else (a hand-edited `../x`,
+/// `/etc/x`, a Windows-style `sub\x`) could point outside the project or name another file than
+/// meant, so an entry holding it is malformed.
 pub fn is_valid_key(key: &str) -> bool {
     !key.is_empty()
         && !key.contains('\0')
+        && !key.contains('\\')
         && key
             .split('/')
             .all(|part| !part.is_empty() && part != "." && part != "..")
@@ -149,6 +151,11 @@ impl Entry {
             if in_files && (line.starts_with(' ') || line.starts_with('\t')) {
                 let body = line.strip_prefix("  ").unwrap_or_else(|| line.trim_start());
                 let (path, hash) = parse_file_line(body)?;
+                if files.contains_key(&path) {
+                    // Which hash would be meant is unknowable: report, never guess (a guess
+                    // could delete the entry as stale).
+                    return Err(format!("duplicate file key: {}", clip(&path)));
+                }
                 files.insert(path, hash);
                 continue;
             }
@@ -245,7 +252,7 @@ fn parse_file_line(line: &str) -> Result<(String, String), String> {
     };
     if !is_valid_key(&path) {
         return Err(format!(
-            "bad path key (must be relative to the project root, without . or ..): {}",
+            "bad path key (must be relative to the project root, /-separated, without . or .. or a backslash): {}",
             clip(&path)
         ));
     }

@@ -26,8 +26,28 @@ const RACY_NS: i64 = 2_000_000_000;
 pub enum FileState {
     /// A regular file inside the root with this SHA-256.
     Hash([u8; 32]),
-    /// Missing, not a regular file, or a symlink leading outside the root.
+    /// Missing, not a regular file, or a symlink leading outside the root: its entries are stale.
     Gone,
+    /// Could not be checked (permission denied, an I/O error, over [`MAX_BACKING_BYTES`]): its
+    /// entries are hidden from answers but kept, since the file may well be unchanged.
+    Unchecked(std::io::ErrorKind),
+}
+
+/// The largest backing file that is hashed (1 GiB); a larger one cannot be checked
+/// ([`FileState::Unchecked`]) and `chart` refuses it.
+pub const MAX_BACKING_BYTES: u64 = 1 << 30;
+
+/// What a check on the way to a file gave when it did not give a stamp: the file is gone, or
+/// could not be checked.
+type Missed = FileState;
+
+/// The state for an I/O error kind met while checking a file: not there means gone; anything
+/// else means it could not be checked.
+fn missed(kind: std::io::ErrorKind) -> Missed {
+    match kind {
+        std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory => FileState::Gone,
+        k => FileState::Unchecked(k),
+    }
 }
 
 /// Metadata that identifies one version of a file.
@@ -150,11 +170,26 @@ fn stamp_of(meta: &std::fs::Metadata) -> Stamp {
     crate::fsutil::FileStat::of(meta).into()
 }
 
+/// A stamp for a regular file within [`MAX_BACKING_BYTES`]; other kinds are gone, a larger
+/// file cannot be checked.
+fn stamp_if_regular(st: crate::fsutil::FileStat) -> Result<Stamp, Missed> {
+    match st.kind {
+        crate::fsutil::FileKind::File if st.size > MAX_BACKING_BYTES => {
+            Err(FileState::Unchecked(std::io::ErrorKind::FileTooLarge))
+        }
+        crate::fsutil::FileKind::File => Ok(st.into()),
+        _ => Err(FileState::Gone),
+    }
+}
+
 /// Whether each directory on the way to `keys` (every `/`-prefix of a key) is inside `root`:
 /// a real directory, or a symlink whose target is inside the root (format.md, "Staleness"). A
 /// file reached through a symlinked directory that leads out of the project is not a backing
 /// file. Checked once per directory, parents first.
-fn dirs_inside_root<'a>(root: &Path, keys: &[&'a str]) -> std::collections::HashMap<&'a str, bool> {
+fn dirs_inside_root<'a>(
+    root: &Path,
+    keys: &[&'a str],
+) -> std::collections::HashMap<&'a str, Result<(), Missed>> {
     // Each distinct folder once (a store of 10,000 files has a few hundred), parents first.
     let mut unique: std::collections::HashSet<&'a str> = std::collections::HashSet::new();
     for k in keys {
@@ -178,24 +213,32 @@ fn dirs_inside_root<'a>(root: &Path, keys: &[&'a str]) -> std::collections::Hash
     let dirs: Vec<&'a str> = dirs.into_iter().map(|(_, d)| d).collect();
     let mut ok = std::collections::HashMap::with_capacity(dirs.len());
     for d in dirs {
-        let parent_ok = d
-            .rsplit_once('/')
-            .is_none_or(|(p, _)| ok.get(p).copied().unwrap_or(false));
-        ok.insert(d, parent_ok && dir_inside_root(root, d));
+        let parent = match d.rsplit_once('/') {
+            None => Ok(()),
+            Some((p, _)) => ok.get(p).copied().unwrap_or(Err(FileState::Gone)),
+        };
+        ok.insert(d, parent.and_then(|()| dir_inside_root(root, d)));
     }
     ok
 }
 
 /// Whether the directory `dir` (a key prefix) is a directory inside `root`, following a symlink
-/// only if its target is inside.
-fn dir_inside_root(root: &Path, dir: &str) -> bool {
+/// only if its target is inside: `Err(Gone)` when it is not, `Err(Unchecked)` when that cannot
+/// be told (permission denied on the way).
+fn dir_inside_root(root: &Path, dir: &str) -> Result<(), Missed> {
     let abs = abs_of(root, dir);
-    match std::fs::symlink_metadata(&abs) {
-        Ok(m) if m.file_type().is_symlink() => {
-            std::fs::canonicalize(&abs).is_ok_and(|t| t.starts_with(root) && t.is_dir())
-        }
+    let is_dir = match std::fs::symlink_metadata(&abs) {
+        Ok(m) if m.file_type().is_symlink() => match std::fs::canonicalize(&abs) {
+            Ok(t) => t.starts_with(root) && t.is_dir(),
+            Err(e) => return Err(missed(e.kind())),
+        },
         Ok(m) => m.is_dir(),
-        Err(_) => false,
+        Err(e) => return Err(missed(e.kind())),
+    };
+    if is_dir {
+        Ok(())
+    } else {
+        Err(FileState::Gone)
     }
 }
 
@@ -205,18 +248,19 @@ fn dir_inside_root(root: &Path, dir: &str) -> bool {
 fn stat_backing_files(
     root: &Path,
     keys: &[&str],
-    dirs: &std::collections::HashMap<&str, bool>,
-) -> Vec<Option<Stamp>> {
+    dirs: &std::collections::HashMap<&str, Result<(), Missed>>,
+) -> Vec<Result<Stamp, Missed>> {
+    let mut out = vec![Err(FileState::Gone); keys.len()];
     let mut groups: std::collections::HashMap<&str, Vec<usize>> = std::collections::HashMap::new();
     for (i, k) in keys.iter().enumerate() {
         let dir = k.rsplit_once('/').map_or("", |(d, _)| d);
-        groups.entry(dir).or_default().push(i);
+        match dirs.get(dir).copied().unwrap_or(Ok(())) {
+            Ok(()) => groups.entry(dir).or_default().push(i),
+            Err(m) => out[i] = Err(m),
+        }
     }
-    let groups: Vec<(&str, Vec<usize>)> = groups
-        .into_iter()
-        .filter(|(d, _)| d.is_empty() || dirs.get(d).copied().unwrap_or(false))
-        .collect();
-    let stat_group = |(dir, idx): &(&str, Vec<usize>)| -> Vec<(usize, Option<Stamp>)> {
+    let groups: Vec<(&str, Vec<usize>)> = groups.into_iter().collect();
+    let stat_group = |(dir, idx): &(&str, Vec<usize>)| -> Vec<(usize, Result<Stamp, Missed>)> {
         let abs = if dir.is_empty() {
             root.to_path_buf()
         } else {
@@ -235,18 +279,17 @@ fn stat_backing_files(
             .zip(stats)
             .map(|(&i, st)| {
                 let stamp = match st {
-                    Some(st) if st.kind == crate::fsutil::FileKind::File => Some(st.into()),
                     // A symlink: followed only if its target is inside the root.
-                    Some(st) if st.kind == crate::fsutil::FileKind::Symlink => {
+                    Ok(st) if st.kind == crate::fsutil::FileKind::Symlink => {
                         stat_backing_file(root, keys[i])
                     }
-                    _ => None,
+                    Ok(st) => stamp_if_regular(st),
+                    Err(kind) => Err(missed(kind)),
                 };
                 (i, stamp)
             })
             .collect()
     };
-    let mut out = vec![None; keys.len()];
     for part in crate::fsutil::par_map(&groups, 8, stat_group) {
         for (i, st) in part {
             out[i] = st;
@@ -255,33 +298,60 @@ fn stat_backing_files(
     out
 }
 
-/// The stamp of a backing file, or `None` when it is missing, not a regular file, or a symlink
-/// whose target is outside `root` (format.md, "Staleness").
-fn stat_backing_file(root: &Path, key: &str) -> Option<Stamp> {
+/// The stamp of a backing file; `Err(Gone)` when it is missing, not a regular file, or a
+/// symlink whose target is outside `root` (format.md, "Staleness"); `Err(Unchecked)` when that
+/// cannot be told.
+fn stat_backing_file(root: &Path, key: &str) -> Result<Stamp, Missed> {
     let abs = abs_of(root, key);
-    let lmeta = std::fs::symlink_metadata(&abs).ok()?;
+    let lmeta = std::fs::symlink_metadata(&abs).map_err(|e| missed(e.kind()))?;
     let meta = if lmeta.file_type().is_symlink() {
-        let target = std::fs::canonicalize(&abs).ok()?;
+        let target = std::fs::canonicalize(&abs).map_err(|e| missed(e.kind()))?;
         if !target.starts_with(root) {
-            return None;
+            return Err(FileState::Gone);
         }
-        std::fs::metadata(&target).ok()?
+        std::fs::metadata(&target).map_err(|e| missed(e.kind()))?
     } else {
         lmeta
     };
-    meta.is_file().then(|| stamp_of(&meta))
+    stamp_if_regular(crate::fsutil::FileStat::of(&meta))
 }
 
-/// Streams a file through SHA-256.
+/// Streams a backing file through SHA-256, opened under fsutil's rules: non-blocking, a regular
+/// file, symlinks followed only while the opened file is inside `root`, at most
+/// [`MAX_BACKING_BYTES`].
 ///
-/// Errors: the file cannot be opened or read (`could not hash file: <path>: ...`).
-pub fn hash_file(path: &Path) -> Result<[u8; 32]> {
-    let mut f = std::fs::File::open(path)
-        .with_context(|| format!("could not hash file: {}", path.display()))?;
+/// Errors: the file cannot be opened or read; [`crate::fsutil::ReadError::is_gone`] tells a file
+/// that is not there (or not a regular file inside the root) from one that could not be read.
+pub fn hash_backing_file(
+    root: &Path,
+    path: &Path,
+) -> std::result::Result<[u8; 32], crate::fsutil::ReadError> {
+    use crate::fsutil::{open_regular, Follow, ReadError};
+    let (f, _) = open_regular(path, MAX_BACKING_BYTES, Follow::Inside(root))?;
     let mut h = Sha256::new();
-    std::io::copy(&mut f, &mut h)
-        .with_context(|| format!("could not hash file: {}", path.display()))?;
+    std::io::copy(&mut std::io::Read::take(f, MAX_BACKING_BYTES), &mut h).map_err(ReadError::Io)?;
     Ok(h.finalize().into())
+}
+
+/// [`hash_backing_file`] with the error as `could not hash file: <path>: <reason>`.
+///
+/// Errors: as [`hash_backing_file`].
+pub fn hash_file(root: &Path, path: &Path) -> Result<[u8; 32]> {
+    hash_backing_file(root, path)
+        .map_err(anyhow::Error::new)
+        .with_context(|| format!("could not hash file: {}", path.display()))
+}
+
+/// The state for a hashing error.
+fn hash_missed(e: &crate::fsutil::ReadError) -> Missed {
+    match e {
+        e if e.is_gone() => FileState::Gone,
+        crate::fsutil::ReadError::Io(io) => missed(io.kind()),
+        crate::fsutil::ReadError::TooLarge { .. } => {
+            FileState::Unchecked(std::io::ErrorKind::FileTooLarge)
+        }
+        _ => FileState::Unchecked(std::io::ErrorKind::Other),
+    }
 }
 
 /// Decodes 64 hex digits.
@@ -299,9 +369,11 @@ pub fn decode_hex32(s: &str) -> Option<[u8; 32]> {
 }
 
 impl StatCache {
-    /// Loads the cache; a missing, corrupt or other-version file gives an empty cache.
-    pub fn load(path: &Path) -> StatCache {
-        let files = std::fs::read(path)
+    /// Loads the cache; a missing, corrupt, other-version or over-`limit` file (see
+    /// [`crate::fsutil::limits::derived`]), or one that is not a regular file, gives an empty
+    /// cache.
+    pub fn load(path: &Path, limit: u64) -> StatCache {
+        let files = crate::fsutil::read_limited(path, limit, crate::fsutil::Follow::Never)
             .ok()
             .and_then(|b| postcard::from_bytes::<CacheFile>(&b).ok())
             .and_then(CacheFile::decode)
@@ -335,13 +407,12 @@ impl StatCache {
     }
 
     /// The current state of the backing file `key` under `root`, re-hashing only when its
-    /// metadata changed or is racy. Read errors count as [`FileState::Gone`].
+    /// metadata changed or is racy.
     pub fn state(&mut self, root: &Path, key: &str) -> FileState {
         let dirs = dirs_inside_root(root, &[key]);
-        let stamp = if dirs.values().all(|ok| *ok) {
-            stat_backing_file(root, key)
-        } else {
-            None
+        let stamp = match dirs.values().find_map(|d| d.err()) {
+            Some(m) => Err(m),
+            None => stat_backing_file(root, key),
         };
         self.state_with(root, key, stamp)
     }
@@ -355,20 +426,23 @@ impl StatCache {
             .iter()
             .zip(&stamps)
             .map(|(k, st)| match st {
-                None => Some(FileState::Gone),
-                Some(st) => self.trusted(k, st).map(FileState::Hash),
+                Err(m) => Some(*m),
+                Ok(st) => self.trusted(k, st).map(FileState::Hash),
             })
             .collect();
         let todo: Vec<usize> = (0..keys.len()).filter(|&i| out[i].is_none()).collect();
         let hashed_at_ns = now_ns();
-        let hashes = crate::fsutil::par_map(&todo, 64, |&i| hash_file(&abs_of(root, keys[i])).ok());
+        let hashes = crate::fsutil::par_map(&todo, 64, |&i| {
+            hash_backing_file(root, &abs_of(root, keys[i]))
+        });
         for (&i, hash) in todo.iter().zip(hashes) {
             out[i] = Some(match (hash, stamps[i]) {
-                (Some(h), Some(st)) => {
+                (Ok(h), Ok(st)) => {
                     self.record(keys[i], st, h, hashed_at_ns);
                     FileState::Hash(h)
                 }
-                _ => FileState::Gone,
+                (Err(e), _) => hash_missed(&e),
+                (_, Err(m)) => m,
             });
         }
         out.into_iter()
@@ -384,20 +458,21 @@ impl StatCache {
         })
     }
 
-    fn state_with(&mut self, root: &Path, key: &str, stamp: Option<Stamp>) -> FileState {
-        let Some(stamp) = stamp else {
-            return FileState::Gone;
+    fn state_with(&mut self, root: &Path, key: &str, stamp: Result<Stamp, Missed>) -> FileState {
+        let stamp = match stamp {
+            Ok(st) => st,
+            Err(m) => return m,
         };
         if let Some(h) = self.trusted(key, &stamp) {
             return FileState::Hash(h);
         }
         let hashed_at_ns = now_ns();
-        match hash_file(&abs_of(root, key)) {
+        match hash_backing_file(root, &abs_of(root, key)) {
             Ok(hash) => {
                 self.record(key, stamp, hash, hashed_at_ns);
                 FileState::Hash(hash)
             }
-            Err(_) => FileState::Gone,
+            Err(e) => hash_missed(&e),
         }
     }
 
@@ -427,11 +502,14 @@ impl StatCache {
         }
     }
 
-    /// True when `key`'s recorded `hex` hash matches the file now.
-    pub fn is_fresh(&mut self, root: &Path, key: &str, hex: &str) -> bool {
+    /// True when `key`'s file has definitely changed since its recorded `hex` hash: gone, not a
+    /// regular file inside the root, or hashing differently (an unparseable `hex` counts as
+    /// changed). False when it matches or could not be checked.
+    pub fn is_changed(&mut self, root: &Path, key: &str, hex: &str) -> bool {
         match (self.state(root, key), decode_hex32(hex)) {
-            (FileState::Hash(h), Some(want)) => h == want,
-            _ => false,
+            (FileState::Hash(h), Some(want)) => h != want,
+            (FileState::Unchecked(_), Some(_)) => false,
+            _ => true,
         }
     }
 }
@@ -489,8 +567,9 @@ mod tests {
         cache.state(&root, "a.txt");
         let path = root.join("stat.bin");
         cache.save(&path, None).unwrap();
-        assert_eq!(StatCache::load(&path).files.len(), 1);
+        assert_eq!(StatCache::load(&path, 1 << 20).files.len(), 1);
+        assert!(StatCache::load(&path, 8).files.is_empty(), "over the limit");
         std::fs::write(&path, b"garbage").unwrap();
-        assert!(StatCache::load(&path).files.is_empty());
+        assert!(StatCache::load(&path, 1 << 20).files.is_empty());
     }
 }

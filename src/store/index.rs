@@ -229,13 +229,12 @@ fn list_entry_files(dir: &Path) -> Result<(Vec<Listed>, bool)> {
     names.sort_unstable();
     // One stat per entry file, on a few threads: in-place edits keep the inode, so only size
     // and mtime reveal them. A file that vanished meanwhile (deleted by a writer) is skipped.
+    // Symlinks are not followed: one is listed as it is, and reading it is refused (reported as
+    // malformed), so a symlinked entry never reads or reveals anything outside the store.
     let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-    let stamps: Vec<Option<(u64, u64, i64)>> = crate::fsutil::stat_names_in(dir, &refs, true)
+    let stamps: Vec<Option<(u64, u64, i64)>> = crate::fsutil::stat_names_in(dir, &refs, false)
         .into_iter()
-        .map(|st| {
-            st.filter(|st| st.kind == crate::fsutil::FileKind::File)
-                .map(|st| (st.ino, st.size, st.mtime_ns))
-        })
+        .map(listed_stamp)
         .collect();
     drop(refs);
     let listing = names
@@ -253,15 +252,31 @@ fn list_entry_files(dir: &Path) -> Result<(Vec<Listed>, bool)> {
     Ok((listing, saw_temp_files))
 }
 
-/// Reads and parses one entry file; the id is the file name without `.md`.
+/// The (inode, size, mtime) an entry file is listed with: any kind but a folder (a symlink or a
+/// special file is listed so that reading it reports it); `None` when it is gone or a folder.
+fn listed_stamp(st: crate::fsutil::StatResult) -> Option<(u64, u64, i64)> {
+    st.ok()
+        .filter(|st| st.kind != crate::fsutil::FileKind::Dir)
+        .map(|st| (st.ino, st.size, st.mtime_ns))
+}
+
+/// Reads and parses one entry file; the id is the file name without `.md`. The file is read
+/// under fsutil's rules: no symlink followed, a regular file, at most
+/// [`crate::fsutil::limits::ENTRY`] bytes.
 ///
-/// Errors: a one-line reason (not a valid id name, unreadable, not UTF-8, or a parse error).
+/// Errors: a one-line reason (not a valid id name, a symlink, not a regular file, too large,
+/// unreadable, not UTF-8, or a parse error).
 pub fn read_entry(path: &Path, name: &str) -> Result<Entry, String> {
     let stem = name.strip_suffix(".md").unwrap_or(name);
     if !super::entry::is_valid_id(stem) {
         return Err("file name is not an entry id (8-64 lowercase hex digits)".into());
     }
-    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    let bytes = crate::fsutil::read_limited(
+        path,
+        crate::fsutil::limits::ENTRY,
+        crate::fsutil::Follow::Never,
+    )
+    .map_err(|e| e.to_string())?;
     let text = String::from_utf8(bytes).map_err(|_| "not valid UTF-8".to_string())?;
     let mut e = Entry::parse(&text, stem)?;
     e.id = stem.to_string();
@@ -284,8 +299,25 @@ fn model_id(model: Option<&Model>) -> String {
     model.map_or_else(String::new, |m| m.id().to_string())
 }
 
-fn read_index(path: &Path, model: Option<&Model>) -> Option<IndexFile> {
-    let bytes = std::fs::read(path).ok()?;
+/// Reads a derived file of the store whose entry files are `listing`: no symlink followed, a
+/// regular file, at most [`crate::fsutil::limits::derived`] bytes for that listing. `None` for
+/// anything else (the file is then rebuilt, which replaces whatever was there).
+fn read_derived(path: &Path, listing: &[Listed]) -> Option<Vec<u8>> {
+    let limit = derived_limit(listing);
+    crate::fsutil::read_limited(path, limit, crate::fsutil::Follow::Never).ok()
+}
+
+/// [`crate::fsutil::limits::derived`] for the entry files of `listing`.
+fn derived_limit(listing: &[Listed]) -> u64 {
+    let bytes = listing
+        .iter()
+        .map(|l| l.size)
+        .fold(0u64, u64::saturating_add);
+    crate::fsutil::limits::derived(bytes, listing.len() as u64)
+}
+
+fn read_index(path: &Path, listing: &[Listed], model: Option<&Model>) -> Option<IndexFile> {
+    let bytes = read_derived(path, listing)?;
     let idx: IndexFile = postcard::from_bytes(&bytes).ok()?;
     let n = idx.ids.len();
     let vectors_ok = match (model, &idx.vectors) {
@@ -313,14 +345,14 @@ fn read_index(path: &Path, model: Option<&Model>) -> Option<IndexFile> {
 /// else by re-reading every entry file (then the derived files are marked for saving). Never
 /// fails on a bad derived file; fails only when the entries dir exists but cannot be listed.
 pub fn load(store: &Store) -> Result<Snapshot> {
+    store.check_dirs()?;
     let start_ns = super::fresh::now_ns();
     let (listing, saw_temp_files) = list_entry_files(&store.entries_dir())?;
     let model = semantic_model(store);
-    if let Some(idx) = read_index(&store.index_path(), model) {
+    if let Some(idx) = read_index(&store.index_path(), &listing, model) {
         // With semantic recall on, the vectors file must be the one this index names.
         let vectors = match (model, idx.vectors) {
-            (Some(m), Some(meta)) => std::fs::read(store.vectors_path())
-                .ok()
+            (Some(m), Some(meta)) => read_derived(&store.vectors_path(), &listing)
                 .and_then(|b| Vectors::from_file_bytes(b, m.dim(), meta.count as usize, meta.tag))
                 .map(|v| (v, meta.tag)),
             _ => None,
@@ -570,7 +602,7 @@ impl Snapshot {
     fn relist(&self, store: &Store, touched: &[String]) -> Vec<Listed> {
         let dir = store.entries_dir();
         let names: Vec<&str> = touched.iter().map(String::as_str).collect();
-        let fresh = crate::fsutil::stat_names_in_serial(&dir, &names, true);
+        let fresh = crate::fsutil::stat_names_in_serial(&dir, &names, false);
         let mut listing: Vec<Listed> = self
             .listing
             .iter()
@@ -578,18 +610,23 @@ impl Snapshot {
             .cloned()
             .collect();
         for (name, st) in touched.iter().zip(fresh) {
-            if let Some(st) = st.filter(|st| st.kind == crate::fsutil::FileKind::File) {
+            if let Some((ino, size, mtime_ns)) = listed_stamp(st) {
                 listing.push(Listed {
                     name: name.clone(),
-                    ino: st.ino,
-                    size: st.size,
-                    mtime_ns: st.mtime_ns,
+                    ino,
+                    size,
+                    mtime_ns,
                 });
             }
         }
         listing.sort_unstable_by(|a, b| a.name.cmp(&b.name));
         listing.dedup_by(|a, b| a.name == b.name);
         listing
+    }
+
+    /// The byte limit for this store's derived files ([`crate::fsutil::limits::derived`]).
+    pub fn derived_limit(&self) -> u64 {
+        derived_limit(&self.listing)
     }
 
     /// True when the entry file `name` parses and says what the index says about it (a file
@@ -610,8 +647,7 @@ impl Snapshot {
     /// Errors: the entries folder cannot be listed.
     pub fn entries(&mut self, store: &Store) -> Result<&[Entry]> {
         if self.texts.is_none() {
-            let from_cache = std::fs::read(store.texts_path())
-                .ok()
+            let from_cache = read_derived(&store.texts_path(), &self.listing)
                 .and_then(|b| postcard::from_bytes::<TextsFile>(&b).ok())
                 .filter(|t| {
                     t.version == INDEX_VERSION

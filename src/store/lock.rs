@@ -14,14 +14,45 @@ pub struct StoreLock {
     file: File,
 }
 
+/// Opens (creating) the lock file without following a symlink and without blocking. Whatever
+/// else sits at the path (a symlink, dangling or not; a FIFO; a device) is capn's own path
+/// taken over: it is removed (never followed) and a regular file is created in its place.
 fn open(path: &Path) -> Result<File> {
-    OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .read(true)
-        .write(true)
-        .open(path)
-        .with_context(|| format!("could not open lock file: {}", path.display()))
+    let open_once = || {
+        let mut o = OpenOptions::new();
+        o.create(true).truncate(false).read(true).write(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            o.custom_flags(
+                rustix::fs::OFlags::NOFOLLOW.bits() as i32
+                    | rustix::fs::OFlags::NONBLOCK.bits() as i32,
+            );
+        }
+        o.open(path)
+    };
+    let regular = |f: &File| f.metadata().is_ok_and(|m| m.is_file());
+    match open_once() {
+        Ok(f) if regular(&f) => return Ok(f),
+        _ if std::fs::symlink_metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) => {
+            crate::fsutil::remove_if_exists(path)?;
+        }
+        Ok(_) => anyhow::bail!(
+            "could not open lock file: {}: not a regular file",
+            path.display()
+        ),
+        Err(e) => {
+            return Err(e).with_context(|| format!("could not open lock file: {}", path.display()))
+        }
+    }
+    match open_once() {
+        Ok(f) if regular(&f) => Ok(f),
+        Ok(_) => anyhow::bail!(
+            "could not open lock file: {}: not a regular file",
+            path.display()
+        ),
+        Err(e) => Err(e).with_context(|| format!("could not open lock file: {}", path.display())),
+    }
 }
 
 impl StoreLock {
@@ -55,6 +86,22 @@ impl Drop for StoreLock {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_at_the_lock_path_is_replaced_never_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("lock");
+        let target = dir.path().join("decoy-target");
+        std::os::unix::fs::symlink(&target, &p).unwrap();
+        let held = StoreLock::acquire(&p).unwrap();
+        assert!(
+            !target.exists(),
+            "the dangling symlink's target was created"
+        );
+        assert!(std::fs::symlink_metadata(&p).unwrap().is_file());
+        drop(held);
+    }
 
     #[test]
     fn second_try_acquire_fails_while_held() {

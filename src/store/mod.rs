@@ -97,11 +97,39 @@ impl Store {
         self.dir.is_dir()
     }
 
+    /// Checks that `.capn/` and `.capn/entries/` are real folders (or absent): capn never reads
+    /// or writes its store through a symlink, which could lead anywhere.
+    ///
+    /// Errors: `refusing to use <path>: it is a symlink ...`, naming the folder.
+    pub fn check_dirs(&self) -> Result<()> {
+        for dir in [self.dir.clone(), self.entries_dir()] {
+            let Ok(meta) = std::fs::symlink_metadata(&dir) else {
+                continue;
+            };
+            if meta.file_type().is_symlink() {
+                anyhow::bail!(
+                    "refusing to use {}: it is a symlink (capn never reads or writes its store through a symlink); replace it with a folder",
+                    display_rel(&self.root, &dir)
+                );
+            }
+            if !meta.is_dir() {
+                anyhow::bail!(
+                    "refusing to use {}: it is not a folder",
+                    display_rel(&self.root, &dir)
+                );
+            }
+        }
+        Ok(())
+    }
+
     /// Reads `.capn/config.json` (defaults when missing or broken; what was ignored is reported
     /// on stderr).
     pub fn config(&self) -> crate::config::Config {
         static WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-        let (config, problems) = crate::config::Config::load_checked(&self.config_path());
+        let (config, problems) = match self.check_dirs() {
+            Ok(()) => crate::config::Config::load_checked(&self.config_path()),
+            Err(e) => (crate::config::Config::default(), vec![format!("{e:#}")]),
+        };
         if WARNED.swap(true, std::sync::atomic::Ordering::Relaxed) {
             return config;
         }
@@ -166,6 +194,7 @@ impl Store {
     ///
     /// Errors: the store cannot be created, locked or listed.
     pub fn open_writer(&self) -> Result<Writer> {
+        self.check_dirs()?;
         std::fs::create_dir_all(self.entries_dir())
             .with_context(|| format!("could not create {}", self.entries_dir().display()))?;
         let lock = StoreLock::acquire(&self.lock_path())?;
@@ -174,7 +203,7 @@ impl Store {
 
     /// Like [`Store::open_writer`], but only if the lock is free now and the store exists.
     pub fn try_open_writer(&self) -> Option<Writer> {
-        if !self.exists() {
+        if !self.exists() || self.check_dirs().is_err() {
             return None;
         }
         let lock = StoreLock::try_acquire(&self.lock_path())?;
@@ -183,10 +212,11 @@ impl Store {
 
     fn writer_from(&self, lock: StoreLock) -> Result<Writer> {
         let snap = index::load(self)?;
+        let cache = StatCache::load(&self.stat_cache_path(), snap.derived_limit());
         Ok(Writer {
             store: self.clone(),
             snap,
-            cache: StatCache::load(&self.stat_cache_path()),
+            cache,
             _lock: lock,
         })
     }
@@ -215,11 +245,17 @@ pub fn display_rel(root: &Path, path: &Path) -> String {
         .unwrap_or_else(|_| path.display().to_string())
 }
 
-/// Positions of entries with a changed, vanished or replaced backing file. Each distinct path
-/// is checked once.
+/// Positions of entries that must not answer: a backing file changed, vanished or was replaced
+/// (stale: [`Writer::delete_stale`] deletes these), or could not be checked (hidden and kept;
+/// a note on stderr names the file once per process). Each distinct path is checked once.
 pub fn stale_positions(root: &Path, snap: &Snapshot, cache: &mut StatCache) -> Vec<usize> {
     let keys: Vec<&str> = snap.paths.iter().map(String::as_str).collect();
     let states = cache.states(root, &keys);
+    for (k, st) in keys.iter().zip(&states) {
+        if let fresh::FileState::Unchecked(kind) = st {
+            note_unchecked(k, *kind);
+        }
+    }
     (0..snap.len())
         .filter(|&i| {
             !snap.refs[i].iter().all(
@@ -229,9 +265,25 @@ pub fn stale_positions(root: &Path, snap: &Snapshot, cache: &mut StatCache) -> V
         .collect()
 }
 
-/// True when every backing file of `e` matches its recorded hash now.
-pub fn entry_is_fresh(root: &Path, e: &Entry, cache: &mut StatCache) -> bool {
-    e.files.iter().all(|(p, h)| cache.is_fresh(root, p, h))
+/// Says once per process and file that `key` could not be checked, so its charts are hidden.
+fn note_unchecked(key: &str, kind: std::io::ErrorKind) {
+    static NOTED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let Ok(mut noted) = NOTED.lock() else { return };
+    if noted.iter().any(|k| k == key) {
+        return;
+    }
+    noted.push(key.to_string());
+    let why = match kind {
+        std::io::ErrorKind::FileTooLarge => "over the 1 GiB limit".to_string(),
+        k => std::io::Error::from(k).to_string(),
+    };
+    diag!("capn: note: could not check {key} ({why}): charts backed by it are hidden, not deleted");
+}
+
+/// True when a backing file of `e` has definitely changed since it was charted (gone, replaced,
+/// or hashing differently). A file that cannot be checked does not make an entry stale.
+pub fn entry_is_stale(root: &Path, e: &Entry, cache: &mut StatCache) -> bool {
+    e.files.iter().any(|(p, h)| cache.is_changed(root, p, h))
 }
 
 impl Writer {
@@ -300,12 +352,12 @@ impl Writer {
     }
 
     /// Deletes the entries at `positions` whose files are stale when re-checked from the entry
-    /// file itself (prune, ask).
+    /// file itself (prune, ask); an entry whose files could not be checked is kept.
     ///
     /// Errors: as [`Writer::delete_positions_if`].
     pub fn delete_stale(&mut self, positions: &[usize]) -> Result<usize> {
         let root = self.store.root.clone();
-        self.delete_positions_if(positions, &mut |e, cache| !entry_is_fresh(&root, e, cache))
+        self.delete_positions_if(positions, &mut |e, cache| entry_is_stale(&root, e, cache))
     }
 
     /// [`Writer::finish`], reporting a failure on stderr instead of failing the command: the

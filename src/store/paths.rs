@@ -86,6 +86,11 @@ pub fn resolve_backing_file(
     if key == super::STORE_DIR || key.starts_with(".capn/") {
         return Err(format!("{input}: inside the capn store"));
     }
+    if !super::entry::is_valid_key(&key) {
+        return Err(format!(
+            "{input}: a path with a backslash or NUL cannot be charted (entries hold /-separated paths)"
+        ));
+    }
     let meta = match std::fs::metadata(&abs) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {

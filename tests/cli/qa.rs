@@ -201,8 +201,9 @@ fn qa_uninstall_keeps_a_registration_init_did_not_add() {
     );
 }
 
-/// `init` must not clobber: a symlinked .claude/settings.json (dotfiles) is replaced by a plain
-/// file and the symlink target never sees the registration.
+/// `init` must not clobber: a symlinked .claude/settings.json (dotfiles) stays a symlink, and
+/// its target (outside the project) never sees the registration: capn never writes through a
+/// symlink, so it refuses and names the file.
 #[cfg(unix)]
 #[test]
 fn qa_init_keeps_a_symlinked_settings_file_a_symlink() {
@@ -212,11 +213,21 @@ fn qa_init_keeps_a_symlinked_settings_file_a_symlink() {
     fs::write(&target, "{\"model\": \"opus\"}\n").unwrap();
     fs::create_dir_all(env.root.join(".claude")).unwrap();
     std::os::unix::fs::symlink(&target, env.root.join(".claude/settings.json")).unwrap();
-    env.run(&["init"]).ok();
+    let out = env.run(&["init"]);
+    assert_ne!(out.code, 0, "init accepted a symlinked settings file");
+    assert!(
+        out.stderr.contains(".claude/settings.json") && out.stderr.contains("symlink"),
+        "{}",
+        out.stderr
+    );
     let meta = fs::symlink_metadata(env.root.join(".claude/settings.json")).unwrap();
     assert!(
         meta.file_type().is_symlink(),
         ".claude/settings.json was a symlink and is now a regular file"
+    );
+    assert_eq!(
+        fs::read_to_string(&target).unwrap(),
+        "{\"model\": \"opus\"}\n"
     );
 }
 
