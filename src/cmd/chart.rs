@@ -29,7 +29,11 @@ fn choose_id(store: &Store, question: &str) -> Result<String> {
         match crate::store::index::read_entry(&path, &format!("{id}.md")) {
             Ok(e) if e.question == question => return Ok(id.to_string()),
             Ok(_) => {}
-            Err(_) if !path.exists() => {
+            // Nothing there, or a symlink or special file (not an entry: capn's own path taken
+            // over; writing the entry replaces it without following it).
+            Err(_)
+                if !std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file() || m.is_dir()) =>
+            {
                 free.get_or_insert_with(|| id.to_string());
             }
             Err(_) => {} // a malformed entry owns this name: never overwrite it

@@ -366,9 +366,12 @@ fn check_store(root: &Path, checks: &mut Vec<Check>) {
         )),
     }
     let path = store.config_path();
-    let text = match std::fs::read_to_string(&path) {
+    use crate::fsutil::{limits, read_limited, Follow, ReadError};
+    let text = match read_limited(&path, limits::CONFIG, Follow::Never)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+    {
         Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return,
+        Err(ReadError::NotFound) => return,
         Err(e) => {
             checks.push(Check::failed(
                 ".capn/config.json",
@@ -727,7 +730,7 @@ fn check_post_commit_executable(root: &Path, checks: &mut Vec<Check>) {
 fn has_post_commit_prune(root: &Path) -> bool {
     crate::install::git_hook::post_commit_path(root)
         .ok()
-        .and_then(|p| std::fs::read_to_string(p).ok())
+        .and_then(|p| crate::fsutil::read_to_string(&p, "post-commit hook").ok())
         .is_some_and(|t| t.lines().any(|l| l.trim() == "capn prune"))
 }
 
@@ -1537,7 +1540,13 @@ fn run_hooks(
                 }),
                 "SessionStart" => env_file.as_ref().and_then(|f| {
                     let line = format!("export CAPN_SESSION_ID={SESSION_ID}");
-                    let text = std::fs::read_to_string(f).unwrap_or_default();
+                    let text = crate::fsutil::read_limited(
+                        f,
+                        crate::fsutil::limits::HOST_FILE,
+                        crate::fsutil::Follow::Anywhere,
+                    )
+                    .map(|b| String::from_utf8_lossy(&b).into_owned())
+                    .unwrap_or_default();
                     (!text.lines().any(|l| l == line)).then(|| {
                         format!("did not append `{line}` to $CLAUDE_ENV_FILE: /compact-prep and capn state cannot find the session")
                     })
@@ -1690,8 +1699,9 @@ fn check_skill(root: &Path, checks: &mut Vec<Check>) {
     let path = crate::cmd::init::skill_path(root);
     let rel = crate::store::display_rel(root, &path);
     let what = "/compact-prep skill";
-    match std::fs::read_to_string(&path) {
-        Ok(text) if text == crate::hook::skill::SKILL_MD => {
+    use crate::fsutil::{limits, read_limited, Follow, ReadError};
+    match read_limited(&path, limits::HOST_FILE, Follow::Never) {
+        Ok(text) if text == crate::hook::skill::SKILL_MD.as_bytes() => {
             checks.push(Check::ok(format!("{what} installed ({rel})")))
         }
         Ok(_) => checks.push(Check::warn(
@@ -1702,7 +1712,7 @@ fn check_skill(root: &Path, checks: &mut Vec<Check>) {
                 path.display()
             )),
         )),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => checks.push(Check::failed(
+        Err(ReadError::NotFound) => checks.push(Check::failed(
             what,
             format!("{} does not exist", path.display()),
             FIX_INIT,

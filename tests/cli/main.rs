@@ -4,7 +4,9 @@
 mod chart;
 mod concurrency;
 mod doctor;
+mod hook_inputs;
 mod hooks;
+mod hostile;
 mod init;
 mod qa;
 mod qa2;

@@ -141,6 +141,81 @@ impl Env {
         self.run_cmd(self.cmd(args), stdin)
     }
 
+    /// Runs a prepared command, feeding `stdin` and then closing it, or keeping it open while the
+    /// command runs when `hold_open` (as a host may). Fails the test when the command has not
+    /// exited within `limit` (it is killed first); returns what it printed and how long it took.
+    #[track_caller]
+    pub fn run_bounded(
+        &self,
+        mut c: Command,
+        stdin: &[u8],
+        hold_open: bool,
+        limit: std::time::Duration,
+    ) -> (Run, std::time::Duration) {
+        use std::io::Read;
+        let start = std::time::Instant::now();
+        c.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = c.spawn().expect("spawn capn");
+        let mut sin = child.stdin.take().unwrap();
+        let _ = sin.write_all(stdin);
+        let held = if hold_open {
+            Some(sin)
+        } else {
+            drop(sin);
+            None
+        };
+        let mut so = child.stdout.take().unwrap();
+        let mut se = child.stderr.take().unwrap();
+        let out_t = std::thread::spawn(move || {
+            let mut b = Vec::new();
+            let _ = so.read_to_end(&mut b);
+            b
+        });
+        let err_t = std::thread::spawn(move || {
+            let mut b = Vec::new();
+            let _ = se.read_to_end(&mut b);
+            b
+        });
+        let status = loop {
+            if let Some(st) = child.try_wait().unwrap() {
+                break st;
+            }
+            if start.elapsed() > limit {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!(
+                    "{:?} did not exit within {limit:?} (killed)",
+                    c.get_args().collect::<Vec<_>>()
+                );
+            }
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        };
+        let took = start.elapsed();
+        drop(held);
+        let stdout = out_t.join().unwrap();
+        let stderr = err_t.join().unwrap();
+        let run = Run {
+            code: status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&stderr).into_owned(),
+        };
+        (run, took)
+    }
+
+    /// Runs `capn args...` with empty stdin, failing the test unless it exits within 5 s.
+    #[track_caller]
+    pub fn run_within_5s(&self, args: &[&str]) -> Run {
+        self.run_bounded(
+            self.cmd(args),
+            b"",
+            false,
+            std::time::Duration::from_secs(5),
+        )
+        .0
+    }
+
     /// Runs a prepared command, feeding `stdin`.
     pub fn run_cmd(&self, mut c: Command, stdin: &[u8]) -> Run {
         c.stdin(Stdio::piped())

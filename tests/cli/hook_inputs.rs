@@ -1,0 +1,232 @@
+//! Generated hook and status-line inputs: a few thousand payloads from a fixed seed (random
+//! bytes, truncated and deeply nested JSON, wrong types, hostile `session_id` and
+//! `transcript_path` values, a BOM, lone surrogates, stdin held open by the host). Every run must
+//! exit 0, print at most one JSON object (the status line: exactly one line), finish within 1 s,
+//! and write nothing outside the state dir.
+
+#![cfg(unix)]
+
+use crate::util::Env;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// xorshift64*: a fixed, dependency-free stream of pseudo-random numbers.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn pick<'a, T>(&mut self, xs: &'a [T]) -> &'a T {
+        &xs[self.below(xs.len())]
+    }
+}
+
+/// Every file under `dir` except the state dir, with its bytes.
+fn snapshot(dir: &Path, skip: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.starts_with(skip) {
+                continue;
+            }
+            let Ok(ft) = e.file_type() else { continue };
+            if ft.is_dir() {
+                stack.push(p);
+            } else if ft.is_file() {
+                out.insert(p.clone(), std::fs::read(&p).unwrap_or_default());
+            } else {
+                out.insert(p, Vec::new());
+            }
+        }
+    }
+    out
+}
+
+fn hostile_strings(env: &Env) -> Vec<Value> {
+    let t = env.tmp.path();
+    vec![
+        json!("../../outside"),
+        json!("/"),
+        json!("."),
+        json!(".."),
+        json!("a/b"),
+        json!(""),
+        json!("x".repeat(5000)),
+        json!("ok-session-1"),
+        json!("ok-session-2"),
+        json!("\u{0}nul"),
+        json!("\u{feff}bom"),
+        json!(t.join("decoy.jsonl").display().to_string()),
+        json!(t.join("fifo").display().to_string()),
+        json!(t.join("project").display().to_string()),
+        json!(t.join("missing/x.jsonl").display().to_string()),
+        json!(t.join("link-out").display().to_string()),
+        json!(12345),
+        json!(-1.5e300),
+        json!(null),
+        json!(true),
+        json!([1, "a", {}]),
+        json!({"nested": {"deeper": [null]}}),
+    ]
+}
+
+const FIELDS: [&str; 12] = [
+    "session_id",
+    "transcript_path",
+    "cwd",
+    "hook_event_name",
+    "source",
+    "trigger",
+    "prompt",
+    "model",
+    "context_window",
+    "agent_id",
+    "workspace",
+    "exceeds_200k_tokens",
+];
+
+fn payload(rng: &mut Rng, env: &Env, event: &str) -> Vec<u8> {
+    let strings = hostile_strings(env);
+    let mut v = json!({
+        "session_id": format!("gen-{}", rng.below(4)),
+        "transcript_path": env.tmp.path().join("decoy.jsonl").display().to_string(),
+        "cwd": env.root.display().to_string(),
+        "hook_event_name": event,
+        "source": rng.pick(&["startup", "resume", "clear", "compact"]),
+        "trigger": rng.pick(&["manual", "auto"]),
+        "prompt": "go on",
+        "model": {"id": "claude-x", "display_name": "X"},
+        "context_window": {"used_percentage": rng.below(120), "context_window_size": 200000},
+    });
+    for _ in 0..rng.below(4) {
+        let k = *rng.pick(&FIELDS);
+        v[k] = rng.pick(&strings).clone();
+    }
+    let mut bytes = serde_json::to_vec(&v).unwrap();
+    match rng.below(12) {
+        0 => bytes.truncate(rng.below(bytes.len() + 1)),
+        1 => {
+            let mut b = b"\xef\xbb\xbf".to_vec();
+            b.extend_from_slice(&bytes);
+            bytes = b;
+        }
+        2 => {
+            let s = String::from_utf8(bytes).unwrap();
+            bytes = s.replacen("go on", "cut \\ud83d here", 1).into_bytes();
+            bytes = String::from_utf8(bytes)
+                .unwrap()
+                .replacen("\"X\"", "\"\\udc00\\q\"", 1)
+                .into_bytes();
+        }
+        3 => {
+            let depth = 1 + rng.below(5000);
+            bytes = "[".repeat(depth).into_bytes();
+            bytes.extend_from_slice(&b"]".repeat(depth));
+        }
+        4 => bytes = (0..rng.below(300)).map(|_| rng.next() as u8).collect(),
+        5 => bytes.extend_from_slice(b" {\"second\":1}"),
+        6 => bytes = b"[]".to_vec(),
+        _ => {}
+    }
+    bytes
+}
+
+#[test]
+fn generated_inputs_never_hurt_the_session() {
+    let env = Env::git();
+    env.run(&["init", "--no-embedding"]).ok();
+    let t = env.tmp.path();
+    std::fs::write(
+        t.join("decoy.jsonl"),
+        "{\"type\":\"assistant\",\"message\":{\"usage\":{\"input_tokens\":5}}}\n",
+    )
+    .unwrap();
+    assert!(std::process::Command::new("mkfifo")
+        .arg(t.join("fifo"))
+        .status()
+        .unwrap()
+        .success());
+    std::os::unix::fs::symlink(t.join("decoy.jsonl"), t.join("link-out")).unwrap();
+    let state = env.home.join(".local/state");
+    let before = snapshot(t, &state);
+    let commands: [(&[&str], &str); 9] = [
+        (&["hook", "session-start"], "SessionStart"),
+        (
+            &["hook", "session-start", "--host", "codex"],
+            "SessionStart",
+        ),
+        (&["hook", "pre-compact"], "PreCompact"),
+        (&["hook", "post-compact"], "PostCompact"),
+        (&["hook", "post-compact", "--host", "codex"], "PostCompact"),
+        (&["hook", "user-prompt-submit"], "UserPromptSubmit"),
+        (
+            &["hook", "user-prompt-submit", "--host", "codex"],
+            "UserPromptSubmit",
+        ),
+        (&["statusline"], ""),
+        (&["statusline", "--warn-at", "50"], ""),
+    ];
+    let mut rng = Rng(0x5eed_cafe_f00d_1234);
+    let runs = 2000;
+    let mut slowest = Duration::ZERO;
+    for i in 0..runs {
+        let (args, event) = *rng.pick(&commands);
+        let input = payload(&mut rng, &env, event);
+        // About one run in twelve keeps stdin open, as a host may.
+        let hold = rng.below(12) == 0;
+        let (run, took) = env.run_bounded(env.cmd(args), &input, hold, Duration::from_secs(5));
+        slowest = slowest.max(took);
+        let shown = String::from_utf8_lossy(&input)
+            .chars()
+            .take(300)
+            .collect::<String>();
+        assert_eq!(
+            run.code, 0,
+            "run {i} {args:?} exited {}: {shown}\n{}",
+            run.code, run.stderr
+        );
+        assert!(
+            took < Duration::from_secs(1),
+            "run {i} {args:?} took {took:?} (held open: {hold}): {shown}"
+        );
+        if args[0] == "statusline" {
+            assert_eq!(run.stdout.lines().count(), 1, "run {i}: {:?}", run.stdout);
+        } else if !run.stdout.trim().is_empty() {
+            let mut it = serde_json::Deserializer::from_str(&run.stdout).into_iter::<Value>();
+            let first = it
+                .next()
+                .unwrap()
+                .unwrap_or_else(|e| panic!("run {i}: {e}"));
+            assert!(first.is_object(), "run {i}: {}", run.stdout);
+            assert!(
+                it.next().is_none(),
+                "run {i}: more than one value: {}",
+                run.stdout
+            );
+        }
+    }
+    let after = snapshot(t, &state);
+    assert_eq!(
+        before.keys().collect::<Vec<_>>(),
+        after.keys().collect::<Vec<_>>(),
+        "files appeared or vanished outside the state dir"
+    );
+    for (p, b) in &before {
+        assert_eq!(&after[p], b, "{} changed", p.display());
+    }
+    println!("{runs} generated inputs, slowest run {slowest:?}");
+}

@@ -1,0 +1,526 @@
+//! A hostile file system: a repository is untrusted input. Each case builds a temp project with
+//! a decoy file outside it (never a system file or device) and asserts that the decoy's bytes
+//! are unchanged, that every command returns within 5 s, and that nothing is lost.
+
+#![cfg(unix)]
+
+use crate::util::{Env, Run};
+use std::fs;
+use std::os::unix::fs::symlink;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+const DECOY: &str = "decoy: the user's own file, never to be touched\n";
+
+/// A project with one charted question and a decoy file outside the project.
+fn charted() -> (Env, PathBuf) {
+    let env = Env::git();
+    env.write("src/pay.ts", "export function pay() {}\n");
+    env.run(&["init", "--no-embedding"]).ok();
+    env.run(&[
+        "chart",
+        "Where are payments handled?",
+        "--files",
+        "src/pay.ts",
+    ])
+    .ok();
+    let decoy = env.tmp.path().join("decoy.txt");
+    fs::write(&decoy, DECOY).unwrap();
+    (env, decoy)
+}
+
+fn mkfifo(p: &Path) {
+    let _ = fs::remove_file(p);
+    let ok = std::process::Command::new("mkfifo")
+        .arg(p)
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "mkfifo {}", p.display());
+}
+
+#[track_caller]
+fn assert_decoy(decoy: &Path) {
+    assert_eq!(
+        fs::read_to_string(decoy).unwrap(),
+        DECOY,
+        "the decoy changed"
+    );
+}
+
+fn ask(env: &Env) -> Run {
+    env.run_within_5s(&["ask", "Where are payments handled?"])
+}
+
+const DERIVED: [&str; 5] = [
+    "index.bin",
+    "vectors.bin",
+    "texts.bin",
+    "stat.bin",
+    "map.json",
+];
+
+#[test]
+fn symlinked_derived_files_are_replaced_never_written_through() {
+    for name in DERIVED {
+        let (env, decoy) = charted();
+        let p = env.root.join(".capn").join(name);
+        let _ = fs::remove_file(&p);
+        symlink(&decoy, &p).unwrap();
+        ask(&env).ok();
+        env.run_within_5s(&["prune"]).ok();
+        env.run_within_5s(&["chart", "Where is paying done?", "--files", "src/pay.ts"])
+            .ok();
+        assert_decoy(&decoy);
+        // Rewritten files become regular files; ones not rewritten may stay links, unread.
+        let meta = fs::symlink_metadata(&p).unwrap();
+        assert!(
+            meta.is_file() || name == "vectors.bin",
+            "{name} is still a symlink after a rebuild"
+        );
+        ask(&env).ok();
+    }
+}
+
+#[test]
+fn a_symlinked_entry_is_reported_not_read_and_recharting_replaces_it() {
+    let (env, decoy) = charted();
+    // The decoy holds a valid entry for another question, so reading it would answer.
+    let id = {
+        let run = env
+            .run(&["chart", "How is the tax computed?", "--files", "src/pay.ts"])
+            .ok();
+        run.stdout.trim().trim_start_matches("charted ").to_string()
+    };
+    let entry = env.root.join(format!(".capn/entries/{id}.md"));
+    let text = fs::read_to_string(&entry).unwrap();
+    fs::write(&decoy, &text).unwrap();
+    fs::remove_file(&entry).unwrap();
+    symlink(&decoy, &entry).unwrap();
+    let run = env.run_within_5s(&["ask", "How is the tax computed?"]);
+    assert_eq!(
+        run.code, 1,
+        "answered from a symlinked entry: {}",
+        run.stdout
+    );
+    assert!(
+        run.stderr.contains(&format!(".capn/entries/{id}.md")) && run.stderr.contains("symlink"),
+        "{}",
+        run.stderr
+    );
+    env.run_within_5s(&["chart", "How is the tax computed?", "--files", "src/pay.ts"])
+        .ok();
+    assert_eq!(fs::read_to_string(&decoy).unwrap(), text, "wrote through");
+    assert!(fs::symlink_metadata(&entry).unwrap().is_file());
+    env.run_within_5s(&["ask", "How is the tax computed?"]).ok();
+}
+
+#[test]
+fn a_dangling_lock_symlink_creates_nothing_outside() {
+    let (env, _decoy) = charted();
+    let target = env.tmp.path().join("created-by-capn");
+    let lock = env.root.join(".capn/lock");
+    let _ = fs::remove_file(&lock);
+    symlink(&target, &lock).unwrap();
+    env.run_within_5s(&["chart", "Where is paying done?", "--files", "src/pay.ts"])
+        .ok();
+    ask(&env).ok();
+    assert!(!target.exists(), "the lock symlink's target was created");
+}
+
+#[test]
+fn a_symlinked_store_folder_is_refused() {
+    for which in [".capn", ".capn/entries"] {
+        let (env, _decoy) = charted();
+        let outside = env.tmp.path().join("elsewhere");
+        let here = env.root.join(which);
+        fs::rename(&here, &outside).unwrap();
+        symlink(&outside, &here).unwrap();
+        let before = listing(&outside);
+        let run = env.run_within_5s(&["chart", "Where is paying done?", "--files", "src/pay.ts"]);
+        assert_ne!(run.code, 0);
+        assert!(run.stderr.contains("symlink"), "{}", run.stderr);
+        let run = ask(&env);
+        assert_ne!(run.code, 0, "answered through a symlinked {which}");
+        env.run_within_5s(&["prune"]);
+        env.run_within_5s(&["list"]);
+        assert_eq!(listing(&outside), before, "wrote into {which}'s target");
+    }
+}
+
+/// Every file under `dir` with its bytes.
+fn listing(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push((p.clone(), fs::read(&p).unwrap_or_default()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn fifos_in_the_store_never_block() {
+    for name in DERIVED.iter().chain(&["config.json"]) {
+        let (env, _decoy) = charted();
+        mkfifo(&env.root.join(".capn").join(name));
+        let run = ask(&env);
+        if *name != "config.json" {
+            run.ok();
+        }
+        env.run_within_5s(&["prune"]);
+        env.run_within_5s(&["chart", "Where is paying done?", "--files", "src/pay.ts"]);
+        env.run_within_5s(&["list"]);
+    }
+}
+
+#[test]
+fn a_fifo_config_is_reported_and_the_defaults_apply() {
+    let (env, _decoy) = charted();
+    mkfifo(&env.root.join(".capn/config.json"));
+    let run = ask(&env).ok();
+    assert!(
+        run.stderr.contains("config.json") && run.stderr.contains("FIFO"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn fifos_at_host_files_never_block_init_uninstall_or_doctor() {
+    for rel in [
+        ".claude/settings.json",
+        ".codex/hooks.json",
+        ".gitignore",
+        ".claude/skills/compact-prep/SKILL.md",
+    ] {
+        let env = Env::git();
+        let p = env.root.join(rel);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        mkfifo(&p);
+        for args in [&["init"][..], &["doctor"], &["uninstall"]] {
+            env.run_within_5s(args);
+        }
+    }
+}
+
+#[test]
+fn a_backing_file_replaced_by_a_fifo_is_stale_and_never_blocks() {
+    let (env, _decoy) = charted();
+    mkfifo(&env.root.join("src/pay.ts"));
+    let run = ask(&env);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert_eq!(
+        env.run(&["list", "--json"]).stdout,
+        "",
+        "the stale entry was kept"
+    );
+}
+
+/// Swaps a backing file for a FIFO and back while `ask` and `chart` run: none may hang. (Bounded:
+/// a fixed number of rounds.)
+#[test]
+fn a_backing_file_swapped_for_a_fifo_mid_check_never_blocks() {
+    let env = Env::git();
+    env.run(&["init", "--no-embedding"]).ok();
+    let file = env.write("src/a.ts", "a\n");
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let swapper = {
+        let stop = stop.clone();
+        let file = file.clone();
+        std::thread::spawn(move || {
+            let fifo = file.with_extension("fifo");
+            let plain = file.with_extension("plain");
+            let mut n = 0u32;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) && n < 200_000 {
+                let _ = fs::write(&plain, "a\n");
+                let _ = fs::rename(&plain, &file);
+                let _ = std::process::Command::new("mkfifo").arg(&fifo).status();
+                let _ = fs::rename(&fifo, &file);
+                n += 1;
+            }
+        })
+    };
+    for i in 0..40 {
+        env.run_within_5s(&[
+            "chart",
+            &format!("Question number {i}?"),
+            "--files",
+            "src/a.ts",
+        ]);
+        env.run_within_5s(&["ask", &format!("Question number {i}?")]);
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    swapper.join().unwrap();
+}
+
+#[test]
+fn oversized_files_are_refused_quickly_and_named() {
+    let (env, _decoy) = charted();
+    let sparse = |p: &Path, len: u64| {
+        let f = fs::File::create(p).unwrap();
+        f.set_len(len).unwrap();
+    };
+    sparse(&env.root.join(".capn/config.json"), 2 << 30);
+    for name in ["index.bin", "texts.bin", "stat.bin"] {
+        sparse(&env.root.join(".capn").join(name), 2 << 30);
+    }
+    let (run, took) = env.run_bounded(
+        env.cmd(&["ask", "Where are payments handled?"]),
+        b"",
+        false,
+        Duration::from_secs(5),
+    );
+    let run = run.ok();
+    assert!(took < Duration::from_secs(2), "took {took:?}");
+    assert!(
+        run.stderr.contains("config.json") && run.stderr.contains("limit"),
+        "{}",
+        run.stderr
+    );
+    // A 1 GB entry file is reported and skipped, not read.
+    sparse(&env.root.join(".capn/entries/0123456789abcdef.md"), 1 << 30);
+    let run = env.run_within_5s(&["list"]).ok();
+    assert!(
+        run.stderr.contains("0123456789abcdef.md") && run.stderr.contains("limit"),
+        "{}",
+        run.stderr
+    );
+    ask(&env).ok();
+}
+
+#[test]
+fn malformed_path_keys_are_reported_and_never_deleted() {
+    let (env, _decoy) = charted();
+    let h = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+    let g = "0000000000000000000000000000000000000000000000000000000000000000";
+    let cases = [
+        (
+            "aaaaaaaa",
+            format!("  src/pay.ts: {h}\n  src/pay.ts: {g}\n"),
+            "duplicate",
+        ),
+        ("bbbbbbbb", format!("  sub\\c.txt: {h}\n"), "backslash"),
+        ("cccccccc", format!("  /abs/x.ts: {h}\n"), "bad path key"),
+        ("dddddddd", format!("  ../x.ts: {h}\n"), "bad path key"),
+    ];
+    for (id, files, why) in &cases {
+        let text = format!(
+            "---\ncapn: 1\nid: {id}\nat: 2026-01-01T00:00:00Z\nfiles:\n{files}---\n\n# Question {id}?\n"
+        );
+        env.write(&format!(".capn/entries/{id}.md"), &text);
+        let _ = why;
+    }
+    let run = ask(&env).ok();
+    env.run_within_5s(&["prune"]).ok();
+    for (id, _, why) in &cases {
+        let line = run
+            .stderr
+            .lines()
+            .find(|l| l.contains(&format!("{id}.md")))
+            .unwrap_or_else(|| panic!("{id} not reported: {}", run.stderr));
+        assert!(
+            line.contains(why) || *why == "backslash" && line.contains("bad path key"),
+            "{line}"
+        );
+        assert!(
+            env.root.join(format!(".capn/entries/{id}.md")).exists(),
+            "{id} was deleted"
+        );
+    }
+}
+
+#[test]
+fn temp_files_of_dead_writers_are_removed_by_the_next_writer() {
+    let (env, _decoy) = charted();
+    // A pid above any kernel's pid_max: that writer is certainly gone.
+    let dead = format!(".capn-tmp-{}-x1y2z3", 1u32 << 30);
+    let a = env.write(&format!(".capn/{dead}"), "partial");
+    let b = env.write(&format!(".capn/entries/{dead}"), "partial");
+    env.run_within_5s(&["chart", "Where is paying done?", "--files", "src/pay.ts"])
+        .ok();
+    assert!(
+        !a.exists() && !b.exists(),
+        "temp files of a dead writer left"
+    );
+}
+
+#[test]
+fn a_symlinked_backing_file_leading_out_is_stale_and_the_target_never_read_as_an_answer() {
+    let (env, decoy) = charted();
+    fs::remove_file(env.root.join("src/pay.ts")).unwrap();
+    symlink(&decoy, env.root.join("src/pay.ts")).unwrap();
+    assert_eq!(ask(&env).code, 1);
+    assert_decoy(&decoy);
+    let run = env.run_within_5s(&["chart", "Decoy?", "--files", "src/pay.ts"]);
+    assert_eq!(run.code, 1, "charted a file outside the project");
+}
+
+/// The permission case runs as an unprivileged user: root reads any file whatever its mode.
+#[test]
+fn an_unreadable_backing_file_hides_its_entry_but_never_deletes_it() {
+    let Some(user) = unprivileged_runner() else {
+        println!(
+            "skipped: needs root, setpriv and the user nobody (65534) to run as a non-root user"
+        );
+        return;
+    };
+    let env = Env::git();
+    env.write("src/pay.ts", "export function pay() {}\n");
+    // The whole temp tree belongs to the unprivileged user for this test.
+    let ok = std::process::Command::new("chown")
+        .args(["-R", "65534:65534"])
+        .arg(env.tmp.path())
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok);
+    fs::set_permissions(
+        env.tmp.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let as_user = |args: &[&str]| {
+        let mut c = env.cmd(args);
+        let prog = c.get_program().to_owned();
+        let mut wrapped = std::process::Command::new(&user[0]);
+        wrapped.args(&user[1..]).arg(prog).args(args);
+        wrapped.current_dir(&env.root);
+        for (k, v) in c.get_envs() {
+            match v {
+                Some(v) => wrapped.env(k, v),
+                None => wrapped.env_remove(k),
+            };
+        }
+        c = wrapped;
+        env.run_bounded(c, b"", false, Duration::from_secs(5)).0
+    };
+    as_user(&["init", "--no-embedding"]).ok();
+    as_user(&[
+        "chart",
+        "Where are payments handled?",
+        "--files",
+        "src/pay.ts",
+    ])
+    .ok();
+    let file = env.root.join("src/pay.ts");
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(&file, fs::Permissions::from_mode(0o000)).unwrap();
+    let run = as_user(&["ask", "Where are payments handled?"]);
+    assert_eq!(
+        run.code, 1,
+        "answered from an unreadable file: {}",
+        run.stdout
+    );
+    assert!(
+        run.stderr.contains("could not check src/pay.ts") && run.stderr.contains("hidden"),
+        "{}",
+        run.stderr
+    );
+    as_user(&["prune"]).ok();
+    fs::set_permissions(&file, fs::Permissions::from_mode(0o644)).unwrap();
+    let run = as_user(&["ask", "Where are payments handled?"]).ok();
+    assert!(run.stdout.contains("src/pay.ts"), "{}", run.stdout);
+}
+
+/// `setpriv` arguments that run a command as `nobody`, when this test runs as root and both
+/// exist; `None` otherwise.
+fn unprivileged_runner() -> Option<Vec<String>> {
+    let uid = std::process::Command::new("id").arg("-u").output().ok()?;
+    if String::from_utf8_lossy(&uid.stdout).trim() != "0" {
+        return None;
+    }
+    let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())?;
+    let probe = std::process::Command::new(setpriv)
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "true"])
+        .status()
+        .ok()?;
+    probe.success().then(|| {
+        [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
+            .map(String::from)
+            .to_vec()
+    })
+}
+
+/// A host that writes the payload with a UTF-8 BOM and keeps stdin open still gets the pending
+/// recovery, promptly; the status line reads a BOM'd payload's numbers.
+#[test]
+fn a_bom_and_held_open_stdin_still_deliver_the_recovery() {
+    let env = Env::git();
+    let post = br#"{"session_id":"bom-1","hook_event_name":"PostCompact","trigger":"manual"}"#;
+    env.run_stdin(&["hook", "post-compact"], post).ok();
+    let mut prompt = b"\xef\xbb\xbf".to_vec();
+    prompt.extend_from_slice(
+        br#"{"session_id":"bom-1","hook_event_name":"UserPromptSubmit","prompt":"go on"}"#,
+    );
+    let (run, took) = env.run_bounded(
+        env.cmd(&["hook", "user-prompt-submit"]),
+        &prompt,
+        true,
+        Duration::from_secs(5),
+    );
+    assert!(took < Duration::from_secs(1), "took {took:?}");
+    let v: serde_json::Value = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("no recovery JSON ({e}): {:?} {}", run.stdout, run.stderr));
+    assert_eq!(v["hookSpecificOutput"]["hookEventName"], "UserPromptSubmit");
+    assert!(v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap()
+        .contains("compact"));
+    let mut status = b"\xef\xbb\xbf".to_vec();
+    status.extend_from_slice(br#"{"context_window":{"used_percentage":65}}"#);
+    let (run, _) = env.run_bounded(
+        env.cmd(&["statusline"]),
+        &status,
+        true,
+        Duration::from_secs(1),
+    );
+    assert_eq!(run.stdout, "ctx 65% ███████░░░ /compact-prep\n");
+}
+
+/// A lone surrogate escape in the last transcript line must not make the status line fall back
+/// to an older line (10% instead of 65%: the warning would be missed).
+#[test]
+fn a_lone_surrogate_in_the_transcript_keeps_its_numbers() {
+    let env = Env::git();
+    let t = env.tmp.path().join("t.jsonl");
+    fs::write(
+        &t,
+        concat!(
+            r#"{"type":"assistant","message":{"model":"m","usage":{"input_tokens":20000,"output_tokens":0}}}"#,
+            "\n",
+            r#"{"type":"assistant","message":{"model":"m","content":[{"type":"text","text":"cut \ud83d"}],"usage":{"input_tokens":130000,"output_tokens":0}}}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let p = serde_json::json!({"transcript_path": t, "cwd": env.root});
+    let run = env
+        .run_stdin(&["statusline"], &serde_json::to_vec(&p).unwrap())
+        .ok();
+    assert_eq!(run.stdout, "ctx 65% ███████░░░ /compact-prep\n");
+}
+
+/// `statusline --wrap` with a command that never stops writing prints a bounded line, promptly.
+#[test]
+fn a_flooding_wrapped_status_line_is_cut() {
+    let env = Env::git();
+    let (run, took) = env.run_bounded(
+        env.cmd(&["statusline", "--wrap", "yes"]),
+        b"{}",
+        false,
+        Duration::from_secs(5),
+    );
+    assert_eq!(run.code, 0);
+    assert!(run.stdout.len() <= 17 * 1024, "{} bytes", run.stdout.len());
+    assert!(took < Duration::from_secs(2), "took {took:?}");
+}
