@@ -172,7 +172,8 @@ fn undo_recorded(
                 ));
                 // As without a record: deleted only when it is exactly the hook init creates.
                 current.as_ref().is_some_and(|p| {
-                    std::fs::read_to_string(p).is_ok_and(|t| t == git_hook::created_hook_text())
+                    crate::fsutil::read_to_string(p, "git hook")
+                        .is_ok_and(|t| t == git_hook::created_hook_text())
                 })
             }
         };
@@ -209,8 +210,8 @@ fn undo_unrecorded(
     }
     done.extend(crate::cmd::init::uninstall_skill(root)?);
     if let Ok(path) = git_hook::post_commit_path(root) {
-        let created =
-            std::fs::read_to_string(&path).is_ok_and(|t| t == git_hook::created_hook_text());
+        let created = crate::fsutil::read_to_string(&path, "git hook")
+            .is_ok_and(|t| t == git_hook::created_hook_text());
         done.extend(remove_post_commit_line(root, &path, created)?);
     }
     Ok(())

@@ -103,9 +103,15 @@ fn export_session_id(s: &SessionDir) -> Result<()> {
     }
     // A last line without its newline (`printf 'export X=1' >>`) must not get ours glued on.
     let glue = ends_without_newline(&path);
-    let mut f = std::fs::OpenOptions::new()
-        .append(true)
-        .create(true)
+    let mut opts = std::fs::OpenOptions::new();
+    opts.append(true).create(true);
+    // Swapped for a FIFO since the check: fail at once (ENXIO) instead of waiting for a reader.
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(
+        &mut opts,
+        rustix::fs::OFlags::NONBLOCK.bits() as i32,
+    );
+    let mut f = opts
         .open(&path)
         .with_context(|| format!("could not append to CLAUDE_ENV_FILE: {}", path.display()))?;
     let line = format!("export CAPN_SESSION_ID={}\n", s.id);
@@ -118,7 +124,9 @@ fn export_session_id(s: &SessionDir) -> Result<()> {
 /// cannot be read: false).
 fn ends_without_newline(path: &std::path::Path) -> bool {
     use std::io::{Read, Seek, SeekFrom};
-    let Ok(mut f) = std::fs::File::open(path) else {
+    let Ok((mut f, _)) =
+        crate::fsutil::open_regular(path, u64::MAX, crate::fsutil::Follow::Anywhere)
+    else {
         return false;
     };
     if f.seek(SeekFrom::End(-1)).is_err() {

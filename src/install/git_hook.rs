@@ -128,7 +128,13 @@ fn hooks_dir_from_layout(root: &Path) -> Result<PathBuf> {
         root.join(dir)
     };
     // A linked worktree's git dir names the shared one, whose hooks git runs.
-    let common = match std::fs::read_to_string(git_dir.join("commondir")) {
+    let commondir = crate::fsutil::read_limited(
+        &git_dir.join("commondir"),
+        crate::fsutil::limits::MARKER,
+        crate::fsutil::Follow::Anywhere,
+    )
+    .map(|b| String::from_utf8_lossy(&b).into_owned());
+    let common = match commondir {
         Ok(c) if !c.trim().is_empty() => {
             let c = PathBuf::from(c.trim());
             if c.is_absolute() {
@@ -158,12 +164,10 @@ pub enum AddPlan {
 /// Errors: the hook cannot be read, is not UTF-8 text, or is run by an interpreter that is not a
 /// POSIX shell ([`Refused`], naming the interpreter and what to do instead).
 pub fn plan_add(path: &Path) -> Result<AddPlan> {
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Ok(AddPlan::Create(created_hook_text()))
-        }
-        Err(e) => return Err(e).with_context(|| format!("could not read {}", path.display())),
+    // Never through a symlink (a shared hooks script): capn would replace the link.
+    let Some(bytes) = crate::fsutil::read_opt(path, "git hook", crate::fsutil::limits::HOST_FILE)?
+    else {
+        return Ok(AddPlan::Create(created_hook_text()));
     };
     let Ok(text) = String::from_utf8(bytes) else {
         return Err(Refused(format!(
@@ -289,7 +293,7 @@ pub enum Removed {
 ///
 /// Errors: the file cannot be written or removed.
 pub fn remove(path: &Path, delete_if_only_ours: bool) -> Result<Removed> {
-    let Ok(text) = std::fs::read_to_string(path) else {
+    let Ok(text) = crate::fsutil::read_to_string(path, "git hook") else {
         return Ok(Removed::Nothing);
     };
     if !text.lines().any(|l| l.trim() == PRUNE_LINE) {

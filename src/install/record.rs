@@ -134,9 +134,14 @@ pub fn record_path(root: &Path) -> PathBuf {
 /// Loads the record of the project at `root`.
 pub fn load(root: &Path) -> Loaded {
     let path = record_path(root);
-    let bytes = match std::fs::read(&path) {
+    let read = crate::fsutil::read_limited(
+        &path,
+        crate::fsutil::limits::HOST_FILE,
+        crate::fsutil::Follow::Never,
+    );
+    let bytes = match read {
         Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Loaded::Missing,
+        Err(crate::fsutil::ReadError::NotFound) => return Loaded::Missing,
         Err(e) => return Loaded::Unreadable(format!("{}: {e}", path.display())),
     };
     match serde_json::from_slice::<InstallRecord>(&bytes) {
