@@ -102,4 +102,5 @@ def main():
                           "spawn_floor_ms": round(statistics.median(floor), 2)}))
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -56,8 +56,7 @@ pub fn read_from(fd: impl std::os::fd::AsFd, cap: usize) -> Vec<u8> {
     use rustix::event::{poll, PollFd, PollFlags, Timespec};
     use rustix::io::Errno;
     let fd = fd.as_fd();
-    let mut buf = Vec::with_capacity(8192);
-    let mut chunk = vec![0u8; 64 * 1024];
+    let mut buf: Vec<u8> = Vec::new();
     let mut complete = false;
     while buf.len() < cap {
         let idle = if complete {
@@ -76,11 +75,15 @@ pub fn read_from(fd: impl std::os::fd::AsFd, cap: usize) -> Vec<u8> {
             Err(Errno::INTR) => continue,
             Err(_) => break,
         }
-        let room = (cap - buf.len()).min(chunk.len());
-        match rustix::io::read(fd, &mut chunk[..room]) {
+        // Straight into the buffer's spare capacity (no zeroed scratch buffer to fill); bytes
+        // past the cap, if the spare capacity held more, are dropped.
+        if buf.capacity() - buf.len() < 4096 {
+            buf.reserve((cap - buf.len()).min(16 * 1024).max(buf.len()));
+        }
+        match rustix::io::read(fd, rustix::buffer::spare_capacity(&mut buf)) {
             Ok(0) => break,
-            Ok(n) => {
-                buf.extend_from_slice(&chunk[..n]);
+            Ok(_) => {
+                buf.truncate(cap);
                 complete = holds_complete_value(&buf);
             }
             Err(Errno::INTR) | Err(Errno::AGAIN) => continue,
