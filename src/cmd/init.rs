@@ -26,6 +26,8 @@ pub const CODEX_HOOKS: &str = ".codex/hooks.json";
 /// Runs `capn init`.
 pub fn run(args: &InitArgs) -> Result<ExitCode> {
     let store = Store::from_env()?;
+    // A symlinked .capn/ is refused before anything is touched.
+    store.check_dirs()?;
     let root = store.root.clone();
     let mut done: Vec<String> = Vec::new();
 

@@ -30,6 +30,7 @@ use std::process::ExitCode;
 /// Runs `capn uninstall`.
 pub fn run(_args: &UninstallArgs) -> Result<ExitCode> {
     let store = Store::from_env()?;
+    store.check_dirs()?;
     let root = store.root.clone();
     let mut files = Vec::new();
     for rel in [CLAUDE_SETTINGS, CLAUDE_LOCAL_SETTINGS, CODEX_HOOKS] {

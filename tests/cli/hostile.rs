@@ -144,6 +144,8 @@ fn a_symlinked_store_folder_is_refused() {
         assert_ne!(run.code, 0, "answered through a symlinked {which}");
         env.run_within_5s(&["prune"]);
         env.run_within_5s(&["list"]);
+        env.run_within_5s(&["init"]);
+        env.run_within_5s(&["uninstall"]);
         assert_eq!(listing(&outside), before, "wrote into {which}'s target");
     }
 }
