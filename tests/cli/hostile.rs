@@ -250,6 +250,14 @@ fn a_backing_file_swapped_for_a_fifo_mid_check_never_blocks() {
             }
         })
     };
+    /// Stops the swapper however the test ends (a failed run must not leave it spinning).
+    struct Stop(std::sync::Arc<std::sync::atomic::AtomicBool>);
+    impl Drop for Stop {
+        fn drop(&mut self) {
+            self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+    let guard = Stop(stop);
     for i in 0..40 {
         env.run_within_5s(&[
             "chart",
@@ -259,7 +267,7 @@ fn a_backing_file_swapped_for_a_fifo_mid_check_never_blocks() {
         ]);
         env.run_within_5s(&["ask", &format!("Question number {i}?")]);
     }
-    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    drop(guard);
     swapper.join().unwrap();
 }
 
