@@ -41,6 +41,7 @@
 
 pub(crate) mod blob;
 mod build;
+pub mod intent;
 pub mod semantic;
 mod stopwords;
 mod tokenize;

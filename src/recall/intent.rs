@@ -1,0 +1,525 @@
+//! What a search is looking for: the words of an agent's search tool call, as text to recall
+//! over (issue 11, proactive recall at the moment the agent searches).
+//!
+//! A search tool call is not a question. Its intent is spread over a regular expression
+//! (`handleWebhook|stripe\.webhooks`), a glob (`**/billing/**/*.ts`), the paths it searches
+//! (`src/api`), or, for a sub-agent launch, a natural-language prompt. [`from_tool_call`] turns
+//! each shape into plain words: regex and glob syntax removed, identifiers kept whole (the
+//! tokeniser splits camelCase and snake_case later), file extensions and shell flags dropped.
+//!
+//! Shapes understood (Claude Code tool inputs, hooks reference "PreToolUse"; Codex's shell tool):
+//! - `Grep` `{pattern, path?, glob?, type?}`; `Glob` `{pattern, path?}`;
+//! - `Task` / `Agent` `{prompt?, description?}` (a sub-agent such as Explore);
+//! - `Bash` `{command}` and Codex's shell `{command: "…" | ["bash", "-lc", "…"]}`, when a segment
+//!   of the command line runs `grep`, `egrep`, `rg`, `ag`, `ack`, `git grep`, `find` or `fd`.
+//!
+//! Anything else (an edit, a build, `ls`, a search with nothing but syntax in it) is `None`.
+
+use serde_json::Value;
+
+/// Where the words came from, which decides how strict an offer has to be: patterns are
+/// identifier fragments, prompts are sentences.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IntentKind {
+    /// A regex, glob or path search (Grep, Glob, a shell search).
+    Pattern,
+    /// A natural-language description (a sub-agent's prompt).
+    Prose,
+}
+
+/// The words of one search, ready for recall.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchIntent {
+    /// Space-separated words (identifiers kept whole; no regex or glob syntax).
+    pub text: String,
+    /// Where they came from.
+    pub kind: IntentKind,
+}
+
+/// The most characters of intent text kept (a pasted multi-kilobyte prompt says no more).
+pub const MAX_INTENT_CHARS: usize = 2000;
+
+/// The intent of a tool call, or `None` when it is not a search this module understands or
+/// carries no words. `tool_name` is the host's (`Grep`, `Glob`, `Task`, `Agent`, `Bash`, `shell`,
+/// `exec_command`...); `input` is its `tool_input` object.
+pub fn from_tool_call(tool_name: &str, input: &Value) -> Option<SearchIntent> {
+    let s = |k: &str| input.get(k).and_then(Value::as_str).unwrap_or("");
+    let (text, kind) = match tool_name {
+        "Grep" => (
+            join([
+                regex_words(s("pattern")),
+                path_words(s("path")),
+                glob_words(s("glob")),
+            ]),
+            IntentKind::Pattern,
+        ),
+        "Glob" => (
+            join([glob_words(s("pattern")), path_words(s("path"))]),
+            IntentKind::Pattern,
+        ),
+        "Task" | "Agent" => (
+            join([s("description").into(), s("prompt").into()]),
+            IntentKind::Prose,
+        ),
+        _ => {
+            let command = match input.get("command")? {
+                Value::String(c) => c.clone(),
+                Value::Array(argv) => argv_command(argv)?,
+                _ => return None,
+            };
+            (from_shell_command(&command)?, IntentKind::Pattern)
+        }
+    };
+    let text: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if !text.chars().any(char::is_alphanumeric) {
+        return None;
+    }
+    Some(SearchIntent {
+        text: text.chars().take(MAX_INTENT_CHARS).collect(),
+        kind,
+    })
+}
+
+/// A Codex argv (`["bash", "-lc", "rg foo src"]`, or `["rg", "foo"]`) as one command line.
+fn argv_command(argv: &[Value]) -> Option<String> {
+    let parts: Vec<&str> = argv.iter().filter_map(Value::as_str).collect();
+    if let [shell, flag, script, ..] = parts.as_slice() {
+        let shell = shell.rsplit('/').next().unwrap_or(shell);
+        if matches!(shell, "bash" | "sh" | "zsh" | "dash")
+            && flag.starts_with('-')
+            && flag.contains('c')
+        {
+            return Some(script.to_string());
+        }
+    }
+    (!parts.is_empty()).then(|| shell_words::join(parts))
+}
+
+fn join<const N: usize>(parts: [String; N]) -> String {
+    parts
+        .iter()
+        .filter(|p| !p.trim().is_empty())
+        .map(|p| p.trim())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The words of every search in a shell command line (segments split at `|`, `&&`, `||`, `;`
+/// and newlines); `None` when no segment is a search.
+pub fn from_shell_command(command: &str) -> Option<String> {
+    let mut found = false;
+    let mut words = Vec::new();
+    for segment in split_segments(command) {
+        let Ok(argv) = shell_words::split(segment) else {
+            continue;
+        };
+        if let Some(w) = search_words(&argv) {
+            found = true;
+            words.push(w);
+        }
+    }
+    found.then(|| words.join(" "))
+}
+
+/// `command` split at the control operators `|`, `||`, `&&`, `&`, `;` and newlines that are not
+/// inside quotes or escaped (a pattern like `'refund|chargeback'` stays whole).
+fn split_segments(command: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut start, mut quote, mut escaped) = (0, None, false);
+    for (i, c) in command.char_indices() {
+        if escaped {
+            escaped = false;
+            continue;
+        }
+        match (quote, c) {
+            (Some('\''), '\'') | (Some('"'), '"') => quote = None,
+            (Some('"'), '\\') | (None, '\\') => escaped = true,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '|' | ';' | '&' | '\n') => {
+                out.push(&command[start..i]);
+                start = i + c.len_utf8();
+            }
+            _ => {}
+        }
+    }
+    out.push(&command[start..]);
+    out
+}
+
+/// The search tools whose arguments this module reads, by how their flags take values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tool {
+    /// grep, egrep, fgrep, git grep.
+    Grep,
+    /// rg, ag, ack.
+    Ripgrep,
+    /// fd.
+    Fd,
+}
+
+/// Short flags that take a value in the next argument, per tool (so the value is not taken for
+/// the pattern or a path); long flags are matched by [`LONG_VALUE_FLAGS`]. `-e` (a pattern; for
+/// fd an extension) is handled by [`flag_value_words`].
+fn takes_value(tool: Tool, flag: &str) -> bool {
+    let short: &[&str] = match tool {
+        Tool::Grep => &["-A", "-B", "-C", "-m", "-e", "-f", "-d", "-D", "-O"],
+        Tool::Ripgrep => &[
+            "-A", "-B", "-C", "-m", "-e", "-f", "-g", "-t", "-T", "-j", "-M", "-E", "-d", "-r",
+        ],
+        Tool::Fd => &["-e", "-t", "-E", "-d", "-x", "-X", "-j", "-c", "-S"],
+    };
+    short.contains(&flag) || LONG_VALUE_FLAGS.contains(&flag)
+}
+
+/// Long flags of grep, rg and fd that take a value in the next argument.
+const LONG_VALUE_FLAGS: &[&str] = &[
+    "--glob",
+    "--iglob",
+    "--type",
+    "--type-not",
+    "--type-add",
+    "--max-count",
+    "--context",
+    "--after-context",
+    "--before-context",
+    "--max-depth",
+    "--min-depth",
+    "--threads",
+    "--file",
+    "--exclude",
+    "--include",
+    "--exclude-dir",
+    "--color",
+    "--colors",
+    "--sort",
+    "--sortr",
+    "--encoding",
+    "--max-filesize",
+    "--extension",
+    "--regexp",
+    "--ignore-file",
+    "--exec",
+    "--exec-batch",
+    "--replace",
+    "--max-columns",
+    "--pre",
+    "--pre-glob",
+    "--size",
+    "--changed-within",
+    "--changed-before",
+    "--owner",
+    "--base-directory",
+    "--search-path",
+    "--label",
+    "--binary-files",
+    "--devices",
+    "--directories",
+];
+
+/// The words of one simple command, when it is a search.
+fn search_words(argv: &[String]) -> Option<String> {
+    let mut i = 0;
+    // Leading environment assignments, `sudo`, `command`, `cd x &&` already split off.
+    while i < argv.len()
+        && (argv[i].contains('=') && !argv[i].starts_with('-')
+            || matches!(
+                argv[i].as_str(),
+                "sudo" | "command" | "xargs" | "nice" | "time"
+            ))
+    {
+        i += 1;
+    }
+    let prog = argv.get(i)?.rsplit('/').next().unwrap_or("");
+    let rest = &argv[i + 1..];
+    match prog {
+        "grep" | "egrep" | "fgrep" => Some(grep_like(Tool::Grep, rest)),
+        "rg" | "ag" | "ack" => Some(grep_like(Tool::Ripgrep, rest)),
+        "git" if rest.first().is_some_and(|a| a == "grep") => {
+            Some(grep_like(Tool::Grep, &rest[1..]))
+        }
+        "fd" | "fdfind" => Some(grep_like(Tool::Fd, rest)),
+        "find" => Some(find_words(rest)),
+        _ => None,
+    }
+}
+
+/// grep/rg/ag/ack/fd arguments: the first operand (or every `-e` value) is the pattern, the
+/// other operands are paths; `-g`/`--glob`/`--include` values are globs.
+fn grep_like(tool: Tool, args: &[String]) -> String {
+    let mut pattern_given = false;
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].as_str();
+        i += 1;
+        if a == "--" {
+            continue;
+        }
+        if let Some((flag, value)) = a.split_once('=').filter(|(f, _)| f.starts_with("--")) {
+            out.push(flag_value_words(tool, flag, value, &mut pattern_given));
+            continue;
+        }
+        if a.starts_with('-') && a.len() > 1 {
+            if takes_value(tool, a) {
+                if let Some(v) = args.get(i) {
+                    out.push(flag_value_words(tool, a, v, &mut pattern_given));
+                    i += 1;
+                }
+            }
+            continue;
+        }
+        if pattern_given {
+            out.push(path_words(a));
+        } else {
+            out.push(regex_words(a));
+            pattern_given = true;
+        }
+    }
+    out.join(" ")
+}
+
+fn flag_value_words(tool: Tool, flag: &str, value: &str, pattern_given: &mut bool) -> String {
+    match flag {
+        "-e" | "--extension" if tool == Tool::Fd => String::new(),
+        "-e" | "--regexp" => {
+            *pattern_given = true;
+            regex_words(value)
+        }
+        "-g" | "--glob" | "--iglob" | "--include" => glob_words(value),
+        _ => String::new(),
+    }
+}
+
+/// find arguments: the starting paths, and the values of `-name`, `-iname`, `-path`,
+/// `-ipath`, `-regex`, `-iregex`.
+fn find_words(args: &[String]) -> String {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].as_str();
+        i += 1;
+        match a {
+            "-name" | "-iname" | "-path" | "-ipath" | "-wholename" => {
+                if let Some(v) = args.get(i) {
+                    out.push(glob_words(v));
+                    i += 1;
+                }
+            }
+            "-regex" | "-iregex" => {
+                if let Some(v) = args.get(i) {
+                    out.push(regex_words(v));
+                    i += 1;
+                }
+            }
+            "-exec" | "-execdir" | "-ok" => break,
+            _ if a.starts_with('-') || a == "(" || a == ")" || a == "!" => {
+                // Tests with a value (`-type f`, `-maxdepth 2`, `-newer x`): skip the value.
+                if matches!(
+                    a,
+                    "-type"
+                        | "-maxdepth"
+                        | "-mindepth"
+                        | "-newer"
+                        | "-mtime"
+                        | "-size"
+                        | "-perm"
+                        | "-user"
+                        | "-group"
+                ) {
+                    i += 1;
+                }
+            }
+            _ => out.push(path_words(a)),
+        }
+    }
+    out.join(" ")
+}
+
+/// The words of a regular expression: escapes (`\b`, `\s+`, `\.`) and syntax removed, literal
+/// runs of letters, digits, `_` and `-` kept.
+pub fn regex_words(pattern: &str) -> String {
+    let mut out = String::with_capacity(pattern.len());
+    let mut chars = pattern.chars().peekable();
+    let mut class_depth = 0;
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                // `\.` is a literal dot (a word break); `\bword`, `\s`, `\d`, `\w`: syntax.
+                chars.next();
+                out.push(' ');
+            }
+            '[' => {
+                class_depth += 1;
+                out.push(' ');
+            }
+            ']' => {
+                class_depth = 0;
+                out.push(' ');
+            }
+            '{' => {
+                // Repetition counts `{2,3}`: skipped.
+                for d in chars.by_ref() {
+                    if d == '}' {
+                        break;
+                    }
+                }
+                out.push(' ');
+            }
+            c if class_depth > 0 => {
+                let _ = c;
+            }
+            c if c.is_alphanumeric() || c == '_' || c == '-' => out.push(c),
+            _ => out.push(' '),
+        }
+    }
+    words_only(&out)
+}
+
+/// The words of a glob: wildcards and braces removed, a trailing file extension dropped.
+pub fn glob_words(glob: &str) -> String {
+    // `.{ts,tsx}`: alternative extensions, not words.
+    let mut glob = glob.to_string();
+    while let Some(at) = glob.find(".{") {
+        let end = glob[at..].find('}').map_or(glob.len(), |e| at + e + 1);
+        glob.replace_range(at..end, " ");
+    }
+    let mut parts = Vec::new();
+    for segment in glob.split(['/', '{', '}', ',', ' ']) {
+        let stem = strip_extension(segment);
+        let cleaned: String = stem
+            .chars()
+            .map(|c| {
+                if c.is_alphanumeric() || c == '_' || c == '-' {
+                    c
+                } else {
+                    ' '
+                }
+            })
+            .collect();
+        parts.push(cleaned);
+    }
+    words_only(&parts.join(" "))
+}
+
+/// The words of a path: its segments, with a file's extension and `.`/`..` dropped.
+pub fn path_words(path: &str) -> String {
+    glob_words(path)
+}
+
+/// `name.ext` without `.ext` when the extension looks like one (1-5 letters or digits, not the
+/// whole name); everything else unchanged.
+fn strip_extension(segment: &str) -> &str {
+    match segment.rsplit_once('.') {
+        Some((stem, ext))
+            if !stem.is_empty()
+                && (1..=5).contains(&ext.len())
+                && ext.chars().all(|c| c.is_ascii_alphanumeric()) =>
+        {
+            stem
+        }
+        _ => segment,
+    }
+}
+
+/// Whitespace-separated words of `s` that hold a letter (lone digits and dashes dropped).
+fn words_only(s: &str) -> String {
+    s.split_whitespace()
+        .map(|w| w.trim_matches('-'))
+        .filter(|w| w.chars().any(char::is_alphabetic))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn text(tool: &str, input: Value) -> Option<String> {
+        from_tool_call(tool, &input).map(|i| i.text)
+    }
+
+    #[test]
+    fn grep_and_glob_inputs_become_words() {
+        assert_eq!(
+            text("Grep", json!({"pattern": "handleWebhook|stripe\\.webhooks", "path": "src/api", "glob": "*.ts"})).unwrap(),
+            "handleWebhook stripe webhooks src api"
+        );
+        assert_eq!(
+            text(
+                "Grep",
+                json!({"pattern": "\\bfunction\\s+renderCertificate\\(", "type": "ts"})
+            )
+            .unwrap(),
+            "function renderCertificate"
+        );
+        assert_eq!(
+            text("Glob", json!({"pattern": "**/billing/**/*.ts"})).unwrap(),
+            "billing"
+        );
+        assert_eq!(
+            text("Glob", json!({"pattern": "src/**/*certificate*.{ts,tsx}"})).unwrap(),
+            "src certificate"
+        );
+        assert_eq!(text("Grep", json!({"pattern": "[a-z]+\\d{2,3}"})), None);
+        assert_eq!(text("Glob", json!({"pattern": "**/*.md"})), None);
+    }
+
+    #[test]
+    fn sub_agent_prompts_are_prose() {
+        let i = from_tool_call(
+            "Task",
+            &json!({"description": "Find PDF rendering", "prompt": "Where are certificates rendered?", "subagent_type": "Explore"}),
+        )
+        .unwrap();
+        assert_eq!(i.kind, IntentKind::Prose);
+        assert_eq!(
+            i.text,
+            "Find PDF rendering Where are certificates rendered?"
+        );
+    }
+
+    #[test]
+    fn shell_searches_are_understood_and_other_commands_are_not() {
+        let bash = |c: &str| text("Bash", json!({ "command": c }));
+        assert_eq!(
+            bash("rg -n 'rateLimit' src/ -g '*.ts'").unwrap(),
+            "rateLimit src"
+        );
+        assert_eq!(
+            bash("cd web && grep -rn --include=*.tsx \"useSession\" app").unwrap(),
+            "useSession app"
+        );
+        assert_eq!(
+            bash("git grep -n -e pdf -e seal -- lib").unwrap(),
+            "pdf seal lib"
+        );
+        assert_eq!(
+            bash("find . -type f -iname '*invoice*' -not -path './node_modules/*'").unwrap(),
+            "invoice node_modules"
+        );
+        assert_eq!(
+            bash("fd -e ts certificate src/pdf").unwrap(),
+            "certificate src pdf"
+        );
+        assert_eq!(
+            bash("cat package.json | grep -A 3 '\"scripts\"'").unwrap(),
+            "scripts"
+        );
+        assert_eq!(
+            bash("grep -rnE 'refund|chargeback' apps/api").unwrap(),
+            "refund chargeback apps api"
+        );
+        assert_eq!(
+            bash("grep -E 'refund|chargeback' -o lib").unwrap(),
+            "refund chargeback lib"
+        );
+        assert_eq!(bash("cargo test"), None);
+        assert_eq!(bash("ls -la src"), None);
+        let codex = json!({"command": ["bash", "-lc", "rg -n \"webhook\" apps/web"]});
+        assert_eq!(text("shell", codex).unwrap(), "webhook apps web");
+        let codex = json!({"command": ["rg", "TODO"]});
+        assert_eq!(text("shell", codex).unwrap(), "TODO");
+    }
+}
