@@ -160,7 +160,26 @@ pub struct Marker {
     pub state_saved_at: Option<String>,
 }
 
+/// The longest text field a marker keeps (4,096 bytes, PATH_MAX on Linux): a longer
+/// `transcript_path`, `cwd` or `trigger` from a payload is not a real one and is dropped, so
+/// every marker stays well within [`crate::fsutil::limits::MARKER`].
+pub const MAX_MARKER_FIELD: usize = 4096;
+
 impl Marker {
+    /// This marker without text fields longer than [`MAX_MARKER_FIELD`].
+    pub fn bounded(&self) -> Marker {
+        let keep = |f: &Option<String>| f.clone().filter(|s| s.len() <= MAX_MARKER_FIELD);
+        Marker {
+            at: keep(&self.at),
+            event: keep(&self.event),
+            trigger: keep(&self.trigger),
+            source: keep(&self.source),
+            transcript_path: keep(&self.transcript_path),
+            cwd: keep(&self.cwd),
+            ..self.clone()
+        }
+    }
+
     /// A marker stamped now, for `event`.
     pub fn now(event: &str) -> Marker {
         Marker {
@@ -227,7 +246,8 @@ impl SessionDir {
     /// Writes `marker` as `<dir>/<name>` atomically, creating the dir first.
     pub fn write_marker(&self, name: &str, marker: &Marker) -> Result<()> {
         self.ensure()?;
-        let mut text = serde_json::to_string(marker)?;
+        let marker = marker.bounded();
+        let mut text = serde_json::to_string(&marker)?;
         text.push('\n');
         crate::fsutil::write_atomic_with(
             &self.file(name),
@@ -236,7 +256,9 @@ impl SessionDir {
         )
     }
 
-    /// Reads `<dir>/<name>` as a marker. `None` when the file does not exist; a file that exists
+    /// Reads `<dir>/<name>` as a marker (at most [`crate::fsutil::limits::MARKER`] bytes, which
+    /// every marker written through [`SessionDir::write_marker`] fits). `None` when the file does
+    /// not exist; a file that exists
     /// but does not parse reads as an empty marker (its existence is what matters).
     pub fn read_marker(&self, name: &str) -> Option<Marker> {
         use crate::fsutil::{limits, read_limited, Follow, ReadError};

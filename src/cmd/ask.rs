@@ -60,6 +60,8 @@ pub const RELATED_HEADER: &str =
 pub fn run(args: &AskArgs) -> Result<ExitCode> {
     let question = args.question.trim();
     let store = Store::from_env()?;
+    // A .capn that is a symlink, a file or a FIFO is an error to report, not an empty store.
+    store.check_dirs()?;
     let limit = args.limit as usize;
     let mut out = Rendered::default();
     if store.exists() && !question.is_empty() {

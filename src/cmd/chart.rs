@@ -105,6 +105,7 @@ pub fn run(args: &ChartArgs) -> Result<ExitCode> {
         hashed.push((key, abs, hash, at_ns));
     }
 
+    store.check_dirs()?;
     if !store.exists() {
         // Charting works without init, but nothing then keeps .capn/ out of git or registers
         // the hooks: say so once, when the store is created.
@@ -126,7 +127,16 @@ pub fn run(args: &ChartArgs) -> Result<ExitCode> {
     };
     // Index exactly what a reader will parse back (CRLF and blank edge lines of the details
     // are normalised by the format), so the entry never disagrees with the index.
-    let entry = Entry::parse(&entry.render(), &id)
+    let text = entry.render();
+    if text.len() as u64 > crate::fsutil::limits::ENTRY {
+        return Err(Refused(format!(
+            "refusing to chart: the entry would be {} bytes, over the {}-byte limit for an entry (fewer files or shorter details); nothing was written",
+            text.len(),
+            crate::fsutil::limits::ENTRY
+        ))
+        .into());
+    }
+    let entry = Entry::parse(&text, &id)
         .map_err(|e| anyhow::anyhow!("internal error: the new entry does not parse back: {e}"))?;
     let path = w.store.entry_path(&id);
     crate::fsutil::write_atomic(&path, entry.render().as_bytes()).with_context(|| {

@@ -2,7 +2,7 @@
 //! never hides an entry; malformed entries are reported on stderr and skipped).
 
 use crate::cli::ListArgs;
-use crate::store::{index::read_entry, Store};
+use crate::store::{index::read_entry, printable, Store};
 use anyhow::{Context, Result};
 use std::io::Write;
 use std::process::ExitCode;
@@ -31,7 +31,7 @@ pub fn run(args: &ListArgs) -> Result<ExitCode> {
         let entry = match read_entry(&path, name) {
             Ok(e) => e,
             // Deleted by a writer since the folder was listed: not malformed, just gone.
-            Err(_) if !path.exists() => continue,
+            Err(_) if std::fs::symlink_metadata(&path).is_err() => continue,
             Err(reason) => {
                 crate::store::report_malformed(&store, &[(name.clone(), reason)]);
                 continue;
@@ -70,22 +70,4 @@ pub fn run(args: &ListArgs) -> Result<ExitCode> {
         diag!("capn: nothing charted yet");
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// `s` with control characters escaped (`\u{1b}`), so a hand-edited entry cannot send escape
-/// sequences to the terminal. JSON output (`--json`) is escaped by the JSON encoder instead.
-fn printable(s: &str) -> String {
-    if !s.chars().any(char::is_control) {
-        return s.to_string();
-    }
-    s.chars()
-        .flat_map(|c| {
-            let escaped: Vec<char> = if c.is_control() {
-                c.escape_default().collect()
-            } else {
-                vec![c]
-            };
-            escaped
-        })
-        .collect()
 }

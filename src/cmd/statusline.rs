@@ -111,15 +111,10 @@ pub fn segment(input: &StatusInput, warn_at: Option<u8>) -> Segment {
     }
     match percent {
         Some(p) => {
-            let t = warn_at.unwrap_or_else(|| {
-                let path = root.join(crate::store::STORE_DIR).join("config.json");
-                // Only a regular file is read: opening a FIFO would block the line.
-                if std::fs::metadata(&path).is_ok_and(|m| m.is_file()) {
-                    crate::config::Config::load(&path).warn_at
-                } else {
-                    crate::config::Config::default().warn_at
-                }
-            });
+            // The store's config, read under the store's rules (a symlinked .capn/ or a FIFO
+            // config.json gives the default).
+            let t = warn_at
+                .unwrap_or_else(|| crate::store::Store::at(root.to_path_buf()).config().warn_at);
             threshold = Some(t);
             let mut s = format!("ctx {} {}", crate::hook::text::percent_label(p), bar(p));
             if p >= f64::from(t) {

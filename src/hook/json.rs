@@ -22,16 +22,21 @@ pub fn strip_bom(bytes: &[u8]) -> &[u8] {
 }
 
 /// Parses one JSON value into `T` (a BOM allowed; repaired as the module docs say when the
-/// bytes as they are do not parse). `None` when even the repaired bytes do not parse.
+/// bytes as they are do not parse; a key given twice takes its last value). `None` when even the
+/// repaired bytes do not parse.
 pub fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> Option<T> {
     let bytes = strip_bom(bytes);
     if let Ok(v) = serde_json::from_slice(bytes) {
         return Some(v);
     }
-    match repair(bytes) {
-        Cow::Owned(fixed) => serde_json::from_slice(&fixed).ok(),
-        Cow::Borrowed(_) => None,
+    let fixed = repair(bytes);
+    if let Ok(v) = serde_json::from_slice(&fixed) {
+        return Some(v);
     }
+    // A key given twice makes typed structs fail ("duplicate field"); as a JSON value the last
+    // one wins, as in JavaScript's JSON.parse, which is what the hosts themselves do.
+    let value: serde_json::Value = serde_json::from_slice(&fixed).ok()?;
+    serde_json::from_value(value).ok()
 }
 
 /// [`from_slice`] into an ignored value: `Some(())` when `bytes` hold one JSON value.
@@ -133,6 +138,16 @@ mod tests {
         let v: Value = from_slice(line).unwrap();
         assert_eq!(v["usage"]["input_tokens"], 130000);
         assert_eq!(v["text"], "cut \u{fffd}");
+    }
+
+    #[test]
+    fn a_duplicate_key_takes_its_last_value() {
+        #[derive(serde::Deserialize)]
+        struct P {
+            session_id: String,
+        }
+        let p: P = from_slice(br#"{"session_id":"a","session_id":"b"}"#).unwrap();
+        assert_eq!(p.session_id, "b");
     }
 
     #[test]

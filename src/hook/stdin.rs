@@ -5,7 +5,9 @@
 //! or reminder it should have printed is lost. So [`read_payload`] reads until EOF, or until one
 //! complete JSON value has arrived and no byte followed within [`IDLE_AFTER_VALUE`], or until
 //! nothing at all arrived for [`IDLE_BEFORE_VALUE`] (a host that sends nothing, a terminal),
-//! and never more than [`MAX_STDIN_BYTES`] (`/dev/zero` as stdin). A leading UTF-8 BOM is
+//! never longer than [`MAX_READ_TIME`] in all (a host that trickles bytes), and never more than
+//! [`MAX_STDIN_BYTES`] (`/dev/zero` as stdin). Where the value ends is found by [`Scan`], which
+//! looks at each byte once. A leading UTF-8 BOM is
 //! allowed (it is removed by [`super::json`] when parsing).
 
 use std::time::Duration;
@@ -19,6 +21,56 @@ pub const IDLE_AFTER_VALUE: Duration = Duration::from_millis(30);
 
 /// Before a complete value has arrived, how long a silence ends the read.
 pub const IDLE_BEFORE_VALUE: Duration = Duration::from_millis(400);
+
+/// The longest a read may take in all, however the host trickles bytes (2 s: a real payload,
+/// even a 16 MiB one, arrives in milliseconds).
+pub const MAX_READ_TIME: Duration = Duration::from_secs(2);
+
+/// An incremental scan of a JSON text's structure, byte by byte and once per byte (so a huge
+/// payload costs linear time however it is split into reads): it tells when the first top-level
+/// object or array has closed, and whether anything but white space followed it.
+#[derive(Debug, Default)]
+pub struct Scan {
+    depth: u32,
+    in_string: bool,
+    escaped: bool,
+    closed: bool,
+    trailing: bool,
+}
+
+impl Scan {
+    /// Feeds the next bytes.
+    pub fn feed(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            if self.closed {
+                self.trailing |= !b.is_ascii_whitespace();
+            } else if self.in_string {
+                if self.escaped {
+                    self.escaped = false;
+                } else if b == b'\\' {
+                    self.escaped = true;
+                } else if b == b'"' {
+                    self.in_string = false;
+                }
+            } else {
+                match b {
+                    b'"' => self.in_string = true,
+                    b'{' | b'[' => self.depth += 1,
+                    b'}' | b']' if self.depth > 0 => {
+                        self.depth -= 1;
+                        self.closed = self.depth == 0;
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    /// True when one object or array has closed and nothing but white space followed.
+    pub fn complete(&self) -> bool {
+        self.closed && !self.trailing
+    }
+}
 
 /// Reads the hook payload from stdin under the rules of the module docs. Read errors end the
 /// read and keep what was read so far.
@@ -39,16 +91,6 @@ pub fn read_payload() -> Vec<u8> {
     }
 }
 
-/// True when `buf` holds exactly one complete JSON value (a BOM and surrounding white space
-/// aside). Cheap when it cannot be: only a buffer ending in `}` or `]` is parsed.
-pub fn holds_complete_value(buf: &[u8]) -> bool {
-    let end = buf.iter().rposition(|b| !b.is_ascii_whitespace());
-    if !end.is_some_and(|i| matches!(buf[i], b'}' | b']')) {
-        return false;
-    }
-    super::json::parse_value(buf).is_some()
-}
-
 /// [`read_payload`] from any readable descriptor (a pipe, a file, a terminal), at most `cap`
 /// bytes.
 #[cfg(unix)]
@@ -56,14 +98,20 @@ pub fn read_from(fd: impl std::os::fd::AsFd, cap: usize) -> Vec<u8> {
     use rustix::event::{poll, PollFd, PollFlags, Timespec};
     use rustix::io::Errno;
     let fd = fd.as_fd();
+    let start = std::time::Instant::now();
     let mut buf: Vec<u8> = Vec::new();
-    let mut complete = false;
+    let mut scan = Scan::default();
+    let mut scanned = 0;
     while buf.len() < cap {
-        let idle = if complete {
+        let idle = if scan.complete() {
             IDLE_AFTER_VALUE
         } else {
             IDLE_BEFORE_VALUE
         };
+        let Some(left) = MAX_READ_TIME.checked_sub(start.elapsed()) else {
+            break;
+        };
+        let idle = idle.min(left);
         let timeout = Timespec {
             tv_sec: idle.as_secs() as _,
             tv_nsec: idle.subsec_nanos() as _,
@@ -84,7 +132,9 @@ pub fn read_from(fd: impl std::os::fd::AsFd, cap: usize) -> Vec<u8> {
             Ok(0) => break,
             Ok(_) => {
                 buf.truncate(cap);
-                complete = holds_complete_value(&buf);
+                let from = buf.len().min(scanned);
+                scan.feed(&buf[from..]);
+                scanned = buf.len();
             }
             Err(Errno::INTR) | Err(Errno::AGAIN) => continue,
             Err(_) => break,
@@ -139,11 +189,53 @@ mod tests {
     }
 
     #[test]
-    fn complete_means_one_whole_value() {
-        assert!(holds_complete_value(b" {\"a\":[1,{}]} \n"));
-        assert!(holds_complete_value(b"\xef\xbb\xbf{}"));
-        assert!(!holds_complete_value(b"{\"a\":[1,{}]"));
-        assert!(!holds_complete_value(b"{} {}"));
-        assert!(!holds_complete_value(b"\0\0\0"));
+    fn a_payload_of_closing_braces_costs_linear_time_and_a_trickle_is_cut_off() {
+        let (r, mut w) = std::io::pipe().unwrap();
+        let big = {
+            let mut v = b"{\"prompt\":\"".to_vec();
+            v.extend(std::iter::repeat_n(b'}', 8 << 20));
+            v.extend_from_slice(b"\"}");
+            v
+        };
+        let writer = std::thread::spawn(move || {
+            for chunk in big.chunks(4096) {
+                w.write_all(chunk).unwrap();
+            }
+            // Held open afterwards: the read ends on the idle time after the value.
+            std::thread::sleep(Duration::from_millis(1500));
+        });
+        let t = Instant::now();
+        assert_eq!(read_from(&r, MAX_STDIN_BYTES).len(), (8 << 20) + 13);
+        assert!(
+            t.elapsed() < Duration::from_millis(1200),
+            "{:?}",
+            t.elapsed()
+        );
+        writer.join().unwrap();
+        let (r, mut w) = std::io::pipe().unwrap();
+        let trickle = std::thread::spawn(move || {
+            for _ in 0..40 {
+                if w.write_all(b" ").is_err() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        });
+        let t = Instant::now();
+        read_from(&r, 1024);
+        assert!(t.elapsed() < MAX_READ_TIME + Duration::from_millis(300));
+        drop(r);
+        trickle.join().unwrap();
+    }
+
+    #[test]
+    fn the_scan_finds_the_end_of_the_first_value() {
+        let mut s = Scan::default();
+        s.feed(b"\xef\xbb\xbf{\"a\":\"}\\\"]\",");
+        assert!(!s.complete());
+        s.feed(b"\"b\":[1,{}]}\n ");
+        assert!(s.complete());
+        s.feed(b"x");
+        assert!(!s.complete());
     }
 }

@@ -139,6 +139,7 @@ impl Entry {
         let mut version = None;
         let mut files = BTreeMap::new();
         let mut in_files = false;
+        let mut seen_files = false;
         let mut closed = false;
         for line in lines.by_ref() {
             if line.trim_end() == "---" {
@@ -166,9 +167,12 @@ impl Entry {
             let value = value.trim();
             match key.trim() {
                 "capn" => version = Some(value.to_string()),
+                "id" if id.is_some() => return Err("two id lines".into()),
                 "id" => id = Some(value.trim_matches(|c| c == '"' || c == '\'').to_string()),
                 "at" => at = value.trim_matches(|c| c == '"' || c == '\'').to_string(),
+                "files" if seen_files => return Err("two files: blocks".into()),
                 "files" => {
+                    seen_files = true;
                     if !value.is_empty() && value != "{}" {
                         return Err(format!("bad files line: {}", clip(line)));
                     }

@@ -33,9 +33,9 @@ pub enum FileState {
     Unchecked(std::io::ErrorKind),
 }
 
-/// The largest backing file that is hashed (1 GiB); a larger one cannot be checked
-/// ([`FileState::Unchecked`]) and `chart` refuses it.
-pub const MAX_BACKING_BYTES: u64 = 1 << 30;
+/// The largest backing file that is hashed (256 MiB, about half a second of SHA-256 here); a
+/// larger one cannot be checked ([`FileState::Unchecked`]) and `chart` refuses it.
+pub const MAX_BACKING_BYTES: u64 = 256 << 20;
 
 /// What a check on the way to a file gave when it did not give a stamp: the file is gone, or
 /// could not be checked.

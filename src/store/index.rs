@@ -252,12 +252,10 @@ fn list_entry_files(dir: &Path) -> Result<(Vec<Listed>, bool)> {
     Ok((listing, saw_temp_files))
 }
 
-/// The (inode, size, mtime) an entry file is listed with: any kind but a folder (a symlink or a
-/// special file is listed so that reading it reports it); `None` when it is gone or a folder.
+/// The (inode, size, mtime) an entry file is listed with: any kind (a symlink, a folder or a
+/// special file is listed so that reading it reports it); `None` when it is gone.
 fn listed_stamp(st: crate::fsutil::StatResult) -> Option<(u64, u64, i64)> {
-    st.ok()
-        .filter(|st| st.kind != crate::fsutil::FileKind::Dir)
-        .map(|st| (st.ino, st.size, st.mtime_ns))
+    st.ok().map(|st| (st.ino, st.size, st.mtime_ns))
 }
 
 /// Reads and parses one entry file; the id is the file name without `.md`. The file is read
@@ -279,6 +277,12 @@ pub fn read_entry(path: &Path, name: &str) -> Result<Entry, String> {
     .map_err(|e| e.to_string())?;
     let text = String::from_utf8(bytes).map_err(|_| "not valid UTF-8".to_string())?;
     let mut e = Entry::parse(&text, stem)?;
+    if e.id != stem {
+        return Err(format!(
+            "its id line says {} but the file is named {stem}.md",
+            e.id
+        ));
+    }
     e.id = stem.to_string();
     Ok(e)
 }
@@ -463,7 +467,7 @@ impl Snapshot {
             match read_entry(&path, &l.name) {
                 Ok(e) => entries.push(e),
                 // Deleted by a writer since the folder was listed: not malformed, just gone.
-                Err(_) if !path.exists() => gone.push(l.name.clone()),
+                Err(_) if std::fs::symlink_metadata(&path).is_err() => gone.push(l.name.clone()),
                 Err(reason) => malformed.push((l.name.clone(), reason)),
             }
         }

@@ -145,7 +145,7 @@ impl Store {
 /// `cwd`.
 pub fn find_root(cwd: &Path) -> PathBuf {
     for dir in cwd.ancestors() {
-        if dir.join(STORE_DIR).is_dir() {
+        if is_own_store(&dir.join(STORE_DIR)) {
             return dir.to_path_buf();
         }
     }
@@ -155,6 +155,33 @@ pub fn find_root(cwd: &Path) -> PathBuf {
         }
     }
     cwd.to_path_buf()
+}
+
+/// Whether `dir` is a `.capn/` that marks a project root: a folder (a symlink to one counts here,
+/// and is refused with a clear message when used) owned by the user running capn. A `.capn/`
+/// another user owns, such as one planted in a shared `/tmp`, is passed over (noted on stderr),
+/// as git passes over a repository it does not consider safe.
+fn is_own_store(dir: &Path) -> bool {
+    let Ok(meta) = std::fs::metadata(dir) else {
+        return false;
+    };
+    if !meta.is_dir() {
+        return false;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let me = rustix::process::geteuid().as_raw();
+        if meta.uid() != me {
+            diag!(
+                "capn: ignoring {}: it belongs to another user (uid {}), so it does not mark your project",
+                dir.display(),
+                meta.uid()
+            );
+            return false;
+        }
+    }
+    true
 }
 
 /// The project root for hook subcommands: `CLAUDE_PROJECT_DIR` when set and a directory (the
@@ -227,15 +254,45 @@ pub fn warn(e: &anyhow::Error) {
     diag!("capn: warning: {e:#}");
 }
 
-/// Reports malformed entry files on stderr, one line each, naming the file.
+/// The most malformed entries reported one by one; the rest are counted in one line.
+pub const MAX_MALFORMED_REPORTS: usize = 20;
+
+/// Reports malformed entry files on stderr, one line each, naming the file: at most
+/// [`MAX_MALFORMED_REPORTS`] lines and a count of the rest. Control characters in names and
+/// reasons are escaped, so a hostile file name cannot drive the terminal.
 pub fn report_malformed(store: &Store, malformed: &[(String, String)]) {
     let dir = store.entries_dir();
-    for (name, reason) in malformed {
+    for (name, reason) in malformed.iter().take(MAX_MALFORMED_REPORTS) {
         diag!(
-            "capn: skipped malformed entry: {}: {reason}",
-            display_rel(&store.root, &dir.join(name))
+            "capn: skipped malformed entry: {}: {}",
+            printable(&display_rel(&store.root, &dir.join(name))),
+            printable(reason)
         );
     }
+    if malformed.len() > MAX_MALFORMED_REPORTS {
+        diag!(
+            "capn: skipped {} more malformed entries in {} (run capn list to see them all)",
+            malformed.len() - MAX_MALFORMED_REPORTS,
+            printable(&display_rel(&store.root, &dir))
+        );
+    }
+}
+
+/// `s` with control characters escaped (`\u{1b}`), for messages that reach a terminal.
+pub fn printable(s: &str) -> String {
+    if !s.chars().any(char::is_control) {
+        return s.to_string();
+    }
+    s.chars()
+        .flat_map(|c| {
+            let escaped: Vec<char> = if c.is_control() {
+                c.escape_default().collect()
+            } else {
+                vec![c]
+            };
+            escaped
+        })
+        .collect()
 }
 
 /// `path` relative to the working directory's project root for messages (`.capn/entries/x.md`).
@@ -274,7 +331,9 @@ fn note_unchecked(key: &str, kind: std::io::ErrorKind) {
     }
     noted.push(key.to_string());
     let why = match kind {
-        std::io::ErrorKind::FileTooLarge => "over the 1 GiB limit".to_string(),
+        std::io::ErrorKind::FileTooLarge => {
+            format!("over the {} MiB limit", fresh::MAX_BACKING_BYTES >> 20)
+        }
         k => std::io::Error::from(k).to_string(),
     };
     diag!("capn: note: could not check {key} ({why}): charts backed by it are hidden, not deleted");

@@ -534,3 +534,201 @@ fn a_flooding_wrapped_status_line_is_cut() {
     assert!(run.stdout.len() <= 17 * 1024, "{} bytes", run.stdout.len());
     assert!(took < Duration::from_secs(2), "took {took:?}");
 }
+
+/// An entry whose id line disagrees with its file name, or that has two id lines or two files
+/// blocks, is malformed (reported, kept); so is a dangling symlink or a folder at an entry name.
+#[test]
+fn inconsistent_entries_and_odd_entry_files_are_reported() {
+    let (env, decoy) = charted();
+    let h = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+    let body = |id: &str, extra: &str| {
+        format!("---\ncapn: 1\nid: {id}\n{extra}at: 2026-01-01T00:00:00Z\nfiles:\n  src/pay.ts: {h}\n---\n\n# Q {id}?\n")
+    };
+    env.write(".capn/entries/a0000006.md", &body("ffffffff", ""));
+    env.write(
+        ".capn/entries/a0000007.md",
+        &body("a0000007", "id: a0000007\n"),
+    );
+    env.write(
+        ".capn/entries/a0000008.md",
+        &body("a0000008", &format!("files:\n  src/pay.ts: {h}\n")),
+    );
+    symlink(
+        env.tmp.path().join("nowhere"),
+        env.root.join(".capn/entries/a0000009.md"),
+    )
+    .unwrap();
+    fs::create_dir(env.root.join(".capn/entries/a000000a.md")).unwrap();
+    let run = ask(&env).ok();
+    for (id, why) in [
+        ("a0000006", "file is named"),
+        ("a0000007", "two id lines"),
+        ("a0000008", "two files: blocks"),
+        ("a0000009", "symlink"),
+        ("a000000a", "directory"),
+    ] {
+        let line = run
+            .stderr
+            .lines()
+            .find(|l| l.contains(&format!("{id}.md")))
+            .unwrap_or_else(|| panic!("{id} not reported: {}", run.stderr));
+        assert!(line.contains(why), "{line}");
+        assert!(fs::symlink_metadata(env.root.join(format!(".capn/entries/{id}.md"))).is_ok());
+    }
+    assert_decoy(&decoy);
+}
+
+/// Reports of malformed entries are bounded and never carry raw control characters.
+#[test]
+fn malformed_reports_are_capped_and_escaped() {
+    let (env, _decoy) = charted();
+    for i in 0..30 {
+        env.write(
+            &format!(".capn/entries/{:08x}.md", 0xb000_0000u32 + i),
+            "junk",
+        );
+    }
+    env.write(
+        ".capn/entries/b1000000.md",
+        "---\n\u{1b}]0;PWNED\u{7}\n---\n",
+    );
+    let run = ask(&env).ok();
+    assert!(!run.stderr.contains('\u{1b}'), "raw escape reached stderr");
+    let reports = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("malformed entr"))
+        .count();
+    assert_eq!(reports, 21, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("skipped 11 more malformed entries"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// chart refuses an entry it could not read back (over the entry size limit): nothing written.
+#[test]
+fn chart_refuses_an_entry_over_the_size_limit() {
+    let env = Env::git();
+    env.run(&["init", "--no-embedding"]).ok();
+    // 6,000 files with 150-character names: about 1.3 MB of file lines, over the 1 MiB limit.
+    let names: Vec<String> = (0..6000)
+        .map(|i| format!("d/{}{i:05}.ts", "n".repeat(140)))
+        .collect();
+    fs::create_dir_all(env.root.join("d")).unwrap();
+    for n in &names {
+        fs::write(env.root.join(n), "a").unwrap();
+    }
+    let mut args = vec!["chart".to_string(), "Where is a?".to_string()];
+    for chunk in names.chunks(500) {
+        args.push("--files".into());
+        args.push(chunk.join(","));
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let run = env.run_within_5s(&args);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stderr.contains("limit"), "{}", run.stderr);
+    assert_eq!(
+        fs::read_dir(env.root.join(".capn/entries"))
+            .unwrap()
+            .count(),
+        0
+    );
+}
+
+/// A .capn that is a file is an error naming it, not an empty store; chart claims nothing.
+#[test]
+fn a_store_path_that_is_a_file_is_an_error() {
+    let env = Env::git();
+    env.write(".capn", "not a folder");
+    env.write("a.ts", "a");
+    let run = env.run_within_5s(&["ask", "Where is a?"]);
+    assert_ne!(run.code, 0);
+    assert!(
+        run.stderr.contains(".capn") && run.stderr.contains("not a folder"),
+        "{}",
+        run.stderr
+    );
+    let run = env.run_within_5s(&["chart", "Where is a?", "--files", "a.ts"]);
+    assert_ne!(run.code, 0);
+    assert!(!run.stderr.contains("created .capn"), "{}", run.stderr);
+}
+
+/// The status line never reads config through a symlinked .capn/.
+#[test]
+fn the_status_line_ignores_config_behind_a_symlinked_store() {
+    let env = Env::git();
+    let outside = env.tmp.path().join("elsewhere");
+    fs::create_dir_all(&outside).unwrap();
+    fs::write(outside.join("config.json"), r#"{"warn_at": 5}"#).unwrap();
+    symlink(&outside, env.root.join(".capn")).unwrap();
+    let p = serde_json::json!({"context_window": {"used_percentage": 10}, "cwd": env.root});
+    let run = env
+        .run_stdin(&["statusline"], &serde_json::to_vec(&p).unwrap())
+        .ok();
+    assert!(!run.stdout.contains("/compact-prep"), "{}", run.stdout);
+}
+
+/// A 70 KB transcript_path (no real path is that long) does not cost the recovery its facts.
+#[test]
+fn an_absurd_transcript_path_does_not_spoil_the_markers() {
+    let env = Env::git();
+    let long = "/x".repeat(35_000);
+    let pre = serde_json::json!({"session_id": "long-1", "hook_event_name": "PreCompact",
+                                 "trigger": "auto", "transcript_path": long});
+    env.run_stdin(&["hook", "pre-compact"], &serde_json::to_vec(&pre).unwrap())
+        .ok();
+    let marker = env.state_dir().join("sessions/long-1/precompact.json");
+    let text = fs::read_to_string(&marker).unwrap();
+    assert!(text.len() < 4096, "{} bytes", text.len());
+    assert!(text.contains("\"trigger\":\"auto\""), "{text}");
+}
+
+/// A payload with a key given twice is still read (the last value wins, as hosts parse it).
+#[test]
+fn a_duplicate_key_in_the_payload_still_gets_the_contract() {
+    let env = Env::git();
+    let run = env
+        .run_stdin(
+            &["hook", "session-start"],
+            br#"{"session_id":"d1","session_id":"d2","hook_event_name":"SessionStart","source":"startup"}"#,
+        )
+        .ok();
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert!(v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap()
+        .contains("capn ask"));
+}
+
+/// A .capn/ that another user owns (planted in a shared folder above the project) does not
+/// capture this user's charts. Needs root, to hand the folder to another user.
+#[test]
+fn a_store_owned_by_another_user_is_passed_over() {
+    if unprivileged_runner().is_none() {
+        println!("skipped: needs root and setpriv to create a folder owned by another user");
+        return;
+    }
+    let env = Env::new();
+    let planted = env.tmp.path().join(".capn");
+    fs::create_dir_all(planted.join("entries")).unwrap();
+    let ok = std::process::Command::new("chown")
+        .args(["-R", "65534:65534"])
+        .arg(&planted)
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok);
+    env.write("a.ts", "a");
+    let run = env
+        .run_within_5s(&["chart", "Where is a?", "--files", "a.ts"])
+        .ok();
+    assert!(
+        run.stderr.contains("belongs to another user"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(fs::read_dir(planted.join("entries")).unwrap().count(), 0);
+    assert!(env.root.join(".capn/entries").is_dir());
+}
