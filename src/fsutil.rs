@@ -264,6 +264,72 @@ pub fn read_opt(path: &Path, what: &str, limit: u64) -> Result<Option<Vec<u8>>> 
     }
 }
 
+/// Checks that every folder between `root` and `path` (excluding `root`, including `path`'s
+/// parent) is a real folder or not there yet: no symlink on the way, so a write or a delete at
+/// `path` stays inside `root`. `path` must lie under `root` (lexically).
+///
+/// Errors: `refusing to touch <path>: <folder> is a symlink (capn never writes through a
+/// symlink)`, or `... is not a folder`, or `path` is not under `root`.
+pub fn check_inside(root: &Path, path: &Path) -> Result<()> {
+    let rel = path.strip_prefix(root).map_err(|_| {
+        anyhow::anyhow!(
+            "refusing to touch {}: it is not inside {}",
+            path.display(),
+            root.display()
+        )
+    })?;
+    let mut at = root.to_path_buf();
+    let parts: Vec<_> = rel.components().collect();
+    for c in parts.iter().take(parts.len().saturating_sub(1)) {
+        at.push(c);
+        match fs::symlink_metadata(&at) {
+            Err(_) => return Ok(()), // not there yet: created by ensure_dir_inside
+            Ok(m) if m.file_type().is_symlink() => anyhow::bail!(
+                "refusing to touch {}: {} is a symlink (capn never writes through a symlink)",
+                path.display(),
+                at.display()
+            ),
+            Ok(m) if !m.is_dir() => anyhow::bail!(
+                "refusing to touch {}: {} is not a folder",
+                path.display(),
+                at.display()
+            ),
+            Ok(_) => {}
+        }
+    }
+    Ok(())
+}
+
+/// Creates `dir` and its missing parents below `root` without following a symlink: like
+/// `create_dir_all`, but a symlink (or a file) on the way is refused instead of followed.
+///
+/// Errors: as [`check_inside`], or a folder cannot be created.
+pub fn ensure_dir_inside(root: &Path, dir: &Path) -> Result<()> {
+    check_inside(root, &dir.join("x"))?;
+    let rel = dir.strip_prefix(root).unwrap_or(Path::new(""));
+    let mut at = root.to_path_buf();
+    for c in rel.components() {
+        at.push(c);
+        match fs::create_dir(&at) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                // Raced with another creator, or there already: it must be a real folder.
+                let m = fs::symlink_metadata(&at)
+                    .with_context(|| format!("could not create {}", at.display()))?;
+                if !m.is_dir() {
+                    anyhow::bail!(
+                        "refusing to create {}: {} is a symlink or a file (capn never writes through a symlink)",
+                        dir.display(),
+                        at.display()
+                    );
+                }
+            }
+            Err(e) => return Err(e).with_context(|| format!("could not create {}", at.display())),
+        }
+    }
+    Ok(())
+}
+
 /// The pid in a temp file name `.capn-tmp-<pid>-<random>` (none in names of capn 0.3).
 fn temp_file_pid(name: &str) -> Option<u32> {
     let rest = name.strip_prefix(TEMP_PREFIX)?;
@@ -752,6 +818,31 @@ mod tests {
         remove_stale_temp_files(dir.path(), std::time::Duration::ZERO);
         assert!(!legacy.exists());
         assert!(alive.exists(), "this process's own temp file is kept");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn folders_are_created_and_checked_without_following_symlinks() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("root");
+        let outside = dir.path().join("outside");
+        fs::create_dir_all(&root).unwrap();
+        fs::create_dir_all(&outside).unwrap();
+        ensure_dir_inside(&root, &root.join("a/b/c")).unwrap();
+        assert!(root.join("a/b/c").is_dir());
+        check_inside(&root, &root.join("a/b/c/f.json")).unwrap();
+        std::os::unix::fs::symlink(&outside, root.join("a/link")).unwrap();
+        let err = ensure_dir_inside(&root, &root.join("a/link/skill")).unwrap_err();
+        assert!(format!("{err:#}").contains("is a symlink"), "{err:#}");
+        assert!(check_inside(&root, &root.join("a/link/f")).is_err());
+        assert_eq!(
+            fs::read_dir(&outside).unwrap().count(),
+            0,
+            "created through the link"
+        );
+        assert!(check_inside(&root, &dir.path().join("elsewhere/f")).is_err());
+        // The final component may be a symlink: a write replaces it, a delete removes the link.
+        check_inside(&root, &root.join("a/link")).unwrap();
     }
 
     #[test]

@@ -235,12 +235,20 @@ impl SessionDir {
         self.file(STATE_FILE)
     }
 
-    /// Creates the session dir (and its parents).
+    /// Creates the session dir (and its parents). The state dir itself may be reached through
+    /// symlinks (the user's own layout); below it, `sessions/` and the session dir are created
+    /// without following one.
     ///
     /// Errors: `could not create session dir: <path>: <cause>`.
     pub fn ensure(&self) -> Result<()> {
-        fs::create_dir_all(&self.path)
-            .with_context(|| format!("could not create session dir: {}", self.path.display()))
+        let state = self.path.parent().and_then(Path::parent);
+        let made = match state {
+            Some(state) => fs::create_dir_all(state)
+                .map_err(anyhow::Error::new)
+                .and_then(|()| crate::fsutil::ensure_dir_inside(state, &self.path)),
+            None => fs::create_dir_all(&self.path).map_err(anyhow::Error::new),
+        };
+        made.with_context(|| format!("could not create session dir: {}", self.path.display()))
     }
 
     /// Writes `marker` as `<dir>/<name>` atomically, creating the dir first.

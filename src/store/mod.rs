@@ -222,8 +222,7 @@ impl Store {
     /// Errors: the store cannot be created, locked or listed.
     pub fn open_writer(&self) -> Result<Writer> {
         self.check_dirs()?;
-        std::fs::create_dir_all(self.entries_dir())
-            .with_context(|| format!("could not create {}", self.entries_dir().display()))?;
+        crate::fsutil::ensure_dir_inside(&self.root, &self.entries_dir())?;
         let lock = StoreLock::acquire(&self.lock_path())?;
         self.writer_from(lock)
     }
