@@ -18,8 +18,10 @@ macro_rules! diag {
 }
 
 pub mod cli;
+pub mod clock;
 pub mod cmd;
 pub mod config;
+pub mod contract;
 pub mod embed;
 pub mod error;
 pub mod fsutil;

@@ -195,17 +195,21 @@ impl Marker {
     }
 }
 
-/// Formats a time as RFC 3339 UTC with milliseconds and `Z` (the format of every `at` field).
-pub fn rfc3339(t: SystemTime) -> String {
-    chrono::DateTime::<chrono::Utc>::from(t).to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
-}
+pub use crate::clock::{parse_rfc3339, rfc3339};
 
-/// Parses an RFC 3339 timestamp; `None` when it is not one.
-pub fn parse_rfc3339(s: &str) -> Option<SystemTime> {
-    chrono::DateTime::parse_from_rfc3339(s)
-        .ok()
-        .map(|d| SystemTime::from(d.with_timezone(&chrono::Utc)))
-}
+/// The `/compact-prep` state file's headings, in order (format.md, "State file"): `capn state
+/// save` checks them, the bundled skill lists them.
+pub const STATE_HEADINGS: [&str; 9] = [
+    "# Compact Prep State",
+    "## Active Plan",
+    "## Current Phase",
+    "## TaskList Summary",
+    "## Session Decisions",
+    "## Constraints and Blockers",
+    "## Worker Topology",
+    "## Editing Files",
+    "## Recovery Notes",
+];
 
 /// One session's dir under the state dir. Creating it touches nothing on disk.
 #[derive(Debug, Clone)]

@@ -118,9 +118,7 @@ pub fn run(args: &ChartArgs) -> Result<ExitCode> {
     let id = choose_id(&w.store, question)?;
     let entry = Entry {
         id: id.clone(),
-        at: chrono::Utc::now()
-            .format("%Y-%m-%dT%H:%M:%S%.3fZ")
-            .to_string(),
+        at: crate::clock::rfc3339(std::time::SystemTime::now()),
         files,
         question: question.to_string(),
         details,

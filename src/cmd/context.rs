@@ -1,35 +1,9 @@
-//! `capn context`: the ask-before-search contract that the SessionStart hook injects.
-//!
-//! Static text, no store access, no side effects. Kept under 2,000 characters so it is far below
-//! Claude Code's 10,000-character `additionalContext` cap (hooks reference, "How
-//! `additionalContext` is delivered"). Worded as facts, not bare imperatives, because imperative
-//! injected text can trip prompt-injection defences (same section).
+//! `capn context`: prints the ask-before-search contract ([`crate::contract::CONTRACT`]) that
+//! the SessionStart hook injects. No store access, no side effects.
 
+pub use crate::contract::CONTRACT;
 use std::io::Write;
 use std::process::ExitCode;
-
-/// The contract text (ends with a newline).
-pub const CONTRACT: &str = "\
-capn (project memory) is available in this repository. It maps questions to the files that \
-answer them; every charted answer is pinned to the SHA-256 of its files and is deleted as soon \
-as one of them changes, so an answer it returns is current.
-
-Before searching the codebase (grep, find, opening files to locate something), ask it first:
-  capn ask \"<what you are looking for, in plain words>\"
-A hit prints JSON lines (id, question, files, details, score; files are relative to the \
-project root): read those files and skip the search. A miss exits 1 and costs nothing; it may list possibly related charts on stderr (not \
-answers, but worth a look). Then explore as usual.
-
-After real exploration that was expensive to repeat, chart what you found:
-  capn chart \"<one atomic question>\" --files path/a.ts,path/b.ts --details \"<line numbers, gotchas>\"
-- one question per chart, phrased the way someone would ask it later;
-- the files are the answer: list the few files that answer it, not everything opened;
-- details carry what the files alone do not say: where in them to look, traps, related names.
-Trivial lookups (a file named in the task, one obvious grep) are not worth charting.
-
-Stale answers remove themselves; to drop one by hand: capn unchart <id>, or capn bust <path> for \
-every answer backed by a file.
-";
 
 /// Prints [`CONTRACT`] on stdout.
 pub fn run() -> anyhow::Result<ExitCode> {

@@ -17,7 +17,7 @@ pub fn run(args: &ListArgs) -> Result<ExitCode> {
         Ok(rd) => rd
             .filter_map(|d| d.ok())
             .filter_map(|d| d.file_name().to_str().map(str::to_string))
-            .filter(|n| n.ends_with(".md") && !n.starts_with('.'))
+            .filter(|n| crate::store::entry::is_entry_file_name(n))
             .collect(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
         Err(e) => {

@@ -18,18 +18,7 @@ use anyhow::{Context, Result};
 use std::io::{Read, Write};
 use std::process::ExitCode;
 
-/// The state file's headings, in order (format.md, "State file").
-pub const HEADINGS: [&str; 9] = [
-    "# Compact Prep State",
-    "## Active Plan",
-    "## Current Phase",
-    "## TaskList Summary",
-    "## Session Decisions",
-    "## Constraints and Blockers",
-    "## Worker Topology",
-    "## Editing Files",
-    "## Recovery Notes",
-];
+pub use crate::session::STATE_HEADINGS as HEADINGS;
 
 /// The largest state file `save` accepts, in bytes.
 pub const MAX_STATE_BYTES: usize = 1024 * 1024;

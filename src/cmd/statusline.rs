@@ -231,7 +231,7 @@ pub fn chart_count(root: &Path) -> Option<usize> {
             .filter(|e| {
                 let name = e.file_name();
                 let name = name.to_string_lossy();
-                name.ends_with(".md") && !name.starts_with('.')
+                crate::store::entry::is_entry_file_name(&name)
             })
             .count(),
     )

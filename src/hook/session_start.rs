@@ -2,7 +2,7 @@
 //! 1.4 and 5).
 //!
 //! - `startup`, `resume`, `clear` (and anything newer, such as `fork`, or a missing source):
-//!   inject the ask-before-search contract ([`crate::cmd::context::CONTRACT`]).
+//!   inject the ask-before-search contract ([`crate::contract::CONTRACT`]).
 //! - `compact`: inject the recovery instructions, claim the session's compaction marker if
 //!   PostCompact already wrote it, and leave `compact-delivered.json` so a PostCompact that comes
 //!   after does not leave a second one (see the state machine in [`crate::hook`]).
@@ -26,7 +26,7 @@ pub fn run(ctx: &Ctx) -> Result<Option<String>> {
     let source = ctx.input.source.as_deref().unwrap_or("startup");
     if ctx.input.is_subagent() {
         // Not the main conversation: its id is the parent's, so touch nothing of the session.
-        return Ok((source != "compact").then(|| crate::cmd::context::CONTRACT.to_string()));
+        return Ok((source != "compact").then(|| crate::contract::CONTRACT.to_string()));
     }
     let session = ctx.session();
     if source != "compact" {
@@ -49,7 +49,7 @@ pub fn run(ctx: &Ctx) -> Result<Option<String>> {
                 .and_then(|s| s.as_ref())
                 .map(|s| &s.id),
         );
-        return Ok(Some(crate::cmd::context::CONTRACT.to_string()));
+        return Ok(Some(crate::contract::CONTRACT.to_string()));
     }
     let Some(s) = session? else {
         return Ok(None);

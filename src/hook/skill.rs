@@ -59,7 +59,7 @@ mod tests {
     #[test]
     fn body_lists_the_nine_headings_in_order_and_the_commands() {
         let mut at = 0;
-        for h in crate::cmd::state::HEADINGS {
+        for h in crate::session::STATE_HEADINGS {
             let i = SKILL_MD[at..]
                 .find(&format!("{h}\n"))
                 .unwrap_or_else(|| panic!("{h} missing or out of order"));

@@ -64,6 +64,12 @@ pub fn is_valid_id(s: &str) -> bool {
     (8..=64).contains(&s.len()) && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
+/// True when a file name in the entries folder names an entry file: `*.md`, not hidden (temp
+/// files and editors' backups start with a dot). Whether it parses is another matter.
+pub fn is_entry_file_name(name: &str) -> bool {
+    name.ends_with(".md") && !name.starts_with('.')
+}
+
 /// True when `s` is 64 lowercase hex digits.
 pub fn is_sha256_hex(s: &str) -> bool {
     s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))

@@ -18,8 +18,9 @@ use std::path::Path;
 /// Version of the stat cache layout; a mismatch discards the cache.
 const CACHE_VERSION: u32 = 2;
 
-/// The racy-clean window in nanoseconds (format.md: 2 seconds).
-const RACY_NS: i64 = 2_000_000_000;
+/// The racy-clean window in nanoseconds (format.md: 2 seconds): a file whose mtime is this close
+/// to the moment it was read may have changed within the same timestamp tick.
+pub const RACY_NS: i64 = 2_000_000_000;
 
 /// What a backing file looks like now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -146,13 +147,7 @@ pub struct StatCache {
     dirty: bool,
 }
 
-/// Now, in Unix nanoseconds.
-pub fn now_ns() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as i64)
-        .unwrap_or(0)
-}
+pub use crate::clock::now_ns;
 
 impl From<crate::fsutil::FileStat> for Stamp {
     fn from(st: crate::fsutil::FileStat) -> Stamp {

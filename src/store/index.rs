@@ -49,7 +49,7 @@ const RACY_RESAVE_MIN: usize = 16;
 
 fn entry_racy_window_ns(mtime_ns: i64) -> i64 {
     if mtime_ns % 1_000_000_000 == 0 {
-        2_000_000_000
+        super::fresh::RACY_NS
     } else {
         50_000_000
     }
@@ -221,7 +221,7 @@ fn list_entry_files(dir: &Path) -> Result<(Vec<Listed>, bool)> {
         if name.starts_with(crate::fsutil::TEMP_PREFIX) {
             saw_temp_files = true;
         }
-        if !name.ends_with(".md") || name.starts_with('.') {
+        if !super::entry::is_entry_file_name(name) {
             continue;
         }
         names.push(name.to_string());
