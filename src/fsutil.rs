@@ -296,6 +296,131 @@ pub fn read_to_string(path: &Path, what: &str) -> Result<String> {
     fs::read_to_string(path).with_context(|| format!("could not read {what}: {}", path.display()))
 }
 
+/// The most bytes [`read_host_file`] reads: host settings, hook scripts and `.gitignore` files
+/// are a few KiB; anything bigger is not one of them.
+pub const HOST_FILE_MAX: u64 = 4 << 20;
+
+/// Reads a host file capn edits or checks (a settings file, `.gitignore`, a git hook, the skill
+/// file) as bytes, without ever blocking or following a symlink: opened with `O_NOFOLLOW |
+/// O_NONBLOCK`, then `fstat` must say it is a regular file of at most [`HOST_FILE_MAX`] bytes.
+/// `Ok(None)` when the file does not exist.
+///
+/// Errors (naming `what` and the path): a symlink (dangling or not: capn never reads or writes
+/// through one), a FIFO, socket, device or folder, a file too large, or any I/O error.
+#[cfg(unix)]
+pub fn read_host_file(path: &Path, what: &str) -> Result<Option<Vec<u8>>> {
+    use rustix::fs::{fstat, open, FileType, Mode, OFlags};
+    use std::io::Read;
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    let fd = match open(path, flags, Mode::empty()) {
+        Ok(fd) => fd,
+        Err(rustix::io::Errno::NOENT) => return Ok(None),
+        Err(rustix::io::Errno::LOOP) => {
+            anyhow::bail!("could not read {what}: {}: it is a symlink", path.display())
+        }
+        Err(e) => {
+            return Err(std::io::Error::from(e))
+                .with_context(|| format!("could not read {what}: {}", path.display()))
+        }
+    };
+    let st = fstat(&fd).with_context(|| format!("could not read {what}: {}", path.display()))?;
+    let kind = FileType::from_raw_mode(st.st_mode as _);
+    if kind != FileType::RegularFile {
+        anyhow::bail!(
+            "could not read {what}: {}: not a regular file ({})",
+            path.display(),
+            kind_name(kind)
+        );
+    }
+    if st.st_size as u64 > HOST_FILE_MAX {
+        anyhow::bail!(
+            "could not read {what}: {}: larger than {} bytes",
+            path.display(),
+            HOST_FILE_MAX
+        );
+    }
+    let mut bytes = Vec::with_capacity(st.st_size as usize);
+    fs::File::from(fd)
+        .take(HOST_FILE_MAX + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("could not read {what}: {}", path.display()))?;
+    if bytes.len() as u64 > HOST_FILE_MAX {
+        anyhow::bail!("could not read {what}: {}: too large", path.display());
+    }
+    Ok(Some(bytes))
+}
+
+#[cfg(unix)]
+fn kind_name(kind: rustix::fs::FileType) -> &'static str {
+    use rustix::fs::FileType;
+    match kind {
+        FileType::Directory => "a folder",
+        FileType::Fifo => "a FIFO",
+        FileType::Socket => "a socket",
+        FileType::CharacterDevice | FileType::BlockDevice => "a device",
+        FileType::Symlink => "a symlink",
+        _ => "a special file",
+    }
+}
+
+/// Reads a host file capn edits or checks (see the Unix version). Here: `std::fs::read` after a
+/// no-follow metadata check.
+///
+/// Errors: a symlink, not a regular file, too large, an I/O error.
+#[cfg(not(unix))]
+pub fn read_host_file(path: &Path, what: &str) -> Result<Option<Vec<u8>>> {
+    let meta = match fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => {
+            return Err(e).with_context(|| format!("could not read {what}: {}", path.display()))
+        }
+    };
+    if !meta.file_type().is_file() || meta.len() > HOST_FILE_MAX {
+        anyhow::bail!(
+            "could not read {what}: {}: not a regular file",
+            path.display()
+        );
+    }
+    fs::read(path)
+        .map(Some)
+        .with_context(|| format!("could not read {what}: {}", path.display()))
+}
+
+/// Why capn must not write the host file at `path`, if it must not: a symlink (dangling or not),
+/// anything but a regular file, a read-only file (no write bit at all, e.g. 0444: the owner
+/// made it so, whoever runs capn), or a parent that is a symlink. `None` when it is a regular
+/// writable file or does not exist (inside a real folder or a folder still to create).
+pub fn unwritable_reason(path: &Path) -> Option<String> {
+    if let Some(parent) = path.parent() {
+        if fs::symlink_metadata(parent).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Some(format!("its folder {} is a symlink", parent.display()));
+        }
+    }
+    let meta = fs::symlink_metadata(path).ok()?;
+    let ft = meta.file_type();
+    if ft.is_symlink() {
+        let target = fs::read_link(path)
+            .map(|t| t.display().to_string())
+            .unwrap_or_default();
+        let dangling = if fs::metadata(path).is_err() {
+            " (dangling)"
+        } else {
+            ""
+        };
+        return Some(format!(
+            "it is a symlink{dangling} to {target}; capn never writes through a symlink"
+        ));
+    }
+    if !ft.is_file() {
+        return Some("it is not a regular file".into());
+    }
+    if meta.permissions().readonly() {
+        return Some("it is read-only".into());
+    }
+    None
+}
+
 /// Removes a file; a file that is already gone is not an error.
 pub fn remove_if_exists(path: &Path) -> Result<()> {
     match fs::remove_file(path) {
@@ -347,6 +472,40 @@ mod tests {
         let p = dir.path().join("missing/f.txt");
         let err = write_atomic(&p, b"x").unwrap_err();
         assert!(format!("{err:#}").contains("missing"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn read_host_file_refuses_symlinks_fifos_and_folders_without_blocking() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("f.json");
+        fs::write(&f, b"{}").unwrap();
+        assert_eq!(read_host_file(&f, "settings").unwrap().unwrap(), b"{}");
+        assert!(read_host_file(&dir.path().join("none"), "x")
+            .unwrap()
+            .is_none());
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink(&f, &link).unwrap();
+        let e = format!("{:#}", read_host_file(&link, "settings").unwrap_err());
+        assert!(e.contains("symlink") && e.contains("link.json"), "{e}");
+        let dangling = dir.path().join("dangling.json");
+        std::os::unix::fs::symlink(dir.path().join("gone"), &dangling).unwrap();
+        assert!(read_host_file(&dangling, "settings").is_err());
+        assert!(unwritable_reason(&dangling).unwrap().contains("dangling"));
+        let fifo = dir.path().join("fifo");
+        assert!(std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success());
+        let e = format!("{:#}", read_host_file(&fifo, "settings").unwrap_err());
+        assert!(e.contains("FIFO"), "{e}");
+        assert!(read_host_file(dir.path(), "settings").is_err());
+        assert!(unwritable_reason(&f).is_none());
+        fs::set_permissions(&f, fs::Permissions::from_mode(0o444)).unwrap();
+        assert_eq!(unwritable_reason(&f).as_deref(), Some("it is read-only"));
+        assert!(unwritable_reason(&dir.path().join("new.json")).is_none());
     }
 
     #[test]
