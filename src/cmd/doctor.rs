@@ -485,7 +485,12 @@ fn load_settings(root: &Path, checks: &mut Vec<Check>) -> Vec<Loaded> {
         let project = spec.files.iter().map(|rel| (*rel, root.join(rel)));
         for (rel, path) in project.chain(user) {
             let user_level = rel.starts_with('~');
-            match SettingsFile::load(&path) {
+            let loaded = if user_level {
+                SettingsFile::load_user(&path)
+            } else {
+                SettingsFile::load(&path)
+            };
+            match loaded {
                 Ok(f) => {
                     if f.existed {
                         checks.push(Check::ok(format!("{rel} parses")));
@@ -727,8 +732,16 @@ fn check_post_commit_executable(root: &Path, checks: &mut Vec<Check>) {
 fn has_post_commit_prune(root: &Path) -> bool {
     crate::install::git_hook::post_commit_path(root)
         .ok()
-        .and_then(|p| std::fs::read_to_string(p).ok())
-        .is_some_and(|t| t.lines().any(|l| l.trim() == "capn prune"))
+        .and_then(|p| {
+            crate::fsutil::read_host_file(&p, "post-commit hook")
+                .ok()
+                .flatten()
+        })
+        .is_some_and(|t| {
+            String::from_utf8_lossy(&t)
+                .lines()
+                .any(|l| l.trim() == "capn prune")
+        })
 }
 
 /// A handler as the line a user reads: `capn hook session-start` (exec form args joined).
@@ -1690,11 +1703,11 @@ fn check_skill(root: &Path, checks: &mut Vec<Check>) {
     let path = crate::cmd::init::skill_path(root);
     let rel = crate::store::display_rel(root, &path);
     let what = "/compact-prep skill";
-    match std::fs::read_to_string(&path) {
-        Ok(text) if text == crate::hook::skill::SKILL_MD => {
+    match crate::fsutil::read_host_file(&path, "skill") {
+        Ok(Some(text)) if text == crate::hook::skill::SKILL_MD.as_bytes() => {
             checks.push(Check::ok(format!("{what} installed ({rel})")))
         }
-        Ok(_) => checks.push(Check::warn(
+        Ok(Some(_)) => checks.push(Check::warn(
             format!("{what} in {rel}"),
             "it differs from the bundled skill (your edits, or an older capn's copy)",
             Some(format!(
@@ -1702,15 +1715,19 @@ fn check_skill(root: &Path, checks: &mut Vec<Check>) {
                 path.display()
             )),
         )),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => checks.push(Check::failed(
+        Ok(None) => checks.push(Check::failed(
             what,
             format!("{} does not exist", path.display()),
             FIX_INIT,
         )),
         Err(e) => checks.push(Check::failed(
             what,
-            format!("could not read {}: {e}", path.display()),
-            format!("make {} readable", path.display()),
+            format!("{e:#}"),
+            format!(
+                "replace {} with a regular file: rm {} && capn init",
+                path.display(),
+                path.display()
+            ),
         )),
     }
 }

@@ -158,12 +158,15 @@ pub enum AddPlan {
 /// Errors: the hook cannot be read, is not UTF-8 text, or is run by an interpreter that is not a
 /// POSIX shell ([`Refused`], naming the interpreter and what to do instead).
 pub fn plan_add(path: &Path) -> Result<AddPlan> {
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Ok(AddPlan::Create(created_hook_text()))
-        }
-        Err(e) => return Err(e).with_context(|| format!("could not read {}", path.display())),
+    if let Some(why) = crate::fsutil::unwritable_reason(path) {
+        return Err(Refused(format!(
+            "--git: {}: {why}; capn prune was not added to it (nothing written)",
+            path.display()
+        ))
+        .into());
+    }
+    let Some(bytes) = crate::fsutil::read_host_file(path, "post-commit hook")? else {
+        return Ok(AddPlan::Create(created_hook_text()));
     };
     let Ok(text) = String::from_utf8(bytes) else {
         return Err(Refused(format!(
@@ -287,9 +290,13 @@ pub enum Removed {
 /// `path`. When nothing but a `#!` line and blank lines is left and `delete_if_only_ours` is
 /// set (`init` created the file), the file is deleted.
 ///
-/// Errors: the file cannot be written or removed.
+/// Errors: the file is a symlink, a FIFO or other special file, or cannot be read, written or
+/// removed.
 pub fn remove(path: &Path, delete_if_only_ours: bool) -> Result<Removed> {
-    let Ok(text) = std::fs::read_to_string(path) else {
+    let Some(bytes) = crate::fsutil::read_host_file(path, "post-commit hook")? else {
+        return Ok(Removed::Nothing);
+    };
+    let Ok(text) = String::from_utf8(bytes) else {
         return Ok(Removed::Nothing);
     };
     if !text.lines().any(|l| l.trim() == PRUNE_LINE) {

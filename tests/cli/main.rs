@@ -4,10 +4,12 @@
 mod chart;
 mod concurrency;
 mod doctor;
+mod guest;
 mod hooks;
 mod init;
 mod qa;
 mod qa2;
+mod roundtrip;
 mod schema;
 mod semantic;
 mod state;
