@@ -5,6 +5,7 @@ mod chart;
 mod concurrency;
 mod doctor;
 mod guest;
+mod handoff;
 mod hooks;
 mod init;
 mod qa;
