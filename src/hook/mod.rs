@@ -39,6 +39,7 @@
 //! claiming its own marker back if SessionStart delivered in between. Whatever the interleaving,
 //! the recovery is delivered exactly once.
 
+pub mod codex_context;
 pub mod handoff;
 pub mod post_compact;
 pub mod pre_compact;

@@ -8,6 +8,8 @@
 //! - else a context-warning marker: inject the one-paragraph reminder, once;
 //! - else, for a session id never seen before (no session dir: one `stat`), the undelivered
 //!   compaction marker of the session it continues ([`super::handoff`]);
+//! - else, under `--host codex`, the context reminder computed from the rollout file
+//!   ([`super::codex_context`]), once per crossing;
 //! - else nothing.
 
 use super::{text, Ctx};
@@ -38,6 +40,10 @@ pub fn run(ctx: &Ctx) -> Result<Option<String>> {
             return Ok(Some(super::recovery_text(ctx.host, &owner, Some(&m))));
         }
         s.mark_seen()?;
+    }
+    if ctx.host == crate::cli::Host::Codex {
+        // Codex has no status line to write the warning marker: the rollout has the numbers.
+        return super::codex_context::check(ctx, &s);
     }
     Ok(None)
 }
