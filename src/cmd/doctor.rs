@@ -38,12 +38,17 @@
 //!    Claude Code), PreCompact and PostCompact leave their markers, UserPromptSubmit delivers the
 //!    recovery after a compaction. The statusline command runs through `sh -c` with a synthetic
 //!    statusline payload: exit 0 and one line holding the capn segment.
-//! 6. **The `/compact-prep` skill** at `.claude/skills/compact-prep/SKILL.md`: present; a copy
+//! 6. **A launcher's PATH**: every registered capn command started with `PATH=/usr/bin:/bin`,
+//!    as a GUI launcher starts hosts; a warning with the fix when `capn` resolves only through
+//!    the user's shell PATH ([`launcher`]).
+//! 7. **The `/compact-prep` skill** at `.claude/skills/compact-prep/SKILL.md`: present; a copy
 //!    that differs from the bundled one is a warning (it may hold the user's edits).
 //!
 //! Doctor writes nothing outside its own temporary directory (under `TMPDIR`), which is removed
 //! when it ends; it runs in well under a second (about 11 process starts). A `--wrap`ped user
 //! statusline is run too, as Claude Code would run it; what that command does is its own.
+
+mod launcher;
 
 use crate::cli::{DoctorArgs, Host};
 use crate::install::{self, schema::Schema, SettingsFile};
@@ -219,6 +224,13 @@ pub fn diagnose(root: &Path) -> Result<Vec<Check>> {
             run_statusline(root, &dir, &files, &path, &mut checks);
         }
     }
+    launcher::check(
+        &files,
+        root,
+        &sandbox.path().join("launcher"),
+        &path,
+        &mut checks,
+    );
     check_skill(root, &mut checks);
     sandbox
         .close()

@@ -51,6 +51,9 @@ fn tmpdir(env: &Env) -> PathBuf {
 
 fn doctor_in(env: &Env, dir: &Path, path: OsString) -> Run {
     let mut c = env.cmd_in(dir, &["doctor"]);
+    // The launcher's PATH is the test's own here (capn cannot be put in /usr/bin); the
+    // launcher check with the default PATH has its own test.
+    c.env("CAPN_LAUNCHER_PATH", &path);
     c.env("PATH", path).env("TMPDIR", tmpdir(env));
     let t = Instant::now();
     let run = env.run_cmd(c, b"");
@@ -157,6 +160,52 @@ fn assert_same(
         .map(|(p, _, _)| p)
         .collect();
     assert!(differing.is_empty(), "changed by doctor: {differing:?}");
+}
+
+/// Hooks started by a GUI launcher get PATH=/usr/bin:/bin: a `capn` found only through the
+/// user's PATH is named, with the fix, as a warning (issue 8, point 6).
+#[test]
+fn capn_found_only_through_the_shell_path_is_a_launcher_warning() {
+    let env = Env::git();
+    init(&env);
+    let mut c = env.cmd(&["doctor"]);
+    c.env("PATH", path_with_capn(&env))
+        .env("TMPDIR", tmpdir(&env))
+        .env_remove("CAPN_LAUNCHER_PATH");
+    let run = env.run_cmd(c, b"").ok();
+    let line = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("warn  capn hooks with a launcher's PATH (/usr/bin:/bin)"))
+        .unwrap_or_else(|| panic!("{}", run.stdout));
+    assert!(
+        line.contains("resolves only through your shell's PATH"),
+        "{line}"
+    );
+    assert!(
+        line.contains("`capn hook session-start --host codex`"),
+        "{line}"
+    );
+    assert!(line.contains("`capn statusline`"), "{line}");
+    assert!(line.contains("exit 127"), "{line}");
+    let fix = run
+        .stdout
+        .lines()
+        .skip_while(|l| *l != line)
+        .nth(1)
+        .unwrap();
+    assert!(
+        fix.contains("/usr/bin/capn") && fix.contains("launchctl"),
+        "{fix}"
+    );
+    // With the launcher's PATH holding capn, the same project is all ok.
+    let run = doctor_in(&env, &env.root, path_with_capn(&env)).ok();
+    assert!(
+        run.stdout
+            .contains("ok    capn hooks with a launcher's PATH"),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]
@@ -296,7 +345,7 @@ fn a_capn_on_path_that_is_not_this_binary_is_a_warning() {
         "{line}"
     );
     assert!(
-        run.stdout.contains("all 26 checks ok, 1 warning"),
+        run.stdout.contains("all 27 checks ok, 1 warning"),
         "{}",
         run.stdout
     );
