@@ -49,6 +49,7 @@
 //! statusline is run too, as Claude Code would run it; what that command does is its own.
 
 mod launcher;
+mod post_commit;
 
 use crate::cli::{DoctorArgs, Host};
 use crate::install::{self, schema::Schema, SettingsFile};
@@ -203,10 +204,7 @@ pub fn diagnose(root: &Path) -> Result<Vec<Check>> {
     let path = check_path(&mut checks);
     check_store(root, &mut checks);
     let files = load_settings(root, &mut checks);
-    let post_commit_git = has_post_commit_prune(root);
-    if post_commit_git {
-        check_post_commit_executable(root, &mut checks);
-    }
+    let post_commit_git = post_commit::check(root, &mut checks);
     for spec in [&CLAUDE, &CODEX] {
         let found = collect(spec, &files);
         check_registrations(spec, &files, &found, post_commit_git, &mut checks);
@@ -720,40 +718,6 @@ fn reinstall_cmd(git: bool) -> String {
         "capn uninstall && capn init{}",
         if git { " --git" } else { "" }
     )
-}
-
-/// Fails when the post-commit hook runs `capn prune` but is not executable: git ignores such a
-/// hook, so prune never runs after a commit.
-fn check_post_commit_executable(root: &Path, checks: &mut Vec<Check>) {
-    let Ok(path) = crate::install::git_hook::post_commit_path(root) else {
-        return;
-    };
-    if !crate::install::git_hook::is_executable(&path) {
-        let rel = crate::store::display_rel(root, &path);
-        checks.push(Check::failed(
-            format!("{rel} runs capn prune"),
-            format!("{rel} is not executable, so git ignores it and capn prune never runs"),
-            format!(
-                "chmod +x {}",
-                install::shell_single_quote(&path.display().to_string())
-            ),
-        ));
-    }
-}
-
-fn has_post_commit_prune(root: &Path) -> bool {
-    crate::install::git_hook::post_commit_path(root)
-        .ok()
-        .and_then(|p| {
-            crate::fsutil::read_host_file(&p, "post-commit hook")
-                .ok()
-                .flatten()
-        })
-        .is_some_and(|t| {
-            String::from_utf8_lossy(&t)
-                .lines()
-                .any(|l| l.trim() == "capn prune")
-        })
 }
 
 /// A handler as the line a user reads: `capn hook session-start` (exec form args joined).

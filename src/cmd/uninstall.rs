@@ -222,9 +222,8 @@ fn undo_recorded_files(rec: &InstallRecord, root: &Path, done: &mut Vec<String>)
                 ));
                 // As without a record: deleted only when it is exactly the hook init creates.
                 current.as_ref().is_some_and(|p| {
-                    crate::fsutil::read_host_file(p, "post-commit hook").is_ok_and(|t| {
-                        t.as_deref() == Some(git_hook::created_hook_text().as_bytes())
-                    })
+                    crate::fsutil::read_host_file(p, "post-commit hook")
+                        .is_ok_and(|t| t.as_deref().is_some_and(git_hook::is_created_hook_text))
                 })
             }
         };
@@ -265,7 +264,7 @@ fn undo_unrecorded_files(root: &Path, done: &mut Vec<String>) -> Result<()> {
     done.extend(crate::cmd::init::uninstall_skill(root)?);
     if let Ok(path) = git_hook::post_commit_path(root) {
         let created = crate::fsutil::read_host_file(&path, "post-commit hook")
-            .is_ok_and(|t| t.as_deref() == Some(git_hook::created_hook_text().as_bytes()));
+            .is_ok_and(|t| t.as_deref().is_some_and(git_hook::is_created_hook_text));
         done.extend(remove_post_commit_line(root, &path, created)?);
     }
     Ok(())

@@ -175,3 +175,77 @@ fn older_registrations_are_replaced_and_put_back() {
         }
     }
 }
+
+/// A post-commit hook that ends early (`... || exit 0` before its last line) gets `capn prune`
+/// right after its shebang, guarded and backgrounded, where running the hook reaches it; an
+/// older capn's line appended after the early exit is reported by doctor and moved by
+/// `init --git` (issue 8, point 4).
+#[cfg(unix)]
+#[test]
+fn post_commit_prune_goes_where_the_hook_runs_it_and_doctor_checks_that() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = Env::git();
+    let early = "#!/bin/sh\nhas_hook_script postcommit || exit 0\necho done\n";
+    let hook = env.write(".git/hooks/post-commit", &format!("{early}capn prune\n"));
+    fs::set_permissions(&hook, fs::Permissions::from_mode(0o755)).unwrap();
+    env.run(&["init"]).ok();
+    // The 0.3.0 placement: doctor says a commit may never reach it.
+    let run = env.run(&["doctor"]);
+    let line = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("FAILED .git/hooks/post-commit runs capn prune"))
+        .unwrap_or_else(|| panic!("{}", run.stdout));
+    assert!(
+        line.contains("has_hook_script postcommit || exit 0"),
+        "{line}"
+    );
+    // init --git moves it up, guarded and in the background.
+    env.run(&["init", "--git"]).ok();
+    assert_eq!(
+        env.read(".git/hooks/post-commit"),
+        format!(
+            "#!/bin/sh\n{}{}",
+            crate::init::PRUNE_LINES,
+            &early["#!/bin/sh\n".len()..]
+        )
+    );
+    let run = env.run(&["doctor"]);
+    assert!(
+        run.stdout
+            .contains("ok    .git/hooks/post-commit runs capn prune"),
+        "{}",
+        run.stdout
+    );
+    // Running the hook (has_hook_script is not defined: the early exit fires) still prunes.
+    let bin = env.tmp.path().join("fakebin");
+    fs::create_dir_all(&bin).unwrap();
+    let log = env.tmp.path().join("capn-called");
+    let fake = bin.join("capn");
+    fs::write(
+        &fake,
+        format!("#!/bin/sh\necho \"$@\" >> '{}'\n", log.display()),
+    )
+    .unwrap();
+    fs::set_permissions(&fake, fs::Permissions::from_mode(0o755)).unwrap();
+    let status = std::process::Command::new(&hook)
+        .current_dir(&env.root)
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(crate::init::wait_for_log(&log), "prune\n");
+    // Without capn on PATH the guarded line is silent and the hook still succeeds.
+    let status = std::process::Command::new(&hook)
+        .current_dir(&env.root)
+        .env("PATH", "/usr/bin:/bin")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    env.run(&["uninstall"]).ok();
+    assert_eq!(env.read(".git/hooks/post-commit"), early);
+}

@@ -282,7 +282,7 @@ fn qa_post_commit_prune_runs_when_the_existing_hook_ends_with_exit() {
         .status()
         .unwrap();
     assert!(status.success());
-    let called = fs::read_to_string(&log).unwrap_or_default();
+    let called = crate::init::wait_for_log(&log);
     assert!(
         called.contains("prune"),
         "post-commit never ran capn prune:\n{}",
