@@ -16,4 +16,5 @@ mod schema;
 mod semantic;
 mod state;
 mod statusline;
+mod usage;
 mod util;
