@@ -49,6 +49,7 @@
 //! statusline is run too, as Claude Code would run it; what that command does is its own.
 
 mod launcher;
+mod plugin;
 mod post_commit;
 
 use crate::cli::{DoctorArgs, Host};
@@ -205,7 +206,15 @@ pub fn diagnose(root: &Path) -> Result<Vec<Check>> {
     check_store(root, &mut checks);
     let files = load_settings(root, &mut checks);
     let post_commit_git = post_commit::check(root, &mut checks);
+    let from_plugin = plugin::claude_hooks_from_plugin(&files, &mut checks);
     for spec in [&CLAUDE, &CODEX] {
+        if from_plugin && spec.host == Host::Claude {
+            let dir = sandbox.path().join("statusline");
+            std::fs::create_dir_all(&dir)
+                .with_context(|| format!("could not create {}", dir.display()))?;
+            run_statusline(root, &dir, &files, &path, &mut checks);
+            continue;
+        }
         let found = collect(spec, &files);
         check_registrations(spec, &files, &found, post_commit_git, &mut checks);
         if spec.host == Host::Claude {
@@ -229,7 +238,9 @@ pub fn diagnose(root: &Path) -> Result<Vec<Check>> {
         &path,
         &mut checks,
     );
-    check_skill(root, &mut checks);
+    if !from_plugin {
+        check_skill(root, &mut checks);
+    }
     sandbox
         .close()
         .context("could not remove doctor's temporary directory")?;

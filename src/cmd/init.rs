@@ -68,7 +68,11 @@ fn plan(root: &Path, args: &InitArgs) -> Result<Plan> {
     };
     let gitignore_path = root.join(".gitignore");
     let gitignore = plan_gitignore(&gitignore_path)?;
-    let skill = plan_skill(root)?;
+    let skill = if claude_from_plugin(&claude, &claude_local) {
+        SkillPlan::FromPlugin
+    } else {
+        plan_skill(root)?
+    };
 
     // What this run adds is merged into what earlier runs recorded (see install::record).
     let mut rec = match record::load(root) {
@@ -144,22 +148,32 @@ fn merge_hooks(
     // The user-level files count for their host too (only read: never written by init).
     let user_claude = user_settings(USER_CLAUDE_SETTINGS);
     let user_codex = user_settings(USER_CODEX_HOOKS);
-    for (table, target, others, user, label) in [
-        (
-            install::CLAUDE_TABLE,
-            claude,
-            vec![claude_local],
-            &user_claude,
-            CLAUDE_SETTINGS,
-        ),
-        (
-            install::CODEX_TABLE,
-            codex,
-            vec![],
-            &user_codex,
-            CODEX_HOOKS,
-        ),
-    ] {
+    let from_plugin = claude_from_plugin(claude, claude_local);
+    let mut hosts = vec![(
+        install::CODEX_TABLE,
+        codex,
+        vec![],
+        &user_codex,
+        CODEX_HOOKS,
+    )];
+    if from_plugin {
+        done.push(format!(
+            "Claude Code hooks: the capn plugin ({}) registers them; not added to {CLAUDE_SETTINGS}",
+            install::PLUGIN_ID
+        ));
+    } else {
+        hosts.insert(
+            0,
+            (
+                install::CLAUDE_TABLE,
+                claude,
+                vec![claude_local],
+                &user_claude,
+                CLAUDE_SETTINGS,
+            ),
+        );
+    }
+    for (table, target, others, user, label) in hosts {
         let mut others = others;
         let user: Vec<&SettingsFile> = user.iter().collect();
         let report = install::merge_counting(table, target, &mut others, &user)?;
@@ -197,6 +211,14 @@ fn merge_hooks(
         }
     }
     Ok(())
+}
+
+/// True when capn's Claude Code plugin is enabled in the project, local or user settings.
+fn claude_from_plugin(claude: &SettingsFile, local: &SettingsFile) -> bool {
+    let user = user_settings(USER_CLAUDE_SETTINGS);
+    let mut all = vec![&claude.json, &local.json];
+    all.extend(user.as_ref().map(|u| &u.json));
+    install::plugin_enabled(&all)
 }
 
 /// Makes ours the statusline (in memory) and records what it was.
@@ -409,6 +431,8 @@ enum SkillPlan {
     Present,
     /// Another text is there (the user's edits): keep it.
     Differs,
+    /// The capn plugin ships it (`/capn:compact-prep`): nothing to install.
+    FromPlugin,
 }
 
 /// Reads the skill file (never blocking, never through a symlink) and decides.
@@ -431,7 +455,7 @@ fn install_skill(root: &Path, plan: &SkillPlan) -> Result<Option<String>> {
     let path = skill_path(root);
     let rel = crate::store::display_rel(root, &path);
     match plan {
-        SkillPlan::Present => Ok(None),
+        SkillPlan::Present | SkillPlan::FromPlugin => Ok(None),
         SkillPlan::Differs => Ok(Some(format!(
             "kept {rel}: it differs from the bundled /compact-prep skill (delete it and run capn init to update)"
         ))),

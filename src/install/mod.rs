@@ -264,6 +264,23 @@ pub fn is_legacy(handler: &Value) -> bool {
     words.len() == 2 && is_capn(words[0]) && LEGACY_SUBCOMMANDS.contains(&words[1])
 }
 
+/// The id of capn's Claude Code plugin in this repository's marketplace
+/// (`.claude-plugin/marketplace.json`): `<plugin>@<marketplace>`.
+pub const PLUGIN_ID: &str = "capn@capn-hook";
+
+/// True when any of `files` enables capn's Claude Code plugin (`"enabledPlugins":
+/// {"capn@capn-hook": true}`, the settings key Claude Code keeps plugin state in). Its
+/// `hooks/hooks.json` then registers capn's hooks and its skill is `/capn:compact-prep`, so `init`
+/// registers neither again (a hook in both settings and a plugin runs twice).
+pub fn plugin_enabled(files: &[&Map<String, Value>]) -> bool {
+    files.iter().any(|j| {
+        j.get("enabledPlugins")
+            .and_then(|p| p.get(PLUGIN_ID))
+            .and_then(Value::as_bool)
+            == Some(true)
+    })
+}
+
 /// Which older capn a legacy handler ([`is_legacy`]) comes from: `"0.1"` for the split form
 /// (`args`) and `capn nudge`, `"0.2"` otherwise.
 pub fn legacy_version(handler: &Value) -> &'static str {

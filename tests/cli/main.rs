@@ -9,6 +9,7 @@ mod guest;
 mod handoff;
 mod hooks;
 mod init;
+mod plugin;
 mod qa;
 mod qa2;
 mod roundtrip;
