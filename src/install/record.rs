@@ -178,10 +178,11 @@ pub fn record_path(root: &Path) -> PathBuf {
 /// Loads the record of the project at `root`.
 pub fn load(root: &Path) -> Loaded {
     let path = record_path(root);
-    let bytes = match std::fs::read(&path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Loaded::Missing,
-        Err(e) => return Loaded::Unreadable(format!("{}: {e}", path.display())),
+    // Never blocking, never through a symlink (a repository is untrusted input).
+    let bytes = match crate::fsutil::read_host_file(&path, "install record") {
+        Ok(Some(b)) => b,
+        Ok(None) => return Loaded::Missing,
+        Err(e) => return Loaded::Unreadable(format!("{e:#}")),
     };
     match serde_json::from_slice::<InstallRecord>(&bytes) {
         Ok(r) => Loaded::Found(r),
