@@ -98,18 +98,46 @@ fn plan(root: &Path, args: &InitArgs) -> Result<Plan> {
     merge_statusline(&mut claude, &mut claude_local, &mut rec, &mut done);
 
     // Every refusal before the first write.
-    for f in [&claude, &claude_local, &codex] {
+    refusals(
+        root,
+        [&claude, &claude_local, &codex],
+        gitignore.is_some(),
+        skill,
+    )?;
+    Ok(Plan {
+        claude,
+        claude_local,
+        codex,
+        gitignore,
+        skill,
+        git_hook,
+        rec,
+        fresh,
+        done,
+    })
+}
+
+/// Fails with the reason when a file `init` is about to change must not be written (see
+/// [`SettingsFile::refusal`] and [`crate::fsutil::unwritable_reason`]).
+fn refusals(
+    root: &Path,
+    files: [&SettingsFile; 3],
+    gitignore_changes: bool,
+    skill: SkillPlan,
+) -> Result<()> {
+    let gitignore = root.join(".gitignore");
+    for f in files {
         if let Some(why) = f.refusal() {
             anyhow::bail!(
                 "{why} (register the capn hooks by hand: INSTALL.md, \"Registering by hand\")"
             );
         }
     }
-    if gitignore.is_some() {
-        if let Some(why) = crate::fsutil::unwritable_reason(&gitignore_path) {
+    if gitignore_changes {
+        if let Some(why) = crate::fsutil::unwritable_reason(&gitignore) {
             anyhow::bail!(
                 "could not add .capn/ to {}: {why}; nothing was changed",
-                gitignore_path.display()
+                gitignore.display()
             );
         }
     }
@@ -122,17 +150,7 @@ fn plan(root: &Path, args: &InitArgs) -> Result<Plan> {
             );
         }
     }
-    Ok(Plan {
-        claude,
-        claude_local,
-        codex,
-        gitignore,
-        skill,
-        git_hook,
-        rec,
-        fresh,
-        done,
-    })
+    Ok(())
 }
 
 /// Merges the hook tables into the settings files (in memory) and records what was added and

@@ -55,56 +55,12 @@ pub fn run(_args: &UninstallArgs) -> Result<ExitCode> {
         Some(rec) => edit_recorded(rec, &mut files, &mut done)?,
         None => edit_unrecorded(&mut files, &mut done)?,
     };
-    for (_, f) in &files {
-        if let Some(why) = f.refusal() {
-            anyhow::bail!(why);
-        }
-    }
-    for (_, f) in &files {
-        if deletions.contains(&f.path) {
-            // init created it and nothing else is in it: remove it (and its folder if empty).
-            std::fs::remove_file(&f.path)
-                .with_context(|| format!("could not remove {}", f.path.display()))?;
-            if let Some(dir) = f.path.parent() {
-                let _ = std::fs::remove_dir(dir);
-            }
-        } else {
-            f.save()?;
-        }
-    }
+    write_settings(&files, &deletions)?;
     match &rec {
         Some(rec) => undo_recorded_files(rec, &root, &mut done)?,
         None => undo_unrecorded_files(&root, &mut done)?,
     }
-    let mut kept = Vec::new();
-    let why_kept = if rec.is_some() {
-        "capn init did not add it"
-    } else {
-        "not as capn init writes it"
-    };
-    for (rel, f) in &files {
-        for (event, _) in install::ours_in(&f.json) {
-            let line = format!("kept the {event} hook in {rel}: {why_kept}");
-            if !kept.contains(&line) {
-                kept.push(line);
-            }
-        }
-        let statusline = f
-            .json
-            .get("statusLine")
-            .and_then(|s| s.get("command"))
-            .and_then(serde_json::Value::as_str);
-        if statusline.is_some_and(install::is_our_statusline) {
-            kept.push(format!(
-                "kept the capn statusline in {rel}: {}",
-                if rec.is_some() {
-                    "capn init did not set it as it is now"
-                } else {
-                    why_kept
-                }
-            ));
-        }
-    }
+    let kept = kept_lines(&files, rec.is_some());
     if rec.is_none() && !(done.is_empty() && kept.is_empty()) {
         done.insert(
             0,
@@ -138,6 +94,64 @@ pub fn run(_args: &UninstallArgs) -> Result<ExitCode> {
         )?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Writes the edited settings files, after checking that every one may be written (nothing is
+/// written when one may not); deletes those in `deletions` (and their folder when left empty).
+fn write_settings(files: &[(&str, SettingsFile)], deletions: &[std::path::PathBuf]) -> Result<()> {
+    for (_, f) in files {
+        if let Some(why) = f.refusal() {
+            anyhow::bail!(why);
+        }
+    }
+    for (_, f) in files {
+        if deletions.contains(&f.path) {
+            // init created it and nothing else is in it: remove it (and its folder if empty).
+            std::fs::remove_file(&f.path)
+                .with_context(|| format!("could not remove {}", f.path.display()))?;
+            if let Some(dir) = f.path.parent() {
+                let _ = std::fs::remove_dir(dir);
+            }
+        } else {
+            f.save()?;
+        }
+    }
+    Ok(())
+}
+
+/// The lines naming capn handlers and statuslines left in the files (written by hand, or edited
+/// so that they are not as init wrote them).
+fn kept_lines(files: &[(&str, SettingsFile)], recorded: bool) -> Vec<String> {
+    let mut kept = Vec::new();
+    let why_kept = if recorded {
+        "capn init did not add it"
+    } else {
+        "not as capn init writes it"
+    };
+    for (rel, f) in files {
+        for (event, _) in install::ours_in(&f.json) {
+            let line = format!("kept the {event} hook in {rel}: {why_kept}");
+            if !kept.contains(&line) {
+                kept.push(line);
+            }
+        }
+        let statusline = f
+            .json
+            .get("statusLine")
+            .and_then(|s| s.get("command"))
+            .and_then(serde_json::Value::as_str);
+        if statusline.is_some_and(install::is_our_statusline) {
+            kept.push(format!(
+                "kept the capn statusline in {rel}: {}",
+                if recorded {
+                    "capn init did not set it as it is now"
+                } else {
+                    why_kept
+                }
+            ));
+        }
+    }
+    kept
 }
 
 /// Edits (in memory) the settings files as the record says (see the module docs). Returns the

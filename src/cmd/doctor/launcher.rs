@@ -52,25 +52,7 @@ pub(super) fn check(
         OnPath::Other(p) => Some(p.clone()),
     };
     let on_path = on_path.as_deref();
-    let mut commands: Vec<(Host, Value)> = Vec::new();
-    for spec in [&CLAUDE, &CODEX] {
-        let found = collect(spec, files);
-        for o in &found.ours {
-            let h = (spec.host, o.handler.clone());
-            if o.handler.get("type").and_then(Value::as_str) == Some("command")
-                && !commands.contains(&h)
-            {
-                commands.push(h);
-            }
-        }
-    }
-    if let Some((_, sl)) = effective_statusline(files) {
-        let cmd = sl.get("command").and_then(Value::as_str).unwrap_or("");
-        if crate::install::is_our_statusline(cmd) {
-            // The statusline is a shell command on Claude Code (hooks reference, section 2).
-            commands.push((Host::Codex, serde_json::json!({"command": cmd})));
-        }
-    }
+    let commands = registered_commands(files);
     if commands.is_empty() {
         return;
     }
@@ -112,19 +94,7 @@ pub(super) fn check(
         )));
         return;
     }
-    let why = match on_path {
-        Some(p) => format!(
-            "`capn` resolves only through your shell's PATH ({}); a host started from a GUI \
-             launcher (Dock, desktop menu) runs hooks with PATH={launcher}, where {} \
-             cannot start (exit 127: command not found)",
-            p.display(),
-            failing.join(", ")
-        ),
-        None => format!(
-            "{} cannot start with PATH={launcher} (exit 127: command not found)",
-            failing.join(", ")
-        ),
-    };
+    let why = why_text(on_path, &launcher, &failing);
     let target = on_path
         .map(|p| p.display().to_string())
         .unwrap_or_else(|| "$(command -v capn)".to_string());
@@ -139,4 +109,46 @@ pub(super) fn check(
              the host from a terminal"
         )),
     ));
+}
+
+/// Each distinct capn command registered for either host, and the effective statusline when it
+/// is ours (a shell command, run like a Codex handler).
+fn registered_commands(files: &[Loaded]) -> Vec<(Host, Value)> {
+    let mut commands: Vec<(Host, Value)> = Vec::new();
+    for spec in [&CLAUDE, &CODEX] {
+        let found = collect(spec, files);
+        for o in &found.ours {
+            let h = (spec.host, o.handler.clone());
+            if o.handler.get("type").and_then(Value::as_str) == Some("command")
+                && !commands.contains(&h)
+            {
+                commands.push(h);
+            }
+        }
+    }
+    if let Some((_, sl)) = effective_statusline(files) {
+        let cmd = sl.get("command").and_then(Value::as_str).unwrap_or("");
+        if crate::install::is_our_statusline(cmd) {
+            // The statusline is a shell command on Claude Code (hooks reference, section 2).
+            commands.push((Host::Codex, serde_json::json!({"command": cmd})));
+        }
+    }
+    commands
+}
+
+/// Why the commands in `failing` do not start with the launcher's `PATH`.
+fn why_text(on_path: Option<&Path>, launcher: &str, failing: &[String]) -> String {
+    match on_path {
+        Some(p) => format!(
+            "`capn` resolves only through your shell's PATH ({}); a host started from a GUI \
+             launcher (Dock, desktop menu) runs hooks with PATH={launcher}, where {} \
+             cannot start (exit 127: command not found)",
+            p.display(),
+            failing.join(", ")
+        ),
+        None => format!(
+            "{} cannot start with PATH={launcher} (exit 127: command not found)",
+            failing.join(", ")
+        ),
+    }
 }
