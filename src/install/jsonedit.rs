@@ -10,8 +10,10 @@
 //! to the last property of a duplicated name too.
 //!
 //! Known formatting limit of the tree's insertions: adding a property to an object written on
-//! one line spreads that object over lines (in the file's newline style). The install record
-//! keeps the file's bytes from before `init`, so `uninstall` still gives back the same bytes.
+//! one line spreads that object over lines (in the file's newline style), and a one-line array
+//! that gets a group is broken into one element per line (each element's text unchanged). The
+//! install record keeps the file's bytes from before `init`, so `uninstall` still gives back the
+//! same bytes.
 
 use jsonc_parser::cst::{CstArray, CstInputValue, CstNode, CstObject, CstObjectProp, CstRootNode};
 use jsonc_parser::ParseOptions;
@@ -144,6 +146,11 @@ impl Doc {
                 .append(event, CstInputValue::Array(Vec::new()))
                 .array_value_or_set(),
         };
+        if !groups.elements().is_empty() {
+            // A one-line array gets one element per line (each element's own text unchanged),
+            // rather than a multi-line object glued after `[{...},`.
+            groups.ensure_multiline();
+        }
         groups.append(input(group));
     }
 
@@ -273,6 +280,17 @@ mod tests {
             assert!(d.remove_handler("SessionStart", groups.len() - 1, 0));
             assert_eq!(d.text(), text);
         }
+    }
+
+    #[test]
+    fn a_one_line_event_array_gets_one_group_per_line() {
+        let text = "{\n  \"hooks\": {\n    \"SessionStart\": [{\"hooks\": [{\"command\": \"x\"}]}]\n  }\n}\n";
+        let mut d = Doc::parse(text.as_bytes()).unwrap();
+        d.append_group("SessionStart", &json!({"hooks": [{"command": "capn"}]}));
+        assert_eq!(
+            d.text(),
+            "{\n  \"hooks\": {\n    \"SessionStart\": [\n      {\"hooks\": [{\"command\": \"x\"}]},\n      {\n        \"hooks\": [\n          {\n            \"command\": \"capn\"\n          }\n        ]\n      }\n    ]\n  }\n}\n"
+        );
     }
 
     #[test]
