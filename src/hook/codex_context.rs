@@ -18,8 +18,9 @@
 //!
 //! Cost on the per-prompt path: the last 64 KiB of the rollout, the last [`TAIL_BYTES`] only when
 //! those hold no count (opened without blocking; anything but a regular file is skipped), and
-//! only lines holding `token_count` or `compacted` are parsed. Measured: 1.45 ms median for the
-//! whole hook on a 20 MB rollout with 1 MiB read, against 0.87 ms for the Claude path.
+//! only lines holding `token_count` or `compacted` are parsed. Measured (release build, whole
+//! process, 300 runs): 1.35 ms median on a 20 MB rollout, against 0.95 ms for the same prompt
+//! under `--host claude` and 0.52 ms for `/bin/true`.
 
 use super::Ctx;
 use crate::session::{self, Marker, SessionDir};
