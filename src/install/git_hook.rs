@@ -193,8 +193,12 @@ fn hooks_dir_from_layout(root: &Path) -> Result<PathBuf> {
         root.join(dir)
     };
     // A linked worktree's git dir names the shared one, whose hooks git runs.
-    let common = match std::fs::read_to_string(git_dir.join("commondir")) {
-        Ok(c) if !c.trim().is_empty() => {
+    let commondir = crate::fsutil::read_host_file(&git_dir.join("commondir"), "git commondir")
+        .ok()
+        .flatten()
+        .map(|b| String::from_utf8_lossy(&b).into_owned());
+    let common = match commondir {
+        Some(c) if !c.trim().is_empty() => {
             let c = PathBuf::from(c.trim());
             if c.is_absolute() {
                 c
