@@ -41,6 +41,9 @@ fn reminder(run: &Run) -> Option<String> {
     }
     let v: Value = serde_json::from_str(run.stdout.trim()).unwrap();
     assert_eq!(v["hookSpecificOutput"]["hookEventName"], "UserPromptSubmit");
+    // Codex parses hook output strictly: the reply must pass its published schema.
+    let schema = crate::schema::load("user-prompt-submit.command.output.schema.json");
+    assert_eq!(crate::schema::validate(&schema, &v), Vec::<String>::new());
     Some(
         v["hookSpecificOutput"]["additionalContext"]
             .as_str()
