@@ -205,7 +205,13 @@ fn merge_hooks(
             let args = r
                 .handler
                 .get("args")
-                .map(|a| format!(" {a}"))
+                .and_then(serde_json::Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(serde_json::Value::as_str)
+                        .map(|w| format!(" {w}"))
+                        .collect::<String>()
+                })
                 .unwrap_or_default();
             done.push(format!(
                 "replaced the capn-hook {} registration {:?} of {} in {file} (capn uninstall puts it back)",
