@@ -9,11 +9,14 @@
 //! hosts see it: `serde_json` keeps the last of duplicate keys, as `JSON.parse` does, so edits go
 //! to the last property of a duplicated name too.
 //!
-//! Known formatting limit of the tree's insertions: adding a property to an object written on
-//! one line spreads that object over lines (in the file's newline style), and a one-line array
-//! that gets a group is broken into one element per line (each element's text unchanged). The
-//! install record keeps the file's bytes from before `init`, so `uninstall` still gives back the
-//! same bytes.
+//! Layout of what is inserted: in a file written on one line (a non-empty root object with no
+//! line break), capn's entries go on that line too, with the file's own separators (`:` and `,`
+//! followed by a space or not); the text is spliced in right after the container's last member
+//! and the file parsed again. Otherwise the tree inserts them in the file's indentation and line
+//! ends. Known limit there: a nested object written on one line that gets a property (`"hooks":
+//! {"PreToolUse": [...]}`) is spread over lines, and a one-line array that gets a group is broken
+//! into one element per line (each element's text unchanged). The install record keeps the
+//! file's bytes from before `init`, so `uninstall` still gives back the same bytes.
 
 use jsonc_parser::cst::{CstArray, CstInputValue, CstNode, CstObject, CstObjectProp, CstRootNode};
 use jsonc_parser::ParseOptions;
@@ -133,6 +136,9 @@ impl Doc {
 
     /// Appends a matcher group to `hooks[event]`, creating the event and `hooks` when absent.
     pub fn append_group(&mut self, event: &str, group: &Value) {
+        if let Some(style) = self.one_line_style() {
+            return self.append_group_one_line(event, group, style);
+        }
         let root = self.root_object();
         let hooks = match last_prop(&root, "hooks") {
             Some(p) => p.object_value_or_set(),
@@ -173,6 +179,26 @@ impl Doc {
             .is_some_and(|g| g.get("matcher") == new_group.get("matcher"));
         if let Some((_, _, groups)) = self.event_array(event) {
             let elements = groups.elements();
+            if let Some(style) = self.one_line_style() {
+                let same = elements.get(group).filter(|_| same_matcher).cloned();
+                let list = same
+                    .as_ref()
+                    .and_then(CstNode::as_object)
+                    .and_then(|g| last_prop(&g, "hooks")?.array_value());
+                let (list, at, v) = match list {
+                    Some(l) => (l.clone(), index, handler),
+                    None => (groups.clone(), group, new_group),
+                };
+                let items = list.elements();
+                match items.get(at) {
+                    Some(before) => {
+                        let piece = format!("{}{}", style.render(v), style.comma());
+                        self.splice(offset(before), 0, &piece);
+                    }
+                    None => self.add_member(&list.into(), items.last(), style.render(v), style),
+                }
+                return;
+            }
             let same = elements
                 .get(group)
                 .and_then(CstNode::as_object)
@@ -191,6 +217,14 @@ impl Doc {
     /// Sets the top-level `key` to `value` (replacing the value in place, or appending the
     /// property), or removes it for `None`.
     pub fn set_top(&mut self, key: &str, value: Option<&Value>) {
+        if let (Some(style), Some(v)) = (self.one_line_style(), value) {
+            let root = self.root_object();
+            match last_prop(&root, key) {
+                Some(p) => self.replace_value(&p, v, style),
+                None => self.add_prop(&root, key, v, style),
+            }
+            return;
+        }
         let root = self.root_object();
         match (last_prop(&root, key), value) {
             (Some(p), Some(v)) => p.set_value(input(v)),
@@ -208,11 +242,97 @@ impl Doc {
         let Some(obj) = self.top_prop(key).and_then(|p| p.object_value()) else {
             return;
         };
+        if let Some(style) = self.one_line_style() {
+            match last_prop(&obj, field) {
+                Some(p) => self.replace_value(&p, value, style),
+                None => self.add_prop(&obj, field, value, style),
+            }
+            return;
+        }
         match last_prop(&obj, field) {
             Some(p) => p.set_value(input(value)),
             None => {
                 obj.append(field, input(value));
             }
+        }
+    }
+
+    /// The separators of a document written on one line (a non-empty root object whose text
+    /// holds no line break): capn's entries then go on that line too. `None` otherwise.
+    fn one_line_style(&self) -> Option<OneLine> {
+        let root = self.root.as_ref()?;
+        let obj = root.object_value()?;
+        let text = CstNode::from(obj.clone()).to_string();
+        if text.contains('\n') || obj.properties().is_empty() {
+            return None;
+        }
+        Some(OneLine {
+            colon_space: text.contains("\": "),
+            comma_space: text.contains(", "),
+        })
+    }
+
+    /// `hooks[event]` gets `group` on a one-line document (see [`Doc::one_line_style`]).
+    fn append_group_one_line(&mut self, event: &str, group: &Value, style: OneLine) {
+        let root = self.root_object();
+        let Some(hooks) = last_prop(&root, "hooks").and_then(|p| p.object_value()) else {
+            let v = serde_json::json!({ event: [group] });
+            return self.add_prop(&root, "hooks", &v, style);
+        };
+        match last_prop(&hooks, event).and_then(|p| p.array_value()) {
+            Some(groups) => {
+                let last = groups.elements().last().cloned();
+                self.add_member(&groups.into(), last.as_ref(), style.render(group), style)
+            }
+            None => self.add_prop(&hooks, event, &Value::Array(vec![group.clone()]), style),
+        }
+    }
+
+    /// Adds `"key": value` to `obj` on its line.
+    fn add_prop(&mut self, obj: &CstObject, key: &str, value: &Value, style: OneLine) {
+        let member = format!(
+            "{}:{}{}",
+            Value::from(key),
+            if style.colon_space { " " } else { "" },
+            style.render(value)
+        );
+        let last = obj.properties().last().cloned().map(CstNode::from);
+        self.add_member(&obj.clone().into(), last.as_ref(), member, style);
+    }
+
+    /// Adds a member's text after `last` (or right after the opening bracket of `container`).
+    fn add_member(
+        &mut self,
+        container: &CstNode,
+        last: Option<&CstNode>,
+        member: String,
+        style: OneLine,
+    ) {
+        match last {
+            Some(l) => {
+                let at = offset(l) + l.to_string().len();
+                self.splice(at, 0, &format!("{}{member}", style.comma()));
+            }
+            None => self.splice(offset(container) + 1, 0, &member),
+        }
+    }
+
+    /// Replaces the value of `prop` by `value`, on its line.
+    fn replace_value(&mut self, prop: &CstObjectProp, value: &Value, style: OneLine) {
+        if let Some(v) = prop.value() {
+            let len = v.to_string().len();
+            self.splice(offset(&v), len, &style.render(value));
+        }
+    }
+
+    /// Replaces `remove` bytes at byte `at` of the text (without BOM) by `piece` and parses the
+    /// result again (it is valid JSON: a member inserted where members go).
+    fn splice(&mut self, at: usize, remove: usize, piece: &str) {
+        let Some(root) = &self.root else { return };
+        let mut text = root.to_string();
+        text.replace_range(at..at + remove, piece);
+        if let Ok(r) = CstRootNode::parse(&text, &ParseOptions::default()) {
+            self.root = Some(r);
         }
     }
 
@@ -225,6 +345,59 @@ impl Doc {
         let prop = last_prop(&hooks, event)?;
         let arr = prop.array_value()?;
         Some((hooks, prop, arr))
+    }
+}
+
+/// The separators of a one-line document: whether `:` and `,` are followed by a space.
+#[derive(Debug, Clone, Copy)]
+struct OneLine {
+    colon_space: bool,
+    comma_space: bool,
+}
+
+impl OneLine {
+    fn comma(self) -> &'static str {
+        if self.comma_space {
+            ", "
+        } else {
+            ","
+        }
+    }
+
+    /// `v` as JSON text on one line with these separators.
+    fn render(self, v: &Value) -> String {
+        match v {
+            Value::Array(a) => {
+                let items: Vec<String> = a.iter().map(|x| self.render(x)).collect();
+                format!("[{}]", items.join(self.comma()))
+            }
+            Value::Object(o) => {
+                let colon = if self.colon_space { ": " } else { ":" };
+                let items: Vec<String> = o
+                    .iter()
+                    .map(|(k, x)| format!("{}{colon}{}", Value::from(k.as_str()), self.render(x)))
+                    .collect();
+                format!("{{{}}}", items.join(self.comma()))
+            }
+            other => other.to_string(),
+        }
+    }
+}
+
+/// The byte offset of `node` in the document's text (without BOM): the lengths of everything
+/// before it, up through its ancestors.
+fn offset(node: &CstNode) -> usize {
+    let mut at = 0;
+    let mut cur = node.clone();
+    loop {
+        at += cur
+            .previous_siblings()
+            .map(|s| s.to_string().len())
+            .sum::<usize>();
+        match cur.parent() {
+            Some(p) => cur = CstNode::from(p),
+            None => return at,
+        }
     }
 }
 
@@ -280,6 +453,46 @@ mod tests {
             assert!(d.remove_handler("SessionStart", groups.len() - 1, 0));
             assert_eq!(d.text(), text);
         }
+    }
+
+    #[test]
+    fn a_one_line_document_stays_on_one_line() {
+        for (text, want) in [
+            (
+                "{\"model\":\"opus\"}",
+                "{\"model\":\"opus\",\"hooks\":{\"SessionStart\":[{\"matcher\":\"startup\",\"hooks\":[{\"type\":\"command\",\"command\":\"capn\",\"args\":[\"hook\",\"session-start\"],\"timeout\":10}]}]}}",
+            ),
+            (
+                "{ \"model\": \"opus\", \"n\": 1e2 }\n",
+                "{ \"model\": \"opus\", \"n\": 1e2, \"hooks\": {\"SessionStart\": [{\"matcher\": \"startup\", \"hooks\": [{\"type\": \"command\", \"command\": \"capn\", \"args\": [\"hook\", \"session-start\"], \"timeout\": 10}]}]} }\n",
+            ),
+        ] {
+            let mut d = Doc::parse(text.as_bytes()).unwrap();
+            d.append_group("SessionStart", &group());
+            assert_eq!(d.text(), want);
+            d.append_group("SessionStart", &json!({"hooks": []}));
+            d.append_group("Stop", &json!({"hooks": []}));
+            d.set_top("statusLine", Some(&json!({"command": "capn statusline"})));
+            d.set_in_top("statusLine", "command", &json!("capn statusline --wrap 'x'"));
+            d.set_in_top("statusLine", "padding", &json!(0));
+            let after = d.text();
+            assert_eq!(after.trim_end().lines().count(), 1, "{after}");
+            let v = d.value();
+            assert_eq!(v["hooks"]["SessionStart"].as_array().unwrap().len(), 2);
+            assert_eq!(v["statusLine"]["command"], "capn statusline --wrap 'x'");
+            assert_eq!(v["statusLine"]["padding"], 0);
+            d.set_top("statusLine", None);
+            d.remove_handler("SessionStart", 0, 0);
+            let v = d.value();
+            let groups = v["hooks"]["SessionStart"].as_array().unwrap().len();
+            assert_eq!(groups, 1);
+        }
+        // Removal on one line gives the text back.
+        let text = "{\"model\":\"opus\"}";
+        let mut d = Doc::parse(text.as_bytes()).unwrap();
+        d.append_group("SessionStart", &group());
+        assert!(d.remove_handler("SessionStart", 0, 0));
+        assert_eq!(d.text(), text);
     }
 
     #[test]

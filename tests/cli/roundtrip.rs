@@ -83,6 +83,17 @@ fn init_then_uninstall_gives_back_the_same_bytes_and_init_twice_changes_nothing(
                 String::from_utf8_lossy(&after)
             );
         }
+        // A one-line file stays on one line (capn's entries go on that line).
+        let text = String::from_utf8_lossy(&original);
+        let body = text.trim_end();
+        if !body.is_empty() && !body.contains('\n') && body != "{}" {
+            let after_text = String::from_utf8_lossy(&after);
+            assert_eq!(
+                after_text.trim_end().lines().count(),
+                1,
+                "{name}: a one-line file was spread over lines:\n{after_text}"
+            );
+        }
         let second = env.run(&["init"]).ok();
         assert!(
             second.stdout.contains("nothing changed"),
