@@ -40,7 +40,7 @@
 //!    statusline payload: exit 0 and one line holding the capn segment.
 //! 6. **A launcher's PATH**: every registered capn command started with `PATH=/usr/bin:/bin`,
 //!    as a GUI launcher starts hosts; a warning with the fix when `capn` resolves only through
-//!    the user's shell PATH ([`launcher`]).
+//!    the user's shell PATH (`doctor/launcher.rs`).
 //! 7. **The `/compact-prep` skill** at `.claude/skills/compact-prep/SKILL.md`: present; a copy
 //!    that differs from the bundled one is a warning (it may hold the user's edits).
 //!
