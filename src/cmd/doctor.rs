@@ -44,6 +44,11 @@
 //! 7. **The `/compact-prep` skill** at `.claude/skills/compact-prep/SKILL.md`: present; a copy
 //!    that differs from the bundled one is a warning (it may hold the user's edits).
 //!
+//! Also: the post-commit hook, when it runs `capn prune`, is executable and reaches that line
+//! before anything can end it (`doctor/post_commit.rs`); with capn's Claude Code plugin enabled,
+//! the Claude hooks and the skill come from the plugin and are not expected in the settings
+//! (`doctor/plugin.rs`).
+//!
 //! Doctor writes nothing outside its own temporary directory (under `TMPDIR`), which is removed
 //! when it ends; it runs in well under a second (about 11 process starts). A `--wrap`ped user
 //! statusline is run too, as Claude Code would run it; what that command does is its own.
