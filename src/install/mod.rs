@@ -63,6 +63,17 @@ impl SettingsFile {
     /// an object, or its `hooks` value has an unexpected shape. The message names the file and
     /// the reason.
     pub fn load(path: &Path) -> Result<SettingsFile> {
+        if let Some(dir) = path.parent() {
+            if std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) {
+                return Err(anyhow!(
+                    "could not read settings: {}: its folder {} is a symlink; capn never reads or \
+                     writes through a symlink in a project, so nothing was changed. Register the \
+                     capn hooks by hand (INSTALL.md, \"Registering by hand\")",
+                    path.display(),
+                    dir.display()
+                ));
+            }
+        }
         if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
             let target = std::fs::read_link(path)
                 .map(|t| t.display().to_string())
