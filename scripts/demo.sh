@@ -4,6 +4,7 @@
 # file is edited to show that its answers delete themselves. Nothing in your clone is changed.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
+echo "Building the release binary (the first build takes a minute or two; later runs are instant)..."
 cargo build --release --manifest-path "$here/Cargo.toml"
 capn="$here/target/release/capn"
 
@@ -44,3 +45,11 @@ echo "// edited" >> src/fsutil.rs
 "$capn" ask "atomic write helper" || echo "(exit $? : the answer was stale and deleted itself)"
 step capn list
 "$capn" list
+
+cat <<'NEXT'
+
+Next: install capn and set it up in your own project:
+  cargo install --locked --path .     # puts capn in ~/.cargo/bin
+  cd your-project && capn init && capn doctor
+(or add this repository as a Claude Code plugin marketplace: see README.md, "Install")
+NEXT

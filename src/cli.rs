@@ -84,6 +84,9 @@ pub struct AskArgs {
     /// The question, in your own words.
     #[arg(allow_hyphen_values = true)]
     pub question: String,
+    /// Extra positional arguments are refused with a hint to quote the question.
+    #[arg(hide = true)]
+    pub extra: Vec<String>,
     /// The most hits to print.
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub limit: u32,
@@ -185,7 +188,7 @@ pub struct HookArgs {
     after_help = "Examples:\n  capn statusline\n  capn statusline --warn-at 70 --wrap \"~/.claude/statusline.sh\""
 )]
 pub struct StatuslineArgs {
-    /// Context use (percent) at which to warn that /compact-prep should run.
+    /// Percent of context use to warn at [default: 60; see .capn/config.json]
     #[arg(long, value_parser = clap::value_parser!(u8).range(1..=100))]
     pub warn_at: Option<u8>,
     /// Your statusline command: run first (same stdin), ours appended.
@@ -207,6 +210,9 @@ pub enum StateAction {
     /// Print the absolute path of this session's state file.
     Path(SessionArg),
     /// Save markdown from stdin as this session's state file (the nine headings are checked).
+    #[command(
+        after_help = "The state must hold these nine headings, each once, in this order, and no other # or ##\nheading (outside fenced code blocks):\n  # Compact Prep State\n  ## Active Plan\n  ## Current Phase\n  ## TaskList Summary\n  ## Session Decisions\n  ## Constraints and Blockers\n  ## Worker Topology\n  ## Editing Files\n  ## Recovery Notes\nOn any problem every one is listed and nothing is written.\n\nExample:\n  capn state save --session abc < state.md"
+    )]
     Save(SessionArg),
     /// Print this session's state file.
     Show(SessionArg),

@@ -670,6 +670,51 @@ pub fn read_to_string(path: &Path, what: &str) -> Result<String> {
         .map_err(|_| anyhow::anyhow!("could not read {what}: {}: not valid UTF-8", path.display()))
 }
 
+/// Reads a host file capn edits or checks (a settings file, `.gitignore`, a git hook, the skill
+/// file, `CLAUDE_ENV_FILE`) as bytes under this module's rules: no symlink followed (dangling or
+/// not: capn never reads or writes through one), a regular file (a FIFO, socket, device or folder
+/// is refused at once, never waited on), at most [`limits::HOST_FILE`] bytes. `Ok(None)` when
+/// the file does not exist.
+///
+/// Errors: `could not read <what>: <path>: <reason>`.
+pub fn read_host_file(path: &Path, what: &str) -> Result<Option<Vec<u8>>> {
+    read_opt(path, what, limits::HOST_FILE)
+}
+
+/// Why capn must not write the host file at `path`, if it must not: a symlink (dangling or not),
+/// anything but a regular file, a read-only file (no write bit at all, e.g. 0444: the owner
+/// made it so, whoever runs capn), or a parent that is a symlink. `None` when it is a regular
+/// writable file or does not exist (inside a real folder or a folder still to create).
+pub fn unwritable_reason(path: &Path) -> Option<String> {
+    if let Some(parent) = path.parent() {
+        if fs::symlink_metadata(parent).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Some(format!("its folder {} is a symlink", parent.display()));
+        }
+    }
+    let meta = fs::symlink_metadata(path).ok()?;
+    let ft = meta.file_type();
+    if ft.is_symlink() {
+        let target = fs::read_link(path)
+            .map(|t| t.display().to_string())
+            .unwrap_or_default();
+        let dangling = if fs::metadata(path).is_err() {
+            " (dangling)"
+        } else {
+            ""
+        };
+        return Some(format!(
+            "it is a symlink{dangling} to {target}; capn never writes through a symlink"
+        ));
+    }
+    if !ft.is_file() {
+        return Some("it is not a regular file".into());
+    }
+    if meta.permissions().readonly() {
+        return Some("it is read-only".into());
+    }
+    None
+}
+
 /// Removes a file; a file that is already gone is not an error.
 pub fn remove_if_exists(path: &Path) -> Result<()> {
     match fs::remove_file(path) {
@@ -853,5 +898,39 @@ mod tests {
         assert!(write_if_changed(&p, b"a", d).unwrap());
         assert!(!write_if_changed(&p, b"a", d).unwrap());
         assert!(write_if_changed(&p, b"b", d).unwrap());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn read_host_file_refuses_symlinks_fifos_and_folders_without_blocking() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("f.json");
+        fs::write(&f, b"{}").unwrap();
+        assert_eq!(read_host_file(&f, "settings").unwrap().unwrap(), b"{}");
+        assert!(read_host_file(&dir.path().join("none"), "x")
+            .unwrap()
+            .is_none());
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink(&f, &link).unwrap();
+        let e = format!("{:#}", read_host_file(&link, "settings").unwrap_err());
+        assert!(e.contains("symlink") && e.contains("link.json"), "{e}");
+        let dangling = dir.path().join("dangling.json");
+        std::os::unix::fs::symlink(dir.path().join("gone"), &dangling).unwrap();
+        assert!(read_host_file(&dangling, "settings").is_err());
+        assert!(unwritable_reason(&dangling).unwrap().contains("dangling"));
+        let fifo = dir.path().join("fifo");
+        assert!(std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success());
+        let e = format!("{:#}", read_host_file(&fifo, "settings").unwrap_err());
+        assert!(e.contains("FIFO"), "{e}");
+        assert!(read_host_file(dir.path(), "settings").is_err());
+        assert!(unwritable_reason(&f).is_none());
+        fs::set_permissions(&f, fs::Permissions::from_mode(0o444)).unwrap();
+        assert_eq!(unwritable_reason(&f).as_deref(), Some("it is read-only"));
+        assert!(unwritable_reason(&dir.path().join("new.json")).is_none());
     }
 }

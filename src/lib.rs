@@ -54,10 +54,13 @@ pub fn main_entry(args: Vec<OsString>) -> ExitCode {
         Ok(cli) => cli,
         Err(e) => {
             use clap::error::ErrorKind;
+            let mut e = e;
+            if e.kind() == ErrorKind::InvalidSubcommand {
+                suggest_transposed(&mut e);
+            }
             let code = match e.kind() {
-                ErrorKind::DisplayHelp
-                | ErrorKind::DisplayVersion
-                | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => 0,
+                // A bare `capn` (or `capn state`) is a usage error: help, exit 1 (as 0.2).
+                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => 0,
                 // `capn hook x --help` with a bad value lands here: a hook path still exits 0.
                 _ if is_hook_command(&args) => 0,
                 _ => 1,
@@ -99,6 +102,31 @@ pub(crate) fn write_diag(args: std::fmt::Arguments<'_>) {
 }
 
 /// True for `capn hook ...` and `capn statusline ...`: the paths that must exit 0 whatever happens.
+/// Adds clap's "a similar subcommand exists" tip for a swapped pair of letters (`capn aks`),
+/// which clap's own similarity measure misses, when clap suggested nothing.
+fn suggest_transposed(e: &mut clap::Error) {
+    use clap::error::{ContextKind, ContextValue};
+    if e.get(ContextKind::SuggestedSubcommand).is_some() {
+        return;
+    }
+    let Some(ContextValue::String(typed)) = e.get(ContextKind::InvalidSubcommand) else {
+        return;
+    };
+    let typed = typed.clone();
+    let cmd = <cli::Cli as clap::CommandFactory>::command();
+    let near: Vec<String> = cmd
+        .get_subcommands()
+        .map(|c| c.get_name().to_string())
+        .filter(|name| typed.len() >= 3 && strsim::osa_distance(&typed, name) == 1)
+        .collect();
+    if !near.is_empty() {
+        e.insert(
+            ContextKind::SuggestedSubcommand,
+            ContextValue::Strings(near),
+        );
+    }
+}
+
 fn is_hook_command(args: &[OsString]) -> bool {
     matches!(
         args.get(1).and_then(|a| a.to_str()),

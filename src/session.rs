@@ -11,7 +11,11 @@
 //!                                      to once per crossing; removed by a compaction to re-arm it)
 //! sessions/<id>/precompact.json        record: PreCompact ran; whether a fresh state existed
 //! sessions/<id>/compact-delivered.json record: SessionStart(compact) delivered the recovery
-//! sessions/<id>/seen                   touched by SessionStart when the session dir exists (GC age)
+//! sessions/<id>/seen                   written by SessionStart (GC age; and the session is known,
+//!                                      so its first prompt never takes over another's marker)
+//! sessions/<id>/handoff.json           record: this session took over the compaction marker of
+//!                                      the session it continues (`from_session`), see
+//!                                      [`crate::hook::handoff`]
 //! gc-stamp                             when garbage collection last ran
 //! ```
 //!
@@ -53,8 +57,11 @@ pub const PRECOMPACT: &str = "precompact.json";
 /// Record written by SessionStart(compact) when it delivered the recovery, so a PostCompact that
 /// arrives after it does not leave a second marker behind.
 pub const COMPACT_DELIVERED: &str = "compact-delivered.json";
-/// Touched by SessionStart when the session dir already exists, so GC sees the session as alive.
+/// Written by SessionStart, so GC sees the session as alive and a first prompt knows the
+/// session is not new.
 pub const SEEN: &str = "seen";
+/// Record: this session continues another one whose compaction marker it took over.
+pub const HANDOFF: &str = "handoff.json";
 
 /// Sessions whose dir and files are all older than this are removed by [`gc`] (format.md: 14 days).
 pub const GC_MAX_AGE: Duration = Duration::from_secs(14 * 24 * 3600);
@@ -158,6 +165,13 @@ pub struct Marker {
     /// PreCompact only: when the state file it found was saved (RFC 3339 UTC), if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub state_saved_at: Option<String>,
+    /// PostCompact only: the project root of the session (absolute path), so another session
+    /// id continuing the conversation in the same project can find the marker.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project: Option<String>,
+    /// `handoff.json` only: the session id whose marker and state this session continues.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from_session: Option<String>,
 }
 
 /// The longest text field a marker keeps (4,096 bytes, PATH_MAX on Linux): a longer
@@ -330,6 +344,28 @@ impl SessionDir {
         fs::metadata(self.state_file())
             .and_then(|m| m.modified())
             .ok()
+    }
+
+    /// Marks the session as alive and known: creates the dir when missing and writes
+    /// `<dir>/seen` when it is missing or older than [`GC_INTERVAL`] (so a SessionStart
+    /// normally costs one `stat`).
+    ///
+    /// Errors: the dir or the stamp cannot be written.
+    pub fn mark_seen(&self) -> Result<()> {
+        let seen = self.file(SEEN);
+        let now = SystemTime::now();
+        let fresh = fs::metadata(&seen)
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| now.duration_since(t).is_ok_and(|age| age < GC_INTERVAL));
+        if !fresh {
+            self.ensure()?;
+            crate::fsutil::write_atomic_with(
+                &seen,
+                rfc3339(now).as_bytes(),
+                crate::fsutil::Durability::Transient,
+            )?;
+        }
+        Ok(())
     }
 
     /// Marks the session as alive for GC by rewriting `<dir>/seen`, if the dir already exists

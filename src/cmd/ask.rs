@@ -58,6 +58,17 @@ pub const RELATED_HEADER: &str =
 
 /// Runs `capn ask`: exit 0 with hits on stdout, exit 1 with a nudge on stderr on a miss.
 pub fn run(args: &AskArgs) -> Result<ExitCode> {
+    if !args.extra.is_empty() {
+        let whole = std::iter::once(args.question.as_str())
+            .chain(args.extra.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(" ");
+        return Err(crate::error::Refused(format!(
+            "unexpected argument {:?}: quote the question: capn ask {:?}",
+            args.extra[0], whole
+        ))
+        .into());
+    }
     let question = args.question.trim();
     let store = Store::from_env()?;
     // A .capn that is a symlink, a file or a FIFO is an error to report, not an empty store.

@@ -7,12 +7,13 @@ use anyhow::{Context, Result};
 use std::io::Write;
 use std::process::ExitCode;
 
-/// Runs `capn bust`; prints `busted N entries` (N may be 0). The file need not exist any more.
+/// Runs `capn bust`; prints `busted N entries` (N may be 0). The file need not exist any more;
+/// when it does not, stderr says so.
 pub fn run(args: &BustArgs) -> Result<ExitCode> {
     let cwd = std::env::current_dir().context("could not read the working directory")?;
     let cwd = std::fs::canonicalize(&cwd).unwrap_or(cwd);
     let store = Store::discover(&cwd);
-    let (key, _) = paths::resolve_key(&store.root, &cwd, args.path.trim()).map_err(Refused)?;
+    let (key, abs) = paths::resolve_key(&store.root, &cwd, args.path.trim()).map_err(Refused)?;
     let n = if store.exists() {
         let mut w = store.open_writer()?;
         let hit: Vec<usize> = match w.snap.paths.binary_search(&key) {
@@ -28,5 +29,17 @@ pub fn run(args: &BustArgs) -> Result<ExitCode> {
         0
     };
     writeln!(std::io::stdout().lock(), "busted {n} entries")?;
+    if std::fs::symlink_metadata(&abs).is_err() {
+        // A file deleted since it was charted is a fine target; a typo is worth knowing.
+        diag!(
+            "capn: {} does not exist{}",
+            args.path.trim(),
+            if n == 0 {
+                " (check the path: it is relative to the current directory)"
+            } else {
+                " any more"
+            }
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -38,12 +38,25 @@
 //!    Claude Code), PreCompact and PostCompact leave their markers, UserPromptSubmit delivers the
 //!    recovery after a compaction. The statusline command runs through `sh -c` with a synthetic
 //!    statusline payload: exit 0 and one line holding the capn segment.
-//! 6. **The `/compact-prep` skill** at `.claude/skills/compact-prep/SKILL.md`: present; a copy
+//! 6. **A launcher's PATH**: every registered capn command started with `PATH=/usr/bin:/bin`,
+//!    as a GUI launcher starts hosts; a warning with the fix when `capn` resolves only through
+//!    the user's shell PATH (`doctor/launcher.rs`).
+//! 7. **The `/compact-prep` skill** at `.claude/skills/compact-prep/SKILL.md`: present; a copy
 //!    that differs from the bundled one is a warning (it may hold the user's edits).
+//!
+//! Also: the post-commit hook, when it runs `capn prune`, is executable and reaches that line
+//! before anything can end it (`doctor/post_commit.rs`); with capn's Claude Code plugin enabled,
+//! the Claude hooks and the skill come from the plugin and are not expected in the settings
+//! (`doctor/plugin.rs`).
 //!
 //! Doctor writes nothing outside its own temporary directory (under `TMPDIR`), which is removed
 //! when it ends; it runs in well under a second (about 11 process starts). A `--wrap`ped user
 //! statusline is run too, as Claude Code would run it; what that command does is its own.
+
+mod launcher;
+mod plugin;
+mod post_commit;
+mod safe_run;
 
 use crate::cli::{DoctorArgs, Host};
 use crate::install::{self, schema::Schema, SettingsFile};
@@ -198,11 +211,16 @@ pub fn diagnose(root: &Path) -> Result<Vec<Check>> {
     let path = check_path(&mut checks);
     check_store(root, &mut checks);
     let files = load_settings(root, &mut checks);
-    let post_commit_git = has_post_commit_prune(root);
-    if post_commit_git {
-        check_post_commit_executable(root, &mut checks);
-    }
+    let post_commit_git = post_commit::check(root, &mut checks);
+    let from_plugin = plugin::claude_hooks_from_plugin(&files, &mut checks);
     for spec in [&CLAUDE, &CODEX] {
+        if from_plugin && spec.host == Host::Claude {
+            let dir = sandbox.path().join("statusline");
+            std::fs::create_dir_all(&dir)
+                .with_context(|| format!("could not create {}", dir.display()))?;
+            run_statusline(root, &dir, &files, &path, &mut checks);
+            continue;
+        }
         let found = collect(spec, &files);
         check_registrations(spec, &files, &found, post_commit_git, &mut checks);
         if spec.host == Host::Claude {
@@ -219,7 +237,16 @@ pub fn diagnose(root: &Path) -> Result<Vec<Check>> {
             run_statusline(root, &dir, &files, &path, &mut checks);
         }
     }
-    check_skill(root, &mut checks);
+    launcher::check(
+        &files,
+        root,
+        &sandbox.path().join("launcher"),
+        &path,
+        &mut checks,
+    );
+    if !from_plugin {
+        check_skill(root, &mut checks);
+    }
     sandbox
         .close()
         .context("could not remove doctor's temporary directory")?;
@@ -488,7 +515,12 @@ fn load_settings(root: &Path, checks: &mut Vec<Check>) -> Vec<Loaded> {
         let project = spec.files.iter().map(|rel| (*rel, root.join(rel)));
         for (rel, path) in project.chain(user) {
             let user_level = rel.starts_with('~');
-            match SettingsFile::load(&path) {
+            let loaded = if user_level {
+                SettingsFile::load_user(&path)
+            } else {
+                SettingsFile::load(&path)
+            };
+            match loaded {
                 Ok(f) => {
                     if f.existed {
                         checks.push(Check::ok(format!("{rel} parses")));
@@ -706,32 +738,6 @@ fn reinstall_cmd(git: bool) -> String {
         "capn uninstall && capn init{}",
         if git { " --git" } else { "" }
     )
-}
-
-/// Fails when the post-commit hook runs `capn prune` but is not executable: git ignores such a
-/// hook, so prune never runs after a commit.
-fn check_post_commit_executable(root: &Path, checks: &mut Vec<Check>) {
-    let Ok(path) = crate::install::git_hook::post_commit_path(root) else {
-        return;
-    };
-    if !crate::install::git_hook::is_executable(&path) {
-        let rel = crate::store::display_rel(root, &path);
-        checks.push(Check::failed(
-            format!("{rel} runs capn prune"),
-            format!("{rel} is not executable, so git ignores it and capn prune never runs"),
-            format!(
-                "chmod +x {}",
-                install::shell_single_quote(&path.display().to_string())
-            ),
-        ));
-    }
-}
-
-fn has_post_commit_prune(root: &Path) -> bool {
-    crate::install::git_hook::post_commit_path(root)
-        .ok()
-        .and_then(|p| crate::fsutil::read_to_string(&p, "post-commit hook").ok())
-        .is_some_and(|t| t.lines().any(|l| l.trim() == "capn prune"))
 }
 
 /// A handler as the line a user reads: `capn hook session-start` (exec form args joined).
@@ -1038,11 +1044,8 @@ pub fn statusline_payload(sid: &str, root: &Path, transcript: &Path) -> Value {
     })
 }
 
-/// How the host starts a handler: the program and its arguments.
-struct Invocation {
-    program: String,
-    args: Vec<String>,
-}
+/// How doctor starts a handler: the program and its arguments, without a shell.
+use safe_run::SafeRun as Invocation;
 
 /// Claude Code's exec form substitutes its path placeholders verbatim (hooks reference, 1.1).
 fn substitute(s: &str, root: &Path) -> String {
@@ -1051,32 +1054,29 @@ fn substitute(s: &str, root: &Path) -> String {
         .replace("$CLAUDE_PROJECT_DIR", &r)
 }
 
-fn invocation(host: Host, handler: &Value, root: &Path) -> Invocation {
+/// How doctor starts a registered handler: only when its command line is one of capn's own
+/// ([`safe_run`]), as an argument vector without a shell. The exec form's placeholders are
+/// substituted as the host does (hooks reference, 1.1); a shell-form line is split into words.
+///
+/// Errors: why the handler is not run (it is not capn's own command line).
+fn invocation(host: Host, handler: &Value, root: &Path) -> Result<Invocation, String> {
     let command = handler
         .get("command")
         .and_then(Value::as_str)
         .unwrap_or("")
         .to_string();
-    let args = handler.get("args").and_then(Value::as_array);
-    match (host, args) {
-        (Host::Claude, Some(args)) => Invocation {
-            program: substitute(command.trim(), root),
-            args: args
-                .iter()
-                .map(|a| substitute(a.as_str().unwrap_or(""), root))
-                .collect(),
-        },
-        _ => {
-            let shell = match handler.get("shell").and_then(Value::as_str) {
-                Some("bash") if host == Host::Claude => "bash",
-                _ => "sh",
-            };
-            Invocation {
-                program: shell.to_string(),
-                args: vec!["-c".to_string(), command],
-            }
-        }
-    }
+    let argv: Vec<String> = match (host, handler.get("args").and_then(Value::as_array)) {
+        (Host::Claude, Some(args)) => std::iter::once(substitute(command.trim(), root))
+            .chain(
+                args.iter()
+                    .map(|a| substitute(a.as_str().unwrap_or(""), root)),
+            )
+            .collect(),
+        _ => safe_run::split_shell(&command).ok_or_else(|| {
+            format!("not run by capn doctor: `{command}` does not parse as a command line")
+        })?,
+    };
+    safe_run::check(&argv, root)
 }
 
 /// What a child process did.
@@ -1332,7 +1332,10 @@ fn run_fix(spec: &HostSpec, o: &Ours, out: &Outcome, path: &OnPath) -> String {
         .as_ref()
         .is_some_and(|e| e.kind() == std::io::ErrorKind::NotFound)
         || out.status.and_then(|s| s.code()) == Some(127);
-    if not_found && runs_capn_by_name(&invocation(spec.host, &o.handler, Path::new("."))) {
+    if not_found
+        && invocation(spec.host, &o.handler, Path::new("/"))
+            .is_ok_and(|inv| runs_capn_by_name(&inv))
+    {
         return path_fix();
     }
     let table = table_entries(spec.table);
@@ -1460,7 +1463,17 @@ fn run_hooks(
             if o.handler.get("type").and_then(Value::as_str) != Some("command") {
                 continue; // not run by the host as a program; reported by the registration check
             }
-            let inv = invocation(spec.host, &o.handler, root);
+            let inv = match invocation(spec.host, &o.handler, root) {
+                Ok(inv) => inv,
+                Err(why) => {
+                    checks.push(Check::warn(
+                        format!("{} {event} runs `{}`", spec.label, display(&o.handler)),
+                        why,
+                        None,
+                    ));
+                    continue;
+                }
+            };
             if matches!(path, OnPath::Missing) && runs_capn_by_name(&inv) {
                 if !skipped.contains(&o.event) {
                     skipped.push(o.event.clone());
@@ -1599,15 +1612,7 @@ fn run_hooks(
 /// True when an invocation starts `capn` by bare name (exec form, or the first word of the
 /// shell command), so it depends on `capn` being on PATH.
 fn runs_capn_by_name(inv: &Invocation) -> bool {
-    let first = if inv.args.first().map(String::as_str) == Some("-c") {
-        inv.args
-            .get(1)
-            .and_then(|c| c.split_whitespace().next())
-            .unwrap_or("")
-    } else {
-        inv.program.as_str()
-    };
-    first == "capn" || first == exe_name()
+    inv.by_name()
 }
 
 fn run_statusline(
@@ -1627,9 +1632,15 @@ fn run_statusline(
         return;
     }
     let what = format!("Claude statusline runs `{command}`");
-    let inv = Invocation {
-        program: "sh".into(),
-        args: vec!["-c".into(), command.into()],
+    let checked = safe_run::split_shell(command)
+        .ok_or_else(|| format!("not run by capn doctor: `{command}` does not parse"))
+        .and_then(|argv| safe_run::check(&argv, root));
+    let inv = match checked {
+        Ok(inv) => inv,
+        Err(why) => {
+            checks.push(Check::warn("Claude statusline", why, None));
+            return;
+        }
     };
     if matches!(path, OnPath::Missing) && runs_capn_by_name(&inv) {
         checks.push(Check::failed(
@@ -1639,8 +1650,9 @@ fn run_statusline(
         ));
         return;
     }
-    let mut cmd = Command::new("sh");
-    cmd.args(["-c", command])
+    // Without a shell, and without `--wrap`: the wrapped command is the repository's own.
+    let mut cmd = Command::new(&inv.program);
+    cmd.args(&inv.args)
         .current_dir(root)
         .env(session::STATE_DIR_ENV, dir.join("state"))
         .env_remove("CAPN_SESSION_ID")
@@ -1699,12 +1711,11 @@ fn check_skill(root: &Path, checks: &mut Vec<Check>) {
     let path = crate::cmd::init::skill_path(root);
     let rel = crate::store::display_rel(root, &path);
     let what = "/compact-prep skill";
-    use crate::fsutil::{limits, read_limited, Follow, ReadError};
-    match read_limited(&path, limits::HOST_FILE, Follow::Never) {
-        Ok(text) if text == crate::hook::skill::SKILL_MD.as_bytes() => {
+    match crate::fsutil::read_host_file(&path, "skill") {
+        Ok(Some(text)) if text == crate::hook::skill::SKILL_MD.as_bytes() => {
             checks.push(Check::ok(format!("{what} installed ({rel})")))
         }
-        Ok(_) => checks.push(Check::warn(
+        Ok(Some(_)) => checks.push(Check::warn(
             format!("{what} in {rel}"),
             "it differs from the bundled skill (your edits, or an older capn's copy)",
             Some(format!(
@@ -1712,15 +1723,19 @@ fn check_skill(root: &Path, checks: &mut Vec<Check>) {
                 path.display()
             )),
         )),
-        Err(ReadError::NotFound) => checks.push(Check::failed(
+        Ok(None) => checks.push(Check::failed(
             what,
             format!("{} does not exist", path.display()),
             FIX_INIT,
         )),
         Err(e) => checks.push(Check::failed(
             what,
-            format!("could not read {}: {e}", path.display()),
-            format!("make {} readable", path.display()),
+            format!("{e:#}"),
+            format!(
+                "replace {} with a regular file: rm {} && capn init",
+                path.display(),
+                path.display()
+            ),
         )),
     }
 }
@@ -1868,18 +1883,22 @@ mod tests {
     }
 
     #[test]
-    fn invocations_follow_the_host() {
-        let exec = json!({"type":"command","command":"${CLAUDE_PROJECT_DIR}/bin/capn","args":["hook","session-start"]});
-        let inv = invocation(Host::Claude, &exec, Path::new("/proj"));
-        assert_eq!(inv.program, "/proj/bin/capn");
+    fn invocations_follow_the_host_and_run_only_capn_without_a_shell() {
+        let exec = json!({"type":"command","command":"capn","args":["hook","session-start"]});
+        let inv = invocation(Host::Claude, &exec, Path::new("/proj")).unwrap();
+        assert_eq!(inv.program, "capn");
         assert_eq!(inv.args, ["hook", "session-start"]);
-        // Codex runs only `command`, through a shell.
-        let inv = invocation(Host::Codex, &exec, Path::new("/proj"));
-        assert_eq!(inv.program, "sh");
-        assert_eq!(inv.args, ["-c", "${CLAUDE_PROJECT_DIR}/bin/capn"]);
+        // Codex runs only `command`: a bare `capn` with no arguments is not a hook line.
+        assert!(invocation(Host::Codex, &exec, Path::new("/proj")).is_err());
         let shell = json!({"command":"capn hook pre-compact --host codex"});
-        let inv = invocation(Host::Codex, &shell, Path::new("/proj"));
-        assert_eq!(inv.args, ["-c", "capn hook pre-compact --host codex"]);
+        let inv = invocation(Host::Codex, &shell, Path::new("/proj")).unwrap();
+        assert_eq!(inv.program, "capn");
+        assert_eq!(inv.args, ["hook", "pre-compact", "--host", "codex"]);
+        // A capn inside the project is the repository's code: never run by doctor.
+        let inside = json!({"type":"command","command":"${CLAUDE_PROJECT_DIR}/bin/capn","args":["hook","session-start"]});
+        assert!(invocation(Host::Claude, &inside, Path::new("/proj")).is_err());
+        let chained = json!({"command":"capn hook pre-compact && touch /tmp/x"});
+        assert!(invocation(Host::Codex, &chained, Path::new("/proj")).is_err());
     }
 
     #[test]

@@ -8,7 +8,9 @@
 //! broken one stops `init` with nothing changed.
 
 use crate::cli::InitArgs;
-use crate::install::record::{self, InstallRecord, RecordedPostCommit, RecordedStatusline};
+use crate::install::record::{
+    self, InstallRecord, RecordedPostCommit, RecordedReplaced, RecordedStatusline,
+};
 use crate::install::{self, git_hook, SettingsFile};
 use crate::store::Store;
 use anyhow::{Context, Result};
@@ -23,29 +25,60 @@ pub const CLAUDE_LOCAL_SETTINGS: &str = ".claude/settings.local.json";
 /// The Codex hooks file, relative to the project root.
 pub const CODEX_HOOKS: &str = ".codex/hooks.json";
 
-/// Runs `capn init`.
+/// The three project settings files, in the order `init` and `uninstall` handle them.
+pub const PROJECT_SETTINGS: [&str; 3] = [CLAUDE_SETTINGS, CLAUDE_LOCAL_SETTINGS, CODEX_HOOKS];
+
+/// Everything `init` will change, worked out before anything is written.
+struct Plan {
+    claude: SettingsFile,
+    claude_local: SettingsFile,
+    codex: SettingsFile,
+    gitignore: Option<Vec<u8>>,
+    skill: SkillPlan,
+    git_hook: Option<(PathBuf, git_hook::AddPlan)>,
+    rec: InstallRecord,
+    /// Per file of [`PROJECT_SETTINGS`]: the record named nothing in it before this run.
+    fresh: Vec<bool>,
+    done: Vec<String>,
+}
+
+/// Runs `capn init`: plan first (every file read, every edit made in memory, every refusal
+/// checked), then apply. A refusal leaves the project exactly as it was: no `.capn/` created,
+/// no `.gitignore` edited.
 pub fn run(args: &InitArgs) -> Result<ExitCode> {
     let store = Store::from_env()?;
     // A symlinked .capn/ is refused before anything is touched.
     store.check_dirs()?;
     let root = store.root.clone();
-    let mut done: Vec<String> = Vec::new();
+    check_project_paths(&root)?;
+    let plan = plan(&root, args)?;
+    apply(&store, args, plan)
+}
 
+fn plan(root: &Path, args: &InitArgs) -> Result<Plan> {
+    let mut done: Vec<String> = Vec::new();
     // Parse every settings file first: a broken one means nothing is written at all.
     let mut claude = SettingsFile::load(&root.join(CLAUDE_SETTINGS))?;
     let mut claude_local = SettingsFile::load(&root.join(CLAUDE_LOCAL_SETTINGS))?;
     let mut codex = SettingsFile::load(&root.join(CODEX_HOOKS))?;
     // Worked out (and refused, for a hook that is not a shell script) before anything is written.
     let git_hook = if args.git {
-        let path = git_hook::post_commit_path(&root)?;
+        let path = git_hook::post_commit_path(root)?;
         let plan = git_hook::plan_add(&path)?;
         Some((path, plan))
     } else {
         None
     };
+    let gitignore_path = root.join(".gitignore");
+    let gitignore = plan_gitignore(&gitignore_path)?;
+    let skill = if claude_from_plugin(&claude, &claude_local) {
+        SkillPlan::FromPlugin
+    } else {
+        plan_skill(root)?
+    };
 
     // What this run adds is merged into what earlier runs recorded (see install::record).
-    let mut rec = match record::load(&root) {
+    let mut rec = match record::load(root) {
         record::Loaded::Found(r) => r,
         record::Loaded::Missing => InstallRecord::default(),
         record::Loaded::Unreadable(why) => {
@@ -56,11 +89,220 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
             InstallRecord::default()
         }
     };
+    let fresh: Vec<bool> = PROJECT_SETTINGS.iter().map(|f| !rec.touches(f)).collect();
+    merge_hooks(
+        root,
+        &mut claude,
+        &mut claude_local,
+        &mut codex,
+        &mut rec,
+        &mut done,
+    )?;
+    merge_statusline(&mut claude, &mut claude_local, &mut rec, &mut done);
 
+    // Every refusal before the first write.
+    refusals(
+        root,
+        [&claude, &claude_local, &codex],
+        gitignore.is_some(),
+        skill,
+    )?;
+    Ok(Plan {
+        claude,
+        claude_local,
+        codex,
+        gitignore,
+        skill,
+        git_hook,
+        rec,
+        fresh,
+        done,
+    })
+}
+
+/// Fails with the reason when a file `init` is about to change must not be written (see
+/// [`SettingsFile::refusal`] and [`crate::fsutil::unwritable_reason`]).
+fn refusals(
+    root: &Path,
+    files: [&SettingsFile; 3],
+    gitignore_changes: bool,
+    skill: SkillPlan,
+) -> Result<()> {
+    let gitignore = root.join(".gitignore");
+    for f in files {
+        if let Some(why) = f.refusal() {
+            anyhow::bail!(
+                "{why} (register the capn hooks by hand: INSTALL.md, \"Registering by hand\")"
+            );
+        }
+    }
+    if gitignore_changes {
+        if let Some(why) = crate::fsutil::unwritable_reason(&gitignore) {
+            anyhow::bail!(
+                "could not add .capn/ to {}: {why}; nothing was changed",
+                gitignore.display()
+            );
+        }
+    }
+    if let SkillPlan::Install = skill {
+        let path = skill_path(root);
+        if let Some(why) = crate::fsutil::unwritable_reason(&path) {
+            anyhow::bail!(
+                "could not install {}: {why}; nothing was changed",
+                path.display()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Merges the hook tables into the settings files (in memory) and records what was added and
+/// what older registrations were replaced.
+fn merge_hooks(
+    root: &Path,
+    claude: &mut SettingsFile,
+    claude_local: &mut SettingsFile,
+    codex: &mut SettingsFile,
+    rec: &mut InstallRecord,
+    done: &mut Vec<String>,
+) -> Result<()> {
+    // The user-level files count for their host too (only read: never written by init).
+    let user_claude = user_settings(USER_CLAUDE_SETTINGS);
+    let user_codex = user_settings(USER_CODEX_HOOKS);
+    let from_plugin = claude_from_plugin(claude, claude_local);
+    let mut hosts = vec![(
+        install::CODEX_TABLE,
+        codex,
+        vec![],
+        &user_codex,
+        CODEX_HOOKS,
+    )];
+    if from_plugin {
+        done.push(format!(
+            "Claude Code hooks: the capn plugin ({}) registers them; not added to {CLAUDE_SETTINGS}",
+            install::PLUGIN_ID
+        ));
+    } else {
+        hosts.insert(
+            0,
+            (
+                install::CLAUDE_TABLE,
+                claude,
+                vec![claude_local],
+                &user_claude,
+                CLAUDE_SETTINGS,
+            ),
+        );
+    }
+    for (table, target, others, user, label) in hosts {
+        let mut others = others;
+        let user: Vec<&SettingsFile> = user.iter().collect();
+        let report = install::merge_counting(table, target, &mut others, &user)?;
+        for r in &report.replaced {
+            let file = crate::store::display_rel(root, &r.path);
+            let what = r
+                .handler
+                .get("command")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or("");
+            let args = r
+                .handler
+                .get("args")
+                .and_then(serde_json::Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(serde_json::Value::as_str)
+                        .map(|w| format!(" {w}"))
+                        .collect::<String>()
+                })
+                .unwrap_or_default();
+            done.push(format!(
+                "replaced the capn-hook {} registration {:?} of {} in {file} (capn uninstall puts it back)",
+                install::legacy_version(&r.handler),
+                format!("{what}{args}"),
+                r.event
+            ));
+            rec.add_replaced(RecordedReplaced {
+                file,
+                event: r.event.clone(),
+                matcher: r.matcher.clone(),
+                handler: r.handler.clone(),
+                position: Some(r.position),
+            });
+        }
+        for event in &report.added {
+            done.push(format!("registered the {event} hook in {label}"));
+        }
+        for (event, handler) in &report.handlers {
+            rec.add_handler(label, event, handler);
+        }
+    }
+    Ok(())
+}
+
+/// True when capn's Claude Code plugin is enabled in the project, local or user settings.
+fn claude_from_plugin(claude: &SettingsFile, local: &SettingsFile) -> bool {
+    let user = user_settings(USER_CLAUDE_SETTINGS);
+    let mut all = vec![&claude.json, &local.json];
+    all.extend(user.as_ref().map(|u| &u.json));
+    install::plugin_enabled(&all)
+}
+
+/// Makes ours the statusline (in memory) and records what it was.
+fn merge_statusline(
+    claude: &mut SettingsFile,
+    claude_local: &mut SettingsFile,
+    rec: &mut InstallRecord,
+    done: &mut Vec<String>,
+) {
+    let user_statusline = user_statusline_command();
+    let statuslines_before = [
+        install::statusline_value(&claude.json).cloned(),
+        install::statusline_value(&claude_local.json).cloned(),
+    ];
+    match install::merge_statusline(claude, claude_local, user_statusline.as_deref()) {
+        install::StatuslineChange::AlreadyOurs => {}
+        install::StatuslineChange::Added => {
+            done.push("set the statusline to capn statusline in .claude/settings.json".into())
+        }
+        install::StatuslineChange::Wrapped(orig) => done.push(format!(
+            "set the statusline to capn statusline, wrapping your {orig:?} (capn uninstall restores it)"
+        )),
+    }
+    for ((f, label), before) in [
+        (&*claude, CLAUDE_SETTINGS),
+        (&*claude_local, CLAUDE_LOCAL_SETTINGS),
+    ]
+    .into_iter()
+    .zip(statuslines_before)
+    {
+        let after = install::statusline_value(&f.json);
+        if let Some(after) = after.filter(|a| Some(*a) != before.as_ref()) {
+            rec.set_statusline(RecordedStatusline {
+                file: label.to_string(),
+                before,
+                after: after.clone(),
+            });
+        }
+    }
+}
+
+fn apply(store: &Store, args: &InitArgs, plan: Plan) -> Result<ExitCode> {
+    let root = store.root.clone();
+    let Plan {
+        claude,
+        claude_local,
+        codex,
+        gitignore,
+        skill,
+        git_hook,
+        mut rec,
+        fresh,
+        mut done,
+    } = plan;
     if !store.entries_dir().is_dir() {
-        std::fs::create_dir_all(store.entries_dir())
-            .with_context(|| format!("could not create {}", store.entries_dir().display()))?;
-        done.push("created .capn/".into());
+        crate::fsutil::ensure_dir_inside(&store.root, &store.entries_dir())?;
+        done.insert(0, "created .capn/".into());
     }
     let embedding = if args.no_embedding {
         Some(false)
@@ -75,94 +317,35 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
             done.push(format!("set embedding {mode} in .capn/config.json"));
         }
     }
-    if add_to_gitignore(&root.join(".gitignore"))? {
+    if let Some(bytes) = gitignore {
+        crate::fsutil::write_atomic(&root.join(".gitignore"), &bytes)?;
         done.push("added .capn/ to .gitignore".into());
     }
-
-    // The user-level files count for their host too (only read: never written by init).
-    let user_claude = user_settings(USER_CLAUDE_SETTINGS);
-    let user_codex = user_settings(USER_CODEX_HOOKS);
-    for (table, target, others, user, label) in [
-        (
-            install::CLAUDE_TABLE,
-            &mut claude,
-            vec![&mut claude_local],
-            &user_claude,
-            CLAUDE_SETTINGS,
-        ),
-        (
-            install::CODEX_TABLE,
-            &mut codex,
-            vec![],
-            &user_codex,
-            CODEX_HOOKS,
-        ),
-    ] {
-        let mut others = others;
-        let user: Vec<&SettingsFile> = user.iter().collect();
-        let report = install::merge_counting(table, target, &mut others, &user)?;
-        if report.legacy_removed > 0 {
-            done.push(format!(
-                "replaced the capn-hook 0.2 registration (capn context) in {label}"
-            ));
-        }
-        for event in &report.added {
-            done.push(format!("registered the {event} hook in {label}"));
-        }
-        for (event, handler) in &report.handlers {
-            rec.add_handler(label, event, handler);
-        }
-    }
-    let user_statusline = user_statusline_command();
-    let statuslines_before = [
-        install::statusline_value(&claude.json).cloned(),
-        install::statusline_value(&claude_local.json).cloned(),
-    ];
-    match install::merge_statusline(&mut claude, &mut claude_local, user_statusline.as_deref()) {
-        install::StatuslineChange::AlreadyOurs => {}
-        install::StatuslineChange::Added => {
-            done.push("set the statusline to capn statusline in .claude/settings.json".into())
-        }
-        install::StatuslineChange::Wrapped(orig) => done.push(format!(
-            "set the statusline to capn statusline, wrapping your {orig:?} (capn uninstall restores it)"
-        )),
-    }
-    for ((f, label), before) in [
-        (&claude, CLAUDE_SETTINGS),
-        (&claude_local, CLAUDE_LOCAL_SETTINGS),
-    ]
-    .into_iter()
-    .zip(statuslines_before)
-    {
-        let after = install::statusline_value(&f.json);
-        if let Some(after) = after.filter(|a| Some(*a) != before.as_ref()) {
-            rec.set_statusline(RecordedStatusline {
-                file: label.to_string(),
-                before,
-                after: after.clone(),
-            });
-        }
-    }
     let codex_changed = codex.changed();
-    for (f, label) in [
+    for ((f, label), fresh) in [
         (&claude, CLAUDE_SETTINGS),
         (&claude_local, CLAUDE_LOCAL_SETTINGS),
         (&codex, CODEX_HOOKS),
-    ] {
+    ]
+    .into_iter()
+    .zip(fresh)
+    {
         // Recorded first: a record naming a change that did not happen removes nothing, while a
         // change without a record could never be undone.
-        if !f.existed && f.changed() {
-            rec.add_created_file(label);
+        if f.changed() {
+            if !f.existed {
+                rec.add_created_file(label);
+            }
+            rec.set_file(label, f.original_bytes(), &f.bytes(), fresh);
         }
         rec.save(&root)?;
         f.save()?;
     }
-
-    if !skill_path(&root).exists() {
+    if let SkillPlan::Install = skill {
         rec.skill = true;
         rec.save(&root)?;
     }
-    done.extend(install_skill(&root)?);
+    done.extend(install_skill(&root, &skill)?);
     if let Some((path, plan)) = git_hook {
         if plan != git_hook::AddPlan::Present {
             let created = matches!(plan, git_hook::AddPlan::Create(_))
@@ -180,7 +363,10 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
             ));
         }
     }
+    report(&root, codex_changed, done)
+}
 
+fn report(root: &Path, codex_changed: bool, mut done: Vec<String>) -> Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     if codex_changed {
         done.push(
@@ -212,7 +398,7 @@ pub const USER_CODEX_HOOKS: &str = ".codex/hooks.json";
 /// folder and the file parses (a broken user file is doctor's to report, not init's to fix).
 fn user_settings(rel: &str) -> Option<SettingsFile> {
     let home = directories::BaseDirs::new()?.home_dir().to_path_buf();
-    SettingsFile::load(&home.join(rel)).ok()
+    SettingsFile::load_user(&home.join(rel)).ok()
 }
 
 /// The statusline command in the user's `~/.claude/settings.json`, if any (project settings
@@ -226,30 +412,52 @@ pub fn user_statusline_command() -> Option<String> {
         .map(str::to_string)
 }
 
-/// Adds a `.capn/` line to `.gitignore` unless an equivalent line is there. Keeps the file's line
-/// ending style (CRLF or LF) and adds a line break first when the file lacks a final one.
-fn add_to_gitignore(path: &Path) -> Result<bool> {
-    let text = crate::fsutil::read_opt(path, ".gitignore", crate::fsutil::limits::HOST_FILE)?
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
-        .unwrap_or_default();
-    let present = text.lines().map(|l| l.trim()).any(|l| {
+/// The new bytes of `.gitignore` with a `.capn/` line added, or `None` when an equivalent line
+/// is there. Works on bytes (a `.gitignore` may hold any bytes; every other byte stays as it
+/// was), keeps the file's line ending style (CRLF or LF), and adds a line break first when the
+/// file lacks a final one.
+///
+/// Errors: the file is a symlink, a FIFO or other special file, or cannot be read.
+fn plan_gitignore(path: &Path) -> Result<Option<Vec<u8>>> {
+    let bytes = crate::fsutil::read_host_file(path, ".gitignore")?.unwrap_or_default();
+    let present = bytes.split(|b| *b == b'\n').any(|l| {
         matches!(
-            l,
-            ".capn" | ".capn/" | "/.capn" | "/.capn/" | ".capn/*" | "/.capn/*"
+            l.trim_ascii(),
+            b".capn" | b".capn/" | b"/.capn" | b"/.capn/" | b".capn/*" | b"/.capn/*"
         )
     });
     if present {
-        return Ok(false);
+        return Ok(None);
     }
-    let eol = if text.contains("\r\n") { "\r\n" } else { "\n" };
-    let mut new = text.clone();
-    if !new.is_empty() && !new.ends_with('\n') {
-        new.push_str(eol);
+    let crlf = bytes.windows(2).any(|w| w == b"\r\n");
+    let eol: &[u8] = if crlf { b"\r\n" } else { b"\n" };
+    let mut new = bytes;
+    if !new.is_empty() && !new.ends_with(b"\n") {
+        new.extend_from_slice(eol);
     }
-    new.push_str(".capn/");
-    new.push_str(eol);
-    crate::fsutil::write_atomic(path, new.as_bytes())?;
-    Ok(true)
+    new.extend_from_slice(b".capn/");
+    new.extend_from_slice(eol);
+    Ok(Some(new))
+}
+
+/// Checks that no folder on the way from `root` to any project file `init` and `uninstall` may
+/// read, write or delete (the settings files, `.gitignore`, the skill) is a symlink: a committed
+/// `.claude -> ../elsewhere` or `.claude/skills -> /anywhere` would lead reads, writes and
+/// deletes out of the project.
+///
+/// Errors: [`crate::fsutil::check_inside`]'s, naming the folder; nothing has been touched.
+pub fn check_project_paths(root: &Path) -> Result<()> {
+    let mut paths: Vec<PathBuf> = PROJECT_SETTINGS.iter().map(|r| root.join(r)).collect();
+    paths.push(root.join(".gitignore"));
+    paths.push(skill_path(root));
+    for p in paths {
+        crate::fsutil::check_inside(root, &p).map_err(|e| {
+            anyhow::anyhow!(
+                "{e:#}; nothing was changed (register the capn hooks by hand: INSTALL.md, \"Registering by hand\")"
+            )
+        })?;
+    }
+    Ok(())
 }
 
 /// Where `init` installs the bundled `/compact-prep` skill (skills reference: project skills live
@@ -260,22 +468,46 @@ pub fn skill_path(root: &Path) -> PathBuf {
         .join("SKILL.md")
 }
 
-/// Installs the bundled skill when absent. A different file already there is kept (it may hold
-/// the user's edits) and reported. Returns what it did.
+/// What `init` does with the skill file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SkillPlan {
+    /// It is absent: install it.
+    Install,
+    /// The bundled one is there.
+    Present,
+    /// Another text is there (the user's edits): keep it.
+    Differs,
+    /// The capn plugin ships it (`/capn:compact-prep`): nothing to install.
+    FromPlugin,
+}
+
+/// Reads the skill file (never blocking, never through a symlink) and decides.
+///
+/// Errors: it is a symlink, a FIFO or other special file, or cannot be read.
+fn plan_skill(root: &Path) -> Result<SkillPlan> {
+    Ok(
+        match crate::fsutil::read_host_file(&skill_path(root), "skill")? {
+            None => SkillPlan::Install,
+            Some(b) if b == crate::hook::skill::SKILL_MD.as_bytes() => SkillPlan::Present,
+            Some(_) => SkillPlan::Differs,
+        },
+    )
+}
+
+/// Carries out the skill plan. Returns what it did.
 ///
 /// Errors: the skill cannot be written.
-pub fn install_skill(root: &Path) -> Result<Option<String>> {
+fn install_skill(root: &Path, plan: &SkillPlan) -> Result<Option<String>> {
     let path = skill_path(root);
     let rel = crate::store::display_rel(root, &path);
-    match crate::fsutil::read_opt(&path, "skill", crate::fsutil::limits::HOST_FILE)? {
-        Some(text) if text == crate::hook::skill::SKILL_MD.as_bytes() => Ok(None),
-        Some(_) => Ok(Some(format!(
+    match plan {
+        SkillPlan::Present | SkillPlan::FromPlugin => Ok(None),
+        SkillPlan::Differs => Ok(Some(format!(
             "kept {rel}: it differs from the bundled /compact-prep skill (delete it and run capn init to update)"
         ))),
-        None => {
+        SkillPlan::Install => {
             if let Some(dir) = path.parent() {
-                std::fs::create_dir_all(dir)
-                    .with_context(|| format!("could not create {}", dir.display()))?;
+                crate::fsutil::ensure_dir_inside(root, dir)?;
             }
             crate::fsutil::write_atomic(&path, crate::hook::skill::SKILL_MD.as_bytes())?;
             Ok(Some(format!("installed the /compact-prep skill in {rel}")))
@@ -290,13 +522,8 @@ pub fn install_skill(root: &Path) -> Result<Option<String>> {
 pub fn uninstall_skill(root: &Path) -> Result<Option<String>> {
     let path = skill_path(root);
     let rel = crate::store::display_rel(root, &path);
-    let text = crate::fsutil::read_limited(
-        &path,
-        crate::fsutil::limits::HOST_FILE,
-        crate::fsutil::Follow::Never,
-    );
-    match text {
-        Ok(text) if text == crate::hook::skill::SKILL_MD.as_bytes() => {
+    match crate::fsutil::read_host_file(&path, "skill")? {
+        Some(text) if text == crate::hook::skill::SKILL_MD.as_bytes() => {
             std::fs::remove_file(&path)
                 .with_context(|| format!("could not remove {}", path.display()))?;
             if let Some(dir) = path.parent() {
@@ -307,10 +534,10 @@ pub fn uninstall_skill(root: &Path) -> Result<Option<String>> {
             }
             Ok(Some(format!("removed the /compact-prep skill from {rel}")))
         }
-        Ok(_) => Ok(Some(format!(
+        Some(_) => Ok(Some(format!(
             "kept {rel}: it was changed after capn init installed it"
         ))),
-        Err(_) => Ok(None),
+        None => Ok(None),
     }
 }
 
@@ -323,11 +550,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join(".gitignore");
         std::fs::write(&p, "node_modules\r\ndist").unwrap();
-        assert!(add_to_gitignore(&p).unwrap());
-        assert_eq!(
-            std::fs::read_to_string(&p).unwrap(),
-            "node_modules\r\ndist\r\n.capn/\r\n"
-        );
-        assert!(!add_to_gitignore(&p).unwrap());
+        let new = plan_gitignore(&p).unwrap().unwrap();
+        assert_eq!(new, b"node_modules\r\ndist\r\n.capn/\r\n");
+        std::fs::write(&p, new).unwrap();
+        assert!(plan_gitignore(&p).unwrap().is_none());
+        // Non-UTF-8 bytes stay as they were.
+        std::fs::write(&p, b"caf\xe9/\n").unwrap();
+        assert_eq!(plan_gitignore(&p).unwrap().unwrap(), b"caf\xe9/\n.capn/\n");
     }
 }

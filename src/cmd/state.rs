@@ -6,6 +6,9 @@
 //! format.md, the command exits 1 with a message that says how to get one: this is the skill's
 //! hard stop.
 //!
+//! `show` of a session that continues a compacted conversation under a new id (it took over the
+//! old id's marker, see [`crate::hook::handoff`]) and has no state of its own shows the old id's.
+//!
 //! `save` reads markdown on stdin and checks the nine headings of format.md ("State file") in
 //! order: each present exactly once, in order, and no other `#`/`##` heading (outside fenced
 //! code blocks). On any problem it lists every one of them and writes nothing; otherwise it
@@ -45,7 +48,21 @@ pub fn run(args: &StateArgs) -> Result<ExitCode> {
             );
         }
         StateAction::Show(a) => {
-            let s = resolve(a)?;
+            let mut s = resolve(a)?;
+            // A session continuing a compacted conversation under a new id reads the state
+            // saved under the old id until it saves its own (see crate::hook::handoff).
+            if !s.state_file().exists() {
+                if let Some(from) = crate::hook::handoff::continued_from(&s) {
+                    if from.state_file().exists() {
+                        diag!(
+                            "capn: showing the state saved under session {}, which session {} continues",
+                            from.id,
+                            s.id
+                        );
+                        s = from;
+                    }
+                }
+            }
             let path = s.state_file();
             let read = crate::fsutil::read_limited(
                 &path,

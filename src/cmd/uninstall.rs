@@ -18,7 +18,7 @@
 //! them). A settings file that does not parse is left untouched and reported.
 
 use crate::cli::UninstallArgs;
-use crate::cmd::init::{CLAUDE_LOCAL_SETTINGS, CLAUDE_SETTINGS, CODEX_HOOKS};
+use crate::cmd::init::{CODEX_HOOKS, PROJECT_SETTINGS};
 use crate::install::record::{self, InstallRecord};
 use crate::install::{self, git_hook, SettingsFile};
 use crate::store::Store;
@@ -32,8 +32,10 @@ pub fn run(_args: &UninstallArgs) -> Result<ExitCode> {
     let store = Store::from_env()?;
     store.check_dirs()?;
     let root = store.root.clone();
+    crate::cmd::init::check_project_paths(&root)?;
+    // Plan first: every file read and every edit made in memory before the first write.
     let mut files = Vec::new();
-    for rel in [CLAUDE_SETTINGS, CLAUDE_LOCAL_SETTINGS, CODEX_HOOKS] {
+    for rel in PROJECT_SETTINGS {
         files.push((rel, SettingsFile::load(&root.join(rel))?));
     }
     let mut done = Vec::new();
@@ -45,39 +47,22 @@ pub fn run(_args: &UninstallArgs) -> Result<ExitCode> {
             None
         }
     };
-    match &rec {
-        Some(rec) => undo_recorded(rec, &root, &mut files, &mut done)?,
-        None => undo_unrecorded(&root, &mut files, &mut done)?,
+    // The other files uninstall may touch: refused now (a FIFO, a symlink) rather than after the
+    // settings were written.
+    crate::fsutil::read_host_file(&crate::cmd::init::skill_path(&root), "skill")?;
+    if let Ok(path) = git_hook::post_commit_path(&root) {
+        crate::fsutil::read_host_file(&path, "post-commit hook")?;
     }
-    let mut kept = Vec::new();
-    let why_kept = if rec.is_some() {
-        "capn init did not add it"
-    } else {
-        "not as capn init writes it"
+    let deletions = match &rec {
+        Some(rec) => edit_recorded(rec, &mut files, &mut done)?,
+        None => edit_unrecorded(&mut files, &mut done)?,
     };
-    for (rel, f) in &files {
-        for (event, _) in install::ours_in(&f.json) {
-            let line = format!("kept the {event} hook in {rel}: {why_kept}");
-            if !kept.contains(&line) {
-                kept.push(line);
-            }
-        }
-        let statusline = f
-            .json
-            .get("statusLine")
-            .and_then(|s| s.get("command"))
-            .and_then(serde_json::Value::as_str);
-        if statusline.is_some_and(install::is_our_statusline) {
-            kept.push(format!(
-                "kept the capn statusline in {rel}: {}",
-                if rec.is_some() {
-                    "capn init did not set it as it is now"
-                } else {
-                    why_kept
-                }
-            ));
-        }
+    write_settings(&files, &deletions)?;
+    match &rec {
+        Some(rec) => undo_recorded_files(rec, &root, &mut done)?,
+        None => undo_unrecorded_files(&root, &mut done)?,
     }
+    let kept = kept_lines(&files, rec.is_some());
     if rec.is_none() && !(done.is_empty() && kept.is_empty()) {
         done.insert(
             0,
@@ -113,18 +98,76 @@ pub fn run(_args: &UninstallArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Removes what the record names (see the module docs).
-fn undo_recorded(
+/// Writes the edited settings files, after checking that every one may be written (nothing is
+/// written when one may not); deletes those in `deletions` (and their folder when left empty).
+fn write_settings(files: &[(&str, SettingsFile)], deletions: &[std::path::PathBuf]) -> Result<()> {
+    for (_, f) in files {
+        if let Some(why) = f.refusal() {
+            anyhow::bail!(why);
+        }
+    }
+    for (_, f) in files {
+        if deletions.contains(&f.path) {
+            // init created it and nothing else is in it: remove it (and its folder if empty).
+            std::fs::remove_file(&f.path)
+                .with_context(|| format!("could not remove {}", f.path.display()))?;
+            if let Some(dir) = f.path.parent() {
+                let _ = std::fs::remove_dir(dir);
+            }
+        } else {
+            f.save()?;
+        }
+    }
+    Ok(())
+}
+
+/// The lines naming capn handlers and statuslines left in the files (written by hand, or edited
+/// so that they are not as init wrote them).
+fn kept_lines(files: &[(&str, SettingsFile)], recorded: bool) -> Vec<String> {
+    let mut kept = Vec::new();
+    let why_kept = if recorded {
+        "capn init did not add it"
+    } else {
+        "not as capn init writes it"
+    };
+    for (rel, f) in files {
+        for (event, _) in install::ours_in(&f.json) {
+            let line = format!("kept the {event} hook in {rel}: {why_kept}");
+            if !kept.contains(&line) {
+                kept.push(line);
+            }
+        }
+        let statusline = f
+            .json
+            .get("statusLine")
+            .and_then(|s| s.get("command"))
+            .and_then(serde_json::Value::as_str);
+        if statusline.is_some_and(install::is_our_statusline) {
+            kept.push(format!(
+                "kept the capn statusline in {rel}: {}",
+                if recorded {
+                    "capn init did not set it as it is now"
+                } else {
+                    why_kept
+                }
+            ));
+        }
+    }
+    kept
+}
+
+/// Edits (in memory) the settings files as the record says (see the module docs). Returns the
+/// files to delete (init created them and nothing else is in them).
+fn edit_recorded(
     rec: &InstallRecord,
-    root: &Path,
     files: &mut [(&str, SettingsFile)],
     done: &mut Vec<String>,
-) -> Result<()> {
+) -> Result<Vec<std::path::PathBuf>> {
     for h in &rec.handlers {
         let Some((rel, f)) = files.iter_mut().find(|(rel, _)| *rel == h.file) else {
             continue;
         };
-        let line = match install::remove_recorded_handler(&mut f.json, &h.event, &h.handler) {
+        let line = match install::remove_recorded_handler(f, &h.event, &h.handler) {
             Some(install::Found::Exact) => format!("removed the {} hook from {rel}", h.event),
             Some(install::Found::Edited) => format!(
                 "removed the {} hook from {rel} (edited since capn init added it)",
@@ -141,22 +184,44 @@ fn undo_recorded(
             continue;
         };
         // A statusline whose command changed since is kept (listed below when it is ours).
-        if let Some(what) = install::restore_statusline(&mut f.json, s.before.as_ref(), &s.after) {
+        if let Some(what) = install::restore_statusline(f, s.before.as_ref(), &s.after) {
             done.push(format!("{what} in {rel}"));
         }
     }
-    for (rel, f) in files.iter() {
-        if f.existed && f.json.is_empty() && rec.created(rel) {
-            // init created it and nothing else is in it: remove it (and its folder if empty).
-            std::fs::remove_file(&f.path)
-                .with_context(|| format!("could not remove {}", f.path.display()))?;
-            if let Some(dir) = f.path.parent() {
-                let _ = std::fs::remove_dir(dir);
-            }
-        } else {
-            f.save()?;
+    for r in &rec.replaced {
+        let Some((rel, f)) = files.iter_mut().find(|(rel, _)| *rel == r.file) else {
+            continue;
+        };
+        if install::put_back(f, &r.event, r.matcher.as_ref(), &r.handler, r.position) {
+            let what = r.handler.get("command").and_then(serde_json::Value::as_str);
+            done.push(format!(
+                "put back the older capn registration {:?} of {} in {rel}",
+                what.unwrap_or(""),
+                r.event
+            ));
         }
     }
+    let mut deletions = Vec::new();
+    for (rel, f) in files.iter_mut() {
+        // Nothing else changed the file since init: its bytes from before init, exactly.
+        match rec.restorable(rel, f.original_bytes()) {
+            Some(None) => deletions.push(f.path.clone()),
+            Some(Some(before)) => {
+                if let Err(e) = f.replace_all(before.as_bytes()) {
+                    done.push(format!("{e:#}"));
+                }
+            }
+            None if f.existed && f.json.is_empty() && rec.created(rel) => {
+                deletions.push(f.path.clone())
+            }
+            None => {}
+        }
+    }
+    Ok(deletions)
+}
+
+/// Removes the skill and the post-commit line the record names.
+fn undo_recorded_files(rec: &InstallRecord, root: &Path, done: &mut Vec<String>) -> Result<()> {
     if rec.skill {
         done.extend(crate::cmd::init::uninstall_skill(root)?);
     }
@@ -173,8 +238,8 @@ fn undo_recorded(
                 ));
                 // As without a record: deleted only when it is exactly the hook init creates.
                 current.as_ref().is_some_and(|p| {
-                    crate::fsutil::read_to_string(p, "git hook")
-                        .is_ok_and(|t| t == git_hook::created_hook_text())
+                    crate::fsutil::read_host_file(p, "post-commit hook")
+                        .is_ok_and(|t| t.as_deref().is_some_and(git_hook::is_created_hook_text))
                 })
             }
         };
@@ -185,12 +250,12 @@ fn undo_recorded(
     Ok(())
 }
 
-/// Removes only what is identical to what `init` writes (see the module docs).
-fn undo_unrecorded(
-    root: &Path,
+/// Edits (in memory) the settings files, removing only what is identical to what `init` writes
+/// (see the module docs). Deletes no file.
+fn edit_unrecorded(
     files: &mut [(&str, SettingsFile)],
     done: &mut Vec<String>,
-) -> Result<()> {
+) -> Result<Vec<std::path::PathBuf>> {
     let user_statusline = crate::cmd::init::user_statusline_command();
     for (rel, f) in files.iter_mut() {
         let table = if *rel == CODEX_HOOKS {
@@ -198,21 +263,24 @@ fn undo_unrecorded(
         } else {
             install::CLAUDE_TABLE
         };
-        for event in install::remove_table_handlers(table, &mut f.json)? {
+        for event in install::remove_table_handlers(table, f)? {
             done.push(format!("removed the {event} hook from {rel}"));
         }
         if *rel != CODEX_HOOKS {
-            if let Some(what) = install::unmerge_statusline(&mut f.json, user_statusline.as_deref())
-            {
+            if let Some(what) = install::unmerge_statusline(f, user_statusline.as_deref()) {
                 done.push(format!("{what} in {rel}"));
             }
         }
-        f.save()?;
     }
+    Ok(Vec::new())
+}
+
+/// Removes the unmodified skill and the `capn prune` line.
+fn undo_unrecorded_files(root: &Path, done: &mut Vec<String>) -> Result<()> {
     done.extend(crate::cmd::init::uninstall_skill(root)?);
     if let Ok(path) = git_hook::post_commit_path(root) {
-        let created = crate::fsutil::read_to_string(&path, "git hook")
-            .is_ok_and(|t| t == git_hook::created_hook_text());
+        let created = crate::fsutil::read_host_file(&path, "post-commit hook")
+            .is_ok_and(|t| t.as_deref().is_some_and(git_hook::is_created_hook_text));
         done.extend(remove_post_commit_line(root, &path, created)?);
     }
     Ok(())

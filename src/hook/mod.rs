@@ -19,10 +19,14 @@
 //! PostCompact       -> re-arm the warning (rm context-warn.json, context-warned.json);
 //!                      unless SessionStart(compact) already delivered this compaction
 //!                      (compact-delivered.json newer than precompact.json): compacted.json
-//! SessionStart(compact) -> compact-delivered.json, claim compacted.json if there, re-arm the
-//!                      warning, inject the recovery instructions
+//! SessionStart(compact) -> compact-delivered.json, claim compacted.json if there (else, for a
+//!                      new id continuing the conversation, another session's: [`handoff`]),
+//!                      re-arm the warning, inject the recovery instructions
 //! UserPromptSubmit  -> claim compacted.json    => inject recovery
 //!                      else claim context-warn.json => inject the reminder
+//!                      else (Codex) context use from the rollout crosses the threshold =>
+//!                      the reminder ([`codex_context`])
+//!                      else, for a session never seen, another session's marker ([`handoff`])
 //!                      else nothing (two failed renames: the whole cost of the hot path)
 //! statusline        -> use >= threshold and no context-warned.json => context-warn.json +
 //!                      context-warned.json
@@ -35,6 +39,8 @@
 //! claiming its own marker back if SessionStart delivered in between. Whatever the interleaving,
 //! the recovery is delivered exactly once.
 
+pub mod codex_context;
+pub mod handoff;
 pub mod json;
 pub mod post_compact;
 pub mod pre_compact;
@@ -220,6 +226,25 @@ pub fn precompact_for(s: &SessionDir, compaction: Option<SystemTime>) -> Option<
     let when = compaction.unwrap_or_else(SystemTime::now);
     let age = when.duration_since(at).ok()?;
     (age <= PRECOMPACT_MAX_AGE).then_some(m)
+}
+
+/// The recovery text for a compaction of session `owner` (the session itself, or the one it
+/// took over, see [`handoff`]): its state file and PreCompact record.
+pub fn recovery_text(
+    host: crate::cli::Host,
+    owner: &SessionDir,
+    compacted: Option<&Marker>,
+) -> String {
+    let pre = precompact_for(owner, compacted.and_then(Marker::at_time));
+    let state_file = owner.state_file();
+    text::Recovery {
+        host,
+        state_file: &state_file,
+        state_saved_at: owner.state_saved_at(),
+        precompact: pre.as_ref(),
+        compacted,
+    }
+    .render()
 }
 
 /// Removes the context-warning marker and record, so the next crossing warns again (a

@@ -27,7 +27,11 @@ pub fn run(ctx: &Ctx) -> Result<()> {
     if delivered_covers_this_compaction(&s) {
         s.remove(session::COMPACT_DELIVERED)?;
     } else {
-        s.write_marker(session::COMPACTED, &ctx.marker("PostCompact"))?;
+        let marker = session::Marker {
+            project: super::handoff::project_of(ctx),
+            ..ctx.marker("PostCompact")
+        };
+        s.write_marker(session::COMPACTED, &marker)?;
         if delivered_covers_this_compaction(&s) {
             s.claim(session::COMPACTED)?;
             s.remove(session::COMPACT_DELIVERED)?;

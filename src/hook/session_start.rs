@@ -4,14 +4,15 @@
 //! - `startup`, `resume`, `clear` (and anything newer, such as `fork`, or a missing source):
 //!   inject the ask-before-search contract ([`crate::contract::CONTRACT`]).
 //! - `compact`: inject the recovery instructions, claim the session's compaction marker if
-//!   PostCompact already wrote it, and leave `compact-delivered.json` so a PostCompact that comes
-//!   after does not leave a second one (see the state machine in [`crate::hook`]).
+//!   PostCompact already wrote it (or, for a new session id continuing the conversation, the
+//!   previous id's: [`super::handoff`]), and leave `compact-delivered.json` so a PostCompact that
+//!   comes after does not leave a second one (see the state machine in [`crate::hook`]).
 //!
 //! Every source also appends `export CAPN_SESSION_ID=<id>` to `$CLAUDE_ENV_FILE` when that is
 //! set (section 1.6), so the `/compact-prep` skill and `capn state` know the session. The file
 //! belongs to the host, so it is appended to (`O_APPEND`), not atomically replaced.
 
-use super::{text::Recovery, Ctx};
+use super::Ctx;
 use crate::session::{self, SessionDir};
 use anyhow::{Context, Result};
 use std::io::Write;
@@ -35,7 +36,7 @@ pub fn run(ctx: &Ctx) -> Result<Option<String>> {
                 if let Err(e) = export_session_id(s) {
                     diag!("capn: {e:#}");
                 }
-                if let Err(e) = s.touch_if_exists() {
+                if let Err(e) = s.mark_seen() {
                     diag!("capn: could not mark the session as seen: {e:#}");
                 }
             }
@@ -69,69 +70,68 @@ pub fn run(ctx: &Ctx) -> Result<Option<String>> {
     if let Err(e) = super::rearm_warning(&s) {
         diag!("capn: could not re-arm the context warning: {e:#}");
     }
-    let compaction = compacted.as_ref().and_then(|m| m.at_time());
-    let pre = super::precompact_for(&s, compaction);
-    let state_file = s.state_file();
-    let text = Recovery {
-        host: ctx.host,
-        state_file: &state_file,
-        state_saved_at: s.state_saved_at(),
-        precompact: pre.as_ref(),
-        compacted: compacted.as_ref(),
-    }
-    .render();
+    // A new id continuing a compacted conversation: the marker and state are the old id's.
+    let (owner, compacted) = match compacted {
+        Some(m) => (s.clone(), Some(m)),
+        None if super::precompact_for(&s, None).is_none() => {
+            match super::handoff::take_over(ctx, &s, "SessionStart") {
+                Some((owner, m)) => (owner, Some(m)),
+                None => (s.clone(), None),
+            }
+        }
+        None => (s.clone(), None),
+    };
+    let text = super::recovery_text(ctx.host, &owner, compacted.as_ref());
     super::gc_when_due(Some(&s.id));
     Ok(Some(text))
 }
 
-/// Appends `export CAPN_SESSION_ID=<id>` to `$CLAUDE_ENV_FILE` when it is set and non-empty.
-/// The id is validated, so it needs no quoting.
+/// Appends `export CAPN_SESSION_ID=<id>` to `$CLAUDE_ENV_FILE` when it is set and non-empty,
+/// unless that exact line is already there (one line per session id, however many times
+/// SessionStart runs: startup, resume, compact). The id is validated, so it needs no quoting.
 ///
-/// Errors: the path exists and is not a regular file (a FIFO would block the hook), or
-/// `could not append to CLAUDE_ENV_FILE: <path>: <cause>`.
+/// Errors: the path exists and is not a regular file (a FIFO would block the hook) or is a
+/// symlink, or `could not append to CLAUDE_ENV_FILE: <path>: <cause>`.
 fn export_session_id(s: &SessionDir) -> Result<()> {
     let Some(path) = std::env::var_os("CLAUDE_ENV_FILE").filter(|p| !p.is_empty()) else {
         return Ok(());
     };
     let path = std::path::PathBuf::from(path);
-    // Only a regular file (or none yet): opening a FIFO for writing blocks until a reader comes.
-    if std::fs::metadata(&path).is_ok_and(|m| !m.is_file()) {
-        anyhow::bail!(
-            "CLAUDE_ENV_FILE is not a regular file, not appended to: {}",
-            path.display()
-        );
+    // Read without blocking or following a symlink: a FIFO would block until a writer comes.
+    let existing = crate::fsutil::read_host_file(&path, "CLAUDE_ENV_FILE")
+        .with_context(|| {
+            format!(
+                "CLAUDE_ENV_FILE is not a regular file, not appended to: {}",
+                path.display()
+            )
+        })?
+        .unwrap_or_default();
+    let line = format!("export CAPN_SESSION_ID={}", s.id);
+    if existing
+        .split(|b| *b == b'\n')
+        .any(|l| l.strip_suffix(b"\r").unwrap_or(l) == line.as_bytes())
+    {
+        return Ok(());
     }
     // A last line without its newline (`printf 'export X=1' >>`) must not get ours glued on.
-    let glue = ends_without_newline(&path);
+    let glue = existing.last().is_some_and(|b| *b != b'\n');
     let mut opts = std::fs::OpenOptions::new();
     opts.append(true).create(true);
-    // Swapped for a FIFO since the check: fail at once (ENXIO) instead of waiting for a reader.
+    // Swapped for a FIFO or a symlink since the read: fail at once (ENXIO, ELOOP) instead of
+    // waiting for a reader or writing where the link points.
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::custom_flags(
         &mut opts,
-        rustix::fs::OFlags::NONBLOCK.bits() as i32,
+        (rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOFOLLOW).bits() as i32,
     );
     let mut f = opts
         .open(&path)
         .with_context(|| format!("could not append to CLAUDE_ENV_FILE: {}", path.display()))?;
-    let line = format!("export CAPN_SESSION_ID={}\n", s.id);
-    let text = if glue { format!("\n{line}") } else { line };
+    let text = if glue {
+        format!("\n{line}\n")
+    } else {
+        format!("{line}\n")
+    };
     f.write_all(text.as_bytes())
         .with_context(|| format!("could not append to CLAUDE_ENV_FILE: {}", path.display()))
-}
-
-/// True when the file at `path` is non-empty and its last byte is not a newline (a file that
-/// cannot be read: false).
-fn ends_without_newline(path: &std::path::Path) -> bool {
-    use std::io::{Read, Seek, SeekFrom};
-    let Ok((mut f, _)) =
-        crate::fsutil::open_regular(path, u64::MAX, crate::fsutil::Follow::Anywhere)
-    else {
-        return false;
-    };
-    if f.seek(SeekFrom::End(-1)).is_err() {
-        return false; // empty
-    }
-    let mut last = [0u8; 1];
-    f.read_exact(&mut last).is_ok() && last[0] != b'\n'
 }

@@ -6,9 +6,13 @@
 //! - a compaction marker: inject the recovery instructions, once (the claim is a rename, so if
 //!   SessionStart(compact) or another copy of this hook got there first, this one stays silent);
 //! - else a context-warning marker: inject the one-paragraph reminder, once;
+//! - else, for a session id never seen before (no session dir: one `stat`), the undelivered
+//!   compaction marker of the session it continues ([`super::handoff`]);
+//! - else, under `--host codex`, the context reminder computed from the rollout file
+//!   ([`super::codex_context`]), once per crossing;
 //! - else nothing.
 
-use super::{text, text::Recovery, Ctx};
+use super::{text, Ctx};
 use crate::session;
 use anyhow::Result;
 
@@ -21,18 +25,7 @@ pub fn run(ctx: &Ctx) -> Result<Option<String>> {
         return Ok(None);
     };
     if let Some(m) = s.claim(session::COMPACTED)? {
-        let pre = super::precompact_for(&s, m.at_time());
-        let state_file = s.state_file();
-        return Ok(Some(
-            Recovery {
-                host: ctx.host,
-                state_file: &state_file,
-                state_saved_at: s.state_saved_at(),
-                precompact: pre.as_ref(),
-                compacted: Some(&m),
-            }
-            .render(),
-        ));
+        return Ok(Some(super::recovery_text(ctx.host, &s, Some(&m))));
     }
     if let Some(w) = s.claim(session::CONTEXT_WARN)? {
         return Ok(Some(text::context_warning(
@@ -40,6 +33,17 @@ pub fn run(ctx: &Ctx) -> Result<Option<String>> {
             w.percent,
             w.threshold,
         )));
+    }
+    if !s.path.exists() {
+        // A session never seen: maybe a new id continuing a compacted conversation.
+        if let Some((owner, m)) = super::handoff::take_over(ctx, &s, "UserPromptSubmit") {
+            return Ok(Some(super::recovery_text(ctx.host, &owner, Some(&m))));
+        }
+        s.mark_seen()?;
+    }
+    if ctx.host == crate::cli::Host::Codex {
+        // Codex has no status line to write the warning marker: the rollout has the numbers.
+        return super::codex_context::check(ctx, &s);
     }
     Ok(None)
 }

@@ -7,18 +7,77 @@
 //! file (`gitdir: ...`) whose folder may name the shared one in `commondir`; `core.hooksPath` is
 //! not read then.
 //!
-//! How: the line goes before a trailing `exit` or `exec` (a line after either never runs), else at
-//! the end. A hook whose `#!` line names an interpreter that is not a POSIX shell (python, node,
-//! ...) is refused: a shell line would break it. A hook without a `#!` line is run by git with
-//! `sh`, so it counts as one.
+//! How: right after the `#!` line (at the top of a hook without one), before anything that could
+//! end the script early (`has_hook_script postcommit || exit 0`, `exec other-hook`, `set -e` and
+//! a failing command), the line [`PRUNE_GUARDED`] with the comment [`POST_COMMIT_COMMENT`]: it
+//! runs only when `capn` is found, in the background with its output discarded, so it never slows
+//! or fails a commit. A hook whose `#!` line names an interpreter that is not a POSIX shell
+//! (python, node, ...) is refused: a shell line would break it; so is one git would not run (not
+//! executable), a symlink, or anything but a regular text file. A hook without a `#!` line is run
+//! by git with `sh`, so it counts as one.
+//!
+//! An older capn's bare `capn prune` line that a commit never reaches (appended after an early
+//! `exit`, [`prune_status`]) is moved to the top in the guarded form.
 
 use crate::error::Refused;
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-/// The line `init --git` adds.
+/// The command an older capn added (bare, at the end of the hook); still recognised.
 pub const PRUNE_LINE: &str = "capn prune";
+
+/// The line `init --git` adds: `capn prune` only when `capn` is found, in the background, its
+/// output discarded (git waits for nothing and a commit never fails because of it).
+pub const PRUNE_GUARDED: &str =
+    "command -v capn >/dev/null 2>&1 && { capn prune >/dev/null 2>&1 & }";
+
+/// True for a line that runs `capn prune` as capn writes it (either form).
+pub fn is_prune_line(line: &str) -> bool {
+    let t = line.trim();
+    t == PRUNE_LINE || t == PRUNE_GUARDED
+}
+
+/// Whether a hook's text runs `capn prune` when git runs the hook.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PruneStatus {
+    /// No `capn prune` line.
+    Absent,
+    /// The line is reached: nothing before it (but the `#!` line, comments and blank lines)
+    /// could end the script.
+    Runs,
+    /// A line before it may end the script (it holds `exit` or `exec` as a command word, or
+    /// `set -e`): the line quoted.
+    MayNotRun(String),
+}
+
+/// Works out whether a commit would reach the `capn prune` line of a hook (see
+/// [`PruneStatus`]). Conservative: any `exit`/`exec` word or `set -e` before it counts.
+pub fn prune_status(text: &str) -> PruneStatus {
+    let Some(at) = text.lines().position(is_prune_line) else {
+        return PruneStatus::Absent;
+    };
+    for (i, line) in text.lines().take(at).enumerate() {
+        let t = line.trim();
+        if (i == 0 && t.starts_with("#!")) || t.is_empty() || t.starts_with('#') {
+            continue;
+        }
+        let words: Vec<&str> = t
+            .split(|c: char| {
+                c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')' | '{' | '}')
+            })
+            .filter(|w| !w.is_empty())
+            .collect();
+        let ends = words.iter().any(|w| *w == "exit" || *w == "exec");
+        let set_e = words
+            .windows(2)
+            .any(|w| w[0] == "set" && w[1].starts_with('-') && w[1].contains('e'));
+        if ends || set_e {
+            return PruneStatus::MayNotRun(t.to_string());
+        }
+    }
+    PruneStatus::Runs
+}
 
 /// The comment line of a post-commit hook that `init` created.
 pub const POST_COMMIT_COMMENT: &str =
@@ -26,7 +85,13 @@ pub const POST_COMMIT_COMMENT: &str =
 
 /// The whole post-commit hook `init` creates when there is none.
 pub fn created_hook_text() -> String {
-    format!("#!/bin/sh\n{POST_COMMIT_COMMENT}\n{PRUNE_LINE}\n")
+    format!("#!/bin/sh\n{POST_COMMIT_COMMENT}\n{PRUNE_GUARDED}\n")
+}
+
+/// True for the text of a hook some capn `init` created (this version's or 0.3.0's bare form).
+pub fn is_created_hook_text(bytes: &[u8]) -> bool {
+    bytes == created_hook_text().as_bytes()
+        || bytes == format!("#!/bin/sh\n{POST_COMMIT_COMMENT}\n{PRUNE_LINE}\n").as_bytes()
 }
 
 /// Interpreters (by file name) that read a POSIX shell script.
@@ -128,14 +193,12 @@ fn hooks_dir_from_layout(root: &Path) -> Result<PathBuf> {
         root.join(dir)
     };
     // A linked worktree's git dir names the shared one, whose hooks git runs.
-    let commondir = crate::fsutil::read_limited(
-        &git_dir.join("commondir"),
-        crate::fsutil::limits::MARKER,
-        crate::fsutil::Follow::Anywhere,
-    )
-    .map(|b| String::from_utf8_lossy(&b).into_owned());
+    let commondir = crate::fsutil::read_host_file(&git_dir.join("commondir"), "git commondir")
+        .ok()
+        .flatten()
+        .map(|b| String::from_utf8_lossy(&b).into_owned());
     let common = match commondir {
-        Ok(c) if !c.trim().is_empty() => {
+        Some(c) if !c.trim().is_empty() => {
             let c = PathBuf::from(c.trim());
             if c.is_absolute() {
                 c
@@ -164,9 +227,14 @@ pub enum AddPlan {
 /// Errors: the hook cannot be read, is not UTF-8 text, or is run by an interpreter that is not a
 /// POSIX shell ([`Refused`], naming the interpreter and what to do instead).
 pub fn plan_add(path: &Path) -> Result<AddPlan> {
-    // Never through a symlink (a shared hooks script): capn would replace the link.
-    let Some(bytes) = crate::fsutil::read_opt(path, "git hook", crate::fsutil::limits::HOST_FILE)?
-    else {
+    if let Some(why) = crate::fsutil::unwritable_reason(path) {
+        return Err(Refused(format!(
+            "--git: {}: {why}; capn prune was not added to it (nothing written)",
+            path.display()
+        ))
+        .into());
+    }
+    let Some(bytes) = crate::fsutil::read_host_file(path, "post-commit hook")? else {
         return Ok(AddPlan::Create(created_hook_text()));
     };
     let Ok(text) = String::from_utf8(bytes) else {
@@ -176,7 +244,8 @@ pub fn plan_add(path: &Path) -> Result<AddPlan> {
         ))
         .into());
     };
-    if text.lines().any(|l| l.trim() == PRUNE_LINE) {
+    let status = prune_status(&text);
+    if status == PruneStatus::Runs {
         return Ok(AddPlan::Present);
     }
     if let Some(interpreter) = non_shell_interpreter(&text) {
@@ -199,7 +268,25 @@ pub fn plan_add(path: &Path) -> Result<AddPlan> {
         ))
         .into());
     }
+    // A line a commit never reaches (an older capn appended it after an early exit) moves up.
+    let text = match status {
+        PruneStatus::MayNotRun(_) => without_prune(&text),
+        _ => text,
+    };
     Ok(AddPlan::Update(insert_prune(&text)))
+}
+
+/// The text without capn's lines (the prune line in either form and its comment), line ends
+/// kept.
+fn without_prune(text: &str) -> String {
+    let eol = if text.contains("\r\n") { "\r\n" } else { "\n" };
+    let kept: Vec<&str> = text
+        .lines()
+        .filter(|l| !is_prune_line(l) && *l != POST_COMMIT_COMMENT)
+        .collect();
+    let mut out = kept.join(eol);
+    out.push_str(eol);
+    out
 }
 
 /// The interpreter named by a `#!` line, when it is not a POSIX shell. `None` for a shell or for
@@ -226,33 +313,17 @@ fn base_name(program: &str) -> &str {
     program.rsplit(['/', '\\']).next().unwrap_or(program)
 }
 
-/// The hook's text with `capn prune` inserted before a trailing `exit` or `exec` line (the last
-/// line that is neither blank nor a comment), else appended. Keeps the file's line endings and
-/// ends it with one.
+/// The hook's text with [`POST_COMMIT_COMMENT`] and [`PRUNE_GUARDED`] inserted right after the
+/// `#!` line (at the top when there is none). Keeps the file's line endings and ends it with one.
 pub fn insert_prune(text: &str) -> String {
     let eol = if text.contains("\r\n") { "\r\n" } else { "\n" };
     let mut lines: Vec<&str> = text.lines().collect();
-    let last_code = lines.iter().rposition(|l| {
-        let t = l.trim();
-        !t.is_empty() && !t.starts_with('#')
-    });
-    let at = match last_code {
-        Some(i) if ends_the_script(lines[i]) => i,
-        _ => lines.len(),
-    };
-    lines.insert(at, PRUNE_LINE);
+    let at = usize::from(lines.first().is_some_and(|l| l.starts_with("#!")));
+    lines.insert(at, PRUNE_GUARDED);
+    lines.insert(at, POST_COMMIT_COMMENT);
     let mut out = lines.join(eol);
     out.push_str(eol);
     out
-}
-
-/// True for a line after which nothing runs: `exit [n]` or `exec cmd`.
-fn ends_the_script(line: &str) -> bool {
-    let first = line
-        .trim()
-        .split(|c: char| c.is_whitespace() || c == ';')
-        .next();
-    matches!(first, Some("exit") | Some("exec"))
 }
 
 /// Adds `capn prune` to the hook at `path` as [`plan_add`] planned: creates the folder and an
@@ -291,18 +362,22 @@ pub enum Removed {
 /// `path`. When nothing but a `#!` line and blank lines is left and `delete_if_only_ours` is
 /// set (`init` created the file), the file is deleted.
 ///
-/// Errors: the file cannot be written or removed.
+/// Errors: the file is a symlink, a FIFO or other special file, or cannot be read, written or
+/// removed.
 pub fn remove(path: &Path, delete_if_only_ours: bool) -> Result<Removed> {
-    let Ok(text) = crate::fsutil::read_to_string(path, "git hook") else {
+    let Some(bytes) = crate::fsutil::read_host_file(path, "post-commit hook")? else {
         return Ok(Removed::Nothing);
     };
-    if !text.lines().any(|l| l.trim() == PRUNE_LINE) {
+    let Ok(text) = String::from_utf8(bytes) else {
+        return Ok(Removed::Nothing);
+    };
+    if !text.lines().any(is_prune_line) {
         return Ok(Removed::Nothing);
     }
     let eol = if text.contains("\r\n") { "\r\n" } else { "\n" };
     let kept: Vec<&str> = text
         .lines()
-        .filter(|l| l.trim() != PRUNE_LINE && *l != POST_COMMIT_COMMENT)
+        .filter(|l| !is_prune_line(l) && *l != POST_COMMIT_COMMENT)
         .collect();
     if delete_if_only_ours
         && kept
@@ -349,25 +424,48 @@ mod tests {
     use super::*;
 
     #[test]
-    fn prune_goes_before_a_trailing_exit_or_exec() {
+    fn prune_goes_right_after_the_shebang_guarded_and_backgrounded() {
+        let c = POST_COMMIT_COMMENT;
+        let g = PRUNE_GUARDED;
         assert_eq!(
-            insert_prune("#!/bin/sh\necho hi\nexit 0\n"),
-            "#!/bin/sh\necho hi\ncapn prune\nexit 0\n"
+            insert_prune("#!/bin/sh\nhas_hook_script postcommit || exit 0\necho hi\n"),
+            format!("#!/bin/sh\n{c}\n{g}\nhas_hook_script postcommit || exit 0\necho hi\n")
         );
         assert_eq!(
-            insert_prune("#!/bin/sh\nexec other-hook \"$@\"\n\n# end\n"),
-            "#!/bin/sh\ncapn prune\nexec other-hook \"$@\"\n\n# end\n"
+            insert_prune("#!/bin/sh\r\nexec other-hook \"$@\"\r\n"),
+            format!("#!/bin/sh\r\n{c}\r\n{g}\r\nexec other-hook \"$@\"\r\n")
         );
         assert_eq!(
-            insert_prune("#!/bin/sh\nif x; then\n  exit 1\nfi\n"),
-            "#!/bin/sh\nif x; then\n  exit 1\nfi\ncapn prune\n"
+            insert_prune("echo no shebang"),
+            format!("{c}\n{g}\necho no shebang\n")
         );
-        assert_eq!(insert_prune("#!/bin/sh"), "#!/bin/sh\ncapn prune\n");
         assert_eq!(
-            insert_prune("#!/bin/sh\r\necho hi\r\nexit\r\n"),
-            "#!/bin/sh\r\necho hi\r\ncapn prune\r\nexit\r\n"
+            prune_status(&insert_prune("#!/bin/sh\nexit 0\n")),
+            PruneStatus::Runs
         );
-        assert_eq!(insert_prune("echo exited\n"), "echo exited\ncapn prune\n");
+    }
+
+    #[test]
+    fn a_prune_line_after_an_early_exit_may_not_run() {
+        for (text, runs) in [
+            ("#!/bin/sh\ncapn prune\n", true),
+            ("#!/bin/sh\n# exit is a comment\n\ncapn prune\n", true),
+            (
+                "#!/bin/sh\nhas_hook_script postcommit || exit 0\necho x\ncapn prune\n",
+                false,
+            ),
+            ("#!/bin/sh\nexec husky \"$@\"\ncapn prune\n", false),
+            ("#!/bin/sh\nset -eu\nmake check\ncapn prune\n", false),
+            (
+                "#!/bin/sh\nif [ -x x ]; then exit 1; fi\ncapn prune\n",
+                false,
+            ),
+            ("#!/bin/sh\necho exited\ncapn prune\n", true),
+        ] {
+            let st = prune_status(text);
+            assert_eq!(st == PruneStatus::Runs, runs, "{text:?}: {st:?}");
+        }
+        assert_eq!(prune_status("#!/bin/sh\n"), PruneStatus::Absent);
     }
 
     #[test]
@@ -414,6 +512,14 @@ mod tests {
         assert!(e.to_string().contains("python3"), "{e:#}");
         std::fs::write(&p, "#!/bin/sh\ncapn prune\n").unwrap();
         assert_eq!(plan_add(&p).unwrap(), AddPlan::Present);
+        // 0.3.0 appended it after an early exit: it moves to the top, guarded.
+        std::fs::write(&p, "#!/bin/sh\ntest -x x || exit 0\ncapn prune\n").unwrap();
+        assert_eq!(
+            plan_add(&p).unwrap(),
+            AddPlan::Update(format!(
+                "#!/bin/sh\n{POST_COMMIT_COMMENT}\n{PRUNE_GUARDED}\ntest -x x || exit 0\n"
+            ))
+        );
     }
 
     #[test]

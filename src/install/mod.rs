@@ -1,20 +1,31 @@
 //! Hook registration: the table of what `capn init` installs (the data files in `hooks-config/`)
-//! and a merge into host settings files that never clobbers.
+//! and a merge into host settings files that never clobbers and never reformats.
 //!
-//! Rules: a settings file that does not parse is never written (the caller reports it and exits
-//! 1); every key and every other tool's hook is kept as it was; our handler is added only where
-//! absent (in any of the files that count for that host); the capn-hook 0.2 registration
-//! (`/usr/bin/env capn context`) is replaced by ours; writes are atomic and skipped when nothing
-//! changed. Shapes follow the Claude Code hooks reference, "Registration":
-//! `hooks → Event → [{matcher, hooks: [handler]}]`.
+//! Rules: a settings file that does not parse, is a symlink (dangling or not) or is not a
+//! regular file is never written (the caller reports it and exits 1); every key and every other
+//! tool's hook is kept as it was, byte for byte: edits insert or remove only capn's entries
+//! through a syntax tree of the file ([`jsonedit`]); our handler is added only where absent (in
+//! any of the files that count for that host); registrations of older capn versions are replaced
+//! by ours and reported ([`MergeReport::replaced`]) so the install record can put them back; writes
+//! are atomic and skipped when nothing changed. Shapes follow the Claude Code hooks reference,
+//! "Registration": `hooks → Event → [{matcher, hooks: [handler]}]`.
+//!
+//! Older registrations replaced ([`is_legacy`]): capn-hook 0.2's `/usr/bin/env capn context`
+//! (also bare `capn context`), capn 0.1's split form `{"command": "/usr/bin/env", "args":
+//! ["capn", "context"]}`, and 0.1's Stop hook `capn nudge` (a subcommand that no longer exists,
+//! so it failed on every Stop).
 //!
 //! What `init` adds is written down in the install record ([`record`]); `uninstall` removes
 //! the recorded handlers ([`remove_recorded_handler`]) and, for a project without a record, only
 //! handlers identical to the table's ([`remove_table_handlers`]).
 
 pub mod git_hook;
+pub mod jsonedit;
 pub mod record;
 pub mod schema;
+mod statusline;
+
+pub use statusline::*;
 
 use anyhow::{anyhow, Result};
 use serde_json::{Map, Value};
@@ -25,87 +36,82 @@ pub const CLAUDE_TABLE: &str = include_str!("../../hooks-config/claude.json");
 /// The Codex registrations (`hooks-config/codex.json`).
 pub const CODEX_TABLE: &str = include_str!("../../hooks-config/codex.json");
 
-/// The command strings of the capn-hook 0.2 registration that ours replaces.
-const LEGACY_COMMANDS: [&str; 2] = ["/usr/bin/env capn context", "capn context"];
+/// The capn subcommands older versions registered that ours replace (see the module docs).
+const LEGACY_SUBCOMMANDS: [&str; 2] = ["context", "nudge"];
 
-/// A settings file loaded for merging.
+/// A settings file loaded for merging: its bytes as read, and a format-preserving document
+/// ([`jsonedit::Doc`]) that edits change. `json` is the document as the hosts read it, kept in
+/// step with every edit; change the file only through the edit methods.
 #[derive(Debug)]
 pub struct SettingsFile {
     /// Absolute path.
     pub path: PathBuf,
-    /// The parsed JSON object (empty when the file does not exist).
+    /// The parsed JSON object (empty when the file does not exist), as of the last edit.
     pub json: Map<String, Value>,
     /// Whether the file existed.
     pub existed: bool,
-    original: Option<Map<String, Value>>,
+    original: Option<Vec<u8>>,
+    doc: jsonedit::Doc,
 }
 
 impl SettingsFile {
-    /// Loads a settings file. A missing file is an empty object.
+    /// Loads a project settings file without following a symlink or blocking on a FIFO
+    /// ([`crate::fsutil::read_host_file`]). A missing file is an empty object.
     ///
-    /// Errors: the file exists but cannot be read, is not JSON (comments and trailing commas
-    /// included), is not an object, or its `hooks` value has an unexpected shape. The message
-    /// names the file and the reason.
+    /// Errors: the file is a symlink (named, with how to register by hand), a FIFO, a device
+    /// or a folder, cannot be read, is not JSON (comments and trailing commas included), is not
+    /// an object, or its `hooks` value has an unexpected shape. The message names the file and
+    /// the reason.
     pub fn load(path: &Path) -> Result<SettingsFile> {
-        let bytes = match crate::fsutil::read_limited(
-            path,
-            crate::fsutil::limits::HOST_FILE,
-            crate::fsutil::Follow::Never,
-        ) {
-            Ok(b) => b,
-            Err(crate::fsutil::ReadError::NotFound) => {
-                return Ok(SettingsFile {
-                    path: path.to_path_buf(),
-                    json: Map::new(),
-                    existed: false,
-                    original: None,
-                })
-            }
-            Err(e) => {
+        if let Some(dir) = path.parent() {
+            if std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) {
                 return Err(anyhow!(
-                    "could not read settings: {}: {e}; left untouched (capn never writes through a symlink or into a special file: register the hooks by hand)",
-                    path.display()
-                ))
+                    "could not read settings: {}: its folder {} is a symlink; capn never reads or \
+                     writes through a symlink in a project, so nothing was changed. Register the \
+                     capn hooks by hand (INSTALL.md, \"Registering by hand\")",
+                    path.display(),
+                    dir.display()
+                ));
             }
-        };
-        let text = String::from_utf8(bytes).map_err(|_| {
+        }
+        if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+            let target = std::fs::read_link(path)
+                .map(|t| t.display().to_string())
+                .unwrap_or_default();
+            return Err(anyhow!(
+                "could not read settings: {}: it is a symlink (to {target}); capn never reads or \
+                 writes through a symlink in a project, so nothing was changed. Register the capn \
+                 hooks by hand in the file it points to (INSTALL.md, \"Registering by hand\")",
+                path.display()
+            ));
+        }
+        let bytes = crate::fsutil::read_host_file(path, "settings")?;
+        Self::from_bytes(path, bytes)
+    }
+
+    /// Loads a user-level settings file (`~/.claude/settings.json`), which is only ever read:
+    /// a symlink there (a dotfiles set-up) is followed to its target, still without blocking.
+    ///
+    /// Errors: as [`SettingsFile::load`], but for symlinks.
+    pub fn load_user(path: &Path) -> Result<SettingsFile> {
+        let resolved = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let bytes = crate::fsutil::read_host_file(&resolved, "settings")?;
+        Self::from_bytes(path, bytes)
+    }
+
+    /// A settings file from its bytes (`None`: the file does not exist).
+    ///
+    /// Errors: as [`SettingsFile::load`] for the content.
+    pub fn from_bytes(path: &Path, bytes: Option<Vec<u8>>) -> Result<SettingsFile> {
+        let doc = jsonedit::Doc::parse(bytes.as_deref().unwrap_or_default()).map_err(|e| {
             anyhow!(
-                "could not read settings: {}: not valid UTF-8; left untouched",
+                "could not parse settings: {}: {e}; left untouched (fix it, then run capn init again)",
                 path.display()
             )
         })?;
-        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-        let json = if text.trim().is_empty() {
-            Map::new()
-        } else {
-            match serde_json::from_str::<Value>(text) {
-                Ok(Value::Object(m)) => m,
-                Ok(_) => {
-                    return Err(anyhow!(
-                        "could not parse settings: {}: not a JSON object; left untouched",
-                        path.display()
-                    ))
-                }
-                Err(e) => {
-                    return Err(anyhow!(
-                        "could not parse settings: {}: {e}; left untouched (fix it, then run capn init again)",
-                        path.display()
-                    ))
-                }
-            }
-        };
+        let json = doc.value();
         if let Some(h) = json.get("hooks") {
-            let ok = match h {
-                Value::Object(events) => events.values().all(|v| {
-                    v.as_array().is_some_and(|groups| {
-                        groups
-                            .iter()
-                            .all(|g| g.get("hooks").is_none_or(|hs| hs.is_array()) && g.is_object())
-                    })
-                }),
-                _ => false,
-            };
-            if !ok {
+            if !hooks_shape_ok(h) {
                 return Err(anyhow!(
                     "could not parse settings: {}: \"hooks\" is not of the shape {{Event: [{{matcher, hooks: [...]}}]}}; left untouched",
                     path.display()
@@ -114,41 +120,120 @@ impl SettingsFile {
         }
         Ok(SettingsFile {
             path: path.to_path_buf(),
-            original: Some(json.clone()),
             json,
-            existed: true,
+            existed: bytes.is_some(),
+            original: bytes,
+            doc,
         })
     }
 
-    /// True when the JSON differs from what was loaded.
-    pub fn changed(&self) -> bool {
-        self.original.as_ref() != Some(&self.json)
-            && !(self.original.is_none() && self.json.is_empty())
+    /// The file's bytes as loaded (`None`: it did not exist).
+    pub fn original_bytes(&self) -> Option<&[u8]> {
+        self.original.as_deref()
     }
 
-    /// Writes the file atomically (pretty, 2 spaces, final newline) when it changed; creates the
-    /// parent folder. Returns whether it wrote.
+    /// The file's bytes as they are now (edits applied).
+    pub fn bytes(&self) -> Vec<u8> {
+        self.doc.text().into_bytes()
+    }
+
+    /// True when the bytes differ from what was loaded.
+    pub fn changed(&self) -> bool {
+        self.original.as_deref().unwrap_or_default() != self.doc.text().as_bytes()
+    }
+
+    /// Why this file must not be written, when it changed and cannot be (see
+    /// [`crate::fsutil::unwritable_reason`]): checked by `init` and `uninstall` for every file
+    /// before any file is touched.
+    pub fn refusal(&self) -> Option<String> {
+        if !self.changed() {
+            return None;
+        }
+        crate::fsutil::unwritable_reason(&self.path).map(|why| {
+            format!(
+                "could not write {}: {why}; nothing was changed",
+                self.path.display()
+            )
+        })
+    }
+
+    /// Replaces the whole content with `bytes` (the install record's copy from before `init`).
     ///
-    /// Errors: the folder or the file cannot be written.
+    /// Errors: `bytes` do not parse as a settings file.
+    pub fn replace_all(&mut self, bytes: &[u8]) -> Result<()> {
+        self.doc = jsonedit::Doc::parse(bytes).map_err(|e| {
+            anyhow!(
+                "could not parse the recorded copy of {}: {e}",
+                self.path.display()
+            )
+        })?;
+        self.json = self.doc.value();
+        Ok(())
+    }
+
+    /// Removes the handler at `hooks[event][group][handler]` (indices as in `json`), and what
+    /// that leaves empty. Returns whether it was there.
+    pub fn remove_handler_at(&mut self, event: &str, group: usize, handler: usize) -> bool {
+        let done = self.doc.remove_handler(event, group, handler);
+        self.json = self.doc.value();
+        done
+    }
+
+    /// Appends a matcher group to `hooks[event]`.
+    pub fn append_group(&mut self, event: &str, group: &Value) {
+        self.doc.append_group(event, group);
+        self.json = self.doc.value();
+    }
+
+    /// Sets (or with `None` removes) a top-level key.
+    pub fn set_top(&mut self, key: &str, value: Option<&Value>) {
+        self.doc.set_top(key, value);
+        self.json = self.doc.value();
+    }
+
+    /// Sets a field of a top-level object.
+    pub fn set_in_top(&mut self, key: &str, field: &str, value: &Value) {
+        self.doc.set_in_top(key, field, value);
+        self.json = self.doc.value();
+    }
+
+    /// Writes the file atomically when it changed; creates the parent folder. Returns whether
+    /// it wrote.
+    ///
+    /// Errors: the file must not be written ([`SettingsFile::refusal`]), or the folder or the
+    /// file cannot be written.
     pub fn save(&self) -> Result<bool> {
         if !self.changed() {
             return Ok(false);
+        }
+        if let Some(why) = self.refusal() {
+            return Err(anyhow!(why));
         }
         if let Some(parent) = self.path.parent() {
             std::fs::create_dir_all(parent)
                 .map_err(|e| anyhow!("could not create {}: {e}", parent.display()))?;
         }
-        let mut text = serde_json::to_string_pretty(&Value::Object(self.json.clone()))?;
-        text.push('\n');
-        crate::fsutil::write_atomic(&self.path, text.as_bytes())?;
+        crate::fsutil::write_atomic(&self.path, &self.bytes())?;
         Ok(true)
+    }
+}
+
+fn hooks_shape_ok(h: &Value) -> bool {
+    match h {
+        Value::Object(events) => events.values().all(|v| {
+            v.as_array().is_some_and(|groups| {
+                groups
+                    .iter()
+                    .all(|g| g.get("hooks").is_none_or(|hs| hs.is_array()) && g.is_object())
+            })
+        }),
+        _ => false,
     }
 }
 
 /// Which capn hook subcommand a handler runs (`session-start`, ...), if it is ours.
 pub fn our_subcommand(handler: &Value) -> Option<String> {
     let command = handler.get("command")?.as_str()?.trim();
-    let is_capn = |c: &str| c == "capn" || c.ends_with("/capn") || c.ends_with("\\capn.exe");
     if let Some(args) = handler.get("args").and_then(Value::as_array) {
         if is_capn(command) && args.first().and_then(Value::as_str) == Some("hook") {
             return args.get(1).and_then(Value::as_str).map(str::to_string);
@@ -162,30 +247,101 @@ pub fn our_subcommand(handler: &Value) -> Option<String> {
     None
 }
 
-/// True for the capn-hook 0.2 registration.
+fn is_capn(c: &str) -> bool {
+    c == "capn" || c.ends_with("/capn") || c.ends_with("\\capn.exe")
+}
+
+/// True for a registration of an older capn that ours replaces: the command words (the
+/// `command` string split on whitespace, then `args`), after a leading `env` or `/usr/bin/env`,
+/// are exactly `capn context` or `capn nudge` (see the module docs).
 pub fn is_legacy(handler: &Value) -> bool {
-    handler.get("args").is_none()
-        && handler
-            .get("command")
-            .and_then(Value::as_str)
-            .is_some_and(|c| LEGACY_COMMANDS.contains(&c.trim()))
+    let Some(command) = handler.get("command").and_then(Value::as_str) else {
+        return false;
+    };
+    let mut words: Vec<&str> = command.split_whitespace().collect();
+    match handler.get("args") {
+        None => {}
+        Some(Value::Array(args)) => {
+            for a in args {
+                let Some(a) = a.as_str() else { return false };
+                words.push(a);
+            }
+        }
+        Some(_) => return false,
+    }
+    if matches!(words.first(), Some(&"env" | &"/usr/bin/env" | &"/bin/env")) {
+        words.remove(0);
+    }
+    words.len() == 2 && is_capn(words[0]) && LEGACY_SUBCOMMANDS.contains(&words[1])
+}
+
+/// The id of capn's Claude Code plugin in this repository's marketplace
+/// (`.claude-plugin/marketplace.json`): `<plugin>@<marketplace>`.
+pub const PLUGIN_ID: &str = "capn@capn-hook";
+
+/// True when any of `files` enables capn's Claude Code plugin (`"enabledPlugins":
+/// {"capn@capn-hook": true}`, the settings key Claude Code keeps plugin state in). Its
+/// `hooks/hooks.json` then registers capn's hooks and its skill is `/capn:compact-prep`, so `init`
+/// registers neither again (a hook in both settings and a plugin runs twice).
+pub fn plugin_enabled(files: &[&Map<String, Value>]) -> bool {
+    files.iter().any(|j| {
+        j.get("enabledPlugins")
+            .and_then(|p| p.get(PLUGIN_ID))
+            .and_then(Value::as_bool)
+            == Some(true)
+    })
+}
+
+/// Which older capn a legacy handler ([`is_legacy`]) comes from: `"0.1"` for the split form
+/// (`args`) and `capn nudge`, `"0.2"` otherwise.
+pub fn legacy_version(handler: &Value) -> &'static str {
+    let nudge = handler
+        .get("command")
+        .and_then(Value::as_str)
+        .is_some_and(|c| c.contains("nudge"))
+        || handler
+            .get("args")
+            .is_some_and(|a| a.to_string().contains("nudge"));
+    if nudge || handler.get("args").is_some() {
+        "0.1"
+    } else {
+        "0.2"
+    }
 }
 
 /// Every handler in a settings-shaped object (`{"hooks": {Event: [{matcher, hooks: [handler]}]}}`,
 /// hooks reference "Registration") as (event, its matcher group, the handler), in file order.
 /// Parts of another shape are skipped.
 pub fn handlers(json: &Map<String, Value>) -> Vec<(&str, &Value, &Value)> {
+    located(json)
+        .into_iter()
+        .map(|h| (h.event, h.group, h.handler))
+        .collect()
+}
+
+/// One handler of a settings object and where it is.
+struct Located<'a> {
+    event: &'a str,
+    group_index: usize,
+    index: usize,
+    group: &'a Value,
+    handler: &'a Value,
+}
+
+fn located(json: &Map<String, Value>) -> Vec<Located<'_>> {
     let mut out = Vec::new();
     if let Some(Value::Object(events)) = json.get("hooks") {
         for (event, groups) in events {
-            for g in groups.as_array().into_iter().flatten() {
-                for h in g
-                    .get("hooks")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                {
-                    out.push((event.as_str(), g, h));
+            for (gi, g) in groups.as_array().into_iter().flatten().enumerate() {
+                let hs = g.get("hooks").and_then(Value::as_array);
+                for (hi, h) in hs.into_iter().flatten().enumerate() {
+                    out.push(Located {
+                        event,
+                        group_index: gi,
+                        index: hi,
+                        group: g,
+                        handler: h,
+                    });
                 }
             }
         }
@@ -202,48 +358,87 @@ pub fn ours_in(json: &Map<String, Value>) -> Vec<(String, String)> {
         .collect()
 }
 
-/// Removes handlers matching `pred` from every event, dropping groups and events left empty.
-/// Returns how many handlers were removed.
-pub fn remove_handlers(json: &mut Map<String, Value>, pred: &dyn Fn(&Value) -> bool) -> usize {
-    let mut removed = 0;
-    let Some(Value::Object(events)) = json.get_mut("hooks") else {
-        return 0;
-    };
-    for groups in events.values_mut() {
-        let Some(groups) = groups.as_array_mut() else {
-            continue;
-        };
-        for g in groups.iter_mut() {
-            if let Some(hs) = g.get_mut("hooks").and_then(Value::as_array_mut) {
-                let before = hs.len();
-                hs.retain(|h| !pred(h));
-                removed += before - hs.len();
-            }
-        }
-        groups.retain(|g| {
-            g.get("hooks")
-                .and_then(Value::as_array)
-                .is_none_or(|hs| !hs.is_empty())
-        });
+/// A handler removed from a settings file, with where it was, so it can be put back.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Removed {
+    /// The settings file.
+    pub path: PathBuf,
+    /// The event.
+    pub event: String,
+    /// The matcher of its group (`None`: the group had none).
+    pub matcher: Option<Value>,
+    /// The handler.
+    pub handler: Value,
+    /// Its group's index in the event and its index in the group, as it was.
+    pub position: (usize, usize),
+}
+
+/// Removes handlers matching `pred` from every event, dropping a group, an event and `hooks`
+/// when this left them empty. Returns what was removed, in file order.
+pub fn remove_handlers(file: &mut SettingsFile, pred: &dyn Fn(&Value) -> bool) -> Vec<Removed> {
+    let found: Vec<(String, usize, usize, Removed)> = located(&file.json)
+        .into_iter()
+        .filter(|h| pred(h.handler))
+        .map(|h| {
+            let r = Removed {
+                path: file.path.clone(),
+                event: h.event.to_string(),
+                matcher: h.group.get("matcher").cloned(),
+                handler: h.handler.clone(),
+                position: (h.group_index, h.index),
+            };
+            (h.event.to_string(), h.group_index, h.index, r)
+        })
+        .collect();
+    // Last first, so the indices of the ones before stay valid.
+    for (event, gi, hi, _) in found.iter().rev() {
+        file.remove_handler_at(event, *gi, *hi);
     }
-    if removed > 0 {
-        events.retain(|_, groups| groups.as_array().is_none_or(|g| !g.is_empty()));
-        if events.is_empty() {
-            json.remove("hooks");
-        }
+    found.into_iter().map(|(_, _, _, r)| r).collect()
+}
+
+/// Puts back a handler an earlier `init` replaced, where it was: into its group at its index
+/// when that group (same matcher) is still at `position.0`, else as a group of its own there
+/// (at the end when `position` is unknown), unless an equal handler is in that event. Returns
+/// whether it added it.
+pub fn put_back(
+    file: &mut SettingsFile,
+    event: &str,
+    matcher: Option<&Value>,
+    handler: &Value,
+    position: Option<(usize, usize)>,
+) -> bool {
+    if located(&file.json)
+        .iter()
+        .any(|h| h.event == event && h.handler == handler)
+    {
+        return false;
     }
-    removed
+    let mut group = Map::new();
+    if let Some(m) = matcher {
+        group.insert("matcher".into(), m.clone());
+    }
+    group.insert("hooks".into(), Value::Array(vec![handler.clone()]));
+    let group = Value::Object(group);
+    match position {
+        Some((gi, hi)) => {
+            file.doc.insert_handler(event, gi, hi, handler, &group);
+            file.json = file.doc.value();
+        }
+        None => file.append_group(event, &group),
+    }
+    true
 }
 
 /// What a merge did, for `init`'s report and the install record.
-#[derive(Debug, Default, PartialEq, Eq)]
+#[derive(Debug, Default, PartialEq)]
 pub struct MergeReport {
     /// Events whose handler was added.
     pub added: Vec<String>,
     /// Every handler added, with its event.
     pub handlers: Vec<(String, Value)>,
-    /// Number of capn-hook 0.2 handlers removed.
-    pub legacy_removed: usize,
+    /// Registrations of older capn versions removed (see [`is_legacy`]).
+    pub replaced: Vec<Removed>,
 }
 
 /// Merges the registrations of `table` (a JSON text shaped like settings, `{"hooks": {...}}`)
@@ -272,9 +467,9 @@ pub fn merge_counting(
 ) -> Result<MergeReport> {
     let table: Map<String, Value> = serde_json::from_str(table)?;
     let mut report = MergeReport::default();
-    report.legacy_removed += remove_handlers(&mut target.json, &is_legacy);
+    report.replaced.extend(remove_handlers(target, &is_legacy));
     for o in others.iter_mut() {
-        report.legacy_removed += remove_handlers(&mut o.json, &is_legacy);
+        report.replaced.extend(remove_handlers(o, &is_legacy));
     }
     let mut present = ours_in(&target.json);
     for o in others.iter() {
@@ -288,38 +483,22 @@ pub fn merge_counting(
     };
     for (event, groups) in events {
         for group in groups.as_array().into_iter().flatten() {
-            let subs: Vec<String> = group
+            let hs: Vec<&Value> = group
                 .get("hooks")
                 .and_then(Value::as_array)
                 .into_iter()
                 .flatten()
-                .filter_map(our_subcommand)
                 .collect();
-            if subs
+            if hs
                 .iter()
-                .all(|s| present.contains(&(event.clone(), s.clone())))
+                .filter_map(|h| our_subcommand(h))
+                .all(|s| present.contains(&(event.clone(), s)))
             {
                 continue;
             }
-            let hooks = target
-                .json
-                .entry("hooks")
-                .or_insert_with(|| Value::Object(Map::new()));
-            if let Value::Object(h) = hooks {
-                let list = h
-                    .entry(event.clone())
-                    .or_insert_with(|| Value::Array(Vec::new()));
-                if let Value::Array(list) = list {
-                    list.push(group.clone());
-                }
-            }
+            target.append_group(event, group);
             report.added.push(event.clone());
-            for h in group
-                .get("hooks")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
+            for h in hs {
                 report.handlers.push((event.clone(), h.clone()));
             }
         }
@@ -342,67 +521,41 @@ pub enum Found {
 /// removed, then an event left without groups, then `hooks` if left empty. `None` when neither
 /// is there (already removed).
 pub fn remove_recorded_handler(
-    json: &mut Map<String, Value>,
+    file: &mut SettingsFile,
     event: &str,
     handler: &Value,
 ) -> Option<Found> {
     let sub = our_subcommand(handler);
-    let found = remove_first(json, event, &|h| h == handler)
-        .then_some(Found::Exact)
-        .or_else(|| {
-            let sub = sub.as_deref()?;
-            remove_first(json, event, &|h| our_subcommand(h).as_deref() == Some(sub))
-                .then_some(Found::Edited)
-        })?;
-    Some(found)
+    if remove_first(file, event, &|h| h == handler) {
+        return Some(Found::Exact);
+    }
+    let sub = sub.as_deref()?;
+    remove_first(file, event, &|h| our_subcommand(h).as_deref() == Some(sub))
+        .then_some(Found::Edited)
 }
 
 /// Removes the first handler of `event` matching `pred`, dropping what it leaves empty (see
 /// [`remove_recorded_handler`]). Returns whether one was removed.
-fn remove_first(json: &mut Map<String, Value>, event: &str, pred: &dyn Fn(&Value) -> bool) -> bool {
-    let Some(Value::Object(events)) = json.get_mut("hooks") else {
-        return false;
-    };
-    let Some(Value::Array(groups)) = events.get_mut(event) else {
-        return false;
-    };
-    let mut removed = false;
-    for g in groups.iter_mut() {
-        let Some(hs) = g.get_mut("hooks").and_then(Value::as_array_mut) else {
-            continue;
-        };
-        if let Some(i) = hs.iter().position(pred) {
-            hs.remove(i);
-            removed = true;
-            break;
-        }
+fn remove_first(file: &mut SettingsFile, event: &str, pred: &dyn Fn(&Value) -> bool) -> bool {
+    let at = located(&file.json)
+        .into_iter()
+        .find(|h| h.event == event && pred(h.handler))
+        .map(|h| (h.group_index, h.index));
+    match at {
+        Some((gi, hi)) => file.remove_handler_at(event, gi, hi),
+        None => false,
     }
-    if !removed {
-        return false;
-    }
-    groups.retain(|g| {
-        g.get("hooks")
-            .and_then(Value::as_array)
-            .is_none_or(|hs| !hs.is_empty())
-    });
-    if groups.is_empty() {
-        events.remove(event);
-    }
-    if events.is_empty() {
-        json.remove("hooks");
-    }
-    true
 }
 
 /// For a project without an install record: removes the handlers identical to the ones `table`
 /// registers (same event, same value), nothing else. Returns the events they were removed from.
 ///
 /// Errors: `table` is not valid (a bug in the embedded data).
-pub fn remove_table_handlers(table: &str, json: &mut Map<String, Value>) -> Result<Vec<String>> {
+pub fn remove_table_handlers(table: &str, file: &mut SettingsFile) -> Result<Vec<String>> {
     let table: Map<String, Value> = serde_json::from_str(table)?;
     let mut out: Vec<String> = Vec::new();
     for (event, _, h) in handlers(&table) {
-        while remove_first(json, event, &|x| x == h) {
+        while remove_first(file, event, &|x| x == h) {
             if !out.iter().any(|e| e == event) {
                 out.push(event.to_string());
             }
@@ -411,212 +564,13 @@ pub fn remove_table_handlers(table: &str, json: &mut Map<String, Value>) -> Resu
     Ok(out)
 }
 
-/// The statusline command `init` installs when there is none to wrap.
-pub const STATUSLINE_COMMAND: &str = "capn statusline";
-
-/// Quotes `s` as one POSIX shell word in single quotes.
-pub fn shell_single_quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', "'\\''"))
-}
-
-/// Reads one shell word made of single-quoted parts and `\'` escapes (what
-/// [`shell_single_quote`] writes). Returns `None` for anything else.
-pub fn shell_single_unquote(s: &str) -> Option<String> {
-    let mut out = String::new();
-    let mut chars = s.trim().chars().peekable();
-    chars.peek()?;
-    while let Some(c) = chars.next() {
-        match c {
-            '\'' => loop {
-                match chars.next()? {
-                    '\'' => break,
-                    c => out.push(c),
-                }
-            },
-            '\\' => out.push(chars.next()?),
-            _ => return None,
-        }
-    }
-    Some(out)
-}
-
-/// True when `command` is exactly a statusline command `init` writes: [`STATUSLINE_COMMAND`],
-/// or it with `--wrap '<command>'` quoted as [`shell_single_quote`] quotes.
-pub fn is_init_statusline(command: &str) -> bool {
-    command == STATUSLINE_COMMAND
-        || command
-            .strip_prefix(STATUSLINE_COMMAND)
-            .and_then(|rest| rest.strip_prefix(" --wrap "))
-            .and_then(|q| shell_single_unquote(q).map(|c| shell_single_quote(&c) == q))
-            .unwrap_or(false)
-}
-
-/// The `statusLine` value of a settings object, if any.
-pub fn statusline_value(json: &Map<String, Value>) -> Option<&Value> {
-    json.get("statusLine")
-}
-
-/// True when a statusline command is ours.
-pub fn is_our_statusline(command: &str) -> bool {
-    let mut words = command.split_whitespace();
-    let first = words.next().unwrap_or("");
-    (first == "capn" || first.ends_with("/capn")) && words.next() == Some("statusline")
-}
-
-/// The command ours wraps, if `command` is ours with `--wrap '<theirs>'`.
-pub fn wrapped_statusline(command: &str) -> Option<String> {
-    if !is_our_statusline(command) {
-        return None;
-    }
-    let at = command.find(" --wrap ")?;
-    shell_single_unquote(&command[at + " --wrap ".len()..])
-}
-
-fn statusline_command(json: &Map<String, Value>) -> Option<&str> {
-    json.get("statusLine")?.get("command")?.as_str()
-}
-
-/// Undoes the statusline `init` recorded setting in this settings object (`before` the value
-/// it found, `after` the value it left):
-/// - still `after`: back to `before` (the key removed when there was none);
-/// - the same command but other fields edited since: the command is put back (`before`'s), or
-///   the key removed when there was none before;
-/// - another command: kept (`None`).
-///
-/// Returns a description of what it did.
-pub fn restore_statusline(
-    json: &mut Map<String, Value>,
-    before: Option<&Value>,
-    after: &Value,
-) -> Option<String> {
-    let current = json.get("statusLine")?;
-    let ours = after.get("command").and_then(Value::as_str);
-    let same = current == after;
-    if !same && current.get("command").and_then(Value::as_str) != ours {
-        return None;
-    }
-    let before_cmd = before
-        .and_then(|b| b.get("command"))
-        .and_then(Value::as_str)
-        .map(str::to_string);
-    match before {
-        None => {
-            json.remove("statusLine");
-            Some("removed the capn statusline".into())
-        }
-        Some(b) if same || !current.is_object() || before_cmd.is_none() => {
-            json.insert("statusLine".into(), b.clone());
-            Some(match before_cmd {
-                Some(c) => format!("restored the statusline {c:?}"),
-                None => "restored the statusline".into(),
-            })
-        }
-        Some(_) => {
-            let c = before_cmd.unwrap_or_default();
-            if let Some(Value::Object(m)) = json.get_mut("statusLine") {
-                m.insert("command".into(), c.clone().into());
-            }
-            Some(format!("restored the statusline {c:?}"))
-        }
-    }
-}
-
-/// What [`merge_statusline`] did.
-#[derive(Debug, PartialEq, Eq)]
-pub enum StatuslineChange {
-    /// Ours was already the effective statusline.
-    AlreadyOurs,
-    /// Ours was added (nothing to wrap).
-    Added,
-    /// Ours now wraps this existing command.
-    Wrapped(String),
-}
-
-/// Makes ours the effective Claude Code statusline, wrapping whatever was effective before.
-/// `local` (`.claude/settings.local.json`) overrides `project` (`.claude/settings.json`), which
-/// overrides the user's `~/.claude/settings.json` (`user_command`). Other statusLine fields
-/// (padding, ...) are kept.
-pub fn merge_statusline(
-    project: &mut SettingsFile,
-    local: &mut SettingsFile,
-    user_command: Option<&str>,
-) -> StatuslineChange {
-    let (target, existing) = if let Some(c) = statusline_command(&local.json) {
-        let c = c.to_string();
-        (local, Some(c))
-    } else if let Some(c) = statusline_command(&project.json) {
-        let c = c.to_string();
-        (project, Some(c))
-    } else {
-        (project, user_command.map(str::to_string))
-    };
-    match existing {
-        Some(c) if is_our_statusline(&c) => StatuslineChange::AlreadyOurs,
-        Some(c) if !c.trim().is_empty() => {
-            let command = format!("{STATUSLINE_COMMAND} --wrap {}", shell_single_quote(&c));
-            set_statusline_command(target, &command);
-            StatuslineChange::Wrapped(c)
-        }
-        _ => {
-            set_statusline_command(target, STATUSLINE_COMMAND);
-            StatuslineChange::Added
-        }
-    }
-}
-
-fn set_statusline_command(file: &mut SettingsFile, command: &str) {
-    let table: Map<String, Value> = serde_json::from_str(CLAUDE_TABLE).unwrap_or_default();
-    let entry = file
-        .json
-        .entry("statusLine")
-        .or_insert_with(|| table.get("statusLine").cloned().unwrap_or(Value::Null));
-    if !entry.is_object() {
-        *entry = Value::Object(Map::new());
-    }
-    if let Value::Object(m) = entry {
-        m.entry("type").or_insert_with(|| "command".into());
-        m.insert("command".into(), command.into());
-    }
-}
-
-/// For a project without an install record: removes our statusline from a settings object
-/// when it is exactly one `init` writes ([`is_init_statusline`]): a wrapped command is put back
-/// (unless it is the user-level command, which then applies again by itself), otherwise the key
-/// is removed. Returns a description of what it did.
-pub fn unmerge_statusline(
-    json: &mut Map<String, Value>,
-    user_command: Option<&str>,
-) -> Option<String> {
-    let command = statusline_command(json)?.to_string();
-    if !is_init_statusline(&command) {
-        return None;
-    }
-    match wrapped_statusline(&command) {
-        Some(orig) if Some(orig.as_str()) != user_command => {
-            if let Some(Value::Object(m)) = json.get_mut("statusLine") {
-                m.insert("command".into(), orig.clone().into());
-            }
-            Some(format!("restored the statusline {orig:?}"))
-        }
-        _ => {
-            json.remove("statusLine");
-            Some("removed the capn statusline".into())
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn file(json: Value) -> SettingsFile {
-        let Value::Object(m) = json else { panic!() };
-        SettingsFile {
-            path: PathBuf::from("/nonexistent/settings.json"),
-            original: Some(m.clone()),
-            json: m,
-            existed: true,
-        }
+        let text = serde_json::to_vec_pretty(&json).unwrap();
+        SettingsFile::from_bytes(Path::new("/nonexistent/settings.json"), Some(text)).unwrap()
     }
 
     #[test]
@@ -627,9 +581,22 @@ mod tests {
         assert_eq!(our_subcommand(&exec).as_deref(), Some("session-start"));
         assert_eq!(our_subcommand(&shell).as_deref(), Some("post-compact"));
         assert!(our_subcommand(&serde_json::json!({"command":"capncrunch hook x"})).is_none());
-        assert!(is_legacy(
-            &serde_json::json!({"type":"command","command":"/usr/bin/env capn context"})
-        ));
+        for legacy in [
+            serde_json::json!({"type":"command","command":"/usr/bin/env capn context"}),
+            serde_json::json!({"type":"command","command":"capn context"}),
+            serde_json::json!({"type":"command","command":"/usr/bin/env","args":["capn","context"]}),
+            serde_json::json!({"type":"command","command":"capn nudge"}),
+            serde_json::json!({"type":"command","command":"/usr/bin/env","args":["capn","nudge"]}),
+        ] {
+            assert!(is_legacy(&legacy), "{legacy}");
+        }
+        for not in [
+            serde_json::json!({"command":"capn context --x"}),
+            serde_json::json!({"command":"capn","args":["hook","session-start"]}),
+            serde_json::json!({"command":"mycapn nudge"}),
+        ] {
+            assert!(!is_legacy(&not), "{not}");
+        }
     }
 
     #[test]
@@ -645,7 +612,8 @@ mod tests {
             }
         }));
         let r = merge(CLAUDE_TABLE, &mut f, &mut []).unwrap();
-        assert_eq!(r.legacy_removed, 1);
+        assert_eq!(r.replaced.len(), 1);
+        assert_eq!(r.replaced[0].matcher, Some("startup".into()));
         assert!(r.added.contains(&"SessionStart".to_string()));
         let ss = f.json["hooks"]["SessionStart"].as_array().unwrap();
         assert_eq!(ss.len(), 2, "{ss:?}");
@@ -685,7 +653,7 @@ mod tests {
             merge_statusline(&mut project, &mut local, None),
             StatuslineChange::AlreadyOurs
         );
-        unmerge_statusline(&mut project.json, None).unwrap();
+        unmerge_statusline(&mut project, None).unwrap();
         assert_eq!(
             project.json["statusLine"],
             serde_json::json!({"type":"command","command":"mine.sh","padding":2})
@@ -696,34 +664,41 @@ mod tests {
             merge_statusline(&mut project, &mut local, Some("user.sh")),
             StatuslineChange::Wrapped("user.sh".into())
         );
-        unmerge_statusline(&mut project.json, Some("user.sh")).unwrap();
+        unmerge_statusline(&mut project, Some("user.sh")).unwrap();
         assert!(project.json.get("statusLine").is_none());
     }
 
     #[test]
     fn recorded_handlers_are_removed_exactly_or_as_edited() {
         let mut f = file(serde_json::json!({"hooks": {"Stop": [{"hooks": [{"command": "x"}]}]}}));
+        let original = f.bytes();
         let r = merge(CLAUDE_TABLE, &mut f, &mut []).unwrap();
         assert_eq!(r.handlers.len(), 4);
         let (event, h) = &r.handlers[0];
         assert_eq!(
-            remove_recorded_handler(&mut f.json, event, h),
+            remove_recorded_handler(&mut f, event, h),
             Some(Found::Exact)
         );
-        assert_eq!(remove_recorded_handler(&mut f.json, event, h), None);
+        assert_eq!(remove_recorded_handler(&mut f, event, h), None);
         assert!(f.json["hooks"].get(event).is_none(), "empty event left");
+        // Edited since: the timeout changed by hand.
         let (event, h) = &r.handlers[1];
-        f.json["hooks"][event][0]["hooks"][0]["timeout"] = 99.into();
+        let mut edited = h.clone();
+        edited["timeout"] = 99.into();
+        assert!(remove_recorded_handler(&mut f, event, h).is_some());
+        put_back(&mut f, event, Some(&"manual|auto".into()), &edited, None);
         assert_eq!(
-            remove_recorded_handler(&mut f.json, event, h),
+            remove_recorded_handler(&mut f, event, h),
             Some(Found::Edited)
         );
         for (event, h) in &r.handlers[2..] {
-            remove_recorded_handler(&mut f.json, event, h).unwrap();
+            remove_recorded_handler(&mut f, event, h).unwrap();
         }
         assert_eq!(
-            Value::Object(f.json.clone()),
-            serde_json::json!({"hooks": {"Stop": [{"hooks": [{"command": "x"}]}]}})
+            f.bytes(),
+            original,
+            "{}",
+            String::from_utf8_lossy(&f.bytes())
         );
     }
 
@@ -733,11 +708,8 @@ mod tests {
         merge(CLAUDE_TABLE, &mut f, &mut []).unwrap();
         let hand =
             serde_json::json!({"type":"command","command":"capn","args":["hook","pre-compact"]});
-        f.json["hooks"]["PreCompact"][0]["hooks"]
-            .as_array_mut()
-            .unwrap()
-            .push(hand.clone());
-        let removed = remove_table_handlers(CLAUDE_TABLE, &mut f.json).unwrap();
+        put_back(&mut f, "PreCompact", None, &hand, None);
+        let removed = remove_table_handlers(CLAUDE_TABLE, &mut f).unwrap();
         assert_eq!(removed.len(), 4);
         assert_eq!(f.json["hooks"]["PreCompact"][0]["hooks"][0], hand);
         assert_eq!(f.json["hooks"].as_object().unwrap().len(), 1);
@@ -760,28 +732,27 @@ mod tests {
     fn restore_statusline_cases() {
         let after = serde_json::json!({"type":"command","command":"capn statusline --wrap 'a'"});
         let before = serde_json::json!({"command":"a"});
-        let mut j = Map::new();
-        j.insert("statusLine".into(), after.clone());
+        let mut j = file(serde_json::json!({"statusLine": after.clone()}));
         assert!(restore_statusline(&mut j, Some(&before), &after).is_some());
-        assert_eq!(j["statusLine"], before);
+        assert_eq!(j.json["statusLine"], before);
         // Other fields edited: only the command goes back.
         let mut edited = after.clone();
         edited["padding"] = 2.into();
-        j.insert("statusLine".into(), edited);
+        let mut j = file(serde_json::json!({"statusLine": edited}));
         restore_statusline(&mut j, Some(&before), &after).unwrap();
         assert_eq!(
-            j["statusLine"],
+            j.json["statusLine"],
             serde_json::json!({"type":"command","command":"a","padding":2})
         );
         // None before: the key goes.
-        j.insert("statusLine".into(), after.clone());
+        let mut j = file(serde_json::json!({"statusLine": after.clone()}));
         restore_statusline(&mut j, None, &after).unwrap();
-        assert!(j.get("statusLine").is_none());
+        assert!(j.json.get("statusLine").is_none());
         // The command changed since: kept.
         let other = serde_json::json!({"command":"b"});
-        j.insert("statusLine".into(), other.clone());
+        let mut j = file(serde_json::json!({"statusLine": other.clone()}));
         assert!(restore_statusline(&mut j, None, &after).is_none());
-        assert_eq!(j["statusLine"], other);
+        assert_eq!(j.json["statusLine"], other);
     }
 
     #[test]

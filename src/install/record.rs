@@ -19,7 +19,11 @@
 //!   "statuslines": [{"file": ".claude/settings.json", "before": null,
 //!                    "after": {"type": "command", "command": "capn statusline", "padding": 0}}],
 //!   "skill": true,
-//!   "post_commit": {"path": ".git/hooks/post-commit", "created": true}
+//!   "post_commit": {"path": ".git/hooks/post-commit", "created": true},
+//!   "files": [{"file": ".claude/settings.json", "before": "{\n  \"model\": \"x\"\n}\n",
+//!              "after_sha256": "9f86d0..."}],
+//!   "replaced": [{"file": ".claude/settings.json", "event": "Stop", "matcher": null,
+//!                 "handler": {"type": "command", "command": "capn nudge"}}]
 //! }
 //! ```
 
@@ -50,6 +54,46 @@ pub struct InstallRecord {
     pub skill: bool,
     /// Where `init --git` put the `capn prune` line, if it did.
     pub post_commit: Option<RecordedPostCommit>,
+    /// Each settings file `init` changed: its bytes before the first change and the SHA-256 of
+    /// what the last change left. While the file still hashes to that, `uninstall` writes the
+    /// bytes back (byte-identical); once anything else changed it, capn's entries are removed
+    /// one by one instead.
+    pub files: Vec<RecordedFile>,
+    /// Registrations of older capn versions that `init` replaced (put back by `uninstall`).
+    pub replaced: Vec<RecordedReplaced>,
+}
+
+/// A settings file as it was before `init` changed it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RecordedFile {
+    /// The settings file, relative to the project root.
+    pub file: String,
+    /// Its text before `init` first changed it (`None`: there was no file).
+    pub before: Option<String>,
+    /// Lowercase hex SHA-256 of the bytes `init` last left in it.
+    pub after_sha256: String,
+}
+
+/// A registration of an older capn that `init` removed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RecordedReplaced {
+    /// The settings file, relative to the project root.
+    pub file: String,
+    /// The event (`SessionStart`, `Stop`, ...).
+    pub event: String,
+    /// The matcher of the group it was in (`None`: none).
+    pub matcher: Option<Value>,
+    /// The handler exactly as it was.
+    pub handler: Value,
+    /// Its group's index in the event and its own index in the group, as they were.
+    #[serde(default)]
+    pub position: Option<(usize, usize)>,
+}
+
+/// Lowercase hex SHA-256 of `bytes`.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    crate::store::entry::hex(&Sha256::digest(bytes))
 }
 
 /// One hook handler `init` added.
@@ -134,15 +178,11 @@ pub fn record_path(root: &Path) -> PathBuf {
 /// Loads the record of the project at `root`.
 pub fn load(root: &Path) -> Loaded {
     let path = record_path(root);
-    let read = crate::fsutil::read_limited(
-        &path,
-        crate::fsutil::limits::HOST_FILE,
-        crate::fsutil::Follow::Never,
-    );
-    let bytes = match read {
-        Ok(b) => b,
-        Err(crate::fsutil::ReadError::NotFound) => return Loaded::Missing,
-        Err(e) => return Loaded::Unreadable(format!("{}: {e}", path.display())),
+    // Never blocking, never through a symlink (a repository is untrusted input).
+    let bytes = match crate::fsutil::read_host_file(&path, "install record") {
+        Ok(Some(b)) => b,
+        Ok(None) => return Loaded::Missing,
+        Err(e) => return Loaded::Unreadable(format!("{e:#}")),
     };
     match serde_json::from_slice::<InstallRecord>(&bytes) {
         Ok(r) => Loaded::Found(r),
@@ -170,6 +210,58 @@ impl InstallRecord {
         self.statuslines.push(entry);
     }
 
+    /// True when the record names anything `init` did to the settings file `file`.
+    pub fn touches(&self, file: &str) -> bool {
+        self.handlers.iter().any(|h| h.file == file)
+            || self.statuslines.iter().any(|s| s.file == file)
+            || self.replaced.iter().any(|r| r.file == file)
+            || self.files.iter().any(|f| f.file == file)
+    }
+
+    /// Records that `init` changed the settings file `file` from `before` (`None`: absent) to
+    /// `after`. `fresh`: the record named nothing in this file before this run (so `before`
+    /// holds nothing of capn's). A copy is kept only while it is exact: when the record holds
+    /// one and the file was left as `init` last left it, the older copy stays with the new
+    /// hash; when the file was edited in between, or this is not the first change and there is
+    /// no copy, none is kept (uninstall then removes capn's entries one by one).
+    pub fn set_file(&mut self, file: &str, before: Option<&[u8]>, after: &[u8], fresh: bool) {
+        let before_hash = before.map(sha256_hex);
+        let old = self.files.iter().position(|f| f.file == file);
+        let keep = match old {
+            Some(i) if before_hash.as_deref() == Some(self.files[i].after_sha256.as_str()) => {
+                Some(self.files[i].before.clone())
+            }
+            Some(_) => None,
+            None if fresh => before
+                .map(|b| String::from_utf8(b.to_vec()).ok())
+                .map_or(Some(None), |t| t.map(Some)),
+            None => None,
+        };
+        self.files.retain(|f| f.file != file);
+        if let Some(before) = keep {
+            self.files.push(RecordedFile {
+                file: file.to_string(),
+                before,
+                after_sha256: sha256_hex(after),
+            });
+        }
+    }
+
+    /// The recorded copy of `file` when its bytes now (`current`, `None`: absent) are exactly
+    /// what `init` last left: `Some(before)` (`before` is `None` when there was no file).
+    pub fn restorable(&self, file: &str, current: Option<&[u8]>) -> Option<Option<&str>> {
+        let f = self.files.iter().find(|f| f.file == file)?;
+        (current.map(sha256_hex).as_deref() == Some(f.after_sha256.as_str()))
+            .then_some(f.before.as_deref())
+    }
+
+    /// Records a registration `init` replaced (once).
+    pub fn add_replaced(&mut self, r: RecordedReplaced) {
+        if !self.replaced.contains(&r) {
+            self.replaced.push(r);
+        }
+    }
+
     /// Records a created settings file (once).
     pub fn add_created_file(&mut self, file: &str) {
         if !self.created_files.iter().any(|f| f == file) {
@@ -189,6 +281,8 @@ impl InstallRecord {
             && self.statuslines.is_empty()
             && !self.skill
             && self.post_commit.is_none()
+            && self.files.is_empty()
+            && self.replaced.is_empty()
     }
 
     /// Writes the record atomically to `.capn/install.json` when it differs from what is there

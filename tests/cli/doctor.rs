@@ -51,6 +51,9 @@ fn tmpdir(env: &Env) -> PathBuf {
 
 fn doctor_in(env: &Env, dir: &Path, path: OsString) -> Run {
     let mut c = env.cmd_in(dir, &["doctor"]);
+    // The launcher's PATH is the test's own here (capn cannot be put in /usr/bin); the
+    // launcher check with the default PATH has its own test.
+    c.env("CAPN_LAUNCHER_PATH", &path);
     c.env("PATH", path).env("TMPDIR", tmpdir(env));
     let t = Instant::now();
     let run = env.run_cmd(c, b"");
@@ -157,6 +160,52 @@ fn assert_same(
         .map(|(p, _, _)| p)
         .collect();
     assert!(differing.is_empty(), "changed by doctor: {differing:?}");
+}
+
+/// Hooks started by a GUI launcher get PATH=/usr/bin:/bin: a `capn` found only through the
+/// user's PATH is named, with the fix, as a warning (issue 8, point 6).
+#[test]
+fn capn_found_only_through_the_shell_path_is_a_launcher_warning() {
+    let env = Env::git();
+    init(&env);
+    let mut c = env.cmd(&["doctor"]);
+    c.env("PATH", path_with_capn(&env))
+        .env("TMPDIR", tmpdir(&env))
+        .env_remove("CAPN_LAUNCHER_PATH");
+    let run = env.run_cmd(c, b"").ok();
+    let line = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("warn  capn hooks with a launcher's PATH (/usr/bin:/bin)"))
+        .unwrap_or_else(|| panic!("{}", run.stdout));
+    assert!(
+        line.contains("resolves only through your shell's PATH"),
+        "{line}"
+    );
+    assert!(
+        line.contains("`capn hook session-start --host codex`"),
+        "{line}"
+    );
+    assert!(line.contains("`capn statusline`"), "{line}");
+    assert!(line.contains("exit 127"), "{line}");
+    let fix = run
+        .stdout
+        .lines()
+        .skip_while(|l| *l != line)
+        .nth(1)
+        .unwrap();
+    assert!(
+        fix.contains("/usr/bin/capn") && fix.contains("launchctl"),
+        "{fix}"
+    );
+    // With the launcher's PATH holding capn, the same project is all ok.
+    let run = doctor_in(&env, &env.root, path_with_capn(&env)).ok();
+    assert!(
+        run.stdout
+            .contains("ok    capn hooks with a launcher's PATH"),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]
@@ -296,7 +345,7 @@ fn a_capn_on_path_that_is_not_this_binary_is_a_warning() {
         "{line}"
     );
     assert!(
-        run.stdout.contains("all 26 checks ok, 1 warning"),
+        run.stdout.contains("all 27 checks ok, 1 warning"),
         "{}",
         run.stdout
     );
@@ -643,5 +692,50 @@ fn doctor_writes_nothing_in_the_project_home_or_state_dir() {
     assert!(
         std::fs::read_dir(&tmp).unwrap().next().is_none(),
         "doctor left temporary files"
+    );
+}
+
+/// doctor never starts a repository's own commands: the statusline `init` wraps, a hook line
+/// with shell syntax after capn's words, and a `capn` shipped inside the repository are reported
+/// as not run; none of their decoy files appears.
+#[test]
+fn doctor_never_runs_commands_from_the_repository() {
+    let env = Env::git();
+    let decoy = env.tmp.path().join("decoy");
+    std::fs::create_dir_all(&decoy).unwrap();
+    let pwned = |n: u8| decoy.join(format!("PWNED{n}"));
+    env.write(
+        ".claude/settings.json",
+        &json!({"statusLine": {"type": "command",
+                               "command": format!("touch {}", pwned(1).display())}})
+        .to_string(),
+    );
+    init(&env);
+    let mut s = read_json(&env, ".claude/settings.json");
+    s["hooks"]["SessionStart"][0]["hooks"][0] = json!({"type": "command",
+        "command": format!("capn hook session-start && touch {}", pwned(2).display())});
+    env.write(
+        "tools/capn",
+        &format!("#!/bin/sh\ntouch {}\n", pwned(3).display()),
+    );
+    std::fs::set_permissions(
+        env.root.join("tools/capn"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    s["hooks"]["PreCompact"][0]["hooks"][0] = json!({"type": "command",
+        "command": "${CLAUDE_PROJECT_DIR}/tools/capn", "args": ["hook", "pre-compact"]});
+    write_json(&env, ".claude/settings.json", &s);
+    let run = doctor(&env);
+    for n in 1..=3 {
+        assert!(
+            !pwned(n).exists(),
+            "doctor ran the repository's command {n}"
+        );
+    }
+    assert!(
+        run.stdout.contains("not run by capn doctor"),
+        "{}",
+        run.stdout
     );
 }

@@ -259,6 +259,32 @@ fn startup_resume_clear_inject_the_contract_and_export_the_session_id() {
     );
 }
 
+/// Every SessionStart of one session (startup, resume, compact, twice) leaves one export line
+/// for its id, not one per run (issue 8, point 5).
+#[test]
+fn the_session_id_is_exported_once_per_id() {
+    let env = Env::git();
+    let envfile = env.tmp.path().join("claude-env");
+    std::fs::write(&envfile, "export EXISTING=1").unwrap();
+    for (sid, source) in [
+        ("one", "startup"),
+        ("one", "resume"),
+        ("one", "compact"),
+        ("one", "startup"),
+        ("two", "startup"),
+        ("two", "clear"),
+    ] {
+        let mut c = env.cmd(&["hook", "session-start"]);
+        c.env("CLAUDE_ENV_FILE", &envfile);
+        env.run_cmd(c, &payload("SessionStart", sid, json!({"source": source})))
+            .ok();
+    }
+    assert_eq!(
+        std::fs::read_to_string(&envfile).unwrap(),
+        "export EXISTING=1\nexport CAPN_SESSION_ID=one\nexport CAPN_SESSION_ID=two\n"
+    );
+}
+
 #[test]
 fn invalid_session_id_is_never_exported() {
     let env = Env::git();
@@ -466,6 +492,9 @@ fn subagent_post_compact_is_ignored() {
 #[test]
 fn two_sessions_in_one_project_never_see_each_others_markers() {
     let env = Env::git();
+    // A parallel session starts with SessionStart, so it is known and never takes over another
+    // session's marker (a new id whose first event is a prompt may: see tests/cli/handoff.rs).
+    start(&env, "two", "startup").ok();
     post(&env, "one").ok();
     assert_eq!(context(prompt(&env, "two"), "UserPromptSubmit"), None);
     assert_eq!(
@@ -695,6 +724,9 @@ fn hostile_input_exits_zero_and_writes_nothing_outside_the_state_dir() {
         ("duplicate keys", br#"{"session_id":"a","session_id":"../../b"}"#.to_vec()),
         ("deep nesting", format!("{}{}", "[".repeat(100_000), "]".repeat(100_000)).into_bytes()),
     ];
+    // The state dir's parents are the state dir's to create (SessionStart marks the valid
+    // session as seen); nothing else may appear.
+    std::fs::create_dir_all(env.state_dir()).unwrap();
     let before = snapshot(env.tmp.path(), &env.state_dir());
     for (name, bytes) in &cases {
         for event in EVENTS {

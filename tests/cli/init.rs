@@ -55,7 +55,7 @@ fn init_sets_everything_up_and_a_second_run_changes_nothing() {
     );
     let hook = env.read(".git/hooks/post-commit");
     assert!(hook.starts_with("#!"));
-    assert_eq!(hook.lines().filter(|l| l.trim() == "capn prune").count(), 1);
+    assert_eq!(hook.lines().filter(|l| *l == PRUNE_GUARDED).count(), 1);
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -206,7 +206,7 @@ fn git_hook_is_appended_to_an_existing_post_commit_once() {
     env.run(&["init", "--git"]).ok();
     assert_eq!(
         env.read(".git/hooks/post-commit"),
-        "#!/bin/sh\necho committed\ncapn prune\n"
+        format!("#!/bin/sh\n{PRUNE_LINES}echo committed\n")
     );
     // --git outside a repository is a clear error.
     let env = Env::new();
@@ -329,6 +329,25 @@ fn git(env: &Env, dir: &std::path::Path, args: &[&str], path: Option<&str>) -> O
 
 /// A fake `capn` first on PATH that logs its arguments; returns (PATH value, log file).
 #[cfg(unix)]
+/// The lines `init --git` puts right after a hook's shebang.
+pub const PRUNE_LINES: &str = "# Added by capn init: drop charted answers whose files this commit changed.\ncommand -v capn >/dev/null 2>&1 && { capn prune >/dev/null 2>&1 & }\n";
+/// The guarded, backgrounded prune line.
+pub const PRUNE_GUARDED: &str =
+    "command -v capn >/dev/null 2>&1 && { capn prune >/dev/null 2>&1 & }";
+
+/// The fake capn's log once it has something (the hook runs it in the background), waiting up
+/// to 5 s.
+pub fn wait_for_log(log: &std::path::Path) -> String {
+    let start = std::time::Instant::now();
+    loop {
+        let text = fs::read_to_string(log).unwrap_or_default();
+        if text.ends_with('\n') || start.elapsed() > std::time::Duration::from_secs(5) {
+            return text;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 fn fake_capn(env: &Env) -> (String, std::path::PathBuf) {
     use std::os::unix::fs::PermissionsExt;
     let bin = env.tmp.path().join("fakebin");
@@ -387,7 +406,7 @@ fn git_hook_goes_where_core_hooks_path_points() {
     assert!(!env.root.join(".git/hooks/post-commit").exists());
     let hook = env.read(".husky/post-commit");
     assert_eq!(
-        hook.lines().filter(|l| *l == "capn prune").count(),
+        hook.lines().filter(|l| *l == PRUNE_GUARDED).count(),
         1,
         "{hook}"
     );
@@ -398,7 +417,7 @@ fn git_hook_goes_where_core_hooks_path_points() {
         &["commit", "-q", "--allow-empty", "-m", "x"],
         Some(&path),
     );
-    assert_eq!(fs::read_to_string(&log).unwrap_or_default(), "prune\n");
+    assert_eq!(wait_for_log(&log), "prune\n");
     env.run(&["uninstall"]).ok();
     assert!(!env.root.join(".husky/post-commit").exists());
 }
@@ -440,7 +459,7 @@ fn git_hook_in_a_linked_worktree_goes_to_the_shared_hooks() {
         &["commit", "-q", "--allow-empty", "-m", "x"],
         Some(&path),
     );
-    assert_eq!(fs::read_to_string(&log).unwrap_or_default(), "prune\n");
+    assert_eq!(wait_for_log(&log), "prune\n");
     env.run_cmd(env.cmd_in(&wt, &["uninstall"]), b"").ok();
     assert!(!shared.exists());
 }
@@ -460,7 +479,7 @@ fn git_hook_in_python_is_refused_and_nothing_is_written() {
     }
 }
 
-/// An existing hook that ends with `exec` gets the line before it.
+/// An existing hook that ends with `exec` gets the line before it (right after the shebang).
 #[test]
 fn git_hook_line_goes_before_a_trailing_exec() {
     let env = Env::git();
@@ -472,7 +491,7 @@ fn git_hook_line_goes_before_a_trailing_exec() {
     env.run(&["init", "--git"]).ok();
     assert_eq!(
         env.read(".git/hooks/post-commit"),
-        "#!/bin/sh\ncapn prune\nexec .git/hooks/post-commit.local \"$@\"\n"
+        format!("#!/bin/sh\n{PRUNE_LINES}exec .git/hooks/post-commit.local \"$@\"\n")
     );
     env.run(&["uninstall"]).ok();
     assert_eq!(
@@ -617,7 +636,7 @@ fn uninstall_keeps_a_post_commit_hook_init_did_not_create() {
     env.run(&["init", "--git"]).ok();
     assert_eq!(
         env.read(".git/hooks/post-commit"),
-        "#!/bin/sh\ncapn prune\n"
+        format!("#!/bin/sh\n{PRUNE_LINES}")
     );
     env.run(&["uninstall"]).ok();
     assert_eq!(env.read(".git/hooks/post-commit"), "#!/bin/sh\n");

@@ -2,16 +2,22 @@
 //! XDG dirs pinned there (see `util`).
 
 mod chart;
+mod codex_reminder;
 mod concurrency;
 mod doctor;
+mod guest;
+mod handoff;
 mod hook_inputs;
 mod hooks;
 mod hostile;
 mod init;
+mod plugin;
 mod qa;
 mod qa2;
+mod roundtrip;
 mod schema;
 mod semantic;
 mod state;
 mod statusline;
+mod usage;
 mod util;

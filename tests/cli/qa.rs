@@ -201,34 +201,45 @@ fn qa_uninstall_keeps_a_registration_init_did_not_add() {
     );
 }
 
-/// `init` must not clobber: a symlinked .claude/settings.json (dotfiles) stays a symlink, and
-/// its target (outside the project) never sees the registration: capn never writes through a
-/// symlink, so it refuses and names the file.
+/// A symlinked .claude/settings.json (dotfiles), dangling or not, is refused before anything is
+/// touched: capn never writes through a symlink and never reads outside the project through one.
+/// The message names the file and says how to register by hand; no `.capn/` is created and
+/// `.gitignore` is not edited.
 #[cfg(unix)]
 #[test]
-fn qa_init_keeps_a_symlinked_settings_file_a_symlink() {
-    let env = Env::git();
-    let target = env.tmp.path().join("dotfiles/settings.json");
-    fs::create_dir_all(target.parent().unwrap()).unwrap();
-    fs::write(&target, "{\"model\": \"opus\"}\n").unwrap();
-    fs::create_dir_all(env.root.join(".claude")).unwrap();
-    std::os::unix::fs::symlink(&target, env.root.join(".claude/settings.json")).unwrap();
-    let out = env.run(&["init"]);
-    assert_ne!(out.code, 0, "init accepted a symlinked settings file");
-    assert!(
-        out.stderr.contains(".claude/settings.json") && out.stderr.contains("symlink"),
-        "{}",
-        out.stderr
-    );
-    let meta = fs::symlink_metadata(env.root.join(".claude/settings.json")).unwrap();
-    assert!(
-        meta.file_type().is_symlink(),
-        ".claude/settings.json was a symlink and is now a regular file"
-    );
-    assert_eq!(
-        fs::read_to_string(&target).unwrap(),
-        "{\"model\": \"opus\"}\n"
-    );
+fn qa_init_refuses_a_symlinked_settings_file_before_touching_anything() {
+    for dangling in [false, true] {
+        let env = Env::git();
+        let target = env.tmp.path().join("dotfiles/settings.json");
+        if !dangling {
+            fs::create_dir_all(target.parent().unwrap()).unwrap();
+            fs::write(&target, "{\"model\": \"opus\"}\n").unwrap();
+        }
+        env.write(".gitignore", "dist\n");
+        fs::create_dir_all(env.root.join(".claude")).unwrap();
+        std::os::unix::fs::symlink(&target, env.root.join(".claude/settings.json")).unwrap();
+        let run = env.run(&["init"]).code(1);
+        assert!(
+            run.stderr.contains(".claude/settings.json")
+                && run.stderr.contains("symlink")
+                && run.stderr.contains("Registering by hand"),
+            "{}",
+            run.stderr
+        );
+        let meta = fs::symlink_metadata(env.root.join(".claude/settings.json")).unwrap();
+        assert!(meta.file_type().is_symlink());
+        assert!(
+            !env.root.join(".capn").exists(),
+            ".capn/ created before refusing"
+        );
+        assert_eq!(env.read(".gitignore"), "dist\n");
+        if !dangling {
+            assert_eq!(
+                fs::read_to_string(&target).unwrap(),
+                "{\"model\": \"opus\"}\n"
+            );
+        }
+    }
 }
 
 /// `init --git` appends `capn prune` after the existing hook's `exit 0`, so it never runs.
@@ -271,7 +282,7 @@ fn qa_post_commit_prune_runs_when_the_existing_hook_ends_with_exit() {
         .status()
         .unwrap();
     assert!(status.success());
-    let called = fs::read_to_string(&log).unwrap_or_default();
+    let called = crate::init::wait_for_log(&log);
     assert!(
         called.contains("prune"),
         "post-commit never ran capn prune:\n{}",

@@ -1,0 +1,157 @@
+//! Doctor check: the registered commands as a GUI launcher starts the host. An app opened from
+//! the Dock or a desktop menu does not read the user's shell start-up files, so the hooks it runs
+//! get a minimal `PATH` ([`LAUNCHER_PATH`]); a bare `capn` installed in `~/.cargo/bin` then fails
+//! with exit 127 (command not found) on every hook, while a terminal-started host works.
+//!
+//! Each distinct registered capn command (hooks of both hosts and the statusline) is started
+//! once with `PATH` set to [`LAUNCHER_PATH`] and an empty stdin (on which every capn hook does
+//! nothing and exits 0). When some cannot start but `capn` is on the user's own `PATH`, the check
+//! says that `capn` resolves only through the shell's `PATH` and how to fix it without changing
+//! the committed settings, which keep the bare name so they work for every teammate.
+
+use super::{
+    collect, effective_statusline, invocation, run_captured, Check, Loaded, OnPath, CLAUDE, CODEX,
+};
+use crate::cli::Host;
+use serde_json::Value;
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+/// The `PATH` a GUI launcher gives the processes it starts (macOS launchd's default; desktop
+/// sessions without a login shell are alike), unless [`LAUNCHER_PATH_ENV`] names another.
+pub const LAUNCHER_PATH: &str = "/usr/bin:/bin";
+
+/// Environment variable naming the `PATH` your launcher gives (when it is not
+/// [`LAUNCHER_PATH`]).
+pub const LAUNCHER_PATH_ENV: &str = "CAPN_LAUNCHER_PATH";
+
+/// The launcher `PATH` to test with.
+fn launcher_path() -> String {
+    std::env::var(LAUNCHER_PATH_ENV)
+        .ok()
+        .filter(|p| !p.is_empty())
+        .unwrap_or_else(|| LAUNCHER_PATH.to_string())
+}
+
+/// Budget for one start (the hooks do nothing on empty stdin).
+const BUDGET: Duration = Duration::from_secs(2);
+
+/// Runs the check for the capn commands registered in `files` and the effective statusline;
+/// `path` is where `capn` is on the user's `PATH`. `sandbox` receives the runs' state dir.
+pub(super) fn check(
+    files: &[Loaded],
+    root: &Path,
+    sandbox: &Path,
+    path: &OnPath,
+    checks: &mut Vec<Check>,
+) {
+    let on_path = match path {
+        OnPath::Missing => None,
+        OnPath::Same => std::env::current_exe().ok(),
+        OnPath::Other(p) => Some(p.clone()),
+    };
+    let on_path = on_path.as_deref();
+    let commands = registered_commands(files);
+    if commands.is_empty() {
+        return;
+    }
+    let launcher = launcher_path();
+    let mut failing: Vec<String> = Vec::new();
+    for (host, handler) in &commands {
+        // Only capn's own command lines, without a shell (see safe_run).
+        let Ok(inv) = invocation(*host, handler, root) else {
+            continue;
+        };
+        let mut cmd = Command::new(&inv.program);
+        cmd.args(&inv.args)
+            .current_dir(root)
+            .env("PATH", &launcher)
+            .env(crate::session::STATE_DIR_ENV, sandbox)
+            .env_remove("CLAUDE_ENV_FILE")
+            .env_remove("CAPN_SESSION_ID");
+        let out = run_captured(cmd, b"", BUDGET);
+        let not_found = out
+            .spawn_error
+            .as_ref()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+            || out.status.and_then(|s| s.code()) == Some(127);
+        if not_found {
+            let shown = handler
+                .get("command")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let args: Vec<&str> = handler
+                .get("args")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            failing.push(format!("`{}`", [vec![shown], args].concat().join(" ")));
+        }
+    }
+    let what = format!("capn hooks with a launcher's PATH ({launcher})");
+    if failing.is_empty() {
+        checks.push(Check::ok(format!(
+            "{what}: all {} registered commands start",
+            commands.len()
+        )));
+        return;
+    }
+    let why = why_text(on_path, &launcher, &failing);
+    let target = on_path
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|| "$(command -v capn)".to_string());
+    checks.push(Check::warn(
+        what,
+        why,
+        Some(format!(
+            "keep the bare `capn` in committed settings (it works for every teammate) and make \
+             it reachable where launchers look: sudo ln -sf {target} /usr/bin/capn; or give GUI \
+             apps your PATH (macOS: sudo launchctl config user path \"$PATH\", then log out and \
+             in; Linux desktops: a line PATH=... in ~/.config/environment.d/capn.conf); or start \
+             the host from a terminal"
+        )),
+    ));
+}
+
+/// Each distinct capn command registered for either host, and the effective statusline when it
+/// is ours (a shell command, run like a Codex handler).
+fn registered_commands(files: &[Loaded]) -> Vec<(Host, Value)> {
+    let mut commands: Vec<(Host, Value)> = Vec::new();
+    for spec in [&CLAUDE, &CODEX] {
+        let found = collect(spec, files);
+        for o in &found.ours {
+            let h = (spec.host, o.handler.clone());
+            if o.handler.get("type").and_then(Value::as_str) == Some("command")
+                && !commands.contains(&h)
+            {
+                commands.push(h);
+            }
+        }
+    }
+    if let Some((_, sl)) = effective_statusline(files) {
+        let cmd = sl.get("command").and_then(Value::as_str).unwrap_or("");
+        if crate::install::is_our_statusline(cmd) {
+            // The statusline is a shell command on Claude Code (hooks reference, section 2).
+            commands.push((Host::Codex, serde_json::json!({"command": cmd})));
+        }
+    }
+    commands
+}
+
+/// Why the commands in `failing` do not start with the launcher's `PATH`.
+fn why_text(on_path: Option<&Path>, launcher: &str, failing: &[String]) -> String {
+    match on_path {
+        Some(p) => format!(
+            "`capn` resolves only through your shell's PATH ({}); a host started from a GUI \
+             launcher (Dock, desktop menu) runs hooks with PATH={launcher}, where {} \
+             cannot start (exit 127: command not found)",
+            p.display(),
+            failing.join(", ")
+        ),
+        None => format!(
+            "{} cannot start with PATH={launcher} (exit 127: command not found)",
+            failing.join(", ")
+        ),
+    }
+}

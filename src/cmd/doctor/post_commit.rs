@@ -1,0 +1,48 @@
+//! Doctor check: the post-commit hook `capn init --git` set up runs `capn prune` when git
+//! commits. Git runs the hook only when it is executable, and a line after an early `exit`,
+//! an `exec` or under `set -e` may never be reached ([`git_hook::prune_status`]): capn 0.3.0
+//! appended its line at the end, after such lines.
+
+use super::Check;
+use crate::install::{self, git_hook};
+use std::path::Path;
+
+/// Checks the post-commit hook git runs for the project at `root`. Returns whether it holds a
+/// `capn prune` line (then the registrations check expects `--git` in its fixes).
+pub(super) fn check(root: &Path, checks: &mut Vec<Check>) -> bool {
+    let Ok(path) = git_hook::post_commit_path(root) else {
+        return false;
+    };
+    let Ok(Some(bytes)) = crate::fsutil::read_host_file(&path, "post-commit hook") else {
+        return false;
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    let rel = crate::store::display_rel(root, &path);
+    let what = format!("{rel} runs capn prune");
+    match git_hook::prune_status(&text) {
+        git_hook::PruneStatus::Absent => return false,
+        git_hook::PruneStatus::MayNotRun(line) => checks.push(Check::failed(
+            what,
+            format!(
+                "a commit may never reach the capn prune line: `{line}` comes before it and can \
+                 end the hook first"
+            ),
+            "capn init --git (it moves the line right after the #! line, guarded and in the \
+             background)",
+        )),
+        git_hook::PruneStatus::Runs if !git_hook::is_executable(&path) => {
+            checks.push(Check::failed(
+                what,
+                format!("{rel} is not executable, so git ignores it and capn prune never runs"),
+                format!(
+                    "chmod +x {}",
+                    install::shell_single_quote(&path.display().to_string())
+                ),
+            ))
+        }
+        git_hook::PruneStatus::Runs => checks.push(Check::ok(format!(
+            "{what} (reached before anything can end the hook)"
+        ))),
+    }
+    true
+}

@@ -1,0 +1,152 @@
+//! Which registered command lines `doctor` may start: capn's own, and nothing else.
+//!
+//! Settings files come with the repository. Claude Code and Codex ask before they run a
+//! project's hooks (trust dialogs); `doctor` must not be the way around that. So a handler is run
+//! only when its command line is exactly one of the forms `capn init` registers (or capn 0.2's),
+//! and it is started as an argument vector, never through a shell:
+//!
+//! - `capn hook …` (whatever follows: `capn hook` judges its own arguments, always exits 0 and
+//!   writes only in the state dir, which doctor points at a sandbox);
+//! - `capn statusline [--warn-at N] [--wrap CMD]`, run **without** `--wrap`: the wrapped command
+//!   is the repository's own and is never started by `doctor`;
+//! - `capn context` (capn 0.2's SessionStart registration).
+//!
+//! The program is `capn` found on `PATH`, `/usr/bin/env capn`, or an absolute path to a file
+//! named `capn` outside the project (a `capn` shipped inside the repository is the repository's
+//! code). Anything else (`capn hook session-start && …`, `./tools/capn …`, `$(…)`) is reported as
+//! not run.
+
+use std::path::Path;
+
+/// A command line `doctor` may start: the program and its arguments, to be run without a shell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SafeRun {
+    /// `capn` (found on `PATH`) or an absolute path to a capn binary outside the project.
+    pub program: String,
+    /// The arguments (without `--wrap` and its value).
+    pub args: Vec<String>,
+}
+
+impl SafeRun {
+    /// True when the program is found on `PATH` by name (not an absolute path).
+    pub fn by_name(&self) -> bool {
+        !self.program.contains('/')
+    }
+}
+
+/// The safe form of the command line `argv` (already split: the exec form's command and args,
+/// or a shell-form string split by [`split_shell`]), or why it is not run.
+pub fn check(argv: &[String], root: &Path) -> Result<SafeRun, String> {
+    let not_ours = || {
+        format!(
+            "not run by capn doctor: `{}` is not one of capn's own command lines, and doctor never starts a repository's commands",
+            argv.join(" ")
+        )
+    };
+    let (program, rest) = match argv {
+        [env, capn, rest @ ..] if env == "/usr/bin/env" && capn == "capn" => ("capn", rest),
+        [program, rest @ ..] => (program.as_str(), rest),
+        [] => return Err(not_ours()),
+    };
+    let named_capn = Path::new(program).file_name().is_some_and(|n| n == "capn");
+    let allowed_program = program == "capn"
+        || (named_capn
+            && Path::new(program).is_absolute()
+            && !Path::new(program).starts_with(root));
+    if !allowed_program {
+        return Err(not_ours());
+    }
+    let args: Vec<String> = match rest {
+        // Any arguments: `capn hook` itself judges them (a wrong event is reported by it, exit
+        // 0), and it writes only in the state dir, which doctor points at a sandbox.
+        [hook, more @ ..] if hook == "hook" && more.iter().all(|a| plain_word(a)) => rest.to_vec(),
+        [context] if context == "context" => rest.to_vec(),
+        [statusline, opts @ ..] if statusline == "statusline" => {
+            statusline_args(opts).ok_or_else(not_ours)?
+        }
+        _ => return Err(not_ours()),
+    };
+    Ok(SafeRun {
+        program: program.to_string(),
+        args,
+    })
+}
+
+/// True for a word with no shell syntax in it: a host running the line through a shell would
+/// treat `;`, `&`, `|`, `<`, `>`, `$`, a backquote, parentheses or braces as more than a word,
+/// so a line holding them is not one of capn's and is not run at all.
+fn plain_word(w: &str) -> bool {
+    !w.chars().any(|c| {
+        matches!(
+            c,
+            ';' | '&' | '|' | '<' | '>' | '$' | '`' | '(' | ')' | '{' | '}'
+        )
+    })
+}
+
+/// `statusline` and its options without `--wrap CMD`; `None` for anything but `--warn-at N`
+/// (N a whole number 1..=100) and one `--wrap CMD`.
+fn statusline_args(opts: &[String]) -> Option<Vec<String>> {
+    let mut args = vec!["statusline".to_string()];
+    let mut i = 0;
+    while i < opts.len() {
+        match (opts[i].as_str(), opts.get(i + 1)) {
+            ("--warn-at", Some(n)) if n.parse::<u8>().is_ok_and(|n| (1..=100).contains(&n)) => {
+                args.push("--warn-at".into());
+                args.push(n.clone());
+            }
+            ("--wrap", Some(_)) => {}
+            _ => return None,
+        }
+        i += 2;
+    }
+    Some(args)
+}
+
+/// Splits a shell-form command line into words the way a POSIX shell would for a simple
+/// command; `None` when it does not split (an unclosed quote). Operators such as `&&` stay
+/// inside words, so [`check`] refuses them.
+pub fn split_shell(command: &str) -> Option<Vec<String>> {
+    shell_words::split(command).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(line: &str) -> Result<SafeRun, String> {
+        check(&split_shell(line).unwrap(), Path::new("/work/project"))
+    }
+
+    #[test]
+    fn capn_s_own_lines_run_without_the_wrapped_command() {
+        assert_eq!(
+            run("capn hook session-start --host codex").unwrap().args,
+            ["hook", "session-start", "--host", "codex"]
+        );
+        let s = run("capn statusline --warn-at 50 --wrap 'touch /tmp/x; echo hi'").unwrap();
+        assert_eq!(s.args, ["statusline", "--warn-at", "50"]);
+        assert!(s.by_name());
+        assert_eq!(run("/usr/bin/env capn context").unwrap().args, ["context"]);
+        assert!(!run("/home/u/.cargo/bin/capn hook pre-compact")
+            .unwrap()
+            .by_name());
+    }
+
+    #[test]
+    fn anything_else_is_not_run() {
+        for line in [
+            "capn hook session-start && touch /tmp/pwned",
+            "capn hook session-start; touch x",
+            "capn hook session-start $(touch x)",
+            "./tools/capn hook session-start",
+            "/work/project/bin/capn hook session-start",
+            "capn statusline --warn-at $(touch x)",
+            "capn statusline --theme x",
+            "sh -c 'capn hook session-start'",
+            "capnx hook session-start",
+        ] {
+            assert!(run(line).is_err(), "{line}");
+        }
+    }
+}

@@ -1,0 +1,225 @@
+//! Recovery follows the conversation (issue 8, point 8): a new session id continuing a compacted
+//! conversation in the same project takes over the old id's marker and state; parallel sessions
+//! never see each other's markers.
+
+use crate::util::{Env, Run};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+
+const STATE: &str = "# Compact Prep State\n## Active Plan\nplans/handoff.md\n## Current Phase\n## TaskList Summary\n## Session Decisions\n## Constraints and Blockers\n## Worker Topology\n## Editing Files\n## Recovery Notes\n";
+
+fn event(env: &Env, cwd: &Path, name: &str, sub: &str, sid: &str, extra: Value) -> Run {
+    let mut v = json!({
+        "session_id": sid,
+        "transcript_path": format!("/home/user/.claude/projects/p/{sid}.jsonl"),
+        "cwd": cwd,
+        "hook_event_name": name,
+    });
+    for (k, x) in extra.as_object().unwrap() {
+        v[k] = x.clone();
+    }
+    env.run_stdin(
+        &["hook", sub, "--host", "claude"],
+        &serde_json::to_vec(&v).unwrap(),
+    )
+    .ok()
+}
+
+fn context(run: &Run) -> Option<String> {
+    let v: Value = serde_json::from_str(run.stdout.trim()).ok()?;
+    v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .map(str::to_string)
+}
+
+fn session_dir(env: &Env, sid: &str) -> PathBuf {
+    env.state_dir().join("sessions").join(sid)
+}
+
+/// Session `sid` saves its state, compacts (PreCompact, PostCompact) and leaves the marker.
+fn save_and_compact(env: &Env, cwd: &Path, sid: &str) {
+    event(
+        env,
+        cwd,
+        "SessionStart",
+        "session-start",
+        sid,
+        json!({"source": "startup"}),
+    );
+    env.run_stdin(&["state", "save", "--session", sid], STATE.as_bytes())
+        .ok();
+    event(
+        env,
+        cwd,
+        "PreCompact",
+        "pre-compact",
+        sid,
+        json!({"trigger": "auto"}),
+    );
+    event(
+        env,
+        cwd,
+        "PostCompact",
+        "post-compact",
+        sid,
+        json!({"trigger": "auto"}),
+    );
+    assert!(session_dir(env, sid).join("compacted.json").exists());
+}
+
+fn state_show(env: &Env, sid: &str) -> Run {
+    let mut c = env.cmd(&["state", "show"]);
+    c.env("CAPN_SESSION_ID", sid);
+    env.run_cmd(c, b"")
+}
+
+#[test]
+fn session_start_compact_under_a_new_id_takes_over_the_old_ids_marker_and_state() {
+    let env = Env::git();
+    let root = env.root.clone();
+    save_and_compact(&env, &root, "old-a");
+    let run = event(
+        &env,
+        &root,
+        "SessionStart",
+        "session-start",
+        "new-b",
+        json!({"source": "compact"}),
+    );
+    let text = context(&run).expect("recovery injected");
+    let old_state = session_dir(&env, "old-a").join("state.md");
+    assert!(text.contains(&old_state.display().to_string()), "{text}");
+    assert!(!text.contains("No /compact-prep state was saved"), "{text}");
+    assert!(!session_dir(&env, "old-a").join("compacted.json").exists());
+    // Delivered once: neither id's next prompt repeats it.
+    let b = event(
+        &env,
+        &root,
+        "UserPromptSubmit",
+        "user-prompt-submit",
+        "new-b",
+        json!({"prompt": "go"}),
+    );
+    assert_eq!(context(&b), None);
+    let a = event(
+        &env,
+        &root,
+        "UserPromptSubmit",
+        "user-prompt-submit",
+        "old-a",
+        json!({"prompt": "go"}),
+    );
+    assert_eq!(context(&a), None);
+    // capn state show under the new id finds the old id's state.
+    let show = state_show(&env, "new-b").ok();
+    assert_eq!(show.stdout, STATE);
+}
+
+#[test]
+fn the_first_prompt_under_a_new_id_takes_over_when_no_session_start_came() {
+    let env = Env::git();
+    let root = env.root.clone();
+    save_and_compact(&env, &root, "old-a");
+    let run = event(
+        &env,
+        &root,
+        "UserPromptSubmit",
+        "user-prompt-submit",
+        "new-c",
+        json!({"prompt": "go on"}),
+    );
+    let text = context(&run).expect("recovery injected");
+    assert!(text.contains("old-a"), "{text}");
+    assert_eq!(state_show(&env, "new-c").ok().stdout, STATE);
+}
+
+/// A parallel session in the same project (it started normally, so it is known) never takes
+/// another session's marker, neither on its prompts nor on its own compaction; a session in
+/// another project never does either.
+#[test]
+fn parallel_sessions_never_see_each_others_markers() {
+    let env = Env::git();
+    let root = env.root.clone();
+    event(
+        &env,
+        &root,
+        "SessionStart",
+        "session-start",
+        "par-p",
+        json!({"source": "startup"}),
+    );
+    save_and_compact(&env, &root, "old-a");
+    let p = event(
+        &env,
+        &root,
+        "UserPromptSubmit",
+        "user-prompt-submit",
+        "par-p",
+        json!({"prompt": "x"}),
+    );
+    assert_eq!(context(&p), None);
+    // P compacts itself: SessionStart(compact) first (as captured), then its own PostCompact.
+    event(
+        &env,
+        &root,
+        "PreCompact",
+        "pre-compact",
+        "par-p",
+        json!({"trigger": "auto"}),
+    );
+    let p = event(
+        &env,
+        &root,
+        "SessionStart",
+        "session-start",
+        "par-p",
+        json!({"source": "compact"}),
+    );
+    assert!(!context(&p).unwrap().contains("old-a"));
+    assert!(session_dir(&env, "old-a").join("compacted.json").exists());
+    // A session in another project, never seen before.
+    let other = env.tmp.path().join("elsewhere");
+    std::fs::create_dir_all(other.join(".git")).unwrap();
+    let d = event(
+        &env,
+        &other,
+        "UserPromptSubmit",
+        "user-prompt-submit",
+        "other-d",
+        json!({"prompt": "x"}),
+    );
+    assert_eq!(context(&d), None);
+    assert!(session_dir(&env, "old-a").join("compacted.json").exists());
+    // The marker is still old-a's own.
+    let a = event(
+        &env,
+        &root,
+        "UserPromptSubmit",
+        "user-prompt-submit",
+        "old-a",
+        json!({"prompt": "x"}),
+    );
+    assert!(context(&a).is_some());
+    assert_eq!(state_show(&env, "par-p").code, 1);
+}
+
+/// Two sessions compacted in the project: which one a new id continues is not known, so it takes
+/// neither.
+#[test]
+fn two_candidate_markers_are_left_alone() {
+    let env = Env::git();
+    let root = env.root.clone();
+    save_and_compact(&env, &root, "old-a");
+    save_and_compact(&env, &root, "old-b");
+    let run = event(
+        &env,
+        &root,
+        "UserPromptSubmit",
+        "user-prompt-submit",
+        "new-n",
+        json!({"prompt": "go"}),
+    );
+    assert_eq!(context(&run), None);
+    assert!(session_dir(&env, "old-a").join("compacted.json").exists());
+    assert!(session_dir(&env, "old-b").join("compacted.json").exists());
+}
