@@ -732,3 +732,40 @@ fn a_store_owned_by_another_user_is_passed_over() {
     assert_eq!(fs::read_dir(planted.join("entries")).unwrap().count(), 0);
     assert!(env.root.join(".capn/entries").is_dir());
 }
+
+/// A committed `.claude/skills -> elsewhere` (or `.claude -> elsewhere`) never leads init or
+/// uninstall to write or delete outside the project: both refuse before touching anything.
+#[test]
+fn symlinked_host_folders_lead_nothing_out_of_the_project() {
+    let env = Env::git();
+    let outside = env.tmp.path().join("elsewhere");
+    fs::create_dir_all(outside.join("compact-prep")).unwrap();
+    fs::write(outside.join("compact-prep/SKILL.md"), "theirs").unwrap();
+    fs::create_dir_all(env.root.join(".claude")).unwrap();
+    symlink(&outside, env.root.join(".claude/skills")).unwrap();
+    let before = listing(&outside);
+    let run = env.run_within_5s(&["init"]);
+    assert_ne!(run.code, 0, "init went through a symlinked .claude/skills");
+    assert!(run.stderr.contains("symlink"), "{}", run.stderr);
+    assert!(
+        !env.root.join(".capn").exists(),
+        "init touched the project before refusing"
+    );
+    env.run_within_5s(&["uninstall"]);
+    assert_eq!(listing(&outside), before);
+
+    // Installed, then .claude swapped for a link to a copy elsewhere: uninstall refuses.
+    let env = Env::git();
+    env.run(&["init"]).ok();
+    let copy = env.tmp.path().join("dotclaude");
+    fs::rename(env.root.join(".claude"), &copy).unwrap();
+    symlink(&copy, env.root.join(".claude")).unwrap();
+    let before = listing(&copy);
+    let run = env.run_within_5s(&["uninstall"]);
+    assert_ne!(run.code, 0);
+    assert_eq!(
+        listing(&copy),
+        before,
+        "uninstall changed files behind a symlinked .claude"
+    );
+}
