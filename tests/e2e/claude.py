@@ -210,12 +210,12 @@ def run_interactive(sb, res, features):
         ("claude: automatic compaction gives one recovery naming the state, none after", auto_compact),
     ]
     try:
-        ok = True
+        stuck = False
         for name, fn in steps:
-            if not ok:
-                res.skip(name, "not run: an earlier step of the same session failed")
+            if stuck:
+                res.skip(name, "not run: an earlier step of the same session got stuck")
                 continue
-            ok = res.run(name, fn)
+            stuck = res.run(name, fn) == "stuck"
     finally:
         cc.tmux.key("C-c")
         cc.tmux.kill()

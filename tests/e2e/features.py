@@ -22,7 +22,9 @@ import tempfile
 
 from harness import CONTRACT, REMINDER, expect
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# The repository whose .claude-plugin/ is checked (CAPN_E2E_REPO: another checkout).
+ROOT = os.environ.get("CAPN_E2E_REPO") or os.path.dirname(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def required():

@@ -23,7 +23,12 @@ REMINDER = "[capn] Context use in this session"
 
 
 class CheckFailed(Exception):
-    """A check's expectation was not met; the message says what was seen."""
+    """A check's expectation was not met; the message says what was seen. `timeout`: the
+    awaited event never came, so the client is in an unknown state."""
+
+    def __init__(self, msg, timeout=False):
+        super().__init__(msg)
+        self.timeout = timeout
 
 
 def expect(cond, what, saw):
@@ -39,7 +44,8 @@ def wait_until(what, fn, timeout, saw=lambda: ""):
         if v:
             return v
         if time.monotonic() > deadline:
-            raise CheckFailed(f"timed out after {timeout:.0f} s waiting for {what}\n  saw: {saw()}")
+            raise CheckFailed(f"timed out after {timeout:.0f} s waiting for {what}\n  saw: {saw()}",
+                              timeout=True)
         time.sleep(POLL)
 
 
@@ -277,19 +283,22 @@ class Results:
         self.rows = []
 
     def run(self, name, fn, *args):
+        """Runs one check. Returns "pass", "fail" (an expectation not met: the session can go
+        on) or "stuck" (an awaited event never came, or the driver broke: it cannot)."""
         try:
             fn(*args)
             self.rows.append((name, "PASS", ""))
             print(f"PASS {name}", flush=True)
-            return True
+            return "pass"
         except CheckFailed as e:
             self.rows.append((name, "FAIL", str(e)))
             print(f"FAIL {name}\n  {e}", flush=True)
+            return "stuck" if e.timeout else "fail"
         except Exception:  # a broken driver step is a failure too, with its traceback
             tb = traceback.format_exc()
             self.rows.append((name, "FAIL", tb))
             print(f"FAIL {name}\n{tb}", flush=True)
-        return False
+            return "stuck"
 
     def skip(self, name, why):
         self.rows.append((name, "N/A", why))
