@@ -9,8 +9,9 @@ capn write, or the client's own debug log.
 import json
 import os
 import re
+import subprocess
 
-from harness import (CONTRACT, RECOVERY, REMINDER, CheckFailed, Tmux, expect, wait_until)
+from harness import CONTRACT, RECOVERY, REMINDER, Tmux, expect, wait_until
 
 API_KEY = "sk-ant-e2e-000000000000000000000000000000"
 TURN = 120  # seconds: bound on one turn (client start, hooks, mock reply) on a busy machine
@@ -32,8 +33,9 @@ def client_env(sb, extra=None):
 
 def seed_profile(sb):
     """Pre-seeds onboarding, the API-key approval and the project's trust in the pinned
-    profile, and the default permission mode (no auto mode, whose classifier would ask the
-    mock), so the client starts straight at the prompt."""
+    profile, and manual permission mode with auto mode off (its classifier would send every
+    tool call to the mock, and 2.1.332 offers it in a dialog at start), so the client starts
+    straight at the prompt."""
     cfg = os.path.join(sb.home, ".claude")
     os.makedirs(cfg, exist_ok=True)
     with open(os.path.join(cfg, ".claude.json"), "w") as f:
@@ -69,17 +71,8 @@ class Interactive:
     def start(self):
         self.tmux.start([claude_bin(), "--debug-file", self.debug_log], self.sb.proj,
                         client_env(self.sb))
-        # capn's status line before any use: "ctx --". The pinned client may first offer auto
-        # mode as the default permission mode; the suite keeps manual mode (auto mode would send
-        # every tool call to a classifier model, i.e. to the mock).
-        for _ in range(3):
-            m = self.tmux.wait_screen("capn's status line or the auto-mode offer",
-                                      r"ctx --|No, keep manual mode", TURN)
-            if "manual mode" not in m.group(0):
-                return
-            self.tmux.key("Down")
-            self.tmux.wait_screen("the manual-mode choice selected", r"❯ No, keep manual mode", 30)
-            self.tmux.key("Enter")
+        # capn's status line before any use: "ctx --" (seed_profile keeps the onboarding,
+        # trust and auto-mode dialogs away; a dialog that still shows fails here, on screen)
         self.tmux.wait_screen("capn's status line", r"ctx --", TURN)
 
     def prompt(self, tag, extra=""):
@@ -280,7 +273,6 @@ def check_debug_log(path, sb):
 
 def run_print_mode(sb, res):
     """`claude -p` (non-interactive, stream-json): the contract arrives once."""
-    import subprocess
 
     def body():
         mark = sb.log.last_n()

@@ -11,7 +11,7 @@ import re
 import shutil
 import subprocess
 
-from harness import CONTRACT, RECOVERY, REMINDER, expect
+from harness import CONTRACT, RECOVERY, expect
 
 TURN = 180  # seconds: one `codex exec` run on a busy machine
 # The window Codex 0.171 reports in its rollout (model_context_window) for a model it has no

@@ -6,6 +6,7 @@ screen, a file written, a process ending) with a bound; none is a bare sleep.
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -240,9 +241,9 @@ class Tmux:
                               check=check)
 
     def start(self, argv, cwd, env):
-        script = " ".join(shlex_quote(a) for a in argv)
+        script = " ".join(shlex.quote(a) for a in argv)
         self.run("-f", "/dev/null", "new-session", "-d", "-s", self.name, "-x", "160", "-y", "50",
-                 "-c", cwd, "env -i " + " ".join(shlex_quote(f"{k}={v}") for k, v in env.items())
+                 "-c", cwd, "env -i " + " ".join(shlex.quote(f"{k}={v}") for k, v in env.items())
                  + " " + script)
         self.run("set-option", "-t", self.name, "remain-on-exit", "on", check=False)
 
@@ -269,11 +270,6 @@ class Tmux:
 
     def kill(self):
         self.run("kill-server", check=False)
-
-
-def shlex_quote(s):
-    import shlex
-    return shlex.quote(s)
 
 
 class Results:

@@ -7,7 +7,6 @@ Prints one line per check (PASS / FAIL with what it saw / N/A with why) and clos
 """
 
 import argparse
-import os
 import sys
 
 from harness import Results, Sandbox, expect
