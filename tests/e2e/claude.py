@@ -169,7 +169,7 @@ def run_interactive(sb, res, features):
         sb.log.wait_for("the summary request of /compact", lambda r: r.is_summary(), TURN, cc.mark)
         req = cc.prompt("E2E-P5")
         check_counts(req, RECOVERY, 1, "the prompt after /compact carries one recovery")
-        expect(st.get("state", "?") in req.text, "the recovery names the saved state file",
+        expect(st.get("state", "?") in recovery_excerpt(req), "the recovery names the saved state file",
                recovery_excerpt(req))
         expect("manual" in recovery_excerpt(req), "the recovery says the compaction was manual",
                recovery_excerpt(req))
@@ -188,7 +188,7 @@ def run_interactive(sb, res, features):
         check_counts(req, RECOVERY, 1, "the prompt after an automatic compaction carries one recovery")
         expect("auto" in recovery_excerpt(req), "the recovery says the compaction was automatic",
                recovery_excerpt(req))
-        expect(st.get("state", "?") in req.text, "the recovery names the saved state file",
+        expect(st.get("state", "?") in recovery_excerpt(req), "the recovery names the saved state file",
                recovery_excerpt(req))
         req = cc.prompt("E2E-P9")
         check_counts(req, RECOVERY, 1, "the prompt after that adds no second recovery")
@@ -231,7 +231,7 @@ def percent_shown(window, used):
 
 def recovery_excerpt(req):
     i = req.text.find(RECOVERY)
-    return req.text[i:i + 500] if i >= 0 else f"(no recovery) {req.brief()}"
+    return req.text[i:i + 2000] if i >= 0 else f"(no recovery) {req.brief()}"
 
 
 def list_tree(root):

@@ -7,6 +7,7 @@ Prints one line per check (PASS / FAIL with what it saw / N/A with why) and clos
 """
 
 import argparse
+import signal
 import sys
 
 from harness import Results, Sandbox, expect
@@ -30,6 +31,9 @@ def main():
     ap.add_argument("--keep", action="store_true", help="keep the sandboxes (printed)")
     ap.add_argument("--only", choices=["claude", "codex"])
     args = ap.parse_args()
+    # run.sh's overall timeout sends SIGTERM: leave through the finally blocks, which stop the
+    # clients' tmux servers and the mock
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(124))
     res = Results()
     feats = features.detect(args.capn)
     print("features: " + ", ".join(f"{k}={v}" for k, v in feats.items()), flush=True)
