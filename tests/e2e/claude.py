@@ -280,6 +280,10 @@ def run_print_mode(sb, res):
                             "--verbose"], cwd=sb.proj, env=client_env(sb), capture_output=True,
                            text=True, timeout=TURN, stdin=subprocess.DEVNULL)
         expect(r.returncode == 0, "claude -p exits 0", r.stderr[-800:])
+        # an automated session lists invalid settings on stderr (and skips them)
+        err = r.stderr.replace(sb.root, "<sandbox>")
+        expect("settings.json" not in err and "capn" not in err,
+               "claude -p says nothing about capn or a settings file on stderr", err[-800:])
         events = [json.loads(ln) for ln in r.stdout.splitlines() if ln.startswith("{")]
         init = next((e for e in events if e.get("subtype") == "init"), {})
         req = sb.log.wait_for("the -p prompt's main request",
@@ -293,4 +297,4 @@ def run_print_mode(sb, res):
                "the session id in stream-json is the one the mock received",
                (init.get("session_id"), req.headers))
 
-    res.run("claude -p: contract arrives once, session id matches", body)
+    res.run("claude -p: contract arrives once, session id matches, no settings complaint", body)
