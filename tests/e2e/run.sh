@@ -4,6 +4,8 @@
 # (see "End-to-end tests" in the README). Exit 1 when a check fails or the npm registry
 # cannot be reached; never a silent skip.
 #   tests/e2e/run.sh [--keep] [--only claude|codex]
+# A plain run (no arguments) then runs selftest.py: the suite again against deliberately broken
+# hooks, each of which must make named checks fail.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -36,4 +38,9 @@ echo "== e2e: cargo build"
 
 echo "== e2e: checks"
 cd "$here"
-exec timeout 540 python3 run_e2e.py --capn "$root/target/debug/capn" "$@"
+timeout 480 python3 run_e2e.py --capn "$root/target/debug/capn" "$@"
+if [ "$#" -eq 0 ]; then
+  # the checks can fail: each deliberately broken hook must be caught (selftest.py)
+  echo "== e2e: deliberate breaks"
+  timeout 300 python3 selftest.py --capn "$root/target/debug/capn"
+fi
