@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Mock model server for the end-to-end suite (tests/e2e/README in the main README).
+"""Mock model server for the end-to-end suite ("End-to-end tests in the real clients" in
+README.md).
 
 Serves, on 127.0.0.1 only:
 - Anthropic Messages: POST /v1/messages (streaming SSE when the body has "stream": true,
@@ -13,15 +14,16 @@ Every request is appended to the log file as one JSON line
 Bounded: it stops by itself after --max-requests requests or --lifetime seconds, whichever comes
 first, and when its parent process (the suite) is gone.
 
-The replies are scripted by directives in the *last* user message of a request (so a directive
-never leaks into later requests, which carry the whole history):
+The replies are scripted by directives in the *last* user message of a request (later requests
+carry the whole history, so only the last message counts and a directive acts once):
 - `E2E_USAGE=<n>`: report n input tokens in the usage (drives the status line); default 4000.
 - `E2E_TOO_LONG=<tag>`: the first request with this tag gets Anthropic's 400
   "prompt is too long" (the client then auto-compacts); later ones are answered normally.
 - `E2E_SAVE_STATE`: (or the expanded /compact-prep skill) answer with a Bash tool call that saves
   a state file with `capn state save --session <id>`, the id taken from the skill text the client
   expanded (`capn state path --session "<id>"`).
-A request whose text asks for a summary of the conversation gets a summary reply.
+A compaction's summary request (the client's compact prompt as the last user message) gets a
+fixed summary.
 """
 
 import argparse
