@@ -1,0 +1,288 @@
+#!/usr/bin/env python3
+"""Mock model server for the end-to-end suite ("End-to-end tests in the real clients" in
+README.md).
+
+Serves, on 127.0.0.1 only:
+- Anthropic Messages: POST /v1/messages (streaming SSE when the body has "stream": true,
+  JSON otherwise) and POST /v1/messages/count_tokens;
+- OpenAI Responses (for Codex): POST /v1/responses (SSE) and POST /v1/responses/compact;
+- anything else: 404 with a JSON error (and still logged).
+
+Every request is appended to the log file as one JSON line
+{"n", "t", "method", "path", "headers", "body"} before it is answered, so a check can wait on it.
+
+Bounded: it stops by itself after --max-requests requests or --lifetime seconds, whichever comes
+first, and when its parent process (the suite) is gone.
+
+The replies are scripted by directives in the *last* user message of a request (later requests
+carry the whole history, so only the last message counts and a directive acts once):
+- `E2E_USAGE=<n>`: report n input tokens in the usage (drives the status line); default 4000.
+- `E2E_TOO_LONG=<tag>`: the first request with this tag gets Anthropic's 400
+  "prompt is too long" (the client then auto-compacts); later ones are answered normally.
+- `E2E_SAVE_STATE`: (or the expanded /compact-prep skill) answer with a Bash tool call that saves
+  a state file with `capn state save --session <id>`, the id taken from the skill text the client
+  expanded (`capn state path --session "<id>"`).
+A compaction's summary request (the client's compact prompt as the last user message) gets a
+fixed summary.
+"""
+
+import argparse
+import json
+import os
+import re
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+DEFAULT_USAGE = 4000
+# The compact prompts: Claude Code "Your task is to create a detailed summary of the conversation
+# so far"; Codex "CONTEXT CHECKPOINT COMPACTION ... handoff summary".
+SUMMARY_ASK = re.compile(r"create a detailed summary|CONTEXT CHECKPOINT COMPACTION|handoff summary", re.I)
+SUMMARY_TEXT = "<analysis>e2e</analysis>\n<summary>E2E-SUMMARY: the user sent test prompts.</summary>"
+# The /compact-prep state the mocked model saves (the Codex driver saves the same file).
+STATE_MD = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "state.md")).read()
+
+
+def texts(value):
+    """Every string inside a decoded JSON value, depth first."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from texts(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from texts(v)
+
+
+def last_user_text(body):
+    """The text of the last user message (Anthropic messages or Responses input)."""
+    items = body.get("messages")
+    if items is None:
+        items = body.get("input")
+    if isinstance(items, str):
+        return items
+    if not isinstance(items, list):
+        return ""
+    for item in reversed(items):
+        if isinstance(item, dict) and item.get("role") == "user":
+            return "\n".join(texts(item.get("content")))
+    return ""
+
+
+def is_summary_request(body, last):
+    """A compaction's summarisation request (Claude Code's or Codex's compact prompt)."""
+    return bool(SUMMARY_ASK.search(last))
+
+
+class State:
+    def __init__(self, args):
+        self.args = args
+        self.lock = threading.Lock()
+        self.count = 0
+        self.too_long_done = set()
+        self.ids = 0
+        self.log = open(args.log, "a", encoding="utf-8")
+        self.done = threading.Event()
+
+    def next_id(self, prefix):
+        with self.lock:
+            self.ids += 1
+            return f"{prefix}_{self.ids:06d}"
+
+
+def sse(handler, events):
+    handler.send_response(200)
+    handler.send_header("content-type", "text/event-stream")
+    handler.send_header("cache-control", "no-cache")
+    handler.send_header("connection", "close")
+    handler.end_headers()
+    for name, data in events:
+        chunk = f"event: {name}\ndata: {json.dumps(data)}\n\n"
+        handler.wfile.write(chunk.encode())
+        handler.wfile.flush()
+    handler.close_connection = True
+
+
+def send_json(handler, status, obj):
+    data = json.dumps(obj).encode()
+    handler.send_response(status)
+    handler.send_header("content-type", "application/json")
+    handler.send_header("content-length", str(len(data)))
+    handler.send_header("connection", "close")
+    handler.end_headers()
+    handler.wfile.write(data)
+    handler.close_connection = True
+
+
+def anthropic_plan(state, body):
+    """What to answer: (kind, payload). kind is 'error', 'text' or 'tool'."""
+    last = last_user_text(body)
+    m = re.search(r"E2E_TOO_LONG=(\w+)", last)
+    if m and not is_summary_request(body, last):
+        with state.lock:
+            first = m.group(1) not in state.too_long_done
+            state.too_long_done.add(m.group(1))
+        if first:
+            return "error", None
+    if is_summary_request(body, last):
+        return "text", SUMMARY_TEXT
+    sid = re.search(r'capn state path --session "?([A-Za-z0-9][A-Za-z0-9._-]*)"?', last)
+    if sid and ("E2E_SAVE_STATE" in last or "# compact-prep" in last) and body.get("tools"):
+        cmd = f"capn state save --session {sid.group(1)} <<'CAPN_STATE'\n{STATE_MD}CAPN_STATE"
+        return "tool", {"command": cmd, "description": "Save the compact-prep state"}
+    tags = re.findall(r"E2E-P\w+", last)
+    return "text", "ok " + (tags[-1] if tags else "")
+
+
+def usage_of(body):
+    m = re.search(r"E2E_USAGE=(\d+)", last_user_text(body))
+    return int(m.group(1)) if m else DEFAULT_USAGE
+
+
+def anthropic_messages(handler, state, body):
+    kind, payload = anthropic_plan(state, body)
+    if kind == "error":
+        send_json(handler, 400, {"type": "error", "error": {
+            "type": "invalid_request_error",
+            "message": "prompt is too long: 210000 tokens > 200000 maximum"}})
+        return
+    model = body.get("model", "claude-sonnet-4-5")
+    usage = {"input_tokens": usage_of(body), "output_tokens": 12,
+             "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+    msg_id = state.next_id("msg")
+    if kind == "tool":
+        block = {"type": "tool_use", "id": state.next_id("toolu"), "name": "Bash", "input": payload}
+        stop = "tool_use"
+    else:
+        block = {"type": "text", "text": payload}
+        stop = "end_turn"
+    if not body.get("stream"):
+        send_json(handler, 200, {"id": msg_id, "type": "message", "role": "assistant",
+                                 "model": model, "content": [block], "stop_reason": stop,
+                                 "stop_sequence": None, "usage": usage})
+        return
+    start_block = dict(block, input={}) if kind == "tool" else dict(block, text="")
+    delta = ({"type": "input_json_delta", "partial_json": json.dumps(payload)} if kind == "tool"
+             else {"type": "text_delta", "text": payload})
+    sse(handler, [
+        ("message_start", {"type": "message_start", "message": {
+            "id": msg_id, "type": "message", "role": "assistant", "model": model, "content": [],
+            "stop_reason": None, "stop_sequence": None, "usage": dict(usage, output_tokens=1)}}),
+        ("content_block_start", {"type": "content_block_start", "index": 0,
+                                 "content_block": start_block}),
+        ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}),
+        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        ("message_delta", {"type": "message_delta",
+                           "delta": {"stop_reason": stop, "stop_sequence": None},
+                           "usage": {"output_tokens": 12}}),
+        ("message_stop", {"type": "message_stop"}),
+    ])
+
+
+def responses_api(handler, state, body):
+    """OpenAI Responses streaming reply for Codex: one assistant message."""
+    last = last_user_text(body)
+    if is_summary_request(body, last):
+        text = "E2E-SUMMARY: the user sent test prompts."
+    else:
+        tags = re.findall(r"E2E-P\w+", last)
+        text = "ok " + (tags[-1] if tags else "")
+    resp_id = state.next_id("resp")
+    item = {"type": "message", "role": "assistant", "id": state.next_id("msg"),
+            "content": [{"type": "output_text", "text": text, "annotations": []}]}
+    total = usage_of(body)
+    usage = {"input_tokens": total, "input_tokens_details": {"cached_tokens": 0},
+             "output_tokens": 12, "output_tokens_details": {"reasoning_tokens": 0},
+             "total_tokens": total + 12}
+    base = {"id": resp_id, "object": "response", "model": body.get("model", "gpt-5")}
+    sse(handler, [
+        ("response.created", {"type": "response.created", "response": dict(base, status="in_progress")}),
+        ("response.output_item.added", {"type": "response.output_item.added", "output_index": 0,
+                                        "item": dict(item, content=[])}),
+        ("response.output_text.delta", {"type": "response.output_text.delta", "output_index": 0,
+                                        "content_index": 0, "item_id": item["id"], "delta": text}),
+        ("response.output_item.done", {"type": "response.output_item.done", "output_index": 0,
+                                       "item": item}),
+        ("response.completed", {"type": "response.completed", "response": dict(
+            base, status="completed", output=[item], usage=usage)}),
+    ])
+
+
+def responses_compact(handler, state, body):
+    """Remote compaction (POST /v1/responses/compact): the history replaced by one summary."""
+    send_json(handler, 200, {"output": [
+        {"type": "message", "role": "user", "content": [
+            {"type": "input_text", "text": "E2E-SUMMARY: the user sent test prompts."}]}]})
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "capn-e2e-mock"
+
+    def log_message(self, fmt, *args):  # quiet: everything goes to the JSONL log
+        pass
+
+    def handle_one(self):
+        state = self.server.state
+        length = int(self.headers.get("content-length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw) if raw else {}
+        except ValueError:
+            body = {"_unparsed": raw.decode("utf-8", "replace")}
+        with state.lock:
+            state.count += 1
+            n = state.count
+            keep = {k: v for k, v in self.headers.items()
+                    if k.lower() not in ("authorization", "x-api-key")}
+            state.log.write(json.dumps({"n": n, "t": time.time(), "method": self.command,
+                                        "path": self.path, "headers": keep, "body": body}) + "\n")
+            state.log.flush()
+            if n >= state.args.max_requests:
+                state.done.set()
+        path = self.path.split("?")[0]
+        if self.command == "POST" and path.endswith("/messages/count_tokens"):
+            send_json(self, 200, {"input_tokens": usage_of(body)})
+        elif self.command == "POST" and path.endswith("/messages"):
+            anthropic_messages(self, state, body)
+        elif self.command == "POST" and path.endswith("/responses/compact"):
+            responses_compact(self, state, body)
+        elif self.command == "POST" and path.endswith("/responses"):
+            responses_api(self, state, body)
+        else:
+            send_json(self, 404, {"type": "error", "error": {"type": "not_found_error",
+                                                              "message": "e2e mock: " + path}})
+
+    do_POST = handle_one
+    do_GET = handle_one
+    do_HEAD = handle_one
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--log", required=True, help="JSONL file every request is appended to")
+    ap.add_argument("--port-file", required=True, help="written with the port once listening")
+    ap.add_argument("--max-requests", type=int, default=400)
+    ap.add_argument("--lifetime", type=float, default=600.0, help="seconds")
+    args = ap.parse_args()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    server.state = State(args)
+    tmp = args.port_file + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(str(server.server_address[1]))
+    os.replace(tmp, args.port_file)
+    parent = os.getppid()
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    deadline = time.monotonic() + args.lifetime
+    while time.monotonic() < deadline and not server.state.done.wait(0.5):
+        if os.getppid() != parent:
+            break
+    server.shutdown()
+    sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""Runs the end-to-end suite against the pinned clients in node_modules (see run.sh).
+
+Usage: run_e2e.py --capn PATH [--keep] [--only claude|codex]
+Prints one line per check (PASS / FAIL with what it saw / N/A with why) and closes with
+"N passed, N failed". Exit 1 when any check failed.
+"""
+
+import argparse
+import signal
+import sys
+
+from harness import Results, Sandbox, expect
+import claude
+import codex
+import features
+
+
+def check_capn_calls(sb, host):
+    calls = sb.capn_calls()
+    hooks = [c for c in calls if c[0].startswith("hook ") or c[0].startswith("statusline")]
+    expect(hooks, f"{host}: the client ran capn hooks", calls)
+    bad = [c for c in calls if c[1] != "0" or c[2]]
+    expect(not bad, f"{host}: no capn run exited non-zero or wrote stderr",
+           "\n    ".join(f"capn {a} -> exit {rc}, stderr {err[:300]!r}" for a, rc, err in bad))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--capn", required=True)
+    ap.add_argument("--keep", action="store_true", help="keep the sandboxes (printed)")
+    ap.add_argument("--only", choices=["claude", "codex"])
+    args = ap.parse_args()
+    # run.sh's overall timeout sends SIGTERM: leave through the finally blocks, which stop the
+    # clients' tmux servers and the mock
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(124))
+    res = Results()
+    feats = features.detect(args.capn)
+    print("features: " + ", ".join(f"{k}={v}" for k, v in feats.items()), flush=True)
+    if args.only in (None, "claude"):
+        sb = Sandbox(args.capn, args.keep)
+        try:
+            sb.start_mock()
+            sb.capn_init()
+            claude.run_interactive(sb, res, feats)
+            claude.run_print_mode(sb, res)
+            res.run("claude: no capn run exited non-zero or wrote stderr", check_capn_calls, sb,
+                    "claude")
+            features.run_claude_extras(sb, res, feats)
+        finally:
+            sb.close()
+            if args.keep:
+                print(f"kept: {sb.root}")
+    if args.only in (None, "codex"):
+        sb = Sandbox(args.capn, args.keep)
+        try:
+            sb.start_mock()
+            sb.capn_init()
+            codex.run(sb, res, feats)
+            res.run("codex: no capn run exited non-zero or wrote stderr", check_capn_calls, sb,
+                    "codex")
+        finally:
+            sb.close()
+            if args.keep:
+                print(f"kept: {sb.root}")
+    print(f"{res.passed()} passed, {res.failed()} failed")
+    return 1 if res.failed() else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
