@@ -6,6 +6,7 @@ mod concurrency;
 mod doctor;
 mod hooks;
 mod init;
+mod precision;
 mod qa;
 mod qa2;
 mod schema;
