@@ -228,14 +228,22 @@ fn sweep(stores: &BTreeMap<String, Store>, queries: &[Query], model: &Model) {
     let base = model.thresholds();
     println!("base {base:?}");
     table(stores, queries, &base, model);
+    let only: Option<&str> = std::env::args()
+        .nth(2)
+        .as_deref()
+        .map(|s| &*s.to_string().leak());
     type Field = fn(&mut Thresholds) -> &mut f32;
-    let fields: [(&str, Field); 4] = [
+    let fields: [(&str, Field); 5] = [
         ("salient", |t| &mut t.salient),
+        ("salient_share", |t| &mut t.salient_share),
         ("align", |t| &mut t.align),
         ("gate", |t| &mut t.gate),
         ("related_min", |t| &mut t.related_min),
     ];
     for (name, f) in fields {
+        if only.is_some_and(|o| o != name) {
+            continue;
+        }
         for factor in [0.5f32, 2.0] {
             let mut t = base;
             *f(&mut t) *= factor;

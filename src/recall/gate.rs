@@ -21,7 +21,8 @@
 //!    of the chart's words means nearly the same at the token level: the cosine of the two words'
 //!    vectors from the embedded model (the mean of each word's WordPiece rows, `crate::embed`)
 //!    reaches `align`. Inflections and close synonyms reach it ("verification"/"verified",
-//!    "pick"/"chosen"); different things of one kind do not ("refunds"/"webhooks").
+//!    "pick"/"chosen"); different things of one kind do not ("refunds"/"webhooks"). A word with a
+//!    digit is a code (`oauth2`, `s3`), as in the tokeniser, and matches only exactly.
 //! 3. **Salience.** A term's share of the question is `w / Σ w` over the question's terms. The
 //!    chart answers unless an unmatched, non-generic term carries at least `salient_share` of the
 //!    question (0.15) or such terms together carry twice that. A long question can leave a few
@@ -39,7 +40,8 @@ use super::tokenize::{pieces, Analyzer, Piece};
 use super::{Bm25Index, Doc};
 use crate::embed::{Model, Thresholds};
 use sha2::{Digest, Sha256};
-use std::collections::{BTreeSet, HashSet};
+use std::cell::RefCell;
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// The normalised form of a question for exact re-asks: lowercase, every run of characters that
 /// are not letters or digits replaced by one space, trimmed. `None` when nothing is left.
@@ -89,6 +91,8 @@ pub struct Question {
     norm: Option<String>,
     /// Docs whose question is this one, asked again ([`Bm25Index::exact_docs`]).
     exact: Vec<usize>,
+    /// Token vectors of words met so far (question and chart words), by word.
+    vectors: RefCell<HashMap<String, Vec<f32>>>,
 }
 
 impl Question {
@@ -128,6 +132,7 @@ impl Question {
             terms,
             norm: normalise_question(query),
             exact: bm25.exact_docs(query),
+            vectors: RefCell::default(),
         }
     }
 
@@ -181,34 +186,53 @@ impl Question {
             return None;
         }
         let (doc_terms, doc_words) = doc_vocabulary(doc);
-        let missing: Vec<&QueryTerm> = self
+        let mut missing: Vec<(&QueryTerm, f32)> = self
             .terms
             .iter()
-            .filter(|q| !doc_terms.contains(&q.term))
+            .filter(|q| q.salience >= t.salient && !doc_terms.contains(&q.term))
+            .map(|q| (q, q.salience / total))
             .collect();
-        missing.first()?;
-        let doc_vecs: Vec<Vec<f32>> = match model {
-            Some(m) => doc_words.iter().map(|w| m.embed(w)).collect(),
-            None => Vec::new(),
-        };
+        let sum: f32 = missing.iter().map(|(_, share)| share).sum();
+        if missing.iter().all(|(_, share)| *share < t.salient_share) && sum < 2.0 * t.salient_share
+        {
+            // Even if none of them aligns, these cannot block: no token vectors needed.
+            return None;
+        }
+        // Largest share first: the first term that does not align is the one to report.
+        missing.sort_by(|a, b| b.1.total_cmp(&a.1));
         let mut unmatched = 0.0f32;
-        let mut worst: Option<(&QueryTerm, f32)> = None;
-        for q in missing {
-            let aligned = model.is_some_and(|m| {
-                let v = m.embed(&q.word);
-                doc_vecs.iter().any(|d| dot(&v, d) >= t.align)
-            });
-            if aligned || q.salience < t.salient {
+        let mut worst = None;
+        for (q, share) in missing {
+            if model.is_some_and(|m| self.aligns(m, &q.word, &doc_words, t.align)) {
                 continue;
             }
-            let share = q.salience / total;
             unmatched += share;
-            if worst.is_none_or(|(_, w)| share > w) {
-                worst = Some((q, share));
+            let worst = *worst.get_or_insert(q.word.as_str());
+            if share >= t.salient_share || unmatched >= 2.0 * t.salient_share {
+                return Some(worst);
             }
         }
-        let (q, share) = worst?;
-        (share >= t.salient_share || unmatched >= 2.0 * t.salient_share).then_some(q.word.as_str())
+        None
+    }
+
+    /// True when one of `words` has a token vector within cosine `align` of `word`'s. Vectors
+    /// are computed once per word per question (candidates share words).
+    ///
+    /// A word with a digit (`oauth2`, `s3`, `v2`) is a code, as in the tokeniser: it matches
+    /// only exactly, never by meaning (its WordPiece rows are mostly those of its letters).
+    fn aligns(&self, model: &Model, word: &str, words: &BTreeSet<String>, align: f32) -> bool {
+        if word.bytes().any(|b| b.is_ascii_digit()) {
+            return false;
+        }
+        let mut cache = self.vectors.borrow_mut();
+        let v = cache
+            .entry(word.to_string())
+            .or_insert_with(|| model.embed(word))
+            .clone();
+        words.iter().any(|w| {
+            let d = cache.entry(w.clone()).or_insert_with(|| model.embed(w));
+            dot(&v, d) >= align
+        })
     }
 }
 
