@@ -286,7 +286,7 @@ fn diag(stores: &BTreeMap<String, Store>, queries: &[Query], kind: &str, model: 
                 .first()
                 .or(r.related.first())
                 .map_or(0.0, |h| h.cosine);
-            let question = Question::new(&st.bm25, &q.text);
+            let question = Question::new(&st.bm25, &q.text, 0.0);
             let top = hits.first().or(related.first()).copied();
             let why = top
                 .and_then(|d| question.unmatched(&st.docs[d].as_doc(), Some(model), &t))

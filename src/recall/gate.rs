@@ -36,6 +36,7 @@
 //! punctuation and whitespace are set aside ([`exact_key`]) is always that chart's answer.
 
 use super::background;
+use super::stopwords::is_stop_word;
 use super::tokenize::{pieces, Analyzer, Piece};
 use super::{Bm25Index, Doc};
 use crate::embed::{Model, Thresholds};
@@ -81,6 +82,9 @@ struct QueryTerm {
     word: String,
     /// The term's weight `w`, 0..=1 (see the module docs).
     salience: f32,
+    /// The docs holding the term (ascending), for terms that weigh at least the `min_salience`
+    /// given to [`Question::new`]; empty for the others, which never block.
+    docs: Vec<u32>,
 }
 
 /// A question analysed for the gate against one store.
@@ -98,7 +102,10 @@ pub struct Question {
 impl Question {
     /// Analyses `query` against `bm25` (for document frequencies). Terms are unique; a camelCase
     /// compound the store has never seen is left out, as in the BM25 query (its parts carry it).
-    pub fn new(bm25: &Bm25Index, query: &str) -> Question {
+    /// For terms weighing at least `min_salience` (the gate's `salient`), the docs holding them
+    /// are looked up once, so judging a candidate needs no entry text unless words must be
+    /// aligned by meaning.
+    pub fn new(bm25: &Bm25Index, query: &str, min_salience: f32) -> Question {
         let analyzer = Analyzer::default();
         let mut seen = HashSet::new();
         let mut terms = Vec::new();
@@ -122,8 +129,14 @@ impl Question {
             let word = match p {
                 Piece::Word(w) | Piece::Compound(w) | Piece::Cjk(w) => w.to_string(),
             };
+            let salience = r_store * background::informativeness(&term);
             terms.push(QueryTerm {
-                salience: r_store * background::informativeness(&term),
+                salience,
+                docs: if salience >= min_salience && df.is_some() {
+                    bm25.docs_with(&term)
+                } else {
+                    Vec::new()
+                },
                 term: term.into_owned(),
                 word,
             });
@@ -181,49 +194,88 @@ impl Question {
         model: Option<&Model>,
         t: &Thresholds,
     ) -> Option<&'q str> {
+        let (terms, words) = doc_vocabulary(doc);
+        self.judge(
+            &|q| terms.contains(&q.term),
+            &mut || Some(words.clone()),
+            model,
+            t,
+        )
+        .flatten()
+    }
+
+    /// [`Question::unmatched`] for doc number `doc` of the index the question was made with:
+    /// exact and stemmed matches come from the index; `text` is read only when words must be
+    /// aligned by meaning. `None` when that text cannot be read.
+    pub fn unmatched_doc<'q>(
+        &'q self,
+        doc: usize,
+        text: &dyn Fn(usize) -> Option<DocText>,
+        model: Option<&Model>,
+        t: &Thresholds,
+    ) -> Option<Option<&'q str>> {
+        let has =
+            |q: &QueryTerm| u32::try_from(doc).is_ok_and(|d| q.docs.binary_search(&d).is_ok());
+        self.judge(
+            &has,
+            &mut || text(doc).map(|d| doc_words(&d.as_doc())),
+            model,
+            t,
+        )
+    }
+
+    /// The gate's rule (module docs, step 3): `has(term)` says whether the chart holds a term
+    /// exactly or by stem; `words()` gives the chart's words for alignment (called at most once,
+    /// and only when needed; `None` when they cannot be read, which makes the result `None`).
+    fn judge<'q>(
+        &'q self,
+        has: &dyn Fn(&QueryTerm) -> bool,
+        words: &mut dyn FnMut() -> Option<BTreeSet<String>>,
+        model: Option<&Model>,
+        t: &Thresholds,
+    ) -> Option<Option<&'q str>> {
         let total: f32 = self.terms.iter().map(|q| q.salience).sum();
         if total <= 0.0 {
-            return None;
+            return Some(None);
         }
-        let (doc_terms, doc_words) = doc_vocabulary(doc);
         let mut missing: Vec<(&QueryTerm, f32)> = self
             .terms
             .iter()
-            .filter(|q| q.salience >= t.salient && !doc_terms.contains(&q.term))
+            .filter(|q| q.salience >= t.salient && !has(q))
             .map(|q| (q, q.salience / total))
             .collect();
         let sum: f32 = missing.iter().map(|(_, share)| share).sum();
         if missing.iter().all(|(_, share)| *share < t.salient_share) && sum < 2.0 * t.salient_share
         {
             // Even if none of them aligns, these cannot block: no token vectors needed.
-            return None;
+            return Some(None);
         }
         // Largest share first: the first term that does not align is the one to report.
         missing.sort_by(|a, b| b.1.total_cmp(&a.1));
+        let mut doc_words: Option<BTreeSet<String>> = None;
         let mut unmatched = 0.0f32;
         let mut worst = None;
         for (q, share) in missing {
-            if model.is_some_and(|m| self.aligns(m, &q.word, &doc_words, t.align)) {
-                continue;
+            if let Some(m) = model.filter(|_| !is_code(&q.word)) {
+                if doc_words.is_none() {
+                    doc_words = Some(words()?);
+                }
+                if self.aligns(m, &q.word, doc_words.as_ref()?, t.align) {
+                    continue;
+                }
             }
             unmatched += share;
             let worst = *worst.get_or_insert(q.word.as_str());
             if share >= t.salient_share || unmatched >= 2.0 * t.salient_share {
-                return Some(worst);
+                return Some(Some(worst));
             }
         }
-        None
+        Some(None)
     }
 
     /// True when one of `words` has a token vector within cosine `align` of `word`'s. Vectors
     /// are computed once per word per question (candidates share words).
-    ///
-    /// A word with a digit (`oauth2`, `s3`, `v2`) is a code, as in the tokeniser: it matches
-    /// only exactly, never by meaning (its WordPiece rows are mostly those of its letters).
     fn aligns(&self, model: &Model, word: &str, words: &BTreeSet<String>, align: f32) -> bool {
-        if word.bytes().any(|b| b.is_ascii_digit()) {
-            return false;
-        }
         let mut cache = self.vectors.borrow_mut();
         let v = cache
             .entry(word.to_string())
@@ -236,11 +288,15 @@ impl Question {
     }
 }
 
-/// A chart's index terms (stemmed, as BM25 sees them) and its distinct words (lowercase,
-/// unstemmed, stop words left out), over its question, details and file paths.
-fn doc_vocabulary(doc: &Doc<'_>) -> (HashSet<String>, BTreeSet<String>) {
-    let analyzer = Analyzer::default();
-    let mut terms = HashSet::new();
+/// A word with a digit (`oauth2`, `s3`, `v2`) is a code, as in the tokeniser: it matches only
+/// exactly, never by meaning (its WordPiece rows are mostly those of its letters).
+fn is_code(word: &str) -> bool {
+    word.bytes().any(|b| b.is_ascii_digit())
+}
+
+/// A chart's distinct words (lowercase, unstemmed, stop words left out) over its question,
+/// details and file paths: what question words are aligned with.
+fn doc_words(doc: &Doc<'_>) -> BTreeSet<String> {
     let mut words = BTreeSet::new();
     let mut buf = String::new();
     let texts = [doc.question, doc.details]
@@ -248,15 +304,32 @@ fn doc_vocabulary(doc: &Doc<'_>) -> (HashSet<String>, BTreeSet<String>) {
         .chain(doc.files.iter().map(String::as_str));
     for text in texts {
         pieces(text, &mut buf, &mut |p| {
-            if let Some(term) = analyzer.term(p) {
-                if let Piece::Word(w) = p {
+            if let Piece::Word(w) = p {
+                if !is_stop_word(w) {
                     words.insert(w.to_string());
                 }
+            }
+        });
+    }
+    words
+}
+
+/// A chart's index terms (stemmed, as BM25 sees them) and its words ([`doc_words`]).
+fn doc_vocabulary(doc: &Doc<'_>) -> (HashSet<String>, BTreeSet<String>) {
+    let analyzer = Analyzer::default();
+    let mut terms = HashSet::new();
+    let mut buf = String::new();
+    let texts = [doc.question, doc.details]
+        .into_iter()
+        .chain(doc.files.iter().map(String::as_str));
+    for text in texts {
+        pieces(text, &mut buf, &mut |p| {
+            if let Some(term) = analyzer.term(p) {
                 terms.insert(term.into_owned());
             }
         });
     }
-    (terms, words)
+    (terms, doc_words(doc))
 }
 
 /// Dot product (the cosine of two unit vectors).
@@ -286,9 +359,10 @@ impl DocText {
     }
 }
 
-/// The most candidates the gate reads per question, best first: past these, lower-ranked charts
-/// are not considered as answers (it bounds the entry files `ask` reads on a near miss).
-pub const MAX_CHECKS: usize = 16;
+/// The most candidates the gate reads per question, best first (as many as `ask` prints by
+/// default: 5 answers, or 3 suggestions and some to spare): past these, lower-ranked charts are
+/// not considered as answers. It bounds the entry files `ask` reads on a near miss.
+pub const MAX_CHECKS: usize = 8;
 
 /// The gate applied to ranked candidates.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -334,14 +408,10 @@ pub fn apply(question: &Question, ranked: &[usize], ask: &Ask<'_>, model: Option
         if out.answers.contains(&doc) {
             continue;
         }
-        let Some(d) = (ask.text)(doc) else { continue };
-        if question
-            .unmatched(&d.as_doc(), model, ask.thresholds)
-            .is_none()
-        {
-            out.answers.push(doc);
-        } else {
-            out.demoted.push(doc);
+        match question.unmatched_doc(doc, ask.text, model, ask.thresholds) {
+            Some(None) => out.answers.push(doc),
+            Some(Some(_)) => out.demoted.push(doc),
+            None => {}
         }
     }
     out
@@ -362,7 +432,7 @@ pub fn lexical_search(
     if ask.limit == 0 {
         return (Vec::new(), Vec::new());
     }
-    let question = Question::new(bm25, ask.query);
+    let question = Question::new(bm25, ask.query, ask.thresholds.salient);
     let ideal = bm25.query_weight(ask.query);
     let mut cands: Vec<_> = bm25
         .candidates(ask.query, ask.allowed)
@@ -471,7 +541,7 @@ mod tests {
             ("Where is the login page rendered?", 2, "login"),
             ("what license is this project under?", 3, "license"),
         ] {
-            let q = Question::new(&bm25, asked);
+            let q = Question::new(&bm25, asked, 0.0);
             let d = docs[doc].as_doc();
             assert_eq!(q.unmatched(&d, Some(model()), &t), Some(word), "{asked}");
             assert_eq!(q.unmatched(&d, None, &t), Some(word), "{asked}");
@@ -482,7 +552,7 @@ mod tests {
             ("rendering the certificate page of the PDF", 2),
             ("locating the root of the project", 3),
         ] {
-            let q = Question::new(&bm25, asked);
+            let q = Question::new(&bm25, asked, 0.0);
             assert_eq!(
                 q.unmatched(&docs[doc].as_doc(), Some(model()), &t),
                 None,
@@ -492,14 +562,50 @@ mod tests {
     }
 
     #[test]
+    fn the_index_based_judgement_agrees_with_the_text_based_one() {
+        let (bm25, docs) = index(&CHARTS);
+        let t = model().thresholds();
+        let text = |d: usize| docs.get(d).cloned();
+        for asked in [
+            "Where are payment refunds handled?",
+            "How does API pagination work?",
+            "where do we handle payment webhooks",
+            "How does the API rate limiter work?",
+            "what license is this project under?",
+            "Where is the PDF page of a certificate rendered?",
+        ] {
+            let q = Question::new(&bm25, asked, t.salient);
+            for (d, doc) in docs.iter().enumerate() {
+                for m in [Some(model()), None] {
+                    assert_eq!(
+                        q.unmatched_doc(d, &text, m, &t),
+                        Some(q.unmatched(&doc.as_doc(), m, &t)),
+                        "{asked} / {}",
+                        doc.question
+                    );
+                }
+            }
+        }
+        // The text is read only to align words; unreadable then, the candidate is skipped.
+        let q = Question::new(&bm25, "Where are payment refunds handled?", t.salient);
+        assert_eq!(q.unmatched_doc(0, &|_| None, Some(model()), &t), None);
+        assert_eq!(
+            q.unmatched_doc(0, &|_| None, None, &t),
+            Some(Some("refunds"))
+        );
+        let q = Question::new(&bm25, "where are payment webhooks handled", t.salient);
+        assert_eq!(q.unmatched_doc(0, &|_| None, Some(model()), &t), Some(None));
+    }
+
+    #[test]
     fn generic_words_never_block_and_inflections_align_by_token_vectors() {
         let (bm25, docs) = index(&CHARTS);
         let t = model().thresholds();
         // "code" and "file" are common in software English: below `salient`, they cannot block.
-        let q = Question::new(&bm25, "which code file handles payment webhooks?");
+        let q = Question::new(&bm25, "which code file handles payment webhooks?", 0.0);
         assert_eq!(q.unmatched(&docs[0].as_doc(), Some(model()), &t), None);
         // "limiter" is no stem of "limiting", but its token vector is close.
-        let q = Question::new(&bm25, "How does the API rate limiter work?");
+        let q = Question::new(&bm25, "How does the API rate limiter work?", 0.0);
         assert_eq!(q.unmatched(&docs[1].as_doc(), Some(model()), &t), None);
     }
 
@@ -515,9 +621,10 @@ mod tests {
             &bm25,
             "Where are Stripe payment webhooks verified, retried after failures, logged for audit \
              and eventually forwarded to the billing ledger?",
+            0.0,
         );
         assert_eq!(q.unmatched(&docs[0].as_doc(), Some(model()), &t), None);
-        let q = Question::new(&bm25, "Where are Stripe payment refunds verified?");
+        let q = Question::new(&bm25, "Where are Stripe payment refunds verified?", 0.0);
         assert_eq!(
             q.unmatched(&docs[0].as_doc(), Some(model()), &t),
             Some("refunds")

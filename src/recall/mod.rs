@@ -253,6 +253,29 @@ impl Bm25Index {
         self.idf(df)
     }
 
+    /// The docs containing the index term `term`, ascending (empty when none does).
+    pub(crate) fn docs_with(&self, term: &str) -> Vec<u32> {
+        let Some(id) = self.lookup(term) else {
+            return Vec::new();
+        };
+        let start = if id == 0 {
+            0
+        } else {
+            self.raw.posting_ends.0[id - 1] as usize
+        };
+        let bytes = &self.raw.postings.0[start..self.raw.posting_ends.0[id] as usize];
+        let (mut pos, mut doc, mut out) = (0, 0u32, Vec::new());
+        while let Some(delta) = get_varint(bytes, &mut pos) {
+            pos += 1; // the weight byte
+            doc = doc.saturating_add(delta);
+            if doc as usize >= self.len() || pos > bytes.len() {
+                break;
+            }
+            out.push(doc);
+        }
+        out
+    }
+
     /// How many docs contain the index term `term`; `None` when none does.
     pub(crate) fn df(&self, term: &str) -> Option<u32> {
         self.lookup(term).map(|i| self.raw.df.0[i])

@@ -254,7 +254,7 @@ pub fn search(
     }
     let mut passing: Vec<FusedHit> = scored.iter().filter(|(_, p)| *p).map(|(h, _)| *h).collect();
     passing.sort_by(|a, b| b.fused.total_cmp(&a.fused).then(a.doc.cmp(&b.doc)));
-    let question = Question::new(bm25, ask.query);
+    let question = Question::new(bm25, ask.query, thresholds.salient);
     let ranked: Vec<usize> = passing.iter().map(|h| h.doc).collect();
     let gated = gate::apply(&question, &ranked, ask, model);
     let hits: Vec<FusedHit> = gated
