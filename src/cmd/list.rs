@@ -67,29 +67,7 @@ pub fn run(args: &ListArgs) -> Result<ExitCode> {
             out.push_str(&serde_json::to_string(&v)?);
             out.push('\n');
         } else {
-            let mark = if changed.is_empty() { "" } else { "[stale] " };
-            out.push_str(&format!(
-                "{}  {mark}{}\n",
-                entry.id,
-                printable(&entry.question)
-            ));
-            let files: Vec<String> = entry.files.keys().map(|f| printable(f)).collect();
-            out.push_str(&format!("  files: {}\n", files.join(", ")));
-            if !changed.is_empty() {
-                let changed: Vec<String> = changed.iter().map(|f| printable(f)).collect();
-                out.push_str(&format!(
-                    "  changed since charted: {} (the next ask removes this chart)\n",
-                    changed.join(", ")
-                ));
-            }
-            if !entry.details.is_empty() {
-                let mut lines = entry.details.lines();
-                let first = printable(lines.next().unwrap_or(""));
-                out.push_str(&format!("  details: {first}\n"));
-                for l in lines {
-                    out.push_str(&format!("           {}\n", printable(l)));
-                }
-            }
+            out.push_str(&human(&entry, &changed));
         }
     }
     let mut so = std::io::stdout().lock();
@@ -98,6 +76,36 @@ pub fn run(args: &ListArgs) -> Result<ExitCode> {
         diag!("capn: nothing charted yet");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// One entry as `list` prints it without `--json`: `<id>  [stale] <question>`, its files, the
+/// changed files when there are any, and its details.
+fn human(entry: &crate::store::entry::Entry, changed: &[&String]) -> String {
+    let mut out = String::new();
+    let mark = if changed.is_empty() { "" } else { "[stale] " };
+    out.push_str(&format!(
+        "{}  {mark}{}\n",
+        entry.id,
+        printable(&entry.question)
+    ));
+    let files: Vec<String> = entry.files.keys().map(|f| printable(f)).collect();
+    out.push_str(&format!("  files: {}\n", files.join(", ")));
+    if !changed.is_empty() {
+        let changed: Vec<String> = changed.iter().map(|f| printable(f)).collect();
+        out.push_str(&format!(
+            "  changed since charted: {} (the next ask removes this chart)\n",
+            changed.join(", ")
+        ));
+    }
+    if !entry.details.is_empty() {
+        let mut lines = entry.details.lines();
+        let first = printable(lines.next().unwrap_or(""));
+        out.push_str(&format!("  details: {first}\n"));
+        for l in lines {
+            out.push_str(&format!("           {}\n", printable(l)));
+        }
+    }
+    out
 }
 
 /// `s` with control characters escaped (`\u{1b}`), so a hand-edited entry cannot send escape

@@ -181,6 +181,19 @@ pub struct FusedHit {
     pub closeness: f32,
 }
 
+impl FusedHit {
+    /// An exact re-ask of chart `doc`: the best possible hit (score 100).
+    fn exact(doc: usize) -> FusedHit {
+        FusedHit {
+            doc,
+            score: 100,
+            fused: 1.0,
+            cosine: 1.0,
+            closeness: 2.0,
+        }
+    }
+}
+
 /// The outcome of a fused search: answers, or (when there are none) related suggestions.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct FusedResult {
@@ -262,13 +275,7 @@ pub fn search(
         .iter()
         .map(|&doc| match passing.iter().find(|h| h.doc == doc) {
             Some(h) if !question.is_exact(doc) => *h,
-            _ => FusedHit {
-                doc,
-                score: 100,
-                fused: 1.0,
-                cosine: 1.0,
-                closeness: 2.0,
-            },
+            _ => FusedHit::exact(doc),
         })
         .collect();
     let mut related = Vec::new();
