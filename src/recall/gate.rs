@@ -44,11 +44,18 @@ use sha2::{Digest, Sha256};
 use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-/// The normalised form of a question for exact re-asks: lowercase, every run of characters that
-/// are not letters or digits replaced by one space, trimmed. `None` when nothing is left.
+/// The normalised form of a question for exact re-asks: NFKC (full-width forms become ASCII, as
+/// in the tokeniser), lowercase, every run of characters that are not letters or digits replaced
+/// by one space, trimmed. `None` when nothing is left.
 pub fn normalise_question(question: &str) -> Option<String> {
+    use unicode_normalization::UnicodeNormalization;
     let mut out = String::with_capacity(question.len());
-    for c in question.chars().flat_map(char::to_lowercase) {
+    let chars: Box<dyn Iterator<Item = char>> = if question.is_ascii() {
+        Box::new(question.chars())
+    } else {
+        Box::new(question.nfkc())
+    };
+    for c in chars.flat_map(char::to_lowercase) {
         if c.is_alphanumeric() {
             out.push(c);
         } else if !out.is_empty() && !out.ends_with(' ') {
@@ -516,6 +523,10 @@ mod tests {
             Some("支付回调在哪里".into())
         );
         assert_eq!(normalise_question("?!"), None);
+        assert_eq!(
+            normalise_question("ＷＨＥＲＥ is Ｘ？"),
+            Some("where is x".into())
+        );
         assert_eq!(exact_key("Where is X?"), exact_key("where is x"));
         assert_ne!(exact_key("Where is X?"), exact_key("Where is Y?"));
         assert!(exact_key("Where is X?").unwrap().starts_with('\u{1}'));
