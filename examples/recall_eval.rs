@@ -764,6 +764,28 @@ fn cmd_ask_sim(n: usize) {
 struct FusedStore {
     st: Store,
     vectors: recall::semantic::Vectors,
+    texts: Vec<recall::gate::DocText>,
+}
+
+impl FusedStore {
+    /// The fused search as `ask` runs it (answer gate included).
+    fn search(
+        &self,
+        query: &str,
+        qv: &[f32],
+        t: &capn_hook::embed::Thresholds,
+    ) -> recall::semantic::FusedResult {
+        let model = capn_hook::embed::model().expect("model");
+        let text = |d: usize| self.texts.get(d).cloned();
+        let ask = recall::gate::Ask {
+            query,
+            limit: 5,
+            thresholds: t,
+            allowed: &|_| true,
+            text: &text,
+        };
+        recall::semantic::search(&self.st.index, &self.vectors, qv, &ask, Some(model))
+    }
 }
 
 fn fused_store<'a>(charts: impl Iterator<Item = &'a Chart> + Clone) -> FusedStore {
@@ -774,9 +796,18 @@ fn fused_store<'a>(charts: impl Iterator<Item = &'a Chart> + Clone) -> FusedStor
             .clone()
             .map(|c| (c.question.as_str(), c.details.as_str())),
     );
+    let texts = charts
+        .clone()
+        .map(|c| recall::gate::DocText {
+            question: c.question.clone(),
+            details: c.details.clone(),
+            files: c.files.clone(),
+        })
+        .collect();
     FusedStore {
         st: store(charts, &Params::default()),
         vectors,
+        texts,
     }
 }
 
@@ -806,7 +837,7 @@ fn fused_eval(
         let key = if pooled { "pooled" } else { q.repo.as_str() };
         let fs = &cache[key];
         let qv = model.embed(&q.text);
-        let r = recall::semantic::search(&fs.st.index, &fs.vectors, &q.text, &qv, 5, t, &|_| true);
+        let r = fs.search(&q.text, &qv, t);
         let hits: Vec<usize> = r.hits.iter().map(|h| h.doc).collect();
         let related: Vec<usize> = r.related.iter().map(|h| h.doc).collect();
         let want = |d: &usize| fs.st.cases[*d] == q.case;
@@ -833,15 +864,7 @@ fn fused_eval(
                 .filter(|(n, _)| *n != "pooled" && **n != q.repo)
             {
                 let _ = name;
-                let r = recall::semantic::search(
-                    &other.st.index,
-                    &other.vectors,
-                    &q.text,
-                    &qv,
-                    5,
-                    t,
-                    &|_| true,
-                );
+                let r = other.search(&q.text, &qv, t);
                 out.cross_n += 1;
                 out.cross_answered += usize::from(!r.hits.is_empty());
             }

@@ -5,13 +5,18 @@
 //! when another process holds it, `ask` does not wait and simply leaves them out.
 
 use crate::cli::AskArgs;
+use crate::recall::gate::{self, Ask, DocText};
 use crate::recall::semantic;
+use crate::store::entry::Entry;
 use crate::store::fresh::StatCache;
 use crate::store::index::{self, read_entry, Snapshot};
 use crate::store::{stale_positions, Store};
-use anyhow::Result;
+use anyhow::{Context, Result};
 use serde::Serialize;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 use std::io::Write;
+use std::path::Path;
 use std::process::ExitCode;
 
 /// One hit as printed: `{"id","question","files","details"?,"score"}`.
@@ -56,6 +61,10 @@ struct Rendered {
 pub const RELATED_HEADER: &str =
     "capn: possibly related charts (not answers: similar questions whose files may help; check them before exploring):";
 
+/// The message `ask` prints instead of the ordinary nudge outside any project (no `.capn/` in
+/// the working directory or above, and not inside a git repository).
+pub const OUTSIDE_PROJECT: &str = "capn: not inside a project: there is no .capn/ here or in any parent folder, and this is not a git repository. Charts are kept per project: run `capn ask` from inside one, or `capn init` at a project's root to start charting there.\n";
+
 /// Runs `capn ask`: exit 0 with hits on stdout, exit 1 with a nudge on stderr on a miss.
 pub fn run(args: &AskArgs) -> Result<ExitCode> {
     if !args.extra.is_empty() {
@@ -73,8 +82,13 @@ pub fn run(args: &AskArgs) -> Result<ExitCode> {
     let store = Store::from_env()?;
     // A .capn that is a symlink, a file or a FIFO is an error to report, not an empty store.
     store.check_dirs()?;
+    if !store.exists() && !store.root.join(".git").exists() {
+        diag!("{}", OUTSIDE_PROJECT.trim_end());
+        return Ok(ExitCode::from(1));
+    }
     let limit = args.limit as usize;
     let mut out = Rendered::default();
+    let mut removed = Vec::new();
     if store.exists() && !question.is_empty() {
         if let Some(mut w) = store.try_open_writer() {
             crate::store::report_malformed(&w.store, &w.snap.malformed);
@@ -82,9 +96,16 @@ pub fn run(args: &AskArgs) -> Result<ExitCode> {
             // Usually every stale entry is gone after this. If some were kept (rewritten since
             // the index was built, or removed by someone else), positions moved: check again.
             // If deleting failed (read-only store), they are simply left out of the answer.
-            let stale = match w.delete_stale(&stale) {
-                Ok(deleted) if deleted == stale.len() => Vec::new(),
-                Ok(_) => stale_positions(&w.store.root, &w.snap, &mut w.cache),
+            let stale = match w.delete_stale_listed(&stale) {
+                Ok(gone) => {
+                    let all = gone.len() == stale.len();
+                    removed = removed_charts(&w.store.root, gone, &mut w.cache);
+                    if all {
+                        Vec::new()
+                    } else {
+                        stale_positions(&w.store.root, &w.snap, &mut w.cache)
+                    }
+                }
                 Err(e) => {
                     crate::store::warn(&e);
                     stale
@@ -103,6 +124,7 @@ pub fn run(args: &AskArgs) -> Result<ExitCode> {
     }
     if out.hits.is_empty() {
         let mut err = std::io::stderr().lock();
+        let _ = err.write_all(removed_note(&removed).as_bytes());
         let _ = err.write_all(nudge(question).as_bytes());
         if !out.related.is_empty() {
             let _ = writeln!(err, "{RELATED_HEADER}");
@@ -114,6 +136,78 @@ pub fn run(args: &AskArgs) -> Result<ExitCode> {
     so.write_all(out.hits.as_bytes())?;
     so.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// A chart `ask` just deleted as stale: its question and the backing files that changed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Removed {
+    /// The charted question.
+    pub question: String,
+    /// Backing files (keys relative to the project root) that changed, vanished or were replaced.
+    pub changed: Vec<String>,
+}
+
+/// The removed entries with the backing files that no longer match their recorded hashes (the
+/// stat cache has just checked them, so this re-hashes nothing).
+fn removed_charts(root: &Path, gone: Vec<Entry>, cache: &mut StatCache) -> Vec<Removed> {
+    gone.into_iter()
+        .map(|e| Removed {
+            changed: e
+                .files
+                .iter()
+                .filter(|(p, h)| cache.is_changed(root, p, h))
+                .map(|(p, _)| p.clone())
+                .collect(),
+            question: e.question,
+        })
+        .collect()
+}
+
+/// Most removed charts named in the note; the rest are counted.
+const MAX_NAMED_REMOVED: usize = 5;
+
+/// The line printed before the nudge when `ask` just deleted stale charts, empty when it did not:
+/// `capn: removed 1 chart whose files changed: "<question>" (src/x.ts)`; several are separated
+/// by `; `, at most [`MAX_NAMED_REMOVED`] named. Questions are JSON strings (quoted, control
+/// characters escaped); paths have control characters escaped.
+pub fn removed_note(removed: &[Removed]) -> String {
+    if removed.is_empty() {
+        return String::new();
+    }
+    let n = removed.len();
+    let named: Vec<String> = removed
+        .iter()
+        .take(MAX_NAMED_REMOVED)
+        .map(|r| {
+            let q = serde_json::to_string(&r.question).unwrap_or_default();
+            let files: Vec<String> = r.changed.iter().map(|f| escape_controls(f)).collect();
+            format!("{q} ({})", files.join(", "))
+        })
+        .collect();
+    let more = if n > MAX_NAMED_REMOVED {
+        format!("; and {} more", n - MAX_NAMED_REMOVED)
+    } else {
+        String::new()
+    };
+    format!(
+        "capn: removed {n} chart{} whose files changed: {}{more}\n",
+        if n == 1 { "" } else { "s" },
+        named.join("; ")
+    )
+}
+
+/// `s` with control characters escaped (`\u{1b}`), for terminal output.
+fn escape_controls(s: &str) -> String {
+    s.chars()
+        .flat_map(|c| {
+            let v: Vec<char> = if c.is_control() {
+                c.escape_default().collect()
+            } else {
+                vec![c]
+            };
+            v
+        })
+        .collect()
 }
 
 /// Searches and renders, reading each printed entry's file for its text. If an entry file no
@@ -138,26 +232,15 @@ fn answer(
 /// (doc number, display score) pairs, best first.
 type Ranked = Vec<(usize, u8)>;
 
-/// Ranked answers and, on a miss, related suggestions. BM25 alone when the
-/// snapshot has no vectors (embedding off), BM25 and cosine fused otherwise.
-fn search(
-    snap: &Snapshot,
-    question: &str,
-    limit: usize,
-    allowed: &dyn Fn(usize) -> bool,
-) -> (Ranked, Ranked) {
+/// Ranked answers and, on a miss, related suggestions, both through the answer gate
+/// (`recall::gate`). BM25 alone when the snapshot has no vectors (embedding off), BM25 and cosine
+/// fused otherwise; the gate matches words by meaning with the model's token vectors in both.
+fn search(snap: &Snapshot, ask: &Ask<'_>) -> (Ranked, Ranked) {
+    let model = crate::embed::model();
     match (snap.model, &snap.vectors) {
-        (Some(model), Some(vectors)) => {
-            let q = model.embed(question);
-            let r = semantic::search(
-                &snap.bm25,
-                vectors,
-                question,
-                &q,
-                limit,
-                &model.thresholds(),
-                allowed,
-            );
+        (Some(m), Some(vectors)) => {
+            let q = m.embed(ask.query);
+            let r = semantic::search(&snap.bm25, vectors, &q, ask, Some(m));
             (
                 r.hits.iter().map(|h| (h.doc, h.score)).collect(),
                 r.related
@@ -166,18 +249,11 @@ fn search(
                     .collect(),
             )
         }
-        _ => (
-            snap.bm25
-                .search(question, limit, allowed)
-                .into_iter()
-                .map(|h| (h.doc, h.score))
-                .collect(),
-            Vec::new(),
-        ),
+        _ => gate::lexical_search(&snap.bm25, ask, model),
     }
 }
 
-/// The rendered output, or `None` when a printed entry's file disagrees with the index.
+/// The rendered output, or `None` when an entry file read on the way disagrees with the index.
 fn render_verified(
     store: &Store,
     snap: &Snapshot,
@@ -186,13 +262,42 @@ fn render_verified(
     stale: &[usize],
 ) -> Result<Option<Rendered>> {
     let allowed = |i: usize| stale.binary_search(&i).is_err();
-    let (hits, related) = search(snap, question, limit, &allowed);
-    let read = |doc: usize| {
-        let id = &snap.ids[doc];
-        read_entry(&store.entry_path(id), &format!("{id}.md"))
-            .ok()
-            .filter(|e| snap.agrees_with(doc, e))
+    let read_cache: RefCell<HashMap<usize, Option<Entry>>> = RefCell::default();
+    let disagreed = Cell::new(false);
+    let read = |doc: usize| -> Option<Entry> {
+        read_cache
+            .borrow_mut()
+            .entry(doc)
+            .or_insert_with(|| {
+                let id = snap.ids.get(doc)?;
+                let e = read_entry(&store.entry_path(id), &format!("{id}.md")).ok();
+                let agrees = e.as_ref().is_some_and(|e| snap.agrees_with(doc, e));
+                disagreed.set(disagreed.get() || !agrees);
+                e.filter(|_| agrees)
+            })
+            .clone()
     };
+    let text = |doc: usize| {
+        read(doc).map(|e| DocText {
+            files: e.files.keys().cloned().collect(),
+            question: e.question,
+            details: e.details,
+        })
+    };
+    let thresholds = crate::embed::model()
+        .context("this build carries no embedding model")?
+        .thresholds();
+    let ask = Ask {
+        query: question,
+        limit,
+        thresholds: &thresholds,
+        allowed: &allowed,
+        text: &text,
+    };
+    let (hits, related) = search(snap, &ask);
+    if disagreed.get() {
+        return Ok(None);
+    }
     let mut out = Rendered::default();
     for (doc, score) in hits {
         let Some(e) = read(doc) else { return Ok(None) };

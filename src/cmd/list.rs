@@ -2,13 +2,20 @@
 //! never hides an entry; malformed entries are reported on stderr and skipped).
 
 use crate::cli::ListArgs;
+use crate::store::fresh::StatCache;
 use crate::store::{index::read_entry, printable, Store};
 use anyhow::{Context, Result};
 use std::io::Write;
 use std::process::ExitCode;
 
 /// Runs `capn list`. Human-readable by default; `--json` prints one object per line:
-/// `{"id","question","files","details"?,"at"}`.
+/// `{"id","question","files","details"?,"at","changed"?}`.
+///
+/// An entry whose backing files changed since it was charted (changed, vanished or replaced; the
+/// stat cache `.capn/stat.bin` is trusted for files whose size, times and inode are unchanged, so
+/// only those are re-hashed that look different) is marked: `[stale]` before its question and a
+/// `changed:` line naming the files, or `"changed": [paths]` in JSON. `list` deletes nothing
+/// (the next `ask` or `prune` does) and does not write the stat cache.
 pub fn run(args: &ListArgs) -> Result<ExitCode> {
     let store = Store::from_env()?;
     store.check_dirs()?;
@@ -25,6 +32,15 @@ pub fn run(args: &ListArgs) -> Result<ExitCode> {
         }
     };
     names.sort();
+    // The stat cache is bounded by the size of the entries it was built from, as for ask.
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let entry_bytes = crate::fsutil::stat_names_in(&dir, &refs, false)
+        .into_iter()
+        .filter_map(Result::ok)
+        .map(|st| st.size)
+        .fold(0u64, u64::saturating_add);
+    let limit = crate::fsutil::limits::derived(entry_bytes, names.len() as u64);
+    let mut cache = StatCache::load(&store.stat_cache_path(), limit);
     let mut out = String::new();
     for name in &names {
         let path = dir.join(name);
@@ -37,6 +53,12 @@ pub fn run(args: &ListArgs) -> Result<ExitCode> {
                 continue;
             }
         };
+        let changed: Vec<&String> = entry
+            .files
+            .iter()
+            .filter(|(p, h)| cache.is_changed(&store.root, p, h))
+            .map(|(p, _)| p)
+            .collect();
         if args.json {
             let v = serde_json::json!({
                 "id": entry.id,
@@ -48,20 +70,13 @@ pub fn run(args: &ListArgs) -> Result<ExitCode> {
                 v["details"] = entry.details.clone().into();
             }
             v["at"] = entry.at.clone().into();
+            if !changed.is_empty() {
+                v["changed"] = serde_json::json!(changed);
+            }
             out.push_str(&serde_json::to_string(&v)?);
             out.push('\n');
         } else {
-            out.push_str(&format!("{}  {}\n", entry.id, printable(&entry.question)));
-            let files: Vec<String> = entry.files.keys().map(|f| printable(f)).collect();
-            out.push_str(&format!("  files: {}\n", files.join(", ")));
-            if !entry.details.is_empty() {
-                let mut lines = entry.details.lines();
-                let first = printable(lines.next().unwrap_or(""));
-                out.push_str(&format!("  details: {first}\n"));
-                for l in lines {
-                    out.push_str(&format!("           {}\n", printable(l)));
-                }
-            }
+            out.push_str(&human(&entry, &changed));
         }
     }
     let mut so = std::io::stdout().lock();
@@ -70,4 +85,34 @@ pub fn run(args: &ListArgs) -> Result<ExitCode> {
         diag!("capn: nothing charted yet");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// One entry as `list` prints it without `--json`: `<id>  [stale] <question>`, its files, the
+/// changed files when there are any, and its details.
+fn human(entry: &crate::store::entry::Entry, changed: &[&String]) -> String {
+    let mut out = String::new();
+    let mark = if changed.is_empty() { "" } else { "[stale] " };
+    out.push_str(&format!(
+        "{}  {mark}{}\n",
+        entry.id,
+        printable(&entry.question)
+    ));
+    let files: Vec<String> = entry.files.keys().map(|f| printable(f)).collect();
+    out.push_str(&format!("  files: {}\n", files.join(", ")));
+    if !changed.is_empty() {
+        let changed: Vec<String> = changed.iter().map(|f| printable(f)).collect();
+        out.push_str(&format!(
+            "  changed since charted: {} (the next ask removes this chart)\n",
+            changed.join(", ")
+        ));
+    }
+    if !entry.details.is_empty() {
+        let mut lines = entry.details.lines();
+        let first = printable(lines.next().unwrap_or(""));
+        out.push_str(&format!("  details: {first}\n"));
+        for l in lines {
+            out.push_str(&format!("           {}\n", printable(l)));
+        }
+    }
+    out
 }

@@ -47,6 +47,16 @@ pub struct Thresholds {
     /// Least closeness (lexical coverage + cosine, the gate's measure) for a chart to be offered
     /// as "possibly related" when the gate misses.
     pub related_min: f32,
+    /// Answer gate on the question's terms (`crate::recall::gate`): a term whose weight (its IDF
+    /// share in the store times its informativeness in general software English, 0..=1) is
+    /// below this is generic and never keeps a chart from answering.
+    pub salient: f32,
+    /// Least cosine between the token vectors of a question word and a chart word for the chart
+    /// to match that word by meaning (`crate::recall::gate`).
+    pub align: f32,
+    /// Share of the question's weight (0..=1) at which one unmatched, non-generic term keeps a
+    /// chart from answering; twice this, summed over such terms, does too (`crate::recall::gate`).
+    pub salient_share: f32,
 }
 
 #[derive(Deserialize)]

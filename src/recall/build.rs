@@ -183,6 +183,19 @@ impl Bm25Index {
                 .map(|f| b.add(&analyzer, &mut buf, d, 2, f))
                 .sum();
             lens.push([q, det, files]);
+            // The exact re-ask marker: a term only `exact_doc` looks up (no field counts it).
+            if let Some(key) = super::gate::exact_key(doc.question) {
+                let id = b.intern(&key);
+                let cur = &mut b.current[id as usize];
+                if cur.0 != d {
+                    *cur = (d, b.postings.len() as u32);
+                    b.postings.push(Posting {
+                        term: id,
+                        doc: d,
+                        tf: [0; 3],
+                    });
+                }
+            }
         }
 
         let n = docs.len().max(1) as f32;

@@ -39,8 +39,10 @@
 //! hits: the share of the ideal score (every query term present and saturated) the doc reaches. It
 //! orders hits exactly as the raw BM25 does.
 
+mod background;
 pub(crate) mod blob;
 mod build;
+pub mod gate;
 pub mod intent;
 pub mod semantic;
 mod stopwords;
@@ -55,7 +57,7 @@ use tokenize::Analyzer;
 pub use tokenize::analyze;
 
 /// Version of the tokeniser and index layout; part of the derived index's header.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 
 /// Phantom docs (containing none of the query's terms) added to the doc count `N` in the IDF.
 ///
@@ -247,6 +249,39 @@ impl Bm25Index {
         None
     }
 
+    /// The IDF this index gives a term found in `df` docs (see the module docs; > 0).
+    pub(crate) fn idf_of(&self, df: u32) -> f32 {
+        self.idf(df)
+    }
+
+    /// The docs containing the index term `term`, ascending (empty when none does).
+    pub(crate) fn docs_with(&self, term: &str) -> Vec<u32> {
+        let Some(id) = self.lookup(term) else {
+            return Vec::new();
+        };
+        let start = if id == 0 {
+            0
+        } else {
+            self.raw.posting_ends.0[id - 1] as usize
+        };
+        let bytes = &self.raw.postings.0[start..self.raw.posting_ends.0[id] as usize];
+        let (mut pos, mut doc, mut out) = (0, 0u32, Vec::new());
+        while let Some(delta) = get_varint(bytes, &mut pos) {
+            pos += 1; // the weight byte
+            doc = doc.saturating_add(delta);
+            if doc as usize >= self.len() || pos > bytes.len() {
+                break;
+            }
+            out.push(doc);
+        }
+        out
+    }
+
+    /// How many docs contain the index term `term`; `None` when none does.
+    pub(crate) fn df(&self, term: &str) -> Option<u32> {
+        self.lookup(term).map(|i| self.raw.df.0[i])
+    }
+
     fn idf(&self, df: u32) -> f32 {
         let n = self.raw.n_docs as f32 + IDF_PRIOR_DOCS;
         let df = df as f32;
@@ -268,6 +303,30 @@ impl Bm25Index {
             let df = id.map_or(0, |i| self.raw.df.0[i]);
             out.push((id, self.idf(df)));
         });
+        out
+    }
+
+    /// The docs whose question equals `query` once case, punctuation and whitespace are set
+    /// aside ([`gate::normalise_question`]), in doc order: an exact re-ask, which always answers.
+    pub fn exact_docs(&self, query: &str) -> Vec<usize> {
+        let Some(id) = gate::exact_key(query).and_then(|k| self.lookup(&k)) else {
+            return Vec::new();
+        };
+        let start = if id == 0 {
+            0
+        } else {
+            self.raw.posting_ends.0[id - 1] as usize
+        };
+        let bytes = &self.raw.postings.0[start..self.raw.posting_ends.0[id] as usize];
+        let (mut pos, mut doc, mut out) = (0, 0usize, Vec::new());
+        while let Some(delta) = get_varint(bytes, &mut pos) {
+            pos += 1; // the weight byte
+            doc += delta as usize;
+            if doc >= self.len() || pos > bytes.len() {
+                break;
+            }
+            out.push(doc);
+        }
         out
     }
 

@@ -10,8 +10,9 @@
 //! `related_min` are offered as "possibly related" (never as answers). Both thresholds belong to
 //! the model (`assets/model/config.json`).
 
+use super::gate::{self, Ask, Question};
 use super::{Bm25Index, Candidate};
-use crate::embed::{Model, Thresholds};
+use crate::embed::Model;
 
 /// Scale of the stored int8 components: a unit vector's component `v` is stored as
 /// `round(v · 127)`.
@@ -180,6 +181,19 @@ pub struct FusedHit {
     pub closeness: f32,
 }
 
+impl FusedHit {
+    /// An exact re-ask of chart `doc`: the best possible hit (score 100).
+    fn exact(doc: usize) -> FusedHit {
+        FusedHit {
+            doc,
+            score: 100,
+            fused: 1.0,
+            cosine: 1.0,
+            closeness: 2.0,
+        }
+    }
+}
+
 /// The outcome of a fused search: answers, or (when there are none) related suggestions.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct FusedResult {
@@ -192,20 +206,22 @@ pub struct FusedResult {
 /// The most "possibly related" suggestions printed on a miss.
 pub const MAX_RELATED: usize = 3;
 
-/// Searches with BM25 and cosine fused (see the module docs). `q` is the query's unit vector;
-/// docs with `allowed(doc)` false are never returned.
+/// Searches with BM25 and cosine fused (see the module docs), then applies the answer gate
+/// (`super::gate`: an exact re-ask always answers, with score 100; any other entry past the
+/// fused gate answers only when it matches every salient term of the question). `q` is the
+/// query's unit vector; `model` gives the token vectors for the gate. Docs with
+/// `ask.allowed(doc)` false are never returned.
 pub fn search(
     bm25: &Bm25Index,
     vectors: &Vectors,
-    query: &str,
     q: &[f32],
-    limit: usize,
-    thresholds: &Thresholds,
-    allowed: &dyn Fn(usize) -> bool,
+    ask: &Ask<'_>,
+    model: Option<&Model>,
 ) -> FusedResult {
+    let thresholds = ask.thresholds;
     let n = vectors.len().min(bm25.len());
     let mut lexical: Vec<Option<Candidate>> = vec![None; n];
-    for c in bm25.candidates(query, allowed) {
+    for c in bm25.candidates(ask.query, ask.allowed) {
         if c.doc < n {
             lexical[c.doc] = Some(c);
         }
@@ -233,7 +249,7 @@ pub fn search(
         if lex.is_none() && cosine < thresholds.related_min.min(thresholds.gate) {
             continue;
         }
-        if lex.is_none() && !allowed(doc) {
+        if lex.is_none() && !(ask.allowed)(doc) {
             continue;
         }
         let fused = 0.5 * bm25_norm + 0.5 * cosine;
@@ -249,9 +265,19 @@ pub fn search(
             closeness >= thresholds.gate,
         ));
     }
-    let mut hits: Vec<FusedHit> = scored.iter().filter(|(_, p)| *p).map(|(h, _)| *h).collect();
-    hits.sort_by(|a, b| b.fused.total_cmp(&a.fused).then(a.doc.cmp(&b.doc)));
-    hits.truncate(limit);
+    let mut passing: Vec<FusedHit> = scored.iter().filter(|(_, p)| *p).map(|(h, _)| *h).collect();
+    passing.sort_by(|a, b| b.fused.total_cmp(&a.fused).then(a.doc.cmp(&b.doc)));
+    let question = Question::new(bm25, ask.query, thresholds.salient);
+    let ranked: Vec<usize> = passing.iter().map(|h| h.doc).collect();
+    let gated = gate::apply(&question, &ranked, ask, model);
+    let hits: Vec<FusedHit> = gated
+        .answers
+        .iter()
+        .map(|&doc| match passing.iter().find(|h| h.doc == doc) {
+            Some(h) if !question.is_exact(doc) => *h,
+            _ => FusedHit::exact(doc),
+        })
+        .collect();
     let mut related = Vec::new();
     if hits.is_empty() {
         related = scored
@@ -260,7 +286,7 @@ pub fn search(
             .filter(|h| h.closeness >= thresholds.related_min)
             .collect();
         related.sort_by(|a, b| b.closeness.total_cmp(&a.closeness).then(a.doc.cmp(&b.doc)));
-        related.truncate(MAX_RELATED.min(limit.max(1)));
+        related.truncate(MAX_RELATED.min(ask.limit.max(1)));
     }
     FusedResult { hits, related }
 }
@@ -296,6 +322,31 @@ mod tests {
         (bm25, vectors, model)
     }
 
+    fn run(
+        bm25: &Bm25Index,
+        vectors: &Vectors,
+        qs: &[&str],
+        query: &str,
+        allowed: &dyn Fn(usize) -> bool,
+    ) -> FusedResult {
+        let model = crate::embed::model().unwrap();
+        let t = model.thresholds();
+        let text = |d: usize| {
+            qs.get(d).map(|q| gate::DocText {
+                question: q.to_string(),
+                ..Default::default()
+            })
+        };
+        let ask = Ask {
+            query,
+            limit: 5,
+            thresholds: &t,
+            allowed,
+            text: &text,
+        };
+        search(bm25, vectors, &model.embed(query), &ask, Some(model))
+    }
+
     #[test]
     fn exact_questions_answer_and_unrelated_ones_do_not() {
         let qs = [
@@ -303,19 +354,55 @@ mod tests {
             "How is the PDF of a signed document rendered?",
             "Which component renders the team members table?",
         ];
-        let (bm25, vectors, model) = setup(&qs);
-        let t = model.thresholds();
+        let (bm25, vectors, _) = setup(&qs);
         for (i, q) in qs.iter().enumerate() {
-            let r = search(&bm25, &vectors, q, &model.embed(q), 5, &t, &|_| true);
+            let r = run(&bm25, &vectors, &qs, q, &|_| true);
             assert_eq!(r.hits.first().map(|h| h.doc), Some(i), "{q}");
+            assert_eq!(r.hits[0].score, 100, "an exact re-ask scores 100");
         }
-        let q = "kubernetes helm chart ingress annotations";
-        let r = search(&bm25, &vectors, q, &model.embed(q), 5, &t, &|_| true);
+        let r = run(
+            &bm25,
+            &vectors,
+            &qs,
+            "kubernetes helm chart ingress annotations",
+            &|_| true,
+        );
         assert!(r.hits.is_empty(), "{r:?}");
-        let r = search(&bm25, &vectors, qs[0], &model.embed(qs[0]), 5, &t, &|d| {
-            d != 0
-        });
+        let r = run(&bm25, &vectors, &qs, qs[0], &|d| d != 0);
         assert!(r.hits.iter().all(|h| h.doc != 0));
+    }
+
+    #[test]
+    fn a_near_miss_is_related_not_an_answer() {
+        let qs = [
+            "Where are payment webhooks handled?",
+            "How does API rate limiting work?",
+            "How is the PDF certificate page rendered?",
+            "How is the project root located?",
+        ];
+        let (bm25, vectors, _) = setup(&qs);
+        for (near, chart) in [
+            ("Where are payment refunds handled?", 0),
+            ("How does API pagination work?", 1),
+            ("Where is the login page rendered?", 2),
+            ("what license is this project under?", 3),
+        ] {
+            let r = run(&bm25, &vectors, &qs, near, &|_| true);
+            assert!(r.hits.is_empty(), "{near}: {r:?}");
+            assert_eq!(
+                r.related.first().map(|h| h.doc),
+                Some(chart),
+                "{near}: {r:?}"
+            );
+        }
+        let r = run(
+            &bm25,
+            &vectors,
+            &qs,
+            "where are the payment webhooks handled",
+            &|_| true,
+        );
+        assert_eq!(r.hits.first().map(|h| h.doc), Some(0), "{r:?}");
     }
 
     #[test]

@@ -355,16 +355,30 @@ impl Writer {
         positions: &[usize],
         confirm: &mut dyn FnMut(&Entry, &mut StatCache) -> bool,
     ) -> Result<usize> {
+        self.delete_positions_listed(positions, confirm)
+            .map(|removed| removed.len())
+    }
+
+    /// [`Writer::delete_positions_if`], returning the deleted entries as they were read just
+    /// before deletion (so a caller can say which charts went and why).
+    ///
+    /// Errors: as [`Writer::delete_positions_if`].
+    pub fn delete_positions_listed(
+        &mut self,
+        positions: &[usize],
+        confirm: &mut dyn FnMut(&Entry, &mut StatCache) -> bool,
+    ) -> Result<Vec<Entry>> {
         if positions.is_empty() {
-            return Ok(0);
+            return Ok(Vec::new());
         }
         let mut drop = std::collections::HashSet::new();
+        let mut removed = Vec::new();
         let mut disagree = false;
         for &i in positions {
             let id = self.snap.ids[i].clone();
             let path = self.store.entry_path(&id);
             let name = format!("{id}.md");
-            match index::read_entry(&path, &name) {
+            let e = match index::read_entry(&path, &name) {
                 Ok(e) => {
                     if !self.snap.agrees_with(i, &e) {
                         disagree = true;
@@ -372,13 +386,14 @@ impl Writer {
                     if !confirm(&e, &mut self.cache) {
                         continue;
                     }
+                    e
                 }
                 // Gone already (another writer) or no longer parses: it is not ours to delete.
                 Err(_) => {
                     disagree = true;
                     continue;
                 }
-            }
+            };
             crate::fsutil::remove_if_exists(&path).with_context(|| {
                 format!(
                     "could not delete entry: {}",
@@ -386,20 +401,21 @@ impl Writer {
                 )
             })?;
             drop.insert(id);
+            removed.push(e);
         }
         if disagree {
             self.snap.reload_from_files(&self.store)?;
-            return Ok(drop.len());
+            return Ok(removed);
         }
         if drop.is_empty() {
-            return Ok(0);
+            return Ok(removed);
         }
         let store = self.store.clone();
         let mut keep = self.snap.take_entries(&store)?;
         keep.retain(|e| !drop.contains(&e.id));
         let touched: Vec<String> = drop.iter().map(|id| format!("{id}.md")).collect();
         self.snap.replace_entries(&store, keep, &touched)?;
-        Ok(drop.len())
+        Ok(removed)
     }
 
     /// Deletes the entries at `positions` unconditionally (unchart, bust).
@@ -414,8 +430,16 @@ impl Writer {
     ///
     /// Errors: as [`Writer::delete_positions_if`].
     pub fn delete_stale(&mut self, positions: &[usize]) -> Result<usize> {
+        self.delete_stale_listed(positions)
+            .map(|removed| removed.len())
+    }
+
+    /// [`Writer::delete_stale`], returning the deleted entries (ask names them on a miss).
+    ///
+    /// Errors: as [`Writer::delete_positions_if`].
+    pub fn delete_stale_listed(&mut self, positions: &[usize]) -> Result<Vec<Entry>> {
         let root = self.store.root.clone();
-        self.delete_positions_if(positions, &mut |e, cache| entry_is_stale(&root, e, cache))
+        self.delete_positions_listed(positions, &mut |e, cache| entry_is_stale(&root, e, cache))
     }
 
     /// [`Writer::finish`], reporting a failure on stderr instead of failing the command: the

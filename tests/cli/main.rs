@@ -12,6 +12,7 @@ mod hooks;
 mod hostile;
 mod init;
 mod plugin;
+mod precision;
 mod qa;
 mod qa2;
 mod roundtrip;

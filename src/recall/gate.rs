@@ -1,0 +1,644 @@
+//! The answer gate: may this chart be given as *the answer* to this question, or is it at most a
+//! "related" suggestion?
+//!
+//! Ranking (BM25, cosine) says which chart is closest; it cannot say whether the closest chart
+//! answers. A near miss ("Where are payment refunds handled?" against the chart "Where are
+//! payment webhooks handled?") shares most of its words with the chart and scores high, yet asks
+//! about something the chart does not cover. What separates it from a rewording is a word that
+//! carries a good part of the question's meaning and that the chart does not contain in any form.
+//! So the gate weighs every term of the question and asks whether the chart matches it:
+//!
+//! 1. **Weight.** A term's weight `w` (0..=1) is its IDF in the store as a share of the largest
+//!    IDF the store gives (a term no chart contains), `idf(df) / idf(0)`, times the same measure
+//!    taken in general software English (`background.rs`: the stem's document frequency in the
+//!    model's frozen corpus of 50,383 software sentences). A term most charts share ("document"
+//!    in a document-signing app) does not tell charts apart; a word every question about code
+//!    uses ("code", "file", "handle") tells nothing either; both weigh little. A term weighing
+//!    less than `salient` (0.4: a word in about 1 of 100 software sentences, or in about a third
+//!    of a small store's charts) is generic and never blocks an answer.
+//! 2. **Matching.** A term is matched when the chart's question, details or file paths contain it
+//!    exactly or by stem (the BM25 analysis: `webhooks` and `webhook` are one term), or when one
+//!    of the chart's words means nearly the same at the token level: the cosine of the two words'
+//!    vectors from the embedded model (the mean of each word's WordPiece rows, `crate::embed`)
+//!    reaches `align`. Inflections and close synonyms reach it ("verification"/"verified",
+//!    "pick"/"chosen"); different things of one kind do not ("refunds"/"webhooks"). A word with a
+//!    digit is a code (`oauth2`, `s3`), as in the tokeniser, and matches only exactly.
+//! 3. **Salience.** A term's share of the question is `w / Σ w` over the question's terms. The
+//!    chart answers unless an unmatched, non-generic term carries at least `salient_share` of the
+//!    question (0.15) or such terms together carry twice that. A long question can leave a few
+//!    minor words unmatched; a short one cannot leave out its subject.
+//!
+//! A chart that fails is at most "related". All four thresholds belong to the model
+//! (`assets/model/config.json`); the gate applies in both search modes (with the embedding off,
+//! the token vectors still align words: they are part of the binary, not of the store).
+//!
+//! The exact re-ask is separate: a question that equals a chart's question once case,
+//! punctuation and whitespace are set aside ([`exact_key`]) is always that chart's answer.
+
+use super::background;
+use super::stopwords::is_stop_word;
+use super::tokenize::{pieces, Analyzer, Piece};
+use super::{Bm25Index, Doc};
+use crate::embed::{Model, Thresholds};
+use sha2::{Digest, Sha256};
+use std::cell::RefCell;
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+/// The normalised form of a question for exact re-asks: NFKC (full-width forms become ASCII, as
+/// in the tokeniser), lowercase, every run of characters that are not letters or digits replaced
+/// by one space, trimmed. `None` when nothing is left.
+pub fn normalise_question(question: &str) -> Option<String> {
+    use unicode_normalization::UnicodeNormalization;
+    let mut out = String::with_capacity(question.len());
+    let chars: Box<dyn Iterator<Item = char>> = if question.is_ascii() {
+        Box::new(question.chars())
+    } else {
+        Box::new(question.nfkc())
+    };
+    for c in chars.flat_map(char::to_lowercase) {
+        if c.is_alphanumeric() {
+            out.push(c);
+        } else if !out.is_empty() && !out.ends_with(' ') {
+            out.push(' ');
+        }
+    }
+    let trimmed = out.trim_end();
+    (!trimmed.is_empty()).then(|| trimmed.to_string())
+}
+
+/// The index term that marks a chart's question for exact re-asks: `\u{1}` and 16 hex digits of
+/// the SHA-256 of [`normalise_question`]. The control character keeps it apart from every term
+/// the tokeniser can produce. `None` for a question with no letters or digits.
+pub fn exact_key(question: &str) -> Option<String> {
+    let norm = normalise_question(question)?;
+    let digest = Sha256::digest(norm.as_bytes());
+    let mut key = String::with_capacity(17);
+    key.push('\u{1}');
+    for b in &digest[..8] {
+        key.push_str(&format!("{b:02x}"));
+    }
+    Some(key)
+}
+
+/// One distinct term of a question, with what the gate needs to judge it.
+#[derive(Debug, Clone)]
+struct QueryTerm {
+    /// The index term (stemmed).
+    term: String,
+    /// The word it came from, lowercased and unstemmed (for token-level alignment).
+    word: String,
+    /// The term's weight `w`, 0..=1 (see the module docs).
+    salience: f32,
+    /// The docs holding the term (ascending), for terms that weigh at least the `min_salience`
+    /// given to [`Question::new`]; empty for the others, which never block.
+    docs: Vec<u32>,
+}
+
+/// A question analysed for the gate against one store.
+#[derive(Debug, Clone, Default)]
+pub struct Question {
+    terms: Vec<QueryTerm>,
+    /// [`normalise_question`] of the question.
+    norm: Option<String>,
+    /// Docs whose question is this one, asked again ([`Bm25Index::exact_docs`]).
+    exact: Vec<usize>,
+    /// Token vectors of words met so far (question and chart words), by word.
+    vectors: RefCell<HashMap<String, Vec<f32>>>,
+}
+
+impl Question {
+    /// Analyses `query` against `bm25` (for document frequencies). Terms are unique; a camelCase
+    /// compound the store has never seen is left out, as in the BM25 query (its parts carry it).
+    /// For terms weighing at least `min_salience` (the gate's `salient`), the docs holding them
+    /// are looked up once, so judging a candidate needs no entry text unless words must be
+    /// aligned by meaning.
+    pub fn new(bm25: &Bm25Index, query: &str, min_salience: f32) -> Question {
+        let analyzer = Analyzer::default();
+        let mut seen = HashSet::new();
+        let mut terms = Vec::new();
+        let mut buf = String::new();
+        let idf_max = bm25.idf_of(0);
+        pieces(query, &mut buf, &mut |p| {
+            let Some(term) = analyzer.term(p) else { return };
+            let compound = matches!(p, Piece::Compound(_));
+            if !seen.insert(term.to_string()) {
+                return;
+            }
+            let df = bm25.df(&term);
+            if compound && df.is_none() {
+                return;
+            }
+            let r_store = if idf_max > 0.0 {
+                bm25.idf_of(df.unwrap_or(0)) / idf_max
+            } else {
+                1.0
+            };
+            let word = match p {
+                Piece::Word(w) | Piece::Compound(w) | Piece::Cjk(w) => w.to_string(),
+            };
+            let salience = r_store * background::informativeness(&term);
+            terms.push(QueryTerm {
+                salience,
+                docs: if salience >= min_salience && df.is_some() {
+                    bm25.docs_with(&term)
+                } else {
+                    Vec::new()
+                },
+                term: term.into_owned(),
+                word,
+            });
+        });
+        Question {
+            terms,
+            norm: normalise_question(query),
+            exact: bm25.exact_docs(query),
+            vectors: RefCell::default(),
+        }
+    }
+
+    /// True when `doc`'s question is this question asked again.
+    pub fn is_exact(&self, doc: usize) -> bool {
+        self.exact.contains(&doc)
+    }
+
+    /// For diagnostics: every term of the question against `doc`, as (word, salience, share of
+    /// the question's salience mass, matched exactly, best aligned chart word, its cosine).
+    pub fn explain(
+        &self,
+        doc: &Doc<'_>,
+        model: &Model,
+    ) -> Vec<(String, f32, f32, bool, String, f32)> {
+        let (doc_terms, doc_words) = doc_vocabulary(doc);
+        let total: f32 = self.terms.iter().map(|q| q.salience).sum::<f32>().max(1e-6);
+        let doc_vecs: Vec<(&String, Vec<f32>)> =
+            doc_words.iter().map(|w| (w, model.embed(w))).collect();
+        self.terms
+            .iter()
+            .map(|q| {
+                let v = model.embed(&q.word);
+                let (best, cos) = doc_vecs
+                    .iter()
+                    .map(|(w, d)| (w.as_str(), dot(&v, d)))
+                    .fold(("", f32::MIN), |a, b| if b.1 > a.1 { b } else { a });
+                (
+                    q.word.clone(),
+                    q.salience,
+                    q.salience / total,
+                    doc_terms.contains(&q.term),
+                    best.to_string(),
+                    cos,
+                )
+            })
+            .collect()
+    }
+
+    /// The unmatched salient term (its word, as asked) that keeps `doc` from answering, or
+    /// `None` when `doc` may answer (see the module docs). `model` gives the token vectors for
+    /// matching by meaning; without it only exact and stemmed matches count.
+    pub fn unmatched<'q>(
+        &'q self,
+        doc: &Doc<'_>,
+        model: Option<&Model>,
+        t: &Thresholds,
+    ) -> Option<&'q str> {
+        let (terms, words) = doc_vocabulary(doc);
+        self.judge(
+            &|q| terms.contains(&q.term),
+            &mut || Some(words.clone()),
+            model,
+            t,
+        )
+        .flatten()
+    }
+
+    /// [`Question::unmatched`] for doc number `doc` of the index the question was made with:
+    /// exact and stemmed matches come from the index; `text` is read only when words must be
+    /// aligned by meaning. `None` when that text cannot be read.
+    pub fn unmatched_doc<'q>(
+        &'q self,
+        doc: usize,
+        text: &dyn Fn(usize) -> Option<DocText>,
+        model: Option<&Model>,
+        t: &Thresholds,
+    ) -> Option<Option<&'q str>> {
+        let has =
+            |q: &QueryTerm| u32::try_from(doc).is_ok_and(|d| q.docs.binary_search(&d).is_ok());
+        self.judge(
+            &has,
+            &mut || text(doc).map(|d| doc_words(&d.as_doc())),
+            model,
+            t,
+        )
+    }
+
+    /// The gate's rule (module docs, step 3): `has(term)` says whether the chart holds a term
+    /// exactly or by stem; `words()` gives the chart's words for alignment (called at most once,
+    /// and only when needed; `None` when they cannot be read, which makes the result `None`).
+    fn judge<'q>(
+        &'q self,
+        has: &dyn Fn(&QueryTerm) -> bool,
+        words: &mut dyn FnMut() -> Option<BTreeSet<String>>,
+        model: Option<&Model>,
+        t: &Thresholds,
+    ) -> Option<Option<&'q str>> {
+        let total: f32 = self.terms.iter().map(|q| q.salience).sum();
+        if total <= 0.0 {
+            return Some(None);
+        }
+        let mut missing: Vec<(&QueryTerm, f32)> = self
+            .terms
+            .iter()
+            .filter(|q| q.salience >= t.salient && !has(q))
+            .map(|q| (q, q.salience / total))
+            .collect();
+        let sum: f32 = missing.iter().map(|(_, share)| share).sum();
+        if missing.iter().all(|(_, share)| *share < t.salient_share) && sum < 2.0 * t.salient_share
+        {
+            // Even if none of them aligns, these cannot block: no token vectors needed.
+            return Some(None);
+        }
+        // Largest share first: the first term that does not align is the one to report.
+        missing.sort_by(|a, b| b.1.total_cmp(&a.1));
+        let mut doc_words: Option<BTreeSet<String>> = None;
+        let mut unmatched = 0.0f32;
+        let mut worst = None;
+        for (q, share) in missing {
+            if let Some(m) = model.filter(|_| !is_code(&q.word)) {
+                if doc_words.is_none() {
+                    doc_words = Some(words()?);
+                }
+                if self.aligns(m, &q.word, doc_words.as_ref()?, t.align) {
+                    continue;
+                }
+            }
+            unmatched += share;
+            let worst = *worst.get_or_insert(q.word.as_str());
+            if share >= t.salient_share || unmatched >= 2.0 * t.salient_share {
+                return Some(Some(worst));
+            }
+        }
+        Some(None)
+    }
+
+    /// True when one of `words` has a token vector within cosine `align` of `word`'s. Vectors
+    /// are computed once per word per question (candidates share words).
+    fn aligns(&self, model: &Model, word: &str, words: &BTreeSet<String>, align: f32) -> bool {
+        let mut cache = self.vectors.borrow_mut();
+        let v = cache
+            .entry(word.to_string())
+            .or_insert_with(|| model.embed(word))
+            .clone();
+        words.iter().any(|w| {
+            let d = cache.entry(w.clone()).or_insert_with(|| model.embed(w));
+            dot(&v, d) >= align
+        })
+    }
+}
+
+/// A word with a digit (`oauth2`, `s3`, `v2`) is a code, as in the tokeniser: it matches only
+/// exactly, never by meaning (its WordPiece rows are mostly those of its letters).
+fn is_code(word: &str) -> bool {
+    word.bytes().any(|b| b.is_ascii_digit())
+}
+
+/// A chart's distinct words (lowercase, unstemmed, stop words left out) over its question,
+/// details and file paths: what question words are aligned with.
+fn doc_words(doc: &Doc<'_>) -> BTreeSet<String> {
+    let mut words = BTreeSet::new();
+    let mut buf = String::new();
+    let texts = [doc.question, doc.details]
+        .into_iter()
+        .chain(doc.files.iter().map(String::as_str));
+    for text in texts {
+        pieces(text, &mut buf, &mut |p| {
+            if let Piece::Word(w) = p {
+                if !is_stop_word(w) {
+                    words.insert(w.to_string());
+                }
+            }
+        });
+    }
+    words
+}
+
+/// A chart's index terms (stemmed, as BM25 sees them) and its words ([`doc_words`]).
+fn doc_vocabulary(doc: &Doc<'_>) -> (HashSet<String>, BTreeSet<String>) {
+    let analyzer = Analyzer::default();
+    let mut terms = HashSet::new();
+    let mut buf = String::new();
+    let texts = [doc.question, doc.details]
+        .into_iter()
+        .chain(doc.files.iter().map(String::as_str));
+    for text in texts {
+        pieces(text, &mut buf, &mut |p| {
+            if let Some(term) = analyzer.term(p) {
+                terms.insert(term.into_owned());
+            }
+        });
+    }
+    (terms, doc_words(doc))
+}
+
+/// Dot product (the cosine of two unit vectors).
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// One entry's text, owned (what the gate reads for a candidate).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DocText {
+    /// The charted question.
+    pub question: String,
+    /// The details (may be empty).
+    pub details: String,
+    /// Backing file paths relative to the project root.
+    pub files: Vec<String>,
+}
+
+impl DocText {
+    /// The text as a [`Doc`].
+    pub fn as_doc(&self) -> Doc<'_> {
+        Doc {
+            question: &self.question,
+            details: &self.details,
+            files: &self.files,
+        }
+    }
+}
+
+/// The most candidates the gate reads per question, best first (as many as `ask` prints by
+/// default: 5 answers, or 3 suggestions and some to spare): past these, lower-ranked charts are
+/// not considered as answers. It bounds the entry files `ask` reads on a near miss.
+pub const MAX_CHECKS: usize = 8;
+
+/// The gate applied to ranked candidates.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Gated {
+    /// Doc numbers that answer, best first: exact re-asks first, then the ranked candidates
+    /// whose every salient term is matched; at most `limit`.
+    pub answers: Vec<usize>,
+    /// Ranked candidates that failed the gate (at most "related"), best first.
+    pub demoted: Vec<usize>,
+}
+
+/// One question asked of a store: what both searches (BM25 alone, and fused) need.
+pub struct Ask<'a> {
+    /// The question as asked.
+    pub query: &'a str,
+    /// Most answers to return.
+    pub limit: usize,
+    /// The model's thresholds (the gate's `salient` and `align` apply in both searches).
+    pub thresholds: &'a Thresholds,
+    /// False for docs that must never be returned (stale entries).
+    pub allowed: &'a dyn Fn(usize) -> bool,
+    /// A candidate's text, read when the gate needs it; `None` when it cannot be read.
+    pub text: &'a dyn Fn(usize) -> Option<DocText>,
+}
+
+/// Applies the gate to `ranked` (doc numbers, best first, each already past the ranking's own
+/// threshold), with the question's exact re-asks put first. A candidate whose text cannot be
+/// read (or, for an exact re-ask, no longer says the question) is neither answer nor demoted.
+pub fn apply(question: &Question, ranked: &[usize], ask: &Ask<'_>, model: Option<&Model>) -> Gated {
+    let mut out = Gated::default();
+    for &doc in &question.exact {
+        if out.answers.len() < ask.limit
+            && (ask.allowed)(doc)
+            && (ask.text)(doc).is_some_and(|d| normalise_question(&d.question) == question.norm)
+        {
+            out.answers.push(doc);
+        }
+    }
+    for &doc in ranked.iter().take(MAX_CHECKS) {
+        if out.answers.len() >= ask.limit {
+            break;
+        }
+        if out.answers.contains(&doc) {
+            continue;
+        }
+        match question.unmatched_doc(doc, ask.text, model, ask.thresholds) {
+            Some(None) => out.answers.push(doc),
+            Some(Some(_)) => out.demoted.push(doc),
+            None => {}
+        }
+    }
+    out
+}
+
+/// A hit of [`lexical_search`]: doc number and BM25 display score (0..=100).
+pub type Scored = (usize, u8);
+
+/// BM25 alone with the gate: candidates past the coverage floor, best first, gated. Returns the
+/// answers (at most `limit`, an exact re-ask scoring 100) and, when there are none, up to
+/// [`super::semantic::MAX_RELATED`] demoted candidates as related suggestions. `model` gives
+/// token vectors for matching by meaning (`None`: exact and stemmed matches only).
+pub fn lexical_search(
+    bm25: &Bm25Index,
+    ask: &Ask<'_>,
+    model: Option<&Model>,
+) -> (Vec<Scored>, Vec<Scored>) {
+    if ask.limit == 0 {
+        return (Vec::new(), Vec::new());
+    }
+    let question = Question::new(bm25, ask.query, ask.thresholds.salient);
+    let ideal = bm25.query_weight(ask.query);
+    let mut cands: Vec<_> = bm25
+        .candidates(ask.query, ask.allowed)
+        .into_iter()
+        .filter(super::passes_floor)
+        .collect();
+    cands.sort_by(|a, b| b.bm25.total_cmp(&a.bm25).then(a.doc.cmp(&b.doc)));
+    let score = |doc: usize| {
+        cands
+            .iter()
+            .find(|c| c.doc == doc)
+            .map_or(100, |c| super::display_score(c.bm25, ideal))
+    };
+    let ranked: Vec<usize> = cands.iter().map(|c| c.doc).collect();
+    let g = apply(&question, &ranked, ask, model);
+    let answers: Vec<Scored> = g
+        .answers
+        .iter()
+        .map(|&d| {
+            (
+                d,
+                if question.exact.contains(&d) {
+                    100
+                } else {
+                    score(d)
+                },
+            )
+        })
+        .collect();
+    let related = if answers.is_empty() {
+        g.demoted
+            .iter()
+            .take(super::semantic::MAX_RELATED)
+            .map(|&d| (d, score(d)))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    (answers, related)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn index(questions: &[&str]) -> (Bm25Index, Vec<DocText>) {
+        let docs: Vec<DocText> = questions
+            .iter()
+            .map(|q| DocText {
+                question: q.to_string(),
+                ..Default::default()
+            })
+            .collect();
+        let views: Vec<Doc<'_>> = docs.iter().map(DocText::as_doc).collect();
+        (Bm25Index::build(&views), docs)
+    }
+
+    fn model() -> &'static Model {
+        crate::embed::model().expect("this build embeds a model")
+    }
+
+    const CHARTS: [&str; 4] = [
+        "Where are payment webhooks handled?",
+        "How does API rate limiting work?",
+        "How is the PDF certificate page rendered?",
+        "How is the project root located?",
+    ];
+
+    #[test]
+    fn questions_normalise_case_punctuation_and_whitespace_away() {
+        assert_eq!(
+            normalise_question("  Where is X?? "),
+            Some("where is x".into())
+        );
+        assert_eq!(
+            normalise_question("WHERE\tis   x"),
+            Some("where is x".into())
+        );
+        assert_eq!(
+            normalise_question("支付回调在哪里？"),
+            Some("支付回调在哪里".into())
+        );
+        assert_eq!(normalise_question("?!"), None);
+        assert_eq!(
+            normalise_question("ＷＨＥＲＥ is Ｘ？"),
+            Some("where is x".into())
+        );
+        assert_eq!(exact_key("Where is X?"), exact_key("where is x"));
+        assert_ne!(exact_key("Where is X?"), exact_key("Where is Y?"));
+        assert!(exact_key("Where is X?").unwrap().starts_with('\u{1}'));
+    }
+
+    #[test]
+    fn the_exact_marker_finds_the_chart_but_is_no_search_term() {
+        let (bm25, _) = index(&["Where is X?", "Where is Y?"]);
+        assert_eq!(bm25.exact_docs("where is x"), [0]);
+        assert_eq!(bm25.exact_docs("WHERE IS Y !"), [1]);
+        assert_eq!(bm25.exact_docs("where is z"), Vec::<usize>::new());
+        // "x" is a single letter: no search term at all, so only the marker can find it.
+        assert!(bm25.candidates("Where is X?", &|_| true).is_empty());
+    }
+
+    #[test]
+    fn a_near_miss_has_an_unmatched_salient_term_and_a_rewording_does_not() {
+        let (bm25, docs) = index(&CHARTS);
+        let t = model().thresholds();
+        for (asked, doc, word) in [
+            ("Where are payment refunds handled?", 0, "refunds"),
+            ("How does API pagination work?", 1, "pagination"),
+            ("Where is the login page rendered?", 2, "login"),
+            ("what license is this project under?", 3, "license"),
+        ] {
+            let q = Question::new(&bm25, asked, 0.0);
+            let d = docs[doc].as_doc();
+            assert_eq!(q.unmatched(&d, Some(model()), &t), Some(word), "{asked}");
+            assert_eq!(q.unmatched(&d, None, &t), Some(word), "{asked}");
+        }
+        for (asked, doc) in [
+            ("where do we handle payment webhooks", 0),
+            ("API rate limits", 1),
+            ("rendering the certificate page of the PDF", 2),
+            ("locating the root of the project", 3),
+        ] {
+            let q = Question::new(&bm25, asked, 0.0);
+            assert_eq!(
+                q.unmatched(&docs[doc].as_doc(), Some(model()), &t),
+                None,
+                "{asked}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_index_based_judgement_agrees_with_the_text_based_one() {
+        let (bm25, docs) = index(&CHARTS);
+        let t = model().thresholds();
+        let text = |d: usize| docs.get(d).cloned();
+        for asked in [
+            "Where are payment refunds handled?",
+            "How does API pagination work?",
+            "where do we handle payment webhooks",
+            "How does the API rate limiter work?",
+            "what license is this project under?",
+            "Where is the PDF page of a certificate rendered?",
+        ] {
+            let q = Question::new(&bm25, asked, t.salient);
+            for (d, doc) in docs.iter().enumerate() {
+                for m in [Some(model()), None] {
+                    assert_eq!(
+                        q.unmatched_doc(d, &text, m, &t),
+                        Some(q.unmatched(&doc.as_doc(), m, &t)),
+                        "{asked} / {}",
+                        doc.question
+                    );
+                }
+            }
+        }
+        // The text is read only to align words; unreadable then, the candidate is skipped.
+        let q = Question::new(&bm25, "Where are payment refunds handled?", t.salient);
+        assert_eq!(q.unmatched_doc(0, &|_| None, Some(model()), &t), None);
+        assert_eq!(
+            q.unmatched_doc(0, &|_| None, None, &t),
+            Some(Some("refunds"))
+        );
+        let q = Question::new(&bm25, "where are payment webhooks handled", t.salient);
+        assert_eq!(q.unmatched_doc(0, &|_| None, Some(model()), &t), Some(None));
+    }
+
+    #[test]
+    fn generic_words_never_block_and_inflections_align_by_token_vectors() {
+        let (bm25, docs) = index(&CHARTS);
+        let t = model().thresholds();
+        // "code" and "file" are common in software English: below `salient`, they cannot block.
+        let q = Question::new(&bm25, "which code file handles payment webhooks?", 0.0);
+        assert_eq!(q.unmatched(&docs[0].as_doc(), Some(model()), &t), None);
+        // "limiter" is no stem of "limiting", but its token vector is close.
+        let q = Question::new(&bm25, "How does the API rate limiter work?", 0.0);
+        assert_eq!(q.unmatched(&docs[1].as_doc(), Some(model()), &t), None);
+    }
+
+    #[test]
+    fn a_minor_unmatched_word_of_a_long_question_does_not_block() {
+        let chart = "Where are Stripe payment webhooks verified, retried after failures, logged \
+                     for audit and forwarded to the billing ledger?";
+        let mut charts = vec![chart];
+        charts.extend(CHARTS);
+        let (bm25, docs) = index(&charts);
+        let t = model().thresholds();
+        let q = Question::new(
+            &bm25,
+            "Where are Stripe payment webhooks verified, retried after failures, logged for audit \
+             and eventually forwarded to the billing ledger?",
+            0.0,
+        );
+        assert_eq!(q.unmatched(&docs[0].as_doc(), Some(model()), &t), None);
+        let q = Question::new(&bm25, "Where are Stripe payment refunds verified?", 0.0);
+        assert_eq!(
+            q.unmatched(&docs[0].as_doc(), Some(model()), &t),
+            Some("refunds")
+        );
+    }
+}
