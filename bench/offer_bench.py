@@ -254,6 +254,14 @@ def main():
             os.makedirs(ws)
             rb.build(ws, d["charts"], a.capn, a.init, env)
             stores[r] = ws
+    # Offers are opt-in while the injection gate is experimental: switch them on in each store
+    # (`"offer": true` in .capn/config.json, keeping every other key).
+    for ws in set(stores.values()):
+        cfg = os.path.join(ws, ".capn", "config.json")
+        conf = json.load(open(cfg)) if os.path.exists(cfg) else {}
+        conf["offer"] = True
+        os.makedirs(os.path.dirname(cfg), exist_ok=True)
+        json.dump(conf, open(cfg, "w"))
     warned, problems, results = set(), {}, []
     for n, c in enumerate(cases):
         ws = stores[c["repo"]]

@@ -164,8 +164,10 @@ pub enum HookEvent {
     PreCompact,
     /// PostCompact: drop the session's compaction marker.
     PostCompact,
-    /// UserPromptSubmit: deliver the recovery or the context warning, once.
+    /// UserPromptSubmit: deliver the recovery or the context warning, once; offer charted answers.
     UserPromptSubmit,
+    /// PreToolUse: offer charted answers before a search (Grep, Glob, sub-agents, shell greps).
+    PreToolUse,
 }
 
 /// `capn hook`.
@@ -174,8 +176,8 @@ pub enum HookEvent {
     after_help = "Registered by `capn init`; not meant to be run by hand.\n\nExample:\n  echo '{\"session_id\":\"abc\",\"source\":\"startup\"}' | capn hook session-start"
 )]
 pub struct HookArgs {
-    /// The event.
-    #[arg(value_enum)]
+    /// The event: session-start, pre-compact, post-compact, user-prompt-submit, pre-tool-use.
+    #[arg(value_enum, hide_possible_values = true)]
     pub event: HookEvent,
     /// The host's output shape.
     #[arg(long, value_enum, default_value_t = Host::Claude)]

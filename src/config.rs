@@ -1,7 +1,10 @@
 //! `.capn/config.json`: local options of one project store.
 //!
 //! Shape: a JSON object. Known keys: `"embedding"` (bool, default `true`: semantic recall fused with
-//! BM25) and `"warn_at"` (integer percent, default 60: the statusline's context warning threshold).
+//! BM25), `"warn_at"` (integer percent, default 60: the statusline's context warning threshold)
+//! and `"offer"` (`{"prompt": bool, "search": bool}`, or one bool for both; default both off
+//! while the injection gate is experimental: proactive offers of charted answers at the user's
+//! prompt and at the agent's search).
 //! Unknown keys are preserved on rewrite (format.md, "Other files in `.capn/`"). A missing or
 //! unparseable file means the defaults; it is never overwritten unless a command sets a key. A
 //! symlink, a special file or a file over [`crate::fsutil::limits::CONFIG`] is not read (the
@@ -21,6 +24,12 @@ pub struct Config {
     pub embedding: bool,
     /// Statusline warning threshold in percent (1..=100).
     pub warn_at: u8,
+    /// Proactive offers at the user's prompt (UserPromptSubmit); off unless `"offer": true` or
+    /// `"offer": {"prompt": true}`.
+    pub offer_prompt: bool,
+    /// Proactive offers at the agent's search (PreToolUse); off unless `"offer": true` or
+    /// `"offer": {"search": true}`.
+    pub offer_search: bool,
 }
 
 impl Default for Config {
@@ -28,6 +37,8 @@ impl Default for Config {
         Config {
             embedding: true,
             warn_at: DEFAULT_WARN_AT,
+            offer_prompt: false,
+            offer_search: false,
         }
     }
 }
@@ -66,6 +77,30 @@ impl Config {
             None => {}
             Some(Value::Bool(b)) => c.embedding = *b,
             Some(v) => problems.push(format!("\"embedding\" must be true or false, not {v}")),
+        }
+        match map.get("offer") {
+            None => {}
+            Some(Value::Bool(b)) => {
+                c.offer_prompt = *b;
+                c.offer_search = *b;
+            }
+            Some(Value::Object(o)) => {
+                for (key, slot) in [
+                    ("prompt", &mut c.offer_prompt),
+                    ("search", &mut c.offer_search),
+                ] {
+                    match o.get(key) {
+                        None => {}
+                        Some(Value::Bool(b)) => *slot = *b,
+                        Some(v) => problems.push(format!(
+                            "\"offer\".\"{key}\" must be true or false, not {v}"
+                        )),
+                    }
+                }
+            }
+            Some(v) => problems.push(format!(
+                "\"offer\" must be true, false or {{\"prompt\": bool, \"search\": bool}}, not {v}"
+            )),
         }
         match map.get("warn_at") {
             None => {}

@@ -198,6 +198,7 @@ fn fast_hook_args(args: &[OsString]) -> Option<(cli::HookEvent, cli::Host)> {
         "pre-compact" => cli::HookEvent::PreCompact,
         "post-compact" => cli::HookEvent::PostCompact,
         "user-prompt-submit" => cli::HookEvent::UserPromptSubmit,
+        "pre-tool-use" => cli::HookEvent::PreToolUse,
         _ => return None,
     };
     let host = match rest {

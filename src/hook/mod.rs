@@ -42,8 +42,10 @@
 pub mod codex_context;
 pub mod handoff;
 pub mod json;
+pub mod offer;
 pub mod post_compact;
 pub mod pre_compact;
+pub mod pre_tool_use;
 pub mod session_start;
 pub mod skill;
 pub mod stdin;
@@ -110,6 +112,7 @@ pub fn event_name(event: HookEvent) -> &'static str {
         HookEvent::PreCompact => "PreCompact",
         HookEvent::PostCompact => "PostCompact",
         HookEvent::UserPromptSubmit => "UserPromptSubmit",
+        HookEvent::PreToolUse => "PreToolUse",
     }
 }
 
@@ -186,6 +189,7 @@ pub fn run(event: HookEvent, host: Host) -> Result<()> {
             None
         }
         HookEvent::UserPromptSubmit => user_prompt_submit::run(&ctx)?,
+        HookEvent::PreToolUse => pre_tool_use::run(&ctx)?,
     };
     if let Some(text) = context {
         emit(name, &text)?;
@@ -247,9 +251,11 @@ pub fn recovery_text(
     .render()
 }
 
-/// Removes the context-warning marker and record, so the next crossing warns again (a
-/// compaction brings the context use down).
+/// After a compaction: removes the context-warning marker and record, so the next crossing warns
+/// again (a compaction brings the context use down), and forgets what was offered (the context
+/// the offers were made in is gone: [`offer::forget`]).
 pub fn rearm_warning(s: &SessionDir) -> Result<()> {
+    offer::forget(s);
     s.remove(session::CONTEXT_WARN)?;
     s.remove(session::CONTEXT_WARNED)
 }

@@ -11,9 +11,13 @@
 //! - else, under `--host codex`, the context reminder computed from the rollout file
 //!   ([`super::codex_context`]), once per crossing;
 //! - else nothing.
+//!
+//! Beside any of these, in the same object: charted answers offered for the prompt
+//! ([`super::offer`]), unless it is a slash command or very short.
 
+use super::offer::{self, Moment};
 use super::{text, Ctx};
-use crate::session;
+use crate::session::{self, SessionDir};
 use anyhow::Result;
 
 /// Runs UserPromptSubmit; returns the `additionalContext` to inject, if any.
@@ -24,8 +28,25 @@ pub fn run(ctx: &Ctx) -> Result<Option<String>> {
     let Some(s) = ctx.session()? else {
         return Ok(None);
     };
+    let notice = notice(ctx, &s)?;
+    let prompt = ctx.input.prompt.as_deref();
+    let offers = match prompt.filter(|p| offer::is_recallable_prompt(p)) {
+        Some(p) => offer::offers(ctx, Moment::Prompt, p).unwrap_or_else(|e| {
+            diag!("capn: no offers for this prompt: {e:#}");
+            None
+        }),
+        None => None,
+    };
+    Ok(match (notice, offers) {
+        (Some(n), Some(o)) => Some(format!("{n}\n\n{o}")),
+        (n, o) => n.or(o),
+    })
+}
+
+/// The recovery or reminder due for this prompt, if any (the list in the module docs).
+fn notice(ctx: &Ctx, s: &SessionDir) -> Result<Option<String>> {
     if let Some(m) = s.claim(session::COMPACTED)? {
-        return Ok(Some(super::recovery_text(ctx.host, &s, Some(&m))));
+        return Ok(Some(super::recovery_text(ctx.host, s, Some(&m))));
     }
     if let Some(w) = s.claim(session::CONTEXT_WARN)? {
         return Ok(Some(text::context_warning(
@@ -36,14 +57,14 @@ pub fn run(ctx: &Ctx) -> Result<Option<String>> {
     }
     if !s.path.exists() {
         // A session never seen: maybe a new id continuing a compacted conversation.
-        if let Some((owner, m)) = super::handoff::take_over(ctx, &s, "UserPromptSubmit") {
+        if let Some((owner, m)) = super::handoff::take_over(ctx, s, "UserPromptSubmit") {
             return Ok(Some(super::recovery_text(ctx.host, &owner, Some(&m))));
         }
         s.mark_seen()?;
     }
     if ctx.host == crate::cli::Host::Codex {
         // Codex has no status line to write the warning marker: the rollout has the numbers.
-        return super::codex_context::check(ctx, &s);
+        return super::codex_context::check(ctx, s);
     }
     Ok(None)
 }

@@ -3,9 +3,8 @@
 //! Hooks reference, section 7 item 1: every field is optional, unknown fields are ignored, enum
 //! values stay strings (`fork`, `auto`, new ones), and nulls are fine. Beyond that, a field of
 //! the wrong type reads as absent instead of failing the whole payload ([`lenient`]), so one odd
-//! field never costs the hook its session id. Large fields we never use (`prompt`,
-//! `compact_summary`, `last_assistant_message`) are not declared: serde skips them without
-//! allocating.
+//! field never costs the hook its session id. Large fields we never use (`compact_summary`,
+//! `last_assistant_message`) are not declared: serde skips them without allocating.
 //!
 //! Domain decisions (which event, which session, what to deliver) live in the event modules;
 //! this file only mirrors the wire.
@@ -56,6 +55,15 @@ pub struct HookInput {
     /// not the main conversation.
     #[serde(deserialize_with = "lenient")]
     pub agent_id: Option<serde_json::Value>,
+    /// UserPromptSubmit: the user's prompt (recalled over for proactive offers).
+    #[serde(deserialize_with = "lenient")]
+    pub prompt: Option<String>,
+    /// PreToolUse: the tool about to run (`Grep`, `Glob`, `Bash`, `Task`, `Agent`; Codex: `Bash`).
+    #[serde(deserialize_with = "lenient")]
+    pub tool_name: Option<String>,
+    /// PreToolUse: the tool's input object, as sent.
+    #[serde(deserialize_with = "lenient")]
+    pub tool_input: Option<serde_json::Value>,
 }
 
 impl HookInput {

@@ -156,6 +156,22 @@ impl Question {
         }
     }
 
+    /// Per doc, the evidence that this text points at it: the summed weight of this text's
+    /// salient terms (those weighing at least the `min_salience` given to [`Question::new`])
+    /// that the doc holds in its question, details or paths, and how many they are. For the
+    /// injection gate ([`super::offer`]), where the text is a prompt or a search, not a question.
+    pub fn evidence(&self) -> HashMap<usize, (f32, usize)> {
+        let mut out: HashMap<usize, (f32, usize)> = HashMap::new();
+        for q in &self.terms {
+            for &d in &q.docs {
+                let e = out.entry(d as usize).or_default();
+                e.0 += q.salience;
+                e.1 += 1;
+            }
+        }
+        out
+    }
+
     /// True when `doc`'s question is this question asked again.
     pub fn is_exact(&self, doc: usize) -> bool {
         self.exact.contains(&doc)

@@ -44,6 +44,7 @@ pub(crate) mod blob;
 mod build;
 pub mod gate;
 pub mod intent;
+pub mod offer;
 pub mod semantic;
 mod stopwords;
 mod tokenize;
@@ -328,6 +329,13 @@ impl Bm25Index {
             out.push(doc);
         }
         out
+    }
+
+    /// The IDF of one analysed term in this index (a term no doc contains gets the largest,
+    /// `idf(df = 0)`).
+    pub fn term_idf(&self, term: &str) -> f32 {
+        let df = self.lookup(term).map_or(0, |i| self.raw.df.0[i]);
+        self.idf(df)
     }
 
     /// The query's total IDF mass `Σ_{t ∈ q} idf(t)` (≥ 0): the denominator of coverage and of

@@ -84,7 +84,9 @@ fn hostile_strings(env: &Env) -> Vec<Value> {
     ]
 }
 
-const FIELDS: [&str; 12] = [
+const FIELDS: [&str; 14] = [
+    "tool_name",
+    "tool_input",
     "session_id",
     "transcript_path",
     "cwd",
@@ -108,7 +110,9 @@ fn payload(rng: &mut Rng, env: &Env, event: &str) -> Vec<u8> {
         "hook_event_name": event,
         "source": rng.pick(&["startup", "resume", "clear", "compact"]),
         "trigger": rng.pick(&["manual", "auto"]),
-        "prompt": "go on",
+        "prompt": "go on and fix the payment handler",
+        "tool_name": rng.pick(&["Grep", "Glob", "Bash", "Task", "Edit"]),
+        "tool_input": {"pattern": "payment|webhook", "command": "rg -n payment src", "prompt": "find the payment code"},
         "model": {"id": "claude-x", "display_name": "X"},
         "context_window": {"used_percentage": rng.below(120), "context_window_size": 200000},
     });
@@ -148,7 +152,20 @@ fn payload(rng: &mut Rng, env: &Env, event: &str) -> Vec<u8> {
 #[test]
 fn generated_inputs_never_hurt_the_session() {
     let env = Env::git();
-    env.run(&["init", "--no-embedding"]).ok();
+    env.run(&["init"]).ok();
+    // Charts and offers on, so prompts and searches go through the offer path too.
+    for (q, f) in [
+        ("Where is the payment handler?", "src/payment.ts"),
+        ("Where are webhooks retried?", "src/webhooks.ts"),
+        ("How is the invoice mailed?", "src/invoice.ts"),
+    ] {
+        env.write(f, "x\n");
+        env.run(&["chart", q, "--files", f]).ok();
+    }
+    let cfg = env.root.join(".capn/config.json");
+    let mut c: Value = serde_json::from_str(&std::fs::read_to_string(&cfg).unwrap()).unwrap();
+    c["offer"] = json!(true);
+    std::fs::write(&cfg, c.to_string()).unwrap();
     let t = env.tmp.path();
     std::fs::write(
         t.join("decoy.jsonl"),
@@ -163,7 +180,9 @@ fn generated_inputs_never_hurt_the_session() {
     std::os::unix::fs::symlink(t.join("decoy.jsonl"), t.join("link-out")).unwrap();
     let state = env.home.join(".local/state");
     let before = snapshot(t, &state);
-    let commands: [(&[&str], &str); 9] = [
+    let commands: [(&[&str], &str); 11] = [
+        (&["hook", "pre-tool-use"], "PreToolUse"),
+        (&["hook", "pre-tool-use", "--host", "codex"], "PreToolUse"),
         (&["hook", "session-start"], "SessionStart"),
         (
             &["hook", "session-start", "--host", "codex"],

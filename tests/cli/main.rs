@@ -11,6 +11,7 @@ mod hook_inputs;
 mod hooks;
 mod hostile;
 mod init;
+mod offers;
 mod plugin;
 mod precision;
 mod qa;

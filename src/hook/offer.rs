@@ -1,0 +1,220 @@
+//! Proactive recall (issue 11): charted answers offered to the agent, unasked, at the two
+//! moments that matter: the user's prompt (UserPromptSubmit) and the agent's search
+//! (PreToolUse on Grep, Glob, a sub-agent launch or a shell search).
+//!
+//! An offer is a short block in `additionalContext`: one line saying where the lines come from,
+//! then at most [`crate::recall::offer::MAX_OFFERS`] lines `capn: "<charted question>" -> <files>`.
+//! Every rule that keeps offers rare and right lives here or in [`crate::recall::offer`]:
+//! - the injection gate ([`crate::recall::offer::judge`]) is stricter than `ask`'s;
+//! - an offered entry's backing files are checked (SHA-256, through the stat cache) just before
+//!   it is offered: a stale chart is never offered (it is left for `ask` or `prune` to delete:
+//!   the hook never waits for the writers' lock);
+//! - once per session: an entry offered once is not offered again until it is re-charted (its
+//!   `at` changes) or a compaction drops the earlier context ([`forget`]); sub-agents keep their
+//!   own record, since they do not see the main conversation;
+//! - `.capn/config.json` `"offer": {"prompt": true, "search": true}` (or `"offer": true`) turns
+//!   the moments on; both are off by default while the gate is experimental (issue 11).
+
+use super::Ctx;
+use crate::recall::offer as gate;
+use crate::session::SessionDir;
+use crate::store::fresh::{FileState, StatCache};
+use crate::store::index::{self, read_entry};
+use crate::store::Store;
+use anyhow::Result;
+use std::collections::BTreeMap;
+
+/// The moment of an offer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Moment {
+    /// The user's prompt (UserPromptSubmit).
+    Prompt,
+    /// The agent's search (PreToolUse).
+    Search,
+}
+
+/// Prefix of the files in the session dir that record what was offered (`offered.json` for the
+/// main conversation, `offered-<agent>.json` for a sub-agent).
+pub const OFFERED_PREFIX: &str = "offered";
+
+/// The longest question shown in an offer line, in characters.
+const MAX_QUESTION_CHARS: usize = 200;
+
+/// The most files listed in an offer line (the rest are counted).
+const MAX_FILES: usize = 5;
+
+/// The offered-state file for the payload's agent (the main conversation when none).
+fn offered_file(ctx: &Ctx) -> String {
+    let agent = match &ctx.input.agent_id {
+        Some(serde_json::Value::String(s)) if !s.is_empty() => s.clone(),
+        Some(v) if !v.is_null() => v.to_string(),
+        _ => return format!("{OFFERED_PREFIX}.json"),
+    };
+    // A file-name-safe form of the agent id (it comes from the payload).
+    let safe: String = agent
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_'))
+        .take(64)
+        .collect();
+    format!("{OFFERED_PREFIX}-{safe}.json")
+}
+
+/// Forgets every offer of the session (a compaction dropped the context they were made in).
+pub fn forget(s: &SessionDir) {
+    let Ok(rd) = std::fs::read_dir(&s.path) else {
+        return;
+    };
+    for de in rd.flatten() {
+        if de.file_name().to_string_lossy().starts_with(OFFERED_PREFIX) {
+            let _ = std::fs::remove_file(de.path());
+        }
+    }
+}
+
+/// What was offered: entry id -> its `at` when offered.
+fn read_offered(s: &SessionDir, name: &str) -> BTreeMap<String, String> {
+    crate::fsutil::read_limited(
+        &s.file(name),
+        crate::fsutil::limits::MARKER,
+        crate::fsutil::Follow::Never,
+    )
+    .ok()
+    .and_then(|b| serde_json::from_slice(&b).ok())
+    .unwrap_or_default()
+}
+
+/// The offer block for `intent` at `moment`, or `None` when nothing passes (or offers are off,
+/// or there is no store or no valid session). Records what it offers.
+///
+/// Errors: the store cannot be listed, or the session's record cannot be written (then nothing
+/// is offered: an offer that is not recorded would be repeated).
+pub fn offers(ctx: &Ctx, moment: Moment, intent: &str) -> Result<Option<String>> {
+    let Some(s) = ctx.session()? else {
+        return Ok(None);
+    };
+    let cwd = ctx
+        .input
+        .cwd
+        .as_deref()
+        .map(std::path::PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| std::env::current_dir().ok());
+    let Some(cwd) = cwd else { return Ok(None) };
+    let store = Store::at(crate::store::hook_root(&cwd));
+    if !store.exists() || store.check_dirs().is_err() {
+        return Ok(None);
+    }
+    let config = store.config();
+    let on = match moment {
+        Moment::Prompt => config.offer_prompt,
+        Moment::Search => config.offer_search,
+    };
+    if !on {
+        return Ok(None);
+    }
+    let snap = index::load(&store)?;
+    if snap.is_empty() {
+        return Ok(None);
+    }
+    // Offers need the embedding (the gate's meaning rule): none in BM25-only mode.
+    let (Some(model), Some(vectors)) = (snap.model, snap.vectors.as_ref()) else {
+        return Ok(None);
+    };
+    let t = model.thresholds();
+    let params = gate::Params::new(t.salient, t.align);
+    let name = offered_file(ctx);
+    let mut offered = read_offered(&s, &name);
+    let qv = model.embed(intent);
+    let Some((doc, _)) = gate::select(&snap.bm25, vectors, &qv, intent, &params, &|_| true) else {
+        return Ok(None);
+    };
+    let id = &snap.ids[doc];
+    let Ok(e) = read_entry(&store.entry_path(id), &format!("{id}.md")) else {
+        return Ok(None);
+    };
+    if !snap.agrees_with(doc, &e) || offered.get(id) == Some(&e.at) {
+        return Ok(None);
+    }
+    // Never offer a stale chart: every backing file must hash as charted, now.
+    let mut cache = StatCache::load(&store.stat_cache_path(), snap.derived_limit());
+    let fresh = e.files.iter().all(|(p, h)| {
+        matches!(cache.state(&store.root, p),
+            FileState::Hash(now) if crate::store::entry::hex(&now) == *h)
+    });
+    if !fresh {
+        return Ok(None);
+    }
+    let lines = vec![line(&e.question, e.files.keys())];
+    offered.insert(id.clone(), e.at.clone());
+    let text = serde_json::to_string(&offered)?;
+    s.ensure()?;
+    crate::fsutil::write_atomic_with(
+        &s.file(&name),
+        text.as_bytes(),
+        crate::fsutil::Durability::Transient,
+    )?;
+    Ok(Some(render(moment, &lines)))
+}
+
+/// One offer line: `capn: "<question>" -> a.ts, b.ts` (question on one line, cut to
+/// [`MAX_QUESTION_CHARS`]; at most [`MAX_FILES`] files, the rest counted).
+fn line<'a>(question: &str, files: impl Iterator<Item = &'a String>) -> String {
+    let q: String = question
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .take(MAX_QUESTION_CHARS)
+        .collect();
+    let files: Vec<&String> = files.collect();
+    let mut shown: Vec<String> = files
+        .iter()
+        .take(MAX_FILES)
+        .map(|f| crate::store::printable(f))
+        .collect();
+    if files.len() > MAX_FILES {
+        shown.push(format!("(+{} more)", files.len() - MAX_FILES));
+    }
+    format!(
+        "capn: {} -> {}",
+        serde_json::Value::String(q),
+        shown.join(", ")
+    )
+}
+
+/// The block: where the lines come from, then the lines.
+fn render(moment: Moment, lines: &[String]) -> String {
+    let head = match moment {
+        Moment::Prompt => "capn: charted answers that match this prompt (from this project's capn chart, files checked unchanged just now; read them before searching):",
+        Moment::Search => "capn: charted answers that match this search (from this project's capn chart, files checked unchanged just now; they may make the search unnecessary):",
+    };
+    let mut out = String::from(head);
+    for l in lines {
+        out.push('\n');
+        out.push_str(l);
+    }
+    out
+}
+
+/// True when a prompt is worth recalling over: not a slash command, and at least three words
+/// and twelve characters.
+pub fn is_recallable_prompt(prompt: &str) -> bool {
+    let p = prompt.trim();
+    !p.starts_with('/') && p.chars().count() >= 12 && p.split_whitespace().count() >= 3
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_one_line_bounded_and_quoted() {
+        let files: Vec<String> = (0..7).map(|i| format!("src/f{i}.ts")).collect();
+        let l = line("Where is \"x\"\nhandled?", files.iter());
+        assert_eq!(
+            l,
+            "capn: \"Where is \\\"x\\\" handled?\" -> src/f0.ts, src/f1.ts, src/f2.ts, src/f3.ts, src/f4.ts, (+2 more)"
+        );
+        assert!(!is_recallable_prompt("/compact keep the webhook details"));
+        assert!(!is_recallable_prompt("yes go"));
+        assert!(is_recallable_prompt("fix the stripe webhook retry"));
+    }
+}

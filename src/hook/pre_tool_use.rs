@@ -1,0 +1,22 @@
+//! `capn hook pre-tool-use`: PreToolUse (Claude Code: Grep, Glob, Task/Agent, Bash; Codex: its
+//! shell tool, `tool_name` "Bash"; hooks reference section 5, Codex's pre-tool-use schemas).
+//!
+//! Offers charted answers at the moment the agent searches ([`super::offer`]): the search's
+//! intent (pattern words, paths, a sub-agent's prompt: [`crate::recall::intent`]) is recalled
+//! over and what passes the injection gate goes into `additionalContext`. Never denies, never
+//! changes the tool input, prints nothing for a tool call that is not a search.
+
+use super::offer::{self, Moment};
+use super::Ctx;
+use anyhow::Result;
+
+/// Runs PreToolUse; returns the `additionalContext` to inject, if any.
+pub fn run(ctx: &Ctx) -> Result<Option<String>> {
+    let (Some(tool), Some(input)) = (ctx.input.tool_name.as_deref(), &ctx.input.tool_input) else {
+        return Ok(None);
+    };
+    let Some(intent) = crate::recall::intent::from_tool_call(tool, input) else {
+        return Ok(None);
+    };
+    offer::offers(ctx, Moment::Search, &intent.text)
+}

@@ -1,0 +1,165 @@
+//! The injection gate: may a chart be *offered* unasked, beside a prompt or a search (issue 11)?
+//!
+//! `ask` judges a question; an offer judges a prompt or a search, which are not questions. A
+//! prompt is an instruction that mentions many things ("fix the retry bug in the stripe webhook
+//! handler and add a test"); a search is a handful of identifiers (`completeDocumentWithToken`,
+//! `**/billing/**`). Most of their words say nothing about any chart, so `ask`'s gate (every
+//! salient word of the question matched by the chart) would turn nearly every prompt down. The
+//! injection gate asks instead: **does the text point at one chart, clearly?**
+//!
+//! 1. **Rank** the charts as `ask` fuses its signals: `0.5 · BM25 / best BM25 + 0.5 · cosine`
+//!    between the text's and the chart's embeddings. Only the best chart can be offered.
+//! 2. **Meaning.** Its cosine with the text must reach [`Params::min_cosine`].
+//! 3. **Lead.** Its fused score must lead the runner-up's by [`Params::lead`]: a text that points
+//!    at several charts alike points at none of them.
+//! 4. **Clues.** At least two of the text's salient terms (weighed as `ask`'s gate weighs a
+//!    question's, [`super::gate::Question`]) must be in the chart's question, details or paths;
+//!    one is enough only when the meaning is close ([`Params::single_clue_cosine`], the answer
+//!    gate's `align`). One shared topic word ("webhook", "snapshot") is not an answer.
+//!
+//! Without embeddings (`--no-embedding`) nothing is offered: rule 2 needs them.
+//!
+//! The thresholds come from what each rule means, not from a fit to a query set; the README
+//! reports `bench/offer_bench.py` and `examples/offer_eval.rs` (which also sweeps them).
+
+use super::gate::Question;
+use super::semantic::Vectors;
+use super::Bm25Index;
+
+/// The most charts offered at once (the gate offers one per text; the bound is for the block).
+pub const MAX_OFFERS: usize = 3;
+
+/// The gate's thresholds (module docs, rules 2 to 4).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Params {
+    /// Least weight for a term to count as a clue (the answer gate's `salient`).
+    pub salient: f32,
+    /// Least cosine between the text and the chart (rule 2).
+    pub min_cosine: f32,
+    /// Least lead of the chart's fused score over the runner-up's (rule 3).
+    pub lead: f32,
+    /// Least cosine for a chart with a single clue (rule 4; the answer gate's `align`).
+    pub single_clue_cosine: f32,
+}
+
+impl Params {
+    /// The defaults for a model whose answer gate uses `salient` and `align`: cosine at least
+    /// 0.3, a lead of 0.1 (a tenth of the fused scale), one clue only at cosine `align`.
+    pub fn new(salient: f32, align: f32) -> Params {
+        Params {
+            salient,
+            min_cosine: 0.3,
+            lead: 0.1,
+            single_clue_cosine: align,
+        }
+    }
+}
+
+/// The chart `text` points at (module docs), with its fused score; `qv` is the text's embedding
+/// and `vectors` the charts' (doc numbers as in `bm25`). Only docs with `allowed(doc)` true are
+/// considered.
+pub fn select(
+    bm25: &Bm25Index,
+    vectors: &Vectors,
+    qv: &[f32],
+    text: &str,
+    p: &Params,
+    allowed: &dyn Fn(usize) -> bool,
+) -> Option<(usize, f32)> {
+    let cands = bm25.candidates(text, allowed);
+    let best = cands.iter().map(|c| c.bm25).fold(0.0f32, f32::max);
+    let bm = |d: usize| {
+        cands
+            .iter()
+            .find(|c| c.doc == d)
+            .map_or(0.0, |c| if best > 0.0 { c.bm25 / best } else { 0.0 })
+    };
+    let mut scored: Vec<(f32, f32, usize)> = (0..vectors.len().min(bm25.len()))
+        .filter(|&d| allowed(d))
+        .map(|d| {
+            let cos = vectors.cosine(d, qv);
+            (0.5 * bm(d) + 0.5 * cos, cos, d)
+        })
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.2.cmp(&b.2)));
+    let &(top, cos, doc) = scored.first()?;
+    let runner_up = scored.get(1).map_or(0.0, |s| s.0);
+    if cos < p.min_cosine || top - runner_up < p.lead {
+        return None;
+    }
+    let clues = Question::new(bm25, text, p.salient)
+        .evidence()
+        .get(&doc)
+        .map_or(0, |e| e.1);
+    let enough = clues >= 2 || (clues == 1 && cos >= p.single_clue_cosine);
+    enough.then_some((doc, top))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recall::{semantic, Doc};
+
+    #[test]
+    fn a_text_pointing_at_one_chart_gets_it_and_a_topic_word_or_chatter_does_not() {
+        let Some(model) = crate::embed::model() else {
+            return;
+        };
+        // Eight charts: in a store of two or three, every word is shared by a good part of
+        // it and no clue is salient (the answer gate's weighting), so nothing is offered.
+        let charts = [
+            (
+                "Where are payment webhooks from Stripe handled?",
+                "src/api/stripe-webhooks.ts",
+            ),
+            (
+                "How does API rate limiting work?",
+                "src/middleware/ratelimit.ts",
+            ),
+            (
+                "How is the PDF certificate page rendered?",
+                "src/pdf/certificate.tsx",
+            ),
+            (
+                "Where are invoices emailed to customers?",
+                "src/billing/invoice-mail.ts",
+            ),
+            ("How are team members invited?", "src/teams/invite.ts"),
+            (
+                "Where is the OAuth login callback?",
+                "src/auth/oauth-callback.ts",
+            ),
+            (
+                "How are uploaded files scanned for viruses?",
+                "src/uploads/scan.ts",
+            ),
+            (
+                "Where are feature flags evaluated?",
+                "src/flags/evaluate.ts",
+            ),
+        ];
+        let files: Vec<Vec<String>> = charts.iter().map(|(_, f)| vec![f.to_string()]).collect();
+        let docs: Vec<Doc<'_>> = charts
+            .iter()
+            .zip(&files)
+            .map(|((q, _), f)| Doc {
+                question: q,
+                details: "",
+                files: f,
+            })
+            .collect();
+        let bm25 = Bm25Index::build(&docs);
+        let vectors = semantic::embed_all(model, charts.iter().map(|(q, _)| (*q, "")));
+        let t = model.thresholds();
+        let p = Params::new(t.salient, t.align);
+        let pick = |text: &str| {
+            select(&bm25, &vectors, &model.embed(text), text, &p, &|_| true).map(|(d, _)| d)
+        };
+        assert_eq!(
+            pick("fix the retry bug in the stripe payment webhook handler"),
+            Some(0)
+        );
+        assert_eq!(pick("run the tests"), None);
+        assert_eq!(pick("commit this and push"), None);
+    }
+}
