@@ -40,7 +40,6 @@ use super::stopwords::is_stop_word;
 use super::tokenize::{pieces, Analyzer, Piece};
 use super::{Bm25Index, Doc};
 use crate::embed::{Model, Thresholds};
-use sha2::{Digest, Sha256};
 use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -50,6 +49,18 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 pub fn normalise_question(question: &str) -> Option<String> {
     use unicode_normalization::UnicodeNormalization;
     let mut out = String::with_capacity(question.len());
+    if question.is_ascii() {
+        // The common case, byte by byte (this runs for every entry when the index is rebuilt).
+        for b in question.bytes() {
+            if b.is_ascii_alphanumeric() {
+                out.push(char::from(b.to_ascii_lowercase()));
+            } else if !out.is_empty() && !out.ends_with(' ') {
+                out.push(' ');
+            }
+        }
+        let trimmed = out.trim_end();
+        return (!trimmed.is_empty()).then(|| trimmed.to_string());
+    }
     let chars: Box<dyn Iterator<Item = char>> = if question.is_ascii() {
         Box::new(question.chars())
     } else {
@@ -66,18 +77,20 @@ pub fn normalise_question(question: &str) -> Option<String> {
     (!trimmed.is_empty()).then(|| trimmed.to_string())
 }
 
-/// The index term that marks a chart's question for exact re-asks: `\u{1}` and 16 hex digits of
-/// the SHA-256 of [`normalise_question`]. The control character keeps it apart from every term
-/// the tokeniser can produce. `None` for a question with no letters or digits.
+/// The index term that marks a chart's question for exact re-asks: `\u{1}` and the 16 hex
+/// digits of a 64-bit FNV-1a hash of [`normalise_question`]. The control character keeps it apart
+/// from every term the tokeniser can produce. A hash collision costs nothing: an exact re-ask is
+/// confirmed against the entry's own question before it answers ([`apply`]). `None` for a
+/// question with no letters or digits. (Computed for every entry whenever a writer rebuilds the
+/// index, so it is kept cheap: SHA-256 and a `format!` per byte cost `chart` a third more.)
 pub fn exact_key(question: &str) -> Option<String> {
+    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
     let norm = normalise_question(question)?;
-    let digest = Sha256::digest(norm.as_bytes());
-    let mut key = String::with_capacity(17);
-    key.push('\u{1}');
-    for b in &digest[..8] {
-        key.push_str(&format!("{b:02x}"));
-    }
-    Some(key)
+    let h = norm
+        .bytes()
+        .fold(OFFSET, |h, b| (h ^ u64::from(b)).wrapping_mul(PRIME));
+    Some(format!("\u{1}{h:016x}"))
 }
 
 /// One distinct term of a question, with what the gate needs to judge it.
