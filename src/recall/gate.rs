@@ -334,37 +334,36 @@ fn is_code(word: &str) -> bool {
 /// details and file paths: what question words are aligned with.
 fn doc_words(doc: &Doc<'_>) -> BTreeSet<String> {
     let mut words = BTreeSet::new();
+    doc_pieces(doc, &mut |p| {
+        if let Piece::Word(w) = p {
+            if !is_stop_word(w) {
+                words.insert(w.to_string());
+            }
+        }
+    });
+    words
+}
+
+/// Every piece of a chart's question, details and file paths, in that order.
+fn doc_pieces(doc: &Doc<'_>, emit: &mut dyn FnMut(Piece<'_>)) {
     let mut buf = String::new();
     let texts = [doc.question, doc.details]
         .into_iter()
         .chain(doc.files.iter().map(String::as_str));
     for text in texts {
-        pieces(text, &mut buf, &mut |p| {
-            if let Piece::Word(w) = p {
-                if !is_stop_word(w) {
-                    words.insert(w.to_string());
-                }
-            }
-        });
+        pieces(text, &mut buf, emit);
     }
-    words
 }
 
 /// A chart's index terms (stemmed, as BM25 sees them) and its words ([`doc_words`]).
 fn doc_vocabulary(doc: &Doc<'_>) -> (HashSet<String>, BTreeSet<String>) {
     let analyzer = Analyzer::default();
     let mut terms = HashSet::new();
-    let mut buf = String::new();
-    let texts = [doc.question, doc.details]
-        .into_iter()
-        .chain(doc.files.iter().map(String::as_str));
-    for text in texts {
-        pieces(text, &mut buf, &mut |p| {
-            if let Some(term) = analyzer.term(p) {
-                terms.insert(term.into_owned());
-            }
-        });
-    }
+    doc_pieces(doc, &mut |p| {
+        if let Some(term) = analyzer.term(p) {
+            terms.insert(term.into_owned());
+        }
+    });
     (terms, doc_words(doc))
 }
 

@@ -310,25 +310,12 @@ impl Bm25Index {
     /// The docs whose question equals `query` once case, punctuation and whitespace are set
     /// aside ([`gate::normalise_question`]), in doc order: an exact re-ask, which always answers.
     pub fn exact_docs(&self, query: &str) -> Vec<usize> {
-        let Some(id) = gate::exact_key(query).and_then(|k| self.lookup(&k)) else {
-            return Vec::new();
-        };
-        let start = if id == 0 {
-            0
-        } else {
-            self.raw.posting_ends.0[id - 1] as usize
-        };
-        let bytes = &self.raw.postings.0[start..self.raw.posting_ends.0[id] as usize];
-        let (mut pos, mut doc, mut out) = (0, 0usize, Vec::new());
-        while let Some(delta) = get_varint(bytes, &mut pos) {
-            pos += 1; // the weight byte
-            doc += delta as usize;
-            if doc >= self.len() || pos > bytes.len() {
-                break;
-            }
-            out.push(doc);
-        }
-        out
+        gate::exact_key(query).map_or_else(Vec::new, |key| {
+            self.docs_with(&key)
+                .into_iter()
+                .map(|d| d as usize)
+                .collect()
+        })
     }
 
     /// The IDF of one analysed term in this index (a term no doc contains gets the largest,
