@@ -31,18 +31,18 @@ step capn chart "How is the hook registration merged into .claude/settings.json 
 step capn chart "Which function writes files atomically?" --files src/fsutil.rs
 "$capn" chart "Which function writes files atomically?" --files src/fsutil.rs
 
+step capn ask "where are stale answers deleted?"
+"$capn" ask "where are stale answers deleted?" || echo "(exit $? : a miss)"
+step capn ask "which function writes a file atomically?"
+"$capn" ask "which function writes a file atomically?" || echo "(exit $? : a miss)"
 step capn ask "what deletes outdated entries?"
-"$capn" ask "what deletes outdated entries?" || echo "(exit $? : a miss)"
-step capn ask "where are the hooks registered in the settings?"
-"$capn" ask "where are the hooks registered in the settings?" || echo "(exit $? : a miss)"
-step capn ask "atomic write helper"
-"$capn" ask "atomic write helper" || echo "(exit $? : a miss)"
+"$capn" ask "what deletes outdated entries?" || echo "(exit $? : a miss; the related lines are suggestions, not answers)"
 step capn ask "how do I configure the kubernetes ingress?"
 "$capn" ask "how do I configure the kubernetes ingress?" || echo "(exit $? : a miss)"
 
-step "edit src/fsutil.rs, then ask again"
+step "edit src/fsutil.rs, then ask the same question again"
 echo "// edited" >> src/fsutil.rs
-"$capn" ask "atomic write helper" || echo "(exit $? : the answer was stale and deleted itself)"
+"$capn" ask "which function writes a file atomically?" || echo "(exit $? : the answer was stale and deleted itself)"
 step capn list
 "$capn" list
 

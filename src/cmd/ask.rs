@@ -57,6 +57,9 @@ struct Rendered {
     related: String,
 }
 
+/// The highest score a "related" line shows (100 is kept for answers to an exact re-ask).
+pub const MAX_RELATED_SCORE: u8 = 99;
+
 /// The header line printed before "possibly related" suggestions.
 pub const RELATED_HEADER: &str =
     "capn: possibly related charts (not answers: similar questions whose files may help; check them before exploring):";
@@ -317,7 +320,8 @@ fn render_verified(
             id: &e.id,
             question: &e.question,
             files: e.files.keys().map(String::as_str).collect(),
-            score,
+            // 100 means "this exact question again" on an answer; a suggestion never claims it.
+            score: score.min(MAX_RELATED_SCORE),
         })?);
         out.related.push('\n');
     }

@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use std::io::Write;
 use std::process::ExitCode;
 
-/// Runs `capn bust`; prints `busted N entries` (N may be 0). The file need not exist any more;
+/// Runs `capn bust`; prints `busted N entries` (`busted 1 entry`; N may be 0). The file need not exist any more;
 /// when it does not, stderr says so.
 pub fn run(args: &BustArgs) -> Result<ExitCode> {
     let cwd = std::env::current_dir().context("could not read the working directory")?;
@@ -28,7 +28,8 @@ pub fn run(args: &BustArgs) -> Result<ExitCode> {
     } else {
         0
     };
-    writeln!(std::io::stdout().lock(), "busted {n} entries")?;
+    let noun = if n == 1 { "entry" } else { "entries" };
+    writeln!(std::io::stdout().lock(), "busted {n} {noun}")?;
     if std::fs::symlink_metadata(&abs).is_err() {
         // A file deleted since it was charted is a fine target; a typo is worth knowing.
         diag!(

@@ -70,7 +70,11 @@ fn plan(root: &Path, args: &InitArgs) -> Result<Plan> {
         None
     };
     let gitignore_path = root.join(".gitignore");
-    let gitignore = plan_gitignore(&gitignore_path)?;
+    let gitignore = plan_gitignore(&gitignore_path).map_err(|e| {
+        anyhow::anyhow!(
+            "{e:#}; nothing was changed (add the line .capn/ to your .gitignore yourself, or make it a regular file, then run capn init again)"
+        )
+    })?;
     let skill = if claude_from_plugin(&claude, &claude_local) {
         SkillPlan::FromPlugin
     } else {
@@ -453,7 +457,7 @@ pub fn check_project_paths(root: &Path) -> Result<()> {
     for p in paths {
         crate::fsutil::check_inside(root, &p).map_err(|e| {
             anyhow::anyhow!(
-                "{e:#}; nothing was changed (register the capn hooks by hand: INSTALL.md, \"Registering by hand\")"
+                "{e:#}; nothing was changed (replace the symlinked folder with a real one, or register the capn hooks and skill by hand: INSTALL.md, \"Registering by hand\")"
             )
         })?;
     }

@@ -300,7 +300,7 @@ fn bust_deletes_every_entry_backed_by_a_file() {
     // A deleted file can still be busted.
     fs::remove_file(env.root.join("other.ts")).unwrap();
     let run = env.run(&["bust", "./other.ts"]).ok();
-    assert_eq!(run.stdout.trim(), "busted 1 entries");
+    assert_eq!(run.stdout.trim(), "busted 1 entry");
 }
 
 #[test]
@@ -462,7 +462,7 @@ fn path_keys_round_trip_exactly() {
     // bust finds a quoted key.
     assert_eq!(
         env.run(&["bust", "docs/a: b.md"]).ok().stdout.trim(),
-        "busted 1 entries"
+        "busted 1 entry"
     );
 }
 

@@ -244,3 +244,31 @@ fn list_marks_charts_whose_files_changed() {
         .collect();
     assert_eq!(gone[0]["changed"], serde_json::json!(["src/y.ts"]));
 }
+
+/// A related line never scores 100, which on an answer means "this exact question again".
+#[test]
+fn a_related_suggestion_never_claims_a_score_of_100() {
+    let env = Env::git();
+    env.run(&["init"]).ok();
+    env.write("src/fsutil.rs", "x\n");
+    env.write("src/other.rs", "y\n");
+    env.run(&[
+        "chart",
+        "Which function writes files atomically?",
+        "--files",
+        "src/fsutil.rs",
+    ])
+    .ok();
+    env.run(&[
+        "chart",
+        "How is the config parsed?",
+        "--files",
+        "src/other.rs",
+    ])
+    .ok();
+    let run = env.run(&["ask", "atomic write helper"]);
+    for line in run.stderr.lines().filter(|l| l.starts_with("related ")) {
+        let v: serde_json::Value = serde_json::from_str(&line["related ".len()..]).unwrap();
+        assert!(v["score"].as_u64().unwrap() <= 99, "{line}");
+    }
+}
