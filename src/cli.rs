@@ -170,6 +170,27 @@ pub enum HookEvent {
     PreToolUse,
 }
 
+impl From<Host> for crate::hook::Host {
+    fn from(h: Host) -> Self {
+        match h {
+            Host::Claude => crate::hook::Host::Claude,
+            Host::Codex => crate::hook::Host::Codex,
+        }
+    }
+}
+
+impl From<HookEvent> for crate::hook::HookEvent {
+    fn from(e: HookEvent) -> Self {
+        match e {
+            HookEvent::SessionStart => crate::hook::HookEvent::SessionStart,
+            HookEvent::PreCompact => crate::hook::HookEvent::PreCompact,
+            HookEvent::PostCompact => crate::hook::HookEvent::PostCompact,
+            HookEvent::UserPromptSubmit => crate::hook::HookEvent::UserPromptSubmit,
+            HookEvent::PreToolUse => crate::hook::HookEvent::PreToolUse,
+        }
+    }
+}
+
 /// `capn hook`.
 #[derive(Debug, Args)]
 #[command(

@@ -179,7 +179,7 @@ fn run_hook_argv(args: &[OsString]) -> anyhow::Result<()> {
         }
     };
     match cli.command {
-        cli::Command::Hook(a) => hook::run(a.event, a.host),
+        cli::Command::Hook(a) => hook::run(a.event.into(), a.host.into()),
         cli::Command::Statusline(a) => cmd::statusline::run(&a),
         _ => Ok(()),
     }
@@ -187,23 +187,23 @@ fn run_hook_argv(args: &[OsString]) -> anyhow::Result<()> {
 
 /// `capn hook <event> [--host claude|codex]` exactly as `capn init` registers it, or `None`
 /// (then clap parses, with its full error reporting).
-fn fast_hook_args(args: &[OsString]) -> Option<(cli::HookEvent, cli::Host)> {
+fn fast_hook_args(args: &[OsString]) -> Option<(hook::HookEvent, hook::Host)> {
     let words: Vec<&str> = args.iter().map(|a| a.to_str()).collect::<Option<_>>()?;
     let (event, rest) = match words.as_slice() {
         [_, "hook", event, rest @ ..] => (*event, rest),
         _ => return None,
     };
     let event = match event {
-        "session-start" => cli::HookEvent::SessionStart,
-        "pre-compact" => cli::HookEvent::PreCompact,
-        "post-compact" => cli::HookEvent::PostCompact,
-        "user-prompt-submit" => cli::HookEvent::UserPromptSubmit,
-        "pre-tool-use" => cli::HookEvent::PreToolUse,
+        "session-start" => hook::HookEvent::SessionStart,
+        "pre-compact" => hook::HookEvent::PreCompact,
+        "post-compact" => hook::HookEvent::PostCompact,
+        "user-prompt-submit" => hook::HookEvent::UserPromptSubmit,
+        "pre-tool-use" => hook::HookEvent::PreToolUse,
         _ => return None,
     };
     let host = match rest {
-        [] | ["--host", "claude"] | ["--host=claude"] => cli::Host::Claude,
-        ["--host", "codex"] | ["--host=codex"] => cli::Host::Codex,
+        [] | ["--host", "claude"] | ["--host=claude"] => hook::Host::Claude,
+        ["--host", "codex"] | ["--host=codex"] => hook::Host::Codex,
         _ => return None,
     };
     Some((event, host))
@@ -218,11 +218,11 @@ mod tests {
         let a = |v: &[&str]| fast_hook_args(&argv(v));
         assert_eq!(
             a(&["capn", "hook", "session-start"]),
-            Some((cli::HookEvent::SessionStart, cli::Host::Claude))
+            Some((hook::HookEvent::SessionStart, hook::Host::Claude))
         );
         assert_eq!(
             a(&["capn", "hook", "user-prompt-submit", "--host", "codex"]),
-            Some((cli::HookEvent::UserPromptSubmit, cli::Host::Codex))
+            Some((hook::HookEvent::UserPromptSubmit, hook::Host::Codex))
         );
         assert_eq!(a(&["capn", "hook", "bogus"]), None);
         assert_eq!(a(&["capn", "hook", "pre-compact", "--host", "nope"]), None);

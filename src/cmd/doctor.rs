@@ -58,7 +58,8 @@ mod plugin;
 mod post_commit;
 mod safe_run;
 
-use crate::cli::{DoctorArgs, Host};
+use crate::cli::DoctorArgs;
+use crate::hook::Host;
 use crate::install::{self, schema::Schema, SettingsFile};
 use crate::session::{self, SessionDir, SessionId};
 use crate::store::Store;

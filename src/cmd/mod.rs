@@ -31,7 +31,7 @@ pub fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Uninstall(a) => uninstall::run(&a),
         Command::Doctor(a) => doctor::run(&a),
         Command::Hook(a) => {
-            crate::hook::guard(|| crate::hook::run(a.event, a.host));
+            crate::hook::guard(|| crate::hook::run(a.event.into(), a.host.into()));
             Ok(ExitCode::SUCCESS)
         }
         Command::Statusline(a) => {

@@ -56,7 +56,31 @@ pub mod wire;
 
 pub use skill::SKILL_MD;
 
-use crate::cli::{HookEvent, Host};
+/// Which host's vocabulary and output shapes a hook uses (`--host claude|codex`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Host {
+    /// Claude Code.
+    #[default]
+    Claude,
+    /// OpenAI Codex CLI.
+    Codex,
+}
+
+/// The hook events capn handles (hooks reference: SessionStart, PreCompact, PostCompact,
+/// UserPromptSubmit, PreToolUse).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookEvent {
+    /// SessionStart: the contract, or the recovery after a compaction.
+    SessionStart,
+    /// PreCompact: record whether a fresh /compact-prep state exists.
+    PreCompact,
+    /// PostCompact: drop the session's compaction marker.
+    PostCompact,
+    /// UserPromptSubmit: recovery or context reminder, once; offers.
+    UserPromptSubmit,
+    /// PreToolUse: offers before a search.
+    PreToolUse,
+}
 use crate::session::{self, Marker, SessionDir, SessionId};
 use anyhow::Result;
 use std::io::Write;
@@ -234,11 +258,7 @@ pub fn precompact_for(s: &SessionDir, compaction: Option<SystemTime>) -> Option<
 
 /// The recovery text for a compaction of session `owner` (the session itself, or the one it
 /// took over, see [`handoff`]): its state file and PreCompact record.
-pub fn recovery_text(
-    host: crate::cli::Host,
-    owner: &SessionDir,
-    compacted: Option<&Marker>,
-) -> String {
+pub fn recovery_text(host: Host, owner: &SessionDir, compacted: Option<&Marker>) -> String {
     let pre = precompact_for(owner, compacted.and_then(Marker::at_time));
     let state_file = owner.state_file();
     text::Recovery {

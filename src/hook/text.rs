@@ -7,7 +7,7 @@
 //! defences"). Each stays under [`MAX_CHARS`] characters, far below the host's 10,000-character
 //! cap.
 
-use crate::cli::Host;
+use super::Host;
 use crate::session::{rfc3339, Marker};
 use std::path::Path;
 use std::time::SystemTime;

@@ -62,7 +62,7 @@ fn notice(ctx: &Ctx, s: &SessionDir) -> Result<Option<String>> {
         }
         s.mark_seen()?;
     }
-    if ctx.host == crate::cli::Host::Codex {
+    if ctx.host == super::Host::Codex {
         // Codex has no status line to write the warning marker: the rollout has the numbers.
         return super::codex_context::check(ctx, s);
     }

@@ -12,7 +12,7 @@
 use super::{
     collect, effective_statusline, invocation, run_captured, Check, Loaded, OnPath, CLAUDE, CODEX,
 };
-use crate::cli::Host;
+use crate::hook::Host;
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
