@@ -1,0 +1,247 @@
+//! init and uninstall at their edges: registrations capn did not add, symlinked settings, an
+//! existing post-commit hook, a moved project, user-level registrations, hooks git ignores.
+
+use crate::util::Env;
+use serde_json::Value;
+use std::fs;
+use std::process::Stdio;
+
+const PRUNE_ONLY_HOOK: &str =
+    "#!/bin/sh\n# Added by capn init: drop charted answers whose files this commit changed.\ncommand -v capn >/dev/null 2>&1 && { capn prune >/dev/null 2>&1 & }\n";
+
+/// `uninstall` removes exactly what `init` added. A hand-written registration (the one
+/// docs/compaction-survival.md tells users to write) made init add nothing to
+/// .claude/settings.json, yet uninstall deletes the user's whole file.
+#[test]
+fn uninstall_keeps_a_registration_init_did_not_add() {
+    let env = Env::git();
+    let original = r#"{
+  "hooks": {
+    "SessionStart": [{"matcher": "", "hooks": [{"type": "command", "command": "capn", "args": ["hook", "session-start"]}]}],
+    "PreCompact": [{"matcher": "", "hooks": [{"type": "command", "command": "capn", "args": ["hook", "pre-compact"]}]}],
+    "PostCompact": [{"matcher": "", "hooks": [{"type": "command", "command": "capn", "args": ["hook", "post-compact"]}]}],
+    "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "capn", "args": ["hook", "user-prompt-submit"]}]}]
+  },
+  "statusLine": {"type": "command", "command": "capn statusline --warn-at 70"}
+}
+"#;
+    env.write(".claude/settings.json", original);
+    env.run(&["init"]).ok();
+    assert_eq!(
+        env.read(".claude/settings.json"),
+        original,
+        "init changed a file it had nothing to add to"
+    );
+    env.run(&["uninstall"]).ok();
+    assert!(
+        env.root.join(".claude/settings.json").exists(),
+        "uninstall deleted the user's hand-written .claude/settings.json"
+    );
+}
+
+/// A symlinked .claude/settings.json (dotfiles), dangling or not, is refused before anything is
+/// touched: capn never writes through a symlink and never reads outside the project through one.
+/// The message names the file and says how to register by hand; no `.capn/` is created and
+/// `.gitignore` is not edited.
+#[cfg(unix)]
+#[test]
+fn init_refuses_a_symlinked_settings_file_before_touching_anything() {
+    for dangling in [false, true] {
+        let env = Env::git();
+        let target = env.tmp.path().join("dotfiles/settings.json");
+        if !dangling {
+            fs::create_dir_all(target.parent().unwrap()).unwrap();
+            fs::write(&target, "{\"model\": \"opus\"}\n").unwrap();
+        }
+        env.write(".gitignore", "dist\n");
+        fs::create_dir_all(env.root.join(".claude")).unwrap();
+        std::os::unix::fs::symlink(&target, env.root.join(".claude/settings.json")).unwrap();
+        let run = env.run(&["init"]).code(1);
+        assert!(
+            run.stderr.contains(".claude/settings.json")
+                && run.stderr.contains("symlink")
+                && run.stderr.contains("Registering by hand"),
+            "{}",
+            run.stderr
+        );
+        let meta = fs::symlink_metadata(env.root.join(".claude/settings.json")).unwrap();
+        assert!(meta.file_type().is_symlink());
+        assert!(
+            !env.root.join(".capn").exists(),
+            ".capn/ created before refusing"
+        );
+        assert_eq!(env.read(".gitignore"), "dist\n");
+        if !dangling {
+            assert_eq!(
+                fs::read_to_string(&target).unwrap(),
+                "{\"model\": \"opus\"}\n"
+            );
+        }
+    }
+}
+
+/// `init --git` appends `capn prune` after the existing hook's `exit 0`, so it never runs.
+#[cfg(unix)]
+#[test]
+fn post_commit_prune_runs_when_the_existing_hook_ends_with_exit() {
+    let env = Env::git();
+    let hook = env.write(
+        ".git/hooks/post-commit",
+        "#!/bin/sh\necho committed\nexit 0\n",
+    );
+    {
+        // Executable, as git needs it to run the hook (init refuses a non-executable one).
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(&hook, fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    env.run(&["init", "--git"]).ok();
+    // Run the hook with a fake `capn` first on PATH that records its arguments.
+    let bin = env.tmp.path().join("fakebin");
+    fs::create_dir_all(&bin).unwrap();
+    let log = env.tmp.path().join("capn-called");
+    let fake = bin.join("capn");
+    fs::write(
+        &fake,
+        format!("#!/bin/sh\necho \"$@\" >> '{}'\n", log.display()),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(&fake, fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let status = std::process::Command::new("sh")
+        .arg(env.root.join(".git/hooks/post-commit"))
+        .current_dir(&env.root)
+        .env("PATH", path)
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let called = crate::init::wait_for_log(&log);
+    assert!(
+        called.contains("prune"),
+        "post-commit never ran capn prune:\n{}",
+        env.read(".git/hooks/post-commit")
+    );
+}
+
+/// `.capn/install.json` records the post-commit hook by ABSOLUTE path. After the project folder
+/// is moved (or renamed), `capn uninstall` in the moved project trusts that stale path: it
+/// deletes the post-commit hook of whatever project now lives at the old path, and leaves the
+/// moved project's own `capn prune` hook in place. Uninstall must only touch this project.
+#[test]
+fn uninstall_after_moving_the_project_touches_only_this_project() {
+    let env = Env::git();
+    env.run(&["init", "--git"]).ok();
+    assert_eq!(env.read(".git/hooks/post-commit"), PRUNE_ONLY_HOOK);
+
+    // Move the project away; a different project (also set up with --git) takes its old place.
+    let moved = env.tmp.path().join("moved-project");
+    fs::rename(&env.root, &moved).unwrap();
+    fs::create_dir_all(env.root.join(".git/hooks")).unwrap();
+    env.run(&["init", "--git"]).ok();
+    let other_hook = env.root.join(".git/hooks/post-commit");
+    assert!(other_hook.exists());
+
+    env.run_cmd(env.cmd_in(&moved, &["uninstall"]), b"").ok();
+    assert!(
+        other_hook.exists(),
+        "uninstall in {} deleted another project's post-commit hook {}",
+        moved.display(),
+        other_hook.display()
+    );
+    let own = moved.join(".git/hooks/post-commit");
+    assert!(
+        !fs::read_to_string(&own).is_ok_and(|t| t.contains("capn prune")),
+        "uninstall left `capn prune` in the moved project's own post-commit hook"
+    );
+}
+
+/// Same root cause, without moving anything: the record's post-commit path is not checked to
+/// be this project's hook, so a record naming any file that only runs `capn prune` deletes it.
+#[test]
+fn uninstall_never_deletes_a_post_commit_file_outside_the_project() {
+    let env = Env::git();
+    env.run(&["init"]).ok();
+    let outside = env.tmp.path().join("elsewhere/post-commit");
+    fs::create_dir_all(outside.parent().unwrap()).unwrap();
+    fs::write(&outside, PRUNE_ONLY_HOOK).unwrap();
+    let rec_path = env.root.join(".capn/install.json");
+    let mut rec: Value = serde_json::from_str(&fs::read_to_string(&rec_path).unwrap()).unwrap();
+    rec["post_commit"] = serde_json::json!({"path": outside, "created": true});
+    fs::write(&rec_path, serde_json::to_string_pretty(&rec).unwrap()).unwrap();
+    env.run(&["uninstall"]).ok();
+    assert!(
+        outside.exists(),
+        "uninstall deleted {} (not this project's post-commit hook)",
+        outside.display()
+    );
+}
+
+/// hooks-config/README.md: "A handler already registered as ours (in any file that counts for
+/// the host) is not added again". `~/.claude/settings.json` counts for Claude Code (doctor reads
+/// it), but init only looks at the project files: with a user-level registration, a fresh
+/// `capn init` registers SessionStart a second time, and `capn doctor` then fails the install
+/// init just made ("registered 2 times ... so it runs more than once").
+#[test]
+fn init_does_not_register_again_what_the_user_settings_already_register() {
+    let env = Env::git();
+    let bin = env.tmp.path().join("bin");
+    fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_capn"), bin.join("capn")).unwrap();
+    let user = env.home.join(".claude/settings.json");
+    fs::create_dir_all(user.parent().unwrap()).unwrap();
+    let handler = serde_json::json!({
+        "hooks": {"SessionStart": [{
+            "matcher": "startup|resume|clear|compact",
+            "hooks": [{"type": "command", "command": bin.join("capn"),
+                       "args": ["hook", "session-start"], "timeout": 10}]
+        }]}
+    });
+    fs::write(&user, serde_json::to_string_pretty(&handler).unwrap()).unwrap();
+
+    let path = std::env::join_paths(
+        std::iter::once(bin.clone()).chain(
+            std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+                .filter(|d| !d.join("capn").exists()),
+        ),
+    )
+    .unwrap();
+    let mut c = env.cmd(&["init"]);
+    c.env("PATH", &path);
+    env.run_cmd(c, b"").ok();
+    let mut c = env.cmd(&["doctor"]);
+    c.env("PATH", &path);
+    let run = env.run_cmd(c, b"");
+    assert_eq!(
+        run.code, 0,
+        "doctor fails right after init:\n{}",
+        run.stdout
+    );
+}
+
+/// `capn init --help`: "--git  Also run `capn prune` after each commit". An existing
+/// post-commit hook that is not executable (disabled with chmod -x) gets the line appended and
+/// init reports "added capn prune to .git/hooks/post-commit", but git ignores the hook ("hint:
+/// The '.git/hooks/post-commit' hook was ignored because it's not set as executable"), so prune
+/// never runs, and `capn doctor` says all checks are ok. Init should say so (or refuse).
+#[cfg(unix)]
+#[test]
+fn init_git_does_not_silently_add_prune_to_a_hook_git_ignores() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = Env::git();
+    let hook = env.write(".git/hooks/post-commit", "#!/bin/sh\necho disabled\n");
+    fs::set_permissions(&hook, fs::Permissions::from_mode(0o644)).unwrap();
+    let run = env.run(&["init", "--git"]);
+    let mode = fs::metadata(&hook).unwrap().permissions().mode();
+    let said_so = (run.stdout.clone() + &run.stderr).contains("executable");
+    assert!(
+        mode & 0o111 != 0 || said_so,
+        "capn prune was added to a non-executable hook without a word\nstdout: {}\nstderr: {}",
+        run.stdout,
+        run.stderr
+    );
+}
