@@ -1,0 +1,749 @@
+//! Doctor check 5: hook runs.
+
+use super::*;
+
+/// One step of the synthetic session: the event, and its `source` (SessionStart) or `trigger`
+/// (PreCompact, PostCompact).
+pub(super) const SCENARIO: [(&str, Option<&str>); 5] = [
+    ("SessionStart", Some("startup")),
+    ("PreCompact", Some("manual")),
+    ("PostCompact", Some("manual")),
+    ("UserPromptSubmit", None),
+    ("SessionStart", Some("compact")),
+];
+
+/// A synthetic stdin payload for `event` as `host` sends it, in session `sid`: the common fields
+/// (hooks reference, 1.3 and 5) plus `source` (SessionStart), `trigger` (PreCompact,
+/// PostCompact; `detail`), `prompt` (UserPromptSubmit) and the host's own fields (Claude Code:
+/// `custom_instructions`, `compact_summary`; Codex: `model`, `turn_id`, `permission_mode`). The
+/// Codex payloads validate against Codex's input schemas.
+pub fn payload(
+    host: Host,
+    event: &str,
+    detail: Option<&str>,
+    sid: &str,
+    cwd: &Path,
+    transcript: &Path,
+) -> Value {
+    let mut v = json!({
+        "session_id": sid,
+        "transcript_path": transcript.display().to_string(),
+        "cwd": cwd.display().to_string(),
+        "hook_event_name": event,
+    });
+    let detail = detail.unwrap_or("");
+    let extra = match (host, event) {
+        (Host::Claude, "SessionStart") => json!({"source": detail, "model": "claude-sonnet-5"}),
+        (Host::Claude, "PreCompact") => json!({"trigger": detail, "custom_instructions": ""}),
+        (Host::Claude, "PostCompact") => json!({
+            "trigger": detail,
+            "compact_summary": "capn doctor: a synthetic compaction summary."
+        }),
+        (Host::Claude, "UserPromptSubmit") => json!({
+            "prompt": "capn doctor: a synthetic prompt",
+            "permission_mode": "default"
+        }),
+        (Host::Codex, "SessionStart") => json!({
+            "source": detail, "model": "gpt-5.5", "permission_mode": "default"
+        }),
+        (Host::Codex, "PreCompact" | "PostCompact") => json!({
+            "trigger": detail, "model": "gpt-5.5", "turn_id": "capn-doctor-turn-1"
+        }),
+        (Host::Codex, "UserPromptSubmit") => json!({
+            "prompt": "capn doctor: a synthetic prompt",
+            "model": "gpt-5.5",
+            "permission_mode": "default",
+            "turn_id": "capn-doctor-turn-2"
+        }),
+        _ => json!({}),
+    };
+    if let (Value::Object(m), Value::Object(x)) = (&mut v, extra) {
+        m.extend(x);
+    }
+    v
+}
+
+/// A synthetic Claude Code statusline payload (hooks reference, section 2): 42.5 % of a
+/// 200,000-token window in use, below the default warning threshold.
+pub fn statusline_payload(sid: &str, root: &Path, transcript: &Path) -> Value {
+    let root = root.display().to_string();
+    json!({
+        "hook_event_name": "Status",
+        "session_id": sid,
+        "transcript_path": transcript.display().to_string(),
+        "cwd": root,
+        "version": "2.1.240",
+        "model": {"id": "claude-sonnet-5", "display_name": "Sonnet 5"},
+        "workspace": {"current_dir": root, "project_dir": root},
+        "output_style": {"name": "default"},
+        "cost": {"total_cost_usd": 0.01, "total_duration_ms": 1000, "total_api_duration_ms": 500,
+                 "total_lines_added": 0, "total_lines_removed": 0},
+        "context_window": {
+            "total_input_tokens": 85000, "total_output_tokens": 1200,
+            "context_window_size": 200000, "used_percentage": 42.5, "remaining_percentage": 57.5,
+            "current_usage": {"input_tokens": 5000, "output_tokens": 1200,
+                              "cache_creation_input_tokens": 10000, "cache_read_input_tokens": 70000}
+        },
+        "exceeds_200k_tokens": false
+    })
+}
+
+/// How doctor starts a handler: the program and its arguments, without a shell.
+use safe_run::SafeRun as Invocation;
+
+/// Claude Code's exec form substitutes its path placeholders verbatim (hooks reference, 1.1).
+pub(super) fn substitute(s: &str, root: &Path) -> String {
+    let r = root.display().to_string();
+    s.replace("${CLAUDE_PROJECT_DIR}", &r)
+        .replace("$CLAUDE_PROJECT_DIR", &r)
+}
+
+/// How doctor starts a registered handler: only when its command line is one of capn's own
+/// ([`safe_run`]), as an argument vector without a shell. The exec form's placeholders are
+/// substituted as the host does (hooks reference, 1.1); a shell-form line is split into words.
+///
+/// Errors: why the handler is not run (it is not capn's own command line).
+pub(super) fn invocation(host: Host, handler: &Value, root: &Path) -> Result<Invocation, String> {
+    let command = handler
+        .get("command")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    let argv: Vec<String> = match (host, handler.get("args").and_then(Value::as_array)) {
+        (Host::Claude, Some(args)) => std::iter::once(substitute(command.trim(), root))
+            .chain(
+                args.iter()
+                    .map(|a| substitute(a.as_str().unwrap_or(""), root)),
+            )
+            .collect(),
+        _ => safe_run::split_shell(&command).ok_or_else(|| {
+            format!("not run by capn doctor: `{command}` does not parse as a command line")
+        })?,
+    };
+    safe_run::check(&argv, root)
+}
+
+/// What a child process did.
+#[derive(Debug, Default)]
+pub(super) struct Outcome {
+    pub(super) status: Option<ExitStatus>,
+    pub(super) spawn_error: Option<std::io::Error>,
+    pub(super) timed_out: bool,
+    pub(super) stdout: Vec<u8>,
+    pub(super) stderr: Vec<u8>,
+    pub(super) elapsed: Duration,
+}
+
+impl Outcome {
+    pub(super) fn success(&self) -> bool {
+        !self.timed_out && self.status.is_some_and(|s| s.success())
+    }
+
+    /// The first non-empty stderr line, cut to 200 characters.
+    pub(super) fn stderr_line(&self) -> Option<String> {
+        let text = String::from_utf8_lossy(&self.stderr);
+        let line = text.lines().map(str::trim).find(|l| !l.is_empty())?;
+        Some(line.chars().take(200).collect())
+    }
+}
+
+/// Runs `cmd` with `stdin`, capturing stdout and stderr (at most [`CAPTURE_MAX`] bytes each),
+/// and kills it (its whole process group on Unix) after `budget`.
+pub(super) fn run_captured(mut cmd: Command, stdin: &[u8], budget: Duration) -> Outcome {
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+    }
+    let start = Instant::now();
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            return Outcome {
+                spawn_error: Some(e),
+                ..Outcome::default()
+            }
+        }
+    };
+    if let Some(mut sin) = child.stdin.take() {
+        let data = stdin.to_vec();
+        // Detached: a child that never reads its stdin must not hold doctor up.
+        std::thread::spawn(move || {
+            let _ = sin.write_all(&data);
+        });
+    }
+    let (tx, rx) = mpsc::channel::<(u8, Vec<u8>)>();
+    fn reader(
+        pipe: Option<impl Read + Send + 'static>,
+        which: u8,
+        tx: mpsc::Sender<(u8, Vec<u8>)>,
+    ) {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            if let Some(mut p) = pipe {
+                let _ = (&mut p).take(CAPTURE_MAX).read_to_end(&mut buf);
+                let _ = std::io::copy(&mut p, &mut std::io::sink());
+            }
+            let _ = tx.send((which, buf));
+        });
+    }
+    reader(child.stdout.take(), 0, tx.clone());
+    reader(child.stderr.take(), 1, tx);
+    let mut out = Outcome::default();
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => {
+                out.status = Some(status);
+                break;
+            }
+            Ok(None) if start.elapsed() >= budget => {
+                crate::process::kill_group(&mut child);
+                out.status = child.wait().ok();
+                out.timed_out = true;
+                break;
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(2)),
+            Err(e) => {
+                crate::process::kill_group(&mut child);
+                out.spawn_error = Some(e);
+                break;
+            }
+        }
+    }
+    out.elapsed = start.elapsed();
+    // A grandchild may still hold the pipes open: wait a little, then keep what arrived.
+    let until = Instant::now() + Duration::from_millis(250);
+    for _ in 0..2 {
+        match rx.recv_timeout(until.saturating_duration_since(Instant::now())) {
+            Ok((0, b)) => out.stdout = b,
+            Ok((_, b)) => out.stderr = b,
+            Err(_) => break,
+        }
+    }
+    out
+}
+
+/// The registered timeout of a handler in seconds (the hosts' default is 600; capped at a day so
+/// any registered number makes a valid [`Duration`]).
+pub(super) fn registered_timeout(handler: &Value) -> f64 {
+    handler
+        .get("timeout")
+        .and_then(Value::as_f64)
+        .filter(|t| *t > 0.0)
+        .map_or(600.0, |t| t.min(86_400.0))
+}
+
+/// Checks a hook's stdout against what the host accepts for `event`. `Ok` carries the
+/// `additionalContext` (if any); `Err` the reason the host would reject or misread the reply.
+pub(super) fn check_output(
+    host: Host,
+    event: &str,
+    stdout: &str,
+    schemas: &[(&str, Schema)],
+) -> std::result::Result<Option<String>, String> {
+    let trimmed = stdout.trim();
+    if trimmed.is_empty() {
+        return Ok(None);
+    }
+    let snippet: String = trimmed.chars().take(80).collect();
+    if matches!(event, "PreCompact" | "PostCompact") {
+        return Err(format!(
+            "printed {snippet:?} on {event}, which must print nothing (a reply there is dropped whole)"
+        ));
+    }
+    let chars = stdout.chars().count();
+    if chars > STDOUT_MAX_CHARS {
+        return Err(format!(
+            "stdout is {chars} characters; capn keeps it under {STDOUT_MAX_CHARS} (Claude Code cuts at 10,000)"
+        ));
+    }
+    if !trimmed.starts_with('{') {
+        return Err(format!(
+            "stdout is not one JSON object: {snippet:?} (plain text or a stray line before the JSON)"
+        ));
+    }
+    let v: Value = serde_json::from_str(trimmed)
+        .map_err(|e| format!("stdout is not exactly one JSON object: {e}"))?;
+    let obj = v.as_object().ok_or("stdout is not a JSON object")?;
+    if host == Host::Claude {
+        // Hooks reference, 1.5 "Universal fields".
+        const TOP: [&str; 8] = [
+            "continue",
+            "stopReason",
+            "suppressOutput",
+            "systemMessage",
+            "terminalSequence",
+            "decision",
+            "reason",
+            "hookSpecificOutput",
+        ];
+        if let Some(k) = obj.keys().find(|k| !TOP.contains(&k.as_str())) {
+            return Err(format!(
+                "unknown key {k:?}: Claude Code reports a hook error for the reply"
+            ));
+        }
+    }
+    if obj.get("continue") == Some(&Value::Bool(false)) {
+        return Err("\"continue\": false stops the agent".into());
+    }
+    if obj.get("decision").and_then(Value::as_str) == Some("block") {
+        return Err(format!("\"decision\": \"block\" blocks {event}"));
+    }
+    let mut context = None;
+    if let Some(h) = obj.get("hookSpecificOutput") {
+        let h = h
+            .as_object()
+            .ok_or("\"hookSpecificOutput\" is not an object")?;
+        match h.get("hookEventName").and_then(Value::as_str) {
+            Some(e) if e == event => {}
+            Some(e) => {
+                return Err(format!(
+                "hookSpecificOutput.hookEventName is {e:?}, not {event:?}: the reply is rejected"
+            ))
+            }
+            None => {
+                return Err("hookSpecificOutput has no hookEventName: the reply is rejected".into())
+            }
+        }
+        if host == Host::Claude {
+            // Hooks reference, 1.4: SessionStart and UserPromptSubmit outputs.
+            let allowed: &[&str] = match event {
+                "SessionStart" => &[
+                    "hookEventName",
+                    "additionalContext",
+                    "sessionTitle",
+                    "reloadSkills",
+                    "watchPaths",
+                    "initialUserMessage",
+                ],
+                _ => &["hookEventName", "additionalContext", "sessionTitle"],
+            };
+            if let Some(k) = h.keys().find(|k| !allowed.contains(&k.as_str())) {
+                return Err(format!("hookSpecificOutput.{k} is not accepted on {event}"));
+            }
+        }
+        if let Some(c) = h.get("additionalContext") {
+            let c = c
+                .as_str()
+                .ok_or("hookSpecificOutput.additionalContext is not a string")?;
+            let n = c.chars().count();
+            if n >= crate::hook::text::MAX_CHARS {
+                return Err(format!(
+                    "additionalContext is {n} characters; capn's cap is under {}",
+                    crate::hook::text::MAX_CHARS
+                ));
+            }
+            context = Some(c.to_string());
+        }
+    }
+    for (name, s) in schemas {
+        let errs = s.validate(&v);
+        if !errs.is_empty() {
+            return Err(format!(
+                "does not match Codex's {name} schema: {}",
+                errs.join("; ")
+            ));
+        }
+    }
+    Ok(context)
+}
+
+/// Compiles the embedded Codex output schemas of `event` (none for Claude Code).
+pub(super) fn schemas_for(
+    host: Host,
+    event: &str,
+) -> std::result::Result<Vec<(&'static str, Schema)>, String> {
+    if host != Host::Codex {
+        return Ok(Vec::new());
+    }
+    install::schema::codex_output_schemas(event)
+        .into_iter()
+        .map(|(name, text)| {
+            Schema::parse(text)
+                .map(|s| (name, s))
+                .map_err(|e| format!("the embedded Codex schema {name} cannot be used: {e}"))
+        })
+        .collect()
+}
+
+/// The fix for a hook run that failed.
+pub(super) fn run_fix(spec: &HostSpec, o: &Ours, out: &Outcome, path: &OnPath) -> String {
+    let not_found = out
+        .spawn_error
+        .as_ref()
+        .is_some_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+        || out.status.and_then(|s| s.code()) == Some(127);
+    if not_found
+        && invocation(spec.host, &o.handler, Path::new("/"))
+            .is_ok_and(|inv| runs_capn_by_name(&inv))
+    {
+        return path_fix();
+    }
+    let table = table_entries(spec.table);
+    let want = table
+        .iter()
+        .find(|(e, _, h)| e == &o.event && install::our_subcommand(h).as_deref() == Some(&o.sub))
+        .or_else(|| table.iter().find(|(e, _, _)| e == &o.event));
+    if let Some((_, _, h)) = want {
+        if h != &o.handler {
+            return format!("in {}, replace that handler with {h}", o.rel);
+        }
+    }
+    if let OnPath::Other(p) = path {
+        return format!(
+            "the hooks run {}, not this capn: update it with cargo install --path . (in the capn-hook source)",
+            p.display()
+        );
+    }
+    format!(
+        "none from here: capn {} answers wrongly; please report it with this output",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+/// Why a finished run is not a success, if it is not.
+/// What ran: a hook for an event, or the statusline.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Runs<'a> {
+    Hook(Host, &'a str),
+    Statusline,
+}
+
+/// Why a finished run is not a success (spawn error, timeout, non-zero exit), if it is not.
+pub(super) fn exit_problem(
+    runs: Runs<'_>,
+    program: &str,
+    out: &Outcome,
+    budget: Duration,
+    timeout: f64,
+) -> Option<String> {
+    let stderr = out
+        .stderr_line()
+        .map(|l| format!(" (stderr: {l})"))
+        .unwrap_or_default();
+    if let Some(e) = &out.spawn_error {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            return Some(format!("could not run {program}: not found"));
+        }
+        return Some(format!("could not run {program}: {e}"));
+    }
+    let ms = budget.as_millis();
+    let (host, event) = match runs {
+        Runs::Hook(host, event) => (host, event),
+        Runs::Statusline => {
+            if out.timed_out {
+                return Some(format!(
+                    "no line within {ms} ms; Claude Code debounces the status line by 300 ms and cancels a run when the next update comes"
+                ));
+            }
+            return match out.status?.code() {
+                Some(0) => None,
+                Some(c) => Some(format!(
+                    "exit {c}: Claude Code blanks the status line{stderr}"
+                )),
+                None => Some(format!("killed by a signal{stderr}")),
+            };
+        }
+    };
+    if out.timed_out {
+        return Some(format!(
+            "no answer within {ms} ms (registered timeout {timeout} s); the host discards a late reply"
+        ));
+    }
+    let status = out.status?;
+    match status.code() {
+        Some(0) => None,
+        // Hooks reference, 1.2 (Claude Code) and 5 (Codex).
+        Some(2) => Some(format!(
+            "exit 2: {}{stderr}",
+            match (host, event) {
+                (Host::Claude, "UserPromptSubmit") =>
+                    "Claude Code reads it as \"block\" and erases the prompt",
+                (Host::Claude, "PreCompact") =>
+                    "Claude Code reads it as \"block\" and blocks the compaction",
+                (Host::Claude, _) =>
+                    "Claude Code reports the hook as failed (and blocks where it can)",
+                (Host::Codex, "UserPromptSubmit") =>
+                    "Codex reads it as \"block\" and blocks the prompt",
+                (Host::Codex, _) => "Codex reports the hook as failed",
+            }
+        )),
+        Some(127) => Some(format!("exit 127: command not found{stderr}")),
+        Some(c) => Some(format!(
+            "exit {c}: the host reports the hook as failed{stderr}"
+        )),
+        None => Some(format!("killed by a signal ({status}){stderr}")),
+    }
+}
+
+pub(super) fn run_hooks(
+    spec: &HostSpec,
+    root: &Path,
+    dir: &Path,
+    found: &Found,
+    path: &OnPath,
+    checks: &mut Vec<Check>,
+) {
+    let state = dir.join("state");
+    let transcript = dir.join("transcript.jsonl");
+    let Some(id) = SessionId::parse(SESSION_ID) else {
+        return;
+    };
+    let session = SessionDir::new(&state, &id);
+    let mut env_files = 0;
+    let mut skipped: Vec<String> = Vec::new();
+    for (event, detail) in SCENARIO {
+        let mut handlers: Vec<&Ours> = Vec::new();
+        for o in found.ours.iter().filter(|o| o.event == event) {
+            // An identical handler in several files runs once (hooks reference, 1.1).
+            if !handlers.iter().any(|h| h.handler == o.handler) {
+                handlers.push(o);
+            }
+        }
+        for o in handlers {
+            if o.handler.get("type").and_then(Value::as_str) != Some("command") {
+                continue; // not run by the host as a program; reported by the registration check
+            }
+            let inv = match invocation(spec.host, &o.handler, root) {
+                Ok(inv) => inv,
+                Err(why) => {
+                    checks.push(Check::warn(
+                        format!("{} {event} runs `{}`", spec.label, display(&o.handler)),
+                        why,
+                        None,
+                    ));
+                    continue;
+                }
+            };
+            if matches!(path, OnPath::Missing) && runs_capn_by_name(&inv) {
+                if !skipped.contains(&o.event) {
+                    skipped.push(o.event.clone());
+                }
+                continue;
+            }
+            let label = match detail {
+                Some(d) => format!("{} {event}({d})", spec.label),
+                None => format!("{} {event}", spec.label),
+            };
+            let what = format!("{label} runs `{}`", display(&o.handler));
+            let schemas = match schemas_for(spec.host, event) {
+                Ok(s) => s,
+                Err(e) => {
+                    checks.push(Check::failed(what, e, "none from here: please report it"));
+                    continue;
+                }
+            };
+            let mut cmd = Command::new(&inv.program);
+            cmd.args(&inv.args)
+                .current_dir(root)
+                .env(session::STATE_DIR_ENV, &state)
+                .env_remove("CAPN_SESSION_ID")
+                .env_remove("CLAUDE_CODE_SESSION_ID")
+                .env_remove("CLAUDE_ENV_FILE")
+                .env_remove("CLAUDE_PROJECT_DIR");
+            let env_file = (spec.host == Host::Claude && event == "SessionStart").then(|| {
+                env_files += 1;
+                dir.join(format!("claude-env-{env_files}.sh"))
+            });
+            if spec.host == Host::Claude {
+                cmd.env("CLAUDE_PROJECT_DIR", root);
+            }
+            if let Some(f) = &env_file {
+                cmd.env("CLAUDE_ENV_FILE", f);
+            }
+            let timeout = registered_timeout(&o.handler);
+            let budget = HOOK_BUDGET.min(Duration::from_secs_f64(timeout / 2.0));
+            let marker_before = session.has(session::COMPACTED);
+            let bytes =
+                payload(spec.host, event, detail, SESSION_ID, root, &transcript).to_string();
+            let out = run_captured(cmd, bytes.as_bytes(), budget);
+            let fail = |why: String| Check::failed(what.clone(), why, run_fix(spec, o, &out, path));
+            if let Some(why) = exit_problem(
+                Runs::Hook(spec.host, event),
+                &inv.program,
+                &out,
+                budget,
+                timeout,
+            ) {
+                checks.push(fail(why));
+                continue;
+            }
+            let Ok(stdout) = std::str::from_utf8(&out.stdout) else {
+                checks.push(fail("stdout is not valid UTF-8".to_string()));
+                continue;
+            };
+            let context = match check_output(spec.host, event, stdout, &schemas) {
+                Ok(c) => c.filter(|c| !c.trim().is_empty()),
+                Err(why) => {
+                    checks.push(fail(why));
+                    continue;
+                }
+            };
+            let ms = out.elapsed.as_millis();
+            let said = match &context {
+                Some(c) => format!("{} characters of context", c.chars().count()),
+                None => "no output".to_string(),
+            };
+            let problem = match event {
+                "SessionStart" if context.is_none() => Some(match detail {
+                    Some("compact") => {
+                        "printed no context: the compaction recovery is not injected".to_string()
+                    }
+                    _ => "printed no context: the ask-before-search contract is not injected"
+                        .to_string(),
+                }),
+                "SessionStart" => env_file.as_ref().and_then(|f| {
+                    let line = format!("export CAPN_SESSION_ID={SESSION_ID}");
+                    let text = crate::fsutil::read_limited(
+                        f,
+                        crate::fsutil::limits::HOST_FILE,
+                        crate::fsutil::Follow::Anywhere,
+                    )
+                    .map(|b| String::from_utf8_lossy(&b).into_owned())
+                    .unwrap_or_default();
+                    (!text.lines().any(|l| l == line)).then(|| {
+                        format!("did not append `{line}` to $CLAUDE_ENV_FILE: /compact-prep and capn state cannot find the session")
+                    })
+                }),
+                "PreCompact" if !session.has(session::PRECOMPACT) => Some(
+                    "left no precompact.json in the session's state dir: the recovery cannot say whether /compact-prep ran"
+                        .to_string(),
+                ),
+                "PostCompact" if !session.has(session::COMPACTED) => Some(
+                    "left no compaction marker (compacted.json): the recovery would not reach the next prompt"
+                        .to_string(),
+                ),
+                "UserPromptSubmit" if marker_before && context.is_none() => Some(
+                    "printed no context after a compaction: the recovery is not delivered"
+                        .to_string(),
+                ),
+                _ => None,
+            };
+            match problem {
+                Some(why) => {
+                    let stderr = out
+                        .stderr_line()
+                        .map(|l| format!(" (stderr: {l})"))
+                        .unwrap_or_default();
+                    checks.push(fail(format!("{why}{stderr}")))
+                }
+                None => {
+                    let schema_note = if schemas.is_empty() || context.is_none() {
+                        String::new()
+                    } else {
+                        ", valid for Codex".to_string()
+                    };
+                    checks.push(Check::ok(format!("{what}: {said}{schema_note} ({ms} ms)")));
+                }
+            }
+        }
+    }
+    if !skipped.is_empty() {
+        checks.push(Check::failed(
+            format!("{} hooks", spec.label),
+            format!(
+                "not run ({}): they start `capn` by name and it is not on PATH, so the host cannot run them either",
+                skipped.join(", ")
+            ),
+            path_fix(),
+        ));
+    }
+}
+
+/// True when an invocation starts `capn` by bare name (exec form, or the first word of the
+/// shell command), so it depends on `capn` being on PATH.
+pub(super) fn runs_capn_by_name(inv: &Invocation) -> bool {
+    inv.by_name()
+}
+
+pub(super) fn run_statusline(
+    root: &Path,
+    dir: &Path,
+    files: &[Loaded],
+    path: &OnPath,
+    checks: &mut Vec<Check>,
+) {
+    let Some((rel, sl)) = effective_statusline(files) else {
+        return;
+    };
+    let Some(command) = sl.get("command").and_then(Value::as_str) else {
+        return;
+    };
+    if !install::is_our_statusline(command) {
+        return;
+    }
+    let what = format!("Claude statusline runs `{command}`");
+    let checked = safe_run::split_shell(command)
+        .ok_or_else(|| format!("not run by capn doctor: `{command}` does not parse"))
+        .and_then(|argv| safe_run::check(&argv, root));
+    let inv = match checked {
+        Ok(inv) => inv,
+        Err(why) => {
+            checks.push(Check::warn("Claude statusline", why, None));
+            return;
+        }
+    };
+    if matches!(path, OnPath::Missing) && runs_capn_by_name(&inv) {
+        checks.push(Check::failed(
+            "Claude statusline",
+            format!("`{command}` not run: it starts `capn` by name and it is not on PATH"),
+            path_fix(),
+        ));
+        return;
+    }
+    // Without a shell, and without `--wrap`: the wrapped command is the repository's own.
+    let mut cmd = Command::new(&inv.program);
+    cmd.args(&inv.args)
+        .current_dir(root)
+        .env(session::STATE_DIR_ENV, dir.join("state"))
+        .env_remove("CAPN_SESSION_ID")
+        .env_remove("CLAUDE_ENV_FILE")
+        .env_remove("CLAUDE_PROJECT_DIR");
+    let payload = statusline_payload(SESSION_ID, root, &dir.join("transcript.jsonl")).to_string();
+    let out = run_captured(cmd, payload.as_bytes(), STATUSLINE_BUDGET);
+    let fix = if out
+        .spawn_error
+        .as_ref()
+        .is_some_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+        || out.status.and_then(|s| s.code()) == Some(127)
+    {
+        path_fix()
+    } else {
+        format!(
+            "in {rel}, set statusLine.command to \"{}\" (or run: capn uninstall && capn init)",
+            install::STATUSLINE_COMMAND
+        )
+    };
+    if let Some(why) = exit_problem(Runs::Statusline, "sh", &out, STATUSLINE_BUDGET, 1.0) {
+        checks.push(Check::failed(what, why, fix));
+        return;
+    }
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let text = stdout.strip_suffix('\n').unwrap_or(&stdout);
+    let text = text.strip_suffix('\r').unwrap_or(text);
+    let lines: Vec<&str> = text.split('\n').collect();
+    let wraps = install::wrapped_statusline(command).is_some();
+    let last = lines.last().copied().unwrap_or("");
+    let problem = if text.trim().is_empty() {
+        Some("printed nothing: Claude Code shows an empty status line".to_string())
+    } else if lines.len() != 1 && !wraps {
+        Some(format!("printed {} lines, not one", lines.len()))
+    } else if !last.contains("ctx ") {
+        Some(format!("the capn segment (ctx …) is missing from {last:?}"))
+    } else {
+        None
+    };
+    match problem {
+        Some(why) => checks.push(Check::failed(what, why, fix)),
+        None => {
+            let shown: String = last.chars().filter(|c| !c.is_control()).take(80).collect();
+            checks.push(Check::ok(format!(
+                "{what}: one line, {shown:?} ({} ms)",
+                out.elapsed.as_millis()
+            )));
+        }
+    }
+}

@@ -1,0 +1,505 @@
+//! `capn doctor`: check the installation in this project and say how to fix what is wrong.
+//!
+//! Run from anywhere in a project (the root is found as for every command,
+//! [`crate::store::find_root`]). Each check prints one line, `ok    <what>`, `warn  <what>: <why>`
+//! or `FAILED <what>: <why>`, a failure or warning followed by `  fix: <command or edit>`; then a
+//! summary line. Exit 0 when nothing failed (warnings included), 1 otherwise.
+//!
+//! The checks, in order:
+//! 1. **`capn` on PATH**: the first executable `capn` in `PATH` (the hooks run it by name); a
+//!    warning when it is not the running binary (a stale install).
+//! 2. **The store**: `.capn/` with `entries/`; `.capn/config.json` parses with valid values.
+//! 3. **Settings files**: `.claude/settings.json`, `.claude/settings.local.json`,
+//!    `.codex/hooks.json`, and the user-level `~/.claude/settings.json` and `~/.codex/hooks.json`
+//!    that the hosts merge in (hooks reference, 1.1 and 5), parse ([`SettingsFile::load`]). A
+//!    registration counts in any of them; identical handlers in several files run once.
+//! 4. **Registrations**, against the tables `capn init` installs (`hooks-config/`): every event
+//!    has our handler, with the right subcommand, `type: "command"`, not `async`, a matcher that
+//!    covers the table's (hooks reference, 1.1 "Matcher syntax"), for Claude Code the exec form
+//!    with an explicit `timeout`, for Codex `--host codex` and no `args` (Codex runs only
+//!    `command`, section 5); no capn handler on an event it does not answer, none registered
+//!    twice, no capn-hook 0.2 registration; the effective Claude Code `statusLine` is ours (or
+//!    wraps another).
+//! 5. **Hook runs**: every capn handler found is run as the host runs it (exec form: `command` +
+//!    `args`, resolved through `PATH`, `${CLAUDE_PROJECT_DIR}` substituted; shell form and all of
+//!    Codex: `sh -c <command>`), in the project root, with synthetic payloads ([`payload`]) in
+//!    the order of a session that compacts: SessionStart(startup), PreCompact(manual),
+//!    PostCompact(manual), UserPromptSubmit, SessionStart(compact). Each run gets a temporary
+//!    `CAPN_STATE_DIR` (so no real marker is touched), `CLAUDE_PROJECT_DIR` (Claude Code only)
+//!    and, on SessionStart, a temporary `CLAUDE_ENV_FILE`, and at most [`HOOK_BUDGET`] (or half
+//!    the registered timeout). Checked: exit 0 (exit 2 blocks on Claude Code, section 1.2); stdout
+//!    empty or exactly one JSON object (section 1.5); nothing at all on PreCompact/PostCompact
+//!    (section 1.4: a reply there is dropped whole); for Claude Code only the keys the event
+//!    accepts and `hookEventName` equal to the event; for Codex valid against Codex's output
+//!    schema of the event ([`crate::install::schema`], section 5 "Strict parsing"); no
+//!    `continue: false` or `decision: "block"`; `additionalContext` under
+//!    [`crate::hook::text::MAX_CHARS`] and stdout under [`STDOUT_MAX_CHARS`]. What the hooks
+//!    are for is checked too: SessionStart injects context (and exports `CAPN_SESSION_ID` on
+//!    Claude Code), PreCompact and PostCompact leave their markers, UserPromptSubmit delivers the
+//!    recovery after a compaction. The statusline command runs through `sh -c` with a synthetic
+//!    statusline payload: exit 0 and one line holding the capn segment.
+//! 6. **A launcher's PATH**: every registered capn command started with `PATH=/usr/bin:/bin`,
+//!    as a GUI launcher starts hosts; a warning with the fix when `capn` resolves only through
+//!    the user's shell PATH (`doctor/launcher.rs`).
+//! 7. **The `/compact-prep` skill** at `.claude/skills/compact-prep/SKILL.md`: present; a copy
+//!    that differs from the bundled one is a warning (it may hold the user's edits).
+//!
+//! Also: the post-commit hook, when it runs `capn prune`, is executable and reaches that line
+//! before anything can end it (`doctor/post_commit.rs`); with capn's Claude Code plugin enabled,
+//! the Claude hooks and the skill come from the plugin and are not expected in the settings
+//! (`doctor/plugin.rs`).
+//!
+//! Doctor writes nothing outside its own temporary directory (under `TMPDIR`), which is removed
+//! when it ends; it runs in well under a second (about 11 process starts). A `--wrap`ped user
+//! statusline is run too, as Claude Code would run it; what that command does is its own.
+
+mod hook_runs;
+mod launcher;
+mod path;
+mod plugin;
+mod post_commit;
+mod registrations;
+mod safe_run;
+mod settings;
+mod skill;
+mod store;
+
+use crate::cli::DoctorArgs;
+use crate::hook::Host;
+use crate::install::{self, schema::Schema, SettingsFile};
+use crate::session::{self, SessionDir, SessionId};
+use crate::store::Store;
+use anyhow::{Context, Result};
+use serde_json::{json, Map, Value};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// The most one hook run may take (less when half the registered timeout is shorter). Our
+/// hooks answer in milliseconds; UserPromptSubmit runs on every prompt.
+pub const HOOK_BUDGET: Duration = Duration::from_secs(2);
+
+/// The most the statusline run may take (it is debounced 300 ms and cancelled by the next
+/// update; hooks reference, section 2).
+pub const STATUSLINE_BUDGET: Duration = Duration::from_secs(1);
+
+/// The most characters a hook's stdout may hold: far below Claude Code's 10,000-character cap on
+/// output strings (hooks reference, 1.5 "How `additionalContext` is delivered"), leaving room for
+/// the JSON around an `additionalContext` under [`crate::hook::text::MAX_CHARS`].
+pub const STDOUT_MAX_CHARS: usize = 4_000;
+
+/// The most bytes kept of a child's stdout or stderr (the rest is read and dropped).
+const CAPTURE_MAX: u64 = 1 << 20;
+
+/// The fix for a missing or broken capn registration.
+const FIX_INIT: &str = "capn init";
+
+/// The session id of the synthetic payloads (valid per format.md).
+const SESSION_ID: &str = "capn-doctor-0000";
+
+/// The outcome of one check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// Nothing to do.
+    Ok,
+    /// Worth knowing, not a failure (does not change the exit code).
+    Warn,
+    /// Broken: the exit code becomes 1.
+    Failed,
+}
+
+/// One line of the report (plus its fix).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Check {
+    /// The outcome.
+    pub status: Status,
+    /// What was checked (and, when ok, what was found).
+    pub what: String,
+    /// Why it is not ok.
+    pub why: Option<String>,
+    /// The exact command or edit that fixes it.
+    pub fix: Option<String>,
+}
+
+impl Check {
+    fn ok(what: impl Into<String>) -> Check {
+        Check {
+            status: Status::Ok,
+            what: what.into(),
+            why: None,
+            fix: None,
+        }
+    }
+
+    fn failed(what: impl Into<String>, why: impl Into<String>, fix: impl Into<String>) -> Check {
+        Check {
+            status: Status::Failed,
+            what: what.into(),
+            why: Some(why.into()),
+            fix: Some(fix.into()),
+        }
+    }
+
+    fn warn(what: impl Into<String>, why: impl Into<String>, fix: Option<String>) -> Check {
+        Check {
+            status: Status::Warn,
+            what: what.into(),
+            why: Some(why.into()),
+            fix,
+        }
+    }
+
+    /// The printed lines: `ok    <what>`, `warn  <what>: <why>` or `FAILED <what>: <why>`, then
+    /// `  fix: <fix>` when there is one. Ends with a newline.
+    pub fn render(&self) -> String {
+        let tag = match self.status {
+            Status::Ok => "ok    ",
+            Status::Warn => "warn  ",
+            Status::Failed => "FAILED ",
+        };
+        let mut s = format!("{tag}{}", self.what);
+        if let Some(why) = &self.why {
+            s.push_str(": ");
+            s.push_str(why);
+        }
+        s.push('\n');
+        if let Some(fix) = &self.fix {
+            s.push_str("  fix: ");
+            s.push_str(fix);
+            s.push('\n');
+        }
+        s
+    }
+}
+
+/// Runs `capn doctor`: prints the report; exit 0 when no check failed, 1 otherwise.
+///
+/// Errors: the working directory cannot be read, or the temporary directory cannot be created.
+pub fn run(_args: &DoctorArgs) -> Result<ExitCode> {
+    let store = Store::from_env()?;
+    let checks = diagnose(&store.root)?;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "capn doctor in {}", store.root.display())?;
+    for c in &checks {
+        out.write_all(c.render().as_bytes())?;
+    }
+    let failed = checks.iter().filter(|c| c.status == Status::Failed).count();
+    let warned = checks.iter().filter(|c| c.status == Status::Warn).count();
+    let warnings = match warned {
+        0 => String::new(),
+        1 => ", 1 warning".to_string(),
+        n => format!(", {n} warnings"),
+    };
+    if failed == 0 {
+        writeln!(out, "capn doctor: all {} checks ok{warnings}", checks.len())?;
+        Ok(ExitCode::SUCCESS)
+    } else {
+        writeln!(
+            out,
+            "capn doctor: {failed} of {} checks failed{warnings}",
+            checks.len()
+        )?;
+        Ok(ExitCode::from(1))
+    }
+}
+
+/// Runs every check for the project at `root` and returns them in report order. Writes only
+/// inside a temporary directory that is removed before it returns.
+///
+/// Errors: the temporary directory cannot be created.
+pub fn diagnose(root: &Path) -> Result<Vec<Check>> {
+    let sandbox = tempfile::Builder::new()
+        .prefix("capn-doctor-")
+        .tempdir()
+        .context("could not create a temporary directory for the hook runs")?;
+    let mut checks = Vec::new();
+    let path = check_path(&mut checks);
+    check_store(root, &mut checks);
+    let files = load_settings(root, &mut checks);
+    let post_commit_git = post_commit::check(root, &mut checks);
+    let from_plugin = plugin::claude_hooks_from_plugin(&files, &mut checks);
+    for spec in [&CLAUDE, &CODEX] {
+        if from_plugin && spec.host == Host::Claude {
+            let dir = sandbox.path().join("statusline");
+            std::fs::create_dir_all(&dir)
+                .with_context(|| format!("could not create {}", dir.display()))?;
+            run_statusline(root, &dir, &files, &path, &mut checks);
+            continue;
+        }
+        let found = collect(spec, &files);
+        check_registrations(spec, &files, &found, post_commit_git, &mut checks);
+        if spec.host == Host::Claude {
+            check_statusline_registration(&files, &mut checks);
+        }
+        let dir = sandbox.path().join(spec.label.to_ascii_lowercase());
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("could not create {}", dir.display()))?;
+        run_hooks(spec, root, &dir, &found, &path, &mut checks);
+        if spec.host == Host::Claude {
+            let dir = sandbox.path().join("statusline");
+            std::fs::create_dir_all(&dir)
+                .with_context(|| format!("could not create {}", dir.display()))?;
+            run_statusline(root, &dir, &files, &path, &mut checks);
+        }
+    }
+    launcher::check(
+        &files,
+        root,
+        &sandbox.path().join("launcher"),
+        &path,
+        &mut checks,
+    );
+    if !from_plugin {
+        check_skill(root, &mut checks);
+    }
+    sandbox
+        .close()
+        .context("could not remove doctor's temporary directory")?;
+    Ok(checks)
+}
+
+use hook_runs::*;
+use path::*;
+use registrations::*;
+use settings::*;
+use skill::*;
+use store::*;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn codex_input_schema(event: &str) -> Schema {
+        let text = match event {
+            "SessionStart" => include_str!(
+                "../../../tests/fixtures/conformance/codex-schemas/session-start.command.input.schema.json"
+            ),
+            "PreCompact" => include_str!(
+                "../../../tests/fixtures/conformance/codex-schemas/pre-compact.command.input.schema.json"
+            ),
+            "PostCompact" => include_str!(
+                "../../../tests/fixtures/conformance/codex-schemas/post-compact.command.input.schema.json"
+            ),
+            _ => include_str!(
+                "../../../tests/fixtures/conformance/codex-schemas/user-prompt-submit.command.input.schema.json"
+            ),
+        };
+        Schema::parse(text).unwrap()
+    }
+
+    #[test]
+    fn codex_payloads_validate_against_codex_input_schemas() {
+        for (event, detail) in SCENARIO {
+            let p = payload(
+                Host::Codex,
+                event,
+                detail,
+                SESSION_ID,
+                Path::new("/p"),
+                Path::new("/t.jsonl"),
+            );
+            let errs = codex_input_schema(event).validate(&p);
+            assert!(errs.is_empty(), "{event}: {errs:?}");
+        }
+        let p = payload(
+            Host::Claude,
+            "PostCompact",
+            Some("auto"),
+            "s",
+            Path::new("/p"),
+            Path::new("/t"),
+        );
+        assert_eq!(p["trigger"], "auto");
+        assert!(p["compact_summary"].is_string());
+    }
+
+    #[test]
+    fn matchers_follow_the_documented_syntax() {
+        let m = |s: &str| Some(Value::String(s.into()));
+        assert_eq!(matcher_matches(None, "compact"), Ok(true));
+        assert_eq!(matcher_matches(m("").as_ref(), "compact"), Ok(true));
+        assert_eq!(matcher_matches(m("*").as_ref(), "compact"), Ok(true));
+        assert_eq!(
+            matcher_matches(m("startup|compact").as_ref(), "compact"),
+            Ok(true)
+        );
+        assert_eq!(matcher_matches(m("startup").as_ref(), "compact"), Ok(false));
+        // A list is exact names, not substrings.
+        assert_eq!(
+            matcher_matches(m("compacting").as_ref(), "compact"),
+            Ok(false)
+        );
+        // Anything else is an unanchored regular expression.
+        assert_eq!(
+            matcher_matches(m("^(start.*|comp.*)$").as_ref(), "compact"),
+            Ok(true)
+        );
+        assert_eq!(matcher_matches(m("act$").as_ref(), "compact"), Ok(true));
+        assert!(matcher_matches(m("(").as_ref(), "compact").is_err());
+    }
+
+    #[test]
+    fn claude_output_rules() {
+        let none: Vec<(&str, Schema)> = Vec::new();
+        let ok =
+            r#"{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"hi"}}"#;
+        assert_eq!(
+            check_output(Host::Claude, "SessionStart", ok, &none),
+            Ok(Some("hi".into()))
+        );
+        assert_eq!(
+            check_output(Host::Claude, "PreCompact", "\n", &none),
+            Ok(None)
+        );
+        let cases = [
+            ("PreCompact", "{}", "must print nothing"),
+            ("SessionStart", "hello", "not one JSON object"),
+            ("SessionStart", "{} {}", "not exactly one JSON object"),
+            ("SessionStart", r#"{"extra":1}"#, "unknown key"),
+            (
+                "UserPromptSubmit",
+                r#"{"decision":"block","reason":"x"}"#,
+                "blocks",
+            ),
+            ("SessionStart", r#"{"continue":false}"#, "stops the agent"),
+            (
+                "UserPromptSubmit",
+                r#"{"hookSpecificOutput":{"hookEventName":"SessionStart"}}"#,
+                "not \"UserPromptSubmit\"",
+            ),
+            (
+                "UserPromptSubmit",
+                r#"{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","reloadSkills":true}}"#,
+                "not accepted",
+            ),
+        ];
+        for (event, out, want) in cases {
+            let e = check_output(Host::Claude, event, out, &none).unwrap_err();
+            assert!(e.contains(want), "{out}: {e}");
+        }
+        let long = json!({"hookSpecificOutput":{"hookEventName":"SessionStart",
+            "additionalContext": "x".repeat(crate::hook::text::MAX_CHARS)}})
+        .to_string();
+        let e = check_output(Host::Claude, "SessionStart", &long, &none).unwrap_err();
+        assert!(e.contains("cap"), "{e}");
+        let huge = format!("{{\"systemMessage\":\"{}\"}}", "y".repeat(STDOUT_MAX_CHARS));
+        let e = check_output(Host::Claude, "SessionStart", &huge, &none).unwrap_err();
+        assert!(e.contains("stdout is"), "{e}");
+    }
+
+    #[test]
+    fn codex_output_is_checked_against_its_schema() {
+        let schemas = schemas_for(Host::Codex, "SessionStart").unwrap();
+        assert_eq!(schemas.len(), 2);
+        let claude_only =
+            r#"{"hookSpecificOutput":{"hookEventName":"SessionStart","sessionTitle":"t"}}"#;
+        // Claude Code accepts it, Codex does not.
+        assert!(check_output(Host::Claude, "SessionStart", claude_only, &[]).is_ok());
+        let e = check_output(Host::Codex, "SessionStart", claude_only, &schemas).unwrap_err();
+        assert!(
+            e.contains("session-start.command.output") && e.contains("sessionTitle"),
+            "{e}"
+        );
+        let good = crate::hook::envelope("SessionStart", "context");
+        assert_eq!(
+            check_output(Host::Codex, "SessionStart", &good, &schemas),
+            Ok(Some("context".into()))
+        );
+    }
+
+    #[test]
+    fn invocations_follow_the_host_and_run_only_capn_without_a_shell() {
+        let exec = json!({"type":"command","command":"capn","args":["hook","session-start"]});
+        let inv = invocation(Host::Claude, &exec, Path::new("/proj")).unwrap();
+        assert_eq!(inv.program, "capn");
+        assert_eq!(inv.args, ["hook", "session-start"]);
+        // Codex runs only `command`: a bare `capn` with no arguments is not a hook line.
+        assert!(invocation(Host::Codex, &exec, Path::new("/proj")).is_err());
+        let shell = json!({"command":"capn hook pre-compact --host codex"});
+        let inv = invocation(Host::Codex, &shell, Path::new("/proj")).unwrap();
+        assert_eq!(inv.program, "capn");
+        assert_eq!(inv.args, ["hook", "pre-compact", "--host", "codex"]);
+        // A capn inside the project is the repository's code: never run by doctor.
+        let inside = json!({"type":"command","command":"${CLAUDE_PROJECT_DIR}/bin/capn","args":["hook","session-start"]});
+        assert!(invocation(Host::Claude, &inside, Path::new("/proj")).is_err());
+        let chained = json!({"command":"capn hook pre-compact && touch /tmp/x"});
+        assert!(invocation(Host::Codex, &chained, Path::new("/proj")).is_err());
+    }
+
+    #[test]
+    fn registration_problems_are_named() {
+        let o = |handler: Value, matcher: Option<&str>| Ours {
+            rel: ".claude/settings.json",
+            event: "SessionStart".into(),
+            matcher: matcher.map(|m| Value::String(m.into())),
+            handler,
+            sub: "session-start".into(),
+        };
+        let want = Some(Value::String("startup|resume|clear|compact".into()));
+        let good = o(
+            json!({"type":"command","command":"capn","args":["hook","session-start"],"timeout":10}),
+            Some("startup|resume|clear|compact"),
+        );
+        assert!(handler_problems(&CLAUDE, &good, want.as_ref()).is_empty());
+        let bad = o(
+            json!({"type":"command","command":"capn hook session-start --host codex","async":true}),
+            Some("startup"),
+        );
+        let p = handler_problems(&CLAUDE, &bad, want.as_ref()).join("; ");
+        for needle in [
+            "shell form",
+            "timeout",
+            "async",
+            "--host codex",
+            "resume, clear, compact",
+        ] {
+            assert!(p.contains(needle), "{needle}: {p}");
+        }
+        let codex = o(
+            json!({"type":"command","command":"capn","args":["hook","session-start"]}),
+            None,
+        );
+        let p = handler_problems(&CODEX, &codex, want.as_ref()).join("; ");
+        assert!(
+            p.contains("ignores \"args\"") && p.contains("no --host codex"),
+            "{p}"
+        );
+    }
+
+    #[test]
+    fn a_hung_command_is_killed_within_its_budget() {
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", "sleep 30"]);
+        let t = Instant::now();
+        let out = run_captured(cmd, b"", Duration::from_millis(200));
+        assert!(out.timed_out);
+        assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", "cat; echo err >&2; exit 3"]);
+        let out = run_captured(cmd, b"in", Duration::from_secs(5));
+        assert_eq!(out.stdout, b"in");
+        assert_eq!(out.stderr_line().as_deref(), Some("err"));
+        assert_eq!(out.status.and_then(|s| s.code()), Some(3));
+    }
+
+    #[test]
+    fn any_registered_timeout_gives_a_budget() {
+        for t in [json!(1e300), json!(-1), json!("10"), json!(0.001)] {
+            let secs = registered_timeout(&json!({ "timeout": t }));
+            let budget = HOOK_BUDGET.min(Duration::from_secs_f64(secs / 2.0));
+            assert!(budget <= HOOK_BUDGET, "{t}");
+        }
+    }
+
+    #[test]
+    fn render_shapes() {
+        assert_eq!(Check::ok("a").render(), "ok    a\n");
+        assert_eq!(
+            Check::failed("a", "b", "c").render(),
+            "FAILED a: b\n  fix: c\n"
+        );
+        assert_eq!(Check::warn("a", "b", None).render(), "warn  a: b\n");
+    }
+}

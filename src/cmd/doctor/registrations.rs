@@ -1,0 +1,413 @@
+//! Doctor check 4: registrations.
+
+use super::*;
+
+/// A capn handler found in a settings file.
+#[derive(Debug, Clone)]
+pub(super) struct Ours {
+    pub(super) rel: &'static str,
+    pub(super) event: String,
+    pub(super) matcher: Option<Value>,
+    pub(super) handler: Value,
+    pub(super) sub: String,
+}
+
+/// Everything of capn's registered for one host.
+pub(super) struct Found {
+    pub(super) ours: Vec<Ours>,
+    /// (file, event) of each capn-hook 0.2 handler.
+    pub(super) legacy: Vec<(&'static str, String)>,
+}
+
+pub(super) fn collect(spec: &HostSpec, files: &[Loaded]) -> Found {
+    let mut found = Found {
+        ours: Vec::new(),
+        legacy: Vec::new(),
+    };
+    for f in files.iter().filter(|f| spec.owns(f.rel)) {
+        let Some(json) = f.json() else {
+            continue;
+        };
+        for (event, g, h) in install::handlers(json) {
+            if let Some(sub) = install::our_subcommand(h) {
+                found.ours.push(Ours {
+                    rel: f.rel,
+                    event: event.to_string(),
+                    matcher: g.get("matcher").cloned(),
+                    handler: h.clone(),
+                    sub,
+                });
+            } else if install::is_legacy(h) {
+                found.legacy.push((f.rel, event.to_string()));
+            }
+        }
+    }
+    found
+}
+
+/// The (event, matcher, handler) triples of a registration table.
+pub(super) fn table_entries(table: &str) -> Vec<(String, Option<Value>, Value)> {
+    let t: Map<String, Value> = serde_json::from_str(table).unwrap_or_default();
+    install::handlers(&t)
+        .into_iter()
+        .map(|(event, g, h)| (event.to_string(), g.get("matcher").cloned(), h.clone()))
+        .collect()
+}
+
+/// The event a capn hook subcommand answers.
+pub(super) fn event_of(sub: &str) -> Option<&'static str> {
+    match sub {
+        "session-start" => Some("SessionStart"),
+        "pre-compact" => Some("PreCompact"),
+        "post-compact" => Some("PostCompact"),
+        "user-prompt-submit" => Some("UserPromptSubmit"),
+        _ => None,
+    }
+}
+
+/// True when a matcher selects `value` (hooks reference, 1.1 "Matcher syntax": `*`, `""` or no
+/// matcher match everything; only `[A-Za-z0-9_- ,|]` is a list of exact names; anything else an
+/// unanchored regular expression). `Err` for a regular expression that does not compile.
+pub(super) fn matcher_matches(
+    matcher: Option<&Value>,
+    value: &str,
+) -> std::result::Result<bool, String> {
+    let m = match matcher {
+        None | Some(Value::Null) => return Ok(true),
+        Some(Value::String(s)) => s.as_str(),
+        Some(other) => return Err(format!("matcher {other} is not a string")),
+    };
+    if m.is_empty() || m == "*" {
+        return Ok(true);
+    }
+    let is_list = m
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "_- ,|".contains(c));
+    if is_list {
+        return Ok(m.split(['|', ',']).map(str::trim).any(|n| n == value));
+    }
+    regex::Regex::new(m)
+        .map(|re| re.is_match(value))
+        .map_err(|e| format!("matcher {m:?} is not a valid regular expression: {e}"))
+}
+
+/// The words of a handler's command line (exec form: `command` then `args`).
+pub(super) fn words(handler: &Value) -> Vec<String> {
+    let mut w: Vec<String> = handler
+        .get("command")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .split_whitespace()
+        .map(str::to_string)
+        .collect();
+    if let Some(args) = handler.get("args").and_then(Value::as_array) {
+        w.extend(args.iter().map(|a| a.as_str().unwrap_or("").to_string()));
+    }
+    w
+}
+
+/// True when the words carry `--host codex` (or `--host=codex`).
+pub(super) fn says_codex(words: &[String]) -> bool {
+    words
+        .windows(2)
+        .any(|p| p[0] == "--host" && p[1] == "codex")
+        || words.iter().any(|w| w == "--host=codex")
+}
+
+/// What is wrong with one capn handler registered where the table wants it.
+pub(super) fn handler_problems(
+    spec: &HostSpec,
+    o: &Ours,
+    table_matcher: Option<&Value>,
+) -> Vec<String> {
+    let h = &o.handler;
+    let mut p = Vec::new();
+    match h.get("type").and_then(Value::as_str) {
+        Some("command") => {}
+        other => p.push(format!(
+            "\"type\" is {}, not \"command\": the host does not run it as a program",
+            other.map_or("missing".to_string(), |t| format!("{t:?}"))
+        )),
+    }
+    if h.get("async").and_then(Value::as_bool) == Some(true) {
+        p.push("\"async\": true: the host ignores an async hook's output".into());
+    }
+    let w = words(h);
+    match spec.host {
+        Host::Claude => {
+            if !h.get("args").is_some_and(Value::is_array) {
+                p.push("shell form (\"command\" without \"args\"): capn registers the exec form, which no shell can break".into());
+            }
+            match h.get("timeout") {
+                None => p.push("no explicit \"timeout\" (the default is 600 s)".into()),
+                Some(t) if !t.as_f64().is_some_and(|t| t > 0.0) => p.push(format!(
+                    "\"timeout\" is {t}, not a positive number of seconds"
+                )),
+                Some(_) => {}
+            }
+            if says_codex(&w) {
+                p.push("it answers with --host codex on Claude Code".into());
+            }
+        }
+        Host::Codex => {
+            if h.get("args").is_some() {
+                p.push("Codex ignores \"args\" and runs only \"command\"".into());
+            }
+            if !says_codex(&w) {
+                p.push("no --host codex: Codex gets the Claude Code wording".into());
+            }
+            if let Some(t) = h.get("timeout") {
+                if !t.as_f64().is_some_and(|t| t > 0.0) {
+                    p.push(format!(
+                        "\"timeout\" is {t}, not a positive number of seconds"
+                    ));
+                }
+            }
+        }
+    }
+    if let Some(Value::String(want)) = table_matcher {
+        let mut missing = Vec::new();
+        for v in want.split('|') {
+            match matcher_matches(o.matcher.as_ref(), v) {
+                Ok(true) => {}
+                Ok(false) => missing.push(v),
+                Err(e) => {
+                    p.push(e);
+                    break;
+                }
+            }
+        }
+        if !missing.is_empty() {
+            p.push(format!(
+                "matcher {} does not select {}: the hook does not run then",
+                o.matcher.as_ref().map_or("(none)".into(), Value::to_string),
+                missing.join(", ")
+            ));
+        }
+    }
+    p
+}
+
+/// The command `capn uninstall && capn init` (with `--git` when the post-commit hook runs
+/// `capn prune`, which uninstall removes).
+pub(super) fn reinstall_cmd(git: bool) -> String {
+    format!(
+        "capn uninstall && capn init{}",
+        if git { " --git" } else { "" }
+    )
+}
+
+/// A handler as the line a user reads: `capn hook session-start` (exec form args joined).
+pub(super) fn display(handler: &Value) -> String {
+    let mut s = handler
+        .get("command")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .trim()
+        .to_string();
+    if let Some(args) = handler.get("args").and_then(Value::as_array) {
+        for a in args {
+            let a = a.as_str().unwrap_or("");
+            s.push(' ');
+            if a.is_empty() || a.contains(|c: char| c.is_whitespace() || c == '\'' || c == '"') {
+                s.push_str(&install::shell_single_quote(a));
+            } else {
+                s.push_str(a);
+            }
+        }
+    }
+    s
+}
+
+pub(super) fn check_registrations(
+    spec: &HostSpec,
+    files: &[Loaded],
+    found: &Found,
+    git: bool,
+    checks: &mut Vec<Check>,
+) {
+    let broken: Vec<&str> = files
+        .iter()
+        .filter(|f| spec.owns(f.rel) && f.file.is_none())
+        .map(|f| f.rel)
+        .collect();
+    let table = table_entries(spec.table);
+    for (event, table_matcher, table_handler) in &table {
+        let Some(want) = install::our_subcommand(table_handler) else {
+            continue;
+        };
+        let what = format!("{} {event} hook", spec.label);
+        let matches: Vec<&Ours> = found
+            .ours
+            .iter()
+            .filter(|o| &o.event == event && o.sub == want)
+            .collect();
+        if matches.is_empty() {
+            let mut why = format!(
+                "no `{}` handler under {event} in {}",
+                display(table_handler),
+                spec.all_files()
+            );
+            if !broken.is_empty() {
+                why.push_str(&format!(" ({} does not parse)", broken.join(", ")));
+            }
+            checks.push(Check::failed(what, why, FIX_INIT));
+            continue;
+        }
+        let table_json = Value::to_string(table_handler);
+        for o in &matches {
+            let problems = handler_problems(spec, o, table_matcher.as_ref());
+            if problems.is_empty() {
+                let timeout = o
+                    .handler
+                    .get("timeout")
+                    .and_then(Value::as_f64)
+                    .map_or(String::new(), |t| format!(", timeout {t} s"));
+                let form = if o.handler.get("args").is_some() {
+                    "exec form"
+                } else {
+                    "sh -c"
+                };
+                checks.push(Check::ok(format!(
+                    "{what} registered in {}: {} ({form}{timeout})",
+                    o.rel,
+                    display(&o.handler)
+                )));
+            } else {
+                checks.push(Check::failed(
+                    format!("{what} in {}", o.rel),
+                    problems.join("; "),
+                    format!(
+                        "in {}, replace that handler with {table_json} (or run: {})",
+                        o.rel,
+                        reinstall_cmd(git)
+                    ),
+                ));
+            }
+        }
+        // Identical handlers in several files run once (hooks reference, 1.1 "Execution");
+        // anything else runs once per copy.
+        let mut distinct: Vec<&Ours> = Vec::new();
+        let mut dup_in_file = false;
+        for o in &matches {
+            if distinct.iter().any(|d| d.rel == o.rel) {
+                dup_in_file = true;
+            }
+            if !distinct.iter().any(|d| d.handler == o.handler) {
+                distinct.push(o);
+            }
+        }
+        if distinct.len() > 1 || dup_in_file {
+            let places: Vec<String> = matches
+                .iter()
+                .map(|o| format!("{}: {}", o.rel, display(&o.handler)))
+                .collect();
+            checks.push(Check::failed(
+                format!("{what} registered once"),
+                format!(
+                    "it is registered {} times ({}), so it runs more than once",
+                    matches.len(),
+                    places.join("; ")
+                ),
+                format!("keep one: remove the others from {}", {
+                    let mut rels: Vec<&str> = matches.iter().map(|o| o.rel).collect();
+                    rels.dedup();
+                    rels.join(" and ")
+                }),
+            ));
+        }
+    }
+    // capn handlers the table does not have: a wrong subcommand or a wrong event.
+    for o in &found.ours {
+        let expected = table.iter().any(|(e, _, h)| {
+            e == &o.event && install::our_subcommand(h).as_deref() == Some(&o.sub)
+        });
+        if expected {
+            continue;
+        }
+        let why = match event_of(&o.sub) {
+            Some(e) if e != o.event => format!(
+                "that is the {e} hook; on {} it answers nothing (it checks hook_event_name)",
+                o.event
+            ),
+            Some(_) => format!("capn does not register a {} hook for {}", o.event, spec.label),
+            None => format!(
+                "`{}` is not a capn hook (capn hook takes session-start, pre-compact, post-compact or user-prompt-submit)",
+                o.sub
+            ),
+        };
+        checks.push(Check::failed(
+            format!(
+                "{} {} hook in {} runs `{}`",
+                spec.label,
+                o.event,
+                o.rel,
+                display(&o.handler)
+            ),
+            why,
+            format!("remove that handler from {}, then run capn init", o.rel),
+        ));
+    }
+    for (rel, event) in &found.legacy {
+        checks.push(Check::failed(
+            format!("{} {event} hook in {rel}", spec.label),
+            "the capn-hook 0.2 registration (`capn context`) is still there; 0.3's hooks replace it",
+            "capn init (replaces it)",
+        ));
+    }
+}
+
+/// The effective Claude Code statusline command and where it comes from: the local settings
+/// override the project's, which override the user's `~/.claude/settings.json`.
+pub(super) fn effective_statusline(files: &[Loaded]) -> Option<(&'static str, Value)> {
+    for rel in [
+        ".claude/settings.local.json",
+        ".claude/settings.json",
+        CLAUDE.user_file,
+    ] {
+        let sl = files
+            .iter()
+            .find(|f| f.rel == rel)
+            .and_then(Loaded::json)
+            .and_then(|j| j.get("statusLine"));
+        if let Some(sl) = sl {
+            return Some((rel, sl.clone()));
+        }
+    }
+    None
+}
+
+pub(super) fn check_statusline_registration(files: &[Loaded], checks: &mut Vec<Check>) {
+    let what = "Claude statusLine";
+    let Some((rel, sl)) = effective_statusline(files) else {
+        checks.push(Check::failed(
+            what,
+            format!("no statusLine in {}", CLAUDE.all_files()),
+            FIX_INIT,
+        ));
+        return;
+    };
+    let command = sl.get("command").and_then(Value::as_str).unwrap_or("");
+    if !install::is_our_statusline(command) {
+        checks.push(Check::failed(
+            what,
+            format!("{rel} runs {command:?}, not capn statusline"),
+            "capn init (ours then wraps it, so both show)",
+        ));
+        return;
+    }
+    if sl.get("type").and_then(Value::as_str) != Some("command") {
+        checks.push(Check::failed(
+            what,
+            format!("{rel}: statusLine \"type\" is not \"command\""),
+            format!("in {rel}, set statusLine.type to \"command\""),
+        ));
+        return;
+    }
+    match install::wrapped_statusline(command) {
+        Some(theirs) => checks.push(Check::ok(format!(
+            "{what} is capn statusline in {rel}, wrapping {theirs:?}"
+        ))),
+        None => checks.push(Check::ok(format!("{what} is capn statusline in {rel}"))),
+    }
+}
