@@ -5,7 +5,7 @@
 //! structs use `deny_unknown_fields`, the published schemas `additionalProperties: false`), so a
 //! reply that does not validate is rejected whole. The schemas are the ones generated from
 //! `codex-rs/hooks/schema/generated/` (see `tests/fixtures/conformance/PROVENANCE.md`); they are
-//! embedded from `tests/fixtures/conformance/codex-schemas/`, the repository's one copy.
+//! embedded from `assets/codex-schemas/`, the repository's one copy (tests read them there too).
 //!
 //! Supported keywords: `type` (one name or a list), `const`, `enum`, `properties`, `required`,
 //! `additionalProperties` (boolean or schema), `anyOf`, `allOf`, `oneOf`, `if`/`then`/`else`,
@@ -22,24 +22,24 @@ use std::collections::HashMap;
 
 /// Codex's SessionStart output schema (`session-start.command.output.schema.json`).
 pub const CODEX_SESSION_START_OUTPUT: &str = include_str!(
-    "../../tests/fixtures/conformance/codex-schemas/session-start.command.output.schema.json"
+    "../../assets/codex-schemas/session-start.command.output.schema.json"
 );
 /// The SessionStart output schema of Codex commit 658d027 (`hookSpecificOutput.env`, no nulls):
 /// a reply must satisfy both generations.
 pub const CODEX_SESSION_START_OUTPUT_658D027: &str = include_str!(
-    "../../tests/fixtures/conformance/codex-schemas/variants/658d027/session-start.command.output.schema.json"
+    "../../assets/codex-schemas/variants/658d027/session-start.command.output.schema.json"
 );
 /// Codex's UserPromptSubmit output schema.
 pub const CODEX_USER_PROMPT_SUBMIT_OUTPUT: &str = include_str!(
-    "../../tests/fixtures/conformance/codex-schemas/user-prompt-submit.command.output.schema.json"
+    "../../assets/codex-schemas/user-prompt-submit.command.output.schema.json"
 );
 /// Codex's PreCompact output schema.
 pub const CODEX_PRE_COMPACT_OUTPUT: &str = include_str!(
-    "../../tests/fixtures/conformance/codex-schemas/pre-compact.command.output.schema.json"
+    "../../assets/codex-schemas/pre-compact.command.output.schema.json"
 );
 /// Codex's PostCompact output schema.
 pub const CODEX_POST_COMPACT_OUTPUT: &str = include_str!(
-    "../../tests/fixtures/conformance/codex-schemas/post-compact.command.output.schema.json"
+    "../../assets/codex-schemas/post-compact.command.output.schema.json"
 );
 
 /// The embedded Codex output schemas a reply to `event` (`SessionStart`, `PreCompact`,

@@ -6,10 +6,10 @@ use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
 fn dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/conformance/codex-schemas")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/codex-schemas")
 }
 
-/// Loads `tests/fixtures/conformance/codex-schemas/<name>`; panics (naming the file) when it
+/// Loads `assets/codex-schemas/<name>`; panics (naming the file) when it
 /// cannot be read or uses a keyword the checker does not support.
 pub fn load(name: &str) -> Schema {
     let p = dir().join(name);

@@ -274,16 +274,16 @@ mod tests {
     fn codex_input_schema(event: &str) -> Schema {
         let text = match event {
             "SessionStart" => include_str!(
-                "../../../tests/fixtures/conformance/codex-schemas/session-start.command.input.schema.json"
+                "../../../assets/codex-schemas/session-start.command.input.schema.json"
             ),
             "PreCompact" => include_str!(
-                "../../../tests/fixtures/conformance/codex-schemas/pre-compact.command.input.schema.json"
+                "../../../assets/codex-schemas/pre-compact.command.input.schema.json"
             ),
             "PostCompact" => include_str!(
-                "../../../tests/fixtures/conformance/codex-schemas/post-compact.command.input.schema.json"
+                "../../../assets/codex-schemas/post-compact.command.input.schema.json"
             ),
             _ => include_str!(
-                "../../../tests/fixtures/conformance/codex-schemas/user-prompt-submit.command.input.schema.json"
+                "../../../assets/codex-schemas/user-prompt-submit.command.input.schema.json"
             ),
         };
         Schema::parse(text).unwrap()
