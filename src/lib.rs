@@ -23,6 +23,7 @@ pub mod cmd;
 pub mod config;
 pub mod contract;
 pub mod embed;
+pub mod env;
 pub mod error;
 pub mod fsutil;
 pub mod hook;

@@ -39,7 +39,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 /// Environment variable that overrides the state dir.
-pub const STATE_DIR_ENV: &str = "CAPN_STATE_DIR";
+pub const STATE_DIR_ENV: &str = crate::env::STATE_DIR;
 
 /// Name of the state dir under the platform's state (or local data) dir.
 pub const APP_DIR: &str = "capn-hook";
@@ -79,7 +79,7 @@ pub const FRESH_STATE_MAX_AGE: Duration = Duration::from_secs(60 * 60);
 /// Errors: no home directory can be found and `CAPN_STATE_DIR` is unset, or the working
 /// directory cannot be read for a relative `CAPN_STATE_DIR`.
 pub fn state_dir() -> Result<PathBuf> {
-    if let Some(dir) = std::env::var_os(STATE_DIR_ENV).filter(|d| !d.is_empty()) {
+    if let Some(dir) = crate::env::get_os(STATE_DIR_ENV) {
         let dir = PathBuf::from(dir);
         if dir.is_absolute() {
             return Ok(dir);

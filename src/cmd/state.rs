@@ -27,7 +27,7 @@ pub use crate::session::STATE_HEADINGS as HEADINGS;
 pub const MAX_STATE_BYTES: usize = 1024 * 1024;
 
 /// Environment variable that names the session for `capn state`.
-pub const SESSION_ENV: &str = "CAPN_SESSION_ID";
+pub const SESSION_ENV: &str = crate::env::SESSION_ID;
 
 /// Runs `capn state`. Exit 0 on success; refusals (no session id, bad headings, no state file
 /// for `show`) are [`Refused`] errors, printed once and mapped to exit 1.
@@ -97,7 +97,7 @@ pub fn run(args: &StateArgs) -> Result<ExitCode> {
 /// Errors: [`Refused`] when neither is set (with how to get one) or the id does not match
 /// format.md; the state dir cannot be determined.
 pub fn resolve(a: &SessionArg) -> Result<SessionDir> {
-    let from_env = std::env::var(SESSION_ENV).ok();
+    let from_env = crate::env::get(SESSION_ENV);
     let raw = a
         .session
         .as_deref()

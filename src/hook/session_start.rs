@@ -93,7 +93,7 @@ pub fn run(ctx: &Ctx) -> Result<Option<String>> {
 /// Errors: the path exists and is not a regular file (a FIFO would block the hook) or is a
 /// symlink, or `could not append to CLAUDE_ENV_FILE: <path>: <cause>`.
 fn export_session_id(s: &SessionDir) -> Result<()> {
-    let Some(path) = std::env::var_os("CLAUDE_ENV_FILE").filter(|p| !p.is_empty()) else {
+    let Some(path) = crate::env::get_os(crate::env::CLAUDE_ENV_FILE) else {
         return Ok(());
     };
     let path = std::path::PathBuf::from(path);

@@ -21,26 +21,22 @@ use serde_json::{Map, Value};
 use std::collections::HashMap;
 
 /// Codex's SessionStart output schema (`session-start.command.output.schema.json`).
-pub const CODEX_SESSION_START_OUTPUT: &str = include_str!(
-    "../../assets/codex-schemas/session-start.command.output.schema.json"
-);
+pub const CODEX_SESSION_START_OUTPUT: &str =
+    include_str!("../../assets/codex-schemas/session-start.command.output.schema.json");
 /// The SessionStart output schema of Codex commit 658d027 (`hookSpecificOutput.env`, no nulls):
 /// a reply must satisfy both generations.
 pub const CODEX_SESSION_START_OUTPUT_658D027: &str = include_str!(
     "../../assets/codex-schemas/variants/658d027/session-start.command.output.schema.json"
 );
 /// Codex's UserPromptSubmit output schema.
-pub const CODEX_USER_PROMPT_SUBMIT_OUTPUT: &str = include_str!(
-    "../../assets/codex-schemas/user-prompt-submit.command.output.schema.json"
-);
+pub const CODEX_USER_PROMPT_SUBMIT_OUTPUT: &str =
+    include_str!("../../assets/codex-schemas/user-prompt-submit.command.output.schema.json");
 /// Codex's PreCompact output schema.
-pub const CODEX_PRE_COMPACT_OUTPUT: &str = include_str!(
-    "../../assets/codex-schemas/pre-compact.command.output.schema.json"
-);
+pub const CODEX_PRE_COMPACT_OUTPUT: &str =
+    include_str!("../../assets/codex-schemas/pre-compact.command.output.schema.json");
 /// Codex's PostCompact output schema.
-pub const CODEX_POST_COMPACT_OUTPUT: &str = include_str!(
-    "../../assets/codex-schemas/post-compact.command.output.schema.json"
-);
+pub const CODEX_POST_COMPACT_OUTPUT: &str =
+    include_str!("../../assets/codex-schemas/post-compact.command.output.schema.json");
 
 /// The embedded Codex output schemas a reply to `event` (`SessionStart`, `PreCompact`,
 /// `PostCompact`, `UserPromptSubmit`) must satisfy, as `(name, schema text)`; empty for other

@@ -188,7 +188,7 @@ fn is_own_store(dir: &Path) -> bool {
 /// session root, which stays put while the hook's `cwd` follows the agent; hooks reference,
 /// "Environment"), else [`find_root`] of `cwd`.
 pub fn hook_root(cwd: &Path) -> PathBuf {
-    if let Some(dir) = std::env::var_os("CLAUDE_PROJECT_DIR") {
+    if let Some(dir) = crate::env::get_os(crate::env::CLAUDE_PROJECT_DIR) {
         let p = PathBuf::from(dir);
         if p.is_dir() {
             return find_root(&p);

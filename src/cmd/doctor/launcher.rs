@@ -24,14 +24,11 @@ pub const LAUNCHER_PATH: &str = "/usr/bin:/bin";
 
 /// Environment variable naming the `PATH` your launcher gives (when it is not
 /// [`LAUNCHER_PATH`]).
-pub const LAUNCHER_PATH_ENV: &str = "CAPN_LAUNCHER_PATH";
+pub const LAUNCHER_PATH_ENV: &str = crate::env::LAUNCHER_PATH;
 
 /// The launcher `PATH` to test with.
 fn launcher_path() -> String {
-    std::env::var(LAUNCHER_PATH_ENV)
-        .ok()
-        .filter(|p| !p.is_empty())
-        .unwrap_or_else(|| LAUNCHER_PATH.to_string())
+    crate::env::get(LAUNCHER_PATH_ENV).unwrap_or_else(|| LAUNCHER_PATH.to_string())
 }
 
 /// Budget for one start (the hooks do nothing on empty stdin).

@@ -276,12 +276,12 @@ mod tests {
             "SessionStart" => include_str!(
                 "../../../assets/codex-schemas/session-start.command.input.schema.json"
             ),
-            "PreCompact" => include_str!(
-                "../../../assets/codex-schemas/pre-compact.command.input.schema.json"
-            ),
-            "PostCompact" => include_str!(
-                "../../../assets/codex-schemas/post-compact.command.input.schema.json"
-            ),
+            "PreCompact" => {
+                include_str!("../../../assets/codex-schemas/pre-compact.command.input.schema.json")
+            }
+            "PostCompact" => {
+                include_str!("../../../assets/codex-schemas/post-compact.command.input.schema.json")
+            }
             _ => include_str!(
                 "../../../assets/codex-schemas/user-prompt-submit.command.input.schema.json"
             ),

@@ -31,7 +31,7 @@ pub(super) fn is_executable(p: &Path) -> bool {
 /// The first executable `capn` in `PATH`, and the non-executable `capn` files seen before it.
 pub(super) fn find_on_path() -> (Option<PathBuf>, Vec<PathBuf>) {
     let mut skipped = Vec::new();
-    let Some(path) = std::env::var_os("PATH") else {
+    let Some(path) = crate::env::get_os(crate::env::PATH) else {
         return (None, skipped);
     };
     for dir in std::env::split_paths(&path) {
