@@ -50,6 +50,94 @@ fn choose_id(store: &Store, question: &str) -> Result<String> {
 
 /// Runs `capn chart`.
 pub fn run(args: &ChartArgs) -> Result<ExitCode> {
+    let (question, inputs) = checked_args(args)?;
+    let details = args.details.as_deref().unwrap_or("").to_string();
+
+    let cwd = std::env::current_dir().context("could not read the working directory")?;
+    let cwd = std::fs::canonicalize(&cwd).unwrap_or(cwd);
+    let store = Store::discover(&cwd);
+    let mut files = BTreeMap::new();
+    let mut hashed = Vec::new();
+    for input in inputs {
+        let (key, abs) = paths::resolve_backing_file(&store.root, &cwd, input).map_err(Refused)?;
+        let at_ns = now_ns();
+        let hash = hash_file(&store.root, &abs)?;
+        files.insert(key.clone(), crate::store::entry::hex(&hash));
+        hashed.push((key, abs, hash, at_ns));
+    }
+
+    store.check_dirs()?;
+    if !store.exists() {
+        // Charting works without init, but nothing then keeps .capn/ out of git or registers
+        // the hooks: say so once, when the store is created.
+        diag!(
+            "capn: created .capn/ in {}; run `capn init` to add it to .gitignore and register the agent hooks",
+            store.root.display()
+        );
+    }
+    let mut w = store.open_writer()?;
+    let id = choose_id(&w.store, question)?;
+    let entry = Entry {
+        id: id.clone(),
+        at: crate::clock::rfc3339(std::time::SystemTime::now()),
+        files,
+        question: question.to_string(),
+        details,
+    };
+    write_entry(&mut w, entry, &hashed)?;
+    w.finish_or_warn();
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "charted {id}")?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes `entry` (lock held), records the hashes `chart` just computed in the stat cache, and
+/// puts the entry into the snapshot. Refused when the entry would be over the entry size limit.
+///
+/// Errors: the entry cannot be written; [`Refused`] for an oversized entry.
+fn write_entry(
+    w: &mut crate::store::Writer,
+    entry: Entry,
+    hashed: &[(String, std::path::PathBuf, [u8; 32], i64)],
+) -> Result<()> {
+    // Index exactly what a reader will parse back (CRLF and blank edge lines of the details
+    // are normalised by the format), so the entry never disagrees with the index.
+    let id = entry.id.clone();
+    let text = entry.render();
+    if text.len() as u64 > crate::fsutil::limits::ENTRY {
+        return Err(Refused(format!(
+            "refusing to chart: the entry would be {} bytes, over the {}-byte limit for an entry (fewer files or shorter details); nothing was written",
+            text.len(),
+            crate::fsutil::limits::ENTRY
+        ))
+        .into());
+    }
+    let entry = Entry::parse(&text, &id)
+        .map_err(|e| anyhow::anyhow!("internal error: the new entry does not parse back: {e}"))?;
+    let path = w.store.entry_path(&id);
+    crate::fsutil::write_atomic(&path, entry.render().as_bytes()).with_context(|| {
+        format!(
+            "could not write entry: {}",
+            crate::store::display_rel(&w.store.root, &path)
+        )
+    })?;
+    for (key, abs, hash, at_ns) in hashed {
+        w.cache.remember(key, abs, *hash, *at_ns);
+    }
+    let store = w.store.clone();
+    let mut entries = w.snap.take_entries(&store)?;
+    entries.retain(|e| e.id != id);
+    entries.push(entry);
+    w.snap
+        .replace_entries(&store, entries, &[format!("{id}.md")])?;
+    Ok(())
+}
+
+/// The question and the file arguments of `capn chart`, checked.
+///
+/// Errors: [`Refused`] for a second positional argument, no question, a question on more than
+/// one line, or no files.
+fn checked_args(args: &ChartArgs) -> Result<(&str, Vec<&str>)> {
     if let Some(extra) = args.extra.first() {
         return Err(Refused(format!(
             "unexpected argument {extra:?}: quote the question, and pass files with --files"
@@ -90,70 +178,5 @@ pub fn run(args: &ChartArgs) -> Result<ExitCode> {
             Refused("no files: pass the files that answer it with --files a,b".into()).into(),
         );
     }
-    let details = args.details.as_deref().unwrap_or("").to_string();
-
-    let cwd = std::env::current_dir().context("could not read the working directory")?;
-    let cwd = std::fs::canonicalize(&cwd).unwrap_or(cwd);
-    let store = Store::discover(&cwd);
-    let mut files = BTreeMap::new();
-    let mut hashed = Vec::new();
-    for input in inputs {
-        let (key, abs) = paths::resolve_backing_file(&store.root, &cwd, input).map_err(Refused)?;
-        let at_ns = now_ns();
-        let hash = hash_file(&store.root, &abs)?;
-        files.insert(key.clone(), crate::store::entry::hex(&hash));
-        hashed.push((key, abs, hash, at_ns));
-    }
-
-    store.check_dirs()?;
-    if !store.exists() {
-        // Charting works without init, but nothing then keeps .capn/ out of git or registers
-        // the hooks: say so once, when the store is created.
-        diag!(
-            "capn: created .capn/ in {}; run `capn init` to add it to .gitignore and register the agent hooks",
-            store.root.display()
-        );
-    }
-    let mut w = store.open_writer()?;
-    let id = choose_id(&w.store, question)?;
-    let entry = Entry {
-        id: id.clone(),
-        at: crate::clock::rfc3339(std::time::SystemTime::now()),
-        files,
-        question: question.to_string(),
-        details,
-    };
-    // Index exactly what a reader will parse back (CRLF and blank edge lines of the details
-    // are normalised by the format), so the entry never disagrees with the index.
-    let text = entry.render();
-    if text.len() as u64 > crate::fsutil::limits::ENTRY {
-        return Err(Refused(format!(
-            "refusing to chart: the entry would be {} bytes, over the {}-byte limit for an entry (fewer files or shorter details); nothing was written",
-            text.len(),
-            crate::fsutil::limits::ENTRY
-        ))
-        .into());
-    }
-    let entry = Entry::parse(&text, &id)
-        .map_err(|e| anyhow::anyhow!("internal error: the new entry does not parse back: {e}"))?;
-    let path = w.store.entry_path(&id);
-    crate::fsutil::write_atomic(&path, entry.render().as_bytes()).with_context(|| {
-        format!(
-            "could not write entry: {}",
-            crate::store::display_rel(&w.store.root, &path)
-        )
-    })?;
-    for (key, abs, hash, at_ns) in &hashed {
-        w.cache.remember(key, abs, *hash, *at_ns);
-    }
-    let store = w.store.clone();
-    let mut entries = w.snap.take_entries(&store)?;
-    entries.retain(|e| e.id != id);
-    entries.push(entry);
-    w.snap
-        .replace_entries(&store, entries, &[format!("{id}.md")])?;
-    w.finish_or_warn();
-    let mut out = std::io::stdout().lock();
-    writeln!(out, "charted {id}")?;
-    Ok(ExitCode::SUCCESS)
+    Ok((question, inputs))
 }

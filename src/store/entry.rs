@@ -202,46 +202,50 @@ impl Entry {
         if files.is_empty() {
             return Err("no backing files".into());
         }
-        // Body: optional blank lines, the '# ' heading, then details after one blank line.
-        let mut question = None;
-        let mut rest: Vec<&str> = Vec::new();
-        for line in lines {
-            if question.is_none() {
-                if line.trim().is_empty() {
-                    continue;
-                }
-                let Some(q) = line.strip_prefix("# ") else {
-                    return Err(format!("expected '# <question>', found: {}", clip(line)));
-                };
-                let q = q.trim();
-                if q.is_empty() {
-                    return Err("empty question heading".into());
-                }
-                question = Some(q.to_string());
-                continue;
-            }
-            rest.push(line);
-        }
-        let Some(question) = question else {
-            return Err("missing '# <question>' heading".into());
-        };
-        while rest.first().is_some_and(|l| l.trim().is_empty()) {
-            rest.remove(0);
-        }
-        while rest.last().is_some_and(|l| l.trim().is_empty()) {
-            rest.pop();
-        }
+        let (question, details) = parse_body(lines)?;
         Ok(Entry {
             id,
             at,
             files,
             question,
-            details: rest.join("\n"),
+            details,
         })
     }
 }
 
 /// Parses `key: hash` where key is a plain token or a JSON string literal.
+/// The body after the frontmatter: optional blank lines, the `# <question>` heading, then the
+/// details (blank edge lines dropped). Errors: a one-line reason.
+fn parse_body<'a>(lines: impl Iterator<Item = &'a str>) -> Result<(String, String), String> {
+    let mut question = None;
+    let mut rest: Vec<&str> = Vec::new();
+    for line in lines {
+        if question.is_some() {
+            rest.push(line);
+            continue;
+        }
+        if line.trim().is_empty() {
+            continue;
+        }
+        let Some(q) = line.strip_prefix("# ") else {
+            return Err(format!("expected '# <question>', found: {}", clip(line)));
+        };
+        let q = q.trim();
+        if q.is_empty() {
+            return Err("empty question heading".into());
+        }
+        question = Some(q.to_string());
+    }
+    let question = question.ok_or("missing '# <question>' heading")?;
+    while rest.first().is_some_and(|l| l.trim().is_empty()) {
+        rest.remove(0);
+    }
+    while rest.last().is_some_and(|l| l.trim().is_empty()) {
+        rest.pop();
+    }
+    Ok((question, rest.join("\n")))
+}
+
 fn parse_file_line(line: &str) -> Result<(String, String), String> {
     let (path, rest) = if line.starts_with('"') {
         let mut de = serde_json::Deserializer::from_str(line).into_iter::<String>();
