@@ -218,16 +218,7 @@ fn post_commit_prune_goes_where_the_hook_runs_it_and_doctor_checks_that() {
         run.stdout
     );
     // Running the hook (has_hook_script is not defined: the early exit fires) still prunes.
-    let bin = env.tmp.path().join("fakebin");
-    fs::create_dir_all(&bin).unwrap();
-    let log = env.tmp.path().join("capn-called");
-    let fake = bin.join("capn");
-    fs::write(
-        &fake,
-        format!("#!/bin/sh\necho \"$@\" >> '{}'\n", log.display()),
-    )
-    .unwrap();
-    fs::set_permissions(&fake, fs::Permissions::from_mode(0o755)).unwrap();
+    let (bin, log) = env.fake_capn();
     let status = std::process::Command::new(&hook)
         .current_dir(&env.root)
         .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))

@@ -327,8 +327,6 @@ fn git(env: &Env, dir: &std::path::Path, args: &[&str], path: Option<&str>) -> O
     Some(())
 }
 
-/// A fake `capn` first on PATH that logs its arguments; returns (PATH value, log file).
-#[cfg(unix)]
 /// The lines `init --git` puts right after a hook's shebang.
 pub const PRUNE_LINES: &str = "# Added by capn init: drop charted answers whose files this commit changed.\ncommand -v capn >/dev/null 2>&1 && { capn prune >/dev/null 2>&1 & }\n";
 /// The guarded, backgrounded prune line.
@@ -348,18 +346,10 @@ pub fn wait_for_log(log: &std::path::Path) -> String {
     }
 }
 
+/// A fake `capn` first on PATH that logs its arguments; returns (PATH value, log file).
+#[cfg(unix)]
 fn fake_capn(env: &Env) -> (String, std::path::PathBuf) {
-    use std::os::unix::fs::PermissionsExt;
-    let bin = env.tmp.path().join("fakebin");
-    fs::create_dir_all(&bin).unwrap();
-    let log = env.tmp.path().join("capn-called");
-    let fake = bin.join("capn");
-    fs::write(
-        &fake,
-        format!("#!/bin/sh\necho \"$@\" >> '{}'\n", log.display()),
-    )
-    .unwrap();
-    fs::set_permissions(&fake, fs::Permissions::from_mode(0o755)).unwrap();
+    let (bin, log) = env.fake_capn();
     let path = format!(
         "{}:{}",
         bin.display(),

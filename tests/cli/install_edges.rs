@@ -96,17 +96,7 @@ fn post_commit_prune_runs_when_the_existing_hook_ends_with_exit() {
     }
     env.run(&["init", "--git"]).ok();
     // Run the hook with a fake `capn` first on PATH that records its arguments.
-    let bin = env.tmp.path().join("fakebin");
-    fs::create_dir_all(&bin).unwrap();
-    let log = env.tmp.path().join("capn-called");
-    let fake = bin.join("capn");
-    fs::write(
-        &fake,
-        format!("#!/bin/sh\necho \"$@\" >> '{}'\n", log.display()),
-    )
-    .unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    fs::set_permissions(&fake, fs::Permissions::from_mode(0o755)).unwrap();
+    let (bin, log) = env.fake_capn();
     let path = format!(
         "{}:{}",
         bin.display(),

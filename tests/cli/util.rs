@@ -204,6 +204,24 @@ impl Env {
         (run, took)
     }
 
+    /// A fake `capn` in `<tmp>/fakebin` that appends its arguments to a log file, for running a
+    /// git hook as git would. Returns (its folder, the log file). Unix only.
+    #[cfg(unix)]
+    pub fn fake_capn(&self) -> (PathBuf, PathBuf) {
+        use std::os::unix::fs::PermissionsExt;
+        let bin = self.tmp.path().join("fakebin");
+        std::fs::create_dir_all(&bin).unwrap();
+        let log = self.tmp.path().join("capn-called");
+        let fake = bin.join("capn");
+        std::fs::write(
+            &fake,
+            format!("#!/bin/sh\necho \"$@\" >> '{}'\n", log.display()),
+        )
+        .unwrap();
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+        (bin, log)
+    }
+
     /// Runs `capn args...` with empty stdin, failing the test unless it exits within 5 s.
     #[track_caller]
     pub fn run_within_5s(&self, args: &[&str]) -> Run {
