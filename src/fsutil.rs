@@ -728,6 +728,16 @@ pub fn remove_if_exists(path: &Path) -> Result<()> {
 mod tests {
     use super::*;
 
+    #[cfg(unix)]
+    fn mkfifo(p: &Path) {
+        let ok = std::process::Command::new("mkfifo")
+            .arg(p)
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "mkfifo {}", p.display());
+    }
+
     #[test]
     fn write_atomic_replaces_and_leaves_no_temp_files() {
         let dir = tempfile::tempdir().unwrap();
@@ -775,11 +785,7 @@ mod tests {
     fn reads_refuse_fifos_symlinks_and_oversized_files_without_blocking() {
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("fifo");
-        assert!(std::process::Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success());
+        mkfifo(&fifo);
         let err = read_limited(&fifo, 100, Follow::Never).unwrap_err();
         assert!(matches!(err, ReadError::NotRegular("a FIFO")), "{err}");
         let decoy = dir.path().join("decoy");
@@ -920,11 +926,7 @@ mod tests {
         assert!(read_host_file(&dangling, "settings").is_err());
         assert!(unwritable_reason(&dangling).unwrap().contains("dangling"));
         let fifo = dir.path().join("fifo");
-        assert!(std::process::Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success());
+        mkfifo(&fifo);
         let e = format!("{:#}", read_host_file(&fifo, "settings").unwrap_err());
         assert!(e.contains("FIFO"), "{e}");
         assert!(read_host_file(dir.path(), "settings").is_err());
