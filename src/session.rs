@@ -352,39 +352,37 @@ impl SessionDir {
     ///
     /// Errors: the dir or the stamp cannot be written.
     pub fn mark_seen(&self) -> Result<()> {
-        let seen = self.file(SEEN);
-        let now = SystemTime::now();
-        let fresh = fs::metadata(&seen)
-            .and_then(|m| m.modified())
-            .is_ok_and(|t| now.duration_since(t).is_ok_and(|age| age < GC_INTERVAL));
-        if !fresh {
-            self.ensure()?;
-            crate::fsutil::write_atomic_with(
-                &seen,
-                rfc3339(now).as_bytes(),
-                crate::fsutil::Durability::Transient,
-            )?;
-        }
-        Ok(())
+        self.refresh_seen(true)
     }
 
     /// Marks the session as alive for GC by rewriting `<dir>/seen`, if the dir already exists
     /// (never creates it) and `seen` is missing or older than [`GC_INTERVAL`]: at most one
     /// write a day, so a SessionStart normally costs one `stat`.
     pub fn touch_if_exists(&self) -> Result<()> {
+        self.refresh_seen(false)
+    }
+
+    /// Rewrites `<dir>/seen` when it is missing or older than [`GC_INTERVAL`]; creates the dir
+    /// first when `create`, else does nothing without one.
+    fn refresh_seen(&self, create: bool) -> Result<()> {
         let seen = self.file(SEEN);
         let now = SystemTime::now();
         let fresh = fs::metadata(&seen)
             .and_then(|m| m.modified())
             .is_ok_and(|t| now.duration_since(t).is_ok_and(|age| age < GC_INTERVAL));
-        if !fresh && self.path.is_dir() {
-            crate::fsutil::write_atomic_with(
-                &seen,
-                rfc3339(now).as_bytes(),
-                crate::fsutil::Durability::Transient,
-            )?;
+        if fresh {
+            return Ok(());
         }
-        Ok(())
+        if create {
+            self.ensure()?;
+        } else if !self.path.is_dir() {
+            return Ok(());
+        }
+        crate::fsutil::write_atomic_with(
+            &seen,
+            rfc3339(now).as_bytes(),
+            crate::fsutil::Durability::Transient,
+        )
     }
 }
 

@@ -5,34 +5,11 @@
 use crate::util::{Env, Run};
 use serde_json::json;
 use std::fs;
-use std::time::{Duration, Instant};
 
 /// Runs `capn args` and asserts it returned within 5 s (a FIFO read would block forever).
 #[track_caller]
 fn run_promptly(env: &Env, args: &[&str]) -> Run {
-    let mut c = env.cmd(args);
-    c.stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped());
-    let mut child = c.spawn().unwrap();
-    let start = Instant::now();
-    loop {
-        if child.try_wait().unwrap().is_some() {
-            break;
-        }
-        if start.elapsed() > Duration::from_secs(5) {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("capn {args:?} did not return within 5 s");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let out = child.wait_with_output().unwrap();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    env.run_within_5s(args)
 }
 
 #[cfg(unix)]
