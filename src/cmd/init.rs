@@ -19,11 +19,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// The Claude Code project settings file, relative to the project root.
-pub const CLAUDE_SETTINGS: &str = ".claude/settings.json";
+pub const CLAUDE_SETTINGS: &str = crate::install::hosts::CLAUDE.files[0];
 /// The Claude Code local settings file, relative to the project root.
-pub const CLAUDE_LOCAL_SETTINGS: &str = ".claude/settings.local.json";
+pub const CLAUDE_LOCAL_SETTINGS: &str = crate::install::hosts::CLAUDE.files[1];
 /// The Codex hooks file, relative to the project root.
-pub const CODEX_HOOKS: &str = ".codex/hooks.json";
+pub const CODEX_HOOKS: &str = crate::install::hosts::CODEX.files[0];
 
 /// The three project settings files, in the order `init` and `uninstall` handle them.
 pub const PROJECT_SETTINGS: [&str; 3] = [CLAUDE_SETTINGS, CLAUDE_LOCAL_SETTINGS, CODEX_HOOKS];
@@ -394,9 +394,9 @@ fn report(root: &Path, codex_changed: bool, mut done: Vec<String>) -> Result<Exi
 }
 
 /// The user-level Claude Code settings file, relative to the home folder.
-pub const USER_CLAUDE_SETTINGS: &str = ".claude/settings.json";
+pub const USER_CLAUDE_SETTINGS: &str = crate::install::hosts::CLAUDE.user_file;
 /// The user-level Codex hooks file, relative to the home folder.
-pub const USER_CODEX_HOOKS: &str = ".codex/hooks.json";
+pub const USER_CODEX_HOOKS: &str = crate::install::hosts::CODEX.user_file;
 
 /// The user-level settings file `rel` (relative to the home folder), when there is a home
 /// folder and the file parses (a broken user file is doctor's to report, not init's to fix).

@@ -9,9 +9,7 @@
 //! says that `capn` resolves only through the shell's `PATH` and how to fix it without changing
 //! the committed settings, which keep the bare name so they work for every teammate.
 
-use super::{
-    collect, effective_statusline, invocation, run_captured, Check, Loaded, OnPath, CLAUDE, CODEX,
-};
+use super::{collect, effective_statusline, invocation, run_captured, Check, Loaded, OnPath};
 use crate::hook::Host;
 use serde_json::Value;
 use std::path::Path;
@@ -115,7 +113,7 @@ pub(super) fn check(
 /// is ours (a shell command, run like a Codex handler).
 fn registered_commands(files: &[Loaded]) -> Vec<(Host, Value)> {
     let mut commands: Vec<(Host, Value)> = Vec::new();
-    for spec in [&CLAUDE, &CODEX] {
+    for spec in crate::install::hosts::HOSTS {
         let found = collect(spec, files);
         for o in &found.ours {
             let h = (spec.host, o.handler.clone());

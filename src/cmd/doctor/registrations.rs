@@ -363,7 +363,7 @@ pub(super) fn effective_statusline(files: &[Loaded]) -> Option<(&'static str, Va
     for rel in [
         ".claude/settings.local.json",
         ".claude/settings.json",
-        CLAUDE.user_file,
+        CLAUDE.user_label,
     ] {
         let sl = files
             .iter()
