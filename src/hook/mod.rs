@@ -46,6 +46,7 @@ pub mod offer;
 pub mod post_compact;
 pub mod pre_compact;
 pub mod pre_tool_use;
+pub mod reply;
 pub mod session_start;
 pub mod skill;
 pub mod stdin;

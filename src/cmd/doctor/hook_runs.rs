@@ -236,7 +236,8 @@ pub(super) fn registered_timeout(handler: &Value) -> f64 {
         .map_or(600.0, |t| t.min(86_400.0))
 }
 
-/// Checks a hook's stdout against what the host accepts for `event`. `Ok` carries the
+/// Checks a hook's stdout against what the host accepts for `event` ([`crate::hook::reply`],
+/// the hooks' own rule) and, for Codex, against its output schemas. `Ok` carries the
 /// `additionalContext` (if any); `Err` the reason the host would reject or misread the reply.
 pub(super) fn check_output(
     host: Host,
@@ -244,111 +245,19 @@ pub(super) fn check_output(
     stdout: &str,
     schemas: &[(&str, Schema)],
 ) -> std::result::Result<Option<String>, String> {
-    let trimmed = stdout.trim();
-    if trimmed.is_empty() {
-        return Ok(None);
-    }
-    let snippet: String = trimmed.chars().take(80).collect();
-    if matches!(event, "PreCompact" | "PostCompact") {
-        return Err(format!(
-            "printed {snippet:?} on {event}, which must print nothing (a reply there is dropped whole)"
-        ));
-    }
-    let chars = stdout.chars().count();
-    if chars > STDOUT_MAX_CHARS {
-        return Err(format!(
-            "stdout is {chars} characters; capn keeps it under {STDOUT_MAX_CHARS} (Claude Code cuts at 10,000)"
-        ));
-    }
-    if !trimmed.starts_with('{') {
-        return Err(format!(
-            "stdout is not one JSON object: {snippet:?} (plain text or a stray line before the JSON)"
-        ));
-    }
-    let v: Value = serde_json::from_str(trimmed)
-        .map_err(|e| format!("stdout is not exactly one JSON object: {e}"))?;
-    let obj = v.as_object().ok_or("stdout is not a JSON object")?;
-    if host == Host::Claude {
-        // Hooks reference, 1.5 "Universal fields".
-        const TOP: [&str; 8] = [
-            "continue",
-            "stopReason",
-            "suppressOutput",
-            "systemMessage",
-            "terminalSequence",
-            "decision",
-            "reason",
-            "hookSpecificOutput",
-        ];
-        if let Some(k) = obj.keys().find(|k| !TOP.contains(&k.as_str())) {
-            return Err(format!(
-                "unknown key {k:?}: Claude Code reports a hook error for the reply"
-            ));
-        }
-    }
-    if obj.get("continue") == Some(&Value::Bool(false)) {
-        return Err("\"continue\": false stops the agent".into());
-    }
-    if obj.get("decision").and_then(Value::as_str) == Some("block") {
-        return Err(format!("\"decision\": \"block\" blocks {event}"));
-    }
-    let mut context = None;
-    if let Some(h) = obj.get("hookSpecificOutput") {
-        let h = h
-            .as_object()
-            .ok_or("\"hookSpecificOutput\" is not an object")?;
-        match h.get("hookEventName").and_then(Value::as_str) {
-            Some(e) if e == event => {}
-            Some(e) => {
+    let validate = |v: &Value| {
+        for (name, s) in schemas {
+            let errs = s.validate(v);
+            if !errs.is_empty() {
                 return Err(format!(
-                "hookSpecificOutput.hookEventName is {e:?}, not {event:?}: the reply is rejected"
-            ))
-            }
-            None => {
-                return Err("hookSpecificOutput has no hookEventName: the reply is rejected".into())
-            }
-        }
-        if host == Host::Claude {
-            // Hooks reference, 1.4: SessionStart and UserPromptSubmit outputs.
-            let allowed: &[&str] = match event {
-                "SessionStart" => &[
-                    "hookEventName",
-                    "additionalContext",
-                    "sessionTitle",
-                    "reloadSkills",
-                    "watchPaths",
-                    "initialUserMessage",
-                ],
-                _ => &["hookEventName", "additionalContext", "sessionTitle"],
-            };
-            if let Some(k) = h.keys().find(|k| !allowed.contains(&k.as_str())) {
-                return Err(format!("hookSpecificOutput.{k} is not accepted on {event}"));
-            }
-        }
-        if let Some(c) = h.get("additionalContext") {
-            let c = c
-                .as_str()
-                .ok_or("hookSpecificOutput.additionalContext is not a string")?;
-            let n = c.chars().count();
-            if n >= crate::hook::text::MAX_CHARS {
-                return Err(format!(
-                    "additionalContext is {n} characters; capn's cap is under {}",
-                    crate::hook::text::MAX_CHARS
+                    "does not match Codex's {name} schema: {}",
+                    errs.join("; ")
                 ));
             }
-            context = Some(c.to_string());
         }
-    }
-    for (name, s) in schemas {
-        let errs = s.validate(&v);
-        if !errs.is_empty() {
-            return Err(format!(
-                "does not match Codex's {name} schema: {}",
-                errs.join("; ")
-            ));
-        }
-    }
-    Ok(context)
+        Ok(())
+    };
+    crate::hook::reply::check(host, event, stdout, &validate)
 }
 
 /// Compiles the embedded Codex output schemas of `event` (none for Claude Code).

@@ -85,10 +85,7 @@ pub const HOOK_BUDGET: Duration = Duration::from_secs(2);
 /// update; hooks reference, section 2).
 pub const STATUSLINE_BUDGET: Duration = Duration::from_secs(1);
 
-/// The most characters a hook's stdout may hold: far below Claude Code's 10,000-character cap on
-/// output strings (hooks reference, 1.5 "How `additionalContext` is delivered"), leaving room for
-/// the JSON around an `additionalContext` under [`crate::hook::text::MAX_CHARS`].
-pub const STDOUT_MAX_CHARS: usize = 4_000;
+pub use crate::hook::reply::STDOUT_MAX_CHARS;
 
 /// The most bytes kept of a child's stdout or stderr (the rest is read and dropped).
 const CAPTURE_MAX: u64 = 1 << 20;

@@ -1,0 +1,120 @@
+//! What the hosts accept from a hook on stdout: nothing, or one JSON object with only the keys
+//! the event allows, never a block or a stop, and short enough (hooks reference, sections 1.4,
+//! 1.5 and 5). The hooks keep to it by construction ([`super::envelope`]); `capn doctor` checks
+//! the replies of the registered commands against it.
+
+use super::Host;
+use serde_json::Value;
+
+/// The most characters a hook's stdout may hold: far below Claude Code's 10,000-character cap on
+/// output strings (hooks reference, 1.5 "How `additionalContext` is delivered"), leaving room for
+/// the JSON around an `additionalContext` under [`super::text::MAX_CHARS`].
+pub const STDOUT_MAX_CHARS: usize = 4_000;
+
+/// Checks a hook's stdout against what the host accepts for `event` (hooks reference 1.4, 1.5
+/// and 5), then with `validate` (Codex's output schemas, where there are some). `Ok` carries the
+/// `additionalContext` (if any); `Err` the reason the host would reject or misread the reply.
+pub fn check(
+    host: Host,
+    event: &str,
+    stdout: &str,
+    validate: &dyn Fn(&Value) -> Result<(), String>,
+) -> Result<Option<String>, String> {
+    let trimmed = stdout.trim();
+    if trimmed.is_empty() {
+        return Ok(None);
+    }
+    let snippet: String = trimmed.chars().take(80).collect();
+    if matches!(event, "PreCompact" | "PostCompact") {
+        return Err(format!(
+            "printed {snippet:?} on {event}, which must print nothing (a reply there is dropped whole)"
+        ));
+    }
+    let chars = stdout.chars().count();
+    if chars > STDOUT_MAX_CHARS {
+        return Err(format!(
+            "stdout is {chars} characters; capn keeps it under {STDOUT_MAX_CHARS} (Claude Code cuts at 10,000)"
+        ));
+    }
+    if !trimmed.starts_with('{') {
+        return Err(format!(
+            "stdout is not one JSON object: {snippet:?} (plain text or a stray line before the JSON)"
+        ));
+    }
+    let v: Value = serde_json::from_str(trimmed)
+        .map_err(|e| format!("stdout is not exactly one JSON object: {e}"))?;
+    let obj = v.as_object().ok_or("stdout is not a JSON object")?;
+    if host == Host::Claude {
+        // Hooks reference, 1.5 "Universal fields".
+        const TOP: [&str; 8] = [
+            "continue",
+            "stopReason",
+            "suppressOutput",
+            "systemMessage",
+            "terminalSequence",
+            "decision",
+            "reason",
+            "hookSpecificOutput",
+        ];
+        if let Some(k) = obj.keys().find(|k| !TOP.contains(&k.as_str())) {
+            return Err(format!(
+                "unknown key {k:?}: Claude Code reports a hook error for the reply"
+            ));
+        }
+    }
+    if obj.get("continue") == Some(&Value::Bool(false)) {
+        return Err("\"continue\": false stops the agent".into());
+    }
+    if obj.get("decision").and_then(Value::as_str) == Some("block") {
+        return Err(format!("\"decision\": \"block\" blocks {event}"));
+    }
+    let mut context = None;
+    if let Some(h) = obj.get("hookSpecificOutput") {
+        let h = h
+            .as_object()
+            .ok_or("\"hookSpecificOutput\" is not an object")?;
+        match h.get("hookEventName").and_then(Value::as_str) {
+            Some(e) if e == event => {}
+            Some(e) => {
+                return Err(format!(
+                "hookSpecificOutput.hookEventName is {e:?}, not {event:?}: the reply is rejected"
+            ))
+            }
+            None => {
+                return Err("hookSpecificOutput has no hookEventName: the reply is rejected".into())
+            }
+        }
+        if host == Host::Claude {
+            // Hooks reference, 1.4: SessionStart and UserPromptSubmit outputs.
+            let allowed: &[&str] = match event {
+                "SessionStart" => &[
+                    "hookEventName",
+                    "additionalContext",
+                    "sessionTitle",
+                    "reloadSkills",
+                    "watchPaths",
+                    "initialUserMessage",
+                ],
+                _ => &["hookEventName", "additionalContext", "sessionTitle"],
+            };
+            if let Some(k) = h.keys().find(|k| !allowed.contains(&k.as_str())) {
+                return Err(format!("hookSpecificOutput.{k} is not accepted on {event}"));
+            }
+        }
+        if let Some(c) = h.get("additionalContext") {
+            let c = c
+                .as_str()
+                .ok_or("hookSpecificOutput.additionalContext is not a string")?;
+            let n = c.chars().count();
+            if n >= super::text::MAX_CHARS {
+                return Err(format!(
+                    "additionalContext is {n} characters; capn's cap is under {}",
+                    super::text::MAX_CHARS
+                ));
+            }
+            context = Some(c.to_string());
+        }
+    }
+    validate(&v)?;
+    Ok(context)
+}
