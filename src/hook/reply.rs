@@ -68,53 +68,61 @@ pub fn check(
     if obj.get("decision").and_then(Value::as_str) == Some("block") {
         return Err(format!("\"decision\": \"block\" blocks {event}"));
     }
-    let mut context = None;
-    if let Some(h) = obj.get("hookSpecificOutput") {
-        let h = h
-            .as_object()
-            .ok_or("\"hookSpecificOutput\" is not an object")?;
-        match h.get("hookEventName").and_then(Value::as_str) {
-            Some(e) if e == event => {}
-            Some(e) => {
-                return Err(format!(
-                "hookSpecificOutput.hookEventName is {e:?}, not {event:?}: the reply is rejected"
-            ))
-            }
-            None => {
-                return Err("hookSpecificOutput has no hookEventName: the reply is rejected".into())
-            }
-        }
-        if host == Host::Claude {
-            // Hooks reference, 1.4: SessionStart and UserPromptSubmit outputs.
-            let allowed: &[&str] = match event {
-                "SessionStart" => &[
-                    "hookEventName",
-                    "additionalContext",
-                    "sessionTitle",
-                    "reloadSkills",
-                    "watchPaths",
-                    "initialUserMessage",
-                ],
-                _ => &["hookEventName", "additionalContext", "sessionTitle"],
-            };
-            if let Some(k) = h.keys().find(|k| !allowed.contains(&k.as_str())) {
-                return Err(format!("hookSpecificOutput.{k} is not accepted on {event}"));
-            }
-        }
-        if let Some(c) = h.get("additionalContext") {
-            let c = c
-                .as_str()
-                .ok_or("hookSpecificOutput.additionalContext is not a string")?;
-            let n = c.chars().count();
-            if n >= super::text::MAX_CHARS {
-                return Err(format!(
-                    "additionalContext is {n} characters; capn's cap is under {}",
-                    super::text::MAX_CHARS
-                ));
-            }
-            context = Some(c.to_string());
-        }
-    }
+    let context = match obj.get("hookSpecificOutput") {
+        Some(h) => specific_output(host, event, h)?,
+        None => None,
+    };
     validate(&v)?;
     Ok(context)
+}
+
+/// Checks `hookSpecificOutput` (hooks reference, 1.4): an object naming `event`, with only the
+/// keys Claude Code accepts there, and an `additionalContext` string under capn's cap, which is
+/// returned.
+fn specific_output(host: Host, event: &str, h: &Value) -> Result<Option<String>, String> {
+    let h = h
+        .as_object()
+        .ok_or("\"hookSpecificOutput\" is not an object")?;
+    match h.get("hookEventName").and_then(Value::as_str) {
+        Some(e) if e == event => {}
+        Some(e) => {
+            return Err(format!(
+                "hookSpecificOutput.hookEventName is {e:?}, not {event:?}: the reply is rejected"
+            ))
+        }
+        None => {
+            return Err("hookSpecificOutput has no hookEventName: the reply is rejected".into())
+        }
+    }
+    if host == Host::Claude {
+        // Hooks reference, 1.4: SessionStart and UserPromptSubmit outputs.
+        let allowed: &[&str] = match event {
+            "SessionStart" => &[
+                "hookEventName",
+                "additionalContext",
+                "sessionTitle",
+                "reloadSkills",
+                "watchPaths",
+                "initialUserMessage",
+            ],
+            _ => &["hookEventName", "additionalContext", "sessionTitle"],
+        };
+        if let Some(k) = h.keys().find(|k| !allowed.contains(&k.as_str())) {
+            return Err(format!("hookSpecificOutput.{k} is not accepted on {event}"));
+        }
+    }
+    let Some(c) = h.get("additionalContext") else {
+        return Ok(None);
+    };
+    let c = c
+        .as_str()
+        .ok_or("hookSpecificOutput.additionalContext is not a string")?;
+    let n = c.chars().count();
+    if n >= super::text::MAX_CHARS {
+        return Err(format!(
+            "additionalContext is {n} characters; capn's cap is under {}",
+            super::text::MAX_CHARS
+        ));
+    }
+    Ok(Some(c.to_string()))
 }

@@ -156,14 +156,7 @@ impl Entry {
                 continue;
             }
             if in_files && (line.starts_with(' ') || line.starts_with('\t')) {
-                let body = line.strip_prefix("  ").unwrap_or_else(|| line.trim_start());
-                let (path, hash) = parse_file_line(body)?;
-                if files.contains_key(&path) {
-                    // Which hash would be meant is unknowable: report, never guess (a guess
-                    // could delete the entry as stale).
-                    return Err(format!("duplicate file key: {}", clip(&path)));
-                }
-                files.insert(path, hash);
+                add_file_line(&mut files, line)?;
                 continue;
             }
             in_files = false;
@@ -214,6 +207,19 @@ impl Entry {
 }
 
 /// Parses `key: hash` where key is a plain token or a JSON string literal.
+/// Adds one indented `files:` line to `files`. Errors: a bad line, or a key given twice (which
+/// hash would be meant is unknowable: report, never guess, since a guess could delete the entry
+/// as stale).
+fn add_file_line(files: &mut BTreeMap<String, String>, line: &str) -> Result<(), String> {
+    let body = line.strip_prefix("  ").unwrap_or_else(|| line.trim_start());
+    let (path, hash) = parse_file_line(body)?;
+    if files.contains_key(&path) {
+        return Err(format!("duplicate file key: {}", clip(&path)));
+    }
+    files.insert(path, hash);
+    Ok(())
+}
+
 /// The body after the frontmatter: optional blank lines, the `# <question>` heading, then the
 /// details (blank edge lines dropped). Errors: a one-line reason.
 fn parse_body<'a>(lines: impl Iterator<Item = &'a str>) -> Result<(String, String), String> {
