@@ -396,13 +396,20 @@ pub(super) fn run_hooks(
     path: &OnPath,
     checks: &mut Vec<Check>,
 ) {
-    let state = dir.join("state");
-    let transcript = dir.join("transcript.jsonl");
     let Some(id) = SessionId::parse(SESSION_ID) else {
         return;
     };
-    let session = SessionDir::new(&state, &id);
-    let mut env_files = 0;
+    let state = dir.join("state");
+    let run = HookRun {
+        spec,
+        root,
+        dir,
+        path,
+        session: SessionDir::new(&state, &id),
+        transcript: dir.join("transcript.jsonl"),
+        state,
+        env_files: std::cell::Cell::new(0),
+    };
     let mut skipped: Vec<String> = Vec::new();
     for (event, detail) in SCENARIO {
         let mut handlers: Vec<&Ours> = Vec::new();
@@ -433,121 +440,7 @@ pub(super) fn run_hooks(
                 }
                 continue;
             }
-            let label = match detail {
-                Some(d) => format!("{} {event}({d})", spec.label),
-                None => format!("{} {event}", spec.label),
-            };
-            let what = format!("{label} runs `{}`", display(&o.handler));
-            let schemas = match schemas_for(spec.host, event) {
-                Ok(s) => s,
-                Err(e) => {
-                    checks.push(Check::failed(what, e, "none from here: please report it"));
-                    continue;
-                }
-            };
-            let mut cmd = Command::new(&inv.program);
-            cmd.args(&inv.args)
-                .current_dir(root)
-                .env(session::STATE_DIR_ENV, &state)
-                .env_remove("CAPN_SESSION_ID")
-                .env_remove("CLAUDE_CODE_SESSION_ID")
-                .env_remove("CLAUDE_ENV_FILE")
-                .env_remove("CLAUDE_PROJECT_DIR");
-            let env_file = (spec.host == Host::Claude && event == "SessionStart").then(|| {
-                env_files += 1;
-                dir.join(format!("claude-env-{env_files}.sh"))
-            });
-            if spec.host == Host::Claude {
-                cmd.env("CLAUDE_PROJECT_DIR", root);
-            }
-            if let Some(f) = &env_file {
-                cmd.env("CLAUDE_ENV_FILE", f);
-            }
-            let timeout = registered_timeout(&o.handler);
-            let budget = HOOK_BUDGET.min(Duration::from_secs_f64(timeout / 2.0));
-            let marker_before = session.has(session::COMPACTED);
-            let bytes =
-                payload(spec.host, event, detail, SESSION_ID, root, &transcript).to_string();
-            let out = run_captured(cmd, bytes.as_bytes(), budget);
-            let fail = |why: String| Check::failed(what.clone(), why, run_fix(spec, o, &out, path));
-            if let Some(why) = exit_problem(
-                Runs::Hook(spec.host, event),
-                &inv.program,
-                &out,
-                budget,
-                timeout,
-            ) {
-                checks.push(fail(why));
-                continue;
-            }
-            let Ok(stdout) = std::str::from_utf8(&out.stdout) else {
-                checks.push(fail("stdout is not valid UTF-8".to_string()));
-                continue;
-            };
-            let context = match check_output(spec.host, event, stdout, &schemas) {
-                Ok(c) => c.filter(|c| !c.trim().is_empty()),
-                Err(why) => {
-                    checks.push(fail(why));
-                    continue;
-                }
-            };
-            let ms = out.elapsed.as_millis();
-            let said = match &context {
-                Some(c) => format!("{} characters of context", c.chars().count()),
-                None => "no output".to_string(),
-            };
-            let problem = match event {
-                "SessionStart" if context.is_none() => Some(match detail {
-                    Some("compact") => {
-                        "printed no context: the compaction recovery is not injected".to_string()
-                    }
-                    _ => "printed no context: the ask-before-search contract is not injected"
-                        .to_string(),
-                }),
-                "SessionStart" => env_file.as_ref().and_then(|f| {
-                    let line = format!("export CAPN_SESSION_ID={SESSION_ID}");
-                    let text = crate::fsutil::read_limited(
-                        f,
-                        crate::fsutil::limits::HOST_FILE,
-                        crate::fsutil::Follow::Anywhere,
-                    )
-                    .map(|b| String::from_utf8_lossy(&b).into_owned())
-                    .unwrap_or_default();
-                    (!text.lines().any(|l| l == line)).then(|| {
-                        format!("did not append `{line}` to $CLAUDE_ENV_FILE: /compact-prep and capn state cannot find the session")
-                    })
-                }),
-                "PreCompact" if !session.has(session::PRECOMPACT) => Some(
-                    "left no precompact.json in the session's state dir: the recovery cannot say whether /compact-prep ran"
-                        .to_string(),
-                ),
-                "PostCompact" if !session.has(session::COMPACTED) => Some(
-                    "left no compaction marker (compacted.json): the recovery would not reach the next prompt"
-                        .to_string(),
-                ),
-                "UserPromptSubmit" if marker_before && context.is_none() => Some(
-                    "printed no context after a compaction: the recovery is not delivered"
-                        .to_string(),
-                ),
-                _ => None,
-            };
-            match problem {
-                Some(why) => {
-                    let stderr = out
-                        .stderr_line()
-                        .map(|l| format!(" (stderr: {l})"))
-                        .unwrap_or_default();
-                    checks.push(fail(format!("{why}{stderr}")))
-                }
-                None => {
-                    let schema_note = if schemas.is_empty() || context.is_none() {
-                        String::new()
-                    } else {
-                        ", valid for Codex".to_string()
-                    };
-                    checks.push(Check::ok(format!("{what}: {said}{schema_note} ({ms} ms)")));
-                }
-            }
+            checks.push(run.handler(o, &inv, event, detail));
         }
     }
     if !skipped.is_empty() {
@@ -560,6 +453,160 @@ pub(super) fn run_hooks(
             path_fix(),
         ));
     }
+}
+
+/// What the runs of one host's hooks share: the synthetic session's state dir and transcript.
+struct HookRun<'a> {
+    spec: &'a HostSpec,
+    root: &'a Path,
+    dir: &'a Path,
+    path: &'a OnPath,
+    state: PathBuf,
+    session: SessionDir,
+    transcript: PathBuf,
+    /// CLAUDE_ENV_FILEs handed out so far (one per SessionStart run).
+    env_files: std::cell::Cell<usize>,
+}
+
+impl HookRun<'_> {
+    /// Runs one handler for `event` as the host would and judges what it did.
+    fn handler(&self, o: &Ours, inv: &Invocation, event: &str, detail: Option<&str>) -> Check {
+        let spec = self.spec;
+        let label = match detail {
+            Some(d) => format!("{} {event}({d})", spec.label),
+            None => format!("{} {event}", spec.label),
+        };
+        let what = format!("{label} runs `{}`", display(&o.handler));
+        let schemas = match schemas_for(spec.host, event) {
+            Ok(s) => s,
+            Err(e) => return Check::failed(what, e, "none from here: please report it"),
+        };
+        let env_file = (spec.host == Host::Claude && event == "SessionStart").then(|| {
+            self.env_files.set(self.env_files.get() + 1);
+            self.dir
+                .join(format!("claude-env-{}.sh", self.env_files.get()))
+        });
+        let cmd = self.command(inv, env_file.as_deref());
+        let timeout = registered_timeout(&o.handler);
+        let budget = HOOK_BUDGET.min(Duration::from_secs_f64(timeout / 2.0));
+        let marker_before = self.session.has(session::COMPACTED);
+        let bytes = payload(
+            spec.host,
+            event,
+            detail,
+            SESSION_ID,
+            self.root,
+            &self.transcript,
+        )
+        .to_string();
+        let out = run_captured(cmd, bytes.as_bytes(), budget);
+        let fail =
+            |why: String| Check::failed(what.clone(), why, run_fix(spec, o, &out, self.path));
+        let runs = Runs::Hook(spec.host, event);
+        if let Some(why) = exit_problem(runs, &inv.program, &out, budget, timeout) {
+            return fail(why);
+        }
+        let Ok(stdout) = std::str::from_utf8(&out.stdout) else {
+            return fail("stdout is not valid UTF-8".to_string());
+        };
+        let context = match check_output(spec.host, event, stdout, &schemas) {
+            Ok(c) => c.filter(|c| !c.trim().is_empty()),
+            Err(why) => return fail(why),
+        };
+        let seen = Seen {
+            context: context.as_deref(),
+            env_file: env_file.as_deref(),
+            marker_before,
+        };
+        if let Some(why) = self.problem(event, detail, &seen) {
+            let stderr = out
+                .stderr_line()
+                .map(|l| format!(" (stderr: {l})"))
+                .unwrap_or_default();
+            return fail(format!("{why}{stderr}"));
+        }
+        let said = match &context {
+            Some(c) => format!("{} characters of context", c.chars().count()),
+            None => "no output".to_string(),
+        };
+        let schema_note = if schemas.is_empty() || context.is_none() {
+            ""
+        } else {
+            ", valid for Codex"
+        };
+        let ms = out.elapsed.as_millis();
+        Check::ok(format!("{what}: {said}{schema_note} ({ms} ms)"))
+    }
+
+    /// The command for `inv`, in the project, with the sandboxed state dir and the host's
+    /// environment (Claude Code: CLAUDE_PROJECT_DIR, and CLAUDE_ENV_FILE on SessionStart).
+    fn command(&self, inv: &Invocation, env_file: Option<&Path>) -> Command {
+        let mut cmd = Command::new(&inv.program);
+        cmd.args(&inv.args)
+            .current_dir(self.root)
+            .env(session::STATE_DIR_ENV, &self.state)
+            .env_remove("CAPN_SESSION_ID")
+            .env_remove("CLAUDE_CODE_SESSION_ID")
+            .env_remove("CLAUDE_ENV_FILE")
+            .env_remove("CLAUDE_PROJECT_DIR");
+        if self.spec.host == Host::Claude {
+            cmd.env("CLAUDE_PROJECT_DIR", self.root);
+        }
+        if let Some(f) = env_file {
+            cmd.env("CLAUDE_ENV_FILE", f);
+        }
+        cmd
+    }
+
+    /// What is missing after a run that the host accepted: the context SessionStart must inject,
+    /// the export it must append, the markers PreCompact and PostCompact must leave, the recovery
+    /// the next prompt must deliver.
+    fn problem(&self, event: &str, detail: Option<&str>, seen: &Seen<'_>) -> Option<String> {
+        match event {
+            "SessionStart" if seen.context.is_none() => Some(match detail {
+                Some("compact") => {
+                    "printed no context: the compaction recovery is not injected".to_string()
+                }
+                _ => "printed no context: the ask-before-search contract is not injected"
+                    .to_string(),
+            }),
+            "SessionStart" => seen.env_file.and_then(|f| {
+                let line = format!("export CAPN_SESSION_ID={SESSION_ID}");
+                let text = crate::fsutil::read_limited(
+                    f,
+                    crate::fsutil::limits::HOST_FILE,
+                    crate::fsutil::Follow::Anywhere,
+                )
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+                .unwrap_or_default();
+                (!text.lines().any(|l| l == line)).then(|| {
+                    format!("did not append `{line}` to $CLAUDE_ENV_FILE: /compact-prep and capn state cannot find the session")
+                })
+            }),
+            "PreCompact" if !self.session.has(session::PRECOMPACT) => Some(
+                "left no precompact.json in the session's state dir: the recovery cannot say whether /compact-prep ran"
+                    .to_string(),
+            ),
+            "PostCompact" if !self.session.has(session::COMPACTED) => Some(
+                "left no compaction marker (compacted.json): the recovery would not reach the next prompt"
+                    .to_string(),
+            ),
+            "UserPromptSubmit" if seen.marker_before && seen.context.is_none() => Some(
+                "printed no context after a compaction: the recovery is not delivered".to_string(),
+            ),
+            _ => None,
+        }
+    }
+}
+
+/// What one hook run left to judge.
+struct Seen<'a> {
+    /// The injected context, if any.
+    context: Option<&'a str>,
+    /// The CLAUDE_ENV_FILE it was given (SessionStart on Claude Code).
+    env_file: Option<&'a Path>,
+    /// Whether a compaction marker was waiting before the run.
+    marker_before: bool,
 }
 
 /// True when an invocation starts `capn` by bare name (exec form, or the first word of the
