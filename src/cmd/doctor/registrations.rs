@@ -257,97 +257,11 @@ pub(super) fn check_registrations(
         let table_json = Value::to_string(table_handler);
         for o in &matches {
             let problems = handler_problems(spec, o, table_matcher.as_ref());
-            if problems.is_empty() {
-                let timeout = o
-                    .handler
-                    .get("timeout")
-                    .and_then(Value::as_f64)
-                    .map_or(String::new(), |t| format!(", timeout {t} s"));
-                let form = if o.handler.get("args").is_some() {
-                    "exec form"
-                } else {
-                    "sh -c"
-                };
-                checks.push(Check::ok(format!(
-                    "{what} registered in {}: {} ({form}{timeout})",
-                    o.rel,
-                    display(&o.handler)
-                )));
-            } else {
-                checks.push(Check::failed(
-                    format!("{what} in {}", o.rel),
-                    problems.join("; "),
-                    format!(
-                        "in {}, replace that handler with {table_json} (or run: {})",
-                        o.rel,
-                        reinstall_cmd(git)
-                    ),
-                ));
-            }
+            checks.push(registration_check(&what, o, &problems, &table_json, git));
         }
-        // Identical handlers in several files run once (hooks reference, 1.1 "Execution");
-        // anything else runs once per copy.
-        let mut distinct: Vec<&Ours> = Vec::new();
-        let mut dup_in_file = false;
-        for o in &matches {
-            if distinct.iter().any(|d| d.rel == o.rel) {
-                dup_in_file = true;
-            }
-            if !distinct.iter().any(|d| d.handler == o.handler) {
-                distinct.push(o);
-            }
-        }
-        if distinct.len() > 1 || dup_in_file {
-            let places: Vec<String> = matches
-                .iter()
-                .map(|o| format!("{}: {}", o.rel, display(&o.handler)))
-                .collect();
-            checks.push(Check::failed(
-                format!("{what} registered once"),
-                format!(
-                    "it is registered {} times ({}), so it runs more than once",
-                    matches.len(),
-                    places.join("; ")
-                ),
-                format!("keep one: remove the others from {}", {
-                    let mut rels: Vec<&str> = matches.iter().map(|o| o.rel).collect();
-                    rels.dedup();
-                    rels.join(" and ")
-                }),
-            ));
-        }
+        checks.extend(duplicates_check(&what, &matches));
     }
-    // capn handlers the table does not have: a wrong subcommand or a wrong event.
-    for o in &found.ours {
-        let expected = table.iter().any(|(e, _, h)| {
-            e == &o.event && install::our_subcommand(h).as_deref() == Some(&o.sub)
-        });
-        if expected {
-            continue;
-        }
-        let why = match event_of(&o.sub) {
-            Some(e) if e != o.event => format!(
-                "that is the {e} hook; on {} it answers nothing (it checks hook_event_name)",
-                o.event
-            ),
-            Some(_) => format!("capn does not register a {} hook for {}", o.event, spec.label),
-            None => format!(
-                "`{}` is not a capn hook (capn hook takes session-start, pre-compact, post-compact or user-prompt-submit)",
-                o.sub
-            ),
-        };
-        checks.push(Check::failed(
-            format!(
-                "{} {} hook in {} runs `{}`",
-                spec.label,
-                o.event,
-                o.rel,
-                display(&o.handler)
-            ),
-            why,
-            format!("remove that handler from {}, then run capn init", o.rel),
-        ));
-    }
+    unexpected_handlers(spec, &table, found, checks);
     for (rel, event) in &found.legacy {
         checks.push(Check::failed(
             format!("{} {event} hook in {rel}", spec.label),
@@ -409,5 +323,113 @@ pub(super) fn check_statusline_registration(files: &[Loaded], checks: &mut Vec<C
             "{what} is capn statusline in {rel}, wrapping {theirs:?}"
         ))),
         None => checks.push(Check::ok(format!("{what} is capn statusline in {rel}"))),
+    }
+}
+
+/// The check for one registered handler of ours: ok, or what is wrong and the table's handler.
+fn registration_check(
+    what: &str,
+    o: &Ours,
+    problems: &[String],
+    table_json: &str,
+    git: bool,
+) -> Check {
+    if !problems.is_empty() {
+        return Check::failed(
+            format!("{what} in {}", o.rel),
+            problems.join("; "),
+            format!(
+                "in {}, replace that handler with {table_json} (or run: {})",
+                o.rel,
+                reinstall_cmd(git)
+            ),
+        );
+    }
+    let timeout = o
+        .handler
+        .get("timeout")
+        .and_then(Value::as_f64)
+        .map_or(String::new(), |t| format!(", timeout {t} s"));
+    let form = if o.handler.get("args").is_some() {
+        "exec form"
+    } else {
+        "sh -c"
+    };
+    Check::ok(format!(
+        "{what} registered in {}: {} ({form}{timeout})",
+        o.rel,
+        display(&o.handler)
+    ))
+}
+
+/// A failed check when a hook of ours runs more than once: identical handlers in several files
+/// run once (hooks reference, 1.1 "Execution"); anything else runs once per copy.
+fn duplicates_check(what: &str, matches: &[&Ours]) -> Option<Check> {
+    let mut distinct: Vec<&Ours> = Vec::new();
+    let mut dup_in_file = false;
+    for o in matches {
+        if distinct.iter().any(|d| d.rel == o.rel) {
+            dup_in_file = true;
+        }
+        if !distinct.iter().any(|d| d.handler == o.handler) {
+            distinct.push(o);
+        }
+    }
+    if distinct.len() < 2 && !dup_in_file {
+        return None;
+    }
+    let places: Vec<String> = matches
+        .iter()
+        .map(|o| format!("{}: {}", o.rel, display(&o.handler)))
+        .collect();
+    let mut rels: Vec<&str> = matches.iter().map(|o| o.rel).collect();
+    rels.dedup();
+    Some(Check::failed(
+        format!("{what} registered once"),
+        format!(
+            "it is registered {} times ({}), so it runs more than once",
+            matches.len(),
+            places.join("; ")
+        ),
+        format!("keep one: remove the others from {}", rels.join(" and ")),
+    ))
+}
+
+/// Failed checks for capn handlers the table does not have: a wrong subcommand or a wrong event.
+fn unexpected_handlers(
+    spec: &HostSpec,
+    table: &[(String, Option<Value>, Value)],
+    found: &Found,
+    checks: &mut Vec<Check>,
+) {
+    for o in &found.ours {
+        let expected = table.iter().any(|(e, _, h)| {
+            e == &o.event && install::our_subcommand(h).as_deref() == Some(&o.sub)
+        });
+        if expected {
+            continue;
+        }
+        let why = match event_of(&o.sub) {
+            Some(e) if e != o.event => format!(
+                "that is the {e} hook; on {} it answers nothing (it checks hook_event_name)",
+                o.event
+            ),
+            Some(_) => format!("capn does not register a {} hook for {}", o.event, spec.label),
+            None => format!(
+                "`{}` is not a capn hook (capn hook takes session-start, pre-compact, post-compact or user-prompt-submit)",
+                o.sub
+            ),
+        };
+        checks.push(Check::failed(
+            format!(
+                "{} {} hook in {} runs `{}`",
+                spec.label,
+                o.event,
+                o.rel,
+                display(&o.handler)
+            ),
+            why,
+            format!("remove that handler from {}, then run capn init", o.rel),
+        ));
     }
 }
