@@ -147,6 +147,82 @@ impl Schema {
         self.validate(instance).is_empty()
     }
 
+    /// `required`, `properties` and `additionalProperties` (keyword `k` with value `sv`, in the
+    /// schema object `obj`) on the value `v`.
+    fn check_object(
+        &self,
+        k: &str,
+        sv: &Value,
+        obj: &serde_json::Map<String, Value>,
+        v: &Value,
+        at: &str,
+        errs: &mut Vec<String>,
+    ) {
+        let Some(o) = v.as_object() else { return };
+        match k {
+            "required" => {
+                for r in sv
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                {
+                    if !o.contains_key(r) {
+                        errs.push(format!("{at}: the required property {r:?} is missing"));
+                    }
+                }
+            }
+            "properties" => {
+                let Some(props) = sv.as_object() else { return };
+                for (pk, pv) in o {
+                    if let Some(ps) = props.get(pk) {
+                        self.check(ps, pv, &format!("{at}.{pk}"), errs);
+                    }
+                }
+            }
+            _ => {
+                let props = obj.get("properties").and_then(Value::as_object);
+                for (pk, pv) in o {
+                    if props.is_some_and(|p| p.contains_key(pk)) {
+                        continue;
+                    }
+                    match sv {
+                        Value::Bool(false) => errs.push(format!(
+                            "{at}: the property {pk:?} is not allowed (additionalProperties: false)"
+                        )),
+                        other => self.check(other, pv, &format!("{at}.{pk}"), errs),
+                    }
+                }
+            }
+        }
+    }
+
+    /// `anyOf` or `oneOf` (keyword `k`, alternatives `sv`) on the value `v`.
+    fn check_alternatives(&self, k: &str, sv: &Value, v: &Value, at: &str, errs: &mut Vec<String>) {
+        let results: Vec<Vec<String>> = sv
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|alt| {
+                let mut e = Vec::new();
+                self.check(alt, v, at, &mut e);
+                e
+            })
+            .collect();
+        let passing = results.iter().filter(|e| e.is_empty()).count();
+        if passing == 0 {
+            let why: Vec<String> = results.iter().filter_map(|e| e.first().cloned()).collect();
+            errs.push(format!(
+                "{at}: matches none of the {k} alternatives ({})",
+                why.join("; or ")
+            ));
+        } else if k == "oneOf" && passing > 1 {
+            errs.push(format!(
+                "{at}: matches {passing} of the oneOf alternatives, not exactly one"
+            ));
+        }
+    }
+
     fn check(&self, s: &Value, v: &Value, at: &str, errs: &mut Vec<String>) {
         let obj = match s {
             Value::Bool(true) => return,
@@ -194,75 +270,15 @@ impl Schema {
                         }
                     }
                 }
-                "required" => {
-                    if let Some(o) = v.as_object() {
-                        for r in sv
-                            .as_array()
-                            .into_iter()
-                            .flatten()
-                            .filter_map(Value::as_str)
-                        {
-                            if !o.contains_key(r) {
-                                errs.push(format!("{at}: the required property {r:?} is missing"));
-                            }
-                        }
-                    }
-                }
-                "properties" => {
-                    if let (Some(o), Some(props)) = (v.as_object(), sv.as_object()) {
-                        for (pk, pv) in o {
-                            if let Some(ps) = props.get(pk) {
-                                self.check(ps, pv, &format!("{at}.{pk}"), errs);
-                            }
-                        }
-                    }
-                }
-                "additionalProperties" => {
-                    if let Some(o) = v.as_object() {
-                        let props = obj.get("properties").and_then(Value::as_object);
-                        for (pk, pv) in o {
-                            if props.is_some_and(|p| p.contains_key(pk)) {
-                                continue;
-                            }
-                            match sv {
-                                Value::Bool(false) => errs.push(format!(
-                                    "{at}: the property {pk:?} is not allowed (additionalProperties: false)"
-                                )),
-                                other => self.check(other, pv, &format!("{at}.{pk}"), errs),
-                            }
-                        }
-                    }
+                "required" | "properties" | "additionalProperties" => {
+                    self.check_object(k, sv, obj, v, at, errs)
                 }
                 "allOf" => {
                     for alt in sv.as_array().into_iter().flatten() {
                         self.check(alt, v, at, errs);
                     }
                 }
-                "anyOf" | "oneOf" => {
-                    let results: Vec<Vec<String>> = sv
-                        .as_array()
-                        .into_iter()
-                        .flatten()
-                        .map(|alt| {
-                            let mut e = Vec::new();
-                            self.check(alt, v, at, &mut e);
-                            e
-                        })
-                        .collect();
-                    let passing = results.iter().filter(|e| e.is_empty()).count();
-                    if passing == 0 {
-                        let why: Vec<String> =
-                            results.iter().filter_map(|e| e.first().cloned()).collect();
-                        errs.push(format!(
-                            "{at}: matches none of the {k} alternatives ({})",
-                            why.join("; or ")
-                        ));
-                    } else if k == "oneOf" && passing > 1 {
-                        errs.push(format!(
-                            "{at}: matches {passing} of the oneOf alternatives, not exactly one"
-                        ));
-                    }
-                }
+                "anyOf" | "oneOf" => self.check_alternatives(k, sv, v, at, errs),
                 "if" => {
                     let mut e = Vec::new();
                     self.check(sv, v, at, &mut e);
