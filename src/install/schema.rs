@@ -360,46 +360,7 @@ fn audit(
                     .ok_or_else(|| malformed(at, k, "not an object"))?;
                 audit_map(root, m, &here, patterns)?;
             }
-            "$ref" => {
-                let r = sv
-                    .as_str()
-                    .ok_or_else(|| malformed(at, k, "not a string"))?;
-                if !r.starts_with("#/definitions/") {
-                    return Err(malformed(
-                        at,
-                        k,
-                        format!("only #/definitions/<name> is supported, not {r:?}"),
-                    ));
-                }
-                if resolve(root, r).is_none() {
-                    return Err(malformed(at, k, format!("{r:?} does not exist")));
-                }
-            }
-            "type" => {
-                let names: Vec<&Value> = match sv {
-                    Value::String(_) => vec![sv],
-                    Value::Array(a) if !a.is_empty() => a.iter().collect(),
-                    _ => return Err(malformed(at, k, "not a type name or a list of them")),
-                };
-                for n in names {
-                    if !n.as_str().is_some_and(|n| TYPES.contains(&n)) {
-                        return Err(malformed(at, k, format!("unknown type {n}")));
-                    }
-                }
-            }
-            "const" => {}
-            "enum" => {
-                sv.as_array()
-                    .ok_or_else(|| malformed(at, k, "not an array"))?;
-            }
-            "required" => {
-                let ok = sv
-                    .as_array()
-                    .is_some_and(|a| a.iter().all(Value::is_string));
-                if !ok {
-                    return Err(malformed(at, k, "not an array of property names"));
-                }
-            }
+            "$ref" | "type" | "const" | "enum" | "required" => audit_leaf(root, k, sv, at)?,
             "pattern" => {
                 let p = sv
                     .as_str()
@@ -424,6 +385,54 @@ fn audit(
                 })
             }
         }
+    }
+    Ok(())
+}
+
+/// Checks the value of a keyword that holds no subschema: `$ref` (a `#/definitions/<name>` that
+/// exists), `type` (known type names), `const`, `enum` (an array), `required` (property names).
+fn audit_leaf(root: &Value, k: &str, sv: &Value, at: &str) -> Result<(), SchemaError> {
+    match k {
+        "$ref" => {
+            let r = sv
+                .as_str()
+                .ok_or_else(|| malformed(at, k, "not a string"))?;
+            if !r.starts_with("#/definitions/") {
+                return Err(malformed(
+                    at,
+                    k,
+                    format!("only #/definitions/<name> is supported, not {r:?}"),
+                ));
+            }
+            if resolve(root, r).is_none() {
+                return Err(malformed(at, k, format!("{r:?} does not exist")));
+            }
+        }
+        "type" => {
+            let names: Vec<&Value> = match sv {
+                Value::String(_) => vec![sv],
+                Value::Array(a) if !a.is_empty() => a.iter().collect(),
+                _ => return Err(malformed(at, k, "not a type name or a list of them")),
+            };
+            for n in names {
+                if !n.as_str().is_some_and(|n| TYPES.contains(&n)) {
+                    return Err(malformed(at, k, format!("unknown type {n}")));
+                }
+            }
+        }
+        "enum" => {
+            sv.as_array()
+                .ok_or_else(|| malformed(at, k, "not an array"))?;
+        }
+        "required" => {
+            let ok = sv
+                .as_array()
+                .is_some_and(|a| a.iter().all(Value::is_string));
+            if !ok {
+                return Err(malformed(at, k, "not an array of property names"));
+            }
+        }
+        _ => {} // const: any value
     }
     Ok(())
 }
