@@ -102,6 +102,21 @@ struct Builder {
 }
 
 impl Builder {
+    /// Adds the term `key` to doc `d` with no field frequency (a marker only looked up, never
+    /// scored), once per doc.
+    fn add_marker(&mut self, key: &str, d: u32) {
+        let id = self.intern(key);
+        let cur = &mut self.current[id as usize];
+        if cur.0 != d {
+            *cur = (d, self.postings.len() as u32);
+            self.postings.push(Posting {
+                term: id,
+                doc: d,
+                tf: [0; 3],
+            });
+        }
+    }
+
     fn intern(&mut self, term: &str) -> u32 {
         if let Some(&id) = self.ids.get(term) {
             return id;
@@ -185,38 +200,10 @@ impl Bm25Index {
             lens.push([q, det, files]);
             // The exact re-ask marker: a term only `exact_doc` looks up (no field counts it).
             if let Some(key) = super::gate::exact_key(doc.question) {
-                let id = b.intern(&key);
-                let cur = &mut b.current[id as usize];
-                if cur.0 != d {
-                    *cur = (d, b.postings.len() as u32);
-                    b.postings.push(Posting {
-                        term: id,
-                        doc: d,
-                        tf: [0; 3],
-                    });
-                }
+                b.add_marker(&key, d);
             }
         }
-
-        let n = docs.len().max(1) as f32;
-        let mut avg = [0f32; 3];
-        for l in &lens {
-            for f in 0..3 {
-                avg[f] += l[f] as f32;
-            }
-        }
-        for a in &mut avg {
-            *a = (*a / n).max(1.0);
-        }
-        // Per doc and field, the BM25F factor W_f / (1 − B_f + B_f · len_f / avglen_f).
-        let field_scale: Vec<[f32; 3]> = lens
-            .iter()
-            .map(|l| {
-                std::array::from_fn(|f| {
-                    params.weight[f] / (1.0 - params.b[f] + params.b[f] * l[f] as f32 / avg[f])
-                })
-            })
-            .collect();
+        let field_scale = field_scales(&lens, params);
 
         // Terms in byte order; `rank[id]` is a term's position in it.
         let nterms = b.names.len();
@@ -269,4 +256,26 @@ impl Bm25Index {
         }
         Bm25Index { raw }
     }
+}
+
+/// Per doc and field, the BM25F factor `W_f / (1 − B_f + B_f · len_f / avglen_f)`, from each
+/// doc's field lengths `lens` (in terms).
+fn field_scales(lens: &[[u32; 3]], params: &Params) -> Vec<[f32; 3]> {
+    let n = lens.len().max(1) as f32;
+    let mut avg = [0f32; 3];
+    for l in lens {
+        for f in 0..3 {
+            avg[f] += l[f] as f32;
+        }
+    }
+    for a in &mut avg {
+        *a = (*a / n).max(1.0);
+    }
+    lens.iter()
+        .map(|l| {
+            std::array::from_fn(|f| {
+                params.weight[f] / (1.0 - params.b[f] + params.b[f] * l[f] as f32 / avg[f])
+            })
+        })
+        .collect()
 }
