@@ -678,28 +678,34 @@ pub(super) fn run_statusline(
         return;
     }
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let text = stdout.strip_suffix('\n').unwrap_or(&stdout);
-    let text = text.strip_suffix('\r').unwrap_or(text);
-    let lines: Vec<&str> = text.split('\n').collect();
     let wraps = install::wrapped_statusline(command).is_some();
-    let last = lines.last().copied().unwrap_or("");
-    let problem = if text.trim().is_empty() {
-        Some("printed nothing: Claude Code shows an empty status line".to_string())
-    } else if lines.len() != 1 && !wraps {
-        Some(format!("printed {} lines, not one", lines.len()))
-    } else if !last.contains("ctx ") {
-        Some(format!("the capn segment (ctx …) is missing from {last:?}"))
-    } else {
-        None
-    };
-    match problem {
-        Some(why) => checks.push(Check::failed(what, why, fix)),
-        None => {
+    match statusline_line(&stdout, wraps) {
+        Err(why) => checks.push(Check::failed(what, why, fix)),
+        Ok(last) => {
             let shown: String = last.chars().filter(|c| !c.is_control()).take(80).collect();
             checks.push(Check::ok(format!(
                 "{what}: one line, {shown:?} ({} ms)",
                 out.elapsed.as_millis()
             )));
         }
+    }
+}
+
+/// The status line capn printed (the last line of `stdout`), or why Claude Code would not show
+/// it: nothing printed, more than one line (unless ours wraps another command's output), or no
+/// capn segment (`ctx …`).
+fn statusline_line(stdout: &str, wraps: bool) -> std::result::Result<&str, String> {
+    let text = stdout.strip_suffix('\n').unwrap_or(stdout);
+    let text = text.strip_suffix('\r').unwrap_or(text);
+    let lines: Vec<&str> = text.split('\n').collect();
+    let last = lines.last().copied().unwrap_or("");
+    if text.trim().is_empty() {
+        Err("printed nothing: Claude Code shows an empty status line".to_string())
+    } else if lines.len() != 1 && !wraps {
+        Err(format!("printed {} lines, not one", lines.len()))
+    } else if !last.contains("ctx ") {
+        Err(format!("the capn segment (ctx …) is missing from {last:?}"))
+    } else {
+        Ok(last)
     }
 }
