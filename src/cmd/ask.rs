@@ -1,22 +1,16 @@
 //! `capn ask "<question>" [--limit N]`: recall charted answers, best first, as JSONL.
 //!
-//! Stale entries never answer: every backing file is checked first (stat cache, re-hash only on
-//! changed metadata). When the writers' lock is free, stale entries are deleted on the way;
-//! when another process holds it, `ask` does not wait and simply leaves them out.
+//! The store does the asking ([`Store::ask`]: freshness, the answer gate, verification against
+//! the entry files); this command checks its arguments and prints: JSONL answers on stdout, or on
+//! a miss the removed-charts note, the nudge and the related lines on stderr.
 
 use crate::cli::AskArgs;
-use crate::recall::gate::{self, Ask, DocText};
-use crate::recall::semantic;
-use crate::store::entry::Entry;
-use crate::store::fresh::StatCache;
-use crate::store::index::{self, read_entry, Snapshot};
-use crate::store::{stale_positions, Store};
-use anyhow::{Context, Result};
+use crate::store::ask::Answers;
+pub use crate::store::ask::Removed;
+use crate::store::Store;
+use anyhow::Result;
 use serde::Serialize;
-use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::io::Write;
-use std::path::Path;
 use std::process::ExitCode;
 
 /// One hit as printed: `{"id","question","files","details"?,"score"}`.
@@ -93,37 +87,9 @@ pub fn run(args: &AskArgs) -> Result<ExitCode> {
     let mut out = Rendered::default();
     let mut removed = Vec::new();
     if store.exists() && !question.is_empty() {
-        if let Some(mut w) = store.try_open_writer() {
-            crate::store::report_malformed(&w.store, &w.snap.malformed);
-            let stale = stale_positions(&w.store.root, &w.snap, &mut w.cache);
-            // Usually every stale entry is gone after this. If some were kept (rewritten since
-            // the index was built, or removed by someone else), positions moved: check again.
-            // If deleting failed (read-only store), they are simply left out of the answer.
-            let stale = match w.delete_stale_listed(&stale) {
-                Ok(gone) => {
-                    let all = gone.len() == stale.len();
-                    removed = removed_charts(&w.store.root, gone, &mut w.cache);
-                    if all {
-                        Vec::new()
-                    } else {
-                        stale_positions(&w.store.root, &w.snap, &mut w.cache)
-                    }
-                }
-                Err(e) => {
-                    crate::store::warn(&e);
-                    stale
-                }
-            };
-            out = answer(&store, &mut w.snap, question, limit, &stale)?;
-            w.finish_or_warn();
-        } else {
-            // A writer holds the lock: read without waiting, and leave stale entries out.
-            let mut snap = index::load(&store)?;
-            crate::store::report_malformed(&store, &snap.malformed);
-            let mut cache = StatCache::load(&store.stat_cache_path(), snap.derived_limit());
-            let stale = stale_positions(&store.root, &snap, &mut cache);
-            out = answer(&store, &mut snap, question, limit, &stale)?;
-        }
+        let answers = store.ask(question, limit)?;
+        out = render(&answers)?;
+        removed = answers.removed;
     }
     if out.hits.is_empty() {
         let mut err = std::io::stderr().lock();
@@ -139,31 +105,6 @@ pub fn run(args: &AskArgs) -> Result<ExitCode> {
     so.write_all(out.hits.as_bytes())?;
     so.flush()?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// A chart `ask` just deleted as stale: its question and the backing files that changed.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Removed {
-    /// The charted question.
-    pub question: String,
-    /// Backing files (keys relative to the project root) that changed, vanished or were replaced.
-    pub changed: Vec<String>,
-}
-
-/// The removed entries with the backing files that no longer match their recorded hashes (the
-/// stat cache has just checked them, so this re-hashes nothing).
-fn removed_charts(root: &Path, gone: Vec<Entry>, cache: &mut StatCache) -> Vec<Removed> {
-    gone.into_iter()
-        .map(|e| Removed {
-            changed: e
-                .files
-                .iter()
-                .filter(|(p, h)| cache.is_changed(root, p, h))
-                .map(|(p, _)| p.clone())
-                .collect(),
-            question: e.question,
-        })
-        .collect()
 }
 
 /// Most removed charts named in the note; the rest are counted.
@@ -213,119 +154,31 @@ fn escape_controls(s: &str) -> String {
         .collect()
 }
 
-/// Searches and renders, reading each printed entry's file for its text. If an entry file no
-/// longer says what the index says (edited in place), the snapshot is rebuilt from the entry
-/// files, staleness is checked again, and the search runs once more.
-fn answer(
-    store: &Store,
-    snap: &mut Snapshot,
-    question: &str,
-    limit: usize,
-    stale: &[usize],
-) -> Result<Rendered> {
-    if let Some(r) = render_verified(store, snap, question, limit, stale)? {
-        return Ok(r);
-    }
-    snap.reload_from_files(store)?;
-    let mut cache = StatCache::load(&store.stat_cache_path(), snap.derived_limit());
-    let stale = stale_positions(&store.root, snap, &mut cache);
-    Ok(render_verified(store, snap, question, limit, &stale)?.unwrap_or_default())
-}
-
-/// (doc number, display score) pairs, best first.
-type Ranked = Vec<(usize, u8)>;
-
-/// Ranked answers and, on a miss, related suggestions, both through the answer gate
-/// (`recall::gate`). BM25 alone when the snapshot has no vectors (embedding off), BM25 and cosine
-/// fused otherwise; the gate matches words by meaning with the model's token vectors in both.
-fn search(snap: &Snapshot, ask: &Ask<'_>) -> (Ranked, Ranked) {
-    let model = crate::embed::model();
-    match (snap.model, &snap.vectors) {
-        (Some(m), Some(vectors)) => {
-            let q = m.embed(ask.query);
-            let r = semantic::search(&snap.bm25, vectors, &q, ask, Some(m));
-            (
-                r.hits.iter().map(|h| (h.doc, h.score)).collect(),
-                r.related
-                    .iter()
-                    .map(|h| (h.doc, (100.0 * h.closeness).round().clamp(0.0, 100.0) as u8))
-                    .collect(),
-            )
-        }
-        _ => gate::lexical_search(&snap.bm25, ask, model),
-    }
-}
-
-/// The rendered output, or `None` when an entry file read on the way disagrees with the index.
-fn render_verified(
-    store: &Store,
-    snap: &Snapshot,
-    question: &str,
-    limit: usize,
-    stale: &[usize],
-) -> Result<Option<Rendered>> {
-    let allowed = |i: usize| stale.binary_search(&i).is_err();
-    let read_cache: RefCell<HashMap<usize, Option<Entry>>> = RefCell::default();
-    let disagreed = Cell::new(false);
-    let read = |doc: usize| -> Option<Entry> {
-        read_cache
-            .borrow_mut()
-            .entry(doc)
-            .or_insert_with(|| {
-                let id = snap.ids.get(doc)?;
-                let e = read_entry(&store.entry_path(id), &format!("{id}.md")).ok();
-                let agrees = e.as_ref().is_some_and(|e| snap.agrees_with(doc, e));
-                disagreed.set(disagreed.get() || !agrees);
-                e.filter(|_| agrees)
-            })
-            .clone()
-    };
-    let text = |doc: usize| {
-        read(doc).map(|e| DocText {
-            files: e.files.keys().cloned().collect(),
-            question: e.question,
-            details: e.details,
-        })
-    };
-    let thresholds = crate::embed::model()
-        .context("this build carries no embedding model")?
-        .thresholds();
-    let ask = Ask {
-        query: question,
-        limit,
-        thresholds: &thresholds,
-        allowed: &allowed,
-        text: &text,
-    };
-    let (hits, related) = search(snap, &ask);
-    if disagreed.get() {
-        return Ok(None);
-    }
+/// The answers as JSONL for stdout and, on a miss, the related lines for stderr.
+fn render(answers: &Answers) -> Result<Rendered> {
     let mut out = Rendered::default();
-    for (doc, score) in hits {
-        let Some(e) = read(doc) else { return Ok(None) };
+    for (e, score) in &answers.hits {
         out.hits.push_str(&serde_json::to_string(&AskHit {
             id: &e.id,
             question: &e.question,
             files: e.files.keys().map(String::as_str).collect(),
             details: &e.details,
-            score,
+            score: *score,
         })?);
         out.hits.push('\n');
     }
-    for (doc, score) in related {
-        let Some(e) = read(doc) else { return Ok(None) };
+    for (e, score) in &answers.related {
         out.related.push_str("related ");
         out.related.push_str(&serde_json::to_string(&RelatedHit {
             id: &e.id,
             question: &e.question,
             files: e.files.keys().map(String::as_str).collect(),
             // 100 means "this exact question again" on an answer; a suggestion never claims it.
-            score: score.min(MAX_RELATED_SCORE),
+            score: (*score).min(MAX_RELATED_SCORE),
         })?);
         out.related.push('\n');
     }
-    Ok(Some(out))
+    Ok(out)
 }
 
 /// The stderr nudge on a miss, with the exact `capn chart` line to run after exploring.

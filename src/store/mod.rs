@@ -4,6 +4,7 @@
 //! index and the stat cache are derived and rebuilt whenever missing, corrupt or out of date
 //! (format.md). Writers hold [`lock::StoreLock`]; readers never wait on it.
 
+pub mod ask;
 pub mod entry;
 pub mod fresh;
 pub mod index;
