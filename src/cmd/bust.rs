@@ -16,13 +16,7 @@ pub fn run(args: &BustArgs) -> Result<ExitCode> {
     let (key, abs) = paths::resolve_key(&store.root, &cwd, args.path.trim()).map_err(Refused)?;
     let n = if store.exists() {
         let mut w = store.open_writer()?;
-        let hit: Vec<usize> = match w.snap.paths.binary_search(&key) {
-            Ok(p) => (0..w.snap.len())
-                .filter(|&i| w.snap.refs[i].iter().any(|(q, _)| *q as usize == p))
-                .collect(),
-            Err(_) => Vec::new(),
-        };
-        let n = w.delete_positions(&hit)?;
+        let n = w.bust(&key)?;
         w.finish_or_warn();
         n
     } else {

@@ -91,17 +91,16 @@ pub fn run(args: &ChartArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Writes `entry` (lock held), records the hashes `chart` just computed in the stat cache, and
-/// puts the entry into the snapshot. Refused when the entry would be over the entry size limit.
+/// Checks that `entry` fits the entry size limit and parses back exactly (CRLF and blank edge
+/// lines of the details are normalised by the format, so the index holds what a reader will
+/// parse), then charts it ([`crate::store::Writer::chart`]).
 ///
-/// Errors: the entry cannot be written; [`Refused`] for an oversized entry.
+/// Errors: [`Refused`] for an oversized entry; the entry cannot be written.
 fn write_entry(
     w: &mut crate::store::Writer,
     entry: Entry,
-    hashed: &[(String, std::path::PathBuf, [u8; 32], i64)],
+    hashed: &[crate::store::ops::Hashed],
 ) -> Result<()> {
-    // Index exactly what a reader will parse back (CRLF and blank edge lines of the details
-    // are normalised by the format), so the entry never disagrees with the index.
     let id = entry.id.clone();
     let text = entry.render();
     if text.len() as u64 > crate::fsutil::limits::ENTRY {
@@ -114,23 +113,7 @@ fn write_entry(
     }
     let entry = Entry::parse(&text, &id)
         .map_err(|e| anyhow::anyhow!("internal error: the new entry does not parse back: {e}"))?;
-    let path = w.store.entry_path(&id);
-    crate::fsutil::write_atomic(&path, entry.render().as_bytes()).with_context(|| {
-        format!(
-            "could not write entry: {}",
-            crate::store::display_rel(&w.store.root, &path)
-        )
-    })?;
-    for (key, abs, hash, at_ns) in hashed {
-        w.cache.remember(key, abs, *hash, *at_ns);
-    }
-    let store = w.store.clone();
-    let mut entries = w.snap.take_entries(&store)?;
-    entries.retain(|e| e.id != id);
-    entries.push(entry);
-    w.snap
-        .replace_entries(&store, entries, &[format!("{id}.md")])?;
-    Ok(())
+    w.chart(entry, hashed)
 }
 
 /// The question and the file arguments of `capn chart`, checked.

@@ -1,6 +1,6 @@
 //! `capn prune`: delete every stale charted answer.
 
-use crate::store::{stale_positions, Store};
+use crate::store::Store;
 use anyhow::Result;
 use std::io::Write;
 use std::process::ExitCode;
@@ -12,9 +12,7 @@ pub fn run() -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let mut w = store.open_writer()?;
-    crate::store::report_malformed(&w.store, &w.snap.malformed);
-    let stale = stale_positions(&w.store.root, &w.snap, &mut w.cache);
-    let n = w.delete_stale(&stale)?;
+    let n = w.prune()?.len();
     w.finish_or_warn();
     if n > 0 {
         writeln!(std::io::stdout().lock(), "pruned {n} stale entries")?;

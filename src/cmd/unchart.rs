@@ -15,20 +15,12 @@ pub fn run(args: &UnchartArgs) -> Result<ExitCode> {
         return Err(Refused(format!("unknown id: {id}")).into());
     }
     let mut w = store.open_writer()?;
-    let Some(pos) = w.snap.position(id) else {
-        // A malformed entry file with this id can still be removed by hand-picked id.
-        let path = w.store.entry_path(id);
-        if path.is_file() {
-            crate::fsutil::remove_if_exists(&path)?;
-            w.snap.reload_from_files(&store)?;
-            w.finish_or_warn();
-            writeln!(std::io::stdout().lock(), "uncharted {id}")?;
-            return Ok(ExitCode::SUCCESS);
-        }
-        return Err(Refused(format!("unknown id: {id}")).into());
-    };
-    w.delete_positions(&[pos])?;
+    // A malformed entry file with this id can still be removed by hand-picked id.
+    let done = w.unchart(id)?;
     w.finish_or_warn();
+    if done == crate::store::ops::Unchart::Unknown {
+        return Err(Refused(format!("unknown id: {id}")).into());
+    }
     writeln!(std::io::stdout().lock(), "uncharted {id}")?;
     Ok(ExitCode::SUCCESS)
 }

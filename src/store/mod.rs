@@ -10,6 +10,7 @@ pub mod fresh;
 pub mod index;
 pub mod lock;
 pub mod map;
+pub mod ops;
 pub mod paths;
 
 use std::path::{Path, PathBuf};

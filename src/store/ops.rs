@@ -1,0 +1,90 @@
+//! The writer's operations, one transaction each (the lock is held from [`Store::open_writer`]
+//! until [`Writer::finish_or_warn`]): chart an entry, delete one by id, delete those a file
+//! backs, delete the stale ones. Commands call these and never handle entry positions.
+
+use super::entry::Entry;
+use super::{stale_positions, Writer};
+use anyhow::{Context, Result};
+use std::path::PathBuf;
+
+/// A backing file `chart` hashed: its key, absolute path, SHA-256 and when it was hashed (Unix ns).
+pub type Hashed = (String, PathBuf, [u8; 32], i64);
+
+/// What [`Writer::unchart`] did.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Unchart {
+    /// The entry was deleted.
+    Deleted,
+    /// No entry file has that id.
+    Unknown,
+}
+
+impl Writer {
+    /// Deletes every entry whose backing files changed (gone, replaced, or hashing differently);
+    /// entries whose files cannot be checked are kept. Returns the deleted entries.
+    ///
+    /// Errors: an entry file cannot be removed, or the entries folder cannot be listed.
+    pub fn prune(&mut self) -> Result<Vec<Entry>> {
+        super::report_malformed(&self.store, &self.snap.malformed);
+        let stale = stale_positions(&self.store.root, &self.snap, &mut self.cache);
+        self.delete_stale_listed(&stale)
+    }
+
+    /// Deletes every entry backed by the file `key` (whether or not it still exists). Returns
+    /// how many were deleted.
+    ///
+    /// Errors: as [`Writer::prune`].
+    pub fn bust(&mut self, key: &str) -> Result<usize> {
+        let hit: Vec<usize> = match self.snap.paths.binary_search_by(|p| p.as_str().cmp(key)) {
+            Ok(p) => (0..self.snap.len())
+                .filter(|&i| self.snap.refs[i].iter().any(|(q, _)| *q as usize == p))
+                .collect(),
+            Err(_) => Vec::new(),
+        };
+        self.delete_positions(&hit)
+    }
+
+    /// Deletes the entry `id`; an entry file with that id that does not parse (so is not in the
+    /// index) is removed too.
+    ///
+    /// Errors: as [`Writer::prune`].
+    pub fn unchart(&mut self, id: &str) -> Result<Unchart> {
+        if let Some(pos) = self.snap.position(id) {
+            self.delete_positions(&[pos])?;
+            return Ok(Unchart::Deleted);
+        }
+        let path = self.store.entry_path(id);
+        if !path.is_file() {
+            return Ok(Unchart::Unknown);
+        }
+        crate::fsutil::remove_if_exists(&path)?;
+        let store = self.store.clone();
+        self.snap.reload_from_files(&store)?;
+        Ok(Unchart::Deleted)
+    }
+
+    /// Writes `entry` (already checked to fit [`crate::fsutil::limits::ENTRY`] and to parse back),
+    /// records the hashes `chart` just computed in the stat cache, and puts the entry into the
+    /// snapshot in place of any older version.
+    ///
+    /// Errors: the entry cannot be written.
+    pub fn chart(&mut self, entry: Entry, hashed: &[Hashed]) -> Result<()> {
+        let id = entry.id.clone();
+        let path = self.store.entry_path(&id);
+        crate::fsutil::write_atomic(&path, entry.render().as_bytes()).with_context(|| {
+            format!(
+                "could not write entry: {}",
+                super::display_rel(&self.store.root, &path)
+            )
+        })?;
+        for (key, abs, hash, at_ns) in hashed {
+            self.cache.remember(key, abs, *hash, *at_ns);
+        }
+        let store = self.store.clone();
+        let mut entries = self.snap.take_entries(&store)?;
+        entries.retain(|e| e.id != id);
+        entries.push(entry);
+        self.snap
+            .replace_entries(&store, entries, &[format!("{id}.md")])
+    }
+}
