@@ -16,10 +16,7 @@
 //!   the moments on; both are off by default while the gate is experimental (issue 11).
 
 use super::Ctx;
-use crate::recall::offer as gate;
 use crate::session::SessionDir;
-use crate::store::fresh::{FileState, StatCache};
-use crate::store::index::{self, read_entry};
 use crate::store::Store;
 use anyhow::Result;
 use std::collections::BTreeMap;
@@ -112,40 +109,14 @@ pub fn offers(ctx: &Ctx, moment: Moment, intent: &str) -> Result<Option<String>>
     if !on {
         return Ok(None);
     }
-    let snap = index::load(&store)?;
-    if snap.is_empty() {
-        return Ok(None);
-    }
-    // Offers need the embedding (the gate's meaning rule): none in BM25-only mode.
-    let (Some(model), Some(vectors)) = (snap.model, snap.vectors.as_ref()) else {
-        return Ok(None);
-    };
-    let t = model.thresholds();
-    let params = gate::Params::new(t.salient, t.align);
     let name = offered_file(ctx);
     let mut offered = read_offered(&s, &name);
-    let qv = model.embed(intent);
-    let Some((doc, _)) = gate::select(&snap.bm25, vectors, &qv, intent, &params, &|_| true) else {
+    let skip = |e: &crate::store::entry::Entry| offered.get(&e.id) == Some(&e.at);
+    let Some(e) = store.offer(intent, &skip)? else {
         return Ok(None);
     };
-    let id = &snap.ids[doc];
-    let Ok(e) = read_entry(&store.entry_path(id), &format!("{id}.md")) else {
-        return Ok(None);
-    };
-    if !snap.agrees_with(doc, &e) || offered.get(id) == Some(&e.at) {
-        return Ok(None);
-    }
-    // Never offer a stale chart: every backing file must hash as charted, now.
-    let mut cache = StatCache::load(&store.stat_cache_path(), snap.derived_limit());
-    let fresh = e.files.iter().all(|(p, h)| {
-        matches!(cache.state(&store.root, p),
-            FileState::Hash(now) if crate::store::entry::hex(&now) == *h)
-    });
-    if !fresh {
-        return Ok(None);
-    }
     let lines = vec![line(&e.question, e.files.keys())];
-    offered.insert(id.clone(), e.at.clone());
+    offered.insert(e.id.clone(), e.at.clone());
     let text = serde_json::to_string(&offered)?;
     s.ensure()?;
     crate::fsutil::write_atomic_with(

@@ -203,3 +203,43 @@ fn verified(
         removed: Vec::new(),
     }))
 }
+
+impl Store {
+    /// The chart a prompt's or a search's `intent` points at, for a proactive offer
+    /// ([`crate::recall::offer`]), when it is current: read from its file, agreeing with the
+    /// index, not `skip`ped (already offered), and every backing file hashing as charted, now.
+    /// `None` without embeddings (the offer gate needs them) or when nothing passes.
+    ///
+    /// Errors: the store cannot be read or listed.
+    pub fn offer(&self, intent: &str, skip: &dyn Fn(&Entry) -> bool) -> Result<Option<Entry>> {
+        let snap = index::load(self)?;
+        let (Some(model), Some(vectors)) = (snap.model, snap.vectors.as_ref()) else {
+            return Ok(None);
+        };
+        if snap.is_empty() {
+            return Ok(None);
+        }
+        let t = model.thresholds();
+        let params = crate::recall::offer::Params::new(t.salient, t.align);
+        let qv = model.embed(intent);
+        let picked =
+            crate::recall::offer::select(&snap.bm25, vectors, &qv, intent, &params, &|_| true);
+        let Some((doc, _)) = picked else {
+            return Ok(None);
+        };
+        let id = &snap.ids[doc];
+        let Ok(e) = read_entry(&self.entry_path(id), &format!("{id}.md")) else {
+            return Ok(None);
+        };
+        if !snap.agrees_with(doc, &e) || skip(&e) {
+            return Ok(None);
+        }
+        // Never offer a stale chart: every backing file must hash as charted, now.
+        let mut cache = StatCache::load(&self.stat_cache_path(), snap.derived_limit());
+        let fresh = e.files.iter().all(|(p, h)| {
+            matches!(cache.state(&self.root, p),
+                super::fresh::FileState::Hash(now) if super::entry::hex(&now) == *h)
+        });
+        Ok(fresh.then_some(e))
+    }
+}
