@@ -116,7 +116,7 @@ fn answer(
     if let Some(r) = verified(store, snap, question, limit, stale)? {
         return Ok(r);
     }
-    snap.reload_from_files(store)?;
+    *snap = Snapshot::reloaded(store)?;
     let mut cache = StatCache::load(&store.stat_cache_path(), snap.derived_limit());
     let stale = stale_positions(&store.root, snap, &mut cache);
     Ok(verified(store, snap, question, limit, &stale)?.unwrap_or_default())

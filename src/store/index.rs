@@ -496,16 +496,17 @@ impl Snapshot {
         Ok(snap)
     }
 
-    /// Re-reads everything from the entry files (used when an entry turned out to differ from
-    /// the index, e.g. one edited in place).
+    /// A snapshot rebuilt from the entry files (for when an entry turned out to differ from the
+    /// index, e.g. one edited in place): the caller replaces the one it had; a snapshot never
+    /// replaces itself.
     ///
     /// Errors: the entries folder cannot be listed.
-    pub fn reload_from_files(&mut self, store: &Store) -> Result<()> {
+    pub fn reloaded(store: &Store) -> Result<Snapshot> {
         let start_ns = super::fresh::now_ns();
         let (listing, saw_temp_files) = list_entry_files(&store.entries_dir())?;
-        *self = Snapshot::rebuild(store, listing, start_ns)?;
-        self.saw_temp_files = saw_temp_files;
-        Ok(())
+        let mut snap = Snapshot::rebuild(store, listing, start_ns)?;
+        snap.saw_temp_files = saw_temp_files;
+        Ok(snap)
     }
 
     fn set_entries(&mut self, mut entries: Vec<Entry>) {
@@ -645,35 +646,49 @@ impl Snapshot {
         }
     }
 
-    /// Every entry with its full text (writers need it to rebuild the search index). Loaded from
-    /// `texts.bin` when it matches, else from the entry files.
-    ///
-    /// Errors: the entries folder cannot be listed.
-    pub fn entries(&mut self, store: &Store) -> Result<&[Entry]> {
-        if self.texts.is_none() {
-            let from_cache = read_derived(&store.texts_path(), &self.listing)
-                .and_then(|b| postcard::from_bytes::<TextsFile>(&b).ok())
-                .filter(|t| {
-                    t.version == INDEX_VERSION
-                        && t.listing == self.listing
-                        && t.entries.len() == self.ids.len()
-                        && t.entries.iter().zip(&self.ids).all(|(e, id)| e.id == *id)
-                });
-            match from_cache {
-                Some(t) => self.texts = Some(t.entries),
-                None => self.reload_from_files(store)?,
+    /// Loads every entry's full text (writers need it to rebuild the search index) into the
+    /// snapshot's text cache: from `texts.bin` when it matches, else from the entry files. False
+    /// when an entry file no longer says what the index says (the caller rebuilds:
+    /// [`Snapshot::reloaded`]).
+    fn load_texts(&mut self, store: &Store) -> bool {
+        if self.texts.is_some() {
+            return true;
+        }
+        let from_cache = read_derived(&store.texts_path(), &self.listing)
+            .and_then(|b| postcard::from_bytes::<TextsFile>(&b).ok())
+            .filter(|t| {
+                t.version == INDEX_VERSION
+                    && t.listing == self.listing
+                    && t.entries.len() == self.ids.len()
+                    && t.entries.iter().zip(&self.ids).all(|(e, id)| e.id == *id)
+            });
+        if let Some(t) = from_cache {
+            self.texts = Some(t.entries);
+            return true;
+        }
+        // From the entry files themselves, which must say what the index says.
+        let dir = store.entries_dir();
+        let mut texts = Vec::with_capacity(self.ids.len());
+        for (i, id) in self.ids.iter().enumerate() {
+            let name = format!("{id}.md");
+            match read_entry(&dir.join(&name), &name) {
+                Ok(e) if self.agrees_with(i, &e) => texts.push(e),
+                _ => return false,
             }
         }
-        Ok(self.texts.as_deref().unwrap_or(&[]))
+        self.texts = Some(texts);
+        self.texts_dirty = true;
+        true
     }
 
     /// Every entry with its full text, moved out of the snapshot (for a writer about to call
     /// [`Snapshot::replace_entries`], which puts the new set back): saves copying them all.
-    ///
-    /// Errors: as [`Snapshot::entries`].
-    pub fn take_entries(&mut self, store: &Store) -> Result<Vec<Entry>> {
-        self.entries(store)?;
-        Ok(self.texts.take().unwrap_or_default())
+    /// `None` when an entry file disagrees with the index (see [`Snapshot::load_texts`]).
+    pub fn take_entries(&mut self, store: &Store) -> Option<Vec<Entry>> {
+        if !self.load_texts(store) {
+            return None;
+        }
+        self.texts.take()
     }
 
     /// Replaces the entries after a writer added or removed entry files (lock held): updates the

@@ -406,14 +406,14 @@ impl Writer {
             removed.push(e);
         }
         if disagree {
-            self.snap.reload_from_files(&self.store)?;
+            self.snap = Snapshot::reloaded(&self.store)?;
             return Ok(removed);
         }
         if drop.is_empty() {
             return Ok(removed);
         }
         let store = self.store.clone();
-        let mut keep = self.snap.take_entries(&store)?;
+        let mut keep = self.take_entries()?;
         keep.retain(|e| !drop.contains(&e.id));
         let touched: Vec<String> = drop.iter().map(|id| format!("{id}.md")).collect();
         self.snap.replace_entries(&store, keep, &touched)?;
@@ -442,6 +442,18 @@ impl Writer {
     pub fn delete_stale_listed(&mut self, positions: &[usize]) -> Result<Vec<Entry>> {
         let root = self.store.root.clone();
         self.delete_positions_listed(positions, &mut |e, cache| entry_is_stale(&root, e, cache))
+    }
+
+    /// Every entry's full text, moved out of the snapshot; when an entry file disagrees with the
+    /// index (edited in place), the snapshot is rebuilt from the entry files first.
+    ///
+    /// Errors: the entries folder cannot be listed.
+    pub fn take_entries(&mut self) -> Result<Vec<Entry>> {
+        if let Some(entries) = self.snap.take_entries(&self.store) {
+            return Ok(entries);
+        }
+        self.snap = Snapshot::reloaded(&self.store)?;
+        Ok(self.snap.take_entries(&self.store).unwrap_or_default())
     }
 
     /// [`Writer::finish`], reporting a failure on stderr instead of failing the command: the

@@ -58,8 +58,7 @@ impl Writer {
             return Ok(Unchart::Unknown);
         }
         crate::fsutil::remove_if_exists(&path)?;
-        let store = self.store.clone();
-        self.snap.reload_from_files(&store)?;
+        self.snap = super::index::Snapshot::reloaded(&self.store)?;
         Ok(Unchart::Deleted)
     }
 
@@ -81,7 +80,7 @@ impl Writer {
             self.cache.remember(key, abs, *hash, *at_ns);
         }
         let store = self.store.clone();
-        let mut entries = self.snap.take_entries(&store)?;
+        let mut entries = self.take_entries()?;
         entries.retain(|e| e.id != id);
         entries.push(entry);
         self.snap
