@@ -219,6 +219,15 @@ pub struct StatuslineArgs {
     pub wrap: Option<String>,
 }
 
+impl From<StatuslineArgs> for crate::hook::statusline::Options {
+    fn from(a: StatuslineArgs) -> Self {
+        crate::hook::statusline::Options {
+            warn_at: a.warn_at,
+            wrap: a.wrap,
+        }
+    }
+}
+
 /// `capn state`.
 #[derive(Debug, Args)]
 pub struct StateArgs {

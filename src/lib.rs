@@ -158,7 +158,7 @@ fn run_hook_argv(args: &[OsString]) -> anyhow::Result<()> {
         return hook::run(event, host);
     }
     if args.len() == 2 && args[1] == "statusline" {
-        return cmd::statusline::run(&cli::StatuslineArgs {
+        return hook::statusline::run(&hook::statusline::Options {
             warn_at: None,
             wrap: None,
         });
@@ -170,7 +170,7 @@ fn run_hook_argv(args: &[OsString]) -> anyhow::Result<()> {
                 // The status line must always print a line: report the usage error and run
                 // with the defaults.
                 diag!("capn: {}", e.render().to_string().trim_end());
-                return cmd::statusline::run(&cli::StatuslineArgs {
+                return hook::statusline::run(&hook::statusline::Options {
                     warn_at: None,
                     wrap: None,
                 });
@@ -181,7 +181,7 @@ fn run_hook_argv(args: &[OsString]) -> anyhow::Result<()> {
     };
     match cli.command {
         cli::Command::Hook(a) => hook::run(a.event.into(), a.host.into()),
-        cli::Command::Statusline(a) => cmd::statusline::run(&a),
+        cli::Command::Statusline(a) => hook::statusline::run(&a.into()),
         _ => Ok(()),
     }
 }

@@ -9,7 +9,6 @@ pub mod init;
 pub mod list;
 pub mod prune;
 pub mod state;
-pub mod statusline;
 pub mod unchart;
 pub mod uninstall;
 
@@ -35,7 +34,7 @@ pub fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Statusline(a) => {
-            crate::hook::guard(|| statusline::run(&a));
+            crate::hook::guard(|| crate::hook::statusline::run(&a.into()));
             Ok(ExitCode::SUCCESS)
         }
     }

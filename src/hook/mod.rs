@@ -49,6 +49,7 @@ pub mod pre_tool_use;
 pub mod reply;
 pub mod session_start;
 pub mod skill;
+pub mod statusline;
 pub mod stdin;
 pub mod text;
 pub mod transcript;

@@ -12,7 +12,7 @@ pub(super) fn check_store(root: &Path, checks: &mut Vec<Check>) {
         ));
         return;
     }
-    match crate::cmd::statusline::chart_count(root) {
+    match crate::hook::statusline::chart_count(root) {
         Some(n) => checks.push(Check::ok(format!(
             "store .capn/ ({n} chart{})",
             if n == 1 { "" } else { "s" }

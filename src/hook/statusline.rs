@@ -24,9 +24,8 @@
 //! `--wrap` runs the user's existing statusline command through `sh -c` with the same stdin,
 //! waits at most [`WRAP_TIMEOUT`], prints its output and appends this segment to its last line.
 
-use crate::cli::StatuslineArgs;
-use crate::hook::transcript;
-use crate::hook::wire::StatusInput;
+use super::transcript;
+use super::wire::StatusInput;
 use crate::session::{self, Marker, SessionDir, SessionId};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -53,8 +52,17 @@ pub const ONE_M_WINDOW: f64 = 1_000_000.0;
 /// Cells in the usage bar.
 pub const BAR_CELLS: usize = 10;
 
+/// How `capn statusline` was asked to run (from its command line).
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Percent of context use to warn at (1..=100); `None`: `.capn/config.json`, else 60.
+    pub warn_at: Option<u8>,
+    /// The user's own statusline command, run first with the same stdin, ours appended.
+    pub wrap: Option<String>,
+}
+
 /// Runs `capn statusline`: always prints one line.
-pub fn run(args: &StatuslineArgs) -> anyhow::Result<()> {
+pub fn run(args: &Options) -> anyhow::Result<()> {
     let stdin = crate::hook::read_stdin_bytes();
     let input = StatusInput::parse(&stdin).unwrap_or_default();
     let wrapped = args.wrap.as_deref().map(|cmd| run_wrapped(cmd, &stdin));
