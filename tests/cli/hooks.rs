@@ -808,3 +808,30 @@ fn usage_errors_on_hook_paths_exit_zero_and_never_two() {
     assert_eq!(r.stdout, "ctx --\n");
     assert!(r.stderr.contains("--warn-at"));
 }
+
+/// SessionStart(startup)'s reply is a contract, compared whole: the envelope around exactly the
+/// text `capn context` prints (Claude Code and Codex alike).
+#[test]
+fn session_start_prints_exactly_the_contract_envelope() {
+    let env = Env::git();
+    let contract = env.run(&["context"]).ok().stdout;
+    let want = format!(
+        "{}\n",
+        json!({"hookSpecificOutput": {"hookEventName": "SessionStart",
+                                      "additionalContext": contract}})
+    );
+    for host in ["claude", "codex"] {
+        let run = hook(
+            &env,
+            "session-start",
+            host,
+            &payload(
+                "SessionStart",
+                &format!("exact-{host}"),
+                json!({"source": "startup"}),
+            ),
+        )
+        .ok();
+        assert_eq!(run.stdout, want, "{host}");
+    }
+}
