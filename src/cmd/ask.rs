@@ -108,7 +108,7 @@ pub fn run(args: &AskArgs) -> Result<ExitCode> {
 }
 
 /// Most removed charts named in the note; the rest are counted.
-const MAX_NAMED_REMOVED: usize = 5;
+pub const MAX_NAMED_REMOVED: usize = 5;
 
 /// The line printed before the nudge when `ask` just deleted stale charts, empty when it did not:
 /// `capn: removed 1 chart whose files changed: "<question>" (src/x.ts)`; several are separated

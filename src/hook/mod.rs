@@ -1,4 +1,5 @@
-//! Hook subcommands (`capn hook <event> [--host claude|codex]`): read all of stdin, parse it
+//! Hook subcommands (`capn hook <event> [--host claude|codex]`): read the payload on stdin
+//! ([`stdin`]: bounded, and never waiting on a host that keeps the pipe open), parse it
 //! leniently, act on the session's markers, and print nothing or exactly one JSON object.
 //!
 //! The rules every path here keeps (hooks reference, section 7):
@@ -8,7 +9,8 @@
 //!   (`hookSpecificOutput.hookEventName` + `additionalContext`, on SessionStart and
 //!   UserPromptSubmit only; never any output on PreCompact/PostCompact), with only keys that
 //!   Codex's strict schemas allow, so one shape serves both hosts;
-//! - **all of stdin is read**, even when there is nothing to do;
+//! - **the payload is read** even when there is nothing to do (up to EOF, or shortly after one
+//!   complete JSON value when the host keeps stdin open; see [`stdin`]);
 //! - the session id comes **only from stdin** and must match format.md ([`crate::session`]);
 //! - diagnostics go to stderr only; injected text stays under [`text::MAX_CHARS`].
 //!
@@ -181,7 +183,7 @@ impl Ctx {
     }
 }
 
-/// Runs one hook event: reads all of stdin, parses it, runs the event, and prints the host
+/// Runs one hook event: reads the payload ([`stdin`]), parses it, runs the event, and prints the host
 /// envelope when the event has something to inject. Empty or non-JSON stdin does nothing.
 /// A payload whose `hook_event_name` names a different event does nothing either (a
 /// mis-registered hook must not answer in the wrong envelope).

@@ -5,7 +5,7 @@
 //! An offer is a short block in `additionalContext`: one line saying where the lines come from,
 //! then at most [`crate::recall::offer::MAX_OFFERS`] lines `capn: "<charted question>" -> <files>`.
 //! Every rule that keeps offers rare and right lives here or in [`crate::recall::offer`]:
-//! - the injection gate ([`crate::recall::offer::judge`]) is stricter than `ask`'s;
+//! - the injection gate ([`crate::recall::offer::select`]) is stricter than `ask`'s;
 //! - an offered entry's backing files are checked (SHA-256, through the stat cache) just before
 //!   it is offered: a stale chart is never offered (it is left for `ask` or `prune` to delete:
 //!   the hook never waits for the writers' lock);

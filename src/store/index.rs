@@ -683,7 +683,7 @@ impl Snapshot {
 
     /// Every entry with its full text, moved out of the snapshot (for a writer about to call
     /// [`Snapshot::replace_entries`], which puts the new set back): saves copying them all.
-    /// `None` when an entry file disagrees with the index (see [`Snapshot::load_texts`]).
+    /// `None` when an entry file disagrees with the index (see `Snapshot::load_texts`).
     pub fn take_entries(&mut self, store: &Store) -> Option<Vec<Entry>> {
         if !self.load_texts(store) {
             return None;

@@ -1,4 +1,4 @@
-//! The writer's operations, one transaction each (the lock is held from [`Store::open_writer`]
+//! The writer's operations, one transaction each (the lock is held from [`super::Store::open_writer`]
 //! until [`Writer::finish_or_warn`]): chart an entry, delete one by id, delete those a file
 //! backs, delete the stale ones. Commands call these and never handle entry positions.
 

@@ -20,9 +20,12 @@
 //!    `command`, section 5); no capn handler on an event it does not answer, none registered
 //!    twice, no capn-hook 0.2 registration; the effective Claude Code `statusLine` is ours (or
 //!    wraps another).
-//! 5. **Hook runs**: every capn handler found is run as the host runs it (exec form: `command` +
-//!    `args`, resolved through `PATH`, `${CLAUDE_PROJECT_DIR}` substituted; shell form and all of
-//!    Codex: `sh -c <command>`), in the project root, with synthetic payloads ([`payload`]) in
+//! 5. **Hook runs**: every capn handler found is run, but only when its command line is one of
+//!    capn's own (`safe_run`): as an argument vector, never through a shell (exec form: `command`
+//!    and `args`, resolved through `PATH`, `${CLAUDE_PROJECT_DIR}` substituted; shell form and
+//!    all of Codex: the command split into words), never a wrapped status line command, never a
+//!    `capn` inside the repository (the hosts ask before they run a project's hooks; doctor must
+//!    not be the way around that). In the project root, with synthetic payloads in
 //!    the order of a session that compacts: SessionStart(startup), PreCompact(manual),
 //!    PostCompact(manual), UserPromptSubmit, SessionStart(compact). Each run gets a temporary
 //!    `CAPN_STATE_DIR` (so no real marker is touched), `CLAUDE_PROJECT_DIR` (Claude Code only)
