@@ -51,7 +51,7 @@ pub enum Use {
 /// Errors: the session's record cannot be written or removed.
 pub fn check(ctx: &Ctx, s: &SessionDir) -> anyhow::Result<Option<String>> {
     let Some(path) = ctx
-        .input
+        .call
         .transcript_path
         .as_deref()
         .filter(|p| !p.is_empty())
@@ -67,8 +67,8 @@ pub fn check(ctx: &Ctx, s: &SessionDir) -> anyhow::Result<Option<String>> {
             let m = Marker {
                 percent: Some(p),
                 threshold: Some(threshold),
-                transcript_path: ctx.input.transcript_path.clone(),
-                cwd: ctx.input.cwd.clone(),
+                transcript_path: ctx.call.transcript_path.clone(),
+                cwd: ctx.call.cwd.clone(),
                 ..Marker::now("UserPromptSubmit")
             };
             s.write_marker(session::CONTEXT_WARNED, &m)?;
@@ -88,7 +88,7 @@ pub fn check(ctx: &Ctx, s: &SessionDir) -> anyhow::Result<Option<String>> {
 
 /// The project's `warn_at` (default 60).
 fn threshold(ctx: &Ctx) -> u8 {
-    let root = match ctx.input.cwd.as_deref().filter(|c| !c.is_empty()) {
+    let root = match ctx.call.cwd.as_deref().filter(|c| !c.is_empty()) {
         Some(cwd) => crate::store::hook_root(Path::new(cwd)),
         None => return crate::config::DEFAULT_WARN_AT,
     };

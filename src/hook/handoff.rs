@@ -28,7 +28,7 @@ pub const HANDOFF_MAX_AGE: Duration = Duration::from_secs(10 * 60);
 
 /// The project root of a hook payload (see [`crate::store::hook_root`]), as a string.
 pub fn project_of(ctx: &Ctx) -> Option<String> {
-    let cwd = ctx.input.cwd.as_deref().filter(|c| !c.is_empty())?;
+    let cwd = ctx.call.cwd.as_deref().filter(|c| !c.is_empty())?;
     Some(
         crate::store::hook_root(Path::new(cwd))
             .display()
@@ -85,7 +85,7 @@ pub fn take_over(ctx: &Ctx, s: &SessionDir, event: &str) -> Option<(SessionDir, 
     let m = other.claim(session::COMPACTED).ok()??;
     let record = Marker {
         from_session: Some(other.id.to_string()),
-        cwd: ctx.input.cwd.clone(),
+        cwd: ctx.call.cwd.clone(),
         ..Marker::now(event)
     };
     if let Err(e) = s.write_marker(session::HANDOFF, &record) {

@@ -41,6 +41,7 @@
 //! claiming its own marker back if SessionStart delivered in between. Whatever the interleaving,
 //! the recovery is delivered exactly once.
 
+pub mod call;
 pub mod codex_context;
 pub mod handoff;
 pub mod json;
@@ -149,8 +150,8 @@ pub fn event_name(event: HookEvent) -> &'static str {
 pub struct Ctx {
     /// Which host's vocabulary and shapes to use.
     pub host: Host,
-    /// The parsed payload.
-    pub input: HookInput,
+    /// The call, converted once from the wire payload ([`call::Call`]).
+    pub call: call::Call,
 }
 
 impl Ctx {
@@ -159,7 +160,7 @@ impl Ctx {
     ///
     /// Errors: the state dir cannot be determined ([`session::state_dir`]).
     pub fn session(&self) -> Result<Option<SessionDir>> {
-        let Some(raw) = self.input.session_id.as_deref() else {
+        let Some(raw) = self.call.session_id.as_deref() else {
             return Ok(None);
         };
         let Some(id) = SessionId::parse(raw) else {
@@ -175,9 +176,9 @@ impl Ctx {
     /// A marker for `event` stamped now, carrying the payload's trigger, transcript and cwd.
     pub fn marker(&self, event: &str) -> Marker {
         Marker {
-            trigger: self.input.trigger.clone(),
-            transcript_path: self.input.transcript_path.clone(),
-            cwd: self.input.cwd.clone(),
+            trigger: self.call.trigger.clone(),
+            transcript_path: self.call.transcript_path.clone(),
+            cwd: self.call.cwd.clone(),
             ..Marker::now(event)
         }
     }
@@ -205,7 +206,10 @@ pub fn run(event: HookEvent, host: Host) -> Result<()> {
             return Ok(());
         }
     }
-    let ctx = Ctx { host, input };
+    let ctx = Ctx {
+        host,
+        call: input.into(),
+    };
     let context = match event {
         HookEvent::SessionStart => session_start::run(&ctx)?,
         HookEvent::PreCompact => {

@@ -40,20 +40,12 @@ const MAX_QUESTION_CHARS: usize = 200;
 /// The most files listed in an offer line (the rest are counted).
 const MAX_FILES: usize = 5;
 
-/// The offered-state file for the payload's agent (the main conversation when none).
+/// The offered-state file for the call's agent (the main conversation when none).
 fn offered_file(ctx: &Ctx) -> String {
-    let agent = match &ctx.input.agent_id {
-        Some(serde_json::Value::String(s)) if !s.is_empty() => s.clone(),
-        Some(v) if !v.is_null() => v.to_string(),
-        _ => return format!("{OFFERED_PREFIX}.json"),
-    };
-    // A file-name-safe form of the agent id (it comes from the payload).
-    let safe: String = agent
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_'))
-        .take(64)
-        .collect();
-    format!("{OFFERED_PREFIX}-{safe}.json")
+    match &ctx.call.agent {
+        Some(agent) => format!("{OFFERED_PREFIX}-{agent}.json"),
+        None => format!("{OFFERED_PREFIX}.json"),
+    }
 }
 
 /// Forgets every offer of the session (a compaction dropped the context they were made in).
@@ -90,7 +82,7 @@ pub fn offers(ctx: &Ctx, moment: Moment, intent: &str) -> Result<Option<String>>
         return Ok(None);
     };
     let cwd = ctx
-        .input
+        .call
         .cwd
         .as_deref()
         .map(std::path::PathBuf::from)

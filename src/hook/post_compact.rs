@@ -17,7 +17,7 @@ use std::time::SystemTime;
 
 /// Runs PostCompact.
 pub fn run(ctx: &Ctx) -> Result<()> {
-    if ctx.input.is_subagent() {
+    if ctx.call.is_subagent() {
         return Ok(());
     }
     let Some(s) = ctx.session()? else {

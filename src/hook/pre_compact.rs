@@ -13,7 +13,7 @@ use std::time::SystemTime;
 
 /// Runs PreCompact: writes `precompact.json`. Sub-agent compactions are ignored.
 pub fn run(ctx: &Ctx) -> Result<()> {
-    if ctx.input.is_subagent() {
+    if ctx.call.is_subagent() {
         return Ok(());
     }
     let Some(s) = ctx.session()? else {

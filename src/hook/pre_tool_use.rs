@@ -12,7 +12,7 @@ use anyhow::Result;
 
 /// Runs PreToolUse; returns the `additionalContext` to inject, if any.
 pub fn run(ctx: &Ctx) -> Result<Option<String>> {
-    let (Some(tool), Some(input)) = (ctx.input.tool_name.as_deref(), &ctx.input.tool_input) else {
+    let Some((tool, input)) = &ctx.call.tool else {
         return Ok(None);
     };
     let Some(intent) = crate::recall::intent::from_tool_call(tool, input) else {

@@ -24,8 +24,8 @@ use std::io::Write;
 /// and the contract or recovery is still returned. A recovery whose `compact-delivered.json`
 /// could not be written may be delivered a second time by UserPromptSubmit; twice beats never.
 pub fn run(ctx: &Ctx) -> Result<Option<String>> {
-    let source = ctx.input.source.as_deref().unwrap_or("startup");
-    if ctx.input.is_subagent() {
+    let source = ctx.call.source.as_deref().unwrap_or("startup");
+    if ctx.call.is_subagent() {
         // Not the main conversation: its id is the parent's, so touch nothing of the session.
         return Ok((source != "compact").then(|| crate::contract::CONTRACT.to_string()));
     }

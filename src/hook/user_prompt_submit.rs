@@ -22,14 +22,14 @@ use anyhow::Result;
 
 /// Runs UserPromptSubmit; returns the `additionalContext` to inject, if any.
 pub fn run(ctx: &Ctx) -> Result<Option<String>> {
-    if ctx.input.is_subagent() {
+    if ctx.call.is_subagent() {
         return Ok(None);
     }
     let Some(s) = ctx.session()? else {
         return Ok(None);
     };
     let notice = notice(ctx, &s)?;
-    let prompt = ctx.input.prompt.as_deref();
+    let prompt = ctx.call.prompt.as_deref();
     let offers = match prompt.filter(|p| offer::is_recallable_prompt(p)) {
         Some(p) => offer::offers(ctx, Moment::Prompt, p).unwrap_or_else(|e| {
             diag!("capn: no offers for this prompt: {e:#}");

@@ -72,15 +72,6 @@ impl HookInput {
     pub fn parse(bytes: &[u8]) -> Option<HookInput> {
         parse_object(bytes)
     }
-
-    /// True when the payload comes from a sub-agent (`agent_id` present and not null/empty).
-    pub fn is_subagent(&self) -> bool {
-        match &self.agent_id {
-            None | Some(serde_json::Value::Null) => false,
-            Some(serde_json::Value::String(s)) => !s.is_empty(),
-            Some(_) => true,
-        }
-    }
 }
 
 /// Parses `bytes` as a JSON object into `T` (a BOM allowed, invalid escapes repaired: see
@@ -218,7 +209,7 @@ mod tests {
         assert_eq!(h.source, None);
         assert_eq!(h.trigger, None);
         assert_eq!(h.transcript_path, None);
-        assert!(!h.is_subagent());
+        assert!(!super::super::call::Call::from(h).is_subagent());
     }
 
     #[test]
@@ -240,10 +231,11 @@ mod tests {
 
     #[test]
     fn subagent_detection() {
+        use super::super::call::Call;
         let h = HookInput::parse(br#"{"agent_id":"a1"}"#).unwrap();
-        assert!(h.is_subagent());
+        assert!(Call::from(h).is_subagent());
         let h = HookInput::parse(br#"{"agent_id":""}"#).unwrap();
-        assert!(!h.is_subagent());
+        assert!(!Call::from(h).is_subagent());
     }
 
     #[test]
