@@ -1,6 +1,6 @@
 //! What the hosts accept from a hook on stdout: nothing, or one JSON object with only the keys
-//! the event allows, never a block or a stop, and short enough (hooks reference, sections 1.4,
-//! 1.5 and 5). The hooks keep to it by construction ([`super::envelope`]); `capn doctor` checks
+//! the event allows (each host's keys and schemas are in its table, [`crate::install::hosts`]),
+//! never a block or a stop, and short enough (hooks reference, sections 1.4, 1.5 and 5). The hooks keep to it by construction ([`super::envelope`]); `capn doctor` checks
 //! the replies of the registered commands against it.
 
 use super::Host;
@@ -44,21 +44,12 @@ pub fn check(
     let v: Value = serde_json::from_str(trimmed)
         .map_err(|e| format!("stdout is not exactly one JSON object: {e}"))?;
     let obj = v.as_object().ok_or("stdout is not a JSON object")?;
-    if host == Host::Claude {
-        // Hooks reference, 1.5 "Universal fields".
-        const TOP: [&str; 8] = [
-            "continue",
-            "stopReason",
-            "suppressOutput",
-            "systemMessage",
-            "terminalSequence",
-            "decision",
-            "reason",
-            "hookSpecificOutput",
-        ];
-        if let Some(k) = obj.keys().find(|k| !TOP.contains(&k.as_str())) {
+    let spec = crate::install::hosts::of(host);
+    if let Some(top) = spec.top_keys {
+        if let Some(k) = obj.keys().find(|k| !top.contains(&k.as_str())) {
             return Err(format!(
-                "unknown key {k:?}: Claude Code reports a hook error for the reply"
+                "unknown key {k:?}: {} reports a hook error for the reply",
+                spec.name
             ));
         }
     }
@@ -94,19 +85,7 @@ fn specific_output(host: Host, event: &str, h: &Value) -> Result<Option<String>,
             return Err("hookSpecificOutput has no hookEventName: the reply is rejected".into())
         }
     }
-    if host == Host::Claude {
-        // Hooks reference, 1.4: SessionStart and UserPromptSubmit outputs.
-        let allowed: &[&str] = match event {
-            "SessionStart" => &[
-                "hookEventName",
-                "additionalContext",
-                "sessionTitle",
-                "reloadSkills",
-                "watchPaths",
-                "initialUserMessage",
-            ],
-            _ => &["hookEventName", "additionalContext", "sessionTitle"],
-        };
+    if let Some(allowed) = (crate::install::hosts::of(host).specific_keys)(event) {
         if let Some(k) = h.keys().find(|k| !allowed.contains(&k.as_str())) {
             return Err(format!("hookSpecificOutput.{k} is not accepted on {event}"));
         }

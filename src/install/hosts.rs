@@ -1,7 +1,9 @@
 //! The hosts capn installs into, one table each: the project settings files `init` edits, the
-//! user-level file the host merges in too (read, never written), and what `init` registers
-//! (`hooks-config/<host>.json`). `init`, `uninstall` and `doctor` take their paths from here.
-//! Sources: hooks reference, sections 1.1 (Claude Code settings files) and 5 (Codex hooks.json).
+//! user-level file the host merges in too (read, never written), what `init` registers
+//! (`hooks-config/<host>.json`), and what the host accepts from a hook on stdout (its top-level
+//! and `hookSpecificOutput` keys, its published output schemas). `init`, `uninstall`, `doctor`
+//! and the hooks' reply check ([`crate::hook::reply`]) take these from here.
+//! Sources: hooks reference, sections 1.1 and 1.4-1.5 (Claude Code) and 5 (Codex).
 
 use crate::hook::Host;
 
@@ -10,8 +12,10 @@ use crate::hook::Host;
 pub struct HostSpec {
     /// The host.
     pub host: Host,
-    /// Its name in messages (`Claude`, `Codex`).
+    /// Its short name in check labels (`Claude`, `Codex`).
     pub label: &'static str,
+    /// Its product name in messages (`Claude Code`, `Codex`).
+    pub name: &'static str,
     /// The project files `capn init` writes, relative to the project root.
     pub files: &'static [&'static str],
     /// The user-level file the host merges in, relative to the home dir.
@@ -20,6 +24,13 @@ pub struct HostSpec {
     pub user_label: &'static str,
     /// What `capn init` registers: the JSON of `hooks-config/<host>.json`.
     pub table: &'static str,
+    /// The top-level keys of a hook reply the host knows (others make it report an error);
+    /// `None` when its schemas say (Codex).
+    pub top_keys: Option<&'static [&'static str]>,
+    /// The `hookSpecificOutput` keys the host accepts on an event; `None` when its schemas say.
+    pub specific_keys: fn(&str) -> Option<&'static [&'static str]>,
+    /// The host's published output schemas for an event, as (name, JSON text); empty for none.
+    pub output_schemas: fn(&str) -> Vec<(&'static str, &'static str)>,
 }
 
 impl HostSpec {
@@ -41,25 +52,76 @@ impl HostSpec {
     }
 }
 
+/// Claude Code's accepted `hookSpecificOutput` keys (hooks reference, 1.4): SessionStart has a
+/// few of its own; UserPromptSubmit and PreToolUse take the event name, `additionalContext` and
+/// `sessionTitle` (capn prints only the first two).
+fn claude_specific_keys(event: &str) -> Option<&'static [&'static str]> {
+    Some(match event {
+        "SessionStart" => &[
+            "hookEventName",
+            "additionalContext",
+            "sessionTitle",
+            "reloadSkills",
+            "watchPaths",
+            "initialUserMessage",
+        ],
+        _ => &["hookEventName", "additionalContext", "sessionTitle"],
+    })
+}
+
+fn no_keys(_: &str) -> Option<&'static [&'static str]> {
+    None
+}
+
+fn no_schemas(_: &str) -> Vec<(&'static str, &'static str)> {
+    Vec::new()
+}
+
 /// Claude Code: `.claude/settings.json`, `.claude/settings.local.json`, `~/.claude/settings.json`.
 pub const CLAUDE: HostSpec = HostSpec {
     host: Host::Claude,
     label: "Claude",
+    name: "Claude Code",
     files: &[".claude/settings.json", ".claude/settings.local.json"],
     user_file: ".claude/settings.json",
     user_label: "~/.claude/settings.json",
     table: super::CLAUDE_TABLE,
+    // Hooks reference, 1.5 "Universal fields".
+    top_keys: Some(&[
+        "continue",
+        "stopReason",
+        "suppressOutput",
+        "systemMessage",
+        "terminalSequence",
+        "decision",
+        "reason",
+        "hookSpecificOutput",
+    ]),
+    specific_keys: claude_specific_keys,
+    output_schemas: no_schemas,
 };
 
 /// Codex: `.codex/hooks.json` and `~/.codex/hooks.json`.
 pub const CODEX: HostSpec = HostSpec {
     host: Host::Codex,
     label: "Codex",
+    name: "Codex",
     files: &[".codex/hooks.json"],
     user_file: ".codex/hooks.json",
     user_label: "~/.codex/hooks.json",
     table: super::CODEX_TABLE,
+    top_keys: None,
+    specific_keys: no_keys,
+    output_schemas: super::schema::codex_output_schemas,
 };
 
 /// Both hosts, Claude Code first.
 pub const HOSTS: [&HostSpec; 2] = [&CLAUDE, &CODEX];
+
+/// The table of `host`.
+pub fn of(host: Host) -> &'static HostSpec {
+    match host {
+        Host::Claude => &CLAUDE,
+        Host::Codex => &CODEX,
+    }
+}

@@ -34,6 +34,9 @@ pub const CODEX_USER_PROMPT_SUBMIT_OUTPUT: &str =
 /// Codex's PreCompact output schema.
 pub const CODEX_PRE_COMPACT_OUTPUT: &str =
     include_str!("../../assets/codex-schemas/pre-compact.command.output.schema.json");
+/// Codex's PreToolUse output schema.
+pub const CODEX_PRE_TOOL_USE_OUTPUT: &str =
+    include_str!("../../assets/codex-schemas/pre-tool-use.command.output.schema.json");
 /// Codex's PostCompact output schema.
 pub const CODEX_POST_COMPACT_OUTPUT: &str =
     include_str!("../../assets/codex-schemas/post-compact.command.output.schema.json");
@@ -56,6 +59,7 @@ pub fn codex_output_schemas(event: &str) -> Vec<(&'static str, &'static str)> {
         )],
         "PreCompact" => vec![("pre-compact.command.output", CODEX_PRE_COMPACT_OUTPUT)],
         "PostCompact" => vec![("post-compact.command.output", CODEX_POST_COMPACT_OUTPUT)],
+        "PreToolUse" => vec![("pre-tool-use.command.output", CODEX_PRE_TOOL_USE_OUTPUT)],
         _ => Vec::new(),
     }
 }

@@ -265,10 +265,7 @@ pub(super) fn schemas_for(
     host: Host,
     event: &str,
 ) -> std::result::Result<Vec<(&'static str, Schema)>, String> {
-    if host != Host::Codex {
-        return Ok(Vec::new());
-    }
-    install::schema::codex_output_schemas(event)
+    (crate::install::hosts::of(host).output_schemas)(event)
         .into_iter()
         .map(|(name, text)| {
             Schema::parse(text)
