@@ -2,7 +2,9 @@
 //! 1.4 and 5).
 //!
 //! - `startup`, `resume`, `clear` (and anything newer, such as `fork`, or a missing source):
-//!   inject the ask-before-search contract ([`crate::contract::CONTRACT`]).
+//!   inject the ask-before-search contract ([`crate::contract::CONTRACT`]); except a Codex
+//!   `resume` of a session capn has already seen, whose history holds the contract already
+//!   (Codex re-injects context on every `codex exec resume`, so copies would pile up).
 //! - `compact`: inject the recovery instructions, claim the session's compaction marker if
 //!   PostCompact already wrote it (or, for a new session id continuing the conversation, the
 //!   previous id's: [`super::handoff`]), and leave `compact-delivered.json` so a PostCompact that
@@ -31,6 +33,12 @@ pub fn run(ctx: &Ctx) -> Result<Option<String>> {
     }
     let session = ctx.session();
     if source != "compact" {
+        // Codex keeps the contract of a session in its history and injects every SessionStart's
+        // context again on each `codex exec resume`: copies pile up turn after turn. A resumed
+        // Codex session that capn has already seen gets no second copy.
+        let repeat = ctx.host == super::Host::Codex
+            && source == "resume"
+            && matches!(&session, Ok(Some(s)) if s.has(session::SEEN));
         match &session {
             Ok(Some(s)) => {
                 if let Err(e) = export_session_id(s) {
@@ -50,7 +58,7 @@ pub fn run(ctx: &Ctx) -> Result<Option<String>> {
                 .and_then(|s| s.as_ref())
                 .map(|s| &s.id),
         );
-        return Ok(Some(crate::contract::CONTRACT.to_string()));
+        return Ok((!repeat).then(|| crate::contract::CONTRACT.to_string()));
     }
     let Some(s) = session? else {
         return Ok(None);

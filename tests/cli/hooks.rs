@@ -835,3 +835,28 @@ fn session_start_prints_exactly_the_contract_envelope() {
         assert_eq!(run.stdout, want, "{host}");
     }
 }
+
+/// Codex re-injects SessionStart context on every `codex exec resume`: a resumed Codex session
+/// capn has already seen gets no second contract; a new one, and Claude Code's resume, do.
+#[test]
+fn a_resumed_codex_session_gets_the_contract_once() {
+    let env = Env::git();
+    let start = |host: &str, sid: &str, source: &str| {
+        hook(
+            &env,
+            "session-start",
+            host,
+            &payload("SessionStart", sid, json!({"source": source})),
+        )
+        .ok()
+        .stdout
+    };
+    assert!(start("codex", "cx-1", "startup").contains("capn ask"));
+    assert_eq!(start("codex", "cx-1", "resume"), "");
+    assert!(
+        start("codex", "cx-2", "resume").contains("capn ask"),
+        "unseen session"
+    );
+    assert!(start("claude", "cl-1", "startup").contains("capn ask"));
+    assert!(start("claude", "cl-1", "resume").contains("capn ask"));
+}
