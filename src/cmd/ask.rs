@@ -124,7 +124,11 @@ pub fn removed_note(removed: &[Removed]) -> String {
         .take(MAX_NAMED_REMOVED)
         .map(|r| {
             let q = serde_json::to_string(&r.question).unwrap_or_default();
-            let files: Vec<String> = r.changed.iter().map(|f| escape_controls(f)).collect();
+            let files: Vec<String> = r
+                .changed
+                .iter()
+                .map(|f| crate::store::printable(f))
+                .collect();
             format!("{q} ({})", files.join(", "))
         })
         .collect();
@@ -138,20 +142,6 @@ pub fn removed_note(removed: &[Removed]) -> String {
         if n == 1 { "" } else { "s" },
         named.join("; ")
     )
-}
-
-/// `s` with control characters escaped (`\u{1b}`), for terminal output.
-fn escape_controls(s: &str) -> String {
-    s.chars()
-        .flat_map(|c| {
-            let v: Vec<char> = if c.is_control() {
-                c.escape_default().collect()
-            } else {
-                vec![c]
-            };
-            v
-        })
-        .collect()
 }
 
 /// The answers as JSONL for stdout and, on a miss, the related lines for stderr.
