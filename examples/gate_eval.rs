@@ -17,14 +17,10 @@ use capn_hook::recall::gate::{self, Ask, DocText, Question};
 use capn_hook::recall::semantic::{self, Vectors};
 use capn_hook::recall::{Bm25Index, Doc};
 use std::collections::BTreeMap;
-use std::path::Path;
 
-struct Query {
-    repo: String,
-    case: String,
-    kind: String,
-    text: String,
-}
+#[path = "common/bench.rs"]
+mod bench;
+use bench::Query;
 
 struct Store {
     bm25: Bm25Index,
@@ -37,60 +33,23 @@ struct Store {
 type Corpus = BTreeMap<String, Vec<(String, DocText)>>;
 
 fn load() -> (Corpus, Vec<Query>) {
-    let bench = Path::new(env!("CARGO_MANIFEST_DIR")).join("bench");
-    let mut repos = BTreeMap::new();
-    let mut queries = Vec::new();
-    let mut paths: Vec<_> = std::fs::read_dir(bench.join("corpus"))
-        .expect("bench/corpus")
-        .map(|e| e.expect("entry").path())
-        .collect();
-    paths.sort();
-    for p in paths {
-        let v: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(&p).expect("read")).expect("json");
-        let s = |v: &serde_json::Value, k: &str| v[k].as_str().unwrap_or_default().to_string();
-        let repo = s(&v, "repo");
-        let charts = v["charts"]
-            .as_array()
-            .expect("charts")
-            .iter()
-            .map(|c| {
-                let files = c["files"].as_array().expect("files");
-                let files = files.iter().map(|f| f.as_str().expect("path").to_string());
+    let repos = bench::repos();
+    let queries = bench::queries(&repos, &["dev.tsv", "near-dev.tsv"]);
+    let corpus = repos
+        .into_iter()
+        .map(|r| {
+            let charts = r.charts.into_iter().map(|c| {
                 let doc = DocText {
-                    question: s(c, "question"),
-                    details: s(c, "details"),
-                    files: files.collect(),
+                    question: c.question,
+                    details: c.details,
+                    files: c.files,
                 };
-                (s(c, "case"), doc)
-            })
-            .collect();
-        for c in v["cases"].as_array().expect("cases") {
-            queries.push(Query {
-                repo: repo.clone(),
-                case: s(c, "id"),
-                kind: "exact".into(),
-                text: s(c, "question"),
+                (c.case, doc)
             });
-        }
-        repos.insert(repo, charts);
-    }
-    for file in ["dev.tsv", "near-dev.tsv"] {
-        let tsv = std::fs::read_to_string(bench.join("queries").join(file)).expect("tsv");
-        for line in tsv
-            .lines()
-            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        {
-            let c: Vec<&str> = line.split('\t').collect();
-            queries.push(Query {
-                repo: c[0].into(),
-                case: c[1].into(),
-                kind: c[2].into(),
-                text: c[3].into(),
-            });
-        }
-    }
-    (repos, queries)
+            (r.name, charts.collect())
+        })
+        .collect();
+    (corpus, queries)
 }
 
 fn build(model: &Model, charts: &[&(String, DocText)]) -> Store {

@@ -11,42 +11,17 @@
 use capn_hook::recall::offer as gate;
 use capn_hook::recall::{intent, Bm25Index, Doc};
 use std::collections::BTreeMap;
-use std::path::Path;
 
-struct Chart {
-    case: String,
-    question: String,
-    details: String,
-    files: Vec<String>,
-}
+#[path = "common/bench.rs"]
+mod bench;
+use bench::Chart;
 
+/// Repo name to its charts.
 fn corpus() -> BTreeMap<String, Vec<Chart>> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("bench/corpus");
-    let mut out = BTreeMap::new();
-    for e in std::fs::read_dir(dir).expect("bench/corpus") {
-        let v: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(e.expect("entry").path()).expect("read"))
-                .expect("json");
-        let s = |v: &serde_json::Value, k: &str| v[k].as_str().unwrap_or_default().to_string();
-        let charts = v["charts"]
-            .as_array()
-            .expect("charts")
-            .iter()
-            .map(|c| Chart {
-                case: s(c, "case"),
-                question: s(c, "question"),
-                details: s(c, "details"),
-                files: c["files"]
-                    .as_array()
-                    .expect("files")
-                    .iter()
-                    .map(|f| f.as_str().unwrap_or_default().to_string())
-                    .collect(),
-            })
-            .collect();
-        out.insert(s(&v, "repo"), charts);
-    }
-    out
+    bench::repos()
+        .into_iter()
+        .map(|r| (r.name, r.charts))
+        .collect()
 }
 
 /// The text recalled over for a case: the prompt, or the search's intent.
@@ -100,7 +75,7 @@ fn main() {
             (repo.clone(), v)
         })
         .collect();
-    let tsv_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("bench/offers/dev.tsv");
+    let tsv_path = bench::bench_dir().join("offers/dev.tsv");
     let tsv = std::fs::read_to_string(tsv_path).expect("dev.tsv");
     // moment -> (cases expecting a chart, covered, offered, right)
     let mut score: BTreeMap<String, [usize; 4]> = BTreeMap::new();

@@ -18,98 +18,15 @@
 
 use capn_hook::recall::{self, Bm25Index, Candidate, Doc, Params, COVERAGE_FLOOR};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-struct Chart {
-    case: String,
-    question: String,
-    details: String,
-    files: Vec<String>,
-}
-
-struct Repo {
-    name: String,
-    charts: Vec<Chart>,
-    cases: Vec<(String, String)>,
-}
-
-struct Query {
-    repo: String,
-    case: String,
-    kind: String,
-    text: String,
-}
-
-fn bench_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("bench")
-}
+#[path = "common/bench.rs"]
+mod bench;
+use bench::{Chart, Query, Repo};
 
 fn load() -> (Vec<Repo>, Vec<Query>) {
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(bench_dir().join("corpus"))
-        .expect("bench/corpus")
-        .map(|e| e.expect("dir entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    paths.sort();
-    let mut repos = Vec::new();
-    for p in paths {
-        let v: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(&p).expect("read corpus")).expect("json");
-        let s = |v: &serde_json::Value, k: &str| v[k].as_str().unwrap_or_default().to_string();
-        let charts = v["charts"]
-            .as_array()
-            .expect("charts")
-            .iter()
-            .map(|c| Chart {
-                case: s(c, "case"),
-                question: s(c, "question"),
-                details: s(c, "details"),
-                files: c["files"]
-                    .as_array()
-                    .expect("files")
-                    .iter()
-                    .map(|f| f.as_str().expect("path").to_string())
-                    .collect(),
-            })
-            .collect();
-        let cases = v["cases"]
-            .as_array()
-            .expect("cases")
-            .iter()
-            .map(|c| (s(c, "id"), s(c, "question")))
-            .collect();
-        repos.push(Repo {
-            name: s(&v, "repo"),
-            charts,
-            cases,
-        });
-    }
-    let mut queries = Vec::new();
-    for r in &repos {
-        for (id, q) in &r.cases {
-            queries.push(Query {
-                repo: r.name.clone(),
-                case: id.clone(),
-                kind: "exact".into(),
-                text: q.clone(),
-            });
-        }
-    }
-    let tsv = std::fs::read_to_string(bench_dir().join("queries/dev.tsv")).expect("dev.tsv");
-    for line in tsv.lines() {
-        if line.starts_with('#') || line.trim().is_empty() {
-            continue;
-        }
-        let cols: Vec<&str> = line.split('\t').collect();
-        assert_eq!(cols.len(), 4, "bad line: {line}");
-        queries.push(Query {
-            repo: cols[0].into(),
-            case: cols[1].into(),
-            kind: cols[2].into(),
-            text: cols[3].into(),
-        });
-    }
+    let repos = bench::repos();
+    let queries = bench::queries(&repos, &["dev.tsv"]);
     (repos, queries)
 }
 
