@@ -14,6 +14,9 @@ import tempfile
 import time
 import traceback
 
+# The mock's own reading of a request, so the checks see what the mock answered to.
+from mock_server import is_summary_request, last_user_text, texts
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 POLL = 0.1  # seconds between looks at a log, a screen or a file while waiting for an event
 
@@ -50,18 +53,6 @@ def wait_until(what, fn, timeout, saw=lambda: ""):
         time.sleep(POLL)
 
 
-def texts(value):
-    """Every string inside a decoded JSON value."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from texts(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from texts(v)
-
-
 class Request:
     """One request the mock received."""
 
@@ -76,23 +67,14 @@ class Request:
         return self.text.count(needle)
 
     def last_user_text(self):
-        items = self.body.get("messages")
-        if items is None:
-            items = self.body.get("input")
-        if isinstance(items, str):
-            return items
-        for item in reversed(items or []):
-            if isinstance(item, dict) and item.get("role") == "user":
-                return "\n".join(texts(item.get("content")))
-        return ""
+        return last_user_text(self.body)
 
     def is_main(self):
         """A turn of the main conversation (it offers tools), not a side query."""
         return bool(self.body.get("tools"))
 
     def is_summary(self):
-        return bool(re.search(r"create a detailed summary|CONTEXT CHECKPOINT COMPACTION|handoff summary",
-                              self.last_user_text(), re.I))
+        return is_summary_request(self.body, self.last_user_text())
 
     def brief(self):
         return f"#{self.n} {self.path} last user text: {self.last_user_text()[-300:]!r}"
