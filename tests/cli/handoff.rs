@@ -2,25 +2,16 @@
 //! conversation in the same project takes over the old id's marker and state; parallel sessions
 //! never see each other's markers.
 
-use crate::util::{Env, Run};
+use crate::util::{hook_payload, hook_subcommand, Env, Run};
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 const STATE: &str = "# Compact Prep State\n## Active Plan\nplans/handoff.md\n## Current Phase\n## TaskList Summary\n## Session Decisions\n## Constraints and Blockers\n## Worker Topology\n## Editing Files\n## Recovery Notes\n";
 
-fn event(env: &Env, cwd: &Path, name: &str, sub: &str, sid: &str, extra: Value) -> Run {
-    let mut v = json!({
-        "session_id": sid,
-        "transcript_path": format!("/home/user/.claude/projects/p/{sid}.jsonl"),
-        "cwd": cwd,
-        "hook_event_name": name,
-    });
-    for (k, x) in extra.as_object().unwrap() {
-        v[k] = x.clone();
-    }
+fn event(env: &Env, cwd: &Path, name: &str, sid: &str, extra: Value) -> Run {
     env.run_stdin(
-        &["hook", sub, "--host", "claude"],
-        &serde_json::to_vec(&v).unwrap(),
+        &["hook", hook_subcommand(name).unwrap(), "--host", "claude"],
+        &hook_payload(name, sid, cwd, extra),
     )
     .ok()
 }
@@ -32,39 +23,14 @@ fn context(run: &Run) -> Option<String> {
         .map(str::to_string)
 }
 
-fn session_dir(env: &Env, sid: &str) -> PathBuf {
-    env.state_dir().join("sessions").join(sid)
-}
-
 /// Session `sid` saves its state, compacts (PreCompact, PostCompact) and leaves the marker.
 fn save_and_compact(env: &Env, cwd: &Path, sid: &str) {
-    event(
-        env,
-        cwd,
-        "SessionStart",
-        "session-start",
-        sid,
-        json!({"source": "startup"}),
-    );
+    event(env, cwd, "SessionStart", sid, json!({"source": "startup"}));
     env.run_stdin(&["state", "save", "--session", sid], STATE.as_bytes())
         .ok();
-    event(
-        env,
-        cwd,
-        "PreCompact",
-        "pre-compact",
-        sid,
-        json!({"trigger": "auto"}),
-    );
-    event(
-        env,
-        cwd,
-        "PostCompact",
-        "post-compact",
-        sid,
-        json!({"trigger": "auto"}),
-    );
-    assert!(session_dir(env, sid).join("compacted.json").exists());
+    event(env, cwd, "PreCompact", sid, json!({"trigger": "auto"}));
+    event(env, cwd, "PostCompact", sid, json!({"trigger": "auto"}));
+    assert!(env.session_dir(sid).join("compacted.json").exists());
 }
 
 fn state_show(env: &Env, sid: &str) -> Run {
@@ -82,21 +48,19 @@ fn session_start_compact_under_a_new_id_takes_over_the_old_ids_marker_and_state(
         &env,
         &root,
         "SessionStart",
-        "session-start",
         "new-b",
         json!({"source": "compact"}),
     );
     let text = context(&run).expect("recovery injected");
-    let old_state = session_dir(&env, "old-a").join("state.md");
+    let old_state = env.session_dir("old-a").join("state.md");
     assert!(text.contains(&old_state.display().to_string()), "{text}");
     assert!(!text.contains("No /compact-prep state was saved"), "{text}");
-    assert!(!session_dir(&env, "old-a").join("compacted.json").exists());
+    assert!(!env.session_dir("old-a").join("compacted.json").exists());
     // Delivered once: neither id's next prompt repeats it.
     let b = event(
         &env,
         &root,
         "UserPromptSubmit",
-        "user-prompt-submit",
         "new-b",
         json!({"prompt": "go"}),
     );
@@ -105,7 +69,6 @@ fn session_start_compact_under_a_new_id_takes_over_the_old_ids_marker_and_state(
         &env,
         &root,
         "UserPromptSubmit",
-        "user-prompt-submit",
         "old-a",
         json!({"prompt": "go"}),
     );
@@ -124,7 +87,6 @@ fn the_first_prompt_under_a_new_id_takes_over_when_no_session_start_came() {
         &env,
         &root,
         "UserPromptSubmit",
-        "user-prompt-submit",
         "new-c",
         json!({"prompt": "go on"}),
     );
@@ -144,7 +106,6 @@ fn parallel_sessions_never_see_each_others_markers() {
         &env,
         &root,
         "SessionStart",
-        "session-start",
         "par-p",
         json!({"source": "startup"}),
     );
@@ -153,7 +114,6 @@ fn parallel_sessions_never_see_each_others_markers() {
         &env,
         &root,
         "UserPromptSubmit",
-        "user-prompt-submit",
         "par-p",
         json!({"prompt": "x"}),
     );
@@ -163,7 +123,6 @@ fn parallel_sessions_never_see_each_others_markers() {
         &env,
         &root,
         "PreCompact",
-        "pre-compact",
         "par-p",
         json!({"trigger": "auto"}),
     );
@@ -171,12 +130,11 @@ fn parallel_sessions_never_see_each_others_markers() {
         &env,
         &root,
         "SessionStart",
-        "session-start",
         "par-p",
         json!({"source": "compact"}),
     );
     assert!(!context(&p).unwrap().contains("old-a"));
-    assert!(session_dir(&env, "old-a").join("compacted.json").exists());
+    assert!(env.session_dir("old-a").join("compacted.json").exists());
     // A session in another project, never seen before.
     let other = env.tmp.path().join("elsewhere");
     std::fs::create_dir_all(other.join(".git")).unwrap();
@@ -184,18 +142,16 @@ fn parallel_sessions_never_see_each_others_markers() {
         &env,
         &other,
         "UserPromptSubmit",
-        "user-prompt-submit",
         "other-d",
         json!({"prompt": "x"}),
     );
     assert_eq!(context(&d), None);
-    assert!(session_dir(&env, "old-a").join("compacted.json").exists());
+    assert!(env.session_dir("old-a").join("compacted.json").exists());
     // The marker is still old-a's own.
     let a = event(
         &env,
         &root,
         "UserPromptSubmit",
-        "user-prompt-submit",
         "old-a",
         json!({"prompt": "x"}),
     );
@@ -215,11 +171,10 @@ fn two_candidate_markers_are_left_alone() {
         &env,
         &root,
         "UserPromptSubmit",
-        "user-prompt-submit",
         "new-n",
         json!({"prompt": "go"}),
     );
     assert_eq!(context(&run), None);
-    assert!(session_dir(&env, "old-a").join("compacted.json").exists());
-    assert!(session_dir(&env, "old-b").join("compacted.json").exists());
+    assert!(env.session_dir("old-a").join("compacted.json").exists());
+    assert!(env.session_dir("old-b").join("compacted.json").exists());
 }

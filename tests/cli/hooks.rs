@@ -2,24 +2,13 @@
 //! never-exit-non-zero rule (hooks reference, section 7).
 
 use crate::schema;
-use crate::util::{Env, Run};
+use crate::util::{hook_payload, hook_subcommand, Env, Run};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/conformance")
-}
-
-/// The subcommand for a host event name, if capn handles it.
-fn subcommand(event: &str) -> Option<&'static str> {
-    match event {
-        "SessionStart" => Some("session-start"),
-        "PreCompact" => Some("pre-compact"),
-        "PostCompact" => Some("post-compact"),
-        "UserPromptSubmit" => Some("user-prompt-submit"),
-        _ => None,
-    }
 }
 
 const EVENTS: [&str; 4] = [
@@ -35,22 +24,13 @@ fn hook(env: &Env, event: &str, host: &str, payload: &[u8]) -> Run {
 
 /// A payload for `event` in session `sid`, plus `extra` fields.
 fn payload(event: &str, sid: &str, extra: Value) -> Vec<u8> {
-    let mut v = json!({
-        "session_id": sid,
-        "transcript_path": format!("/home/user/.claude/projects/p/{sid}.jsonl"),
-        "cwd": "/home/user/project",
-        "hook_event_name": event,
-    });
-    for (k, x) in extra.as_object().unwrap() {
-        v[k] = x.clone();
-    }
-    serde_json::to_vec(&v).unwrap()
+    hook_payload(event, sid, Path::new("/home/user/project"), extra)
 }
 
 fn run_event(env: &Env, event: &str, sid: &str, extra: Value) -> Run {
     hook(
         env,
-        subcommand(event).unwrap(),
+        hook_subcommand(event).unwrap(),
         "claude",
         &payload(event, sid, extra),
     )
@@ -107,10 +87,6 @@ fn context(run: Run, event: &str) -> Option<String> {
     Some(text)
 }
 
-fn session_dir(env: &Env, sid: &str) -> PathBuf {
-    env.state_dir().join("sessions").join(sid)
-}
-
 fn is_recovery(text: &str) -> bool {
     text.contains("Context compaction recovery")
 }
@@ -137,7 +113,7 @@ fn every_conformance_payload_is_answered_in_the_hosts_envelope() {
             let name = f.file_name().unwrap().to_str().unwrap().to_string();
             let event = name.split('-').next().unwrap();
             let bytes = std::fs::read(&f).unwrap();
-            let targets: Vec<&str> = match subcommand(event) {
+            let targets: Vec<&str> = match hook_subcommand(event) {
                 Some(s) => vec![s],
                 None => EVENTS.to_vec(),
             };
@@ -359,9 +335,9 @@ fn post_compact_marker_is_delivered_once_by_the_next_prompt() {
     let env = Env::git();
     pre(&env, "a").ok();
     post(&env, "a").ok();
-    assert!(session_dir(&env, "a").join("compacted.json").exists());
+    assert!(env.session_dir("a").join("compacted.json").exists());
     let marker: Value = serde_json::from_str(
-        &std::fs::read_to_string(session_dir(&env, "a").join("compacted.json")).unwrap(),
+        &std::fs::read_to_string(env.session_dir("a").join("compacted.json")).unwrap(),
     )
     .unwrap();
     assert_eq!(marker["trigger"], "manual");
@@ -375,14 +351,9 @@ fn post_compact_marker_is_delivered_once_by_the_next_prompt() {
     let text = context(prompt(&env, "a"), "UserPromptSubmit").unwrap();
     assert!(is_recovery(&text), "{text}");
     assert!(text.contains("No /compact-prep state was saved"), "{text}");
-    assert!(text.contains(
-        &session_dir(&env, "a")
-            .join("state.md")
-            .display()
-            .to_string()
-    ));
+    assert!(text.contains(&env.session_dir("a").join("state.md").display().to_string()));
     assert_eq!(context(prompt(&env, "a"), "UserPromptSubmit"), None);
-    assert!(!session_dir(&env, "a").join("compacted.json").exists());
+    assert!(!env.session_dir("a").join("compacted.json").exists());
 }
 
 /// SessionStart(compact) alone (no PostCompact registered): it delivers; prompts stay silent.
@@ -420,7 +391,7 @@ fn session_start_then_post_compact_delivers_once() {
         let text = context(start(&env, "d", "compact"), "SessionStart").unwrap();
         assert!(is_recovery(&text), "round {round}");
         post(&env, "d").ok();
-        assert!(!session_dir(&env, "d").join("compacted.json").exists());
+        assert!(!env.session_dir("d").join("compacted.json").exists());
         assert_eq!(
             context(prompt(&env, "d"), "UserPromptSubmit"),
             None,
@@ -473,7 +444,7 @@ fn subagent_post_compact_is_ignored() {
         json!({"trigger":"auto","agent_id":"agent-1"}),
     )
     .ok();
-    assert!(!session_dir(&env, "e").exists());
+    assert!(!env.session_dir("e").exists());
     assert_eq!(context(prompt(&env, "e"), "UserPromptSubmit"), None);
     // A sub-agent prompt never consumes the main conversation's marker.
     post(&env, "e").ok();
@@ -530,7 +501,8 @@ fn clear_starts_a_new_session_id_with_nothing_pending() {
         None
     );
     // The old session's marker is its own business.
-    assert!(session_dir(&env, "before-clear")
+    assert!(env
+        .session_dir("before-clear")
         .join("compacted.json")
         .exists());
 }
@@ -565,7 +537,7 @@ fn warning_fires_once_per_crossing_and_rearms_after_compaction() {
     status(&env, "w", 85.0);
     pre(&env, "w").ok();
     post(&env, "w").ok();
-    assert!(!session_dir(&env, "w").join("context-warn.json").exists());
+    assert!(!env.session_dir("w").join("context-warn.json").exists());
     assert!(is_recovery(
         &context(prompt(&env, "w"), "UserPromptSubmit").unwrap()
     ));
@@ -581,7 +553,7 @@ fn warning_fires_once_per_crossing_and_rearms_after_compaction() {
 fn an_undelivered_warning_is_withdrawn_when_use_drops_below_the_threshold() {
     let env = Env::git();
     status(&env, "d", 75.0);
-    assert!(session_dir(&env, "d").join("context-warn.json").exists());
+    assert!(env.session_dir("d").join("context-warn.json").exists());
     // Before any prompt, use falls (a /clear or a compaction seen by the status line first).
     status(&env, "d", 3.0);
     assert_eq!(context(prompt(&env, "d"), "UserPromptSubmit"), None);
@@ -612,7 +584,7 @@ fn recovery_names_the_saved_state_and_its_time() {
     pre(&env, "f").ok();
     post(&env, "f").ok();
     let text = context(prompt(&env, "f"), "UserPromptSubmit").unwrap();
-    let path = session_dir(&env, "f").join("state.md");
+    let path = env.session_dir("f").join("state.md");
     assert!(
         text.contains(&format!("is {}, saved 20", path.display())),
         "{text}"
@@ -620,7 +592,7 @@ fn recovery_names_the_saved_state_and_its_time() {
     assert!(text.contains("Active Plan") && text.contains("hypotheses"));
     assert!(!text.contains("no fresh"), "{text}");
     let pre_rec: Value = serde_json::from_str(
-        &std::fs::read_to_string(session_dir(&env, "f").join("precompact.json")).unwrap(),
+        &std::fs::read_to_string(env.session_dir("f").join("precompact.json")).unwrap(),
     )
     .unwrap();
     assert_eq!(pre_rec["fresh_state"], true);
@@ -656,7 +628,7 @@ fn stale_sessions_are_garbage_collected_from_session_start() {
             .set_modified(old_time)
             .unwrap()
     };
-    let old = session_dir(&env, "old");
+    let old = env.session_dir("old");
     age(&old.join("compacted.json"));
     age(&old);
     // A fresh stamp: nothing is collected yet.
@@ -665,7 +637,7 @@ fn stale_sessions_are_garbage_collected_from_session_start() {
     age(&env.state_dir().join("gc-stamp"));
     start(&env, "other", "startup").ok();
     assert!(!old.exists(), "old session collected");
-    assert!(session_dir(&env, "young").exists());
+    assert!(env.session_dir("young").exists());
 }
 
 // ---------------------------------------------------------------- hostile input
@@ -784,7 +756,7 @@ fn mismatched_event_name_does_nothing() {
     )
     .ok();
     assert_eq!(r.stdout, "");
-    assert!(session_dir(&env, "m").join("compacted.json").exists());
+    assert!(env.session_dir("m").join("compacted.json").exists());
 }
 
 #[test]

@@ -6,7 +6,7 @@ use crate::util::{Env, Run};
 use serde_json::Value;
 use std::fs;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -41,10 +41,6 @@ fn block_with_old_dir(path: &Path) {
         .unwrap()
         .success();
     assert!(ok);
-}
-
-fn session_dir(env: &Env, sid: &str) -> PathBuf {
-    env.state_dir().join("sessions").join(sid)
 }
 
 fn additional_context(run: &Run) -> Option<String> {
@@ -125,7 +121,7 @@ fn statusline_does_not_hang_on_a_fifo_transcript() {
 fn session_start_injects_the_contract_when_the_seen_stamp_cannot_be_written() {
     let env = Env::git();
     env.run(&["init"]).ok();
-    block_with_old_dir(&session_dir(&env, "sess-seen").join("seen"));
+    block_with_old_dir(&env.session_dir("sess-seen").join("seen"));
     for host in ["claude", "codex"] {
         let run = env
             .run_stdin(
@@ -151,7 +147,7 @@ fn session_start_injects_the_contract_when_the_seen_stamp_cannot_be_written() {
 fn session_start_compact_delivers_the_recovery_when_its_record_cannot_be_written() {
     let env = Env::git();
     env.run(&["init"]).ok();
-    block_with_old_dir(&session_dir(&env, "sess-cmp").join("compact-delivered.json"));
+    block_with_old_dir(&env.session_dir("sess-cmp").join("compact-delivered.json"));
     let run = env
         .run_stdin(
             &["hook", "session-start"],

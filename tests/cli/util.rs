@@ -75,6 +75,11 @@ impl Env {
         self.home.join(".local/state/capn-hook")
     }
 
+    /// Session `sid`'s folder under the state dir (markers, `state.md`).
+    pub fn session_dir(&self, sid: &str) -> PathBuf {
+        self.state_dir().join("sessions").join(sid)
+    }
+
     /// Writes a file under the project root (parents created).
     pub fn write(&self, rel: &str, content: &str) -> PathBuf {
         let p = self.root.join(rel);
@@ -253,4 +258,31 @@ impl Env {
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
         }
     }
+}
+
+/// The `capn hook` subcommand for a host event name (`SessionStart` -> `session-start`), if capn
+/// handles it.
+pub fn hook_subcommand(event: &str) -> Option<&'static str> {
+    match event {
+        "SessionStart" => Some("session-start"),
+        "PreCompact" => Some("pre-compact"),
+        "PostCompact" => Some("post-compact"),
+        "UserPromptSubmit" => Some("user-prompt-submit"),
+        _ => None,
+    }
+}
+
+/// A Claude Code hook payload for `event` in session `sid` run from `cwd`, plus `extra` fields
+/// (the common fields as the hooks reference lists them).
+pub fn hook_payload(event: &str, sid: &str, cwd: &Path, extra: serde_json::Value) -> Vec<u8> {
+    let mut v = serde_json::json!({
+        "session_id": sid,
+        "transcript_path": format!("/home/user/.claude/projects/p/{sid}.jsonl"),
+        "cwd": cwd,
+        "hook_event_name": event,
+    });
+    for (k, x) in extra.as_object().unwrap() {
+        v[k] = x.clone();
+    }
+    serde_json::to_vec(&v).unwrap()
 }
