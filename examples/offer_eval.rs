@@ -65,7 +65,6 @@ fn main() {
     let vectors: BTreeMap<String, capn_hook::recall::semantic::Vectors> = corpus
         .iter()
         .map(|(repo, charts)| {
-            let model = capn_hook::embed::model().expect("model");
             let v = capn_hook::recall::semantic::embed_all(
                 model,
                 charts
@@ -91,10 +90,7 @@ fn main() {
         if expect != "-" {
             s[0] += 1;
         }
-        let recallable = moment != "prompt" || {
-            let p = input.trim();
-            !p.starts_with('/') && p.chars().count() >= 12 && p.split_whitespace().count() >= 3
-        };
+        let recallable = moment != "prompt" || capn_hook::hook::offer::is_recallable_prompt(input);
         let Some(text) = intent_of(moment, tool, input).filter(|_| recallable) else {
             continue;
         };
