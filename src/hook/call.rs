@@ -32,6 +32,13 @@ impl Call {
     pub fn is_subagent(&self) -> bool {
         self.agent.is_some()
     }
+
+    /// The project root of the call's `cwd` ([`crate::store::hook_root`]); `None` without a
+    /// `cwd`.
+    pub fn project_root(&self) -> Option<std::path::PathBuf> {
+        let cwd = self.cwd.as_deref()?;
+        Some(crate::store::hook_root(std::path::Path::new(cwd)))
+    }
 }
 
 impl From<HookInput> for Call {

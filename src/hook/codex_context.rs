@@ -88,9 +88,8 @@ pub fn check(ctx: &Ctx, s: &SessionDir) -> anyhow::Result<Option<String>> {
 
 /// The project's `warn_at` (default 60).
 fn threshold(ctx: &Ctx) -> u8 {
-    let root = match ctx.call.cwd.as_deref().filter(|c| !c.is_empty()) {
-        Some(cwd) => crate::store::hook_root(Path::new(cwd)),
-        None => return crate::config::DEFAULT_WARN_AT,
+    let Some(root) = ctx.call.project_root() else {
+        return crate::config::DEFAULT_WARN_AT;
     };
     crate::store::Store::at(root).config().warn_at
 }

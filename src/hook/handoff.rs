@@ -28,12 +28,7 @@ pub const HANDOFF_MAX_AGE: Duration = Duration::from_secs(10 * 60);
 
 /// The project root of a hook payload (see [`crate::store::hook_root`]), as a string.
 pub fn project_of(ctx: &Ctx) -> Option<String> {
-    let cwd = ctx.call.cwd.as_deref().filter(|c| !c.is_empty())?;
-    Some(
-        crate::store::hook_root(Path::new(cwd))
-            .display()
-            .to_string(),
-    )
+    Some(ctx.call.project_root()?.display().to_string())
 }
 
 /// Finds, claims and records the takeover of another session's undelivered compaction marker
