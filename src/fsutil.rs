@@ -724,6 +724,21 @@ pub fn remove_if_exists(path: &Path) -> Result<()> {
     }
 }
 
+/// True when `path` is a regular file (following symlinks) that the OS would execute: on Unix,
+/// one with an execute bit (what git checks before running a hook, and `PATH` lookup before
+/// running a program); elsewhere, any regular file.
+#[cfg(unix)]
+pub fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// True when `path` is a regular file (no execute bit off Unix); see the Unix variant.
+#[cfg(not(unix))]
+pub fn is_executable(path: &Path) -> bool {
+    path.is_file()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

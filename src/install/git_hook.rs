@@ -258,7 +258,7 @@ pub fn plan_add(path: &Path) -> Result<AddPlan> {
         ))
         .into());
     }
-    if !is_executable(path) {
+    if !crate::fsutil::is_executable(path) {
         return Err(Refused(format!(
             "--git: {} is not executable, so git ignores it (a disabled hook?) and a `capn prune` \
              line in it would never run; nothing was written. To have git run it: chmod +x {} \
@@ -392,19 +392,6 @@ pub fn remove(path: &Path, delete_if_only_ours: bool) -> Result<Removed> {
     new.push_str(eol);
     crate::fsutil::write_atomic(path, new.as_bytes())?;
     Ok(Removed::Line)
-}
-
-/// True when git would run the hook at `path`: it exists and (on Unix) has an execute bit.
-#[cfg(unix)]
-pub fn is_executable(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-}
-
-/// True when git would run the hook at `path` (it exists; no execute bit off Unix).
-#[cfg(not(unix))]
-pub fn is_executable(path: &Path) -> bool {
-    path.is_file()
 }
 
 #[cfg(unix)]

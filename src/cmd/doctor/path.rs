@@ -17,17 +17,6 @@ pub(super) fn exe_name() -> String {
     format!("capn{}", std::env::consts::EXE_SUFFIX)
 }
 
-#[cfg(unix)]
-pub(super) fn is_executable(p: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-}
-
-#[cfg(not(unix))]
-pub(super) fn is_executable(p: &Path) -> bool {
-    p.is_file()
-}
-
 /// The first executable `capn` in `PATH`, and the non-executable `capn` files seen before it.
 pub(super) fn find_on_path() -> (Option<PathBuf>, Vec<PathBuf>) {
     let mut skipped = Vec::new();
@@ -39,7 +28,7 @@ pub(super) fn find_on_path() -> (Option<PathBuf>, Vec<PathBuf>) {
             continue;
         }
         let p = dir.join(exe_name());
-        if is_executable(&p) {
+        if crate::fsutil::is_executable(&p) {
             return (Some(p), skipped);
         }
         if p.exists() {

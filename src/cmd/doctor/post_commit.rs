@@ -30,7 +30,7 @@ pub(super) fn check(root: &Path, checks: &mut Vec<Check>) -> bool {
             "capn init --git (it moves the line right after the #! line, guarded and in the \
              background)",
         )),
-        git_hook::PruneStatus::Runs if !git_hook::is_executable(&path) => {
+        git_hook::PruneStatus::Runs if !crate::fsutil::is_executable(&path) => {
             checks.push(Check::failed(
                 what,
                 format!("{rel} is not executable, so git ignores it and capn prune never runs"),
