@@ -162,23 +162,6 @@ fn refusals(
 
 /// Merges the hook tables into the settings files (in memory) and records what was added and
 /// what older registrations were replaced.
-/// A handler's command line as its words: `command` then each of `args`.
-fn command_words(handler: &serde_json::Value) -> String {
-    let what = handler
-        .get("command")
-        .and_then(serde_json::Value::as_str)
-        .unwrap_or("");
-    let args: String = handler
-        .get("args")
-        .and_then(serde_json::Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(serde_json::Value::as_str)
-        .map(|w| format!(" {w}"))
-        .collect();
-    format!("{what}{args}")
-}
-
 fn merge_hooks(
     root: &Path,
     claude: &mut SettingsFile,
@@ -224,7 +207,7 @@ fn merge_hooks(
             done.push(format!(
                 "replaced the capn-hook {} registration {:?} of {} in {file} (capn uninstall puts it back)",
                 install::legacy_version(&r.handler),
-                command_words(&r.handler),
+                crate::install::command_line(&r.handler),
                 r.event
             ));
             rec.add_replaced(RecordedReplaced {

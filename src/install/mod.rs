@@ -232,6 +232,25 @@ fn hooks_shape_ok(h: &Value) -> bool {
     }
 }
 
+/// A handler's command line for messages: `command`, then each string of `args`, space-separated
+/// (non-string args are left out; a missing `command` counts as empty).
+pub fn command_line(handler: &Value) -> String {
+    let command = handler
+        .get("command")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let args = handler
+        .get("args")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str);
+    std::iter::once(command)
+        .chain(args)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// Which capn hook subcommand a handler runs (`session-start`, ...), if it is ours.
 pub fn our_subcommand(handler: &Value) -> Option<String> {
     let command = handler.get("command")?.as_str()?.trim();

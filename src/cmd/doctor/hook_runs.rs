@@ -139,6 +139,15 @@ impl Outcome {
         !self.timed_out && self.status.is_some_and(|s| s.success())
     }
 
+    /// True when the program was not found: the spawn failed with `NotFound`, or a shell ran it
+    /// and exited 127 ("command not found", POSIX `sh`).
+    pub(super) fn not_found(&self) -> bool {
+        self.spawn_error
+            .as_ref()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+            || self.status.and_then(|s| s.code()) == Some(127)
+    }
+
     /// The first non-empty stderr line, cut to 200 characters.
     pub(super) fn stderr_line(&self) -> Option<String> {
         let text = String::from_utf8_lossy(&self.stderr);
@@ -277,14 +286,8 @@ pub(super) fn schemas_for(
 
 /// The fix for a hook run that failed.
 pub(super) fn run_fix(spec: &HostSpec, o: &Ours, out: &Outcome, path: &OnPath) -> String {
-    let not_found = out
-        .spawn_error
-        .as_ref()
-        .is_some_and(|e| e.kind() == std::io::ErrorKind::NotFound)
-        || out.status.and_then(|s| s.code()) == Some(127);
-    if not_found
-        && invocation(spec.host, &o.handler, Path::new("/"))
-            .is_ok_and(|inv| runs_capn_by_name(&inv))
+    if out.not_found()
+        && invocation(spec.host, &o.handler, Path::new("/")).is_ok_and(|inv| inv.by_name())
     {
         return path_fix();
     }
@@ -431,7 +434,7 @@ pub(super) fn run_hooks(
                     continue;
                 }
             };
-            if matches!(path, OnPath::Missing) && runs_capn_by_name(&inv) {
+            if matches!(path, OnPath::Missing) && inv.by_name() {
                 if !skipped.contains(&o.event) {
                     skipped.push(o.event.clone());
                 }
@@ -608,10 +611,6 @@ struct Seen<'a> {
 
 /// True when an invocation starts `capn` by bare name (exec form, or the first word of the
 /// shell command), so it depends on `capn` being on PATH.
-pub(super) fn runs_capn_by_name(inv: &Invocation) -> bool {
-    inv.by_name()
-}
-
 pub(super) fn run_statusline(
     root: &Path,
     dir: &Path,
@@ -639,7 +638,7 @@ pub(super) fn run_statusline(
             return;
         }
     };
-    if matches!(path, OnPath::Missing) && runs_capn_by_name(&inv) {
+    if matches!(path, OnPath::Missing) && inv.by_name() {
         checks.push(Check::failed(
             "Claude statusline",
             format!("`{command}` not run: it starts `capn` by name and it is not on PATH"),

@@ -66,22 +66,8 @@ pub(super) fn check(
             .env_remove("CLAUDE_ENV_FILE")
             .env_remove("CAPN_SESSION_ID");
         let out = run_captured(cmd, b"", BUDGET);
-        let not_found = out
-            .spawn_error
-            .as_ref()
-            .is_some_and(|e| e.kind() == std::io::ErrorKind::NotFound)
-            || out.status.and_then(|s| s.code()) == Some(127);
-        if not_found {
-            let shown = handler
-                .get("command")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            let args: Vec<&str> = handler
-                .get("args")
-                .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
-            failing.push(format!("`{}`", [vec![shown], args].concat().join(" ")));
+        if out.not_found() {
+            failing.push(format!("`{}`", crate::install::command_line(handler)));
         }
     }
     let what = format!("capn hooks with a launcher's PATH ({launcher})");
