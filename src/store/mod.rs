@@ -304,8 +304,8 @@ pub fn display_rel(root: &Path, path: &Path) -> String {
 }
 
 /// Positions of entries that must not answer: a backing file changed, vanished or was replaced
-/// (stale: [`Writer::delete_stale`] deletes these), or could not be checked (hidden and kept;
-/// a note on stderr names the file once per process). Each distinct path is checked once.
+/// (stale: [`Writer::delete_stale_listed`] deletes these), or could not be checked (hidden and
+/// kept; a note on stderr names the file once per process). Each distinct path is checked once.
 pub fn stale_positions(root: &Path, snap: &Snapshot, cache: &mut StatCache) -> Vec<usize> {
     let keys: Vec<&str> = snap.paths.iter().map(String::as_str).collect();
     let states = cache.states(root, &keys);
@@ -349,22 +349,10 @@ pub fn entry_is_stale(root: &Path, e: &Entry, cache: &mut StatCache) -> bool {
 impl Writer {
     /// Deletes the entries at `positions` that are confirmed by `confirm` after re-reading their
     /// file (so an entry rewritten in place since the index was built is judged by what it says
-    /// now), then rebuilds the derived state. Returns how many entry files were deleted.
-    ///
-    /// Errors: an entry file cannot be removed or the folder cannot be listed.
-    pub fn delete_positions_if(
-        &mut self,
-        positions: &[usize],
-        confirm: &mut dyn FnMut(&Entry, &mut StatCache) -> bool,
-    ) -> Result<usize> {
-        self.delete_positions_listed(positions, confirm)
-            .map(|removed| removed.len())
-    }
-
-    /// [`Writer::delete_positions_if`], returning the deleted entries as they were read just
+    /// now), then rebuilds the derived state. Returns the deleted entries as they were read just
     /// before deletion (so a caller can say which charts went and why).
     ///
-    /// Errors: as [`Writer::delete_positions_if`].
+    /// Errors: an entry file cannot be removed or the folder cannot be listed.
     pub fn delete_positions_listed(
         &mut self,
         positions: &[usize],
@@ -420,25 +408,19 @@ impl Writer {
         Ok(removed)
     }
 
-    /// Deletes the entries at `positions` unconditionally (unchart, bust).
+    /// Deletes the entries at `positions` unconditionally (unchart, bust); returns how many.
     ///
-    /// Errors: as [`Writer::delete_positions_if`].
+    /// Errors: as [`Writer::delete_positions_listed`].
     pub fn delete_positions(&mut self, positions: &[usize]) -> Result<usize> {
-        self.delete_positions_if(positions, &mut |_, _| true)
-    }
-
-    /// Deletes the entries at `positions` whose files are stale when re-checked from the entry
-    /// file itself (prune, ask); an entry whose files could not be checked is kept.
-    ///
-    /// Errors: as [`Writer::delete_positions_if`].
-    pub fn delete_stale(&mut self, positions: &[usize]) -> Result<usize> {
-        self.delete_stale_listed(positions)
+        self.delete_positions_listed(positions, &mut |_, _| true)
             .map(|removed| removed.len())
     }
 
-    /// [`Writer::delete_stale`], returning the deleted entries (ask names them on a miss).
+    /// Deletes the entries at `positions` whose files are stale when re-checked from the entry
+    /// file itself (prune, ask; an entry whose files could not be checked is kept) and returns
+    /// them (ask names them on a miss).
     ///
-    /// Errors: as [`Writer::delete_positions_if`].
+    /// Errors: as [`Writer::delete_positions_listed`].
     pub fn delete_stale_listed(&mut self, positions: &[usize]) -> Result<Vec<Entry>> {
         let root = self.store.root.clone();
         self.delete_positions_listed(positions, &mut |e, cache| entry_is_stale(&root, e, cache))
