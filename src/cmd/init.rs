@@ -393,11 +393,7 @@ fn user_settings(rel: &str) -> Option<SettingsFile> {
 /// override it, so ours must wrap it to keep it visible).
 pub fn user_statusline_command() -> Option<String> {
     let f = user_settings(USER_CLAUDE_SETTINGS)?;
-    f.json
-        .get("statusLine")?
-        .get("command")?
-        .as_str()
-        .map(str::to_string)
+    crate::install::statusline_command(&f.json).map(str::to_string)
 }
 
 /// The new bytes of `.gitignore` with a `.capn/` line added, or `None` when an equivalent line

@@ -137,11 +137,7 @@ fn kept_lines(files: &[(&str, SettingsFile)], recorded: bool) -> Vec<String> {
                 kept.push(line);
             }
         }
-        let statusline = f
-            .json
-            .get("statusLine")
-            .and_then(|s| s.get("command"))
-            .and_then(serde_json::Value::as_str);
+        let statusline = install::statusline_command(&f.json);
         if statusline.is_some_and(install::is_our_statusline) {
             kept.push(format!(
                 "kept the capn statusline in {rel}: {}",

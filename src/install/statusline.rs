@@ -67,7 +67,9 @@ pub fn wrapped_statusline(command: &str) -> Option<String> {
     shell_single_unquote(&command[at + " --wrap ".len()..])
 }
 
-fn statusline_command(json: &Map<String, Value>) -> Option<&str> {
+/// The `statusLine.command` string of a settings object, if there is one (Claude Code settings,
+/// "statusLine").
+pub fn statusline_command(json: &Map<String, Value>) -> Option<&str> {
     json.get("statusLine")?.get("command")?.as_str()
 }
 
