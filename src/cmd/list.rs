@@ -53,12 +53,7 @@ pub fn run(args: &ListArgs) -> Result<ExitCode> {
                 continue;
             }
         };
-        let changed: Vec<&String> = entry
-            .files
-            .iter()
-            .filter(|(p, h)| cache.is_changed(&store.root, p, h))
-            .map(|(p, _)| p)
-            .collect();
+        let changed = crate::store::changed_files(&store.root, &entry, &mut cache);
         if args.json {
             let v = serde_json::json!({
                 "id": entry.id,

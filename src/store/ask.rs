@@ -94,11 +94,9 @@ impl Store {
 fn removed_charts(root: &Path, gone: Vec<Entry>, cache: &mut StatCache) -> Vec<Removed> {
     gone.into_iter()
         .map(|e| Removed {
-            changed: e
-                .files
-                .iter()
-                .filter(|(p, h)| cache.is_changed(root, p, h))
-                .map(|(p, _)| p.clone())
+            changed: super::changed_files(root, &e, cache)
+                .into_iter()
+                .cloned()
                 .collect(),
             question: e.question,
         })
@@ -236,10 +234,10 @@ impl Store {
         }
         // Never offer a stale chart: every backing file must hash as charted, now.
         let mut cache = StatCache::load(&self.stat_cache_path(), snap.derived_limit());
-        let fresh = e.files.iter().all(|(p, h)| {
-            matches!(cache.state(&self.root, p),
-                super::fresh::FileState::Hash(now) if super::entry::hex(&now) == *h)
-        });
+        let fresh = e
+            .files
+            .iter()
+            .all(|(p, h)| cache.is_current(&self.root, p, h));
         Ok(fresh.then_some(e))
     }
 }

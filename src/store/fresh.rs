@@ -507,6 +507,14 @@ impl StatCache {
             _ => true,
         }
     }
+
+    /// True when `key`'s file hashes as its recorded `hex` hash right now; false when it changed,
+    /// could not be checked, or `hex` does not parse (the strict side of [`StatCache::is_changed`]:
+    /// only a confirmed match counts).
+    pub fn is_current(&mut self, root: &Path, key: &str, hex: &str) -> bool {
+        matches!((self.state(root, key), decode_hex32(hex)),
+            (FileState::Hash(h), Some(want)) if h == want)
+    }
 }
 
 #[cfg(test)]

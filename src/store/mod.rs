@@ -346,6 +346,16 @@ pub fn entry_is_stale(root: &Path, e: &Entry, cache: &mut StatCache) -> bool {
     e.files.iter().any(|(p, h)| cache.is_changed(root, p, h))
 }
 
+/// The backing files of `e` that have definitely changed ([`StatCache::is_changed`]), in the
+/// entry's order.
+pub fn changed_files<'e>(root: &Path, e: &'e Entry, cache: &mut StatCache) -> Vec<&'e String> {
+    e.files
+        .iter()
+        .filter(|(p, h)| cache.is_changed(root, p, h))
+        .map(|(p, _)| p)
+        .collect()
+}
+
 impl Writer {
     /// Deletes the entries at `positions` that are confirmed by `confirm` after re-reading their
     /// file (so an entry rewritten in place since the index was built is judged by what it says
