@@ -116,7 +116,9 @@ impl Config {
 }
 
 /// The config file's bytes, read under fsutil's rules (no symlink followed, a regular file, at
-/// most [`crate::fsutil::limits::CONFIG`] bytes); `None` when there is none.
+/// most [`crate::fsutil::limits::CONFIG`] bytes); `None` when there is none. The bare
+/// [`crate::fsutil::ReadError`], for [`Config::load_checked`]'s own wording (`set_key` uses
+/// [`crate::fsutil::read_opt`]).
 fn read(path: &Path) -> std::result::Result<Option<Vec<u8>>, crate::fsutil::ReadError> {
     use crate::fsutil::{limits, read_limited, Follow, ReadError};
     match read_limited(path, limits::CONFIG, Follow::Never) {
@@ -132,10 +134,7 @@ fn read(path: &Path) -> std::result::Result<Option<Vec<u8>>, crate::fsutil::Read
 /// Errors: an existing file that is not a JSON object is left untouched and reported
 /// (`could not parse config: <path>: ...`).
 pub fn set_key(path: &Path, key: &str, value: Value) -> Result<bool> {
-    let mut map = match read(path)
-        .map_err(anyhow::Error::new)
-        .with_context(|| format!("could not read config: {}", path.display()))?
-    {
+    let mut map = match crate::fsutil::read_opt(path, "config", crate::fsutil::limits::CONFIG)? {
         Some(text) => match serde_json::from_slice::<Value>(&text)
             .with_context(|| format!("could not parse config: {}", path.display()))?
         {
