@@ -75,7 +75,12 @@ fn plan(root: &Path, args: &InitArgs) -> Result<Plan> {
             "{e:#}; nothing was changed (add the line .capn/ to your .gitignore yourself, or make it a regular file, then run capn init again)"
         )
     })?;
-    let skill = if claude_from_plugin(&claude, &claude_local) {
+    // The user-level files count for their host too (only read: never written by init).
+    let user = UserFiles {
+        claude: user_settings(USER_CLAUDE_SETTINGS),
+        codex: user_settings(USER_CODEX_HOOKS),
+    };
+    let skill = if claude_from_plugin(&claude, &claude_local, &user) {
         SkillPlan::FromPlugin
     } else {
         plan_skill(root)?
@@ -99,10 +104,11 @@ fn plan(root: &Path, args: &InitArgs) -> Result<Plan> {
         &mut claude,
         &mut claude_local,
         &mut codex,
+        &user,
         &mut rec,
         &mut done,
     )?;
-    merge_statusline(&mut claude, &mut claude_local, &mut rec, &mut done);
+    merge_statusline(&mut claude, &mut claude_local, &user, &mut rec, &mut done);
 
     // Every refusal before the first write.
     refusals(
@@ -167,18 +173,16 @@ fn merge_hooks(
     claude: &mut SettingsFile,
     claude_local: &mut SettingsFile,
     codex: &mut SettingsFile,
+    user: &UserFiles,
     rec: &mut InstallRecord,
     done: &mut Vec<String>,
 ) -> Result<()> {
-    // The user-level files count for their host too (only read: never written by init).
-    let user_claude = user_settings(USER_CLAUDE_SETTINGS);
-    let user_codex = user_settings(USER_CODEX_HOOKS);
-    let from_plugin = claude_from_plugin(claude, claude_local);
+    let from_plugin = claude_from_plugin(claude, claude_local, user);
     let mut hosts = vec![(
         install::CODEX_TABLE,
         codex,
         vec![],
-        &user_codex,
+        &user.codex,
         CODEX_HOOKS,
     )];
     if from_plugin {
@@ -193,7 +197,7 @@ fn merge_hooks(
                 install::CLAUDE_TABLE,
                 claude,
                 vec![claude_local],
-                &user_claude,
+                &user.claude,
                 CLAUDE_SETTINGS,
             ),
         );
@@ -229,10 +233,9 @@ fn merge_hooks(
 }
 
 /// True when capn's Claude Code plugin is enabled in the project, local or user settings.
-fn claude_from_plugin(claude: &SettingsFile, local: &SettingsFile) -> bool {
-    let user = user_settings(USER_CLAUDE_SETTINGS);
+fn claude_from_plugin(claude: &SettingsFile, local: &SettingsFile, user: &UserFiles) -> bool {
     let mut all = vec![&claude.json, &local.json];
-    all.extend(user.as_ref().map(|u| &u.json));
+    all.extend(user.claude.as_ref().map(|u| &u.json));
     install::plugin_enabled(&all)
 }
 
@@ -240,10 +243,15 @@ fn claude_from_plugin(claude: &SettingsFile, local: &SettingsFile) -> bool {
 fn merge_statusline(
     claude: &mut SettingsFile,
     claude_local: &mut SettingsFile,
+    user: &UserFiles,
     rec: &mut InstallRecord,
     done: &mut Vec<String>,
 ) {
-    let user_statusline = user_statusline_command();
+    let user_statusline = user
+        .claude
+        .as_ref()
+        .and_then(|f| install::statusline_command(&f.json))
+        .map(str::to_string);
     let statuslines_before = [
         install::statusline_value(&claude.json).cloned(),
         install::statusline_value(&claude_local.json).cloned(),
@@ -381,6 +389,13 @@ fn report(root: &Path, codex_changed: bool, mut done: Vec<String>) -> Result<Exi
 pub const USER_CLAUDE_SETTINGS: &str = crate::install::hosts::CLAUDE.user_file;
 /// The user-level Codex hooks file, relative to the home folder.
 pub const USER_CODEX_HOOKS: &str = crate::install::hosts::CODEX.user_file;
+
+/// The user-level settings files, read once per run: `~/.claude/settings.json` and
+/// `~/.codex/hooks.json` (each `None` when missing, unreadable or unparseable).
+struct UserFiles {
+    claude: Option<SettingsFile>,
+    codex: Option<SettingsFile>,
+}
 
 /// The user-level settings file `rel` (relative to the home folder), when there is a home
 /// folder and the file parses (a broken user file is doctor's to report, not init's to fix).
