@@ -11,6 +11,7 @@ use crate::cli::InitArgs;
 use crate::install::record::{
     self, InstallRecord, RecordedPostCommit, RecordedReplaced, RecordedStatusline,
 };
+use crate::install::skill::skill_path;
 use crate::install::{self, git_hook, SettingsFile};
 use crate::store::Store;
 use anyhow::{Context, Result};
@@ -459,14 +460,6 @@ pub fn check_project_paths(root: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Where `init` installs the bundled `/compact-prep` skill (skills reference: project skills live
-/// in `.claude/skills/<name>/SKILL.md`).
-pub fn skill_path(root: &Path) -> PathBuf {
-    root.join(".claude/skills")
-        .join(crate::hook::skill::SKILL_NAME)
-        .join("SKILL.md")
-}
-
 /// What `init` does with the skill file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum SkillPlan {
@@ -484,13 +477,12 @@ enum SkillPlan {
 ///
 /// Errors: it is a symlink, a FIFO or other special file, or cannot be read.
 fn plan_skill(root: &Path) -> Result<SkillPlan> {
-    Ok(
-        match crate::fsutil::read_host_file(&skill_path(root), "skill")? {
-            None => SkillPlan::Install,
-            Some(b) if b == crate::hook::skill::SKILL_MD.as_bytes() => SkillPlan::Present,
-            Some(_) => SkillPlan::Differs,
-        },
-    )
+    use crate::install::skill::SkillFile;
+    Ok(match crate::install::skill::read_skill(root)? {
+        SkillFile::Missing => SkillPlan::Install,
+        SkillFile::Bundled => SkillPlan::Present,
+        SkillFile::Edited => SkillPlan::Differs,
+    })
 }
 
 /// Carries out the skill plan. Returns what it did.

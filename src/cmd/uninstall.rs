@@ -49,7 +49,7 @@ pub fn run(_args: &UninstallArgs) -> Result<ExitCode> {
     };
     // The other files uninstall may touch: refused now (a FIFO, a symlink) rather than after the
     // settings were written.
-    crate::fsutil::read_host_file(&crate::cmd::init::skill_path(&root), "skill")?;
+    crate::fsutil::read_host_file(&crate::install::skill::skill_path(&root), "skill")?;
     if let Ok(path) = git_hook::post_commit_path(&root) {
         crate::fsutil::read_host_file(&path, "post-commit hook")?;
     }

@@ -3,14 +3,13 @@
 use super::*;
 
 pub(super) fn check_skill(root: &Path, checks: &mut Vec<Check>) {
-    let path = crate::cmd::init::skill_path(root);
+    use crate::install::skill::{read_skill, skill_path, SkillFile};
+    let path = skill_path(root);
     let rel = crate::store::display_rel(root, &path);
     let what = "/compact-prep skill";
-    match crate::fsutil::read_host_file(&path, "skill") {
-        Ok(Some(text)) if text == crate::hook::skill::SKILL_MD.as_bytes() => {
-            checks.push(Check::ok(format!("{what} installed ({rel})")))
-        }
-        Ok(Some(_)) => checks.push(Check::warn(
+    match read_skill(root) {
+        Ok(SkillFile::Bundled) => checks.push(Check::ok(format!("{what} installed ({rel})"))),
+        Ok(SkillFile::Edited) => checks.push(Check::warn(
             format!("{what} in {rel}"),
             "it differs from the bundled skill (your edits, or an older capn's copy)",
             Some(format!(
@@ -18,7 +17,7 @@ pub(super) fn check_skill(root: &Path, checks: &mut Vec<Check>) {
                 path.display()
             )),
         )),
-        Ok(None) => checks.push(Check::failed(
+        Ok(SkillFile::Missing) => checks.push(Check::failed(
             what,
             format!("{} does not exist", path.display()),
             FIX_INIT,
