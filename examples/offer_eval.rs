@@ -51,14 +51,7 @@ fn main() {
     let indexes: BTreeMap<&String, Bm25Index> = corpus
         .iter()
         .map(|(repo, charts)| {
-            let docs: Vec<Doc<'_>> = charts
-                .iter()
-                .map(|c| Doc {
-                    question: &c.question,
-                    details: &c.details,
-                    files: &c.files,
-                })
-                .collect();
+            let docs: Vec<Doc<'_>> = charts.iter().map(|c| c.doc()).collect();
             (repo, Bm25Index::build(&docs))
         })
         .collect();

@@ -39,14 +39,7 @@ struct Store {
 
 fn store<'a>(charts: impl Iterator<Item = &'a Chart>, params: &Params) -> Store {
     let charts: Vec<&Chart> = charts.collect();
-    let docs: Vec<Doc<'_>> = charts
-        .iter()
-        .map(|c| Doc {
-            question: &c.question,
-            details: &c.details,
-            files: &c.files,
-        })
-        .collect();
+    let docs: Vec<Doc<'_>> = charts.iter().map(|c| c.doc()).collect();
     Store {
         index: Bm25Index::build_with(&docs, params),
         cases: charts.iter().map(|c| c.case.clone()).collect(),
@@ -622,14 +615,7 @@ fn cmd_timing() {
     println!("n   1000 with non-ASCII details: build {build}");
     if let Ok((repos, _)) = std::panic::catch_unwind(load) {
         let charts: Vec<&Chart> = repos.iter().flat_map(|r| r.charts.iter()).collect();
-        let docs: Vec<Doc<'_>> = charts
-            .iter()
-            .map(|c| Doc {
-                question: &c.question,
-                details: &c.details,
-                files: &c.files,
-            })
-            .collect();
+        let docs: Vec<Doc<'_>> = charts.iter().map(|c| c.doc()).collect();
         let (build, index) = time(5, || Bm25Index::build(&docs));
         let q = "where are stripe webhooks verified?";
         let (search, _) = time(200, || index.search(q, 5, &|_| true));

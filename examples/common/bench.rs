@@ -21,6 +21,17 @@ pub struct Chart {
     pub files: Vec<String>,
 }
 
+impl Chart {
+    /// The chart as the recall engine indexes it.
+    pub fn doc(&self) -> capn_hook::recall::Doc<'_> {
+        capn_hook::recall::Doc {
+            question: &self.question,
+            details: &self.details,
+            files: &self.files,
+        }
+    }
+}
+
 /// One repository of the corpus.
 pub struct Repo {
     pub name: String,
