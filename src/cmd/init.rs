@@ -330,7 +330,7 @@ fn apply(store: &Store, args: &InitArgs, plan: Plan) -> Result<ExitCode> {
         // Recorded first: a record naming a change that did not happen removes nothing, while a
         // change without a record could never be undone.
         if f.changed() {
-            if !f.existed {
+            if !f.existed() {
                 rec.add_created_file(label);
             }
             rec.set_file(label, f.original_bytes(), &f.bytes(), fresh);

@@ -207,7 +207,7 @@ fn edit_recorded(
                     done.push(format!("{e:#}"));
                 }
             }
-            None if f.existed && f.json.is_empty() && rec.created(rel) => {
+            None if f.existed() && f.json.is_empty() && rec.created(rel) => {
                 deletions.push(f.path.clone())
             }
             None => {}

@@ -50,8 +50,6 @@ pub struct SettingsFile {
     pub path: PathBuf,
     /// The parsed JSON object (empty when the file does not exist), as of the last edit.
     pub json: Map<String, Value>,
-    /// Whether the file existed.
-    pub existed: bool,
     original: Option<Vec<u8>>,
     doc: jsonedit::Doc,
 }
@@ -123,10 +121,14 @@ impl SettingsFile {
         Ok(SettingsFile {
             path: path.to_path_buf(),
             json,
-            existed: bytes.is_some(),
             original: bytes,
             doc,
         })
+    }
+
+    /// Whether the file existed when loaded.
+    pub fn existed(&self) -> bool {
+        self.original.is_some()
     }
 
     /// The file's bytes as loaded (`None`: it did not exist).

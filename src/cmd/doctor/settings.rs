@@ -13,7 +13,7 @@ pub(super) struct Loaded {
 
 impl Loaded {
     pub(super) fn json(&self) -> Option<&Map<String, Value>> {
-        self.file.as_ref().filter(|f| f.existed).map(|f| &f.json)
+        self.file.as_ref().filter(|f| f.existed()).map(|f| &f.json)
     }
 }
 
@@ -36,7 +36,7 @@ pub(super) fn load_settings(root: &Path, checks: &mut Vec<Check>) -> Vec<Loaded>
             };
             match loaded {
                 Ok(f) => {
-                    if f.existed {
+                    if f.existed() {
                         checks.push(Check::ok(format!("{rel} parses")));
                     }
                     out.push(Loaded { rel, file: Some(f) });
