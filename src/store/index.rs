@@ -15,6 +15,9 @@
 //! edited in place keeps its inode and is caught when it is read for printing or before deletion.
 
 use super::entry::Entry;
+use super::listing::{
+    derived_limit, entry_racy_window_ns, list_entry_files, listed_stamp, Listed, RACY_RESAVE_MIN,
+};
 use super::Store;
 use crate::embed::Model;
 use crate::fsutil::{write_atomic_with, Durability};
@@ -27,33 +30,6 @@ use std::path::Path;
 
 /// Layout version of `index.bin` and `texts.bin`.
 const INDEX_VERSION: u32 = 6;
-
-/// One `*.md` file in the entries folder: its name and what identifies its version (inode, size,
-/// mtime in ns), so an entry replaced by rename or edited in place is noticed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-struct Listed {
-    name: String,
-    ino: u64,
-    size: u64,
-    mtime_ns: i64,
-}
-
-/// The racy window for entry files: an entry whose mtime is this close to the index build may
-/// have been rewritten within the same timestamp tick without changing its stamp, so it is
-/// re-read and compared. The tick is what matters: on a file system with sub-second timestamps
-/// (an mtime with a fractional part) a tick is at most a few milliseconds, so 50 ms covers it;
-/// on one with whole-second timestamps (FAT, older HFS+), 2 seconds, format.md's window.
-/// Above this many entry files in the racy window, a writer re-saves the index once they are
-/// verified; below it, re-reading them is cheaper than rewriting the index.
-const RACY_RESAVE_MIN: usize = 16;
-
-fn entry_racy_window_ns(mtime_ns: i64) -> i64 {
-    if mtime_ns % 1_000_000_000 == 0 {
-        super::fresh::RACY_NS
-    } else {
-        50_000_000
-    }
-}
 
 #[derive(Debug, Deserialize)]
 struct IndexFile {
@@ -202,62 +178,6 @@ pub struct Snapshot {
     pub saw_temp_files: bool,
 }
 
-/// Lists `*.md` files in the entries dir with their stamps, sorted by name, and whether temp
-/// files of an interrupted write were seen. A missing dir is an empty list.
-fn list_entry_files(dir: &Path) -> Result<(Vec<Listed>, bool)> {
-    let rd = match std::fs::read_dir(dir) {
-        Ok(rd) => rd,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), false)),
-        Err(e) => {
-            return Err(e).with_context(|| format!("could not list entries: {}", dir.display()))
-        }
-    };
-    let mut names = Vec::new();
-    let mut saw_temp_files = false;
-    for de in rd {
-        let Ok(de) = de else { continue };
-        let name = de.file_name();
-        let Some(name) = name.to_str() else { continue };
-        if name.starts_with(crate::fsutil::TEMP_PREFIX) {
-            saw_temp_files = true;
-        }
-        if !super::entry::is_entry_file_name(name) {
-            continue;
-        }
-        names.push(name.to_string());
-    }
-    names.sort_unstable();
-    // One stat per entry file, on a few threads: in-place edits keep the inode, so only size
-    // and mtime reveal them. A file that vanished meanwhile (deleted by a writer) is skipped.
-    // Symlinks are not followed: one is listed as it is, and reading it is refused (reported as
-    // malformed), so a symlinked entry never reads or reveals anything outside the store.
-    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-    let stamps: Vec<Option<(u64, u64, i64)>> = crate::fsutil::stat_names_in(dir, &refs, false)
-        .into_iter()
-        .map(listed_stamp)
-        .collect();
-    drop(refs);
-    let listing = names
-        .into_iter()
-        .zip(stamps)
-        .filter_map(|(name, st)| {
-            st.map(|(ino, size, mtime_ns)| Listed {
-                name,
-                ino,
-                size,
-                mtime_ns,
-            })
-        })
-        .collect();
-    Ok((listing, saw_temp_files))
-}
-
-/// The (inode, size, mtime) an entry file is listed with: any kind (a symlink, a folder or a
-/// special file is listed so that reading it reports it); `None` when it is gone.
-fn listed_stamp(st: crate::fsutil::StatResult) -> Option<(u64, u64, i64)> {
-    st.ok().map(|st| (st.ino, st.size, st.mtime_ns))
-}
-
 /// Reads and parses one entry file; the id is the file name without `.md`. The file is read
 /// under fsutil's rules: no symlink followed, a regular file, at most
 /// [`crate::fsutil::limits::ENTRY`] bytes.
@@ -309,15 +229,6 @@ fn model_id(model: Option<&Model>) -> String {
 fn read_derived(path: &Path, listing: &[Listed]) -> Option<Vec<u8>> {
     let limit = derived_limit(listing);
     crate::fsutil::read_limited(path, limit, crate::fsutil::Follow::Never).ok()
-}
-
-/// [`crate::fsutil::limits::derived`] for the entry files of `listing`.
-fn derived_limit(listing: &[Listed]) -> u64 {
-    let bytes = listing
-        .iter()
-        .map(|l| l.size)
-        .fold(0u64, u64::saturating_add);
-    crate::fsutil::limits::derived(bytes, listing.len() as u64)
 }
 
 fn read_index(path: &Path, listing: &[Listed], model: Option<&Model>) -> Option<IndexFile> {

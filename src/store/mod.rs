@@ -8,6 +8,7 @@ pub mod ask;
 pub mod entry;
 pub mod fresh;
 pub mod index;
+mod listing;
 pub mod lock;
 pub mod map;
 pub mod ops;

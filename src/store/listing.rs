@@ -1,0 +1,99 @@
+//! The listing of the entries folder: which `*.md` files it holds, with the stamp (inode, size,
+//! mtime) that reveals a file replaced by rename or edited in place. `index.bin` records the
+//! listing it was built from; [`super::index::load`] compares it with the folder.
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// One `*.md` file in the entries folder: its name and what identifies its version (inode, size,
+/// mtime in ns), so an entry replaced by rename or edited in place is noticed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) struct Listed {
+    pub(super) name: String,
+    pub(super) ino: u64,
+    pub(super) size: u64,
+    pub(super) mtime_ns: i64,
+}
+
+/// Above this many entry files in the racy window, a writer re-saves the index once they are
+/// verified; below it, re-reading them is cheaper than rewriting the index.
+pub(super) const RACY_RESAVE_MIN: usize = 16;
+
+/// The racy window for entry files: an entry whose mtime is this close to the index build may
+/// have been rewritten within the same timestamp tick without changing its stamp, so it is
+/// re-read and compared. The tick is what matters: on a file system with sub-second timestamps
+/// (an mtime with a fractional part) a tick is at most a few milliseconds, so 50 ms covers it;
+/// on one with whole-second timestamps (FAT, older HFS+), 2 seconds, format.md's window.
+pub(super) fn entry_racy_window_ns(mtime_ns: i64) -> i64 {
+    if mtime_ns % 1_000_000_000 == 0 {
+        super::fresh::RACY_NS
+    } else {
+        50_000_000
+    }
+}
+
+/// Lists `*.md` files in the entries dir with their stamps, sorted by name, and whether temp
+/// files of an interrupted write were seen. A missing dir is an empty list.
+pub(super) fn list_entry_files(dir: &Path) -> Result<(Vec<Listed>, bool)> {
+    let rd = match std::fs::read_dir(dir) {
+        Ok(rd) => rd,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), false)),
+        Err(e) => {
+            return Err(e).with_context(|| format!("could not list entries: {}", dir.display()))
+        }
+    };
+    let mut names = Vec::new();
+    let mut saw_temp_files = false;
+    for de in rd {
+        let Ok(de) = de else { continue };
+        let name = de.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if name.starts_with(crate::fsutil::TEMP_PREFIX) {
+            saw_temp_files = true;
+        }
+        if !super::entry::is_entry_file_name(name) {
+            continue;
+        }
+        names.push(name.to_string());
+    }
+    names.sort_unstable();
+    // One stat per entry file, on a few threads: in-place edits keep the inode, so only size
+    // and mtime reveal them. A file that vanished meanwhile (deleted by a writer) is skipped.
+    // Symlinks are not followed: one is listed as it is, and reading it is refused (reported as
+    // malformed), so a symlinked entry never reads or reveals anything outside the store.
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let stamps: Vec<Option<(u64, u64, i64)>> = crate::fsutil::stat_names_in(dir, &refs, false)
+        .into_iter()
+        .map(listed_stamp)
+        .collect();
+    drop(refs);
+    let listing = names
+        .into_iter()
+        .zip(stamps)
+        .filter_map(|(name, st)| {
+            st.map(|(ino, size, mtime_ns)| Listed {
+                name,
+                ino,
+                size,
+                mtime_ns,
+            })
+        })
+        .collect();
+    Ok((listing, saw_temp_files))
+}
+
+/// The (inode, size, mtime) an entry file is listed with: any kind (a symlink, a folder or a
+/// special file is listed so that reading it reports it); `None` when it is gone.
+pub(super) fn listed_stamp(st: crate::fsutil::StatResult) -> Option<(u64, u64, i64)> {
+    st.ok().map(|st| (st.ino, st.size, st.mtime_ns))
+}
+
+/// [`crate::fsutil::limits::derived`] for the entry files of `listing`.
+pub(super) fn derived_limit(listing: &[Listed]) -> u64 {
+    let bytes = listing
+        .iter()
+        .map(|l| l.size)
+        .fold(0u64, u64::saturating_add);
+    crate::fsutil::limits::derived(bytes, listing.len() as u64)
+}
