@@ -2,26 +2,31 @@
 //! deleted on the way. The whole freshness protocol of a read lives here, so `capn ask` (and any
 //! other reader) never handles entry positions, rebuilds or retries:
 //!
-//! 1. every backing file is checked (stat cache; re-hash only on changed metadata); when the
-//!    writers' lock is free, stale entries are deleted on the way (and reported), when another
-//!    process holds it, `ask` does not wait and leaves them out; an entry whose files cannot be
-//!    checked is left out and kept;
-//! 2. the search runs through the answer gate (`recall::gate`, fused with the embedding when the
-//!    snapshot has vectors);
-//! 3. every entry returned is read from its file and must say what the index says; if one was
-//!    edited in place, the snapshot is rebuilt from the entry files, freshness is checked again,
-//!    and the search runs once more.
+//! 1. the search runs over the index through the answer gate (`recall::gate`, fused with the
+//!    embedding when the snapshot has vectors), leaving out what earlier rounds excluded;
+//! 2. every entry it returns is read from its file and must say what the index says; if one was
+//!    edited in place, the snapshot is rebuilt from the entry files and the round starts again;
+//! 3. only those entries' backing files are checked (stat cache; re-hash only on changed
+//!    metadata), so the cost does not grow with the store. A stale one is deleted when the
+//!    writers' lock is free (and reported) and left out when another process holds it (`ask`
+//!    never waits); one whose files cannot be checked is left out and kept. Either way the
+//!    search runs again without it, so an answer is never a stale chart and never hides a
+//!    fresh one ranked below it. After [`MAX_ROUNDS`] rounds every entry is checked at once.
 
 use super::entry::Entry;
 use super::fresh::StatCache;
 use super::index::{self, read_entry, Snapshot};
-use super::{stale_positions, Store};
+use super::{stale_positions, Store, Writer};
 use crate::recall::gate::{self, Ask, DocText};
 use crate::recall::semantic;
 use anyhow::{Context, Result};
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
+
+/// Search rounds that may each find stale or uncheckable entries among the results before
+/// `ask` checks every entry of the store at once (then one more search is final).
+pub const MAX_ROUNDS: usize = 8;
 
 /// A chart an ask just deleted because its files changed.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,45 +52,147 @@ pub struct Answers {
 /// (doc number, display score) pairs, best first.
 type Ranked = Vec<(usize, u8)>;
 
+/// The store as an ask reads it: under the writers' lock (stale entries can be deleted) or
+/// beside another process that holds it (they are only left out).
+enum Reading {
+    Locked(Writer),
+    Shared(Snapshot, StatCache),
+}
+
+impl Reading {
+    fn parts(&mut self) -> (&mut Snapshot, &mut StatCache) {
+        match self {
+            Reading::Locked(w) => (&mut w.snap, &mut w.cache),
+            Reading::Shared(snap, cache) => (snap, cache),
+        }
+    }
+}
+
+/// How the backing files of one entry stand now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Freshness {
+    /// Every file hashes as charted.
+    Fresh,
+    /// A file changed, vanished or was replaced.
+    Stale,
+    /// None changed, but one could not be checked (hidden, kept).
+    Unchecked,
+}
+
+fn freshness(root: &Path, e: &Entry, cache: &mut StatCache) -> Freshness {
+    let keys: Vec<&str> = e.files.keys().map(String::as_str).collect();
+    let states = cache.states(root, &keys);
+    let mut out = Freshness::Fresh;
+    for ((key, want), state) in e.files.iter().zip(states) {
+        match (state, super::fresh::decode_hex32(want)) {
+            (super::fresh::FileState::Hash(h), Some(w)) if h == w => {}
+            (super::fresh::FileState::Unchecked(kind), Some(_)) => {
+                super::note_unchecked(key, kind);
+                out = Freshness::Unchecked;
+            }
+            _ => return Freshness::Stale,
+        }
+    }
+    out
+}
+
 impl Store {
     /// Asks the store (module docs): at most `limit` verified answers to `question`.
     ///
     /// Errors: the store cannot be read or listed; this build carries no embedding model (the
     /// gate's thresholds live with it).
     pub fn ask(&self, question: &str, limit: usize) -> Result<Answers> {
-        if let Some(mut w) = self.try_open_writer() {
-            super::report_malformed(&w.store, &w.snap.malformed);
-            let stale = stale_positions(&w.store.root, &w.snap, &mut w.cache);
-            // Usually every stale entry is gone after this. If some were kept (rewritten since
-            // the index was built, unreadable, or removed by someone else), positions moved:
-            // check again. If deleting failed (read-only store), they are simply left out.
-            let mut removed = Vec::new();
-            let stale = match w.delete_stale_listed(&stale) {
-                Ok(gone) => {
-                    let all = gone.len() == stale.len();
-                    removed = removed_charts(&w.store.root, gone, &mut w.cache);
-                    if all {
-                        Vec::new()
-                    } else {
-                        stale_positions(&w.store.root, &w.snap, &mut w.cache)
+        let mut reading = match self.try_open_writer() {
+            Some(w) => Reading::Locked(w),
+            None => {
+                let snap = index::load(self, index::Check::Folder)?;
+                let cache = StatCache::load(&self.stat_cache_path(), snap.derived_limit());
+                Reading::Shared(snap, cache)
+            }
+        };
+        report_malformed_of(self, &mut reading);
+        // Ids left out of the search: stale ones not deleted, and those that cannot be checked.
+        let mut left_out: BTreeSet<String> = BTreeSet::new();
+        let mut removed = Vec::new();
+        for round in 0..=MAX_ROUNDS {
+            let (snap, cache) = reading.parts();
+            let excluded: Vec<usize> = if round == MAX_ROUNDS {
+                stale_positions(&self.root, snap, cache)
+            } else {
+                let mut v: Vec<usize> =
+                    left_out.iter().filter_map(|id| snap.position(id)).collect();
+                v.sort_unstable();
+                v
+            };
+            let mut found = answer(self, snap, question, limit, &excluded)?;
+            let mut stale = Vec::new();
+            for (e, _) in found.hits.iter().chain(&found.related) {
+                match freshness(&self.root, e, cache) {
+                    Freshness::Fresh => {}
+                    Freshness::Stale => stale.push(e.id.clone()),
+                    Freshness::Unchecked => {
+                        left_out.insert(e.id.clone());
                     }
                 }
-                Err(e) => {
-                    super::warn(&e);
-                    stale
+            }
+            let unchecked = found
+                .hits
+                .iter()
+                .chain(&found.related)
+                .any(|(e, _)| left_out.contains(&e.id));
+            if stale.is_empty() && !unchecked {
+                found.removed = removed;
+                if let Reading::Locked(w) = reading {
+                    w.finish_or_warn();
                 }
-            };
-            let mut out = answer(self, &mut w.snap, question, limit, &stale)?;
-            out.removed = removed;
-            w.finish_or_warn();
-            return Ok(out);
+                return Ok(found);
+            }
+            removed.extend(delete_stale(&mut reading, &stale, &mut left_out));
         }
-        // A writer holds the lock: read without waiting, and leave stale entries out.
-        let mut snap = index::load(self)?;
-        super::report_malformed(self, &snap.malformed);
-        let mut cache = StatCache::load(&self.stat_cache_path(), snap.derived_limit());
-        let stale = stale_positions(&self.root, &snap, &mut cache);
-        answer(self, &mut snap, question, limit, &stale)
+        // The last round checked every entry, so what it found can only be stale if a file
+        // changed meanwhile: say nothing rather than loop.
+        if let Reading::Locked(w) = reading {
+            w.finish_or_warn();
+        }
+        Ok(Answers {
+            removed,
+            ..Answers::default()
+        })
+    }
+}
+
+/// Reports malformed entry files once per ask.
+fn report_malformed_of(store: &Store, reading: &mut Reading) {
+    let (snap, _) = reading.parts();
+    super::report_malformed(store, &snap.malformed);
+}
+
+/// Deletes the entries `stale` (ids) when the lock is held and returns them as removed charts;
+/// whatever is not deleted (no lock, rewritten since, a failed delete) is left out instead.
+fn delete_stale(
+    reading: &mut Reading,
+    stale: &[String],
+    left_out: &mut BTreeSet<String>,
+) -> Vec<Removed> {
+    let Reading::Locked(w) = reading else {
+        left_out.extend(stale.iter().cloned());
+        return Vec::new();
+    };
+    let positions: Vec<usize> = stale.iter().filter_map(|id| w.snap.position(id)).collect();
+    match w.delete_stale_listed(&positions) {
+        Ok(gone) => {
+            for id in stale {
+                if !gone.iter().any(|e| &e.id == id) {
+                    left_out.insert(id.clone());
+                }
+            }
+            removed_charts(&w.store.root, gone, &mut w.cache)
+        }
+        Err(e) => {
+            super::warn(&e);
+            left_out.extend(stale.iter().cloned());
+            Vec::new()
+        }
     }
 }
 
@@ -103,21 +210,26 @@ fn removed_charts(root: &Path, gone: Vec<Entry>, cache: &mut StatCache) -> Vec<R
         .collect()
 }
 
-/// Searches and verifies (module docs, steps 2 and 3), retrying once after a rebuild.
+/// Searches and verifies (module docs, steps 1 and 2), once more after a rebuild when an entry
+/// file disagreed with the index; `excluded` (positions, sorted) are left out.
 fn answer(
     store: &Store,
     snap: &mut Snapshot,
     question: &str,
     limit: usize,
-    stale: &[usize],
+    excluded: &[usize],
 ) -> Result<Answers> {
-    if let Some(r) = verified(store, snap, question, limit, stale)? {
+    if let Some(r) = verified(store, snap, question, limit, excluded)? {
         return Ok(r);
     }
+    let ids: Vec<String> = excluded
+        .iter()
+        .filter_map(|&i| snap.ids.get(i).cloned())
+        .collect();
     *snap = Snapshot::reloaded(store)?;
-    let mut cache = StatCache::load(&store.stat_cache_path(), snap.derived_limit());
-    let stale = stale_positions(&store.root, snap, &mut cache);
-    Ok(verified(store, snap, question, limit, &stale)?.unwrap_or_default())
+    let mut excluded: Vec<usize> = ids.iter().filter_map(|id| snap.position(id)).collect();
+    excluded.sort_unstable();
+    Ok(verified(store, snap, question, limit, &excluded)?.unwrap_or_default())
 }
 
 /// Ranked answers and, on a miss, related suggestions, both through the answer gate
@@ -147,9 +259,9 @@ fn verified(
     snap: &Snapshot,
     question: &str,
     limit: usize,
-    stale: &[usize],
+    excluded: &[usize],
 ) -> Result<Option<Answers>> {
-    let allowed = |i: usize| stale.binary_search(&i).is_err();
+    let allowed = |i: usize| excluded.binary_search(&i).is_err();
     let read_cache: RefCell<HashMap<usize, Option<Entry>>> = RefCell::default();
     let disagreed = Cell::new(false);
     let read = |doc: usize| -> Option<Entry> {
@@ -210,7 +322,7 @@ impl Store {
     ///
     /// Errors: the store cannot be read or listed.
     pub fn offer(&self, intent: &str, skip: &dyn Fn(&Entry) -> bool) -> Result<Option<Entry>> {
-        let snap = index::load(self)?;
+        let snap = index::load(self, index::Check::Folder)?;
         let (Some(model), Some(vectors)) = (snap.model, snap.vectors.as_ref()) else {
             return Ok(None);
         };

@@ -16,11 +16,13 @@
 
 use super::entry::Entry;
 use super::listing::{
-    derived_limit, entry_racy_window_ns, list_entry_files, listed_stamp, Listed, RACY_RESAVE_MIN,
+    self, entry_racy_window_ns, folder_stamp, list_entry_files, listed_stamp, FolderStamp, Listed,
+    RACY_RESAVE_MIN,
 };
 use super::Store;
 use crate::embed::Model;
 use crate::fsutil::{write_atomic_with, Durability};
+use crate::recall::blob::Blob;
 use crate::recall::semantic::{self, Vectors};
 use crate::recall::{Bm25Index, Doc};
 use anyhow::{Context, Result};
@@ -29,7 +31,32 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 /// Layout version of `index.bin` and `texts.bin`.
-const INDEX_VERSION: u32 = 6;
+const INDEX_VERSION: u32 = 7;
+
+/// The most [`Check::Folder`] reads of `index.bin` or `vectors.bin` before it falls back to
+/// listing the entry files (whose sizes then bound the read, [`crate::fsutil::limits::derived`]):
+/// 64 MiB, a store of about 100,000 entries.
+const TRUSTED_READ_MAX: u64 = 64 * 1024 * 1024;
+
+/// Below this many entry files [`Check::Folder`] lists and stats them anyway: that costs well
+/// under a millisecond there, and it notices an entry edited in place at once.
+pub const FOLDER_TRUST_MIN_FILES: u64 = 500;
+
+/// How [`load`] makes sure `index.bin` describes the entry files there are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Check {
+    /// For readers (`ask`, the hooks): on a store of [`FOLDER_TRUST_MIN_FILES`] entry files or
+    /// more, trust the index while the entries folder has the stamp (inode, mtime, ctime) it was
+    /// built with: one stat, whatever the store's size (a stat per entry file is most of the cost
+    /// of a search at 10,000 entries). An entry edited in place without a rename does not change
+    /// that stamp: it is caught when it is read for printing ([`Snapshot::agrees_with`]), and
+    /// re-indexed by the next writer (`chart`, `prune`, ...). Smaller stores are checked as
+    /// [`Check::Files`].
+    Folder,
+    /// For writers: list the entries folder and stat every entry file (name, inode, size,
+    /// mtime), so an entry edited in place is noticed and re-indexed.
+    Files,
+}
 
 #[derive(Debug, Deserialize)]
 struct IndexFile {
@@ -37,7 +64,9 @@ struct IndexFile {
     recall_version: u32,
     model_id: String,
     built_at_ns: i64,
-    listing: Vec<Listed>,
+    folder: Option<FolderStamp>,
+    listed: (u64, u64),
+    listing: Blob,
     malformed: Vec<(String, String)>,
     ids: Vec<String>,
     paths: Vec<String>,
@@ -62,7 +91,9 @@ struct IndexFileRef<'a> {
     recall_version: u32,
     model_id: String,
     built_at_ns: i64,
-    listing: &'a [Listed],
+    folder: Option<FolderStamp>,
+    listed: (u64, u64),
+    listing: Blob,
     malformed: &'a [(String, String)],
     ids: &'a [String],
     paths: &'a [String],
@@ -166,7 +197,13 @@ pub struct Snapshot {
     pub model: Option<&'static Model>,
     /// Entry files that did not parse: (file name, reason).
     pub malformed: Vec<(String, String)>,
-    listing: Vec<Listed>,
+    /// Every entry file, when loaded with [`Check::Files`] (writers need it); `None` when the
+    /// folder stamp vouched for the index.
+    listing: Option<Vec<Listed>>,
+    /// The entries folder's stamp this snapshot describes (`None`: unknown, not to be trusted).
+    folder: Option<FolderStamp>,
+    /// The number of entry files and their total bytes ([`Snapshot::derived_limit`]).
+    listed: (u64, u64),
     built_at_ns: i64,
     old_sigs: Vec<u64>,
     texts: Option<Vec<Entry>>,
@@ -223,16 +260,28 @@ fn model_id(model: Option<&Model>) -> String {
     model.map_or_else(String::new, |m| m.id().to_string())
 }
 
-/// Reads a derived file of the store whose entry files are `listing`: no symlink followed, a
-/// regular file, at most [`crate::fsutil::limits::derived`] bytes for that listing. `None` for
-/// anything else (the file is then rebuilt, which replaces whatever was there).
-fn read_derived(path: &Path, listing: &[Listed]) -> Option<Vec<u8>> {
-    let limit = derived_limit(listing);
+/// Reads a derived file: no symlink followed, a regular file, at most `limit` bytes. `None`
+/// for anything else (the file is then rebuilt, which replaces whatever was there).
+fn read_derived(path: &Path, limit: u64) -> Option<Vec<u8>> {
     crate::fsutil::read_limited(path, limit, crate::fsutil::Follow::Never).ok()
 }
 
-fn read_index(path: &Path, listing: &[Listed], model: Option<&Model>) -> Option<IndexFile> {
-    let bytes = read_derived(path, listing)?;
+/// [`crate::fsutil::limits::derived`] for a store of `listed` = (entry files, their bytes).
+fn limit_for(listed: (u64, u64)) -> u64 {
+    crate::fsutil::limits::derived(listed.1, listed.0)
+}
+
+/// `vectors.bin` as `index.bin` describes it, with its tag.
+type LoadedVectors = Option<(Vectors, u64)>;
+
+/// `index.bin` (and, with semantic recall on, the `vectors.bin` it names), read with at most
+/// `limit` bytes each, when both are of this version, model and shape.
+fn read_index(
+    store: &Store,
+    limit: u64,
+    model: Option<&Model>,
+) -> Option<(IndexFile, LoadedVectors)> {
+    let bytes = read_derived(&store.index_path(), limit)?;
     let idx: IndexFile = postcard::from_bytes(&bytes).ok()?;
     let n = idx.ids.len();
     let vectors_ok = match (model, &idx.vectors) {
@@ -240,7 +289,7 @@ fn read_index(path: &Path, listing: &[Listed], model: Option<&Model>) -> Option<
         (Some(m), Some(v)) => v.dim as usize == m.dim() && v.count as usize == n,
         _ => false,
     };
-    (idx.version == INDEX_VERSION
+    let valid = idx.version == INDEX_VERSION
         && idx.recall_version == crate::recall::VERSION
         && idx.model_id == model_id(model)
         && vectors_ok
@@ -252,62 +301,59 @@ fn read_index(path: &Path, listing: &[Listed], model: Option<&Model>) -> Option<
             .0
             .iter()
             .flatten()
-            .all(|(p, _)| (*p as usize) < idx.paths.len()))
-    .then_some(idx)
+            .all(|(p, _)| (*p as usize) < idx.paths.len());
+    if !valid {
+        return None;
+    }
+    // With semantic recall on, the vectors file must be the one this index names.
+    let vectors = match (model, idx.vectors) {
+        (Some(m), Some(meta)) => {
+            let b = read_derived(&store.vectors_path(), limit)?;
+            let v = Vectors::from_file_bytes(b, m.dim(), meta.count as usize, meta.tag)?;
+            Some((v, meta.tag))
+        }
+        _ => None,
+    };
+    Some((idx, vectors))
 }
 
-/// Loads the snapshot: from `index.bin` when it was built from exactly the entry files present,
-/// else by re-reading every entry file (then the derived files are marked for saving). Never
-/// fails on a bad derived file; fails only when the entries dir exists but cannot be listed.
-pub fn load(store: &Store) -> Result<Snapshot> {
+/// Loads the snapshot (see [`Check`] for how the index is trusted): from `index.bin` when it
+/// describes the entry files there are, else by re-reading every entry file (then the derived
+/// files are marked for saving). Never fails on a bad derived file; fails only when the entries
+/// dir exists but cannot be listed.
+pub fn load(store: &Store, check: Check) -> Result<Snapshot> {
     store.check_dirs()?;
     let start_ns = super::fresh::now_ns();
-    let (listing, saw_temp_files) = list_entry_files(&store.entries_dir())?;
+    let dir = store.entries_dir();
+    let folder = folder_stamp(&dir);
     let model = semantic_model(store);
-    if let Some(idx) = read_index(&store.index_path(), &listing, model) {
-        // With semantic recall on, the vectors file must be the one this index names.
-        let vectors = match (model, idx.vectors) {
-            (Some(m), Some(meta)) => read_derived(&store.vectors_path(), &listing)
-                .and_then(|b| Vectors::from_file_bytes(b, m.dim(), meta.count as usize, meta.tag))
-                .map(|v| (v, meta.tag)),
-            _ => None,
-        };
-        let vectors_ok = model.is_none() || vectors.is_some();
-        if idx.listing == listing && vectors_ok {
-            let (vectors, vectors_tag) = match vectors {
-                Some((v, tag)) => (Some(v), tag),
-                None => (None, 0),
-            };
+    if check == Check::Folder {
+        let trusted = folder.and_then(|f| {
+            let (idx, vectors) = read_index(store, TRUSTED_READ_MAX, model)?;
+            (idx.folder == Some(f)
+                && !f.is_racy(idx.built_at_ns)
+                && idx.listed.0 >= FOLDER_TRUST_MIN_FILES)
+                .then(|| Snapshot::from_index(idx, vectors, model))
+        });
+        if let Some(snap) = trusted {
+            return Ok(snap);
+        }
+    }
+    let (listing, saw_temp_files) = list_entry_files(&dir)?;
+    let listed = listing::totals(&listing);
+    if let Some((idx, vectors)) = read_index(store, limit_for(listed), model) {
+        if listing::decode(&idx.listing.0).is_some_and(|l| l == listing) {
+            let built_at_ns = idx.built_at_ns;
+            let mut snap = Snapshot::from_index(idx, vectors, model);
+            // Entries written within the racy window may have changed without changing their
+            // stamp: re-read just those and compare them with the index.
             let racy: Vec<&Listed> = listing
                 .iter()
                 .filter(|l| {
-                    l.mtime_ns.saturating_add(entry_racy_window_ns(l.mtime_ns)) >= idx.built_at_ns
+                    l.mtime_ns.saturating_add(entry_racy_window_ns(l.mtime_ns)) >= built_at_ns
                 })
                 .collect();
-            let mut snap = Snapshot {
-                ids: idx.ids,
-                paths: idx.paths,
-                refs: idx.refs.0,
-                sigs: idx.sigs,
-                bm25: idx.bm25,
-                vectors,
-                vectors_tag,
-                vectors_dirty: false,
-                model,
-                malformed: idx.malformed,
-                listing: Vec::new(),
-                built_at_ns: idx.built_at_ns,
-                old_sigs: Vec::new(),
-                texts: None,
-                index_dirty: false,
-                texts_dirty: false,
-                content_changed: false,
-                saw_temp_files: false,
-            };
-            // Entries written within the racy window may have changed without changing their
-            // stamp: re-read just those and compare them with the index.
-            let agree = racy.iter().all(|l| snap.agrees_with_file(store, &l.name));
-            if agree {
+            if racy.iter().all(|l| snap.agrees_with_file(store, &l.name)) {
                 if racy.len() > RACY_RESAVE_MIN {
                     // Verified now: a writer re-saves the index with this time, so these files
                     // are not re-read on every call. For a few (the entry just charted) that
@@ -315,13 +361,20 @@ pub fn load(store: &Store) -> Result<Snapshot> {
                     snap.built_at_ns = start_ns;
                     snap.index_dirty = true;
                 }
-                snap.listing = listing;
+                if snap.folder != folder {
+                    // The listing agrees but the folder's stamp is not the recorded one (a
+                    // temp file came and went, or a writer could not vouch for it): a writer
+                    // records the stamp seen before this listing, so readers trust it again.
+                    snap.folder = folder;
+                    snap.index_dirty = true;
+                }
+                snap.listing = Some(listing);
                 snap.saw_temp_files = saw_temp_files;
                 return Ok(snap);
             }
         }
     }
-    let mut snap = Snapshot::rebuild(store, listing, start_ns)?;
+    let mut snap = Snapshot::rebuild(store, listing, folder, start_ns)?;
     snap.saw_temp_files = saw_temp_files;
     Ok(snap)
 }
@@ -366,8 +419,44 @@ pub fn build_bm25(entries: &[Entry]) -> Bm25Index {
 }
 
 impl Snapshot {
-    /// Re-reads every listed entry file and rebuilds everything from them.
-    fn rebuild(store: &Store, listing: Vec<Listed>, start_ns: i64) -> Result<Snapshot> {
+    /// The snapshot `index.bin` (and its vectors) describe; no listing (see [`load`]).
+    fn from_index(idx: IndexFile, vectors: LoadedVectors, model: Option<&'static Model>) -> Self {
+        let (vectors, vectors_tag) = match vectors {
+            Some((v, tag)) => (Some(v), tag),
+            None => (None, 0),
+        };
+        Snapshot {
+            ids: idx.ids,
+            paths: idx.paths,
+            refs: idx.refs.0,
+            sigs: idx.sigs,
+            bm25: idx.bm25,
+            vectors,
+            vectors_tag,
+            vectors_dirty: false,
+            model,
+            malformed: idx.malformed,
+            listing: None,
+            folder: idx.folder,
+            listed: idx.listed,
+            built_at_ns: idx.built_at_ns,
+            old_sigs: Vec::new(),
+            texts: None,
+            index_dirty: false,
+            texts_dirty: false,
+            content_changed: false,
+            saw_temp_files: false,
+        }
+    }
+
+    /// Re-reads every listed entry file and rebuilds everything from them; `folder` is the
+    /// folder's stamp taken before it was listed.
+    fn rebuild(
+        store: &Store,
+        listing: Vec<Listed>,
+        folder: Option<FolderStamp>,
+        start_ns: i64,
+    ) -> Result<Snapshot> {
         let dir = store.entries_dir();
         let mut entries = Vec::with_capacity(listing.len());
         let mut malformed = Vec::new();
@@ -394,7 +483,9 @@ impl Snapshot {
             vectors_dirty: false,
             model: semantic_model(store),
             malformed,
-            listing,
+            listed: listing::totals(&listing),
+            listing: Some(listing),
+            folder,
             built_at_ns: start_ns,
             old_sigs: Vec::new(),
             texts: None,
@@ -414,10 +505,36 @@ impl Snapshot {
     /// Errors: the entries folder cannot be listed.
     pub fn reloaded(store: &Store) -> Result<Snapshot> {
         let start_ns = super::fresh::now_ns();
-        let (listing, saw_temp_files) = list_entry_files(&store.entries_dir())?;
-        let mut snap = Snapshot::rebuild(store, listing, start_ns)?;
+        let dir = store.entries_dir();
+        let folder = folder_stamp(&dir);
+        let (listing, saw_temp_files) = list_entry_files(&dir)?;
+        let mut snap = Snapshot::rebuild(store, listing, folder, start_ns)?;
         snap.saw_temp_files = saw_temp_files;
         Ok(snap)
+    }
+
+    /// True when every entry file was listed when this snapshot was loaded ([`Check::Files`]),
+    /// which a writer needs before it changes entries.
+    pub fn is_listed(&self) -> bool {
+        self.listing.is_some()
+    }
+
+    /// Before a writer adds, replaces or removes entry files: true when the entries folder still
+    /// has the stamp this snapshot describes (nothing else changed it since it was listed).
+    pub fn folder_is_current(&self, store: &Store) -> bool {
+        self.folder.is_some() && folder_stamp(&store.entries_dir()) == self.folder
+    }
+
+    /// After a writer changed entry files: the stamp `index.bin` will record is the folder's
+    /// stamp now when `was_current` ([`Snapshot::folder_is_current`] before the change), else
+    /// none, so readers list the folder until a writer has listed it again.
+    pub fn folder_changed(&mut self, store: &Store, was_current: bool) {
+        self.folder = if was_current {
+            folder_stamp(&store.entries_dir())
+        } else {
+            None
+        };
+        self.index_dirty = true;
     }
 
     fn set_entries(&mut self, mut entries: Vec<Entry>) {
@@ -517,10 +634,10 @@ impl Snapshot {
     /// their stamps, the touched ones are stat'ed again (and dropped when gone).
     fn relist(&self, store: &Store, touched: &[String]) -> Vec<Listed> {
         let dir = store.entries_dir();
+        let old: &[Listed] = self.listing.as_deref().unwrap_or_default();
         let names: Vec<&str> = touched.iter().map(String::as_str).collect();
         let fresh = crate::fsutil::stat_names_in_serial(&dir, &names, false);
-        let mut listing: Vec<Listed> = self
-            .listing
+        let mut listing: Vec<Listed> = old
             .iter()
             .filter(|l| !touched.contains(&l.name))
             .cloned()
@@ -542,7 +659,7 @@ impl Snapshot {
 
     /// The byte limit for this store's derived files ([`crate::fsutil::limits::derived`]).
     pub fn derived_limit(&self) -> u64 {
-        derived_limit(&self.listing)
+        limit_for(self.listed)
     }
 
     /// True when the entry file `name` parses and says what the index says about it (a file
@@ -565,11 +682,14 @@ impl Snapshot {
         if self.texts.is_some() {
             return true;
         }
-        let from_cache = read_derived(&store.texts_path(), &self.listing)
+        let Some(listing) = self.listing.as_deref() else {
+            return false;
+        };
+        let from_cache = read_derived(&store.texts_path(), limit_for(self.listed))
             .and_then(|b| postcard::from_bytes::<TextsFile>(&b).ok())
             .filter(|t| {
                 t.version == INDEX_VERSION
-                    && t.listing == self.listing
+                    && t.listing == listing
                     && t.entries.len() == self.ids.len()
                     && t.entries.iter().zip(&self.ids).all(|(e, id)| e.id == *id)
             });
@@ -640,7 +760,8 @@ impl Snapshot {
             malformed.push((l.name.clone(), reason));
         }
         self.malformed = malformed;
-        self.listing = listing;
+        self.listed = listing::totals(&listing);
+        self.listing = Some(listing);
         self.set_entries(entries);
         Ok(())
     }
@@ -663,13 +784,16 @@ pub fn save(store: &Store, snap: &mut Snapshot) -> Result<()> {
         }
         snap.vectors_dirty = false;
     }
-    if snap.index_dirty {
+    // A snapshot without a listing (trusted by the folder stamp) has nothing new to record.
+    if let (true, Some(listing)) = (snap.index_dirty, snap.listing.as_deref()) {
         let file = IndexFileRef {
             version: INDEX_VERSION,
             recall_version: crate::recall::VERSION,
             model_id: model_id(snap.model),
             built_at_ns: snap.built_at_ns,
-            listing: &snap.listing,
+            folder: snap.folder,
+            listed: snap.listed,
+            listing: Blob(listing::encode(listing)),
             malformed: &snap.malformed,
             ids: &snap.ids,
             paths: &snap.paths,
@@ -687,10 +811,10 @@ pub fn save(store: &Store, snap: &mut Snapshot) -> Result<()> {
         snap.index_dirty = false;
     }
     if snap.texts_dirty {
-        if let Some(entries) = &snap.texts {
+        if let (Some(entries), Some(listing)) = (&snap.texts, snap.listing.as_deref()) {
             let file = TextsFileRef {
                 version: INDEX_VERSION,
-                listing: &snap.listing,
+                listing,
                 entries,
             };
             let bytes = postcard::to_stdvec(&file).context("could not encode the entry texts")?;

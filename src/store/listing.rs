@@ -89,11 +89,59 @@ pub(super) fn listed_stamp(st: crate::fsutil::StatResult) -> Option<(u64, u64, i
     st.ok().map(|st| (st.ino, st.size, st.mtime_ns))
 }
 
-/// [`crate::fsutil::limits::derived`] for the entry files of `listing`.
-pub(super) fn derived_limit(listing: &[Listed]) -> u64 {
+/// What identifies a version of the entries folder itself: its inode and its mtime and ctime
+/// in ns. Creating, deleting or renaming a file in a folder updates its mtime (POSIX), so while
+/// the stamp is the one `index.bin` was built with, the index lists exactly the entry files
+/// there are, without a `readdir` or a stat per file. An entry edited in place (same name, same
+/// inode) leaves the folder's stamp alone; readers catch it when they read the entry
+/// ([`super::index::Snapshot::agrees_with`]) and writers, which list every file, on load.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) struct FolderStamp {
+    ino: u64,
+    mtime_ns: i64,
+    ctime_ns: i64,
+}
+
+/// The stamp of the entries folder `dir`; `None` when it is missing, not a folder (a symlink
+/// is not followed) or cannot be stat'ed.
+pub(super) fn folder_stamp(dir: &Path) -> Option<FolderStamp> {
+    let st = crate::fsutil::FileStat::of(&std::fs::symlink_metadata(dir).ok()?);
+    (st.kind == crate::fsutil::FileKind::Dir).then_some(FolderStamp {
+        ino: st.ino,
+        mtime_ns: st.mtime_ns,
+        ctime_ns: st.ctime_ns,
+    })
+}
+
+impl FolderStamp {
+    /// True when the folder could have changed again, within the same timestamp tick, after
+    /// this stamp was taken at `taken_ns` (Unix ns), so the stamp proves nothing. That matters
+    /// on file systems with whole-second timestamps (format.md's 2-second racy window); with
+    /// sub-second timestamps the only writer in the folder is capn under its lock, which takes
+    /// the stamp after its own change.
+    pub(super) fn is_racy(&self, taken_ns: i64) -> bool {
+        self.mtime_ns % 1_000_000_000 == 0
+            && self.mtime_ns.saturating_add(super::fresh::RACY_NS) >= taken_ns
+    }
+}
+
+/// `listing` as `index.bin` stores it: one postcard byte string, decoded only by a loader that
+/// compares it with the folder ([`decode`]).
+pub(super) fn encode(listing: &[Listed]) -> Vec<u8> {
+    postcard::to_stdvec(listing).unwrap_or_default()
+}
+
+/// The listing [`encode`] wrote; `None` for bytes that do not decode.
+pub(super) fn decode(bytes: &[u8]) -> Option<Vec<Listed>> {
+    postcard::from_bytes(bytes).ok()
+}
+
+/// The number of entry files in `listing` and their total size in bytes (the inputs of
+/// [`crate::fsutil::limits::derived`]).
+pub(super) fn totals(listing: &[Listed]) -> (u64, u64) {
     let bytes = listing
         .iter()
         .map(|l| l.size)
         .fold(0u64, u64::saturating_add);
-    crate::fsutil::limits::derived(bytes, listing.len() as u64)
+    (listing.len() as u64, bytes)
 }

@@ -227,20 +227,23 @@ impl Store {
         self.check_dirs()?;
         crate::fsutil::ensure_dir_inside(&self.root, &self.entries_dir())?;
         let lock = StoreLock::acquire(&self.lock_path())?;
-        self.writer_from(lock)
+        self.writer_from(lock, index::Check::Files)
     }
 
-    /// Like [`Store::open_writer`], but only if the lock is free now and the store exists.
+    /// Like [`Store::open_writer`], but only if the lock is free now and the store exists, and
+    /// with the index trusted by the entries folder's stamp ([`index::Check::Folder`]): for
+    /// readers that may delete what they find stale on the way (`ask`). Changing entries lists
+    /// the folder first ([`Writer::take_entries`]).
     pub fn try_open_writer(&self) -> Option<Writer> {
         if !self.exists() || self.check_dirs().is_err() {
             return None;
         }
         let lock = StoreLock::try_acquire(&self.lock_path())?;
-        self.writer_from(lock).ok()
+        self.writer_from(lock, index::Check::Folder).ok()
     }
 
-    fn writer_from(&self, lock: StoreLock) -> Result<Writer> {
-        let snap = index::load(self)?;
+    fn writer_from(&self, lock: StoreLock, check: index::Check) -> Result<Writer> {
+        let snap = index::load(self, check)?;
         let cache = StatCache::load(&self.stat_cache_path(), snap.derived_limit());
         Ok(Writer {
             store: self.clone(),
@@ -325,7 +328,7 @@ pub fn stale_positions(root: &Path, snap: &Snapshot, cache: &mut StatCache) -> V
 }
 
 /// Says once per process and file that `key` could not be checked, so its charts are hidden.
-fn note_unchecked(key: &str, kind: std::io::ErrorKind) {
+pub(super) fn note_unchecked(key: &str, kind: std::io::ErrorKind) {
     static NOTED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
     let Ok(mut noted) = NOTED.lock() else { return };
     if noted.iter().any(|k| k == key) {
@@ -375,6 +378,7 @@ impl Writer {
         let mut drop = std::collections::HashSet::new();
         let mut removed = Vec::new();
         let mut disagree = false;
+        let was_current = self.snap.folder_is_current(&self.store);
         for &i in positions {
             let id = self.snap.ids[i].clone();
             let path = self.store.entry_path(&id);
@@ -416,6 +420,7 @@ impl Writer {
         keep.retain(|e| !drop.contains(&e.id));
         let touched: Vec<String> = drop.iter().map(|id| format!("{id}.md")).collect();
         self.snap.replace_entries(&store, keep, &touched)?;
+        self.snap.folder_changed(&store, was_current);
         Ok(removed)
     }
 
@@ -442,6 +447,10 @@ impl Writer {
     ///
     /// Errors: the entries folder cannot be listed.
     pub fn take_entries(&mut self) -> Result<Vec<Entry>> {
+        if !self.snap.is_listed() {
+            // Loaded by the folder stamp: list every entry file before changing any.
+            self.snap = index::load(&self.store, index::Check::Files)?;
+        }
         if let Some(entries) = self.snap.take_entries(&self.store) {
             return Ok(entries);
         }

@@ -70,6 +70,7 @@ impl Writer {
     pub fn chart(&mut self, entry: Entry, hashed: &[Hashed]) -> Result<()> {
         let id = entry.id.clone();
         let path = self.store.entry_path(&id);
+        let was_current = self.snap.folder_is_current(&self.store);
         crate::fsutil::write_atomic(&path, entry.render().as_bytes()).with_context(|| {
             format!(
                 "could not write entry: {}",
@@ -84,6 +85,8 @@ impl Writer {
         entries.retain(|e| e.id != id);
         entries.push(entry);
         self.snap
-            .replace_entries(&store, entries, &[format!("{id}.md")])
+            .replace_entries(&store, entries, &[format!("{id}.md")])?;
+        self.snap.folder_changed(&store, was_current);
+        Ok(())
     }
 }

@@ -300,3 +300,87 @@ fn readers_do_not_report_concurrently_deleted_entries_as_malformed() {
     writer.join().unwrap();
     assert!(spurious.is_none(), "{}", spurious.unwrap());
 }
+
+/// A store of `n` entries written straight into `.capn/entries/` (as a `git pull` would), each
+/// backed by its own file; returns the entry ids in order. Entry `i` asks about "topic<i>".
+fn bulk_store(env: &Env, n: usize) -> Vec<String> {
+    env.run(&["init", "--no-embedding"]).ok();
+    let mut ids = Vec::new();
+    for i in 0..n {
+        let file = format!("src/f{i}.ts");
+        env.write(&file, &format!("// {i}\n"));
+        let hash = sha256_hex(format!("// {i}\n").as_bytes());
+        let id = format!("{:08x}", 0x1000_0000 + i);
+        env.write(
+            &format!(".capn/entries/{id}.md"),
+            &format!("---\ncapn: 1\nid: {id}\nat: 2026-01-01T00:00:00Z\nfiles:\n  {file}: {hash}\n---\n\n# Where is topic{i} handled?\n"),
+        );
+        ids.push(id);
+    }
+    ids
+}
+
+/// On a store of 500 entry files or more (`index::FOLDER_TRUST_MIN_FILES`), readers trust the index by the entries
+/// folder's stamp: entries added or deleted by other tools are still seen at once (the folder
+/// changes), a chart keeps readers on the fast path, and an entry edited in place answers only
+/// with what its file says now (re-indexed by the next writer).
+#[test]
+fn a_large_store_sees_entries_added_deleted_and_edited_by_other_tools() {
+    let env = Env::git();
+    let ids = bulk_store(&env, 520);
+    let first = env.run(&["ask", "Where is topic7 handled?"]).ok();
+    assert!(first.stdout.contains(&ids[7]), "{}", first.stdout);
+    // Added by another tool: the folder's stamp changes, so the next reader lists it.
+    let hash = sha256_hex(b"// 7\n");
+    env.write(
+        ".capn/entries/2fffffff.md",
+        &format!("---\ncapn: 1\nid: 2fffffff\nat: 2026-01-01T00:00:00Z\nfiles:\n  src/f7.ts: {hash}\n---\n\n# Where are zebra crossings painted?\n"),
+    );
+    let added = env.run(&["ask", "Where are zebra crossings painted?"]).ok();
+    assert!(added.stdout.contains("2fffffff"), "{}", added.stdout);
+    // Deleted by another tool: never answered from the index.
+    fs::remove_file(env.root.join(format!(".capn/entries/{}.md", ids[9]))).unwrap();
+    env.run(&["ask", "Where is topic9 handled?"]).code(1);
+    // A chart records the folder's new stamp: the next ask finds both old and new entries.
+    env.write("src/new.ts", "new");
+    let id = chart_id(
+        &env,
+        &["chart", "Where are giraffes fed?", "--files", "src/new.ts"],
+    );
+    assert!(env
+        .run(&["ask", "Where are giraffes fed?"])
+        .ok()
+        .stdout
+        .contains(&id));
+    assert!(env
+        .run(&["ask", "Where is topic11 handled?"])
+        .ok()
+        .stdout
+        .contains(&ids[11]));
+    // Edited in place (same inode): the old words no longer answer with the old text...
+    let p = env.root.join(format!(".capn/entries/{}.md", ids[12]));
+    let text = fs::read_to_string(&p)
+        .unwrap()
+        .replace("topic12", "walrus tusks");
+    let mut f = fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(&p)
+        .unwrap();
+    f.write_all(text.as_bytes()).unwrap();
+    drop(f);
+    let old_words = env.run(&["ask", "Where is topic12 handled?"]);
+    assert!(
+        !old_words.stdout.contains("topic12"),
+        "{}",
+        old_words.stdout
+    );
+    // ...and after the next writer, the new words find it.
+    env.write("src/new2.ts", "new2");
+    chart_id(
+        &env,
+        &["chart", "Where are owls banded?", "--files", "src/new2.ts"],
+    );
+    let new_words = env.run(&["ask", "Where are walrus tusks handled?"]).ok();
+    assert!(new_words.stdout.contains(&ids[12]), "{}", new_words.stdout);
+}
