@@ -8,7 +8,7 @@
 //! timestamp tick could hide), in which case it is hashed again.
 
 use super::paths::abs_of;
-use crate::recall::blob::Blob;
+use crate::recall::blob::{Blob, U32s};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 /// Version of the stat cache layout; a mismatch discards the cache.
-const CACHE_VERSION: u32 = 2;
+const CACHE_VERSION: u32 = 3;
 
 /// The racy-clean window in nanoseconds (format.md: 2 seconds): a file whose mtime is this close
 /// to the moment it was read may have changed within the same timestamp tick.
@@ -68,28 +68,30 @@ struct Cached {
     hashed_at_ns: i64,
 }
 
-/// The stat cache on disk, column by column: the keys, then per key five little-endian 64-bit
-/// numbers (size, mtime ns, ctime ns, inode, hashed-at ns) in one byte string and the 32-byte
-/// hashes in another, so loading 10,000 entries is a few copies rather than a serde call per
-/// hash byte.
+/// The stat cache on disk, column by column: the keys (sorted by bytes, concatenated, with
+/// their end offsets), then per key five little-endian 64-bit numbers (size, mtime ns, ctime ns,
+/// inode, hashed-at ns) in one byte string and the 32-byte hashes in another. Loading it is a
+/// few copies whatever its size; a lookup is a binary search over the keys, so a reader that
+/// checks a handful of files never decodes the rest.
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct CacheFile {
     version: u32,
-    keys: Vec<String>,
+    keys: Blob,
+    key_ends: U32s,
     numbers: Blob,
     hashes: Blob,
 }
 
 impl CacheFile {
-    fn encode(files: &HashMap<String, Cached>) -> CacheFile {
+    /// `files`, sorted by key.
+    fn encode<'a>(files: impl Iterator<Item = (&'a str, &'a Cached)>) -> CacheFile {
         let mut f = CacheFile {
             version: CACHE_VERSION,
-            keys: Vec::with_capacity(files.len()),
-            numbers: Blob(Vec::with_capacity(files.len() * 40)),
-            hashes: Blob(Vec::with_capacity(files.len() * 32)),
+            ..CacheFile::default()
         };
         for (k, c) in files {
-            f.keys.push(k.clone());
+            f.keys.0.extend_from_slice(k.as_bytes());
+            f.key_ends.0.push(f.keys.0.len() as u32);
             for n in [
                 c.stamp.size,
                 c.stamp.mtime_ns as u64,
@@ -104,45 +106,72 @@ impl CacheFile {
         f
     }
 
-    fn decode(self) -> Option<HashMap<String, Cached>> {
-        let n = self.keys.len();
-        if self.version != CACHE_VERSION
-            || self.numbers.0.len() != n * 40
-            || self.hashes.0.len() != n * 32
-        {
-            return None;
-        }
-        let num = |i: usize, j: usize| {
+    /// True when the columns fit together (a file that does not is discarded; keys out of order
+    /// only make lookups miss, which re-hashes).
+    fn is_valid(&self) -> bool {
+        let n = self.key_ends.0.len();
+        self.version == CACHE_VERSION
+            && self.numbers.0.len() == n * 40
+            && self.hashes.0.len() == n * 32
+            && self.key_ends.0.windows(2).all(|w| w[0] <= w[1])
+            && self.key_ends.0.last().map_or(0, |&e| e as usize) == self.keys.0.len()
+    }
+
+    fn len(&self) -> usize {
+        self.key_ends.0.len()
+    }
+
+    fn key(&self, i: usize) -> &[u8] {
+        let start = if i == 0 {
+            0
+        } else {
+            self.key_ends.0[i - 1] as usize
+        };
+        &self.keys.0[start..self.key_ends.0[i] as usize]
+    }
+
+    fn cached(&self, i: usize) -> Cached {
+        let num = |j: usize| {
             let at = i * 40 + j * 8;
             let mut b = [0u8; 8];
             b.copy_from_slice(&self.numbers.0[at..at + 8]);
             u64::from_le_bytes(b)
         };
-        let mut out = HashMap::with_capacity(n);
-        for (i, k) in self.keys.into_iter().enumerate() {
-            let mut hash = [0u8; 32];
-            hash.copy_from_slice(&self.hashes.0[i * 32..i * 32 + 32]);
-            out.insert(
-                k,
-                Cached {
-                    stamp: Stamp {
-                        size: num(i, 0),
-                        mtime_ns: num(i, 1) as i64,
-                        ctime_ns: num(i, 2) as i64,
-                        ino: num(i, 3),
-                    },
-                    hash,
-                    hashed_at_ns: num(i, 4) as i64,
-                },
-            );
+        let mut hash = [0u8; 32];
+        hash.copy_from_slice(&self.hashes.0[i * 32..i * 32 + 32]);
+        Cached {
+            stamp: Stamp {
+                size: num(0),
+                mtime_ns: num(1) as i64,
+                ctime_ns: num(2) as i64,
+                ino: num(3),
+            },
+            hash,
+            hashed_at_ns: num(4) as i64,
         }
-        Some(out)
+    }
+
+    fn find(&self, key: &str) -> Option<Cached> {
+        let mut lo = 0;
+        let mut hi = self.len();
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            match self.key(mid).cmp(key.as_bytes()) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(self.cached(mid)),
+            }
+        }
+        None
     }
 }
 
 /// The stat cache, loaded once per command. Changes are kept in memory until [`StatCache::save`].
 #[derive(Debug, Default)]
 pub struct StatCache {
+    /// The cache as loaded (looked up in place).
+    base: CacheFile,
+    /// What this command hashed or learned, over `base`.
     files: HashMap<String, Cached>,
     dirty: bool,
 }
@@ -368,13 +397,14 @@ impl StatCache {
     /// [`crate::fsutil::limits::derived`]), or one that is not a regular file, gives an empty
     /// cache.
     pub fn load(path: &Path, limit: u64) -> StatCache {
-        let files = crate::fsutil::read_limited(path, limit, crate::fsutil::Follow::Never)
+        let base = crate::fsutil::read_limited(path, limit, crate::fsutil::Follow::Never)
             .ok()
             .and_then(|b| postcard::from_bytes::<CacheFile>(&b).ok())
-            .and_then(CacheFile::decode)
+            .filter(CacheFile::is_valid)
             .unwrap_or_default();
         StatCache {
-            files,
+            base,
+            files: HashMap::new(),
             dirty: false,
         }
     }
@@ -386,15 +416,25 @@ impl StatCache {
 
     /// Writes the cache atomically if it changed, dropping keys not in `keep` (when given).
     pub fn save(&mut self, path: &Path, keep: Option<&dyn Fn(&str) -> bool>) -> Result<()> {
+        // Every key, the ones learned now over the loaded ones, sorted.
+        let mut all: std::collections::BTreeMap<&str, Cached> = (0..self.base.len())
+            .filter_map(|i| {
+                Some((
+                    std::str::from_utf8(self.base.key(i)).ok()?,
+                    self.base.cached(i),
+                ))
+            })
+            .collect();
+        all.extend(self.files.iter().map(|(k, c)| (k.as_str(), c.clone())));
         if let Some(keep) = keep {
-            let before = self.files.len();
-            self.files.retain(|k, _| keep(k));
-            self.dirty |= self.files.len() != before;
+            let before = all.len();
+            all.retain(|k, _| keep(k));
+            self.dirty |= all.len() != before;
         }
         if !self.dirty {
             return Ok(());
         }
-        let file = CacheFile::encode(&self.files);
+        let file = CacheFile::encode(all.iter().map(|(k, c)| (*k, c)));
         let bytes = postcard::to_stdvec(&file).context("could not encode the stat cache")?;
         crate::fsutil::write_atomic_with(path, &bytes, crate::fsutil::Durability::Rebuildable)?;
         self.dirty = false;
@@ -447,7 +487,7 @@ impl StatCache {
 
     /// The cached hash for `key` if its stamp is unchanged and outside the racy window.
     fn trusted(&self, key: &str, stamp: &Stamp) -> Option<[u8; 32]> {
-        self.files.get(key).and_then(|c| {
+        self.get(key).and_then(|c| {
             (c.stamp == *stamp && stamp.mtime_ns.saturating_add(RACY_NS) < c.hashed_at_ns)
                 .then_some(c.hash)
         })
@@ -471,6 +511,11 @@ impl StatCache {
         }
     }
 
+    /// What the cache holds for `key`: learned by this command, else as loaded.
+    fn get(&self, key: &str) -> Option<Cached> {
+        self.files.get(key).cloned().or_else(|| self.base.find(key))
+    }
+
     /// Records a hash computed by the caller (e.g. `chart`) for `abs` under `key`.
     pub fn remember(&mut self, key: &str, abs: &Path, hash: [u8; 32], hashed_at_ns: i64) {
         if let Ok(meta) = std::fs::metadata(abs) {
@@ -484,7 +529,7 @@ impl StatCache {
             hash,
             hashed_at_ns,
         };
-        match self.files.get(key) {
+        match self.get(key) {
             // Unchanged and already trusted: no need to rewrite the cache file.
             Some(c)
                 if c.stamp == stamp
@@ -570,9 +615,19 @@ mod tests {
         cache.state(&root, "a.txt");
         let path = root.join("stat.bin");
         cache.save(&path, None).unwrap();
-        assert_eq!(StatCache::load(&path, 1 << 20).files.len(), 1);
-        assert!(StatCache::load(&path, 8).files.is_empty(), "over the limit");
+        let loaded = StatCache::load(&path, 1 << 20);
+        assert_eq!(loaded.base.len(), 1);
+        assert!(
+            loaded.files.is_empty(),
+            "loaded keys are looked up in place"
+        );
+        assert_eq!(
+            loaded.get("a.txt").map(|c| c.hash),
+            cache.get("a.txt").map(|c| c.hash)
+        );
+        assert!(loaded.get("b.txt").is_none());
+        assert_eq!(StatCache::load(&path, 8).base.len(), 0, "over the limit");
         std::fs::write(&path, b"garbage").unwrap();
-        assert!(StatCache::load(&path, 1 << 20).files.is_empty());
+        assert_eq!(StatCache::load(&path, 1 << 20).base.len(), 0);
     }
 }
