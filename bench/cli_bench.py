@@ -8,8 +8,12 @@ optionally runs `capn init ARGS`, primes the derived files with one `ask`, waits
 so the files leave the 2-second racy window of format.md (inside it every file is re-hashed on
 every ask, by design), then times, round-robin, whole-process runs of:
   context, ask (a charted question, a hit), ask (a miss), chart (a new question over 2 files).
-Prints one JSON line per case: median/min/max ms, plus spawn_floor_ms (the median time to start
-and reap `true`). (Peak memory: measure with `/usr/bin/time -f %M`; a child's maxrss seen from
+  and, with --hooks, the hooks that recall on their own (offers switched on in config.json):
+  hook_prompt (UserPromptSubmit with a charted question as the prompt) and hook_search
+  (PreToolUse for a Grep of a charted question's words), each with a new session id so the
+  once-per-session record never cuts the work short.
+Prints one JSON line per case: median/min/max ms, how many runs printed something (`output`),
+plus spawn_floor_ms (the median time to start and reap `true`). (Peak memory: measure with `/usr/bin/time -f %M`; a child's maxrss seen from
 Python includes the forked interpreter.)
 """
 import argparse, hashlib, json, os, random, shlex, statistics, subprocess, sys, tempfile, time
@@ -20,13 +24,15 @@ sys.path.insert(0, HERE)
 from scale_bench import WORDS, entry_text  # noqa: E402  (the same synthetic vocabulary and entry format)
 
 
-def timed(cmd, cwd, env):
+def timed(cmd, cwd, env, stdin=None):
+    """Runs cmd (stdin: bytes to feed, or None), returns (ms, maxrss, exit code, stdout bytes)."""
     t = time.perf_counter()
-    p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, ru = os.wait4(p.pid, 0)
+    p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                         stdin=subprocess.PIPE if stdin is not None else None)
+    out, _ = p.communicate(stdin)
+    _, status, ru = os.wait4(p.pid, 0) if p.returncode is None else (0, 0, None)
     ms = (time.perf_counter() - t) * 1000
-    p.returncode = os.waitstatus_to_exitcode(status)
-    return ms, ru.ru_maxrss, p.returncode
+    return ms, (ru.ru_maxrss if ru else 0), p.returncode, out
 
 
 def build(ws, n, rnd):
@@ -62,6 +68,7 @@ def main():
     ap.add_argument("--runs", type=int, default=25)
     ap.add_argument("--settle", type=float, default=2.5)
     ap.add_argument("--seed", type=int, default=11)
+    ap.add_argument("--hooks", action="store_true", help="also time the recalling hooks")
     a = ap.parse_args()
     rnd = random.Random(a.seed)
     capn = shlex.split(a.capn)
@@ -78,27 +85,49 @@ def main():
     time.sleep(a.settle)
     subprocess.run(capn + ["ask", questions[0]], cwd=ws, env=env, capture_output=True)
     cases = {
-        "context": lambda i: capn + ["context"],
-        "ask_hit": lambda i: capn + ["ask", rnd.choice(questions)],
-        "ask_miss": lambda i: capn + ["ask", f"kubernetes helm ingress values number {i}"],
-        "chart": lambda i: capn + ["chart", f"Which module owns the bench question number {i}?",
-                                   "--files", ",".join(rnd.sample(paths, 2))],
+        "context": lambda i: (capn + ["context"], None),
+        "ask_hit": lambda i: (capn + ["ask", rnd.choice(questions)], None),
+        "ask_miss": lambda i: (capn + ["ask", f"kubernetes helm ingress values number {i}"], None),
+        "chart": lambda i: (capn + ["chart", f"Which module owns the bench question number {i}?",
+                                    "--files", ",".join(rnd.sample(paths, 2))], None),
     }
-    res = {k: ([], []) for k in cases}
+    if a.hooks:
+        cfg_path = os.path.join(ws, ".capn", "config.json")
+        cfg = json.load(open(cfg_path)) if os.path.exists(cfg_path) else {}
+        cfg["offer"] = True
+        json.dump(cfg, open(cfg_path, "w"))
+        env["CAPN_STATE_DIR"] = os.path.join(ws, ".home", "capn-state")
+
+        def payload(i, event, **kw):
+            return json.dumps(dict(session_id=f"bench-{event}-{i}", transcript_path=os.path.join(ws, "t.jsonl"),
+                                   cwd=ws, hook_event_name=event, **kw)).encode()
+
+        def words(q):
+            return q.split(" handled")[0].replace("Where is ", "")
+
+        cases["hook_prompt"] = lambda i: (capn + ["hook", "user-prompt-submit"],
+                                          payload(i, "UserPromptSubmit", prompt=rnd.choice(questions)))
+        cases["hook_search"] = lambda i: (capn + ["hook", "pre-tool-use"],
+                                          payload(i, "PreToolUse", tool_name="Grep", tool_input={
+                                              "pattern": words(rnd.choice(questions)).replace(" ", "|"),
+                                              "path": "src"}))
+    res = {k: ([], [], 0) for k in cases}
     for i in range(a.runs):
         for k, mk in cases.items():
-            ms, rss, code = timed(mk(i), ws, env)
+            cmd, stdin = mk(i)
+            ms, rss, code, out = timed(cmd, ws, env, stdin)
             if k != "ask_miss" and code != 0:
                 sys.exit(f"{k} failed with exit {code}")
             res[k][0].append(ms)
             res[k][1].append(rss)
+            res[k] = (res[k][0], res[k][1], res[k][2] + (1 if out.strip() else 0))
     floor = []
     for _ in range(25):
-        ms, _, _ = timed(["true"], ws, env)
+        ms, _, _, _ = timed(["true"], ws, env)
         floor.append(ms)
-    for k, (ms, rss) in res.items():
+    for k, (ms, rss, printed) in res.items():
         print(json.dumps({"case": k, "n": a.n, "runs": a.runs, "median_ms": round(statistics.median(ms), 2),
-                          "min_ms": round(min(ms), 2), "max_ms": round(max(ms), 2),
+                          "min_ms": round(min(ms), 2), "max_ms": round(max(ms), 2), "output": printed,
                           "spawn_floor_ms": round(statistics.median(floor), 2)}))
 
 
