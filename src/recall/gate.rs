@@ -102,9 +102,32 @@ struct QueryTerm {
     word: String,
     /// The term's weight `w`, 0..=1 (see the module docs).
     salience: f32,
+    /// True for the whole form of a camelCase word (`getFinalUrl`), beside its parts.
+    compound: bool,
     /// The docs holding the term (ascending), for terms that weigh at least the `min_salience`
     /// given to [`Question::new`]; empty for the others, which never block.
     docs: Vec<u32>,
+}
+
+/// One term of a question judged against one chart ([`Question::explain`], for diagnostics).
+#[derive(Debug, Clone)]
+pub struct TermReport {
+    /// The word as asked (lowercase, unstemmed).
+    pub word: String,
+    /// Its index term (stemmed).
+    pub term: String,
+    /// Its informativeness in general software English (0..=1).
+    pub background: f32,
+    /// Its weight `w` (module docs).
+    pub salience: f32,
+    /// Its share of the question's total weight.
+    pub share: f32,
+    /// True when the chart holds the term exactly or by stem.
+    pub exact: bool,
+    /// The chart word whose token vector is closest to the word's.
+    pub aligned: String,
+    /// That cosine.
+    pub cosine: f32,
 }
 
 /// A question analysed for the gate against one store.
@@ -152,6 +175,7 @@ impl Question {
             let salience = r_store * background::informativeness(&term);
             terms.push(QueryTerm {
                 salience,
+                compound,
                 docs: if salience >= min_salience && df.is_some() {
                     bm25.docs_with(&term)
                 } else {
@@ -185,18 +209,41 @@ impl Question {
         out
     }
 
+    /// For diagnostics: every term as (word, salience, camelCase compound, docs holding it; the
+    /// docs only for terms weighing at least the `min_salience` given to [`Question::new`]).
+    pub fn terms(&self) -> Vec<(&str, f32, bool, &[u32])> {
+        self.terms
+            .iter()
+            .map(|q| (q.word.as_str(), q.salience, q.compound, q.docs.as_slice()))
+            .collect()
+    }
+
+    /// The summed weight of this text's terms that doc `doc` holds in its question, details or
+    /// paths, counting only terms weighing at least the `min_salience` given to
+    /// [`Question::new`]. For the injection gate ([`super::offer`]).
+    pub fn held_weight(&self, doc: usize) -> f32 {
+        let Ok(d) = u32::try_from(doc) else {
+            return 0.0;
+        };
+        self.terms
+            .iter()
+            .filter(|q| q.docs.binary_search(&d).is_ok())
+            .map(|q| q.salience)
+            .sum()
+    }
+
+    /// The summed weight of the text's terms (the denominator of every share).
+    pub fn weight(&self) -> f32 {
+        self.terms.iter().map(|q| q.salience).sum()
+    }
+
     /// True when `doc`'s question is this question asked again.
     pub fn is_exact(&self, doc: usize) -> bool {
         self.exact.contains(&doc)
     }
 
-    /// For diagnostics: every term of the question against `doc`, as (word, salience, share of
-    /// the question's salience mass, matched exactly, best aligned chart word, its cosine).
-    pub fn explain(
-        &self,
-        doc: &Doc<'_>,
-        model: &Model,
-    ) -> Vec<(String, f32, f32, bool, String, f32)> {
+    /// For diagnostics: every term of the question judged against `doc`.
+    pub fn explain(&self, doc: &Doc<'_>, model: &Model) -> Vec<TermReport> {
         let (doc_terms, doc_words) = doc_vocabulary(doc);
         let total: f32 = self.terms.iter().map(|q| q.salience).sum::<f32>().max(1e-6);
         let doc_vecs: Vec<(&String, Vec<f32>)> =
@@ -209,14 +256,16 @@ impl Question {
                     .iter()
                     .map(|(w, d)| (w.as_str(), dot(&v, d)))
                     .fold(("", f32::MIN), |a, b| if b.1 > a.1 { b } else { a });
-                (
-                    q.word.clone(),
-                    q.salience,
-                    q.salience / total,
-                    doc_terms.contains(&q.term),
-                    best.to_string(),
-                    cos,
-                )
+                TermReport {
+                    word: q.word.clone(),
+                    term: q.term.clone(),
+                    background: background::informativeness(&q.term),
+                    salience: q.salience,
+                    share: q.salience / total,
+                    exact: doc_terms.contains(&q.term),
+                    aligned: best.to_string(),
+                    cosine: cos,
+                }
             })
             .collect()
     }
