@@ -255,14 +255,11 @@ fn diag(stores: &BTreeMap<String, Store>, queries: &[Query], kind: &str, model: 
                 .map(|d| question.explain(&st.docs[d].as_doc(), model))
                 .unwrap_or_default()
                 .into_iter()
-                .filter(|x| !x.3)
+                .filter(|x| !x.exact)
                 .map(|x| {
-                    let d = &st.docs[top.unwrap_or(0)];
-                    let dv = model.embed(&format!("{}\n{}", d.question, d.details));
-                    let wc = capn_hook::embed::cosine(&model.embed(&x.0), &dv);
                     format!(
-                        "{}[s{:.2} sh{:.2} ~{} {:.2} doc{:.2}]",
-                        x.0, x.1, x.2, x.4, x.5, wc
+                        "{}[s{:.2} bg{:.2} sh{:.2} ~{} {:.2}]",
+                        x.word, x.salience, x.background, x.share, x.aligned, x.cosine
                     )
                 })
                 .collect();
@@ -277,6 +274,78 @@ fn diag(stores: &BTreeMap<String, Store>, queries: &[Query], kind: &str, model: 
                 q.text,
                 detail.join(" ")
             );
+        }
+    }
+}
+
+/// One term report as JSON.
+fn term_json(r: &gate::TermReport) -> serde_json::Value {
+    serde_json::json!({
+        "word": r.word, "term": r.term, "bg": r.background, "sal": r.salience,
+        "share": r.share, "exact": r.exact, "al": r.aligned, "cos": r.cosine,
+    })
+}
+
+/// Every query asked of its own store, the pooled store and the other repos' stores, in both
+/// modes, with the gate off: the ranked candidates (at most the gate's 8) and, per candidate,
+/// every question term against the chart and every chart-question term against the question.
+/// JSON lines, for trying gate rules offline.
+fn dump(stores: &BTreeMap<String, Store>, queries: &[Query], model: &Model) {
+    let mut open = model.thresholds();
+    open.salient = 2.0;
+    for q in queries {
+        for (name, st) in stores {
+            for fused in [true, false] {
+                let text = |d: usize| st.docs.get(d).cloned();
+                let a = Ask {
+                    query: &q.text,
+                    limit: gate::MAX_CHECKS,
+                    thresholds: &open,
+                    allowed: &|_| true,
+                    text: &text,
+                };
+                let ranked: Vec<(usize, f32, f32)> = if fused {
+                    let r = semantic::search(
+                        &st.bm25,
+                        &st.vectors,
+                        &model.embed(&q.text),
+                        &a,
+                        Some(model),
+                    );
+                    r.hits
+                        .iter()
+                        .map(|h| (h.doc, h.closeness, h.cosine))
+                        .collect()
+                } else {
+                    gate::lexical_search(&st.bm25, &a, Some(model))
+                        .0
+                        .iter()
+                        .map(|h| (h.0, f32::from(h.1), 0.0))
+                        .collect()
+                };
+                let question = Question::new(&st.bm25, &q.text, 0.0);
+                let cands: Vec<serde_json::Value> = ranked
+                    .iter()
+                    .map(|&(d, close, cos)| {
+                        let doc = &st.docs[d];
+                        let back = Question::new(&st.bm25, &doc.question, 0.0);
+                        let asked = DocText { question: q.text.clone(), ..Default::default() };
+                        serde_json::json!({
+                            "case": st.cases[d], "close": close, "cos": cos,
+                            "exact": question.is_exact(d),
+                            "q": question.explain(&doc.as_doc(), model).iter().map(term_json).collect::<Vec<_>>(),
+                            "c": back.explain(&asked.as_doc(), model).iter().map(term_json).collect::<Vec<_>>(),
+                        })
+                    })
+                    .collect();
+                println!(
+                    "{}",
+                    serde_json::json!({
+                        "repo": q.repo, "case": q.case, "kind": q.kind, "text": q.text,
+                        "store": name, "mode": if fused { "emb" } else { "bm25" }, "cands": cands,
+                    })
+                );
+            }
         }
     }
 }
@@ -297,6 +366,7 @@ fn main() {
     let stores = stores(model, &repos);
     match mode {
         "sweep" => sweep(&stores, &queries, model),
+        "dump" => dump(&stores, &queries, model),
         "grid" => {
             for salient in [0.35f32, 0.4, 0.45, 0.5] {
                 for align in [0.5f32] {

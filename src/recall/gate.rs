@@ -15,7 +15,10 @@
 //!    in a document-signing app) does not tell charts apart; a word every question about code
 //!    uses ("code", "file", "handle") tells nothing either; both weigh little. A term weighing
 //!    less than `salient` (0.4: a word in about 1 of 100 software sentences, or in about a third
-//!    of a small store's charts) is generic and never blocks an answer.
+//!    of a small store's charts) is generic and does not block an answer, unless it alone
+//!    carries twice `salient_share` (30%) of the question: then it is the subject of a short
+//!    question made of common words ("creating a custom field from settings"), and a chart
+//!    without it answers some other question.
 //! 2. **Matching.** A term is matched when the chart's question, details or file paths contain it
 //!    exactly or by stem (the BM25 analysis: `webhooks` and `webhook` are one term), or when one
 //!    of the chart's words means nearly the same at the token level: the cosine of the two words'
@@ -102,9 +105,38 @@ struct QueryTerm {
     word: String,
     /// The term's weight `w`, 0..=1 (see the module docs).
     salience: f32,
+    /// True for the whole form of a camelCase word (`getFinalUrl`), beside its parts.
+    compound: bool,
     /// The docs holding the term (ascending), for terms that weigh at least the `min_salience`
-    /// given to [`Question::new`]; empty for the others, which never block.
+    /// given to [`Question::new`] or carry a tenth of the question (`HEAVY_LOOKUP`); empty for
+    /// the others, which never block.
     docs: Vec<u32>,
+}
+
+/// Share of a question's weight from which a term's docs are looked up even when it weighs less
+/// than `min_salience` ([`Question::new`]): below every setting of `2 · salient_share` the
+/// gate is run with (halving the shipped 0.15 gives 0.15).
+const HEAVY_LOOKUP: f32 = 0.1;
+
+/// One term of a question judged against one chart ([`Question::explain`], for diagnostics).
+#[derive(Debug, Clone)]
+pub struct TermReport {
+    /// The word as asked (lowercase, unstemmed).
+    pub word: String,
+    /// Its index term (stemmed).
+    pub term: String,
+    /// Its informativeness in general software English (0..=1).
+    pub background: f32,
+    /// Its weight `w` (module docs).
+    pub salience: f32,
+    /// Its share of the question's total weight.
+    pub share: f32,
+    /// True when the chart holds the term exactly or by stem.
+    pub exact: bool,
+    /// The chart word whose token vector is closest to the word's.
+    pub aligned: String,
+    /// That cosine.
+    pub cosine: f32,
 }
 
 /// A question analysed for the gate against one store.
@@ -152,6 +184,7 @@ impl Question {
             let salience = r_store * background::informativeness(&term);
             terms.push(QueryTerm {
                 salience,
+                compound,
                 docs: if salience >= min_salience && df.is_some() {
                     bm25.docs_with(&term)
                 } else {
@@ -161,6 +194,14 @@ impl Question {
                 word,
             });
         });
+        // A term that alone carries a good part of a short question's weight can block however
+        // generic it is (module docs, step 3): its docs are looked up too.
+        let total: f32 = terms.iter().map(|q| q.salience).sum();
+        for q in terms.iter_mut().filter(|q| q.docs.is_empty()) {
+            if q.salience >= HEAVY_LOOKUP * total && bm25.df(&q.term).is_some() {
+                q.docs = bm25.docs_with(&q.term);
+            }
+        }
         Question {
             terms,
             norm: normalise_question(query),
@@ -185,18 +226,41 @@ impl Question {
         out
     }
 
+    /// For diagnostics: every term as (word, salience, camelCase compound, docs holding it; the
+    /// docs only for terms weighing at least the `min_salience` given to [`Question::new`]).
+    pub fn terms(&self) -> Vec<(&str, f32, bool, &[u32])> {
+        self.terms
+            .iter()
+            .map(|q| (q.word.as_str(), q.salience, q.compound, q.docs.as_slice()))
+            .collect()
+    }
+
+    /// The summed weight of this text's terms that doc `doc` holds in its question, details or
+    /// paths, counting only terms weighing at least the `min_salience` given to
+    /// [`Question::new`]. For the injection gate ([`super::offer`]).
+    pub fn held_weight(&self, doc: usize) -> f32 {
+        let Ok(d) = u32::try_from(doc) else {
+            return 0.0;
+        };
+        self.terms
+            .iter()
+            .filter(|q| q.docs.binary_search(&d).is_ok())
+            .map(|q| q.salience)
+            .sum()
+    }
+
+    /// The summed weight of the text's terms (the denominator of every share).
+    pub fn weight(&self) -> f32 {
+        self.terms.iter().map(|q| q.salience).sum()
+    }
+
     /// True when `doc`'s question is this question asked again.
     pub fn is_exact(&self, doc: usize) -> bool {
         self.exact.contains(&doc)
     }
 
-    /// For diagnostics: every term of the question against `doc`, as (word, salience, share of
-    /// the question's salience mass, matched exactly, best aligned chart word, its cosine).
-    pub fn explain(
-        &self,
-        doc: &Doc<'_>,
-        model: &Model,
-    ) -> Vec<(String, f32, f32, bool, String, f32)> {
+    /// For diagnostics: every term of the question judged against `doc`.
+    pub fn explain(&self, doc: &Doc<'_>, model: &Model) -> Vec<TermReport> {
         let (doc_terms, doc_words) = doc_vocabulary(doc);
         let total: f32 = self.terms.iter().map(|q| q.salience).sum::<f32>().max(1e-6);
         let doc_vecs: Vec<(&String, Vec<f32>)> =
@@ -209,14 +273,16 @@ impl Question {
                     .iter()
                     .map(|(w, d)| (w.as_str(), dot(&v, d)))
                     .fold(("", f32::MIN), |a, b| if b.1 > a.1 { b } else { a });
-                (
-                    q.word.clone(),
-                    q.salience,
-                    q.salience / total,
-                    doc_terms.contains(&q.term),
-                    best.to_string(),
-                    cos,
-                )
+                TermReport {
+                    word: q.word.clone(),
+                    term: q.term.clone(),
+                    background: background::informativeness(&q.term),
+                    salience: q.salience,
+                    share: q.salience / total,
+                    exact: doc_terms.contains(&q.term),
+                    aligned: best.to_string(),
+                    cosine: cos,
+                }
             })
             .collect()
     }
@@ -274,10 +340,11 @@ impl Question {
         if total <= 0.0 {
             return Some(None);
         }
+        let heavy = 2.0 * t.salient_share;
         let mut missing: Vec<(&QueryTerm, f32)> = self
             .terms
             .iter()
-            .filter(|q| q.salience >= t.salient && !has(q))
+            .filter(|q| (q.salience >= t.salient || q.salience >= heavy * total) && !has(q))
             .map(|q| (q, q.salience / total))
             .collect();
         let sum: f32 = missing.iter().map(|(_, share)| share).sum();
@@ -668,5 +735,38 @@ mod tests {
             q.unmatched(&docs[0].as_doc(), Some(model()), &t),
             Some("refunds")
         );
+    }
+
+    #[test]
+    fn a_common_word_carrying_a_third_of_a_short_question_blocks() {
+        let t = model().thresholds();
+        let term = |word: &str, salience: f32, docs: Vec<u32>| QueryTerm {
+            term: word.into(),
+            word: word.into(),
+            salience,
+            compound: false,
+            docs,
+        };
+        // "creating a custom field from settings": every word weighs under `salient`, and
+        // "custom", which the chart lacks, carries over half of the question.
+        let q = Question {
+            terms: vec![
+                term("custom", 0.39, Vec::new()),
+                term("field", 0.2, vec![0]),
+                term("settings", 0.13, vec![0]),
+            ],
+            ..Default::default()
+        };
+        assert!(t.salient > 0.39);
+        assert_eq!(
+            q.unmatched_doc(0, &|_| None, None, &t),
+            Some(Some("custom"))
+        );
+        // The same word in a long question carries little of it: it does not block.
+        let mut long = q.clone();
+        long.terms[0].salience = 0.1;
+        long.terms
+            .extend((0..6).map(|i| term(&format!("w{i}"), 0.3, vec![0])));
+        assert_eq!(long.unmatched_doc(0, &|_| None, None, &t), Some(None));
     }
 }

@@ -12,10 +12,19 @@
 //! 2. **Meaning.** Its cosine with the text must reach [`Params::min_cosine`].
 //! 3. **Lead.** Its fused score must lead the runner-up's by [`Params::lead`]: a text that points
 //!    at several charts alike points at none of them.
-//! 4. **Clues.** At least two of the text's salient terms (weighed as `ask`'s gate weighs a
-//!    question's, [`super::gate::Question`]) must be in the chart's question, details or paths;
-//!    one is enough only when the meaning is close ([`Params::single_clue_cosine`], the answer
-//!    gate's `align`). One shared topic word ("webhook", "snapshot") is not an answer.
+//! 4. **Evidence.** The chart must hold the text's words, weighed as `ask`'s gate weighs a
+//!    question's ([`super::gate::Question`]: IDF in the store times informativeness in software
+//!    English, 0..=1 per word). The weight of the text's terms that the chart's question, details
+//!    or paths contain is its *evidence*; it must reach both
+//!    - [`Params::min_evidence`]: twice the answer gate's `salient`, the weight of two words
+//!      that could each be a question's subject (one shared topic word, "webhook" or "snapshot",
+//!      is not an answer; many generic ones are not either), and
+//!    - [`Params::min_share`] of the text's own weight: 30%, the coverage floor that `ask`'s
+//!      BM25 applies to a question ([`super::COVERAGE_FLOOR`]). A prompt mentions many things;
+//!      when the chart holds under a third of what it says, the prompt is about something else
+//!      that happens to share a word or two with the chart (the replay *player* beside the
+//!      replay *ingestion* chart). A search is a few words chosen to find code, so a right chart
+//!      holds most of them.
 //!
 //! Without embeddings (`--no-embedding`) nothing is offered: rule 2 needs them.
 //!
@@ -32,25 +41,26 @@ pub const MAX_OFFERS: usize = 3;
 /// The gate's thresholds (module docs, rules 2 to 4).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Params {
-    /// Least weight for a term to count as a clue (the answer gate's `salient`).
-    pub salient: f32,
     /// Least cosine between the text and the chart (rule 2).
     pub min_cosine: f32,
     /// Least lead of the chart's fused score over the runner-up's (rule 3).
     pub lead: f32,
-    /// Least cosine for a chart with a single clue (rule 4; the answer gate's `align`).
-    pub single_clue_cosine: f32,
+    /// Least evidence: summed weight of the text's terms the chart holds (rule 4).
+    pub min_evidence: f32,
+    /// Least evidence as a share of the text's total weight (rule 4).
+    pub min_share: f32,
 }
 
 impl Params {
-    /// The defaults for a model whose answer gate uses `salient` and `align`: cosine at least
-    /// 0.3, a lead of 0.1 (a tenth of the fused scale), one clue only at cosine `align`.
-    pub fn new(salient: f32, align: f32) -> Params {
+    /// The defaults for a model whose answer gate calls a term weighing `salient` or more
+    /// salient: cosine at least 0.3, a lead of 0.1 (a tenth of the fused scale), evidence of at
+    /// least two salient words' weight and of [`super::COVERAGE_FLOOR`] of the text's weight.
+    pub fn new(salient: f32) -> Params {
         Params {
-            salient,
             min_cosine: 0.3,
             lead: 0.1,
-            single_clue_cosine: align,
+            min_evidence: 2.0 * salient,
+            min_share: super::COVERAGE_FLOOR,
         }
     }
 }
@@ -87,11 +97,9 @@ pub fn select(
     if cos < p.min_cosine || top - runner_up < p.lead {
         return None;
     }
-    let clues = Question::new(bm25, text, p.salient)
-        .evidence()
-        .get(&doc)
-        .map_or(0, |e| e.1);
-    let enough = clues >= 2 || (clues == 1 && cos >= p.single_clue_cosine);
+    let question = Question::new(bm25, text, 0.0);
+    let evidence = question.held_weight(doc);
+    let enough = evidence >= p.min_evidence && evidence >= p.min_share * question.weight();
     enough.then_some((doc, top))
 }
 
@@ -151,7 +159,7 @@ mod tests {
         let bm25 = Bm25Index::build(&docs);
         let vectors = semantic::embed_all(model, charts.iter().map(|(q, _)| (*q, "")));
         let t = model.thresholds();
-        let p = Params::new(t.salient, t.align);
+        let p = Params::new(t.salient);
         let pick = |text: &str| {
             select(&bm25, &vectors, &model.embed(text), text, &p, &|_| true).map(|(d, _)| d)
         };

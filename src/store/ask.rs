@@ -330,7 +330,7 @@ impl Store {
             return Ok(None);
         }
         let t = model.thresholds();
-        let params = crate::recall::offer::Params::new(t.salient, t.align);
+        let params = crate::recall::offer::Params::new(t.salient);
         let qv = model.embed(intent);
         let picked =
             crate::recall::offer::select(&snap.bm25, vectors, &qv, intent, &params, &|_| true);
