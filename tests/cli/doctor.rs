@@ -280,6 +280,7 @@ fn without_init_every_missing_piece_fails_with_its_fix() {
             "PreCompact",
             "PostCompact",
             "UserPromptSubmit",
+            "PreToolUse",
         ] {
             let (_, fix) = failure(&run, &[&format!("{host} {event} hook: no `capn hook")]);
             assert_eq!(fix, "  fix: capn init");
@@ -289,11 +290,11 @@ fn without_init_every_missing_piece_fails_with_its_fix() {
     failure(&run, &["/compact-prep skill", "SKILL.md does not exist"]);
     assert!(run.stdout.contains("ok    capn on PATH"), "{}", run.stdout);
     let n = failed_count(&run);
-    assert_eq!(n, 11, "{}", run.stdout);
+    assert_eq!(n, 13, "{}", run.stdout);
     assert!(
         run.stdout
             .trim_end()
-            .ends_with(&format!("capn doctor: {n} of 12 checks failed")),
+            .ends_with(&format!("capn doctor: {n} of 14 checks failed")),
         "{}",
         run.stdout
     );
@@ -345,7 +346,7 @@ fn a_capn_on_path_that_is_not_this_binary_is_a_warning() {
         "{line}"
     );
     assert!(
-        run.stdout.contains("all 27 checks ok, 1 warning"),
+        run.stdout.contains("all 32 checks ok, 1 warning"),
         "{}",
         run.stdout
     );
@@ -670,6 +671,23 @@ fn broken_files_and_a_changed_skill() {
 fn doctor_writes_nothing_in_the_project_home_or_state_dir() {
     let env = Env::git();
     init(&env);
+    // Charts whose words the synthetic prompt and search share, so the offer path runs whole.
+    env.write("src/doctor.rs", "// synthetic\n");
+    env.run(&[
+        "chart",
+        "Where does capn doctor build its synthetic prompt?",
+        "--files",
+        "src/doctor.rs",
+    ])
+    .ok();
+    env.write("src/search.rs", "// search\n");
+    env.run(&[
+        "chart",
+        "How is the capnDoctorSyntheticSearch pattern searched?",
+        "--files",
+        "src/search.rs",
+    ])
+    .ok();
     // Real state for a real session: doctor's hook runs must not touch it.
     env.run_stdin(
         &["hook", "post-compact"],
