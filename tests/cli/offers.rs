@@ -231,3 +231,42 @@ fn a_prompt_gets_the_offer_beside_nothing_else_and_a_slash_command_gets_none() {
     assert_eq!(prompt(&env, "p3", "yes").stdout, "");
     assert_eq!(prompt(&env, "p4", "run the tests and commit").stdout, "");
 }
+
+/// The PreToolUse payloads the pinned clients really send for a shell `rg` (captured in the
+/// end-to-end sandbox: Claude Code 2.1.332's Bash tool, which it uses instead of a Grep tool,
+/// and Codex 0.171's `exec_command`, sent as `tool_name` "Bash" with a `turn_id`), with the
+/// sandbox paths replaced: both get the offer, Codex's in a shape its output schema accepts.
+#[test]
+fn the_payloads_the_pinned_clients_send_for_a_shell_search_get_the_offer() {
+    let env = store(None);
+    let root = env.root.display().to_string();
+    let claude = json!({"session_id": "b35c140b-08a8-4c28-beda-2ef9529b2716",
+        "transcript_path": format!("{root}/.claude-transcript.jsonl"), "cwd": root,
+        "prompt_id": "ea3213f3-6859-433e-a349-59fe2bafd2f0", "permission_mode": "default",
+        "effort": {"level": "medium"}, "hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "tool_input": {"command": "rg -n 'stripe.*webhook|handleStripeWebhook' src",
+                       "description": "Search for the webhook handler"},
+        "tool_use_id": "toolu_000017"});
+    let codex = json!({"session_id": "01a22eed-4c6a-74e3-91fb-89675f9a9ae7",
+        "turn_id": "01a22eed-4c82-7792-b730-7f2f35090d28",
+        "transcript_path": format!("{root}/rollout.jsonl"), "cwd": root,
+        "hook_event_name": "PreToolUse", "model": "gpt-5-codex",
+        "permission_mode": "bypassPermissions", "tool_name": "Bash",
+        "tool_input": {"command": "rg -n 'stripe.*webhook|handleStripeWebhook' src"},
+        "tool_use_id": "call_000014"});
+    for (host, p) in [("claude", claude), ("codex", codex)] {
+        let run = env
+            .run_stdin(
+                &["hook", "pre-tool-use", "--host", host],
+                &serde_json::to_vec(&p).unwrap(),
+            )
+            .ok();
+        assert_eq!(run.stdout.trim_end(), OFFER, "{host}");
+        assert_eq!(run.stderr, "", "{host}");
+        if host == "codex" {
+            let v: Value = serde_json::from_str(&run.stdout).unwrap();
+            let schema = schema::load("pre-tool-use.command.output.schema.json");
+            assert!(schema::validate(&schema, &v).is_empty(), "{v}");
+        }
+    }
+}
