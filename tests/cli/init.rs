@@ -30,6 +30,11 @@ fn init_sets_everything_up_and_a_second_run_changes_nothing() {
     let env = Env::git();
     let run = env.run(&["init", "--git"]).ok();
     assert!(run.stdout.contains(".gitignore"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("\n  offers: charted answers matching the user's prompt or the agent's search are added to its context (\"offer\": false in .capn/config.json turns that off)\n"),
+        "{}",
+        run.stdout
+    );
     assert!(env.root.join(".capn/entries").is_dir());
     assert_eq!(read_json(&env, ".capn/config.json")["embedding"], true);
     assert_eq!(env.read(".gitignore"), ".capn/\n");
