@@ -2,9 +2,10 @@
 //!
 //! Shape: a JSON object. Known keys: `"embedding"` (bool, default `true`: semantic recall fused with
 //! BM25), `"warn_at"` (integer percent, default 60: the statusline's context warning threshold)
-//! and `"offer"` (`{"prompt": bool, "search": bool}`, or one bool for both; default both off
-//! while the injection gate is experimental: proactive offers of charted answers at the user's
-//! prompt and at the agent's search).
+//! and `"offer"` (`{"prompt": bool, "search": bool}`, or one bool for both: proactive offers of
+//! charted answers at the user's prompt and at the agent's search; absent means both on,
+//! `"offer": false` switches both off, `{"search": false}` only the search moment, and a moment
+//! the object does not name stays on).
 //! Unknown keys are preserved on rewrite (format.md, "Other files in `.capn/`"). A missing or
 //! unparseable file means the defaults; it is never overwritten unless a command sets a key. A
 //! symlink, a special file or a file over [`crate::fsutil::limits::CONFIG`] is not read (the
@@ -24,11 +25,11 @@ pub struct Config {
     pub embedding: bool,
     /// Statusline warning threshold in percent (1..=100).
     pub warn_at: u8,
-    /// Proactive offers at the user's prompt (UserPromptSubmit); off unless `"offer": true` or
-    /// `"offer": {"prompt": true}`.
+    /// Proactive offers at the user's prompt (UserPromptSubmit); on unless `"offer": false` or
+    /// `"offer": {"prompt": false}`.
     pub offer_prompt: bool,
-    /// Proactive offers at the agent's search (PreToolUse); off unless `"offer": true` or
-    /// `"offer": {"search": true}`.
+    /// Proactive offers at the agent's search (PreToolUse); on unless `"offer": false` or
+    /// `"offer": {"search": false}`.
     pub offer_search: bool,
 }
 
@@ -37,8 +38,8 @@ impl Default for Config {
         Config {
             embedding: true,
             warn_at: DEFAULT_WARN_AT,
-            offer_prompt: false,
-            offer_search: false,
+            offer_prompt: true,
+            offer_search: true,
         }
     }
 }
@@ -154,4 +155,38 @@ pub fn set_key(path: &Path, key: &str, value: Value) -> Result<bool> {
     text.push('\n');
     crate::fsutil::write_atomic(path, text.as_bytes())?;
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn offers(text: &str) -> (bool, bool, Vec<String>) {
+        let tmp = tempfile::tempdir().unwrap();
+        let p = tmp.path().join("config.json");
+        std::fs::write(&p, text).unwrap();
+        let (c, problems) = Config::load_checked(&p);
+        (c.offer_prompt, c.offer_search, problems)
+    }
+
+    #[test]
+    fn offers_are_on_unless_switched_off_per_moment_or_together() {
+        let none: Vec<String> = Vec::new();
+        assert_eq!(offers("{}"), (true, true, none.clone()));
+        assert_eq!(offers(r#"{"offer": false}"#), (false, false, none.clone()));
+        assert_eq!(offers(r#"{"offer": true}"#), (true, true, none.clone()));
+        assert_eq!(
+            offers(r#"{"offer": {"search": false}}"#),
+            (true, false, none.clone())
+        );
+        assert_eq!(
+            offers(r#"{"offer": {"prompt": false}}"#),
+            (false, true, none.clone())
+        );
+        assert_eq!(offers(r#"{"offer": {}}"#), (true, true, none));
+        let (p, s, problems) = offers(r#"{"offer": "no"}"#);
+        assert!(p && s && problems.len() == 1, "{problems:?}");
+        let missing = Config::load(std::path::Path::new("/nonexistent/capn/config.json"));
+        assert!(missing.offer_prompt && missing.offer_search);
+    }
 }

@@ -365,6 +365,12 @@ fn apply(store: &Store, args: &InitArgs, plan: Plan) -> Result<ExitCode> {
 
 fn report(root: &Path, codex_changed: bool, mut done: Vec<String>) -> Result<ExitCode> {
     let mut out = std::io::stdout().lock();
+    if done
+        .iter()
+        .any(|l| l.starts_with("registered the PreToolUse hook"))
+    {
+        done.push(OFFERS_NOTE.into());
+    }
     if codex_changed {
         done.push(
             "Codex: project hooks run only once trusted; open Codex here, run /hooks and trust the capn hooks"
@@ -385,6 +391,9 @@ fn report(root: &Path, codex_changed: bool, mut done: Vec<String>) -> Result<Exi
     }
     Ok(ExitCode::SUCCESS)
 }
+
+/// Said when this run registered PreToolUse: what the hooks now do unasked, and the switch.
+const OFFERS_NOTE: &str = "offers: charted answers matching the user's prompt or the agent's search are added to its context (\"offer\": false in .capn/config.json turns that off)";
 
 /// The user-level Claude Code settings file, relative to the home folder.
 pub const USER_CLAUDE_SETTINGS: &str = crate::install::hosts::CLAUDE.user_file;

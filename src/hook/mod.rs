@@ -6,8 +6,8 @@
 //! - **exit 0 whatever happens**: [`guard`] turns errors and panics into a stderr note and exit 0,
 //!   because Claude Code reads exit 2 as "block" on UserPromptSubmit and PreCompact;
 //! - **stdout is nothing or one JSON object** in the envelope the host accepts for the event
-//!   (`hookSpecificOutput.hookEventName` + `additionalContext`, on SessionStart and
-//!   UserPromptSubmit only; never any output on PreCompact/PostCompact), with only keys that
+//!   (`hookSpecificOutput.hookEventName` + `additionalContext`, on SessionStart,
+//!   UserPromptSubmit and PreToolUse only; never any output on PreCompact/PostCompact), with only keys that
 //!   Codex's strict schemas allow, so one shape serves both hosts;
 //! - **the payload is read** even when there is nothing to do (up to EOF, or shortly after one
 //!   complete JSON value when the host keeps stdin open; see [`stdin`]);
@@ -231,7 +231,7 @@ pub fn run(event: HookEvent, host: Host) -> Result<()> {
 
 /// The one JSON object a hook prints: `{"hookSpecificOutput":{"hookEventName":<event>,
 /// "additionalContext":<text>}}`, accepted by Claude Code and by Codex's strict schemas for
-/// SessionStart and UserPromptSubmit (no other keys, no nulls). `text` is cut below
+/// SessionStart, UserPromptSubmit and PreToolUse (no other keys, no nulls). `text` is cut below
 /// [`text::MAX_CHARS`].
 pub fn envelope(event_name: &str, text: &str) -> String {
     let v = serde_json::json!({

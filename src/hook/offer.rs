@@ -12,8 +12,8 @@
 //! - once per session: an entry offered once is not offered again until it is re-charted (its
 //!   `at` changes) or a compaction drops the earlier context ([`forget`]); sub-agents keep their
 //!   own record, since they do not see the main conversation;
-//! - `.capn/config.json` `"offer": {"prompt": true, "search": true}` (or `"offer": true`) turns
-//!   the moments on; both are off by default while the gate is experimental (issue 11).
+//! - both moments are on by default; `.capn/config.json` `"offer": false` switches both off,
+//!   `"offer": {"prompt": false}` or `{"search": false}` one of them ([`crate::config`]).
 
 use super::Ctx;
 use crate::session::SessionDir;

@@ -5,6 +5,12 @@
 //! intent (pattern words, paths, a sub-agent's prompt: [`crate::recall::intent`]) is recalled
 //! over and what passes the injection gate goes into `additionalContext`. Never denies, never
 //! changes the tool input, prints nothing for a tool call that is not a search.
+//!
+//! `capn init` registers it on every Bash call (Claude Code matcher `Grep|Glob|Bash|Task|Agent`,
+//! Codex `Bash`), so the common case is a build or a listing: the tool call is classified from
+//! the payload alone and a non-search returns before the session dir, the store or its config is
+//! looked at (`tests/cli/offers.rs` checks that no config is read; `bench/pretooluse_bench.py`
+//! times it).
 
 use super::offer::{self, Moment};
 use super::Ctx;

@@ -696,7 +696,7 @@ mod tests {
         let mut f = file(serde_json::json!({"hooks": {"Stop": [{"hooks": [{"command": "x"}]}]}}));
         let original = f.bytes();
         let r = merge(CLAUDE_TABLE, &mut f, &mut []).unwrap();
-        assert_eq!(r.handlers.len(), 4);
+        assert_eq!(r.handlers.len(), 5);
         let (event, h) = &r.handlers[0];
         assert_eq!(
             remove_recorded_handler(&mut f, event, h),
@@ -733,7 +733,7 @@ mod tests {
             serde_json::json!({"type":"command","command":"capn","args":["hook","pre-compact"]});
         put_back(&mut f, "PreCompact", None, &hand, None);
         let removed = remove_table_handlers(CLAUDE_TABLE, &mut f).unwrap();
-        assert_eq!(removed.len(), 4);
+        assert_eq!(removed.len(), 5);
         assert_eq!(f.json["hooks"]["PreCompact"][0]["hooks"][0], hand);
         assert_eq!(f.json["hooks"].as_object().unwrap().len(), 1);
     }

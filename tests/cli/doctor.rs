@@ -280,6 +280,7 @@ fn without_init_every_missing_piece_fails_with_its_fix() {
             "PreCompact",
             "PostCompact",
             "UserPromptSubmit",
+            "PreToolUse",
         ] {
             let (_, fix) = failure(&run, &[&format!("{host} {event} hook: no `capn hook")]);
             assert_eq!(fix, "  fix: capn init");
@@ -289,11 +290,11 @@ fn without_init_every_missing_piece_fails_with_its_fix() {
     failure(&run, &["/compact-prep skill", "SKILL.md does not exist"]);
     assert!(run.stdout.contains("ok    capn on PATH"), "{}", run.stdout);
     let n = failed_count(&run);
-    assert_eq!(n, 11, "{}", run.stdout);
+    assert_eq!(n, 13, "{}", run.stdout);
     assert!(
         run.stdout
             .trim_end()
-            .ends_with(&format!("capn doctor: {n} of 12 checks failed")),
+            .ends_with(&format!("capn doctor: {n} of 14 checks failed")),
         "{}",
         run.stdout
     );
@@ -345,7 +346,7 @@ fn a_capn_on_path_that_is_not_this_binary_is_a_warning() {
         "{line}"
     );
     assert!(
-        run.stdout.contains("all 27 checks ok, 1 warning"),
+        run.stdout.contains("all 32 checks ok, 1 warning"),
         "{}",
         run.stdout
     );
@@ -670,6 +671,23 @@ fn broken_files_and_a_changed_skill() {
 fn doctor_writes_nothing_in_the_project_home_or_state_dir() {
     let env = Env::git();
     init(&env);
+    // Charts whose words the synthetic prompt and search share, so the offer path runs whole.
+    env.write("src/doctor.rs", "// synthetic\n");
+    env.run(&[
+        "chart",
+        "Where does capn doctor build its synthetic prompt?",
+        "--files",
+        "src/doctor.rs",
+    ])
+    .ok();
+    env.write("src/search.rs", "// search\n");
+    env.run(&[
+        "chart",
+        "How is the capnDoctorSyntheticSearch pattern searched?",
+        "--files",
+        "src/search.rs",
+    ])
+    .ok();
     // Real state for a real session: doctor's hook runs must not touch it.
     env.run_stdin(
         &["hook", "post-compact"],
@@ -738,4 +756,72 @@ fn doctor_never_runs_commands_from_the_repository() {
         "{}",
         run.stdout
     );
+}
+
+/// doctor says which offer moments `.capn/config.json` leaves on, and a bad `"offer"` value is
+/// a failed config check with the keys in its fix (the hooks then keep both moments on).
+#[test]
+fn the_offer_switches_are_reported_and_a_bad_value_fails() {
+    let env = Env::git();
+    init(&env);
+    let line = |run: &Run| {
+        run.stdout
+            .lines()
+            .find(|l| l.contains("offers of charted answers"))
+            .unwrap_or_else(|| panic!("{}", run.stdout))
+            .to_string()
+    };
+    let run = doctor(&env).ok();
+    assert_eq!(
+        line(&run),
+        "ok    offers of charted answers: at the prompt on, before a search on (\"offer\": false in .capn/config.json switches both off)"
+    );
+    let mut c = read_json(&env, ".capn/config.json");
+    c["offer"] = json!({"search": false});
+    write_json(&env, ".capn/config.json", &c);
+    let run = doctor(&env).ok();
+    assert_eq!(
+        line(&run),
+        "ok    offers of charted answers: at the prompt on, before a search off (set in .capn/config.json \"offer\")"
+    );
+    c["offer"] = json!("sometimes");
+    write_json(&env, ".capn/config.json", &c);
+    let run = doctor(&env).code(1);
+    let (why, fix) = failure(&run, &[".capn/config.json", "\"offer\" must be"]);
+    assert!(why.contains("(offers stay on)"), "{why}");
+    assert!(
+        fix.contains("\"offer\": true|false|{\"prompt\": bool, \"search\": bool}"),
+        "{fix}"
+    );
+    assert_eq!(failed_count(&run), 1, "{}", run.stdout);
+}
+
+/// A PreToolUse matcher narrower than the table's leaves searches without offers: doctor names
+/// the tools it misses (Claude Code) and a Codex matcher that misses its shell tool.
+#[test]
+fn a_pre_tool_use_matcher_that_misses_tools_is_named() {
+    let env = Env::git();
+    init(&env);
+    let mut s = read_json(&env, ".claude/settings.json");
+    s["hooks"]["PreToolUse"][0]["matcher"] = json!("Grep|Glob");
+    write_json(&env, ".claude/settings.json", &s);
+    let mut s = read_json(&env, ".codex/hooks.json");
+    s["hooks"]["PreToolUse"][0]["matcher"] = json!("apply_patch");
+    write_json(&env, ".codex/hooks.json", &s);
+    let run = doctor(&env).code(1);
+    failure(
+        &run,
+        &[
+            "Claude PreToolUse hook in .claude/settings.json",
+            "does not select Bash, Task, Agent",
+        ],
+    );
+    failure(
+        &run,
+        &[
+            "Codex PreToolUse hook in .codex/hooks.json",
+            "does not select Bash",
+        ],
+    );
+    assert_eq!(failed_count(&run), 2, "{}", run.stdout);
 }

@@ -30,6 +30,11 @@ fn init_sets_everything_up_and_a_second_run_changes_nothing() {
     let env = Env::git();
     let run = env.run(&["init", "--git"]).ok();
     assert!(run.stdout.contains(".gitignore"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("\n  offers: charted answers matching the user's prompt or the agent's search are added to its context (\"offer\": false in .capn/config.json turns that off)\n"),
+        "{}",
+        run.stdout
+    );
     assert!(env.root.join(".capn/entries").is_dir());
     assert_eq!(read_json(&env, ".capn/config.json")["embedding"], true);
     assert_eq!(env.read(".gitignore"), ".capn/\n");
@@ -124,7 +129,12 @@ fn init_merges_without_clobbering_and_replaces_the_0_2_registration() {
     for key in ["model", "permissions"] {
         assert_eq!(v[key], original[key], "{key} changed");
     }
-    assert_eq!(v["hooks"]["PreToolUse"], original["hooks"]["PreToolUse"]);
+    // The user's PreToolUse group stays first and untouched; ours is appended after it.
+    let pre = v["hooks"]["PreToolUse"].as_array().unwrap();
+    assert_eq!(pre[0], original["hooks"]["PreToolUse"][0]);
+    assert_eq!(pre.len(), 2, "{pre:?}");
+    assert_eq!(pre[1]["matcher"], "Grep|Glob|Bash|Task|Agent");
+    assert_eq!(pre[1]["hooks"][0]["args"], json!(["hook", "pre-tool-use"]));
     let cmds = session_start_commands(&v);
     assert!(cmds
         .iter()

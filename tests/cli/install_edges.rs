@@ -20,7 +20,8 @@ fn uninstall_keeps_a_registration_init_did_not_add() {
     "SessionStart": [{"matcher": "", "hooks": [{"type": "command", "command": "capn", "args": ["hook", "session-start"]}]}],
     "PreCompact": [{"matcher": "", "hooks": [{"type": "command", "command": "capn", "args": ["hook", "pre-compact"]}]}],
     "PostCompact": [{"matcher": "", "hooks": [{"type": "command", "command": "capn", "args": ["hook", "post-compact"]}]}],
-    "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "capn", "args": ["hook", "user-prompt-submit"]}]}]
+    "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "capn", "args": ["hook", "user-prompt-submit"]}]}],
+    "PreToolUse": [{"matcher": "Grep|Glob|Bash|Task|Agent", "hooks": [{"type": "command", "command": "capn", "args": ["hook", "pre-tool-use"]}]}]
   },
   "statusLine": {"type": "command", "command": "capn statusline --warn-at 70"}
 }

@@ -1,13 +1,14 @@
-//! Proactive offers (issue 11, experimental, opt-in): `capn hook pre-tool-use` and the offer
-//! block of `capn hook user-prompt-submit`. Output is compared exactly: it is a contract.
+//! Proactive offers (issue 11, on by default, switched off per moment in `.capn/config.json`):
+//! `capn hook pre-tool-use` and the offer block of `capn hook user-prompt-submit`. Output is
+//! compared exactly: it is a contract.
 
 use crate::schema;
 use crate::util::{Env, Run};
 use serde_json::{json, Value};
 
-/// A store of eight charts (enough that a chart's own words are specific to it) with offers
-/// switched on or left at the default.
-fn store(offers_on: bool) -> Env {
+/// A store of eight charts (enough that a chart's own words are specific to it), with `"offer"`
+/// in `.capn/config.json` set to `offer` (`None`: left as `init` writes it, the default).
+fn store(offer: Option<Value>) -> Env {
     let env = Env::git();
     env.run(&["init"]).ok();
     let charts = [
@@ -45,14 +46,37 @@ fn store(offers_on: bool) -> Env {
         env.write(f, &format!("// {q}\n"));
         env.run(&["chart", q, "--files", f]).ok();
     }
-    if offers_on {
+    if let Some(offer) = offer {
         let p = env.root.join(".capn/config.json");
         let mut c: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
-        c["offer"] = json!(true);
+        c["offer"] = offer;
         std::fs::write(&p, c.to_string()).unwrap();
     }
     env
 }
+
+/// Runs `capn hook pre-tool-use` on a Claude Code payload for `tool` with `input`.
+fn pre_tool_use(env: &Env, sid: &str, tool: &str, input: Value) -> Run {
+    let p = json!({"session_id": sid, "hook_event_name": "PreToolUse", "cwd": env.root,
+                   "tool_name": tool, "tool_input": input});
+    env.run_stdin(&["hook", "pre-tool-use"], &serde_json::to_vec(&p).unwrap())
+        .ok()
+}
+
+/// Runs `capn hook user-prompt-submit` with `text`.
+fn prompt(env: &Env, sid: &str, text: &str) -> Run {
+    let p = json!({"session_id": sid, "hook_event_name": "UserPromptSubmit",
+                   "cwd": env.root, "prompt": text});
+    env.run_stdin(
+        &["hook", "user-prompt-submit"],
+        &serde_json::to_vec(&p).unwrap(),
+    )
+    .ok()
+}
+
+const PROMPT: &str = "the stripe payment webhook handler drops retries, fix it";
+
+const PROMPT_OFFER: &str = r#"{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"capn: charted answers that match this prompt (from this project's capn chart, files checked unchanged just now; read them before searching):\ncapn: \"Where are payment webhooks from Stripe handled?\" -> src/api/stripe-webhooks.ts"}}"#;
 
 fn grep(env: &Env, sid: &str, host: &str) -> Run {
     let p = json!({"session_id": sid, "hook_event_name": "PreToolUse", "cwd": env.root,
@@ -73,7 +97,7 @@ const OFFER: &str = r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","addi
 
 #[test]
 fn a_search_gets_its_chart_once_per_session_and_again_after_a_compaction() {
-    let env = store(true);
+    let env = store(None);
     assert_eq!(grep(&env, "s1", "claude").stdout.trim_end(), OFFER);
     assert_eq!(
         grep(&env, "s1", "claude").stdout,
@@ -92,7 +116,7 @@ fn a_search_gets_its_chart_once_per_session_and_again_after_a_compaction() {
 
 #[test]
 fn codex_s_shell_search_gets_the_offer_in_a_shape_its_schema_accepts() {
-    let env = store(true);
+    let env = store(None);
     let run = grep(&env, "c1", "codex");
     assert_eq!(run.stdout.trim_end(), OFFER);
     let v: Value = serde_json::from_str(&run.stdout).unwrap();
@@ -101,55 +125,148 @@ fn codex_s_shell_search_gets_the_offer_in_a_shape_its_schema_accepts() {
 }
 
 #[test]
-fn offers_are_off_by_default_and_never_for_a_stale_chart_or_a_non_search() {
-    let env = store(false);
-    assert_eq!(
-        grep(&env, "d1", "claude").stdout,
-        "",
-        "offered with offers off"
-    );
-    let env = store(true);
+fn offers_are_on_by_default_and_each_moment_switches_off() {
+    for (offer, search_on, prompt_on) in [
+        (None, true, true),
+        (Some(json!(true)), true, true),
+        (Some(json!({})), true, true),
+        (Some(json!(false)), false, false),
+        (Some(json!({"search": false})), false, true),
+        (Some(json!({"prompt": false})), true, false),
+        (
+            Some(json!({"prompt": false, "search": false})),
+            false,
+            false,
+        ),
+    ] {
+        let env = store(offer.clone());
+        let want = |on: bool, text: &str| if on { text.to_string() } else { String::new() };
+        assert_eq!(
+            grep(&env, "o1", "claude").stdout.trim_end(),
+            want(search_on, OFFER),
+            "search with \"offer\": {offer:?}"
+        );
+        assert_eq!(
+            prompt(&env, "o2", PROMPT).stdout.trim_end(),
+            want(prompt_on, PROMPT_OFFER),
+            "prompt with \"offer\": {offer:?}"
+        );
+    }
+}
+
+#[test]
+fn a_stale_chart_or_a_non_search_is_never_offered() {
+    let env = store(None);
     env.write("src/api/stripe-webhooks.ts", "changed\n");
     assert_eq!(
         grep(&env, "d2", "claude").stdout,
         "",
         "offered a stale chart"
     );
-    let edit = json!({"session_id": "d3", "hook_event_name": "PreToolUse", "cwd": env.root,
-                      "tool_name": "Edit", "tool_input": {"file_path": "src/api/stripe-webhooks.ts"}});
+    let env = store(None);
+    let run = pre_tool_use(
+        &env,
+        "d3",
+        "Edit",
+        json!({"file_path": "src/api/stripe-webhooks.ts", "old_string": "stripe webhook"}),
+    );
+    assert_eq!(run.stdout, "");
+}
+
+/// PreToolUse runs on every Bash call: a tool call that is not a search returns before the store
+/// is opened. The observable: a `.capn/config.json` with a bad `"offer"` value, which the store
+/// reports on stderr as soon as it reads its config (before any index load). A search reports it
+/// (the control); a build, a listing, an edit and a `cat` do not, and print nothing.
+#[test]
+fn a_tool_call_that_is_not_a_search_never_opens_the_store() {
+    let env = store(Some(json!("sometimes")));
+    let run = grep(&env, "n1", "claude");
+    assert!(
+        run.stderr
+            .contains("ignoring a setting in .capn/config.json"),
+        "the control did not open the store: {run:?}"
+    );
+    for (tool, input) in [
+        ("Bash", json!({"command": "cargo build --release"})),
+        ("Bash", json!({"command": "ls -la src/api && git status"})),
+        ("Bash", json!({"command": "cat src/api/stripe-webhooks.ts"})),
+        (
+            "Edit",
+            json!({"file_path": "src/api/stripe-webhooks.ts", "old_string": "stripe", "new_string": "x"}),
+        ),
+        ("Glob", json!({"pattern": "**/*.ts"})),
+        ("Grep", json!({"pattern": ".*"})),
+    ] {
+        let run = pre_tool_use(&env, "n2", tool, input.clone());
+        assert_eq!(
+            (run.stdout.as_str(), run.stderr.as_str()),
+            ("", ""),
+            "{tool} {input}"
+        );
+    }
+    assert!(
+        !env.session_dir("n2").exists(),
+        "a non-search wrote session state"
+    );
+    // Codex's shell tool, same rule.
+    let p = json!({"session_id": "n3", "hook_event_name": "PreToolUse", "cwd": env.root,
+                   "tool_name": "Bash", "tool_input": {"command": "cargo test"}});
     let run = env
         .run_stdin(
-            &["hook", "pre-tool-use"],
-            &serde_json::to_vec(&edit).unwrap(),
+            &["hook", "pre-tool-use", "--host", "codex"],
+            &serde_json::to_vec(&p).unwrap(),
         )
         .ok();
-    assert_eq!(run.stdout, "");
+    assert_eq!((run.stdout.as_str(), run.stderr.as_str()), ("", ""));
 }
 
 #[test]
 fn a_prompt_gets_the_offer_beside_nothing_else_and_a_slash_command_gets_none() {
-    let env = store(true);
-    let prompt = |sid: &str, text: &str| {
-        let p = json!({"session_id": sid, "hook_event_name": "UserPromptSubmit",
-                       "cwd": env.root, "prompt": text});
-        env.run_stdin(
-            &["hook", "user-prompt-submit"],
-            &serde_json::to_vec(&p).unwrap(),
-        )
-        .ok()
-    };
-    let run = prompt(
-        "p1",
-        "the stripe payment webhook handler drops retries, fix it",
-    );
+    let env = store(None);
+    assert_eq!(prompt(&env, "p1", PROMPT).stdout.trim_end(), PROMPT_OFFER);
     assert_eq!(
-        run.stdout.trim_end(),
-        r#"{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"capn: charted answers that match this prompt (from this project's capn chart, files checked unchanged just now; read them before searching):\ncapn: \"Where are payment webhooks from Stripe handled?\" -> src/api/stripe-webhooks.ts"}}"#
-    );
-    assert_eq!(
-        prompt("p2", "/compact keep the stripe webhook details").stdout,
+        prompt(&env, "p2", "/compact keep the stripe webhook details").stdout,
         ""
     );
-    assert_eq!(prompt("p3", "yes").stdout, "");
-    assert_eq!(prompt("p4", "run the tests and commit").stdout, "");
+    assert_eq!(prompt(&env, "p3", "yes").stdout, "");
+    assert_eq!(prompt(&env, "p4", "run the tests and commit").stdout, "");
+}
+
+/// The PreToolUse payloads the pinned clients really send for a shell `rg` (captured in the
+/// end-to-end sandbox: Claude Code 2.1.332's Bash tool, which it uses instead of a Grep tool,
+/// and Codex 0.171's `exec_command`, sent as `tool_name` "Bash" with a `turn_id`), with the
+/// sandbox paths replaced: both get the offer, Codex's in a shape its output schema accepts.
+#[test]
+fn the_payloads_the_pinned_clients_send_for_a_shell_search_get_the_offer() {
+    let env = store(None);
+    let root = env.root.display().to_string();
+    let claude = json!({"session_id": "b35c140b-08a8-4c28-beda-2ef9529b2716",
+        "transcript_path": format!("{root}/.claude-transcript.jsonl"), "cwd": root,
+        "prompt_id": "ea3213f3-6859-433e-a349-59fe2bafd2f0", "permission_mode": "default",
+        "effort": {"level": "medium"}, "hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "tool_input": {"command": "rg -n 'stripe.*webhook|handleStripeWebhook' src",
+                       "description": "Search for the webhook handler"},
+        "tool_use_id": "toolu_000017"});
+    let codex = json!({"session_id": "01a22eed-4c6a-74e3-91fb-89675f9a9ae7",
+        "turn_id": "01a22eed-4c82-7792-b730-7f2f35090d28",
+        "transcript_path": format!("{root}/rollout.jsonl"), "cwd": root,
+        "hook_event_name": "PreToolUse", "model": "gpt-5-codex",
+        "permission_mode": "bypassPermissions", "tool_name": "Bash",
+        "tool_input": {"command": "rg -n 'stripe.*webhook|handleStripeWebhook' src"},
+        "tool_use_id": "call_000014"});
+    for (host, p) in [("claude", claude), ("codex", codex)] {
+        let run = env
+            .run_stdin(
+                &["hook", "pre-tool-use", "--host", host],
+                &serde_json::to_vec(&p).unwrap(),
+            )
+            .ok();
+        assert_eq!(run.stdout.trim_end(), OFFER, "{host}");
+        assert_eq!(run.stderr, "", "{host}");
+        if host == "codex" {
+            let v: Value = serde_json::from_str(&run.stdout).unwrap();
+            let schema = schema::load("pre-tool-use.command.output.schema.json");
+            assert!(schema::validate(&schema, &v).is_empty(), "{v}");
+        }
+    }
 }

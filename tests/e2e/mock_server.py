@@ -22,6 +22,10 @@ carry the whole history, so only the last message counts and a directive acts on
 - `E2E_SAVE_STATE`: (or the expanded /compact-prep skill) answer with a Bash tool call that saves
   a state file with `capn state save --session <id>`, the id taken from the skill text the client
   expanded (`capn state path --session "<id>"`).
+- `E2E_SEARCH`: answer with a search tool call for SEARCH_PATTERN: Claude Code's Grep tool
+  when the request offers one, else its Bash tool running `rg` (2.1.332 offers no Grep); for
+  Codex, its shell tool (whichever of `shell_command`, `shell`, `exec_command` the request
+  offers) running `rg`. Codex's next request, which carries the call's output, gets text.
 A compaction's summary request (the client's compact prompt as the last user message) gets a
 fixed summary.
 """
@@ -41,6 +45,8 @@ DEFAULT_USAGE = 4000
 SUMMARY_ASK = re.compile(r"create a detailed summary|CONTEXT CHECKPOINT COMPACTION|handoff summary", re.I)
 SUMMARY_TEXT = "<analysis>e2e</analysis>\n<summary>E2E-SUMMARY: the user sent test prompts.</summary>"
 # The /compact-prep state the mocked model saves (the Codex driver saves the same file).
+# The search E2E_SEARCH makes the model run: words of a chart the offer check charts.
+SEARCH_PATTERN = "stripe.*webhook|handleStripeWebhook"
 STATE_MD = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "state.md")).read()
 
 
@@ -128,10 +134,18 @@ def anthropic_plan(state, body):
             return "error", None
     if is_summary_request(body, last):
         return "text", SUMMARY_TEXT
+    if "E2E_SEARCH" in last and body.get("tools"):
+        # Claude Code 2.1.332 offers no Grep tool (its searches go through Bash); an older or
+        # newer client that offers one gets the Grep call.
+        names = {t.get("name") for t in body["tools"] if isinstance(t, dict)}
+        if "Grep" in names:
+            return "tool", ("Grep", {"pattern": SEARCH_PATTERN, "path": "src"})
+        return "tool", ("Bash", {"command": f"rg -n '{SEARCH_PATTERN}' src",
+                                 "description": "Search for the webhook handler"})
     sid = re.search(r'capn state path --session "?([A-Za-z0-9][A-Za-z0-9._-]*)"?', last)
     if sid and ("E2E_SAVE_STATE" in last or "# compact-prep" in last) and body.get("tools"):
         cmd = f"capn state save --session {sid.group(1)} <<'CAPN_STATE'\n{STATE_MD}CAPN_STATE"
-        return "tool", {"command": cmd, "description": "Save the compact-prep state"}
+        return "tool", ("Bash", {"command": cmd, "description": "Save the compact-prep state"})
     tags = re.findall(r"E2E-P\w+", last)
     return "text", "ok " + (tags[-1] if tags else "")
 
@@ -153,7 +167,8 @@ def anthropic_messages(handler, state, body):
              "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
     msg_id = state.next_id("msg")
     if kind == "tool":
-        block = {"type": "tool_use", "id": state.next_id("toolu"), "name": "Bash", "input": payload}
+        name, payload = payload
+        block = {"type": "tool_use", "id": state.next_id("toolu"), "name": name, "input": payload}
         stop = "tool_use"
     else:
         block = {"type": "text", "text": payload}
@@ -181,17 +196,50 @@ def anthropic_messages(handler, state, body):
     ])
 
 
+def shell_call(state, body):
+    """A function_call item running `rg SEARCH_PATTERN src` through the shell tool the request
+    offers, or None when it offers none this mock knows."""
+    names = {t.get("name") for t in body.get("tools") or [] if isinstance(t, dict)}
+    script = f"rg -n '{SEARCH_PATTERN}' src"
+    for name, args in (("shell_command", {"command": script}),
+                       ("shell", {"command": ["bash", "-lc", script]}),
+                       ("exec_command", {"cmd": script})):
+        if name in names:
+            return {"type": "function_call", "id": state.next_id("fc"),
+                    "call_id": state.next_id("call"), "name": name,
+                    "arguments": json.dumps(args), "status": "completed"}
+    return None
+
+
+def called_since_user(body):
+    """True when the model already made a tool call after the last user message (the request
+    carries that call and its output), so its turn goes on with text, not another call."""
+    items = body.get("input")
+    if not isinstance(items, list):
+        return False
+    since = []
+    for item in reversed(items):
+        if isinstance(item, dict) and item.get("role") == "user":
+            break
+        since.append(item)
+    return any(isinstance(i, dict) and str(i.get("type", "")).endswith("_call") for i in since)
+
+
 def responses_api(handler, state, body):
-    """OpenAI Responses streaming reply for Codex: one assistant message."""
+    """OpenAI Responses streaming reply for Codex: one assistant message, or (E2E_SEARCH) one
+    shell call."""
     last = last_user_text(body)
+    call = None
     if is_summary_request(body, last):
         text = "E2E-SUMMARY: the user sent test prompts."
     else:
         tags = re.findall(r"E2E-P\w+", last)
         text = "ok " + (tags[-1] if tags else "")
+        if "E2E_SEARCH" in last and not called_since_user(body):
+            call = shell_call(state, body)
     resp_id = state.next_id("resp")
-    item = {"type": "message", "role": "assistant", "id": state.next_id("msg"),
-            "content": [{"type": "output_text", "text": text, "annotations": []}]}
+    item = call or {"type": "message", "role": "assistant", "id": state.next_id("msg"),
+                    "content": [{"type": "output_text", "text": text, "annotations": []}]}
     total = usage_of(body)
     usage = {"input_tokens": total, "input_tokens_details": {"cached_tokens": 0},
              "output_tokens": 12, "output_tokens_details": {"reasoning_tokens": 0},
@@ -200,9 +248,11 @@ def responses_api(handler, state, body):
     sse(handler, [
         ("response.created", {"type": "response.created", "response": dict(base, status="in_progress")}),
         ("response.output_item.added", {"type": "response.output_item.added", "output_index": 0,
-                                        "item": dict(item, content=[])}),
+                                        "item": dict(item, arguments="") if call else dict(item, content=[])}),
+    ] + ([] if call else [
         ("response.output_text.delta", {"type": "response.output_text.delta", "output_index": 0,
                                         "content_index": 0, "item_id": item["id"], "delta": text}),
+    ]) + [
         ("response.output_item.done", {"type": "response.output_item.done", "output_index": 0,
                                        "item": item}),
         ("response.completed", {"type": "response.completed", "response": dict(

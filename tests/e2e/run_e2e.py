@@ -14,6 +14,7 @@ from harness import Results, Sandbox, expect
 import claude
 import codex
 import features
+import offers
 
 
 def check_capn_calls(sb, host):
@@ -44,6 +45,7 @@ def main():
             sb.capn_init()
             claude.run_interactive(sb, res, feats)
             claude.run_print_mode(sb, res)
+            offers.run_claude(sb, res, claude.claude_bin, claude.client_env, claude.TURN)
             res.run("claude: no capn run exited non-zero or wrote stderr", check_capn_calls, sb,
                     "claude")
             features.run_claude_extras(sb, res, feats)
@@ -57,6 +59,7 @@ def main():
             sb.start_mock()
             sb.capn_init()
             codex.run(sb, res, feats)
+            offers.run_codex(sb, res, codex.codex_bin, codex.codex_env, codex.TURN)
             res.run("codex: no capn run exited non-zero or wrote stderr", check_capn_calls, sb,
                     "codex")
         finally:

@@ -34,6 +34,11 @@ BREAKS = {
         "codex",
         ["codex: contract arrives once at startup",
          "codex: its output shows no complaint about capn's hooks"]),
+    "pre-tool-use offers nothing": (
+        'if [ "$1 $2" = "hook pre-tool-use" ]; then cat >/dev/null; exit 0; fi',
+        None,
+        ["claude: a search (Grep or Bash rg) for a charted answer's words gets the offer once",
+         "codex: a shell rg for a charted answer's words gets the offer once"]),
     "session-start exits 1 on Claude Code": (
         'if [ "$1 $2" = "hook session-start" ] && [ -z "$3" ]; then cat >/dev/null; exit 1; fi',
         "claude",

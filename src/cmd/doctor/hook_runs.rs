@@ -3,20 +3,27 @@
 use super::*;
 
 /// One step of the synthetic session: the event, and its `source` (SessionStart) or `trigger`
-/// (PreCompact, PostCompact).
-pub(super) const SCENARIO: [(&str, Option<&str>); 5] = [
+/// (PreCompact, PostCompact). PreToolUse is a search (Claude Code's Grep, Codex's shell `rg`),
+/// the call that takes the offer path.
+pub(super) const SCENARIO: [(&str, Option<&str>); 6] = [
     ("SessionStart", Some("startup")),
+    ("PreToolUse", None),
     ("PreCompact", Some("manual")),
     ("PostCompact", Some("manual")),
     ("UserPromptSubmit", None),
     ("SessionStart", Some("compact")),
 ];
 
+/// The search of the synthetic PreToolUse payloads: words no chart is likely to hold, so the run
+/// goes through the whole offer path and normally offers nothing.
+const SEARCH_PATTERN: &str = "capnDoctorSyntheticSearch";
+
 /// A synthetic stdin payload for `event` as `host` sends it, in session `sid`: the common fields
 /// (hooks reference, 1.3 and 5) plus `source` (SessionStart), `trigger` (PreCompact,
-/// PostCompact; `detail`), `prompt` (UserPromptSubmit) and the host's own fields (Claude Code:
-/// `custom_instructions`, `compact_summary`; Codex: `model`, `turn_id`, `permission_mode`). The
-/// Codex payloads validate against Codex's input schemas.
+/// PostCompact; `detail`), `prompt` (UserPromptSubmit), the tool call (PreToolUse: Claude Code's
+/// `Grep`, Codex's `Bash` running `rg`) and the host's own fields (Claude Code:
+/// `custom_instructions`, `compact_summary`; Codex: `model`, `turn_id`, `permission_mode`,
+/// `tool_use_id`). The Codex payloads validate against Codex's input schemas.
 pub fn payload(
     host: Host,
     event: &str,
@@ -41,6 +48,19 @@ pub fn payload(
         }),
         (Host::Claude, "UserPromptSubmit") => json!({
             "prompt": "capn doctor: a synthetic prompt",
+            "permission_mode": "default"
+        }),
+        (Host::Claude, "PreToolUse") => json!({
+            "tool_name": "Grep",
+            "tool_input": {"pattern": SEARCH_PATTERN, "output_mode": "files_with_matches"},
+            "tool_use_id": "capn-doctor-tool-1",
+            "permission_mode": "default"
+        }),
+        (Host::Codex, "PreToolUse") => json!({
+            "tool_name": "Bash",
+            "tool_input": {"command": format!("rg -n {SEARCH_PATTERN}")},
+            "tool_use_id": "capn-doctor-tool-1",
+            "model": "gpt-5.5",
             "permission_mode": "default"
         }),
         (Host::Codex, "SessionStart") => json!({

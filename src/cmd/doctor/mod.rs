@@ -26,8 +26,9 @@
 //!    all of Codex: the command split into words), never a wrapped status line command, never a
 //!    `capn` inside the repository (the hosts ask before they run a project's hooks; doctor must
 //!    not be the way around that). In the project root, with synthetic payloads in
-//!    the order of a session that compacts: SessionStart(startup), PreCompact(manual),
-//!    PostCompact(manual), UserPromptSubmit, SessionStart(compact). Each run gets a temporary
+//!    the order of a session that searches and compacts: SessionStart(startup), PreToolUse (a
+//!    Grep on Claude Code, a shell `rg` on Codex), PreCompact(manual), PostCompact(manual),
+//!    UserPromptSubmit, SessionStart(compact). Each run gets a temporary
 //!    `CAPN_STATE_DIR` (so no real marker is touched), `CLAUDE_PROJECT_DIR` (Claude Code only)
 //!    and, on SessionStart, a temporary `CLAUDE_ENV_FILE`, and at most [`HOOK_BUDGET`] (or half
 //!    the registered timeout). Checked: exit 0 (exit 2 blocks on Claude Code, section 1.2); stdout
@@ -282,6 +283,9 @@ mod tests {
             }
             "PostCompact" => {
                 include_str!("../../../assets/codex-schemas/post-compact.command.input.schema.json")
+            }
+            "PreToolUse" => {
+                include_str!("../../../assets/codex-schemas/pre-tool-use.command.input.schema.json")
             }
             _ => include_str!(
                 "../../../assets/codex-schemas/user-prompt-submit.command.input.schema.json"

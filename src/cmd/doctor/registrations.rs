@@ -61,6 +61,7 @@ pub(super) fn event_of(sub: &str) -> Option<&'static str> {
         "pre-compact" => Some("PreCompact"),
         "post-compact" => Some("PostCompact"),
         "user-prompt-submit" => Some("UserPromptSubmit"),
+        "pre-tool-use" => Some("PreToolUse"),
         _ => None,
     }
 }
@@ -416,7 +417,7 @@ fn unexpected_handlers(
             ),
             Some(_) => format!("capn does not register a {} hook for {}", o.event, spec.label),
             None => format!(
-                "`{}` is not a capn hook (capn hook takes session-start, pre-compact, post-compact or user-prompt-submit)",
+                "`{}` is not a capn hook (capn hook takes session-start, pre-compact, post-compact, user-prompt-submit or pre-tool-use)",
                 o.sub
             ),
         };

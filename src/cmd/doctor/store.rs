@@ -2,7 +2,35 @@
 
 use super::*;
 
+/// Doctor check 2: the store, its config and the offer switches it sets.
 pub(super) fn check_store(root: &Path, checks: &mut Vec<Check>) {
+    check_store_files(root, checks);
+    offers_check(root, checks);
+}
+
+/// The offer switches in effect (`"offer"` in `.capn/config.json`, both on when absent), as an ok
+/// line: what the hooks will do at the prompt and before a search.
+fn offers_check(root: &Path, checks: &mut Vec<Check>) {
+    let store = Store::at(root.to_path_buf());
+    if !store.exists() {
+        return;
+    }
+    let c = crate::config::Config::load(&store.config_path());
+    let state = |on: bool| if on { "on" } else { "off" };
+    let how = if c.offer_prompt && c.offer_search {
+        "\"offer\": false in .capn/config.json switches both off"
+    } else {
+        "set in .capn/config.json \"offer\""
+    };
+    checks.push(Check::ok(format!(
+        "offers of charted answers: at the prompt {}, before a search {} ({how})",
+        state(c.offer_prompt),
+        state(c.offer_search)
+    )));
+}
+
+/// The store folders and `.capn/config.json`: present, readable, valid.
+fn check_store_files(root: &Path, checks: &mut Vec<Check>) {
     let store = Store::at(root.to_path_buf());
     if !store.exists() {
         checks.push(Check::failed(
@@ -40,7 +68,7 @@ pub(super) fn check_store(root: &Path, checks: &mut Vec<Check>) {
         }
     };
     let fix = format!(
-        "edit {} (keys: \"embedding\": true|false, \"warn_at\": 1..100), or delete it and run capn init",
+        "edit {} (keys: \"embedding\": true|false, \"warn_at\": 1..100, \"offer\": true|false|{{\"prompt\": bool, \"search\": bool}}), or delete it and run capn init",
         path.display()
     );
     let problem = match serde_json::from_str::<Value>(&text) {
@@ -62,6 +90,14 @@ pub(super) fn check_store(root: &Path, checks: &mut Vec<Check>) {
                     crate::config::DEFAULT_WARN_AT
                 ));
             }
+            // "offer" is read by the same rules as the hooks read it.
+            let (_, problems) = crate::config::Config::load_checked(&path);
+            p.extend(
+                problems
+                    .into_iter()
+                    .filter(|q| q.starts_with("\"offer\""))
+                    .map(|q| format!("{q} (offers stay on)")),
+            );
             (!p.is_empty()).then(|| format!("{}: {}", path.display(), p.join("; ")))
         }
         Ok(_) => Some(format!("{} is not a JSON object", path.display())),
