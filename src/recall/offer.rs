@@ -77,24 +77,33 @@ pub fn select(
     allowed: &dyn Fn(usize) -> bool,
 ) -> Option<(usize, f32)> {
     let cands = bm25.candidates(text, allowed);
+    let n = vectors.len().min(bm25.len());
     let best = cands.iter().map(|c| c.bm25).fold(0.0f32, f32::max);
-    let bm = |d: usize| {
-        cands
-            .iter()
-            .find(|c| c.doc == d)
-            .map_or(0.0, |c| if best > 0.0 { c.bm25 / best } else { 0.0 })
-    };
-    let mut scored: Vec<(f32, f32, usize)> = (0..vectors.len().min(bm25.len()))
-        .filter(|&d| allowed(d))
-        .map(|d| {
-            let cos = vectors.cosine(d, qv);
-            (0.5 * bm(d) + 0.5 * cos, cos, d)
-        })
-        .collect();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.2.cmp(&b.2)));
-    let &(top, cos, doc) = scored.first()?;
-    let runner_up = scored.get(1).map_or(0.0, |s| s.0);
-    if cos < p.min_cosine || top - runner_up < p.lead {
+    // BM25 normalised by the best, per doc (0 for docs the text shares no term with).
+    let mut bm = vec![0.0f32; n];
+    if best > 0.0 {
+        for c in cands.iter().filter(|c| c.doc < n) {
+            bm[c.doc] = c.bm25 / best;
+        }
+    }
+    // The best two fused scores (ties to the lower doc number), in one pass over the docs.
+    let mut first: Option<(f32, f32, usize)> = None;
+    let mut second = 0.0f32;
+    for d in (0..n).filter(|&d| allowed(d)) {
+        let cos = vectors.cosine(d, qv);
+        let fused = 0.5 * bm[d] + 0.5 * cos;
+        match first {
+            Some((top, _, _)) if fused <= top => second = second.max(fused),
+            _ => {
+                if let Some((top, _, _)) = first {
+                    second = second.max(top);
+                }
+                first = Some((fused, cos, d));
+            }
+        }
+    }
+    let (top, cos, doc) = first?;
+    if cos < p.min_cosine || top - second < p.lead {
         return None;
     }
     let question = Question::new(bm25, text, 0.0);
