@@ -1,5 +1,7 @@
 //! Index construction: tokenise every doc once, intern terms, collect per-field term
-//! frequencies, then write the sorted dictionary and the postings with precomputed BM25F weights.
+//! frequencies, then write the sorted dictionary and the postings with those frequencies (the
+//! BM25F weights depend on every doc's length, so they are computed when searching, and a doc
+//! added or removed changes only its own postings: [`Bm25Index::splice`]).
 
 use super::blob::put_varint;
 use super::tokenize::{self, Analyzer, Piece};
@@ -181,86 +183,160 @@ impl Builder {
     }
 }
 
+/// One posting: (doc, term frequency per field).
+type Posted = (u32, [u8; 3]);
+
+/// Each term (sorted by bytes) with its postings, in doc order.
+type Runs = Vec<(String, Vec<Posted>)>;
+
+/// Tokenises `docs` (each with the doc number it gets) into per-term posting runs and per-doc
+/// field lengths (in terms).
+fn analyse<'d>(docs: impl Iterator<Item = (u32, &'d Doc<'d>)>) -> (Runs, Vec<(u32, [u32; 3])>) {
+    let analyzer = Analyzer::default();
+    let mut buf = String::new();
+    let mut b = Builder::default();
+    let mut lens = Vec::new();
+    for (d, doc) in docs {
+        let q = b.add(&analyzer, &mut buf, d, 0, doc.question);
+        let det = b.add(&analyzer, &mut buf, d, 1, doc.details);
+        let files: u32 = doc
+            .files
+            .iter()
+            .map(|f| b.add(&analyzer, &mut buf, d, 2, f))
+            .sum();
+        lens.push((d, [q, det, files]));
+        // The exact re-ask marker: a term only `exact_doc` looks up (no field counts it).
+        if let Some(key) = super::gate::exact_key(doc.question) {
+            b.add_marker(&key, d);
+        }
+    }
+    let mut runs: Runs = b.names.into_iter().map(|t| (t, Vec::new())).collect();
+    for p in &b.postings {
+        runs[p.term as usize].1.push((p.doc, p.tf));
+    }
+    for r in &mut runs {
+        r.1.sort_unstable_by_key(|&(d, _)| d);
+    }
+    runs.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    (runs, lens)
+}
+
+/// The stored index of `n_docs` docs with field lengths `lens` from term runs sorted by term
+/// (each in doc order; empty runs are dropped). Postings: doc delta (varint), then the term
+/// frequency per field (3 bytes).
+fn assemble<'t>(
+    n_docs: u32,
+    lens: Vec<[u32; 3]>,
+    runs: impl Iterator<Item = (&'t str, &'t [(u32, [u8; 3])])>,
+) -> RawIndex {
+    let mut raw = RawIndex {
+        n_docs,
+        lens: super::blob::U32s(lens.iter().flatten().copied().collect()),
+        ..RawIndex::default()
+    };
+    for (term, run) in runs.filter(|(_, r)| !r.is_empty()) {
+        raw.terms.push_str(term);
+        raw.term_ends.0.push(raw.terms.len() as u32);
+        raw.df.0.push(run.len() as u32);
+        let mut prev = 0u32;
+        for &(doc, tf) in run {
+            put_varint(&mut raw.postings.0, doc - prev);
+            prev = doc;
+            raw.postings.0.extend_from_slice(&tf);
+        }
+        raw.posting_ends.0.push(raw.postings.0.len() as u32);
+    }
+    raw
+}
+
 impl Bm25Index {
     /// Builds the index over `docs` with explicit scoring parameters (for evaluation).
     pub fn build_with(docs: &[Doc<'_>], params: &Params) -> Bm25Index {
-        let analyzer = Analyzer::default();
-        let mut buf = String::new();
-        let mut b = Builder::default();
-        let mut lens: Vec<[u32; 3]> = Vec::with_capacity(docs.len());
-        for (doc_no, doc) in docs.iter().enumerate() {
-            let d = doc_no as u32;
-            let q = b.add(&analyzer, &mut buf, d, 0, doc.question);
-            let det = b.add(&analyzer, &mut buf, d, 1, doc.details);
-            let files: u32 = doc
-                .files
-                .iter()
-                .map(|f| b.add(&analyzer, &mut buf, d, 2, f))
-                .sum();
-            lens.push([q, det, files]);
-            // The exact re-ask marker: a term only `exact_doc` looks up (no field counts it).
-            if let Some(key) = super::gate::exact_key(doc.question) {
-                b.add_marker(&key, d);
+        let (runs, lens) = analyse(docs.iter().enumerate().map(|(i, d)| (i as u32, d)));
+        let raw = assemble(
+            docs.len() as u32,
+            lens.into_iter().map(|(_, l)| l).collect(),
+            runs.iter().map(|(t, r)| (t.as_str(), r.as_slice())),
+        );
+        Bm25Index::from_raw(raw, *params)
+    }
+
+    /// This index with the docs at positions `remove` (ascending) taken out and `insert` put in,
+    /// each at the doc number it gets in the result (ascending): the same index as a build over
+    /// the resulting docs, for the cost of tokenising only the new ones (the stored postings hold
+    /// term frequencies; weights are computed when searching).
+    ///
+    /// Errors: a position is out of range, out of order, or the numbering has gaps.
+    pub fn splice(
+        &self,
+        remove: &[usize],
+        insert: &[(usize, Doc<'_>)],
+    ) -> Result<Bm25Index, String> {
+        let n_old = self.len();
+        let n_new = n_old + insert.len() - remove.len().min(n_old);
+        let bad = remove.windows(2).any(|w| w[0] >= w[1])
+            || remove.last().is_some_and(|&r| r >= n_old)
+            || insert.windows(2).any(|w| w[0].0 >= w[1].0)
+            || insert.last().is_some_and(|&(p, _)| p >= n_new);
+        if bad {
+            return Err("splice positions out of order or range".into());
+        }
+        // Old doc number -> new one (None: removed), skipping the inserted docs' numbers.
+        let mut old_to_new = vec![None; n_old];
+        let (mut next, mut ins, mut rem) = (0usize, 0usize, 0usize);
+        for (old, slot) in old_to_new.iter_mut().enumerate() {
+            if remove.get(rem) == Some(&old) {
+                rem += 1;
+                continue;
+            }
+            while insert.get(ins).is_some_and(|&(p, _)| p == next) {
+                ins += 1;
+                next += 1;
+            }
+            *slot = Some(next as u32);
+            next += 1;
+        }
+        let mut lens = vec![[0u32; 3]; n_new];
+        for (old, new) in old_to_new.iter().enumerate() {
+            if let Some(new) = new {
+                lens[*new as usize] = self.doc_lens(old);
             }
         }
-        let field_scale = field_scales(&lens, params);
-
-        // Terms in byte order; `rank[id]` is a term's position in it.
-        let nterms = b.names.len();
-        let mut order: Vec<u32> = (0..nterms as u32).collect();
-        order.sort_unstable_by(|&x, &y| b.names[x as usize].cmp(&b.names[y as usize]));
-        let mut rank = vec![0u32; nterms];
-        for (r, &id) in order.iter().enumerate() {
-            rank[id as usize] = r as u32;
+        let (new_runs, new_lens) = analyse(insert.iter().map(|(p, d)| (*p as u32, d)));
+        for (d, l) in new_lens {
+            lens[d as usize] = l;
         }
-        // Counting sort of the postings by term rank; stable, so each term's run stays in doc
-        // order. `start[r]..start[r + 1]` is term rank r's run in `perm`.
-        let mut start = vec![0u32; nterms + 1];
-        for p in &b.postings {
-            start[rank[p.term as usize] as usize + 1] += 1;
-        }
-        for r in 0..nterms {
-            start[r + 1] += start[r];
-        }
-        let mut fill = start.clone();
-        let mut perm = vec![0u32; b.postings.len()];
-        for (i, p) in b.postings.iter().enumerate() {
-            let slot = &mut fill[rank[p.term as usize] as usize];
-            perm[*slot as usize] = i as u32;
-            *slot += 1;
-        }
-
-        let mut raw = RawIndex {
-            n_docs: docs.len() as u32,
-            ..RawIndex::default()
-        };
-        raw.postings.0.reserve(b.postings.len() * 2);
-        raw.terms.reserve(b.names.iter().map(String::len).sum());
-        for (r, &id) in order.iter().enumerate() {
-            raw.terms.push_str(&b.names[id as usize]);
-            raw.term_ends.0.push(raw.terms.len() as u32);
-            let run = &perm[start[r] as usize..start[r + 1] as usize];
-            raw.df.0.push(run.len() as u32);
-            let mut prev = 0u32;
-            for &i in run {
-                let p = &b.postings[i as usize];
-                put_varint(&mut raw.postings.0, p.doc - prev);
-                prev = p.doc;
-                let scale = &field_scale[p.doc as usize];
-                let tf: f32 = (0..3).map(|f| scale[f] * f32::from(p.tf[f])).sum();
-                let w = tf / (params.k1 + tf);
-                // w is in [0, 1): adding 0.5 and truncating rounds (no libm call).
-                raw.postings.0.push((w * 255.0 + 0.5).max(1.0) as u8);
+        // Merge the old runs (renumbered) with the new ones, term by term in byte order.
+        let mut merged: Vec<(&str, Vec<Posted>)> = Vec::new();
+        let mut new_iter = new_runs.iter().peekable();
+        for t in 0..self.term_count() {
+            let term = self.term(t);
+            while let Some((nt, run)) = new_iter.next_if(|(nt, _)| nt.as_str() < term) {
+                merged.push((nt.as_str(), run.clone()));
             }
-            raw.posting_ends.0.push(raw.postings.0.len() as u32);
+            let mut run: Vec<(u32, [u8; 3])> = self
+                .postings_of(t)
+                .filter_map(|(d, tf)| Some((old_to_new.get(d as usize).copied().flatten()?, tf)))
+                .collect();
+            if let Some((_, extra)) = new_iter.next_if(|(nt, _)| nt.as_str() == term) {
+                run.extend_from_slice(extra);
+                run.sort_unstable_by_key(|&(d, _)| d);
+            }
+            merged.push((term, run));
         }
-        Bm25Index { raw }
+        merged.extend(new_iter.map(|(t, r)| (t.as_str(), r.clone())));
+        let raw = assemble(
+            n_new as u32,
+            lens,
+            merged.iter().map(|(t, r)| (*t, r.as_slice())),
+        );
+        Ok(Bm25Index::from_raw(raw, self.params))
     }
 }
 
 /// Per doc and field, the BM25F factor `W_f / (1 − B_f + B_f · len_f / avglen_f)`, from each
 /// doc's field lengths `lens` (in terms).
-fn field_scales(lens: &[[u32; 3]], params: &Params) -> Vec<[f32; 3]> {
+pub(super) fn field_scales(lens: &[[u32; 3]], params: &Params) -> Vec<[f32; 3]> {
     let n = lens.len().max(1) as f32;
     let mut avg = [0f32; 3];
     for l in lens {
@@ -278,4 +354,102 @@ fn field_scales(lens: &[[u32; 3]], params: &Params) -> Vec<[f32; 3]> {
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Docs over a small vocabulary, so terms are shared, appear and vanish with single docs.
+    fn corpus() -> Vec<(String, String, Vec<String>)> {
+        let words = [
+            "payment", "webhook", "stripe", "invoice", "session", "cookie", "signed", "route",
+            "login", "page", "rendered", "queue", "retry", "cron", "upload",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |m: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % m as u64) as usize
+        };
+        (0..40)
+            .map(|i| {
+                let q: Vec<&str> = (0..1 + next(5)).map(|_| words[next(words.len())]).collect();
+                let d: Vec<&str> = (0..next(8)).map(|_| words[next(words.len())]).collect();
+                let f = format!("src/{}/{}_{i}.ts", words[next(4)], words[next(words.len())]);
+                (
+                    format!("Where is the {} {i}?", q.join(" ")),
+                    d.join(" "),
+                    vec![f],
+                )
+            })
+            .collect()
+    }
+
+    fn docs(c: &[(String, String, Vec<String>)]) -> Vec<Doc<'_>> {
+        c.iter()
+            .map(|(q, d, f)| Doc {
+                question: q,
+                details: d,
+                files: f,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_splice_gives_the_index_a_build_over_the_result_gives() {
+        let all = corpus();
+        let full = Bm25Index::build(&docs(&all));
+        // Start from every third doc left out, then put them back and take others out.
+        let kept: Vec<usize> = (0..all.len()).filter(|i| i % 3 != 0).collect();
+        let start: Vec<_> = kept.iter().map(|&i| all[i].clone()).collect();
+        let base = Bm25Index::build(&docs(&start));
+        let back: Vec<(usize, Doc<'_>)> = (0..all.len())
+            .filter(|i| i % 3 == 0)
+            .map(|i| (i, docs(&all[i..=i]).remove(0)))
+            .collect();
+        let spliced = base.splice(&[], &back).unwrap();
+        assert_eq!(spliced.raw, full.raw, "inserting gives the full build");
+        // Remove docs 1, 2 and 39 and insert two at new positions 0 and 5.
+        let removed = spliced.splice(&[1, 2, 39], &[]).unwrap();
+        let mut rest = all.clone();
+        rest.remove(39);
+        rest.remove(2);
+        rest.remove(1);
+        assert_eq!(removed.raw, Bm25Index::build(&docs(&rest)).raw, "removing");
+        let extra = [
+            (
+                "How are refunds issued?".to_string(),
+                String::new(),
+                vec!["src/refund.ts".to_string()],
+            ),
+            (
+                "Where is the cron queue?".to_string(),
+                "retry".to_string(),
+                vec![],
+            ),
+        ];
+        let ins = [
+            (0, docs(&extra[..1]).remove(0)),
+            (5, docs(&extra[1..]).remove(0)),
+        ];
+        let both = removed.splice(&[], &ins).unwrap();
+        rest.insert(0, extra[0].clone());
+        rest.insert(5, extra[1].clone());
+        assert_eq!(
+            both.raw,
+            Bm25Index::build(&docs(&rest)).raw,
+            "inserting new terms"
+        );
+        // Everything out, then a bad request.
+        let none = both
+            .splice(&(0..rest.len()).collect::<Vec<_>>(), &[])
+            .unwrap();
+        assert_eq!(none.raw, Bm25Index::build(&[]).raw);
+        assert!(both.splice(&[3, 2], &[]).is_err());
+        assert!(both
+            .splice(&[], &[(rest.len() + 1, docs(&extra[..1]).remove(0))])
+            .is_err());
+    }
 }

@@ -58,7 +58,7 @@ use tokenize::Analyzer;
 pub use tokenize::analyze;
 
 /// Version of the tokeniser and index layout; part of the derived index's header.
-pub const VERSION: u32 = 4;
+pub const VERSION: u32 = 5;
 
 /// Phantom docs (containing none of the query's terms) added to the doc count `N` in the IDF.
 ///
@@ -116,7 +116,7 @@ pub fn display_score(bm25: f32, ideal: f32) -> u8 {
     (100.0 * bm25 / ideal).round().clamp(1.0, 100.0) as u8
 }
 
-/// Build-time scoring parameters (baked into the stored per-posting weights).
+/// Scoring parameters (applied to the stored term frequencies when searching).
 ///
 /// Arrays are indexed by field: 0 question, 1 details, 2 files.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -149,6 +149,10 @@ impl Default for Params {
 #[serde(try_from = "RawIndex")]
 pub struct Bm25Index {
     raw: RawIndex,
+    /// The scoring parameters (not stored: [`Params::default`] for a loaded index).
+    params: Params,
+    /// Per doc and field, the BM25F length factor (computed from `raw.lens`).
+    scales: Vec<[f32; 3]>,
 }
 
 impl Serialize for Bm25Index {
@@ -158,7 +162,7 @@ impl Serialize for Bm25Index {
 }
 
 /// The stored layout; [`Bm25Index`] validates it on load so search never indexes out of bounds.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 struct RawIndex {
     /// Number of docs.
     n_docs: u32,
@@ -172,6 +176,8 @@ struct RawIndex {
     postings: Blob,
     /// End offset of each term's postings in `postings`.
     posting_ends: U32s,
+    /// Per doc, the length in terms of each field (question, details, files), flattened.
+    lens: U32s,
 }
 
 impl TryFrom<RawIndex> for Bm25Index {
@@ -203,11 +209,68 @@ impl TryFrom<RawIndex> for Bm25Index {
         if raw.df.0.iter().any(|&d| d > raw.n_docs) {
             return Err("document frequency exceeds the doc count".into());
         }
-        Ok(Bm25Index { raw })
+        if raw.lens.0.len() != 3 * raw.n_docs as usize {
+            return Err("field lengths do not match the doc count".into());
+        }
+        Ok(Bm25Index::from_raw(raw, Params::default()))
     }
 }
 
 impl Bm25Index {
+    fn from_raw(raw: RawIndex, params: Params) -> Bm25Index {
+        let lens: Vec<[u32; 3]> = raw
+            .lens
+            .0
+            .chunks_exact(3)
+            .map(|c| [c[0], c[1], c[2]])
+            .collect();
+        let scales = build::field_scales(&lens, &params);
+        Bm25Index {
+            raw,
+            params,
+            scales,
+        }
+    }
+
+    /// The field lengths of doc `d` (zeros when out of range).
+    fn doc_lens(&self, d: usize) -> [u32; 3] {
+        self.raw
+            .lens
+            .0
+            .get(3 * d..3 * d + 3)
+            .map_or([0; 3], |c| [c[0], c[1], c[2]])
+    }
+
+    /// The postings of term number `t`: (doc, term frequency per field), in doc order; stops at
+    /// the first malformed or out-of-range one.
+    fn postings_of(&self, t: usize) -> impl Iterator<Item = (u32, [u8; 3])> + '_ {
+        let start = if t == 0 {
+            0
+        } else {
+            self.raw.posting_ends.0[t - 1] as usize
+        };
+        let bytes = &self.raw.postings.0[start..self.raw.posting_ends.0[t] as usize];
+        let n = self.raw.n_docs;
+        let (mut pos, mut doc) = (0usize, 0u32);
+        std::iter::from_fn(move || {
+            let delta = get_varint(bytes, &mut pos)?;
+            let tf = bytes.get(pos..pos + 3)?;
+            pos += 3;
+            doc = doc.checked_add(delta)?;
+            (doc < n).then_some((doc, [tf[0], tf[1], tf[2]]))
+        })
+    }
+
+    /// The quantised BM25F weight of a posting (1..=255): `tf' / (K1 + tf')` with
+    /// `tf' = Σ_f scale_f · tf_f`, in 255ths.
+    fn weight(&self, doc: u32, tf: [u8; 3]) -> u8 {
+        let scale = &self.scales[doc as usize];
+        let tf: f32 = (0..3).map(|f| scale[f] * f32::from(tf[f])).sum();
+        let w = tf / (self.params.k1 + tf);
+        // w is in [0, 1): adding 0.5 and truncating rounds (no libm call).
+        (w * 255.0 + 0.5).max(1.0) as u8
+    }
+
     /// Builds the index over `docs` with the default [`Params`]; doc number = slice position.
     pub fn build(docs: &[Doc<'_>]) -> Bm25Index {
         Bm25Index::build_with(docs, &Params::default())
@@ -257,25 +320,9 @@ impl Bm25Index {
 
     /// The docs containing the index term `term`, ascending (empty when none does).
     pub(crate) fn docs_with(&self, term: &str) -> Vec<u32> {
-        let Some(id) = self.lookup(term) else {
-            return Vec::new();
-        };
-        let start = if id == 0 {
-            0
-        } else {
-            self.raw.posting_ends.0[id - 1] as usize
-        };
-        let bytes = &self.raw.postings.0[start..self.raw.posting_ends.0[id] as usize];
-        let (mut pos, mut doc, mut out) = (0, 0u32, Vec::new());
-        while let Some(delta) = get_varint(bytes, &mut pos) {
-            pos += 1; // the weight byte
-            doc = doc.saturating_add(delta);
-            if doc as usize >= self.len() || pos > bytes.len() {
-                break;
-            }
-            out.push(doc);
-        }
-        out
+        self.lookup(term)
+            .map(|t| self.postings_of(t).map(|(d, _)| d).collect())
+            .unwrap_or_default()
     }
 
     /// How many docs contain the index term `term`; `None` when none does.
@@ -366,26 +413,10 @@ impl Bm25Index {
         };
         for &(id, idf) in &terms {
             let Some(id) = id else { continue };
-            let start = if id == 0 {
-                0
-            } else {
-                self.raw.posting_ends.0[id - 1] as usize
-            };
-            let bytes = &self.raw.postings.0[start..self.raw.posting_ends.0[id] as usize];
-            let mut pos = 0;
-            let mut doc = 0usize;
             let scale = idf / 255.0;
-            while pos < bytes.len() {
-                let Some(delta) = get_varint(bytes, &mut pos) else {
-                    break;
-                };
-                let Some(&w) = bytes.get(pos) else { break };
-                pos += 1;
-                doc += delta as usize;
-                if doc >= n {
-                    break;
-                }
-                acc.score[doc] += scale * f32::from(w);
+            for (doc, tf) in self.postings_of(id) {
+                let doc = doc as usize;
+                acc.score[doc] += scale * f32::from(self.weight(doc as u32, tf));
                 acc.matched[doc] += idf;
             }
         }
