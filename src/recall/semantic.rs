@@ -92,6 +92,27 @@ impl Vectors {
         &self.data[self.start + i * w..self.start + (i + 1) * w]
     }
 
+    /// These vectors with the entries at positions `remove` (ascending) taken out and
+    /// `insert` (each entry's concatenated views, [`embed_entry`]) put in at the positions they
+    /// get in the result (ascending): the other entries' components are copied, not recomputed.
+    pub fn splice(&self, remove: &[usize], insert: &[(usize, Vec<i8>)]) -> Vectors {
+        let w = VIEWS * self.dim as usize;
+        let mut out = Vectors::new(self.dim as usize);
+        let mut inserted = insert.iter().peekable();
+        let mut take = |out: &mut Vectors| {
+            while let Some((_, v)) = inserted.next_if(|(p, _)| *p == out.len()) {
+                out.push(v);
+            }
+        };
+        for i in (0..self.len()).filter(|i| remove.binary_search(i).is_err()) {
+            take(&mut out);
+            out.data.extend_from_slice(self.raw(i));
+        }
+        take(&mut out);
+        debug_assert_eq!(out.data.len() % w.max(1), 0);
+        out
+    }
+
     /// Number of entries.
     pub fn len(&self) -> usize {
         if self.dim == 0 {

@@ -27,10 +27,12 @@ use crate::recall::semantic::{self, Vectors};
 use crate::recall::{Bm25Index, Doc};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::Path;
 
-/// Layout version of `index.bin` and `texts.bin`.
+mod apply;
+
+/// Layout version of `index.bin`.
 const INDEX_VERSION: u32 = 7;
 
 /// The most [`Check::Folder`] reads of `index.bin` or `vectors.bin` before it falls back to
@@ -159,21 +161,6 @@ impl<'de> Deserialize<'de> for RefsOwned {
     }
 }
 
-/// [`TextsFile`] by reference.
-#[derive(Serialize)]
-struct TextsFileRef<'a> {
-    version: u32,
-    listing: &'a [Listed],
-    entries: &'a [Entry],
-}
-
-#[derive(Debug, Serialize, Deserialize)]
-struct TextsFile {
-    version: u32,
-    listing: Vec<Listed>,
-    entries: Vec<Entry>,
-}
-
 /// The store's entries as the search sees them, loaded by [`load`].
 #[derive(Debug, Clone)]
 pub struct Snapshot {
@@ -205,10 +192,7 @@ pub struct Snapshot {
     /// The number of entry files and their total bytes ([`Snapshot::derived_limit`]).
     listed: (u64, u64),
     built_at_ns: i64,
-    old_sigs: Vec<u64>,
-    texts: Option<Vec<Entry>>,
     index_dirty: bool,
-    texts_dirty: bool,
     /// True when the entries differ from what the derived files held (map.json may be stale).
     pub content_changed: bool,
     /// True when the entries folder holds temp files of an interrupted write.
@@ -440,10 +424,7 @@ impl Snapshot {
             folder: idx.folder,
             listed: idx.listed,
             built_at_ns: idx.built_at_ns,
-            old_sigs: Vec::new(),
-            texts: None,
             index_dirty: false,
-            texts_dirty: false,
             content_changed: false,
             saw_temp_files: false,
         }
@@ -487,10 +468,7 @@ impl Snapshot {
             listing: Some(listing),
             folder,
             built_at_ns: start_ns,
-            old_sigs: Vec::new(),
-            texts: None,
             index_dirty: true,
-            texts_dirty: true,
             content_changed: true,
             saw_temp_files: false,
         };
@@ -565,36 +543,21 @@ impl Snapshot {
                     .collect()
             })
             .collect();
-        self.old_sigs = std::mem::take(&mut self.sigs);
         self.sigs = entries.iter().map(text_sig).collect();
         self.paths = path_set.into_iter().map(str::to_string).collect();
         self.vectors = self.model.map(|m| {
-            // Reuse the vectors of entries whose text did not change; embed the rest.
-            let old: HashMap<u64, usize> = match &self.vectors {
-                Some(v) if v.dim() == m.dim() && v.len() == self.ids.len() => self
-                    .old_sigs
+            semantic::embed_all(
+                m,
+                entries
                     .iter()
-                    .enumerate()
-                    .map(|(i, s)| (*s, i))
-                    .collect(),
-                _ => HashMap::new(),
-            };
-            let mut out = Vectors::new(m.dim());
-            for (e, sig) in entries.iter().zip(&self.sigs) {
-                match (old.get(sig), &self.vectors) {
-                    (Some(&i), Some(prev)) => out.push(&prev.get(i)),
-                    _ => out.push(&semantic::embed_entry(m, &e.question, &e.details)),
-                }
-            }
-            out
+                    .map(|e| (e.question.as_str(), e.details.as_str())),
+            )
         });
         self.vectors_tag = super::fresh::now_ns() as u64;
         self.vectors_dirty = self.vectors.is_some();
         self.ids = entries.iter().map(|e| e.id.clone()).collect();
         self.bm25 = build_bm25(&entries);
-        self.texts = Some(entries);
         self.index_dirty = true;
-        self.texts_dirty = true;
         self.content_changed = true;
     }
 
@@ -673,98 +636,6 @@ impl Snapshot {
             _ => false,
         }
     }
-
-    /// Loads every entry's full text (writers need it to rebuild the search index) into the
-    /// snapshot's text cache: from `texts.bin` when it matches, else from the entry files. False
-    /// when an entry file no longer says what the index says (the caller rebuilds:
-    /// [`Snapshot::reloaded`]).
-    fn load_texts(&mut self, store: &Store) -> bool {
-        if self.texts.is_some() {
-            return true;
-        }
-        let Some(listing) = self.listing.as_deref() else {
-            return false;
-        };
-        let from_cache = read_derived(&store.texts_path(), limit_for(self.listed))
-            .and_then(|b| postcard::from_bytes::<TextsFile>(&b).ok())
-            .filter(|t| {
-                t.version == INDEX_VERSION
-                    && t.listing == listing
-                    && t.entries.len() == self.ids.len()
-                    && t.entries.iter().zip(&self.ids).all(|(e, id)| e.id == *id)
-            });
-        if let Some(t) = from_cache {
-            self.texts = Some(t.entries);
-            return true;
-        }
-        // From the entry files themselves, which must say what the index says.
-        let dir = store.entries_dir();
-        let mut texts = Vec::with_capacity(self.ids.len());
-        for (i, id) in self.ids.iter().enumerate() {
-            let name = format!("{id}.md");
-            match read_entry(&dir.join(&name), &name) {
-                Ok(e) if self.agrees_with(i, &e) => texts.push(e),
-                _ => return false,
-            }
-        }
-        self.texts = Some(texts);
-        self.texts_dirty = true;
-        true
-    }
-
-    /// Every entry with its full text, moved out of the snapshot (for a writer about to call
-    /// [`Snapshot::replace_entries`], which puts the new set back): saves copying them all.
-    /// `None` when an entry file disagrees with the index (see `Snapshot::load_texts`).
-    pub fn take_entries(&mut self, store: &Store) -> Option<Vec<Entry>> {
-        if !self.load_texts(store) {
-            return None;
-        }
-        self.texts.take()
-    }
-
-    /// Replaces the entries after a writer added or removed entry files (lock held): updates the
-    /// listing for the `touched` file names (written or deleted under the lock, so nothing else
-    /// changed), keeps the malformed reports of files still there, and rebuilds the search index.
-    ///
-    /// Errors: none today (kept fallible for callers that may re-list).
-    pub fn replace_entries(
-        &mut self,
-        store: &Store,
-        entries: Vec<Entry>,
-        touched: &[String],
-    ) -> Result<()> {
-        let start_ns = super::fresh::now_ns();
-        let listing = self.relist(store, touched);
-        self.built_at_ns = start_ns;
-        let ids: std::collections::HashSet<&str> = entries.iter().map(|e| e.id.as_str()).collect();
-        let old: BTreeMap<&str, &str> = self
-            .malformed
-            .iter()
-            .map(|(n, r)| (n.as_str(), r.as_str()))
-            .collect();
-        let dir = store.entries_dir();
-        let mut malformed = Vec::new();
-        for l in &listing {
-            let stem = l.name.strip_suffix(".md").unwrap_or(&l.name);
-            if ids.contains(stem) {
-                continue;
-            }
-            let reason = match old.get(l.name.as_str()) {
-                Some(r) => r.to_string(),
-                None => match read_entry(&dir.join(&l.name), &l.name) {
-                    Err(r) => r,
-                    // Parses, but the caller did not list it: re-read on the next load.
-                    Ok(_) => continue,
-                },
-            };
-            malformed.push((l.name.clone(), reason));
-        }
-        self.malformed = malformed;
-        self.listed = listing::totals(&listing);
-        self.listing = Some(listing);
-        self.set_entries(entries);
-        Ok(())
-    }
 }
 
 /// Writes the derived files that are out of date (lock held). They are rebuildable, so they are
@@ -809,18 +680,6 @@ pub fn save(store: &Store, snap: &mut Snapshot) -> Result<()> {
         let bytes = postcard::to_stdvec(&file).context("could not encode the search index")?;
         write_atomic_with(&store.index_path(), &bytes, Durability::Rebuildable)?;
         snap.index_dirty = false;
-    }
-    if snap.texts_dirty {
-        if let (Some(entries), Some(listing)) = (&snap.texts, snap.listing.as_deref()) {
-            let file = TextsFileRef {
-                version: INDEX_VERSION,
-                listing,
-                entries,
-            };
-            let bytes = postcard::to_stdvec(&file).context("could not encode the entry texts")?;
-            write_atomic_with(&store.texts_path(), &bytes, Durability::Rebuildable)?;
-        }
-        snap.texts_dirty = false;
     }
     Ok(())
 }

@@ -80,7 +80,8 @@ impl Store {
         self.dir.join("vectors.bin")
     }
 
-    /// `.capn/texts.bin` (derived: every entry's text, for writers).
+    /// `.capn/texts.bin`: every entry's text, which capn 0.3 kept for rebuilding the index;
+    /// writers now delete it (the index is updated in place).
     pub fn texts_path(&self) -> PathBuf {
         self.dir.join("texts.bin")
     }
@@ -233,7 +234,7 @@ impl Store {
     /// Like [`Store::open_writer`], but only if the lock is free now and the store exists, and
     /// with the index trusted by the entries folder's stamp ([`index::Check::Folder`]): for
     /// readers that may delete what they find stale on the way (`ask`). Changing entries lists
-    /// the folder first ([`Writer::take_entries`]).
+    /// the folder first ([`Writer::ensure_listed`]).
     pub fn try_open_writer(&self) -> Option<Writer> {
         if !self.exists() || self.check_dirs().is_err() {
             return None;
@@ -375,12 +376,19 @@ impl Writer {
         if positions.is_empty() {
             return Ok(Vec::new());
         }
-        let mut drop = std::collections::HashSet::new();
+        let ids: Vec<String> = positions
+            .iter()
+            .map(|&i| self.snap.ids[i].clone())
+            .collect();
+        self.ensure_listed()?;
+        let mut drop = Vec::new();
         let mut removed = Vec::new();
         let mut disagree = false;
         let was_current = self.snap.folder_is_current(&self.store);
-        for &i in positions {
-            let id = self.snap.ids[i].clone();
+        for id in ids {
+            let Some(i) = self.snap.position(&id) else {
+                continue;
+            };
             let path = self.store.entry_path(&id);
             let name = format!("{id}.md");
             let e = match index::read_entry(&path, &name) {
@@ -405,7 +413,7 @@ impl Writer {
                     display_rel(&self.store.root, &path)
                 )
             })?;
-            drop.insert(id);
+            drop.push(id);
             removed.push(e);
         }
         if disagree {
@@ -416,10 +424,8 @@ impl Writer {
             return Ok(removed);
         }
         let store = self.store.clone();
-        let mut keep = self.take_entries()?;
-        keep.retain(|e| !drop.contains(&e.id));
         let touched: Vec<String> = drop.iter().map(|id| format!("{id}.md")).collect();
-        self.snap.replace_entries(&store, keep, &touched)?;
+        self.apply_or_reload(&drop, Vec::new(), &touched)?;
         self.snap.folder_changed(&store, was_current);
         Ok(removed)
     }
@@ -442,20 +448,36 @@ impl Writer {
         self.delete_positions_listed(positions, &mut |e, cache| entry_is_stale(&root, e, cache))
     }
 
-    /// Every entry's full text, moved out of the snapshot; when an entry file disagrees with the
-    /// index (edited in place), the snapshot is rebuilt from the entry files first.
+    /// Makes sure every entry file was listed when the snapshot was loaded (a writer opened by
+    /// [`Store::try_open_writer`] trusted the folder stamp): writers need the listing to record
+    /// what they change. Call it before deciding what to change, since it may reload.
     ///
     /// Errors: the entries folder cannot be listed.
-    pub fn take_entries(&mut self) -> Result<Vec<Entry>> {
+    pub fn ensure_listed(&mut self) -> Result<()> {
         if !self.snap.is_listed() {
-            // Loaded by the folder stamp: list every entry file before changing any.
             self.snap = index::load(&self.store, index::Check::Files)?;
         }
-        if let Some(entries) = self.snap.take_entries(&self.store) {
-            return Ok(entries);
+        Ok(())
+    }
+
+    /// [`Snapshot::apply`]; when that fails (an inconsistent index), the snapshot is rebuilt
+    /// from the entry files, which already hold the change.
+    ///
+    /// Errors: the entries folder cannot be listed.
+    pub(super) fn apply_or_reload(
+        &mut self,
+        remove: &[String],
+        insert: Vec<Entry>,
+        touched: &[String],
+    ) -> Result<()> {
+        if self
+            .snap
+            .apply(&self.store, remove, insert, touched)
+            .is_err()
+        {
+            self.snap = Snapshot::reloaded(&self.store)?;
         }
-        self.snap = Snapshot::reloaded(&self.store)?;
-        Ok(self.snap.take_entries(&self.store).unwrap_or_default())
+        Ok(())
     }
 
     /// [`Writer::finish`], reporting a failure on stderr instead of failing the command: the
@@ -475,6 +497,9 @@ impl Writer {
         // Temp files of writers killed mid-write (older than any write in progress).
         let max_age = std::time::Duration::from_secs(600);
         crate::fsutil::remove_stale_temp_files(&self.store.dir, max_age);
+        // capn 0.3 kept every entry's text in texts.bin for rebuilding; the index is now
+        // updated in place, so a file left by that version is only stale.
+        let _ = crate::fsutil::remove_if_exists(&self.store.texts_path());
         if self.snap.saw_temp_files {
             crate::fsutil::remove_stale_temp_files(&self.store.entries_dir(), max_age);
         }

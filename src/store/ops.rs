@@ -68,6 +68,7 @@ impl Writer {
     ///
     /// Errors: the entry cannot be written.
     pub fn chart(&mut self, entry: Entry, hashed: &[Hashed]) -> Result<()> {
+        self.ensure_listed()?;
         let id = entry.id.clone();
         let path = self.store.entry_path(&id);
         let was_current = self.snap.folder_is_current(&self.store);
@@ -81,11 +82,7 @@ impl Writer {
             self.cache.remember(key, abs, *hash, *at_ns);
         }
         let store = self.store.clone();
-        let mut entries = self.take_entries()?;
-        entries.retain(|e| e.id != id);
-        entries.push(entry);
-        self.snap
-            .replace_entries(&store, entries, &[format!("{id}.md")])?;
+        self.apply_or_reload(&[], vec![entry], &[format!("{id}.md")])?;
         self.snap.folder_changed(&store, was_current);
         Ok(())
     }

@@ -650,14 +650,14 @@ fn odd_inputs_chart_and_ask_cleanly() {
     assert_eq!(v["files"], serde_json::json!(["a,b.ts", "plain.ts"]));
     assert_eq!(v["details"], "line one\nline two");
     // The details were indexed as they read back, so later asks find the entry in agreement
-    // with the index and do not rebuild it (a rebuild rewrites texts.bin).
-    let texts = env.root.join(".capn/texts.bin");
-    let before = fs::metadata(&texts).unwrap().modified().unwrap();
+    // with the index and do not rebuild it (a rebuild rewrites index.bin).
+    let index = env.root.join(".capn/index.bin");
+    let before = fs::metadata(&index).unwrap().modified().unwrap();
     std::thread::sleep(std::time::Duration::from_millis(50));
     env.run(&["ask", "-dash question about comma files"]).ok();
     env.run(&["ask", "-dash question about comma files"]).ok();
     assert_eq!(
-        fs::metadata(&texts).unwrap().modified().unwrap(),
+        fs::metadata(&index).unwrap().modified().unwrap(),
         before,
         "index rebuilt"
     );

@@ -72,6 +72,14 @@ fn symlinked_derived_files_are_replaced_never_written_through() {
         env.run_within_5s(&["chart", "Where is paying done?", "--files", "src/pay.ts"])
             .ok();
         assert_decoy(&decoy);
+        if name == "texts.bin" {
+            // Left by capn 0.3: writers delete it (the link itself; the decoy is untouched).
+            assert!(
+                fs::symlink_metadata(&p).is_err(),
+                "texts.bin is still there"
+            );
+            continue;
+        }
         // Rewritten files become regular files; ones not rewritten may stay links, unread.
         let meta = fs::symlink_metadata(&p).unwrap();
         assert!(

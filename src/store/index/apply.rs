@@ -1,0 +1,329 @@
+//! A writer's change applied to the snapshot in place: only the entries added, replaced or
+//! removed are tokenised and embedded, and the other entries' data is moved, not rebuilt, so a
+//! `chart` costs about the same at 10 charts as at 10,000 (issue 11: the index is incremental).
+
+use super::{read_entry, text_sig, Snapshot};
+use crate::recall::semantic;
+use crate::recall::Doc;
+use crate::store::entry::Entry;
+use crate::store::Store;
+use anyhow::Result;
+use std::collections::BTreeMap;
+
+impl Snapshot {
+    /// Applies a writer's change (lock held): the entries with ids in `remove` were deleted and
+    /// `insert` (new ones, or new versions of entries with the same id) were written; `touched`
+    /// names every entry file written or deleted, which is stat'ed again for the listing. The
+    /// snapshot must have been loaded with every entry file listed ([`Snapshot::is_listed`]).
+    ///
+    /// Errors: the snapshot has no listing, or its search index is inconsistent (a writer then
+    /// rebuilds it from the entry files: [`Snapshot::reloaded`]).
+    pub fn apply(
+        &mut self,
+        store: &Store,
+        remove: &[String],
+        mut insert: Vec<Entry>,
+        touched: &[String],
+    ) -> Result<()> {
+        anyhow::ensure!(self.is_listed(), "the entries folder was not listed");
+        insert.sort_unstable_by(|a, b| a.id.cmp(&b.id));
+        insert.dedup_by(|a, b| a.id == b.id);
+        // Positions that go: removed ids, and the old versions of inserted ones.
+        let mut gone: Vec<usize> = remove
+            .iter()
+            .chain(insert.iter().map(|e| &e.id))
+            .filter_map(|id| self.position(id))
+            .collect();
+        gone.sort_unstable();
+        gone.dedup();
+        let kept: Vec<usize> = (0..self.len())
+            .filter(|i| gone.binary_search(i).is_err())
+            .collect();
+        // The new order: kept ids and inserted ids merged (both sorted); where each insert lands.
+        let mut ids = Vec::with_capacity(kept.len() + insert.len());
+        let mut at = Vec::with_capacity(insert.len());
+        let mut next = insert.iter().peekable();
+        for &i in &kept {
+            while let Some(e) = next.next_if(|e| e.id < self.ids[i]) {
+                at.push(ids.len());
+                ids.push(e.id.clone());
+            }
+            ids.push(self.ids[i].clone());
+        }
+        for e in next {
+            at.push(ids.len());
+            ids.push(e.id.clone());
+        }
+        let files: Vec<Vec<String>> = insert
+            .iter()
+            .map(|e| e.files.keys().cloned().collect())
+            .collect();
+        let docs: Vec<(usize, Doc<'_>)> = insert
+            .iter()
+            .zip(&files)
+            .zip(&at)
+            .map(|((e, f), &p)| {
+                (
+                    p,
+                    Doc {
+                        question: &e.question,
+                        details: &e.details,
+                        files: f,
+                    },
+                )
+            })
+            .collect();
+        self.bm25 = self.bm25.splice(&gone, &docs).map_err(anyhow::Error::msg)?;
+        if let Some(m) = self.model {
+            let views: Vec<(usize, Vec<i8>)> = insert
+                .iter()
+                .zip(&at)
+                .map(|(e, &p)| (p, semantic::embed_entry(m, &e.question, &e.details)))
+                .collect();
+            let v = self
+                .vectors
+                .as_ref()
+                .filter(|v| v.dim() == m.dim() && v.len() == gone.len() + kept.len());
+            let v = v.ok_or_else(|| anyhow::anyhow!("the vectors do not match the index"))?;
+            self.vectors = Some(v.splice(&gone, &views));
+            self.vectors_tag = crate::clock::now_ns() as u64;
+            self.vectors_dirty = true;
+        }
+        self.splice_files(&kept, &insert, &at);
+        self.sigs = merge_at(
+            kept.iter().map(|&i| self.sigs[i]),
+            insert.iter().map(text_sig),
+            &at,
+        );
+        self.ids = ids;
+        self.update_listing(store, touched);
+        self.built_at_ns = crate::clock::now_ns();
+        self.index_dirty = true;
+        self.content_changed = true;
+        Ok(())
+    }
+
+    /// `paths` and `refs` for the kept entries (positions, ascending) and `insert` landing at
+    /// `at`: paths no entry references any more are dropped, new ones merged in.
+    fn splice_files(&mut self, kept: &[usize], insert: &[Entry], at: &[usize]) {
+        let mut used = vec![false; self.paths.len()];
+        for &i in kept {
+            for (p, _) in &self.refs[i] {
+                used[*p as usize] = true;
+            }
+        }
+        let mut added: Vec<&str> = insert
+            .iter()
+            .flat_map(|e| e.files.keys().map(String::as_str))
+            .filter(|p| self.paths.binary_search_by(|q| q.as_str().cmp(p)).is_err())
+            .collect();
+        added.sort_unstable();
+        added.dedup();
+        let mut paths = Vec::with_capacity(self.paths.len() + added.len());
+        let mut renumber = vec![0u32; self.paths.len()];
+        let mut next = added.iter().peekable();
+        for (i, p) in self.paths.iter().enumerate() {
+            while let Some(a) = next.next_if(|a| **a < p.as_str()) {
+                paths.push(a.to_string());
+            }
+            if used[i] || insert.iter().any(|e| e.files.contains_key(p)) {
+                renumber[i] = paths.len() as u32;
+                paths.push(p.clone());
+            }
+        }
+        paths.extend(next.map(|a| a.to_string()));
+        let number = |p: &str| paths.binary_search_by(|q| q.as_str().cmp(p)).unwrap_or(0) as u32;
+        let new_refs: Vec<Vec<(u32, [u8; 32])>> = insert
+            .iter()
+            .map(|e| {
+                e.files
+                    .iter()
+                    .map(|(p, h)| {
+                        (
+                            number(p),
+                            crate::store::fresh::decode_hex32(h).unwrap_or([0; 32]),
+                        )
+                    })
+                    .collect()
+            })
+            .collect();
+        let old_refs = std::mem::take(&mut self.refs);
+        let kept_refs = kept.iter().map(|&i| {
+            old_refs[i]
+                .iter()
+                .map(|&(p, h)| (renumber[p as usize], h))
+                .collect::<Vec<_>>()
+        });
+        self.refs = merge_at(kept_refs, new_refs.into_iter(), at);
+        self.paths = paths;
+    }
+
+    /// The listing after the files named in `touched` were written or deleted (the others keep
+    /// their stamps), and the malformed reports of files still there.
+    fn update_listing(&mut self, store: &Store, touched: &[String]) {
+        let listing = self.relist(store, touched);
+        let old: BTreeMap<&str, &str> = self
+            .malformed
+            .iter()
+            .map(|(n, r)| (n.as_str(), r.as_str()))
+            .collect();
+        let dir = store.entries_dir();
+        let mut malformed = Vec::new();
+        for l in &listing {
+            let stem = l.name.strip_suffix(".md").unwrap_or(&l.name);
+            if self.position(stem).is_some() {
+                continue;
+            }
+            let reason = match old.get(l.name.as_str()) {
+                Some(r) => r.to_string(),
+                None => match read_entry(&dir.join(&l.name), &l.name) {
+                    Err(r) => r,
+                    // Parses, but the writer did not put it in: re-read on the next load.
+                    Ok(_) => continue,
+                },
+            };
+            malformed.push((l.name.clone(), reason));
+        }
+        self.malformed = malformed;
+        self.listed = super::listing::totals(&listing);
+        self.listing = Some(listing);
+    }
+}
+
+/// `kept` and `inserted` interleaved so that inserted item `k` lands at position `at[k]`
+/// (ascending).
+fn merge_at<T>(
+    kept: impl Iterator<Item = T>,
+    inserted: impl Iterator<Item = T>,
+    at: &[usize],
+) -> Vec<T> {
+    let mut out = Vec::new();
+    let mut kept = kept.peekable();
+    let mut inserted = inserted.zip(at).peekable();
+    loop {
+        if let Some((x, _)) = inserted.next_if(|(_, &p)| p == out.len()) {
+            out.push(x);
+        } else if let Some(x) = kept.next() {
+            out.push(x);
+        } else if let Some((x, _)) = inserted.next() {
+            out.push(x);
+        } else {
+            return out;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(store: &Store, id: &str, question: &str, files: &[&str]) {
+        let mut fm = String::new();
+        for f in files {
+            let hash = format!("{:064x}", f.len());
+            fm.push_str(&format!("  {f}: {hash}\n"));
+        }
+        let text = format!(
+            "---\ncapn: 1\nid: {id}\nat: 2026-01-01T00:00:00Z\nfiles:\n{fm}---\n\n# {question}\n\nDetails about {question}\n"
+        );
+        std::fs::write(store.entry_path(id), text).unwrap();
+    }
+
+    fn read(store: &Store, id: &str) -> Entry {
+        read_entry(&store.entry_path(id), &format!("{id}.md")).unwrap()
+    }
+
+    /// What a search and a staleness check see (the listing stamps differ by design: a rebuild
+    /// stats every file, `apply` only the touched ones).
+    fn seen(s: &Snapshot) -> impl PartialEq + std::fmt::Debug {
+        (
+            s.ids.clone(),
+            s.paths.clone(),
+            s.refs.clone(),
+            s.sigs.clone(),
+            postcard::to_stdvec(&s.bm25).unwrap(),
+            s.vectors.clone().map(|v| v.to_file_bytes(0)),
+            s.malformed.clone(),
+            s.listed.0,
+        )
+    }
+
+    #[test]
+    fn applying_a_change_gives_what_a_rebuild_from_the_files_gives() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::at(dir.path().canonicalize().unwrap());
+        std::fs::create_dir_all(store.entries_dir()).unwrap();
+        let qs = [
+            (
+                "10000001",
+                "Where are payment webhooks handled?",
+                vec!["src/pay.ts", "src/hook.ts"],
+            ),
+            (
+                "20000002",
+                "How is the session cookie signed?",
+                vec!["src/auth/cookie.ts"],
+            ),
+            (
+                "30000003",
+                "Where are invoices numbered?",
+                vec!["src/pay.ts", "src/invoice.ts"],
+            ),
+            (
+                "40000004",
+                "How are uploads scanned?",
+                vec!["src/upload.ts"],
+            ),
+        ];
+        for (id, q, f) in &qs {
+            write(&store, id, q, f);
+        }
+        std::fs::write(store.entries_dir().join("50000005.md"), "not an entry").unwrap();
+        let mut snap = Snapshot::reloaded(&store).unwrap();
+        // Replace one (new files), add two (one sorting first), delete one whose file is shared.
+        write(
+            &store,
+            "20000002",
+            "How is the session cookie verified?",
+            &["src/auth/verify.ts"],
+        );
+        write(
+            &store,
+            "05000000",
+            "Where is the cron queue?",
+            &["src/cron.ts", "src/pay.ts"],
+        );
+        write(
+            &store,
+            "35000000",
+            "Where are refunds issued?",
+            &["src/refund.ts"],
+        );
+        std::fs::remove_file(store.entry_path("30000003")).unwrap();
+        let insert = vec![
+            read(&store, "20000002"),
+            read(&store, "05000000"),
+            read(&store, "35000000"),
+        ];
+        let touched: Vec<String> = ["20000002", "05000000", "35000000", "30000003"]
+            .iter()
+            .map(|id| format!("{id}.md"))
+            .collect();
+        snap.apply(&store, &["30000003".to_string()], insert, &touched)
+            .unwrap();
+        let fresh = Snapshot::reloaded(&store).unwrap();
+        assert_eq!(seen(&snap), seen(&fresh));
+        assert!(snap
+            .paths
+            .iter()
+            .all(|p| p != "src/invoice.ts" && p != "src/auth/cookie.ts"));
+        // Everything removed.
+        let all: Vec<String> = snap.ids.clone();
+        let touched: Vec<String> = all.iter().map(|id| format!("{id}.md")).collect();
+        for id in &all {
+            std::fs::remove_file(store.entry_path(id)).unwrap();
+        }
+        snap.apply(&store, &all, Vec::new(), &touched).unwrap();
+        assert_eq!(seen(&snap), seen(&Snapshot::reloaded(&store).unwrap()));
+    }
+}
