@@ -39,7 +39,7 @@ pub mod limits {
     /// total (headers, tables); see [`derived`].
     pub const DERIVED_BASE: u64 = 1024 * 1024;
 
-    /// The limit for a derived file (`index.bin`, `texts.bin`, `stat.bin`, `vectors.bin`) of a
+    /// The limit for a derived file (`index.bin`, `stat.bin`, `vectors.bin`) of a
     /// store whose entry files hold `entry_bytes` bytes in all and number `entries`: everything
     /// in them comes from the entries, so four times their text, 1 KiB per entry for the
     /// embedding vectors, and [`DERIVED_BASE`] bounds every valid one.

@@ -1,18 +1,19 @@
 //! The derived files that make `ask` fast: `.capn/index.bin` (what a search and a staleness check
-//! need) and `.capn/texts.bin` (every entry's full text, which only writers need to rebuild the
-//! search index).
+//! need) and `.capn/vectors.bin` (the entries' embeddings, tied to it by a tag).
 //!
-//! `index.bin` (postcard): a header (layout version, recall version, embedding model id), the
-//! listing of entry files it was built from (name and inode, as `readdir` returns them without a
-//! `stat`), the entry files that did not parse with their reasons, the entry ids (sorted), a table
-//! of backing paths, each entry's backing files as (path number, SHA-256 bytes), and the BM25
-//! index. Entry text is not in it: `ask` reads the few entry files it prints, which also checks
-//! that they still say what the index says.
+//! `index.bin` (postcard): a header (layout version, recall version, embedding model id, build
+//! time), the entries folder's stamp, the number and total size of the entry files, their listing
+//! (name, inode, size, mtime; one byte string, decoded only by a loader that compares it with the
+//! folder), the entry files that did not parse with their reasons, the entry ids (sorted), a table
+//! of backing paths, each entry's backing files as (path number, SHA-256 bytes), text signatures
+//! and the BM25 index. Entry text is not in it: `ask` reads the few entry files it prints, which
+//! also checks that they still say what the index says.
 //!
-//! Both files are disposable: a missing, corrupt or other-version file, or a listing that differs
-//! from the entries folder, makes [`load`] re-read the entries and rebuild. Deleting them is always
-//! safe. Entries written through capn are replaced by rename, so their inode changes; an entry
-//! edited in place keeps its inode and is caught when it is read for printing or before deletion.
+//! Both files are disposable: a missing, corrupt or other-version file, or one that does not
+//! describe the entry files there are ([`Check`]), makes [`load`] re-read the entries and rebuild.
+//! Deleting them is always safe. Writers change the snapshot in place ([`Snapshot::apply`]).
+//! Entries written through capn are replaced by rename, so their inode changes; an entry edited
+//! in place keeps its inode and is caught when it is read for printing or before deletion.
 
 use super::entry::Entry;
 use super::listing::{
