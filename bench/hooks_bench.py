@@ -32,11 +32,13 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SID = "6bd73c2b-242e-4e14-b4c8-ca6596546ac5"
 
 
-def run_once(argv, stdin_path, env):
-    """One whole-process run: spawn, feed stdin from a file, wait. Returns (wall seconds,
-    CPU seconds of the child, user + system)."""
+def spawn_timed(argv, stdin_path, env, stdout_path=None):
+    """One whole-process run: spawn, feed stdin from a file, stdout to `stdout_path` (or
+    /dev/null), stderr to /dev/null, wait. Returns (wall seconds, CPU seconds of the child,
+    user + system, exit code)."""
     fd = os.open(stdin_path, os.O_RDONLY)
     devnull = os.open(os.devnull, os.O_WRONLY)
+    out = os.open(stdout_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600) if stdout_path else devnull
     try:
         t0 = time.perf_counter()
         pid = os.posix_spawn(
@@ -45,7 +47,7 @@ def run_once(argv, stdin_path, env):
             env,
             file_actions=[
                 (os.POSIX_SPAWN_DUP2, fd, 0),
-                (os.POSIX_SPAWN_DUP2, devnull, 1),
+                (os.POSIX_SPAWN_DUP2, out, 1),
                 (os.POSIX_SPAWN_DUP2, devnull, 2),
             ],
         )
@@ -53,11 +55,18 @@ def run_once(argv, stdin_path, env):
         t1 = time.perf_counter()
     finally:
         os.close(fd)
+        if out != devnull:
+            os.close(out)
         os.close(devnull)
-    code = os.waitstatus_to_exitcode(status)
+    return t1 - t0, usage.ru_utime + usage.ru_stime, os.waitstatus_to_exitcode(status)
+
+
+def run_once(argv, stdin_path, env):
+    """[`spawn_timed`] that fails the benchmark on a non-zero exit. Returns (wall s, CPU s)."""
+    wall, cpu, code = spawn_timed(argv, stdin_path, env)
     if code != 0:
         raise SystemExit(f"{argv} exited {code}")
-    return t1 - t0, usage.ru_utime + usage.ru_stime
+    return wall, cpu
 
 
 def measure_all(cases, files, env, runs, warmup=10):

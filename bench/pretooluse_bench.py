@@ -37,28 +37,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 from cli_bench import build  # noqa: E402  (the same synthetic store)
+from hooks_bench import spawn_timed  # noqa: E402  (the same timed spawn)
 
 
 def run_once(argv, stdin_path, env, out_path):
     """One whole-process run (the hook finds the project through the payload's `cwd`); returns
     (wall s, child CPU s, exit code)."""
-    fd = os.open(stdin_path, os.O_RDONLY)
-    out = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        t0 = time.perf_counter()
-        pid = os.posix_spawn(argv[0], argv, env, file_actions=[
-            (os.POSIX_SPAWN_DUP2, fd, 0),
-            (os.POSIX_SPAWN_DUP2, out, 1),
-            (os.POSIX_SPAWN_DUP2, devnull, 2),
-        ])
-        _, status, usage = os.wait4(pid, 0)
-        t1 = time.perf_counter()
-    finally:
-        os.close(fd)
-        os.close(out)
-        os.close(devnull)
-    return t1 - t0, usage.ru_utime + usage.ru_stime, os.waitstatus_to_exitcode(status)
+    return spawn_timed(argv, stdin_path, env, out_path)
 
 
 def main():

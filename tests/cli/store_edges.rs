@@ -105,6 +105,18 @@ fn ask_answers_when_a_derived_file_cannot_be_written() {
     );
 }
 
+/// Rewrites `from` to `to` in the file at `path` without replacing it (same inode), as an
+/// editor that writes in place does.
+fn edit_in_place(path: &std::path::Path, from: &str, to: &str) {
+    let text = fs::read_to_string(path).unwrap().replace(from, to);
+    let mut f = fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(path)
+        .unwrap();
+    f.write_all(text.as_bytes()).unwrap();
+}
+
 /// An entry edited in place (same inode, e.g. by an editor that writes in place) is listed with
 /// its new question but not found by it: the index is trusted because name and inode match.
 #[test]
@@ -121,17 +133,11 @@ fn entry_edited_in_place_is_found_by_its_new_words() {
         ],
     );
     env.run(&["ask", "alpha module"]).ok(); // builds the index
-    let p = env.root.join(format!(".capn/entries/{id}.md"));
-    let text = fs::read_to_string(&p)
-        .unwrap()
-        .replace("question about the alpha module", "where do zebras graze");
-    let mut f = fs::OpenOptions::new()
-        .write(true)
-        .truncate(true)
-        .open(&p)
-        .unwrap();
-    f.write_all(text.as_bytes()).unwrap();
-    drop(f);
+    edit_in_place(
+        &env.root.join(format!(".capn/entries/{id}.md")),
+        "question about the alpha module",
+        "where do zebras graze",
+    );
     assert!(env
         .run(&["list"])
         .ok()
@@ -358,17 +364,11 @@ fn a_large_store_sees_entries_added_deleted_and_edited_by_other_tools() {
         .stdout
         .contains(&ids[11]));
     // Edited in place (same inode): the old words no longer answer with the old text...
-    let p = env.root.join(format!(".capn/entries/{}.md", ids[12]));
-    let text = fs::read_to_string(&p)
-        .unwrap()
-        .replace("topic12", "walrus tusks");
-    let mut f = fs::OpenOptions::new()
-        .write(true)
-        .truncate(true)
-        .open(&p)
-        .unwrap();
-    f.write_all(text.as_bytes()).unwrap();
-    drop(f);
+    edit_in_place(
+        &env.root.join(format!(".capn/entries/{}.md", ids[12])),
+        "topic12",
+        "walrus tusks",
+    );
     let old_words = env.run(&["ask", "Where is topic12 handled?"]);
     assert!(
         !old_words.stdout.contains("topic12"),
