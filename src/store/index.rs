@@ -34,7 +34,7 @@ use std::path::Path;
 mod apply;
 
 /// Layout version of `index.bin`.
-const INDEX_VERSION: u32 = 7;
+const INDEX_VERSION: u32 = 8;
 
 /// The most [`Check::Folder`] reads of `index.bin` or `vectors.bin` before it falls back to
 /// listing the entry files (whose sizes then bound the read, [`crate::fsutil::limits::derived`]):
@@ -607,12 +607,13 @@ impl Snapshot {
             .cloned()
             .collect();
         for (name, st) in touched.iter().zip(fresh) {
-            if let Some((ino, size, mtime_ns)) = listed_stamp(st) {
+            if let Some((ino, size, mtime_ns, ctime_ns)) = listed_stamp(st) {
                 listing.push(Listed {
                     name: name.clone(),
                     ino,
                     size,
                     mtime_ns,
+                    ctime_ns,
                 });
             }
         }

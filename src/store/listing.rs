@@ -7,13 +7,16 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// One `*.md` file in the entries folder: its name and what identifies its version (inode, size,
-/// mtime in ns), so an entry replaced by rename or edited in place is noticed.
+/// mtime and ctime in ns), so an entry replaced by rename or edited in place is noticed. The
+/// ctime matters because tools can put an mtime back (`cp -p`, `rsync -a --inplace`,
+/// `touch -r`) after an in-place write of the same size; nothing but the kernel sets a ctime.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(super) struct Listed {
     pub(super) name: String,
     pub(super) ino: u64,
     pub(super) size: u64,
     pub(super) mtime_ns: i64,
+    pub(super) ctime_ns: i64,
 }
 
 /// Above this many entry files in the racy window, a writer re-saves the index once they are
@@ -63,7 +66,7 @@ pub(super) fn list_entry_files(dir: &Path) -> Result<(Vec<Listed>, bool)> {
     // Symlinks are not followed: one is listed as it is, and reading it is refused (reported as
     // malformed), so a symlinked entry never reads or reveals anything outside the store.
     let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-    let stamps: Vec<Option<(u64, u64, i64)>> = crate::fsutil::stat_names_in(dir, &refs, false)
+    let stamps: Vec<Option<(u64, u64, i64, i64)>> = crate::fsutil::stat_names_in(dir, &refs, false)
         .into_iter()
         .map(listed_stamp)
         .collect();
@@ -72,21 +75,23 @@ pub(super) fn list_entry_files(dir: &Path) -> Result<(Vec<Listed>, bool)> {
         .into_iter()
         .zip(stamps)
         .filter_map(|(name, st)| {
-            st.map(|(ino, size, mtime_ns)| Listed {
+            st.map(|(ino, size, mtime_ns, ctime_ns)| Listed {
                 name,
                 ino,
                 size,
                 mtime_ns,
+                ctime_ns,
             })
         })
         .collect();
     Ok((listing, saw_temp_files))
 }
 
-/// The (inode, size, mtime) an entry file is listed with: any kind (a symlink, a folder or a
+/// The (inode, size, mtime, ctime) an entry file is listed with: any kind (a symlink, a folder or a
 /// special file is listed so that reading it reports it); `None` when it is gone.
-pub(super) fn listed_stamp(st: crate::fsutil::StatResult) -> Option<(u64, u64, i64)> {
-    st.ok().map(|st| (st.ino, st.size, st.mtime_ns))
+pub(super) fn listed_stamp(st: crate::fsutil::StatResult) -> Option<(u64, u64, i64, i64)> {
+    st.ok()
+        .map(|st| (st.ino, st.size, st.mtime_ns, st.ctime_ns))
 }
 
 /// What identifies a version of the entries folder itself: its inode and its mtime and ctime

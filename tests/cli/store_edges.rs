@@ -384,3 +384,116 @@ fn a_large_store_sees_entries_added_deleted_and_edited_by_other_tools() {
     let new_words = env.run(&["ask", "Where are walrus tusks handled?"]).ok();
     assert!(new_words.stdout.contains(&ids[12]), "{}", new_words.stdout);
 }
+
+/// An entry rewritten in place with the same size and its mtime put back (`cp -p` or
+/// `rsync -a --inplace` onto an existing entry file, `touch -r`) keeps name, inode, size and
+/// mtime: only its ctime, which no tool can set, shows the change. Before the listing recorded
+/// ctimes the index kept the old question for good: readers and writers (`prune`, `chart`)
+/// compared (inode, size, mtime) and trusted it, so the new question never answered and a
+/// rebuilt store (derived files deleted) answered differently.
+#[test]
+fn entry_rewritten_in_place_with_its_mtime_put_back_is_reindexed() {
+    let env = Env::git();
+    env.write("a.txt", "a");
+    let id = chart_id(
+        &env,
+        &[
+            "chart",
+            "question about the alpha module",
+            "--files",
+            "a.txt",
+        ],
+    );
+    // A later chart rebuilds the index past the entry's racy window, so from then on the
+    // listing alone vouches for the entry.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    env.write("b.txt", "b");
+    env.run(&[
+        "chart",
+        "question about the beta module",
+        "--files",
+        "b.txt",
+    ])
+    .ok();
+    env.run(&["ask", "alpha module"]).ok();
+    let p = env.root.join(format!(".capn/entries/{id}.md"));
+    let mtime = fs::metadata(&p).unwrap().modified().unwrap();
+    // Same length as the old question, so the size does not change either.
+    let text = fs::read_to_string(&p).unwrap().replace(
+        "question about the alpha module",
+        "where do zebras graze on sunday",
+    );
+    assert_eq!(text.len(), fs::metadata(&p).unwrap().len() as usize);
+    let mut f = fs::OpenOptions::new().write(true).open(&p).unwrap();
+    f.write_all(text.as_bytes()).unwrap();
+    f.set_modified(mtime).unwrap();
+    drop(f);
+    env.run(&["prune"]);
+    let run = env.run(&["ask", "zebras graze on sunday"]);
+    assert!(
+        run.stdout.contains(&id),
+        "entry rewritten in place (same size, mtime put back) not found by its new question: \
+         code {} stderr {}",
+        run.code,
+        run.stderr
+    );
+}
+
+/// On a store of 500+ entry files readers trust `index.bin` while the entries folder's stamp is
+/// the recorded one, and an entry edited in place (VS Code, `cp` onto an existing file, `cat >`)
+/// does not change that stamp: its new question does not answer until a writer (`chart`,
+/// `prune`, ...) runs. Documented as a trade-off in `index::Check::Folder`; this test states
+/// the contract it gives up ("asking a charted question again always answers").
+#[test]
+#[ignore = "by design for now: readers trust the folder stamp on stores of 500+ entries"]
+fn entry_edited_in_place_in_a_large_store_is_found_by_its_new_words() {
+    let env = Env::git();
+    env.write("a.txt", "a");
+    let hash = {
+        use sha2::{Digest, Sha256};
+        Sha256::digest(b"a")
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    };
+    let dir = env.root.join(".capn/entries");
+    fs::create_dir_all(&dir).unwrap();
+    for i in 0..520 {
+        let id = format!("{:08x}", 0x1000_0000u32 + i);
+        fs::write(
+            dir.join(format!("{id}.md")),
+            format!(
+                "---\ncapn: 1\nid: {id}\nat: 2026-11-30T00:00:00.000Z\nfiles:\n  a.txt: {hash}\n---\n\n# filler question number {i} about widgets\n"
+            ),
+        )
+        .unwrap();
+    }
+    let id = chart_id(
+        &env,
+        &[
+            "chart",
+            "question about the alpha module",
+            "--files",
+            "a.txt",
+        ],
+    );
+    env.run(&["ask", "alpha module"]).ok();
+    let p = dir.join(format!("{id}.md"));
+    let text = fs::read_to_string(&p)
+        .unwrap()
+        .replace("question about the alpha module", "where do zebras graze");
+    let mut f = fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(&p)
+        .unwrap();
+    f.write_all(text.as_bytes()).unwrap();
+    drop(f);
+    let run = env.run(&["ask", "where do zebras graze"]);
+    assert!(
+        run.stdout.contains(&id),
+        "in-place edited entry of a 500+ store not found by its new question: code {} stderr {}",
+        run.code,
+        run.stderr
+    );
+}
