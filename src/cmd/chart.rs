@@ -75,7 +75,7 @@ pub fn run(args: &ChartArgs) -> Result<ExitCode> {
             store.root.display()
         );
     }
-    let mut w = store.open_writer()?;
+    let mut w = store.open_writer_with(crate::store::index::Check::Folder)?;
     let id = choose_id(&w.store, question)?;
     let entry = Entry {
         id: id.clone(),

@@ -48,16 +48,17 @@ pub const FOLDER_TRUST_MIN_FILES: u64 = 500;
 /// How [`load`] makes sure `index.bin` describes the entry files there are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Check {
-    /// For readers (`ask`, the hooks): on a store of [`FOLDER_TRUST_MIN_FILES`] entry files or
-    /// more, trust the index while the entries folder has the stamp (inode, mtime, ctime) it was
-    /// built with: one stat, whatever the store's size (a stat per entry file is most of the cost
-    /// of a search at 10,000 entries). An entry edited in place without a rename does not change
-    /// that stamp: it is caught when it is read for printing ([`Snapshot::agrees_with`]), and
-    /// re-indexed by the next writer (`chart`, `prune`, ...). Smaller stores are checked as
+    /// For readers (`ask`, the hooks) and `chart`: on a store of [`FOLDER_TRUST_MIN_FILES`]
+    /// entry files or more, trust the index while the entries folder has the stamp (inode,
+    /// mtime, ctime) it was built with: one stat, whatever the store's size (a stat per entry
+    /// file is most of the cost of a search at 10,000 entries). An entry edited in place without
+    /// a rename does not change that stamp: it is caught when it is read for printing
+    /// ([`Snapshot::agrees_with`]; the index is then rebuilt) and re-indexed by the next
+    /// [`Check::Files`] writer (`prune`, `unchart`, `bust`). Smaller stores are checked as
     /// [`Check::Files`].
     Folder,
-    /// For writers: list the entries folder and stat every entry file (name, inode, size,
-    /// mtime), so an entry edited in place is noticed and re-indexed.
+    /// For `prune`, `unchart` and `bust`: list the entries folder and stat every entry file
+    /// (name, inode, size, mtime, ctime), so an entry edited in place is noticed and re-indexed.
     Files,
 }
 
@@ -185,9 +186,11 @@ pub struct Snapshot {
     pub model: Option<&'static Model>,
     /// Entry files that did not parse: (file name, reason).
     pub malformed: Vec<(String, String)>,
-    /// Every entry file, when loaded with [`Check::Files`] (writers need it); `None` when the
-    /// folder stamp vouched for the index.
+    /// Every entry file, when loaded with [`Check::Files`] or decoded since (writers need it);
+    /// `None` when the folder stamp vouched for the index and it was not needed yet.
     listing: Option<Vec<Listed>>,
+    /// The listing as `index.bin` stored it, not decoded yet (with `listing` `None`).
+    listing_bytes: Vec<u8>,
     /// The entries folder's stamp this snapshot describes (`None`: unknown, not to be trusted).
     folder: Option<FolderStamp>,
     /// The number of entry files and their total bytes ([`Snapshot::derived_limit`]).
@@ -422,6 +425,7 @@ impl Snapshot {
             model,
             malformed: idx.malformed,
             listing: None,
+            listing_bytes: idx.listing.0,
             folder: idx.folder,
             listed: idx.listed,
             built_at_ns: idx.built_at_ns,
@@ -467,6 +471,7 @@ impl Snapshot {
             malformed,
             listed: listing::totals(&listing),
             listing: Some(listing),
+            listing_bytes: Vec::new(),
             folder,
             built_at_ns: start_ns,
             index_dirty: true,
@@ -492,9 +497,15 @@ impl Snapshot {
         Ok(snap)
     }
 
-    /// True when every entry file was listed when this snapshot was loaded ([`Check::Files`]),
-    /// which a writer needs before it changes entries.
-    pub fn is_listed(&self) -> bool {
+    /// True when the snapshot holds the listing of every entry file, which a writer needs
+    /// before it changes entries: listed when loaded ([`Check::Files`]), or decoded now from
+    /// what `index.bin` recorded (the folder stamp vouched for it). False only when that record
+    /// does not decode to as many files as the index counts.
+    pub fn is_listed(&mut self) -> bool {
+        if self.listing.is_none() {
+            self.listing = listing::decode(&std::mem::take(&mut self.listing_bytes))
+                .filter(|l| listing::totals(l) == self.listed);
+        }
         self.listing.is_some()
     }
 

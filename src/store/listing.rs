@@ -1,5 +1,6 @@
 //! The listing of the entries folder: which `*.md` files it holds, with the stamp (inode, size,
-//! mtime) that reveals a file replaced by rename or edited in place. `index.bin` records the
+//! mtime, ctime) that reveals a file replaced by rename or edited in place, and the stamp of the
+//! folder itself ([`FolderStamp`]). `index.bin` records the
 //! listing it was built from; [`super::index::load`] compares it with the folder.
 
 use anyhow::{Context, Result};
@@ -99,7 +100,7 @@ pub(super) fn listed_stamp(st: crate::fsutil::StatResult) -> Option<(u64, u64, i
 /// the stamp is the one `index.bin` was built with, the index lists exactly the entry files
 /// there are, without a `readdir` or a stat per file. An entry edited in place (same name, same
 /// inode) leaves the folder's stamp alone; readers catch it when they read the entry
-/// ([`super::index::Snapshot::agrees_with`]) and writers, which list every file, on load.
+/// ([`super::index::Snapshot::agrees_with`]) and by writers that list every file on load.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub(super) struct FolderStamp {
     ino: u64,

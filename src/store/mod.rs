@@ -221,14 +221,25 @@ pub struct Writer {
 
 impl Store {
     /// Creates `.capn/entries/` if missing, takes the writers' lock (waiting for it) and loads the
-    /// entries.
+    /// entries, listing and stat'ing every entry file ([`index::Check::Files`]), so entries edited
+    /// in place are re-indexed (`prune`, `unchart`, `bust`).
     ///
     /// Errors: the store cannot be created, locked or listed.
     pub fn open_writer(&self) -> Result<Writer> {
+        self.open_writer_with(index::Check::Files)
+    }
+
+    /// [`Store::open_writer`] with the index checked as `check` says: `chart` trusts the entries
+    /// folder's stamp on a large store ([`index::Check::Folder`]), so its cost does not grow with
+    /// the store; the listing it then records is the one `index.bin` held, updated for the
+    /// entry it writes.
+    ///
+    /// Errors: the store cannot be created, locked or listed.
+    pub fn open_writer_with(&self, check: index::Check) -> Result<Writer> {
         self.check_dirs()?;
         crate::fsutil::ensure_dir_inside(&self.root, &self.entries_dir())?;
         let lock = StoreLock::acquire(&self.lock_path())?;
-        self.writer_from(lock, index::Check::Files)
+        self.writer_from(lock, check)
     }
 
     /// Like [`Store::open_writer`], but only if the lock is free now and the store exists, and
