@@ -323,6 +323,13 @@ impl Store {
     /// Errors: the store cannot be read or listed.
     pub fn offer(&self, intent: &str, skip: &dyn Fn(&Entry) -> bool) -> Result<Option<Entry>> {
         let snap = index::load(self, index::Check::Folder)?;
+        if snap.is_out_of_date() {
+            // Other tools changed entry files and no writer has recorded it yet: record it now
+            // if the lock is free (loading again under it), so the next hook is fast again.
+            if let Some(w) = self.try_open_writer() {
+                w.finish_or_warn();
+            }
+        }
         let (Some(model), Some(vectors)) = (snap.model, snap.vectors.as_ref()) else {
             return Ok(None);
         };

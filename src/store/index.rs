@@ -329,37 +329,54 @@ pub fn load(store: &Store, check: Check) -> Result<Snapshot> {
     }
     let (listing, saw_temp_files) = list_entry_files(&dir)?;
     let listed = listing::totals(&listing);
-    if let Some((idx, vectors)) = read_index(store, limit_for(listed), model) {
-        if listing::decode(&idx.listing.0).is_some_and(|l| l == listing) {
-            let built_at_ns = idx.built_at_ns;
-            let mut snap = Snapshot::from_index(idx, vectors, model);
-            // Entries written within the racy window may have changed without changing their
-            // stamp: re-read just those and compare them with the index.
-            let racy: Vec<&Listed> = listing
-                .iter()
-                .filter(|l| {
-                    l.mtime_ns.saturating_add(entry_racy_window_ns(l.mtime_ns)) >= built_at_ns
-                })
-                .collect();
-            if racy.iter().all(|l| snap.agrees_with_file(store, &l.name)) {
-                if racy.len() > RACY_RESAVE_MIN {
-                    // Verified now: a writer re-saves the index with this time, so these files
-                    // are not re-read on every call. For a few (the entry just charted) that
-                    // re-read is cheaper than rewriting the whole index.
-                    snap.built_at_ns = start_ns;
-                    snap.index_dirty = true;
-                }
-                if snap.folder != folder {
-                    // The listing agrees but the folder's stamp is not the recorded one (a
-                    // temp file came and went, or a writer could not vouch for it): a writer
-                    // records the stamp seen before this listing, so readers trust it again.
-                    snap.folder = folder;
-                    snap.index_dirty = true;
-                }
-                snap.listing = Some(listing);
-                snap.saw_temp_files = saw_temp_files;
-                return Ok(snap);
+    let indexed = read_index(store, limit_for(listed), model)
+        .and_then(|(idx, v)| Some((listing::decode(&idx.listing.0)?, idx, v)));
+    if let Some((old, idx, vectors)) = indexed {
+        let built_at_ns = idx.built_at_ns;
+        let mut snap = Snapshot::from_index(idx, vectors, model);
+        let (removed, mut changed) = listing::diff(&old, &listing);
+        // Entries written within the racy window may have changed without changing their
+        // stamp: re-read just those and compare them with the index.
+        let racy: Vec<&Listed> = listing
+            .iter()
+            .filter(|l| l.mtime_ns.saturating_add(entry_racy_window_ns(l.mtime_ns)) >= built_at_ns)
+            .collect();
+        let disagree: Vec<String> = racy
+            .iter()
+            .filter(|l| changed.binary_search(&l.name).is_err())
+            .filter(|l| !snap.agrees_with_file(store, &l.name))
+            .map(|l| l.name.clone())
+            .collect();
+        changed.extend(disagree);
+        if removed.is_empty() && changed.is_empty() {
+            if racy.len() > RACY_RESAVE_MIN {
+                // Verified now: a writer re-saves the index with this time, so these files are
+                // not re-read on every call. For a few (the entry just charted) that re-read is
+                // cheaper than rewriting the whole index.
+                snap.built_at_ns = start_ns;
+                snap.index_dirty = true;
             }
+            if snap.folder != folder {
+                // The listing agrees but the folder's stamp is not the recorded one (a temp
+                // file came and went, or a writer could not vouch for it): a writer records the
+                // stamp seen before this listing, so readers trust it again.
+                snap.folder = folder;
+                snap.index_dirty = true;
+            }
+            snap.listing = Some(listing);
+            snap.saw_temp_files = saw_temp_files;
+            return Ok(snap);
+        }
+        // Entry files added, removed or rewritten by another tool (a `git pull`, an editor):
+        // read only those and splice them in, as a writer's own change is (when most of them
+        // changed, reading them all is as cheap).
+        snap.listed = listing::totals(&old);
+        snap.listing = Some(old);
+        let few = 2 * (removed.len() + changed.len()) <= listing.len().max(16);
+        if few && snap.refresh(store, &removed, &changed).is_ok() {
+            snap.folder = folder;
+            snap.saw_temp_files = saw_temp_files;
+            return Ok(snap);
         }
     }
     let mut snap = Snapshot::rebuild(store, listing, folder, start_ns)?;
@@ -573,6 +590,12 @@ impl Snapshot {
         self.content_changed = true;
     }
 
+    /// True when `index.bin` or `vectors.bin` no longer describes the entries as loaded (they
+    /// changed since, or a check was re-done): a writer would save them.
+    pub fn is_out_of_date(&self) -> bool {
+        self.index_dirty || self.vectors_dirty
+    }
+
     /// Number of entries.
     pub fn len(&self) -> usize {
         self.ids.len()
@@ -612,9 +635,11 @@ impl Snapshot {
         let old: &[Listed] = self.listing.as_deref().unwrap_or_default();
         let names: Vec<&str> = touched.iter().map(String::as_str).collect();
         let fresh = crate::fsutil::stat_names_in_serial(&dir, &names, false);
+        let mut sorted = names.clone();
+        sorted.sort_unstable();
         let mut listing: Vec<Listed> = old
             .iter()
-            .filter(|l| !touched.contains(&l.name))
+            .filter(|l| sorted.binary_search(&l.name.as_str()).is_err())
             .cloned()
             .collect();
         for (name, st) in touched.iter().zip(fresh) {

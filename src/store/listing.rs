@@ -151,3 +151,36 @@ pub(super) fn totals(listing: &[Listed]) -> (u64, u64) {
         .fold(0u64, u64::saturating_add);
     (listing.len() as u64, bytes)
 }
+
+/// What changed between the listing an index was built from (`old`) and the folder's listing
+/// now (`new`), both sorted by name: the names gone, and the names added or whose stamp
+/// differs (rewritten, replaced, edited in place).
+pub(super) fn diff(old: &[Listed], new: &[Listed]) -> (Vec<String>, Vec<String>) {
+    let (mut removed, mut changed) = (Vec::new(), Vec::new());
+    let (mut i, mut j) = (0, 0);
+    while i < old.len() || j < new.len() {
+        match (old.get(i), new.get(j)) {
+            (Some(a), Some(b)) if a.name == b.name => {
+                if a != b {
+                    changed.push(b.name.clone());
+                }
+                i += 1;
+                j += 1;
+            }
+            (Some(a), Some(b)) if a.name < b.name => {
+                removed.push(a.name.clone());
+                i += 1;
+            }
+            (Some(a), None) => {
+                removed.push(a.name.clone());
+                i += 1;
+            }
+            (_, Some(b)) => {
+                changed.push(b.name.clone());
+                j += 1;
+            }
+            (None, None) => break,
+        }
+    }
+    (removed, changed)
+}

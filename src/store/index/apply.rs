@@ -103,6 +103,32 @@ impl Snapshot {
         Ok(())
     }
 
+    /// Brings the snapshot up to date with entry files changed by another tool: `removed` and
+    /// `changed` (added or rewritten) are file names in the entries folder. Only the changed
+    /// files are read; one that no longer parses is reported as malformed, as on a rebuild.
+    ///
+    /// Errors: as [`Snapshot::apply`].
+    pub(super) fn refresh(
+        &mut self,
+        store: &Store,
+        removed: &[String],
+        changed: &[String],
+    ) -> Result<()> {
+        let dir = store.entries_dir();
+        let stem = |n: &String| n.strip_suffix(".md").unwrap_or(n).to_string();
+        let remove: Vec<String> = removed.iter().chain(changed).map(stem).collect();
+        let insert: Vec<Entry> = changed
+            .iter()
+            .filter_map(|n| read_entry(&dir.join(n), n).ok())
+            .collect();
+        let mut touched: Vec<String> = removed.iter().chain(changed).cloned().collect();
+        touched.sort_unstable();
+        // A changed file keeps no stale malformed report: it is judged again below.
+        self.malformed
+            .retain(|(n, _)| touched.binary_search(n).is_err());
+        self.apply(store, &remove, insert, &touched)
+    }
+
     /// `paths` and `refs` for the kept entries (positions, ascending) and `insert` landing at
     /// `at`: paths no entry references any more are dropped, new ones merged in.
     fn splice_files(&mut self, kept: &[usize], insert: &[Entry], at: &[usize]) {
@@ -325,5 +351,52 @@ mod tests {
         }
         snap.apply(&store, &all, Vec::new(), &touched).unwrap();
         assert_eq!(seen(&snap), seen(&Snapshot::reloaded(&store).unwrap()));
+    }
+
+    /// Entry files changed by another tool (added, deleted, rewritten, broken, mended) are read
+    /// alone and spliced in on load: the result is what a rebuild from the files gives.
+    #[test]
+    fn a_load_after_other_tools_changed_entries_gives_what_a_rebuild_gives() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::at(dir.path().canonicalize().unwrap());
+        std::fs::create_dir_all(store.entries_dir()).unwrap();
+        for i in 0..40u32 {
+            let id = format!("{:08x}", 0x1000_0000 + i);
+            write(
+                &store,
+                &id,
+                &format!("Where is topic{i} handled?"),
+                &["src/a.ts"],
+            );
+        }
+        std::fs::write(store.entries_dir().join("50000005.md"), "not an entry").unwrap();
+        let mut snap = super::super::load(&store, super::super::Check::Files).unwrap();
+        super::super::save(&store, &mut snap).unwrap();
+        // Another tool: one added, one deleted, one rewritten (new size), one broken, one mended.
+        write(
+            &store,
+            "05000000",
+            "Where are refunds issued?",
+            &["src/refund.ts"],
+        );
+        std::fs::remove_file(store.entry_path("10000003")).unwrap();
+        write(
+            &store,
+            "10000007",
+            "Where are the invoices of topic7 numbered?",
+            &["src/b.ts"],
+        );
+        std::fs::write(store.entry_path("10000009"), "broken now").unwrap();
+        write(
+            &store,
+            "50000005",
+            "Where is the mended entry?",
+            &["src/c.ts"],
+        );
+        let loaded = super::super::load(&store, super::super::Check::Files).unwrap();
+        let fresh = Snapshot::reloaded(&store).unwrap();
+        assert_eq!(seen(&loaded), seen(&fresh));
+        assert!(loaded.position("05000000").is_some() && loaded.position("10000003").is_none());
+        assert!(loaded.malformed.iter().any(|(n, _)| n == "10000009.md"));
     }
 }
