@@ -74,21 +74,7 @@ impl Snapshot {
             })
             .collect();
         self.bm25 = self.bm25.splice(&gone, &docs).map_err(anyhow::Error::msg)?;
-        if let Some(m) = self.model {
-            let views: Vec<(usize, Vec<i8>)> = insert
-                .iter()
-                .zip(&at)
-                .map(|(e, &p)| (p, semantic::embed_entry(m, &e.question, &e.details)))
-                .collect();
-            let v = self
-                .vectors
-                .as_ref()
-                .filter(|v| v.dim() == m.dim() && v.len() == gone.len() + kept.len());
-            let v = v.ok_or_else(|| anyhow::anyhow!("the vectors do not match the index"))?;
-            self.vectors = Some(v.splice(&gone, &views));
-            self.vectors_tag = crate::clock::now_ns() as u64;
-            self.vectors_dirty = true;
-        }
+        self.splice_vectors(&gone, &insert, &at)?;
         self.splice_files(&kept, &insert, &at);
         self.sigs = merge_at(
             kept.iter().map(|&i| self.sigs[i]),
@@ -127,6 +113,28 @@ impl Snapshot {
         self.malformed
             .retain(|(n, _)| touched.binary_search(n).is_err());
         self.apply(store, &remove, insert, &touched)
+    }
+
+    /// The vectors with the entries at `gone` (old positions) taken out and `insert` embedded
+    /// at `at` (new positions); nothing without a model.
+    fn splice_vectors(&mut self, gone: &[usize], insert: &[Entry], at: &[usize]) -> Result<()> {
+        let Some(m) = self.model else {
+            return Ok(());
+        };
+        let views: Vec<(usize, Vec<i8>)> = insert
+            .iter()
+            .zip(at)
+            .map(|(e, &p)| (p, semantic::embed_entry(m, &e.question, &e.details)))
+            .collect();
+        let v = self
+            .vectors
+            .as_ref()
+            .filter(|v| v.dim() == m.dim() && v.len() == self.ids.len());
+        let v = v.ok_or_else(|| anyhow::anyhow!("the vectors do not match the index"))?;
+        self.vectors = Some(v.splice(gone, &views));
+        self.vectors_tag = crate::clock::now_ns() as u64;
+        self.vectors_dirty = true;
+        Ok(())
     }
 
     /// `paths` and `refs` for the kept entries (positions, ascending) and `insert` landing at
