@@ -784,6 +784,15 @@ fn the_offer_switches_are_reported_and_a_bad_value_fails() {
         line(&run),
         "ok    offers of charted answers: at the prompt on, before a search off (set in .capn/config.json \"offer\")"
     );
+    c["embedding"] = json!(false);
+    c["offer"] = json!(true);
+    write_json(&env, ".capn/config.json", &c);
+    let run = doctor(&env).ok();
+    assert_eq!(
+        line(&run),
+        "ok    offers of charted answers: off, since embedding is off in .capn/config.json (offers need it; capn init --embedding turns it on)"
+    );
+    c["embedding"] = json!(true);
     c["offer"] = json!("sometimes");
     write_json(&env, ".capn/config.json", &c);
     let run = doctor(&env).code(1);

@@ -16,6 +16,13 @@ fn offers_check(root: &Path, checks: &mut Vec<Check>) {
         return;
     }
     let c = crate::config::Config::load(&store.config_path());
+    if !c.embedding && (c.offer_prompt || c.offer_search) {
+        // The injection gate needs the embedding (src/recall/offer.rs): BM25 alone offers nothing.
+        checks.push(Check::ok(
+            "offers of charted answers: off, since embedding is off in .capn/config.json (offers need it; capn init --embedding turns it on)",
+        ));
+        return;
+    }
     let state = |on: bool| if on { "on" } else { "off" };
     let how = if c.offer_prompt && c.offer_search {
         "\"offer\": false in .capn/config.json switches both off"
