@@ -86,6 +86,15 @@ impl Config {
                 c.offer_search = *b;
             }
             Some(Value::Object(o)) => {
+                // A misspelt moment ("serach") would otherwise leave it on in silence.
+                for key in o
+                    .keys()
+                    .filter(|k| !matches!(k.as_str(), "prompt" | "search"))
+                {
+                    problems.push(format!(
+                        "\"offer\" has an unknown key {key:?} (the moments are \"prompt\" and \"search\")"
+                    ));
+                }
                 for (key, slot) in [
                     ("prompt", &mut c.offer_prompt),
                     ("search", &mut c.offer_search),

@@ -369,7 +369,13 @@ fn report(root: &Path, codex_changed: bool, mut done: Vec<String>) -> Result<Exi
         .iter()
         .any(|l| l.starts_with("registered the PreToolUse hook"))
     {
-        done.push(OFFERS_NOTE.into());
+        let store = crate::store::Store::at(root.to_path_buf());
+        let config = crate::config::Config::load(&store.config_path());
+        done.push(if config.embedding {
+            OFFERS_NOTE.into()
+        } else {
+            OFFERS_OFF_NOTE.into()
+        });
     }
     if codex_changed {
         done.push(
@@ -394,6 +400,9 @@ fn report(root: &Path, codex_changed: bool, mut done: Vec<String>) -> Result<Exi
 
 /// Said when this run registered PreToolUse: what the hooks now do unasked, and the switch.
 const OFFERS_NOTE: &str = "offers: charted answers matching the user's prompt or the agent's search are added to its context (\"offer\": false in .capn/config.json turns that off)";
+
+/// [`OFFERS_NOTE`] when embedding is off: the injection gate needs it, so nothing is offered.
+const OFFERS_OFF_NOTE: &str = "offers: none while embedding is off (the offer gate needs it; capn init --embedding turns them on)";
 
 /// The user-level Claude Code settings file, relative to the home folder.
 pub const USER_CLAUDE_SETTINGS: &str = crate::install::hosts::CLAUDE.user_file;

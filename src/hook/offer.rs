@@ -145,9 +145,11 @@ fn line<'a>(question: &str, files: impl Iterator<Item = &'a String>) -> String {
 
 /// The block: where the lines come from, then the lines.
 fn render(moment: Moment, lines: &[String]) -> String {
-    let head = match moment {
-        Moment::Prompt => "capn: charted answers that match this prompt (from this project's capn chart, files checked unchanged just now; read them before searching):",
-        Moment::Search => "capn: charted answers that match this search (from this project's capn chart, files checked unchanged just now; they may make the search unnecessary):",
+    let head = match (moment, lines.len()) {
+        (Moment::Prompt, 1) => "capn: a charted answer that matches this prompt (from this project's capn chart, its files checked unchanged just now; read them before searching):",
+        (Moment::Search, 1) => "capn: a charted answer that matches this search (from this project's capn chart, its files checked unchanged just now; it may make the search unnecessary):",
+        (Moment::Prompt, _) => "capn: charted answers that match this prompt (from this project's capn chart, files checked unchanged just now; read them before searching):",
+        (Moment::Search, _) => "capn: charted answers that match this search (from this project's capn chart, files checked unchanged just now; they may make the search unnecessary):",
     };
     let mut out = String::from(head);
     for l in lines {

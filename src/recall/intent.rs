@@ -105,26 +105,49 @@ fn join<const N: usize>(parts: [String; N]) -> String {
 }
 
 /// The words of every search in a shell command line (segments split at `|`, `&&`, `||`, `;`
-/// and newlines); `None` when no segment is a search.
+/// and newlines); `None` when no segment is a search. A search fed by a pipe counts only when
+/// what feeds it reads the code (`cat`, `head`, a file listing, another search): `cargo test |
+/// grep ...` or `ps aux | grep ...` filters a program's output, not the project.
 pub fn from_shell_command(command: &str) -> Option<String> {
     let mut found = false;
     let mut words = Vec::new();
-    for segment in split_segments(command) {
-        let Ok(argv) = shell_words::split(segment) else {
-            continue;
-        };
-        if let Some(w) = search_words(&argv) {
-            found = true;
-            words.push(w);
+    let mut upstream: Option<Vec<String>> = None;
+    for (segment, piped) in split_segments(command) {
+        let argv = shell_words::split(segment).unwrap_or_default();
+        let fed_by_code = upstream.as_deref().is_some_and(reads_code);
+        if !piped || fed_by_code {
+            if let Some(w) = search_words(&argv) {
+                found = true;
+                words.push(w);
+            }
         }
+        upstream = (!argv.is_empty()).then_some(argv);
     }
     found.then(|| words.join(" "))
 }
 
+/// True when the command `argv` prints the project's files or their names (what a search fed
+/// by it then searches): a file reader, a file listing, or a search.
+fn reads_code(argv: &[String]) -> bool {
+    let prog = argv
+        .first()
+        .map_or("", |p| p.rsplit('/').next().unwrap_or(p));
+    match prog {
+        "cat" | "bat" | "head" | "tail" | "less" | "more" | "nl" | "find" | "fd" | "fdfind"
+        | "ls" | "tree" | "rg" | "ag" | "ack" | "grep" | "egrep" | "fgrep" => true,
+        "git" => argv
+            .get(1)
+            .is_some_and(|s| matches!(s.as_str(), "ls-files" | "grep" | "show")),
+        _ => false,
+    }
+}
+
 /// `command` split at the control operators `|`, `||`, `&&`, `&`, `;` and newlines that are not
-/// inside quotes or escaped (a pattern like `'refund|chargeback'` stays whole).
-fn split_segments(command: &str) -> Vec<&str> {
-    let mut out = Vec::new();
+/// inside quotes or escaped (a pattern like `'refund|chargeback'` stays whole), each segment
+/// with whether a pipe (`|`, not `||`) feeds it.
+fn split_segments(command: &str) -> Vec<(&str, bool)> {
+    let mut out: Vec<(&str, bool)> = Vec::new();
+    let mut piped = false;
     let (mut start, mut quote, mut escaped) = (0, None, false);
     for (i, c) in command.char_indices() {
         if escaped {
@@ -137,13 +160,16 @@ fn split_segments(command: &str) -> Vec<&str> {
             (Some(_), _) => {}
             (None, '\'' | '"') => quote = Some(c),
             (None, '|' | ';' | '&' | '\n') => {
-                out.push(&command[start..i]);
+                out.push((&command[start..i], piped));
+                // `||` leaves an empty segment between its two bars: a pipe feeds the next one
+                // only from a command.
+                piped = c == '|' && !command[start..i].trim().is_empty();
                 start = i + c.len_utf8();
             }
             _ => {}
         }
     }
-    out.push(&command[start..]);
+    out.push((&command[start..], piped));
     out
 }
 
@@ -515,6 +541,17 @@ mod tests {
             bash("grep -E 'refund|chargeback' -o lib").unwrap(),
             "refund chargeback lib"
         );
+        assert_eq!(
+            bash("find . -name '*.rs' | grep -v target | xargs grep -l flock").unwrap(),
+            "target flock"
+        );
+        // A search fed by a program's output filters that output: not a search of the code.
+        assert_eq!(
+            bash("cargo test 2>&1 | grep -i 'statusline percentage'"),
+            None
+        );
+        assert_eq!(bash("ps aux | grep capn"), None);
+        assert_eq!(bash("make || grep -rn webhook src").unwrap(), "webhook src");
         assert_eq!(bash("cargo test"), None);
         assert_eq!(bash("ls -la src"), None);
         let codex = json!({"command": ["bash", "-lc", "rg -n \"webhook\" apps/web"]});

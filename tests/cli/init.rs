@@ -25,6 +25,23 @@ fn session_start_commands(v: &Value) -> Vec<Value> {
         .collect()
 }
 
+/// Without embeddings the offer gate has nothing to go on: init says offers are off then.
+#[test]
+fn init_without_embedding_says_nothing_is_offered() {
+    let env = Env::git();
+    let run = env.run(&["init", "--no-embedding"]).ok();
+    assert!(
+        run.stdout.contains("\n  offers: none while embedding is off (the offer gate needs it; capn init --embedding turns them on)\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        !run.stdout.contains("are added to its context"),
+        "{}",
+        run.stdout
+    );
+}
+
 #[test]
 fn init_sets_everything_up_and_a_second_run_changes_nothing() {
     let env = Env::git();

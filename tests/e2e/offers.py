@@ -14,8 +14,8 @@ from harness import expect
 
 # The offer block capn's PreToolUse hook injects for SEARCH_PATTERN (src/hook/offer.rs; the same
 # text tests/cli/offers.rs pins exactly).
-OFFER_HEAD = ("capn: charted answers that match this search (from this project's capn chart, "
-              "files checked unchanged just now; they may make the search unnecessary):")
+OFFER_HEAD = ("capn: a charted answer that matches this search (from this project's capn chart, "
+              "its files checked unchanged just now; it may make the search unnecessary):")
 OFFER_LINE = 'capn: "Where are payment webhooks from Stripe handled?" -> src/api/stripe-webhooks.ts'
 
 CHARTS = [

@@ -230,7 +230,14 @@ pub fn diagnose(root: &Path) -> Result<Vec<Check>> {
             continue;
         }
         let found = collect(spec, &files);
-        check_registrations(spec, &files, &found, post_commit_git, &mut checks);
+        check_registrations(
+            spec,
+            &files,
+            &found,
+            post_commit_git,
+            search_offers(root),
+            &mut checks,
+        );
         if spec.host == Host::Claude {
             check_statusline_registration(&files, &mut checks);
         }

@@ -166,27 +166,41 @@ pub(super) fn handler_problems(
             }
         }
     }
-    if let Some(Value::String(want)) = table_matcher {
-        let mut missing = Vec::new();
-        for v in want.split('|') {
-            match matcher_matches(o.matcher.as_ref(), v) {
-                Ok(true) => {}
-                Ok(false) => missing.push(v),
-                Err(e) => {
-                    p.push(e);
-                    break;
-                }
-            }
-        }
-        if !missing.is_empty() {
+    let all = match table_matcher {
+        Some(Value::String(want)) => want.split('|').count(),
+        _ => 0,
+    };
+    match matcher_gap(o, table_matcher) {
+        Err(e) => p.push(e),
+        // Fewer tools for the search hook is the user's choice (a warning, see
+        // `check_registrations`) as long as it runs for one; any other event must see every
+        // source the table names.
+        Ok(missing) if !missing.is_empty() && (o.event != "PreToolUse" || missing.len() == all) => {
             p.push(format!(
                 "matcher {} does not select {}: the hook does not run then",
                 o.matcher.as_ref().map_or("(none)".into(), Value::to_string),
                 missing.join(", ")
-            ));
+            ))
         }
+        Ok(_) => {}
     }
     p
+}
+
+/// The tools of the table's matcher that the registered matcher of `o` does not select (a
+/// narrower matcher is the user's choice: the hook then runs for fewer tools), or why the
+/// registered matcher cannot be read.
+fn matcher_gap(o: &Ours, table_matcher: Option<&Value>) -> Result<Vec<String>, String> {
+    let Some(Value::String(want)) = table_matcher else {
+        return Ok(Vec::new());
+    };
+    let mut missing = Vec::new();
+    for v in want.split('|') {
+        if !matcher_matches(o.matcher.as_ref(), v)? {
+            missing.push(v.to_string());
+        }
+    }
+    Ok(missing)
 }
 
 /// The command `capn uninstall && capn init` (with `--git` when the post-commit hook runs
@@ -220,11 +234,16 @@ pub(super) fn display(handler: &Value) -> String {
     s
 }
 
+/// Doctor's registration checks for one host: each handler of the host table is registered
+/// once, in the form capn writes, with a matcher that selects the table's tools (a narrower one
+/// is a warning). PreToolUse may be left out when `search_offers` is false (switched off in
+/// `.capn/config.json`, or embedding off): the hook would offer nothing.
 pub(super) fn check_registrations(
     spec: &HostSpec,
     files: &[Loaded],
     found: &Found,
     git: bool,
+    search_offers: bool,
     checks: &mut Vec<Check>,
 ) {
     let broken: Vec<&str> = files
@@ -252,13 +271,40 @@ pub(super) fn check_registrations(
             if !broken.is_empty() {
                 why.push_str(&format!(" ({} does not parse)", broken.join(", ")));
             }
-            checks.push(Check::failed(what, why, FIX_INIT));
+            if event == "PreToolUse" && !search_offers {
+                checks.push(Check::ok(format!(
+                    "{what} not registered; search offers are off in .capn/config.json, so it would offer nothing"
+                )));
+            } else if event == "PreToolUse" {
+                checks.push(Check::failed(
+                    what,
+                    why,
+                    "capn init (registers it), or switch search offers off: \"offer\": {\"search\": false} in .capn/config.json",
+                ));
+            } else {
+                checks.push(Check::failed(what, why, FIX_INIT));
+            }
             continue;
         }
         let table_json = Value::to_string(table_handler);
         for o in &matches {
             let problems = handler_problems(spec, o, table_matcher.as_ref());
-            checks.push(registration_check(&what, o, &problems, &table_json, git));
+            let gap = match o.event.as_str() {
+                "PreToolUse" => matcher_gap(o, table_matcher.as_ref()).unwrap_or_default(),
+                _ => Vec::new(),
+            };
+            match (problems.is_empty(), gap.is_empty(), table_matcher) {
+                (true, false, Some(want)) => checks.push(Check::warn(
+                    format!("{what} in {}", o.rel),
+                    format!(
+                        "matcher {} does not select {}: the hook does not run for them",
+                        o.matcher.as_ref().map_or("(none)".into(), Value::to_string),
+                        gap.join(", ")
+                    ),
+                    Some(format!("in {}, set the matcher to {want}", o.rel)),
+                )),
+                _ => checks.push(registration_check(&what, o, &problems, &table_json, git)),
+            }
         }
         checks.extend(duplicates_check(&what, &matches));
     }

@@ -8,6 +8,17 @@ pub(super) fn check_store(root: &Path, checks: &mut Vec<Check>) {
     offers_check(root, checks);
 }
 
+/// True when the hooks offer charted answers before a search: search offers on and embedding
+/// on in `.capn/config.json` (the defaults), or no store yet (init makes one with both on).
+pub(super) fn search_offers(root: &Path) -> bool {
+    let store = Store::at(root.to_path_buf());
+    if !store.exists() {
+        return true;
+    }
+    let c = crate::config::Config::load(&store.config_path());
+    c.embedding && c.offer_search
+}
+
 /// The offer switches in effect (`"offer"` in `.capn/config.json`, both on when absent), as an ok
 /// line: what the hooks will do at the prompt and before a search.
 fn offers_check(root: &Path, checks: &mut Vec<Check>) {
