@@ -266,6 +266,13 @@ fn search_words(argv: &[String]) -> Option<String> {
         }
         "fd" | "fdfind" => Some(grep_like(Tool::Fd, rest)),
         "find" => Some(find_words(rest)),
+        // `bash -lc "rg ..."` written as one string: the script is the command.
+        "bash" | "sh" | "zsh" | "dash" => match rest {
+            [flag, script, ..] if flag.starts_with('-') && flag.contains('c') => {
+                from_shell_command(script)
+            }
+            _ => None,
+        },
         _ => None,
     }
 }
@@ -556,6 +563,9 @@ mod tests {
         assert_eq!(bash("ls -la src"), None);
         let codex = json!({"command": ["bash", "-lc", "rg -n \"webhook\" apps/web"]});
         assert_eq!(text("shell", codex).unwrap(), "webhook apps web");
+        let codex = json!({"command": "bash -lc \"rg -n 'flock|writers' src/store\""});
+        assert_eq!(text("shell", codex).unwrap(), "flock writers src store");
+        assert_eq!(bash("bash -c 'cargo build'"), None);
         let codex = json!({"command": ["rg", "TODO"]});
         assert_eq!(text("shell", codex).unwrap(), "TODO");
     }
