@@ -373,7 +373,7 @@ pub fn load(store: &Store, check: Check) -> Result<Snapshot> {
         snap.listed = listing::totals(&old);
         snap.listing = Some(old);
         let few = 2 * (removed.len() + changed.len()) <= listing.len().max(16);
-        if few && snap.refresh(store, &removed, &changed).is_ok() {
+        if few && snap.refresh(store, &removed, &changed, &listing).is_ok() {
             snap.folder = folder;
             snap.saw_temp_files = saw_temp_files;
             return Ok(snap);

@@ -2,7 +2,7 @@
 //! removed are tokenised and embedded, and the other entries' data is moved, not rebuilt, so a
 //! `chart` costs about the same at 10 charts as at 10,000 (issue 11: the index is incremental).
 
-use super::{read_entry, text_sig, Snapshot};
+use super::{read_entry, text_sig, Listed, Snapshot};
 use crate::recall::semantic;
 use crate::recall::Doc;
 use crate::store::entry::Entry;
@@ -22,10 +22,23 @@ impl Snapshot {
         &mut self,
         store: &Store,
         remove: &[String],
-        mut insert: Vec<Entry>,
+        insert: Vec<Entry>,
         touched: &[String],
     ) -> Result<()> {
         anyhow::ensure!(self.is_listed(), "the entries folder was not listed");
+        let listing = self.relist(store, touched);
+        self.splice(store, remove, insert, listing)
+    }
+
+    /// [`Snapshot::apply`] with the listing to record given: the stamps of the entry files as
+    /// they were before `insert` was read from them (or after the writer wrote them).
+    fn splice(
+        &mut self,
+        store: &Store,
+        remove: &[String],
+        mut insert: Vec<Entry>,
+        listing: Vec<Listed>,
+    ) -> Result<()> {
         insert.sort_unstable_by(|a, b| a.id.cmp(&b.id));
         insert.dedup_by(|a, b| a.id == b.id);
         // Positions that go: removed ids, and the old versions of inserted ones.
@@ -82,7 +95,7 @@ impl Snapshot {
             &at,
         );
         self.ids = ids;
-        self.update_listing(store, touched);
+        self.set_listing(store, listing);
         self.built_at_ns = crate::clock::now_ns();
         self.index_dirty = true;
         self.content_changed = true;
@@ -93,26 +106,46 @@ impl Snapshot {
     /// `changed` (added or rewritten) are file names in the entries folder. Only the changed
     /// files are read; one that no longer parses is reported as malformed, as on a rebuild.
     ///
+    /// `now` is the listing `removed` and `changed` were found in, stat'ed before the changed
+    /// files were read, and it is what the index records: a file rewritten again after it was
+    /// read is then seen as changed by the next load (stamps taken after the read would vouch
+    /// for content never read), and one that came back after it was listed as removed is seen
+    /// as added. A changed file gone by the time it is read is dropped, as on a rebuild.
+    ///
     /// Errors: as [`Snapshot::apply`].
     pub(super) fn refresh(
         &mut self,
         store: &Store,
         removed: &[String],
         changed: &[String],
+        now: &[Listed],
     ) -> Result<()> {
+        anyhow::ensure!(self.is_listed(), "the entries folder was not listed");
         let dir = store.entries_dir();
         let stem = |n: &String| n.strip_suffix(".md").unwrap_or(n).to_string();
         let remove: Vec<String> = removed.iter().chain(changed).map(stem).collect();
-        let insert: Vec<Entry> = changed
-            .iter()
-            .filter_map(|n| read_entry(&dir.join(n), n).ok())
-            .collect();
-        let mut touched: Vec<String> = removed.iter().chain(changed).cloned().collect();
+        let mut insert = Vec::with_capacity(changed.len());
+        let mut gone = Vec::new();
+        for n in changed {
+            let path = dir.join(n);
+            match read_entry(&path, n) {
+                Ok(e) => insert.push(e),
+                Err(_) if std::fs::symlink_metadata(&path).is_err() => gone.push(n.as_str()),
+                // Judged again (and reported) when the listing is recorded.
+                Err(_) => {}
+            }
+        }
+        let mut touched: Vec<&str> = removed.iter().chain(changed).map(String::as_str).collect();
         touched.sort_unstable();
         // A changed file keeps no stale malformed report: it is judged again below.
         self.malformed
-            .retain(|(n, _)| touched.binary_search(n).is_err());
-        self.apply(store, &remove, insert, &touched)
+            .retain(|(n, _)| touched.binary_search(&n.as_str()).is_err());
+        let listing: Vec<Listed> = now
+            .iter()
+            .filter(|l| !gone.contains(&l.name.as_str()))
+            .cloned()
+            .collect();
+        self.splice(store, &remove, insert, listing)
     }
 
     /// The vectors with the entries at `gone` (old positions) taken out and `insert` embedded
@@ -192,10 +225,9 @@ impl Snapshot {
         self.paths = paths;
     }
 
-    /// The listing after the files named in `touched` were written or deleted (the others keep
-    /// their stamps), and the malformed reports of files still there.
-    fn update_listing(&mut self, store: &Store, touched: &[String]) {
-        let listing = self.relist(store, touched);
+    /// Records `listing` (the entry files after the change) and the malformed reports of
+    /// listed files that are not entries: kept from before, or judged now for new ones.
+    fn set_listing(&mut self, store: &Store, listing: Vec<Listed>) {
         let old: BTreeMap<&str, &str> = self
             .malformed
             .iter()
@@ -359,6 +391,39 @@ mod tests {
         }
         snap.apply(&store, &all, Vec::new(), &touched).unwrap();
         assert_eq!(seen(&snap), seen(&Snapshot::reloaded(&store).unwrap()));
+    }
+
+    /// The index records the stamps of the listing the load compared, taken before the changed
+    /// files were read, not stamps taken after: an entry file that came back (or was rewritten)
+    /// after it was listed must be read by the next load, not vouched for by a later stat.
+    #[test]
+    fn a_refresh_records_the_stamps_taken_before_reading() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::at(dir.path().canonicalize().unwrap());
+        std::fs::create_dir_all(store.entries_dir()).unwrap();
+        for i in 0..20u32 {
+            let id = format!("{:08x}", 0x1000_0000 + i);
+            write(
+                &store,
+                &id,
+                &format!("Where is topic{i} handled?"),
+                &["src/a.ts"],
+            );
+        }
+        let mut snap = super::super::load(&store, super::super::Check::Files).unwrap();
+        super::super::save(&store, &mut snap).unwrap();
+        // Listed while 10000004 was deleted; another tool puts it back before the refresh.
+        std::fs::remove_file(store.entry_path("10000004")).unwrap();
+        let (now, _) = crate::store::listing::list_entry_files(&store.entries_dir()).unwrap();
+        write(&store, "10000004", "Where are zebras kept?", &["src/z.ts"]);
+        // Past the racy window, so the next load trusts the recorded stamps.
+        std::thread::sleep(std::time::Duration::from_millis(120));
+        snap.refresh(&store, &["10000004.md".to_string()], &[], &now)
+            .unwrap();
+        super::super::save(&store, &mut snap).unwrap();
+        let loaded = super::super::load(&store, super::super::Check::Files).unwrap();
+        assert!(loaded.position("10000004").is_some());
+        assert_eq!(seen(&loaded), seen(&Snapshot::reloaded(&store).unwrap()));
     }
 
     /// Entry files changed by another tool (added, deleted, rewritten, broken, mended) are read
