@@ -295,6 +295,20 @@ mod tests {
         std::fs::write(store.entry_path(id), text).unwrap();
     }
 
+    /// A store of `n` entries 10000000.. ("Where is topic{i} handled?"), in a temp dir that
+    /// lives as long as the returned guard.
+    fn topics(n: u32) -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::at(dir.path().canonicalize().unwrap());
+        std::fs::create_dir_all(store.entries_dir()).unwrap();
+        for i in 0..n {
+            let id = format!("{:08x}", 0x1000_0000 + i);
+            let question = format!("Where is topic{i} handled?");
+            write(&store, &id, &question, &["src/a.ts"]);
+        }
+        (dir, store)
+    }
+
     fn read(store: &Store, id: &str) -> Entry {
         read_entry(&store.entry_path(id), &format!("{id}.md")).unwrap()
     }
@@ -398,18 +412,7 @@ mod tests {
     /// after it was listed must be read by the next load, not vouched for by a later stat.
     #[test]
     fn a_refresh_records_the_stamps_taken_before_reading() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::at(dir.path().canonicalize().unwrap());
-        std::fs::create_dir_all(store.entries_dir()).unwrap();
-        for i in 0..20u32 {
-            let id = format!("{:08x}", 0x1000_0000 + i);
-            write(
-                &store,
-                &id,
-                &format!("Where is topic{i} handled?"),
-                &["src/a.ts"],
-            );
-        }
+        let (_dir, store) = topics(20);
         let mut snap = super::super::load(&store, super::super::Check::Files).unwrap();
         super::super::save(&store, &mut snap).unwrap();
         // Listed while 10000004 was deleted; another tool puts it back before the refresh.
@@ -430,18 +433,7 @@ mod tests {
     /// alone and spliced in on load: the result is what a rebuild from the files gives.
     #[test]
     fn a_load_after_other_tools_changed_entries_gives_what_a_rebuild_gives() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::at(dir.path().canonicalize().unwrap());
-        std::fs::create_dir_all(store.entries_dir()).unwrap();
-        for i in 0..40u32 {
-            let id = format!("{:08x}", 0x1000_0000 + i);
-            write(
-                &store,
-                &id,
-                &format!("Where is topic{i} handled?"),
-                &["src/a.ts"],
-            );
-        }
+        let (_dir, store) = topics(40);
         std::fs::write(store.entries_dir().join("50000005.md"), "not an entry").unwrap();
         let mut snap = super::super::load(&store, super::super::Check::Files).unwrap();
         super::super::save(&store, &mut snap).unwrap();
