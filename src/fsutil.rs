@@ -407,10 +407,14 @@ pub fn par_chunks<T: Sync, R: Send>(
     min_chunk: usize,
     f: impl Fn(&[T]) -> Vec<R> + Sync,
 ) -> Vec<R> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(4)
-        .min(items.len().div_ceil(min_chunk.max(1)));
+    let wanted = items.len().div_ceil(min_chunk.max(1)).min(4);
+    if wanted < 2 {
+        return f(items);
+    }
+    // Asked once per process: on Linux the answer costs a few file reads (cgroup CPU quota).
+    static CPUS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    let cpus = *CPUS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads = wanted.min(cpus);
     if threads < 2 {
         return f(items);
     }

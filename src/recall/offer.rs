@@ -89,8 +89,9 @@ pub fn select(
     // The best two fused scores (ties to the lower doc number), in one pass over the docs.
     let mut first: Option<(f32, f32, usize)> = None;
     let mut second = 0.0f32;
+    let cosines = vectors.cosines(qv);
     for d in (0..n).filter(|&d| allowed(d)) {
-        let cos = vectors.cosine(d, qv);
+        let cos = cosines[d];
         let fused = 0.5 * bm[d] + 0.5 * cos;
         match first {
             Some((top, _, _)) if fused <= top => second = second.max(fused),

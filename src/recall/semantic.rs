@@ -28,15 +28,31 @@ const QUANT: f32 = 127.0;
 pub struct Vectors {
     dim: u32,
     /// The int8 components as bytes (two's complement), starting at `start` (a file header may
-    /// precede them: see [`Vectors::from_file_bytes`]).
+    /// precede them: see [`Vectors::from_file_bytes`]). Empty while `file` holds them.
     data: Vec<u8>,
     start: usize,
+    /// Opened with [`Vectors::open`] and not read whole: [`Vectors::cosines`] streams the
+    /// components through a small buffer (a reader never holds them all in memory: at 10,000
+    /// entries that is 5 MB of fresh pages per process, the largest cost of a search there);
+    /// anything else reads them whole, once.
+    file: Option<std::sync::Arc<Backing>>,
 }
 
+/// The file behind a [`Vectors`] opened by [`Vectors::open`].
+#[derive(Debug)]
+struct Backing {
+    file: std::fs::File,
+    count: usize,
+    whole: std::sync::OnceLock<Vec<u8>>,
+}
+
+/// Entries per streamed read in [`Vectors::cosines`] (128 entries of 2 × 256 components: 64 KiB).
+const STREAM_ENTRIES: usize = 128;
+
 impl PartialEq for Vectors {
-    /// Equal when they hold the same components (wherever in their buffer those start).
+    /// Equal when they hold the same components (wherever they are kept).
     fn eq(&self, other: &Vectors) -> bool {
-        self.dim == other.dim && self.data[self.start..] == other.data[other.start..]
+        self.dim == other.dim && self.components() == other.components()
     }
 }
 
@@ -73,12 +89,17 @@ impl Vectors {
             dim: dim as u32,
             data: Vec::new(),
             start: 0,
+            file: None,
         }
     }
 
     /// Appends one entry: its [`VIEWS`] quantised vectors (`dim` components each), concatenated.
     pub fn push(&mut self, views: &[i8]) {
         debug_assert_eq!(views.len(), VIEWS * self.dim as usize);
+        if self.file.is_some() {
+            let all = self.components().to_vec();
+            (self.data, self.start, self.file) = (all, 0, None);
+        }
         self.data.extend(views.iter().map(|&v| v as u8));
     }
 
@@ -89,7 +110,20 @@ impl Vectors {
 
     fn raw(&self, i: usize) -> &[u8] {
         let w = VIEWS * self.dim as usize;
-        &self.data[self.start + i * w..self.start + (i + 1) * w]
+        &self.components()[i * w..(i + 1) * w]
+    }
+
+    /// Every component, in memory (a file-backed set is read whole on first use; a read that
+    /// fails leaves zeros, so its entries get cosine 0, as for an empty query).
+    fn components(&self) -> &[u8] {
+        match &self.file {
+            Some(b) => b.whole.get_or_init(|| {
+                let mut all = vec![0u8; b.count * VIEWS * self.dim as usize];
+                let _ = read_at(&b.file, FILE_HEADER as u64, &mut all);
+                all
+            }),
+            None => &self.data[self.start..],
+        }
     }
 
     /// These vectors with the entries at positions `remove` (ascending) taken out and
@@ -115,10 +149,10 @@ impl Vectors {
 
     /// Number of entries.
     pub fn len(&self) -> usize {
-        if self.dim == 0 {
-            0
-        } else {
-            (self.data.len() - self.start) / (VIEWS * self.dim as usize)
+        match &self.file {
+            _ if self.dim == 0 => 0,
+            Some(b) => b.count,
+            None => (self.data.len() - self.start) / (VIEWS * self.dim as usize),
         }
     }
 
@@ -135,7 +169,7 @@ impl Vectors {
     /// The vectors as a file: a header (magic, dim, count, `tag`) and the raw components. The tag
     /// ties the file to the index that names it.
     pub fn to_file_bytes(&self, tag: u64) -> Vec<u8> {
-        let body = &self.data[self.start..];
+        let body = self.components();
         let mut out = Vec::with_capacity(FILE_HEADER + body.len());
         out.extend_from_slice(FILE_MAGIC);
         out.extend_from_slice(&self.dim.to_le_bytes());
@@ -160,16 +194,104 @@ impl Vectors {
             dim: dim as u32,
             data: bytes,
             start: FILE_HEADER,
+            file: None,
+        })
+    }
+
+    /// Opens a file written by [`Vectors::to_file_bytes`] (no symlink followed, a regular file
+    /// of at most `limit` bytes) and checks its header and size without reading the components:
+    /// [`Vectors::cosines`] streams them. `None` unless it holds exactly `count` entries of `dim`
+    /// dimensions under `tag`. The opened file is what is read later, so a writer replacing
+    /// `vectors.bin` meanwhile (a rename) does not change what this set holds.
+    pub fn open(
+        path: &std::path::Path,
+        limit: u64,
+        dim: usize,
+        count: usize,
+        tag: u64,
+    ) -> Option<Vectors> {
+        let (file, meta) =
+            crate::fsutil::open_regular(path, limit, crate::fsutil::Follow::Never).ok()?;
+        let mut header = [0u8; FILE_HEADER];
+        read_at(&file, 0, &mut header).ok()?;
+        let u32_at = |i: usize| u32::from_le_bytes(header[i..i + 4].try_into().unwrap_or([0; 4]));
+        let u64_at = |i: usize| u64::from_le_bytes(header[i..i + 8].try_into().unwrap_or([0; 8]));
+        let ok = &header[..8] == FILE_MAGIC
+            && u32_at(8) as usize == dim
+            && u64_at(12) as usize == count
+            && u64_at(20) == tag
+            && meta.len() == (FILE_HEADER + count * VIEWS * dim) as u64;
+        ok.then(|| Vectors {
+            dim: dim as u32,
+            data: Vec::new(),
+            start: 0,
+            file: Some(std::sync::Arc::new(Backing {
+                file,
+                count,
+                whole: std::sync::OnceLock::new(),
+            })),
         })
     }
 
     /// Cosine between the unit query vector `q` and entry `i`: the best of its views
     /// (approximately, after quantisation; -1..1).
     pub fn cosine(&self, i: usize, q: &[f32]) -> f32 {
-        self.raw(i)
-            .chunks_exact(self.dim as usize)
-            .map(|row| dot_i8(row, q) / QUANT)
-            .fold(f32::MIN, f32::max)
+        best_view(self.raw(i), self.dim as usize, q)
+    }
+
+    /// [`Vectors::cosine`] of every entry, in order (`len()` values). A file-backed set not
+    /// read whole is streamed through a 64 KiB buffer; a read that fails gives cosine 0 for the
+    /// entries it did not reach.
+    pub fn cosines(&self, q: &[f32]) -> Vec<f32> {
+        let dim = self.dim as usize;
+        let w = VIEWS * dim;
+        let n = self.len();
+        let backing = self.file.as_ref().filter(|b| b.whole.get().is_none());
+        let Some(b) = backing.filter(|_| w > 0) else {
+            return (0..n).map(|i| self.cosine(i, q)).collect();
+        };
+        let mut out = Vec::with_capacity(n);
+        let mut buf = vec![0u8; STREAM_ENTRIES.min(n) * w];
+        while out.len() < n {
+            let take = STREAM_ENTRIES.min(n - out.len());
+            let at = (FILE_HEADER + out.len() * w) as u64;
+            if read_at(&b.file, at, &mut buf[..take * w]).is_err() {
+                out.resize(n, 0.0);
+                break;
+            }
+            out.extend(
+                buf[..take * w]
+                    .chunks_exact(w)
+                    .map(|e| best_view(e, dim, q)),
+            );
+        }
+        out
+    }
+}
+
+/// The best cosine of one entry's views (`VIEWS` rows of `dim` int8 components) with `q`.
+fn best_view(entry: &[u8], dim: usize, q: &[f32]) -> f32 {
+    entry
+        .chunks_exact(dim.max(1))
+        .map(|row| dot_i8(row, q) / QUANT)
+        .fold(f32::MIN, f32::max)
+}
+
+/// Fills `buf` from `file` at byte `offset` (a positioned read: the file's own offset is not
+/// used, so clones of a [`Vectors`] can read it independently).
+///
+/// Errors: the read fails or the file ends first.
+fn read_at(file: &std::fs::File, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+    }
+    #[cfg(not(unix))]
+    {
+        use std::io::{Read, Seek};
+        let mut f = file;
+        f.seek(std::io::SeekFrom::Start(offset))?;
+        f.read_exact(buf)
     }
 }
 
@@ -264,6 +386,11 @@ pub fn search(
         }
     }
     let q_is_zero = q.iter().all(|v| *v == 0.0);
+    let cosines = if q_is_zero {
+        vec![0.0; n]
+    } else {
+        vectors.cosines(q)
+    };
     // BM25 is scaled by the best lexical candidate, as in the probe's fused ranking
     // (reference/semantic-recall.md): the cosine half then weighs the same in every store.
     let max_bm25 = lexical
@@ -273,11 +400,7 @@ pub fn search(
         .fold(0.0f32, f32::max);
     let mut scored: Vec<(FusedHit, bool)> = Vec::new();
     for (doc, lex) in lexical.iter().enumerate() {
-        let cosine = if q_is_zero {
-            0.0
-        } else {
-            vectors.cosine(doc, q).max(0.0)
-        };
+        let cosine = cosines.get(doc).copied().unwrap_or(0.0).max(0.0);
         let (coverage, bm25_norm) = match lex {
             Some(c) if max_bm25 > 0.0 => (c.coverage, c.bm25 / max_bm25),
             Some(c) => (c.coverage, 0.0),
@@ -382,6 +505,53 @@ mod tests {
             text: &text,
         };
         search(bm25, vectors, &model.embed(query), &ask, Some(model))
+    }
+
+    /// A vectors file opened for streaming gives the cosines of the same vectors held in memory,
+    /// across several stream buffers; opened whole on first other use, it is the same set; a
+    /// file cut short after it was opened gives cosine 0 (never a panic).
+    #[test]
+    fn streamed_cosines_are_the_in_memory_ones() {
+        let model = crate::embed::model().expect("this build embeds a model");
+        let n = STREAM_ENTRIES * 2 + 7;
+        let v = embed_all(
+            model,
+            (0..n).map(|i| {
+                (
+                    ["payment webhooks", "session cookie", "rate limit"][i % 3],
+                    "",
+                )
+            }),
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("vectors.bin");
+        std::fs::write(&path, v.to_file_bytes(9)).unwrap();
+        let q = model.embed("where are webhooks handled");
+        let want: Vec<f32> = (0..n).map(|i| v.cosine(i, &q)).collect();
+        let limit = 1 << 30;
+        assert!(
+            Vectors::open(&path, limit, model.dim(), n, 8).is_none(),
+            "wrong tag"
+        );
+        assert!(
+            Vectors::open(&path, limit, model.dim(), n + 1, 9).is_none(),
+            "wrong count"
+        );
+        assert!(
+            Vectors::open(&path, 100, model.dim(), n, 9).is_none(),
+            "over the limit"
+        );
+        let opened = Vectors::open(&path, limit, model.dim(), n, 9).unwrap();
+        assert_eq!(opened.len(), n);
+        assert_eq!(opened.cosines(&q), want);
+        assert_eq!(opened, v);
+        assert_eq!(opened.cosines(&q), want, "read whole after the comparison");
+        let cut = Vectors::open(&path, limit, model.dim(), n, 9).unwrap();
+        let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        f.set_len(1000).unwrap();
+        let got = cut.cosines(&q);
+        assert_eq!(got.len(), n);
+        assert!(got[STREAM_ENTRIES..].iter().all(|&c| c == 0.0));
     }
 
     #[test]

@@ -296,8 +296,8 @@ fn read_index(
     // With semantic recall on, the vectors file must be the one this index names.
     let vectors = match (model, idx.vectors) {
         (Some(m), Some(meta)) => {
-            let b = read_derived(&store.vectors_path(), limit)?;
-            let v = Vectors::from_file_bytes(b, m.dim(), meta.count as usize, meta.tag)?;
+            let path = store.vectors_path();
+            let v = Vectors::open(&path, limit, m.dim(), meta.count as usize, meta.tag)?;
             Some((v, meta.tag))
         }
         _ => None,
