@@ -60,21 +60,40 @@ impl Serialize for U32s {
     }
 }
 
+/// Reads a [`U32s`] straight from the serialised bytes (no intermediate byte vector).
+struct U32sVisitor;
+
+impl U32sVisitor {
+    fn words<E: de::Error>(bytes: &[u8]) -> Result<Vec<u32>, E> {
+        if bytes.len() % 4 != 0 {
+            return Err(E::invalid_length(bytes.len(), &"a multiple of 4 bytes"));
+        }
+        Ok(bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect())
+    }
+}
+
+impl<'de> Visitor<'de> for U32sVisitor {
+    type Value = Vec<u32>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a byte string of little-endian u32 words")
+    }
+
+    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Vec<u32>, E> {
+        Self::words(v)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Vec<u32>, A::Error> {
+        Self::words(&BlobVisitor.visit_seq(seq)?)
+    }
+}
+
 impl<'de> Deserialize<'de> for U32s {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<U32s, D::Error> {
-        let bytes = d.deserialize_byte_buf(BlobVisitor)?;
-        if bytes.len() % 4 != 0 {
-            return Err(de::Error::invalid_length(
-                bytes.len(),
-                &"a multiple of 4 bytes",
-            ));
-        }
-        Ok(U32s(
-            bytes
-                .chunks_exact(4)
-                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect(),
-        ))
+        d.deserialize_bytes(U32sVisitor).map(U32s)
     }
 }
 
