@@ -234,18 +234,20 @@ fn assemble<'t>(
         lens: super::blob::U32s(lens.iter().flatten().copied().collect()),
         ..RawIndex::default()
     };
+    let mut postings = Vec::new();
     for (term, run) in runs.filter(|(_, r)| !r.is_empty()) {
         raw.terms.push_str(term);
         raw.term_ends.0.push(raw.terms.len() as u32);
         raw.df.0.push(run.len() as u32);
         let mut prev = 0u32;
         for &(doc, tf) in run {
-            put_varint(&mut raw.postings.0, doc - prev);
+            put_varint(&mut postings, doc - prev);
             prev = doc;
-            raw.postings.0.extend_from_slice(&tf);
+            postings.extend_from_slice(&tf);
         }
-        raw.posting_ends.0.push(raw.postings.0.len() as u32);
+        raw.posting_ends.0.push(postings.len() as u32);
     }
+    raw.postings = postings.into();
     raw
 }
 

@@ -49,7 +49,7 @@ pub mod semantic;
 mod stopwords;
 mod tokenize;
 
-use blob::{get_varint, Blob, U32s};
+use blob::{get_varint, SharedBlob, U32s};
 use build::FxMap;
 use serde::{Deserialize, Serialize};
 use std::collections::BinaryHeap;
@@ -173,7 +173,7 @@ struct RawIndex {
     /// Number of docs containing each term.
     df: U32s,
     /// Postings of all terms, concatenated in term order.
-    postings: Blob,
+    postings: SharedBlob,
     /// End offset of each term's postings in `postings`.
     posting_ends: U32s,
     /// Per doc, the length in terms of each field (question, details, files), flattened.

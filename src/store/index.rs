@@ -23,7 +23,7 @@ use super::listing::{
 use super::Store;
 use crate::embed::Model;
 use crate::fsutil::{write_atomic_with, Durability};
-use crate::recall::blob::Blob;
+use crate::recall::blob::{Blob, SharedBlob};
 use crate::recall::semantic::{self, Vectors};
 use crate::recall::{Bm25Index, Doc};
 use anyhow::{Context, Result};
@@ -32,6 +32,9 @@ use std::collections::HashMap;
 use std::path::Path;
 
 mod apply;
+mod refs;
+
+pub use refs::Refs;
 
 /// Layout version of `index.bin`.
 const INDEX_VERSION: u32 = 8;
@@ -70,11 +73,11 @@ struct IndexFile {
     built_at_ns: i64,
     folder: Option<FolderStamp>,
     listed: (u64, u64),
-    listing: Blob,
+    listing: SharedBlob,
     malformed: Vec<(String, String)>,
     ids: Vec<String>,
     paths: Vec<String>,
-    refs: RefsOwned,
+    refs: Refs,
     sigs: Vec<u64>,
     bm25: Bm25Index,
     vectors: Option<VectorsMeta>,
@@ -101,66 +104,10 @@ struct IndexFileRef<'a> {
     malformed: &'a [(String, String)],
     ids: &'a [String],
     paths: &'a [String],
-    refs: RefsRef<'a>,
+    refs: &'a Refs,
     sigs: &'a [u64],
     bm25: &'a Bm25Index,
     vectors: Option<VectorsMeta>,
-}
-
-/// Each entry's backing files (path number, SHA-256), written as three byte strings (entry
-/// ends, path numbers, hashes) so that loading 30,000 of them is three copies, not a serde call
-/// per hash byte.
-#[derive(Serialize)]
-struct RefsRef<'a>(#[serde(serialize_with = "ser_refs")] &'a [Vec<(u32, [u8; 32])>]);
-
-/// [`RefsRef`] read back.
-#[derive(Debug, Default)]
-struct RefsOwned(Vec<Vec<(u32, [u8; 32])>>);
-
-fn ser_refs<S: serde::Serializer>(refs: &&[Vec<(u32, [u8; 32])>], s: S) -> Result<S::Ok, S::Error> {
-    use crate::recall::blob::{Blob, U32s};
-    let mut ends = Vec::with_capacity(refs.len());
-    let mut paths = Vec::new();
-    let mut hashes = Vec::new();
-    for r in refs.iter() {
-        for (p, h) in r {
-            paths.push(*p);
-            hashes.extend_from_slice(h);
-        }
-        ends.push(paths.len() as u32);
-    }
-    (U32s(ends), U32s(paths), Blob(hashes)).serialize(s)
-}
-
-impl<'de> Deserialize<'de> for RefsOwned {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<RefsOwned, D::Error> {
-        use crate::recall::blob::{Blob, U32s};
-        use serde::de::Error;
-        let (U32s(ends), U32s(paths), Blob(hashes)) = <(U32s, U32s, Blob)>::deserialize(d)?;
-        if hashes.len() != paths.len() * 32 || ends.last().map_or(0, |e| *e as usize) != paths.len()
-        {
-            return Err(D::Error::custom("inconsistent backing-file table"));
-        }
-        let mut out = Vec::with_capacity(ends.len());
-        let mut start = 0usize;
-        for end in ends {
-            let end = end as usize;
-            if end < start || end > paths.len() {
-                return Err(D::Error::custom("inconsistent backing-file table"));
-            }
-            out.push(
-                (start..end)
-                    .map(|i| {
-                        let mut h = [0u8; 32];
-                        h.copy_from_slice(&hashes[i * 32..i * 32 + 32]);
-                        (paths[i], h)
-                    })
-                    .collect(),
-            );
-            start = end;
-        }
-        Ok(RefsOwned(out))
-    }
 }
 
 /// The store's entries as the search sees them, loaded by [`load`].
@@ -171,7 +118,7 @@ pub struct Snapshot {
     /// Backing paths (keys relative to the project root), sorted.
     pub paths: Vec<String>,
     /// Per entry: (position in `paths`, recorded SHA-256) of each backing file.
-    pub refs: Vec<Vec<(u32, [u8; 32])>>,
+    pub refs: Refs,
     /// Per entry: a 64-bit signature of its question and details (see [`text_sig`]).
     pub sigs: Vec<u64>,
     /// The BM25 index over the entries.
@@ -190,7 +137,7 @@ pub struct Snapshot {
     /// `None` when the folder stamp vouched for the index and it was not needed yet.
     listing: Option<Vec<Listed>>,
     /// The listing as `index.bin` stored it, not decoded yet (with `listing` `None`).
-    listing_bytes: Vec<u8>,
+    listing_bytes: bytes::Bytes,
     /// The entries folder's stamp this snapshot describes (`None`: unknown, not to be trusted).
     folder: Option<FolderStamp>,
     /// The number of entry files and their total bytes ([`Snapshot::derived_limit`]).
@@ -269,8 +216,8 @@ fn read_index(
     limit: u64,
     model: Option<&Model>,
 ) -> Option<(IndexFile, LoadedVectors)> {
-    let bytes = read_derived(&store.index_path(), limit)?;
-    let idx: IndexFile = postcard::from_bytes(&bytes).ok()?;
+    let bytes = bytes::Bytes::from(read_derived(&store.index_path(), limit)?);
+    let idx: IndexFile = crate::recall::blob::decode_shared(&bytes)?;
     let n = idx.ids.len();
     let vectors_ok = match (model, &idx.vectors) {
         (None, None) => true,
@@ -281,15 +228,10 @@ fn read_index(
         && idx.recall_version == crate::recall::VERSION
         && idx.model_id == model_id(model)
         && vectors_ok
-        && idx.refs.0.len() == n
+        && idx.refs.len() == n
         && idx.sigs.len() == n
         && idx.bm25.len() == n
-        && idx
-            .refs
-            .0
-            .iter()
-            .flatten()
-            .all(|(p, _)| (*p as usize) < idx.paths.len());
+        && idx.refs.paths_below(idx.paths.len());
     if !valid {
         return None;
     }
@@ -433,7 +375,7 @@ impl Snapshot {
         Snapshot {
             ids: idx.ids,
             paths: idx.paths,
-            refs: idx.refs.0,
+            refs: idx.refs,
             sigs: idx.sigs,
             bm25: idx.bm25,
             vectors,
@@ -478,7 +420,7 @@ impl Snapshot {
         let mut snap = Snapshot {
             ids: Vec::new(),
             paths: Vec::new(),
-            refs: Vec::new(),
+            refs: Refs::default(),
             sigs: Vec::new(),
             bm25: Bm25Index::default(),
             vectors: None,
@@ -488,7 +430,7 @@ impl Snapshot {
             malformed,
             listed: listing::totals(&listing),
             listing: Some(listing),
-            listing_bytes: Vec::new(),
+            listing_bytes: bytes::Bytes::new(),
             folder,
             built_at_ns: start_ns,
             index_dirty: true,
@@ -558,20 +500,14 @@ impl Snapshot {
             .enumerate()
             .map(|(i, p)| (*p, i as u32))
             .collect();
-        self.refs = entries
-            .iter()
-            .map(|e| {
-                e.files
-                    .iter()
-                    .map(|(p, h)| {
-                        (
-                            pos[p.as_str()],
-                            super::fresh::decode_hex32(h).unwrap_or([0; 32]),
-                        )
-                    })
-                    .collect()
+        self.refs = Refs::from_runs(entries.iter().map(|e| {
+            e.files.iter().map(|(p, h)| {
+                (
+                    pos[p.as_str()],
+                    super::fresh::decode_hex32(h).unwrap_or([0; 32]),
+                )
             })
-            .collect();
+        }));
         self.sigs = entries.iter().map(text_sig).collect();
         self.paths = path_set.into_iter().map(str::to_string).collect();
         self.vectors = self.model.map(|m| {
@@ -613,16 +549,16 @@ impl Snapshot {
 
     /// The backing files of entry `i`: (path key, recorded SHA-256).
     pub fn files_of(&self, i: usize) -> impl Iterator<Item = (&str, &[u8; 32])> + '_ {
-        self.refs[i]
-            .iter()
-            .map(|(p, h)| (self.paths[*p as usize].as_str(), h))
+        self.refs
+            .of(i)
+            .map(|(p, h)| (self.paths[p as usize].as_str(), h))
     }
 
     /// True when entry `e` (freshly read from its file) says what the index says about it.
     pub fn agrees_with(&self, i: usize, e: &Entry) -> bool {
         self.ids[i] == e.id
             && self.sigs[i] == text_sig(e)
-            && self.refs[i].len() == e.files.len()
+            && self.refs.of(i).len() == e.files.len()
             && self.files_of(i).zip(&e.files).all(|((p, h), (ep, eh))| {
                 p == ep && super::fresh::decode_hex32(eh).as_ref() == Some(h)
             })
@@ -706,7 +642,7 @@ pub fn save(store: &Store, snap: &mut Snapshot) -> Result<()> {
             malformed: &snap.malformed,
             ids: &snap.ids,
             paths: &snap.paths,
-            refs: RefsRef(&snap.refs),
+            refs: &snap.refs,
             sigs: &snap.sigs,
             bm25: &snap.bm25,
             vectors: snap.vectors.as_ref().map(|v| VectorsMeta {

@@ -332,8 +332,8 @@ pub fn stale_positions(root: &Path, snap: &Snapshot, cache: &mut StatCache) -> V
     }
     (0..snap.len())
         .filter(|&i| {
-            !snap.refs[i].iter().all(
-                |(p, h)| matches!(states[*p as usize], fresh::FileState::Hash(now) if now == *h),
+            !snap.refs.of(i).all(
+                |(p, h)| matches!(states[p as usize], fresh::FileState::Hash(now) if now == *h),
             )
         })
         .collect()

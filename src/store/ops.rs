@@ -37,7 +37,7 @@ impl Writer {
     pub fn bust(&mut self, key: &str) -> Result<usize> {
         let hit: Vec<usize> = match self.snap.paths.binary_search_by(|p| p.as_str().cmp(key)) {
             Ok(p) => (0..self.snap.len())
-                .filter(|&i| self.snap.refs[i].iter().any(|(q, _)| *q as usize == p))
+                .filter(|&i| self.snap.refs.of(i).any(|(q, _)| q as usize == p))
                 .collect(),
             Err(_) => Vec::new(),
         };

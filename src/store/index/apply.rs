@@ -175,8 +175,8 @@ impl Snapshot {
     fn splice_files(&mut self, kept: &[usize], insert: &[Entry], at: &[usize]) {
         let mut used = vec![false; self.paths.len()];
         for &i in kept {
-            for (p, _) in &self.refs[i] {
-                used[*p as usize] = true;
+            for (p, _) in self.refs.of(i) {
+                used[p as usize] = true;
             }
         }
         let mut added: Vec<&str> = insert
@@ -216,12 +216,12 @@ impl Snapshot {
             .collect();
         let old_refs = std::mem::take(&mut self.refs);
         let kept_refs = kept.iter().map(|&i| {
-            old_refs[i]
-                .iter()
-                .map(|&(p, h)| (renumber[p as usize], h))
+            old_refs
+                .of(i)
+                .map(|(p, h)| (renumber[p as usize], *h))
                 .collect::<Vec<_>>()
         });
-        self.refs = merge_at(kept_refs, new_refs.into_iter(), at);
+        self.refs = super::Refs::from_runs(merge_at(kept_refs, new_refs.into_iter(), at));
         self.paths = paths;
     }
 
