@@ -236,7 +236,7 @@ impl Vectors {
     /// Cosine between the unit query vector `q` and entry `i`: the best of its views
     /// (approximately, after quantisation; -1..1).
     pub fn cosine(&self, i: usize, q: &[f32]) -> f32 {
-        best_view(self.raw(i), self.dim as usize, q)
+        best_view(self.raw(i), self.dim as usize, &QueryI16::new(q))
     }
 
     /// [`Vectors::cosine`] of every entry, in order (`len()` values). A file-backed set not
@@ -246,9 +246,10 @@ impl Vectors {
         let dim = self.dim as usize;
         let w = VIEWS * dim;
         let n = self.len();
+        let q = &QueryI16::new(q);
         let backing = self.file.as_ref().filter(|b| b.whole.get().is_none());
         let Some(b) = backing.filter(|_| w > 0) else {
-            return (0..n).map(|i| self.cosine(i, q)).collect();
+            return (0..n).map(|i| best_view(self.raw(i), dim, q)).collect();
         };
         let mut out = Vec::with_capacity(n);
         let mut buf = vec![0u8; STREAM_ENTRIES.min(n) * w];
@@ -269,12 +270,55 @@ impl Vectors {
     }
 }
 
+/// A unit query vector with its components as `i16` (scaled by [`QUERY_QUANT`]): the dot
+/// product with the int8 entry components is then integer arithmetic, which the compiler turns
+/// into packed multiply-adds (`pmaddwd`, in SSE2) and which runs about twice as fast as
+/// converting every entry component to `f32`. The rounding moves a cosine by at most
+/// `dim / (2 · QUERY_QUANT)` (0.004 at 256 dimensions; in practice about 1e-4).
+struct QueryI16(Vec<i16>);
+
+/// Scale of a query component in [`QueryI16`].
+const QUERY_QUANT: f32 = 32767.0;
+
+impl QueryI16 {
+    fn new(q: &[f32]) -> QueryI16 {
+        QueryI16(
+            q.iter()
+                .map(|x| (x * QUERY_QUANT).round().clamp(-QUERY_QUANT, QUERY_QUANT) as i16)
+                .collect(),
+        )
+    }
+}
+
 /// The best cosine of one entry's views (`VIEWS` rows of `dim` int8 components) with `q`.
-fn best_view(entry: &[u8], dim: usize, q: &[f32]) -> f32 {
+fn best_view(entry: &[u8], dim: usize, q: &QueryI16) -> f32 {
     entry
         .chunks_exact(dim.max(1))
-        .map(|row| dot_i8(row, q) / QUANT)
+        .map(|row| dot_i8(row, &q.0) as f32 / (QUANT * QUERY_QUANT))
         .fold(f32::MIN, f32::max)
+}
+
+/// The dot product of int8 components (stored as bytes) with `q`, summed in 16 independent
+/// `i32` lanes so the compiler can keep them in vector registers: this loop runs over every
+/// entry's views on every search. No overflow: |sum| <= dim · 127 · 32767, under 2^31 for
+/// `dim` up to 516.
+fn dot_i8(row: &[u8], q: &[i16]) -> i32 {
+    const LANES: usize = 16;
+    let mut acc = [0i32; LANES];
+    let rows = row.chunks_exact(LANES);
+    let qs = q.chunks_exact(LANES);
+    let tail: i32 = rows
+        .remainder()
+        .iter()
+        .zip(qs.remainder())
+        .map(|(&a, &b)| i32::from(a as i8) * i32::from(b))
+        .sum();
+    for (r, q) in rows.zip(qs) {
+        for k in 0..LANES {
+            acc[k] += i32::from(r[k] as i8) * i32::from(q[k]);
+        }
+    }
+    acc.iter().sum::<i32>() + tail
 }
 
 /// Fills `buf` from `file` at byte `offset` (a positioned read: the file's own offset is not
@@ -293,28 +337,6 @@ fn read_at(file: &std::fs::File, offset: u64, buf: &mut [u8]) -> std::io::Result
         f.seek(std::io::SeekFrom::Start(offset))?;
         f.read_exact(buf)
     }
-}
-
-/// The dot product of int8 components (stored as bytes) with `q`, summed in 16 independent
-/// lanes so the compiler can keep them in vector registers: this loop runs over every entry's
-/// views on every search.
-fn dot_i8(row: &[u8], q: &[f32]) -> f32 {
-    const LANES: usize = 16;
-    let mut acc = [0f32; LANES];
-    let rows = row.chunks_exact(LANES);
-    let qs = q.chunks_exact(LANES);
-    let tail: f32 = rows
-        .remainder()
-        .iter()
-        .zip(qs.remainder())
-        .map(|(&a, &b)| f32::from(a as i8) * b)
-        .sum();
-    for (r, q) in rows.zip(qs) {
-        for k in 0..LANES {
-            acc[k] += f32::from(r[k] as i8) * q[k];
-        }
-    }
-    acc.iter().sum::<f32>() + tail
 }
 
 /// The quantised views of one entry, concatenated (for [`Vectors::push`]).
