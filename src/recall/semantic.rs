@@ -182,14 +182,13 @@ impl Vectors {
     /// Reads a file written by [`Vectors::to_file_bytes`] without copying the components; `None`
     /// unless it holds exactly `count` entries of `dim` dimensions under `tag`.
     pub fn from_file_bytes(bytes: Vec<u8>, dim: usize, count: usize, tag: u64) -> Option<Vectors> {
-        let header = bytes.get(..FILE_HEADER)?;
-        let u32_at = |i: usize| u32::from_le_bytes(header[i..i + 4].try_into().unwrap_or([0; 4]));
-        let u64_at = |i: usize| u64::from_le_bytes(header[i..i + 8].try_into().unwrap_or([0; 8]));
-        let ok = &header[..8] == FILE_MAGIC
-            && u32_at(8) as usize == dim
-            && u64_at(12) as usize == count
-            && u64_at(20) == tag
-            && bytes.len() == FILE_HEADER + count * VIEWS * dim;
+        let ok = file_fits(
+            bytes.get(..FILE_HEADER)?,
+            bytes.len() as u64,
+            dim,
+            count,
+            tag,
+        );
         ok.then_some(Vectors {
             dim: dim as u32,
             data: bytes,
@@ -214,13 +213,7 @@ impl Vectors {
             crate::fsutil::open_regular(path, limit, crate::fsutil::Follow::Never).ok()?;
         let mut header = [0u8; FILE_HEADER];
         read_at(&file, 0, &mut header).ok()?;
-        let u32_at = |i: usize| u32::from_le_bytes(header[i..i + 4].try_into().unwrap_or([0; 4]));
-        let u64_at = |i: usize| u64::from_le_bytes(header[i..i + 8].try_into().unwrap_or([0; 8]));
-        let ok = &header[..8] == FILE_MAGIC
-            && u32_at(8) as usize == dim
-            && u64_at(12) as usize == count
-            && u64_at(20) == tag
-            && meta.len() == (FILE_HEADER + count * VIEWS * dim) as u64;
+        let ok = file_fits(&header, meta.len(), dim, count, tag);
         ok.then(|| Vectors {
             dim: dim as u32,
             data: Vec::new(),
@@ -268,6 +261,22 @@ impl Vectors {
         }
         out
     }
+}
+
+/// True when a vectors file of `size` bytes with this `header` ([`FILE_HEADER`] bytes: magic,
+/// dim, count, tag) holds exactly `count` entries of `dim` dimensions under `tag`.
+fn file_fits(header: &[u8], size: u64, dim: usize, count: usize, tag: u64) -> bool {
+    let u32_at = |i: usize| u32::from_le_bytes(header[i..i + 4].try_into().unwrap_or([0; 4]));
+    let u64_at = |i: usize| u64::from_le_bytes(header[i..i + 8].try_into().unwrap_or([0; 8]));
+    header.len() == FILE_HEADER
+        && &header[..8] == FILE_MAGIC
+        && u32_at(8) as usize == dim
+        && u64_at(12) as usize == count
+        && u64_at(20) == tag
+        && count
+            .checked_mul(VIEWS * dim)
+            .and_then(|b| b.checked_add(FILE_HEADER))
+            .is_some_and(|total| total as u64 == size)
 }
 
 /// A unit query vector with its components as `i16` (scaled by [`QUERY_QUANT`]): the dot
