@@ -164,7 +164,8 @@ impl Snapshot {
             .as_ref()
             .filter(|v| v.dim() == m.dim() && v.len() == self.ids.len());
         let v = v.ok_or_else(|| anyhow::anyhow!("the vectors do not match the index"))?;
-        self.vectors = Some(v.splice(gone, &views));
+        let v = v.splice(gone, &views);
+        self.vectors = Some(v.ok_or_else(|| anyhow::anyhow!("vectors.bin could not be read"))?);
         self.vectors_tag = crate::clock::now_ns() as u64;
         self.vectors_dirty = true;
         Ok(())
