@@ -43,7 +43,8 @@ pub struct Vectors {
 struct Backing {
     file: std::fs::File,
     count: usize,
-    whole: std::sync::OnceLock<Vec<u8>>,
+    /// The components read whole, and whether that read succeeded (zeros where it did not).
+    whole: std::sync::OnceLock<(Vec<u8>, bool)>,
 }
 
 /// Entries per streamed read in [`Vectors::cosines`] (128 entries of 2 × 256 components: 64 KiB).
@@ -116,20 +117,35 @@ impl Vectors {
     /// Every component, in memory (a file-backed set is read whole on first use; a read that
     /// fails leaves zeros, so its entries get cosine 0, as for an empty query).
     fn components(&self) -> &[u8] {
+        self.read_whole().0
+    }
+
+    /// [`Vectors::components`], and false when they are a file-backed set whose read failed
+    /// (the zeros stand in for components never read).
+    fn read_whole(&self) -> (&[u8], bool) {
         match &self.file {
-            Some(b) => b.whole.get_or_init(|| {
-                let mut all = vec![0u8; b.count * VIEWS * self.dim as usize];
-                let _ = read_at(&b.file, FILE_HEADER as u64, &mut all);
-                all
-            }),
-            None => &self.data[self.start..],
+            Some(b) => {
+                let (all, ok) = b.whole.get_or_init(|| {
+                    let mut all = vec![0u8; b.count * VIEWS * self.dim as usize];
+                    let ok = read_at(&b.file, FILE_HEADER as u64, &mut all).is_ok();
+                    (all, ok)
+                });
+                (all, *ok)
+            }
+            None => (&self.data[self.start..], true),
         }
     }
 
     /// These vectors with the entries at positions `remove` (ascending) taken out and
     /// `insert` (each entry's concatenated views, [`embed_entry`]) put in at the positions they
     /// get in the result (ascending): the other entries' components are copied, not recomputed.
-    pub fn splice(&self, remove: &[usize], insert: &[(usize, Vec<i8>)]) -> Vectors {
+    /// `None` when they are a file-backed set that could not be read whole (cut short after it
+    /// was opened, or an I/O error): copying the zeros that stand in would save cosine 0 for
+    /// every kept entry.
+    pub fn splice(&self, remove: &[usize], insert: &[(usize, Vec<i8>)]) -> Option<Vectors> {
+        if !self.read_whole().1 {
+            return None;
+        }
         let w = VIEWS * self.dim as usize;
         let mut out = Vectors::new(self.dim as usize);
         let mut inserted = insert.iter().peekable();
@@ -144,7 +160,7 @@ impl Vectors {
         }
         take(&mut out);
         debug_assert_eq!(out.data.len() % w.max(1), 0);
-        out
+        Some(out)
     }
 
     /// Number of entries.

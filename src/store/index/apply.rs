@@ -164,7 +164,8 @@ impl Snapshot {
             .as_ref()
             .filter(|v| v.dim() == m.dim() && v.len() == self.ids.len());
         let v = v.ok_or_else(|| anyhow::anyhow!("the vectors do not match the index"))?;
-        self.vectors = Some(v.splice(gone, &views));
+        let v = v.splice(gone, &views);
+        self.vectors = Some(v.ok_or_else(|| anyhow::anyhow!("vectors.bin could not be read"))?);
         self.vectors_tag = crate::clock::now_ns() as u64;
         self.vectors_dirty = true;
         Ok(())
@@ -427,6 +428,44 @@ mod tests {
         let loaded = super::super::load(&store, super::super::Check::Files).unwrap();
         assert!(loaded.position("10000004").is_some());
         assert_eq!(seen(&loaded), seen(&Snapshot::reloaded(&store).unwrap()));
+    }
+
+    /// A writer reads `vectors.bin` whole only when it splices; when that read fails (the file
+    /// was cut short in place after the load opened it, or an I/O error), the splice must not
+    /// keep zeros for every other entry: saved under a valid tag, they would give those entries
+    /// cosine 0 in every later search until something forced a rebuild.
+    #[test]
+    fn vectors_cut_short_after_the_load_are_not_spliced_as_zeros() {
+        let (_dir, store) = topics(20);
+        let mut snap = super::super::load(&store, super::super::Check::Files).unwrap();
+        super::super::save(&store, &mut snap).unwrap();
+        let mut snap = super::super::load(&store, super::super::Check::Files).unwrap();
+        assert!(snap.vectors.is_some(), "this build embeds a model");
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(store.vectors_path())
+            .unwrap()
+            .set_len(100)
+            .unwrap();
+        write(
+            &store,
+            "05000000",
+            "Where are refunds issued?",
+            &["src/r.ts"],
+        );
+        let insert = vec![read(&store, "05000000")];
+        // Failing is fine (the writer then rebuilds from the entry files); a result must be
+        // what a rebuild gives.
+        if snap
+            .apply(&store, &[], insert, &["05000000.md".to_string()])
+            .is_ok()
+        {
+            let fresh = Snapshot::reloaded(&store).unwrap();
+            assert!(
+                seen(&snap) == seen(&fresh),
+                "spliced zeros for the unread entries"
+            );
+        }
     }
 
     /// Entry files changed by another tool (added, deleted, rewritten, broken, mended) are read
