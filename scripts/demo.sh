@@ -22,8 +22,8 @@ step capn init
 "$capn" init
 step capn chart "Where are stale answers detected and deleted before ask answers?" ...
 "$capn" chart "Where are stale answers detected and deleted before ask answers?" \
-  --files src/store/fresh.rs,src/store/mod.rs,src/cmd/ask.rs \
-  --details "stale_positions() stats every backing file through the stat cache; Writer::delete_stale re-reads the entry before deleting"
+  --files src/store/fresh.rs,src/store/ask.rs,src/cmd/ask.rs \
+  --details "store/ask.rs verified() checks only the charts a search returns, through the stat cache; delete_stale() deletes under the writers' lock and the search runs again"
 step capn chart "How is the hook registration merged into .claude/settings.json without clobbering?" ...
 "$capn" chart "How is the hook registration merged into .claude/settings.json without clobbering?" \
   --files src/install/mod.rs,hooks-config/claude.json,src/cmd/init.rs \
