@@ -20,17 +20,15 @@ const QUANT: f32 = 127.0;
 
 /// Vectors per entry: [`VIEWS`] int8 vectors each (the question alone, and the question with its
 /// details), row-major (`len × VIEWS × dim`), kept in their own file (`.capn/vectors.bin`) so that
-/// a search can stream them in order without reading the index again. An entry's cosine with a query is the best of its
-/// views: details help a rewording that uses their words, but dilute the question's meaning for
+/// a search can stream them in order without reading the index again. An entry's cosine with a
+/// query is the best of its views: details help a rewording that uses their words, but dilute the question's meaning for
 /// a question asked in other words (reference/semantic-recall.md: synonyms are where the
 /// embedding earns its place).
 #[derive(Debug, Clone, Default)]
 pub struct Vectors {
     dim: u32,
-    /// The int8 components as bytes (two's complement), starting at `start` (a file header may
-    /// precede them: see [`Vectors::from_file_bytes`]). Empty while `file` holds them.
+    /// The int8 components as bytes (two's complement). Empty while `file` holds them.
     data: Vec<u8>,
-    start: usize,
     /// Opened with [`Vectors::open`] and not read whole: [`Vectors::cosines`] streams the
     /// components through a small buffer (a reader never holds them all in memory: at 10,000
     /// entries that is 5 MB of fresh pages per process, the largest cost of a search there);
@@ -89,7 +87,6 @@ impl Vectors {
         Vectors {
             dim: dim as u32,
             data: Vec::new(),
-            start: 0,
             file: None,
         }
     }
@@ -99,7 +96,7 @@ impl Vectors {
         debug_assert_eq!(views.len(), VIEWS * self.dim as usize);
         if self.file.is_some() {
             let all = self.components().to_vec();
-            (self.data, self.start, self.file) = (all, 0, None);
+            (self.data, self.file) = (all, None);
         }
         self.data.extend(views.iter().map(|&v| v as u8));
     }
@@ -132,7 +129,7 @@ impl Vectors {
                 });
                 (all, *ok)
             }
-            None => (&self.data[self.start..], true),
+            None => (&self.data, true),
         }
     }
 
@@ -168,7 +165,7 @@ impl Vectors {
         match &self.file {
             _ if self.dim == 0 => 0,
             Some(b) => b.count,
-            None => (self.data.len() - self.start) / (VIEWS * self.dim as usize),
+            None => self.data.len() / (VIEWS * self.dim as usize),
         }
     }
 
@@ -195,24 +192,6 @@ impl Vectors {
         out
     }
 
-    /// Reads a file written by [`Vectors::to_file_bytes`] without copying the components; `None`
-    /// unless it holds exactly `count` entries of `dim` dimensions under `tag`.
-    pub fn from_file_bytes(bytes: Vec<u8>, dim: usize, count: usize, tag: u64) -> Option<Vectors> {
-        let ok = file_fits(
-            bytes.get(..FILE_HEADER)?,
-            bytes.len() as u64,
-            dim,
-            count,
-            tag,
-        );
-        ok.then_some(Vectors {
-            dim: dim as u32,
-            data: bytes,
-            start: FILE_HEADER,
-            file: None,
-        })
-    }
-
     /// Opens a file written by [`Vectors::to_file_bytes`] (no symlink followed, a regular file
     /// of at most `limit` bytes) and checks its header and size without reading the components:
     /// [`Vectors::cosines`] streams them. `None` unless it holds exactly `count` entries of `dim`
@@ -233,7 +212,6 @@ impl Vectors {
         ok.then(|| Vectors {
             dim: dim as u32,
             data: Vec::new(),
-            start: 0,
             file: Some(std::sync::Arc::new(Backing {
                 file,
                 count,
@@ -279,13 +257,12 @@ impl Vectors {
     }
 }
 
-/// True when a vectors file of `size` bytes with this `header` ([`FILE_HEADER`] bytes: magic,
-/// dim, count, tag) holds exactly `count` entries of `dim` dimensions under `tag`.
-fn file_fits(header: &[u8], size: u64, dim: usize, count: usize, tag: u64) -> bool {
+/// True when a vectors file of `size` bytes with this `header` (magic, dim, count, tag) holds
+/// exactly `count` entries of `dim` dimensions under `tag`.
+fn file_fits(header: &[u8; FILE_HEADER], size: u64, dim: usize, count: usize, tag: u64) -> bool {
     let u32_at = |i: usize| u32::from_le_bytes(header[i..i + 4].try_into().unwrap_or([0; 4]));
     let u64_at = |i: usize| u64::from_le_bytes(header[i..i + 8].try_into().unwrap_or([0; 8]));
-    header.len() == FILE_HEADER
-        && &header[..8] == FILE_MAGIC
+    &header[..8] == FILE_MAGIC
         && u32_at(8) as usize == dim
         && u64_at(12) as usize == count
         && u64_at(20) == tag
@@ -666,12 +643,14 @@ mod tests {
         let b = model.embed("stripe event handler for billing");
         let mut v = Vectors::new(model.dim());
         v.push(&[quantise(&b), quantise(&b)].concat());
-        let file = v.to_file_bytes(7);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("vectors.bin");
+        std::fs::write(&path, v.to_file_bytes(7)).unwrap();
         assert_eq!(
-            Vectors::from_file_bytes(file.clone(), model.dim(), 1, 7).as_ref(),
+            Vectors::open(&path, 1 << 20, model.dim(), 1, 7).as_ref(),
             Some(&v)
         );
-        assert!(Vectors::from_file_bytes(file, model.dim(), 1, 8).is_none());
+        assert!(Vectors::open(&path, 1 << 20, model.dim(), 1, 8).is_none());
         let exact = crate::embed::cosine(&a, &b);
         assert!(
             (v.cosine(0, &a) - exact).abs() < 0.02,
