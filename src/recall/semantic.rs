@@ -21,9 +21,9 @@ const QUANT: f32 = 127.0;
 /// Vectors per entry: [`VIEWS`] int8 vectors each (the question alone, and the question with its
 /// details), row-major (`len × VIEWS × dim`), kept in their own file (`.capn/vectors.bin`) so that
 /// a search can stream them in order without reading the index again. An entry's cosine with a
-/// query is the best of its views: details help a rewording that uses their words, but dilute the question's meaning for
-/// a question asked in other words (reference/semantic-recall.md: synonyms are where the
-/// embedding earns its place).
+/// query is the best of its views: details help a rewording that uses their words, but dilute
+/// the question's meaning for a question asked in other words (reference/semantic-recall.md:
+/// synonyms are where the embedding earns its place).
 #[derive(Debug, Clone, Default)]
 pub struct Vectors {
     dim: u32,
