@@ -220,6 +220,12 @@ impl Vectors {
         })
     }
 
+    /// The size in bytes of the file these vectors are (or would be) stored in
+    /// ([`Vectors::to_file_bytes`]): a header and every component.
+    pub fn file_len(&self) -> u64 {
+        (FILE_HEADER + self.len() * VIEWS * self.dim as usize) as u64
+    }
+
     /// Cosine between the unit query vector `q` and entry `i`: the best of its views
     /// (approximately, after quantisation; -1..1).
     pub fn cosine(&self, i: usize, q: &[f32]) -> f32 {

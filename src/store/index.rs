@@ -210,13 +210,15 @@ fn limit_for(listed: (u64, u64)) -> u64 {
 type LoadedVectors = Option<(Vectors, u64)>;
 
 /// `index.bin` (and, with semantic recall on, the `vectors.bin` it names), read with at most
-/// `limit` bytes each, when both are of this version, model and shape.
+/// `limit` bytes each, when both are of this version, model and shape; with the size in bytes
+/// of the larger of the two files.
 fn read_index(
     store: &Store,
     limit: u64,
     model: Option<&Model>,
-) -> Option<(IndexFile, LoadedVectors)> {
+) -> Option<(IndexFile, LoadedVectors, u64)> {
     let bytes = bytes::Bytes::from(read_derived(&store.index_path(), limit)?);
+    let mut size = bytes.len() as u64;
     let idx: IndexFile = crate::recall::blob::decode_shared(&bytes)?;
     let n = idx.ids.len();
     let vectors_ok = match (model, &idx.vectors) {
@@ -240,11 +242,12 @@ fn read_index(
         (Some(m), Some(meta)) => {
             let path = store.vectors_path();
             let v = Vectors::open(&path, limit, m.dim(), meta.count as usize, meta.tag)?;
+            size = size.max(v.file_len());
             Some((v, meta.tag))
         }
         _ => None,
     };
-    Some((idx, vectors))
+    Some((idx, vectors, size))
 }
 
 /// Loads the snapshot (see [`Check`] for how the index is trusted): from `index.bin` when it
@@ -257,22 +260,31 @@ pub fn load(store: &Store, check: Check) -> Result<Snapshot> {
     let dir = store.entries_dir();
     let folder = folder_stamp(&dir);
     let model = semantic_model(store);
-    if check == Check::Folder {
-        let trusted = folder.and_then(|f| {
-            let (idx, vectors) = read_index(store, TRUSTED_READ_MAX, model)?;
-            (idx.folder == Some(f)
-                && !f.is_racy(idx.built_at_ns)
-                && idx.listed.0 >= FOLDER_TRUST_MIN_FILES)
-                .then(|| Snapshot::from_index(idx, vectors, model))
-        });
-        if let Some(snap) = trusted {
-            return Ok(snap);
+    // What a Check::Folder read found when the folder stamp could not vouch for it (a store
+    // under FOLDER_TRUST_MIN_FILES, a racy or changed folder): compared with the listing below
+    // rather than read again. `None` when no such read was made.
+    let mut read_before = None;
+    if let (Check::Folder, Some(f)) = (check, folder) {
+        match read_index(store, TRUSTED_READ_MAX, model) {
+            Some((idx, vectors, _))
+                if idx.folder == Some(f)
+                    && !f.is_racy(idx.built_at_ns)
+                    && idx.listed.0 >= FOLDER_TRUST_MIN_FILES =>
+            {
+                return Ok(Snapshot::from_index(idx, vectors, model));
+            }
+            read => read_before = Some(read),
         }
     }
     let (listing, saw_temp_files) = list_entry_files(&dir)?;
     let listed = listing::totals(&listing);
-    let indexed = read_index(store, limit_for(listed), model)
-        .and_then(|(idx, v)| Some((listing::decode(&idx.listing.0)?, idx, v)));
+    let limit = limit_for(listed);
+    let read = match read_before {
+        // Read under the larger bound: kept only if it also fits the listing's.
+        Some(read) => read.filter(|(_, _, size)| *size <= limit),
+        None => read_index(store, limit, model),
+    };
+    let indexed = read.and_then(|(idx, v, _)| Some((listing::decode(&idx.listing.0)?, idx, v)));
     if let Some((old, idx, vectors)) = indexed {
         let built_at_ns = idx.built_at_ns;
         let mut snap = Snapshot::from_index(idx, vectors, model);
