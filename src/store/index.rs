@@ -3,7 +3,7 @@
 //!
 //! `index.bin` (postcard): a header (layout version, recall version, embedding model id, build
 //! time), the entries folder's stamp, the number and total size of the entry files, their listing
-//! (name, inode, size, mtime; one byte string, decoded only by a loader that compares it with the
+//! (name, inode, size, mtime, ctime; one byte string, decoded only by a loader that compares it with the
 //! folder), the entry files that did not parse with their reasons, the entry ids (sorted), a table
 //! of backing paths, each entry's backing files as (path number, SHA-256 bytes), text signatures
 //! and the BM25 index. Entry text is not in it: `ask` reads the few entry files it prints, which
@@ -17,7 +17,7 @@
 
 use super::entry::Entry;
 use super::listing::{
-    self, entry_racy_window_ns, folder_stamp, list_entry_files, listed_stamp, FolderStamp, Listed,
+    self, entry_racy_window_ns, folder_stamp, list_entry_files, FolderStamp, Listed,
     RACY_RESAVE_MIN,
 };
 use super::Store;
@@ -590,17 +590,12 @@ impl Snapshot {
             .filter(|l| sorted.binary_search(&l.name.as_str()).is_err())
             .cloned()
             .collect();
-        for (name, st) in touched.iter().zip(fresh) {
-            if let Some((ino, size, mtime_ns, ctime_ns)) = listed_stamp(st) {
-                listing.push(Listed {
-                    name: name.clone(),
-                    ino,
-                    size,
-                    mtime_ns,
-                    ctime_ns,
-                });
-            }
-        }
+        listing.extend(
+            touched
+                .iter()
+                .zip(fresh)
+                .filter_map(|(name, st)| Listed::stat(name.clone(), st)),
+        );
         listing.sort_unstable_by(|a, b| a.name.cmp(&b.name));
         listing.dedup_by(|a, b| a.name == b.name);
         listing

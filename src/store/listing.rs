@@ -67,32 +67,29 @@ pub(super) fn list_entry_files(dir: &Path) -> Result<(Vec<Listed>, bool)> {
     // Symlinks are not followed: one is listed as it is, and reading it is refused (reported as
     // malformed), so a symlinked entry never reads or reveals anything outside the store.
     let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-    let stamps: Vec<Option<(u64, u64, i64, i64)>> = crate::fsutil::stat_names_in(dir, &refs, false)
-        .into_iter()
-        .map(listed_stamp)
-        .collect();
+    let stats = crate::fsutil::stat_names_in(dir, &refs, false);
     drop(refs);
     let listing = names
         .into_iter()
-        .zip(stamps)
-        .filter_map(|(name, st)| {
-            st.map(|(ino, size, mtime_ns, ctime_ns)| Listed {
-                name,
-                ino,
-                size,
-                mtime_ns,
-                ctime_ns,
-            })
-        })
+        .zip(stats)
+        .filter_map(|(name, st)| Listed::stat(name, st))
         .collect();
     Ok((listing, saw_temp_files))
 }
 
-/// The (inode, size, mtime, ctime) an entry file is listed with: any kind (a symlink, a folder or a
-/// special file is listed so that reading it reports it); `None` when it is gone.
-pub(super) fn listed_stamp(st: crate::fsutil::StatResult) -> Option<(u64, u64, i64, i64)> {
-    st.ok()
-        .map(|st| (st.ino, st.size, st.mtime_ns, st.ctime_ns))
+impl Listed {
+    /// The entry file `name` with the stamp (inode, size, mtime, ctime) its stat `st` gave: any
+    /// kind (a symlink, a folder or a special file is listed so that reading it reports it);
+    /// `None` when it is gone.
+    pub(super) fn stat(name: String, st: crate::fsutil::StatResult) -> Option<Listed> {
+        st.ok().map(|st| Listed {
+            name,
+            ino: st.ino,
+            size: st.size,
+            mtime_ns: st.mtime_ns,
+            ctime_ns: st.ctime_ns,
+        })
+    }
 }
 
 /// What identifies a version of the entries folder itself: its inode and its mtime and ctime
