@@ -6,8 +6,8 @@
 //! (name, inode, size, mtime, ctime; one byte string, decoded only by a loader that compares it
 //! with the folder), the entry files that did not parse with their reasons, the entry ids
 //! (sorted), a table of backing paths, each entry's backing files as (path number, SHA-256
-//! bytes), text signatures and the BM25 index. Entry text is not in it: `ask` reads the few entry files it prints, which
-//! also checks that they still say what the index says.
+//! bytes), text signatures and the BM25 index. Entry text is not in it: `ask` reads the few
+//! entry files it prints, which also checks that they still say what the index says.
 //!
 //! Both files are disposable: a missing, corrupt or other-version file, or one that does not
 //! describe the entry files there are ([`Check`]), makes [`load`] re-read the entries and rebuild.
