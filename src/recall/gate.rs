@@ -19,11 +19,6 @@
 //!    carries twice `salient_share` (30%) of the question: then it is the subject of a short
 //!    question made of common words ("creating a custom field from settings"), and a chart
 //!    without it answers some other question.
-//!    A word of the SMART stop list (`stopwords.rs`) never blocks either, whatever its weight: it
-//!    says how a question is asked, not what it asks about ("where are the 'please sign' emails
-//!    sent?", "what happens when...", "iOS vs Android"). Software English weighs such words
-//!    as informative (comments rarely say "please"), but a question's own register is full of them.
-//!    They still count in the question's weight.
 //! 2. **Matching.** A term is matched when the chart's question, details or file paths contain it
 //!    exactly or by stem (the BM25 analysis: `webhooks` and `webhook` are one term), or when one
 //!    of the chart's words means nearly the same at the token level: the cosine of the two words'
@@ -44,7 +39,7 @@
 //! punctuation and whitespace are set aside ([`exact_key`]) is always that chart's answer.
 
 use super::background;
-use super::stopwords::{is_smart_stop_word, is_stop_word};
+use super::stopwords::is_stop_word;
 use super::tokenize::{pieces, Analyzer, Piece};
 use super::{Bm25Index, Doc};
 use crate::embed::{Model, Thresholds};
@@ -112,8 +107,6 @@ struct QueryTerm {
     salience: f32,
     /// True for the whole form of a camelCase word (`getFinalUrl`), beside its parts.
     compound: bool,
-    /// True for a word of the SMART stop list: it never blocks (module docs, step 1).
-    asking: bool,
     /// The docs holding the term (ascending), for terms that weigh at least the `min_salience`
     /// given to [`Question::new`] or carry a tenth of the question (`HEAVY_LOOKUP`); empty for
     /// the others, which never block.
@@ -192,7 +185,6 @@ impl Question {
             terms.push(QueryTerm {
                 salience,
                 compound,
-                asking: is_smart_stop_word(&word),
                 docs: if salience >= min_salience && df.is_some() {
                     bm25.docs_with(&term)
                 } else {
@@ -352,9 +344,7 @@ impl Question {
         let mut missing: Vec<(&QueryTerm, f32)> = self
             .terms
             .iter()
-            .filter(|q| {
-                !q.asking && (q.salience >= t.salient || q.salience >= heavy * total) && !has(q)
-            })
+            .filter(|q| (q.salience >= t.salient || q.salience >= heavy * total) && !has(q))
             .map(|q| (q, q.salience / total))
             .collect();
         let sum: f32 = missing.iter().map(|(_, share)| share).sum();
@@ -726,29 +716,6 @@ mod tests {
     }
 
     #[test]
-    fn words_of_asking_never_block() {
-        let chart = "Where are signing invitation emails assembled and sent?";
-        let mut charts = vec![chart];
-        charts.extend(CHARTS);
-        let (bm25, docs) = index(&charts);
-        let t = model().thresholds();
-        // "please" is rare in software English and absent from every chart: without the SMART
-        // list it carries half of this question and blocks the answer.
-        let q = Question::new(&bm25, "where are the \"please sign\" emails sent?", 0.0);
-        assert!(q
-            .terms
-            .iter()
-            .any(|q| q.word == "please" && q.salience >= t.salient));
-        assert_eq!(q.unmatched(&docs[0].as_doc(), Some(model()), &t), None);
-        // A content word in its place still blocks.
-        let q = Question::new(&bm25, "where are the \"passkey sign\" emails sent?", 0.0);
-        assert_eq!(
-            q.unmatched(&docs[0].as_doc(), Some(model()), &t),
-            Some("passkey")
-        );
-    }
-
-    #[test]
     fn a_minor_unmatched_word_of_a_long_question_does_not_block() {
         let chart = "Where are Stripe payment webhooks verified, retried after failures, logged \
                      for audit and forwarded to the billing ledger?";
@@ -778,7 +745,6 @@ mod tests {
             word: word.into(),
             salience,
             compound: false,
-            asking: false,
             docs,
         };
         // "creating a custom field from settings": every word weighs under `salient`, and
