@@ -716,6 +716,39 @@ mod tests {
     }
 
     #[test]
+    fn words_that_change_what_is_asked_block_even_when_common() {
+        // Near misses from a new-user trial: a broad stop list (SMART) holds "sent", "second",
+        // "last" and "next", and letting its words pass answered all of these with the chart.
+        let charts = [
+            "Where are invitation emails rendered?",
+            "How is the first page of search results fetched?",
+            "Where are payment webhooks handled?",
+            "How does API rate limiting work?",
+            "How is the PDF certificate page rendered?",
+            "How is the project root located?",
+        ];
+        let (bm25, docs) = index(&charts);
+        let t = model().thresholds();
+        for (question, doc, word) in [
+            ("Where are invitation emails sent?", 0, "sent"),
+            (
+                "How is the second page of search results fetched?",
+                1,
+                "second",
+            ),
+            ("How is the last page of search results fetched?", 1, "last"),
+            ("How is the next page of search results fetched?", 1, "next"),
+        ] {
+            let q = Question::new(&bm25, question, 0.0);
+            assert_eq!(
+                q.unmatched(&docs[doc].as_doc(), Some(model()), &t),
+                Some(word),
+                "{question}"
+            );
+        }
+    }
+
+    #[test]
     fn a_minor_unmatched_word_of_a_long_question_does_not_block() {
         let chart = "Where are Stripe payment webhooks verified, retried after failures, logged \
                      for audit and forwarded to the billing ledger?";
