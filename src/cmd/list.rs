@@ -15,7 +15,7 @@ use std::process::ExitCode;
 /// stat cache `.capn/stat.bin` is trusted for files whose size, times and inode are unchanged, so
 /// only those are re-hashed that look different) is marked: `[stale]` before its question and a
 /// `changed:` line naming the files, or `"changed": [paths]` in JSON. `list` deletes nothing
-/// (the next `ask` or `prune` does) and does not write the stat cache.
+/// (an `ask` that finds it, or `prune`, does) and does not write the stat cache.
 pub fn run(args: &ListArgs) -> Result<ExitCode> {
     let store = Store::from_env()?;
     store.check_dirs()?;
@@ -97,7 +97,7 @@ fn human(entry: &crate::store::entry::Entry, changed: &[&String]) -> String {
     if !changed.is_empty() {
         let changed: Vec<String> = changed.iter().map(|f| printable(f)).collect();
         out.push_str(&format!(
-            "  changed since charted: {} (the next ask removes this chart)\n",
+            "  changed since charted: {} (an ask that finds this chart removes it; `capn prune` removes it now)\n",
             changed.join(", ")
         ));
     }

@@ -217,7 +217,7 @@ fn list_marks_charts_whose_files_changed() {
     let run = env.run(&["list"]).ok();
     assert!(
         run.stdout.contains(&format!(
-            "{stale}  [stale] Where is the session cookie signed?\n  files: src/x.ts\n  changed since charted: src/x.ts (the next ask removes this chart)\n"
+            "{stale}  [stale] Where is the session cookie signed?\n  files: src/x.ts\n  changed since charted: src/x.ts (an ask that finds this chart removes it; `capn prune` removes it now)\n"
         )),
         "{}",
         run.stdout
