@@ -5,7 +5,8 @@ use anyhow::Result;
 use std::io::Write;
 use std::process::ExitCode;
 
-/// Runs `capn prune`; prints `pruned N stale entries`, or nothing when none was stale.
+/// Runs `capn prune`; prints `pruned N stale entries` (`pruned 1 stale entry`), or nothing when
+/// none was stale.
 pub fn run() -> Result<ExitCode> {
     let store = Store::from_env()?;
     if !store.exists() {
@@ -15,7 +16,8 @@ pub fn run() -> Result<ExitCode> {
     let n = w.prune()?.len();
     w.finish_or_warn();
     if n > 0 {
-        writeln!(std::io::stdout().lock(), "pruned {n} stale entries")?;
+        let noun = if n == 1 { "entry" } else { "entries" };
+        writeln!(std::io::stdout().lock(), "pruned {n} stale {noun}")?;
     }
     Ok(ExitCode::SUCCESS)
 }

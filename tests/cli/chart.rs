@@ -310,12 +310,21 @@ fn prune_reports_only_when_it_deleted() {
     env.write("a.ts", "changed");
     assert_eq!(
         env.run(&["prune"]).ok().stdout.trim(),
-        "pruned 1 stale entries"
+        "pruned 1 stale entry"
     );
     assert_eq!(entry_files(&env).len(), 1);
     let map: serde_json::Value = serde_json::from_str(&env.read(".capn/map.json")).unwrap();
     assert!(map.get("a.ts").is_none());
     assert!(map.get("b.ts").is_some());
+    env.write("c.ts", "c");
+    env.run(&["chart", "where is three", "--files", "c.ts"])
+        .ok();
+    env.write("b.ts", "changed");
+    env.write("c.ts", "changed");
+    assert_eq!(
+        env.run(&["prune"]).ok().stdout.trim(),
+        "pruned 2 stale entries"
+    );
 }
 
 #[test]
