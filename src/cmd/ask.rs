@@ -59,8 +59,18 @@ pub const RELATED_HEADER: &str =
     "capn: possibly related charts (not answers: similar questions whose files may help; check them before exploring):";
 
 /// The message `ask` prints instead of the ordinary nudge outside any project (no `.capn/` in
-/// the working directory or above, and not inside a git repository).
-pub const OUTSIDE_PROJECT: &str = "capn: not inside a project: there is no .capn/ here or in any parent folder, and this is not a git repository. Charts are kept per project: run `capn ask` from inside one, or `capn init` at a project's root to start charting there.\n";
+/// the working directory or above, and not inside a git repository); `list` says the same.
+pub fn outside_project(command: &str) -> String {
+    format!(
+        "capn: not inside a project: there is no .capn/ here or in any parent folder, and this is not a git repository. Charts are kept per project: run `capn {command}` from inside one, or `capn init` at a project's root to start charting there."
+    )
+}
+
+/// True when `store` is outside any project: no `.capn/` at or above the working directory,
+/// and its root is not a git repository.
+pub fn is_outside_project(store: &Store) -> bool {
+    !store.exists() && !store.root.join(".git").exists()
+}
 
 /// Runs `capn ask`: exit 0 with hits on stdout, exit 1 with a nudge on stderr on a miss.
 pub fn run(args: &AskArgs) -> Result<ExitCode> {
@@ -76,17 +86,22 @@ pub fn run(args: &AskArgs) -> Result<ExitCode> {
         .into());
     }
     let question = args.question.trim();
+    if question.is_empty() {
+        return Err(
+            crate::error::Refused("missing question: capn ask \"<question>\"".into()).into(),
+        );
+    }
     let store = Store::from_env()?;
     // A .capn that is a symlink, a file or a FIFO is an error to report, not an empty store.
     store.check_dirs()?;
-    if !store.exists() && !store.root.join(".git").exists() {
-        diag!("{}", OUTSIDE_PROJECT.trim_end());
+    if is_outside_project(&store) {
+        diag!("{}", outside_project("ask"));
         return Ok(ExitCode::from(1));
     }
     let limit = args.limit as usize;
     let mut out = Rendered::default();
     let mut removed = Vec::new();
-    if store.exists() && !question.is_empty() {
+    if store.exists() {
         let answers = store.ask(question, limit)?;
         out = render(&answers)?;
         removed = answers.removed;

@@ -77,7 +77,11 @@ pub fn run(args: &ListArgs) -> Result<ExitCode> {
     let mut so = std::io::stdout().lock();
     so.write_all(out.as_bytes())?;
     if !args.json && names.is_empty() {
-        diag!("capn: nothing charted yet");
+        if super::ask::is_outside_project(&store) {
+            diag!("{}", super::ask::outside_project("list"));
+        } else {
+            diag!("capn: nothing charted yet");
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -196,6 +196,22 @@ fn ask_outside_any_project_says_so() {
         run.stderr,
         "capn: not inside a project: there is no .capn/ here or in any parent folder, and this is not a git repository. Charts are kept per project: run `capn ask` from inside one, or `capn init` at a project's root to start charting there.\n"
     );
+    // `list` says the same instead of "nothing charted yet".
+    let run = env.run(&["list"]).ok();
+    assert_eq!(run.stdout, "");
+    assert_eq!(
+        run.stderr,
+        "capn: not inside a project: there is no .capn/ here or in any parent folder, and this is not a git repository. Charts are kept per project: run `capn list` from inside one, or `capn init` at a project's root to start charting there.\n"
+    );
+    // An empty question is refused, as `chart` refuses one, not nudged to chart "".
+    for q in ["", "   "] {
+        let run = env.run(&["ask", q]).code(1);
+        assert_eq!(run.stdout, "");
+        assert_eq!(
+            run.stderr,
+            "capn: missing question: capn ask \"<question>\"\n"
+        );
+    }
     // Inside a git repository without a store, the ordinary nudge (chart creates the store).
     let env = Env::git();
     let run = env
