@@ -78,7 +78,7 @@ pub struct ContextArgs {}
 /// `capn ask`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Output: one JSON object per hit, best first:\n  {\"id\":\"9f3a1c2e\",\"question\":\"...\",\"files\":[\"a.ts\"],\"details\":\"...\",\"score\":87}\nExit 0 with hits, 1 on a miss (a nudge on stderr says how to chart the answer after exploring).\nOn a miss with semantic recall on, stderr may add up to three possibly related charts,\n  related {\"id\":\"...\",\"question\":\"...\",\"files\":[...],\"score\":N}\nwhich are not answers but may be worth a look before exploring.\n\nExamples:\n  capn ask \"where are payment webhooks handled?\"\n  capn ask \"how is a session token refreshed\" --limit 3"
+    after_help = "Output: one JSON object per hit, best first:\n  {\"id\":\"9f3a1c2e\",\"question\":\"...\",\"files\":[\"a.ts\"],\"details\":\"...\",\"score\":87}\nExit 0 with hits, 1 on a miss (a nudge on stderr says how to chart the answer after exploring).\nOn a miss, stderr may add up to three possibly related charts (close charts that are not answers),\n  related {\"id\":\"...\",\"question\":\"...\",\"files\":[...],\"score\":N}\nworth a look before exploring.\n\nExamples:\n  capn ask \"where are payment webhooks handled?\"\n  capn ask \"how is a session token refreshed\" --limit 3"
 )]
 pub struct AskArgs {
     /// The question, in your own words.
