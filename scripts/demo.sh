@@ -4,7 +4,7 @@
 # file is edited to show that its answers delete themselves. Nothing in your clone is changed.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
-echo "Building the release binary (the first build takes a minute or two; later runs are instant)..."
+echo "Building the release binary (the first build takes a few minutes, about 5 on 2 cores; later runs are instant)..."
 cargo build --release --manifest-path "$here/Cargo.toml"
 capn="$here/target/release/capn"
 
