@@ -26,6 +26,11 @@
 //!      replay *ingestion* chart). A search is a few words chosen to find code, so a right chart
 //!      holds most of them.
 //!
+//! A text that *is* a chart's question, asked again (case, punctuation and whitespace aside:
+//! [`super::gate::exact_key`]), points at that chart whatever the rules say, as it answers in
+//! `ask`: in a store of one or two charts no word weighs enough for rule 4, yet a prompt that
+//! repeats a charted question is the clearest pointer there is.
+//!
 //! Without embeddings (`--no-embedding`) nothing is offered: rule 2 needs them.
 //!
 //! The thresholds come from what each rule means, not from a fit to a query set; the README
@@ -65,9 +70,10 @@ impl Params {
     }
 }
 
-/// The chart `text` points at (module docs), with its fused score; `qv` is the text's embedding
-/// and `vectors` the charts' (doc numbers as in `bm25`). Only docs with `allowed(doc)` true are
-/// considered.
+/// The chart `text` points at (module docs), with its fused score (1 for an exact re-ask); `qv`
+/// is the text's embedding and `vectors` the charts' (doc numbers as in `bm25`). Only docs with
+/// `allowed(doc)` true are considered. An exact re-ask is found by the index's hash of the
+/// normalised question: the caller confirms it against the entry's own question.
 pub fn select(
     bm25: &Bm25Index,
     vectors: &Vectors,
@@ -76,8 +82,15 @@ pub fn select(
     p: &Params,
     allowed: &dyn Fn(usize) -> bool,
 ) -> Option<(usize, f32)> {
-    let cands = bm25.candidates(text, allowed);
     let n = vectors.len().min(bm25.len());
+    if let Some(doc) = bm25
+        .exact_docs(text)
+        .into_iter()
+        .find(|&d| d < n && allowed(d))
+    {
+        return Some((doc, 1.0));
+    }
+    let cands = bm25.candidates(text, allowed);
     let best = cands.iter().map(|c| c.bm25).fold(0.0f32, f32::max);
     // BM25 normalised by the best, per doc (0 for docs the text shares no term with).
     let mut bm = vec![0.0f32; n];
@@ -179,5 +192,46 @@ mod tests {
         );
         assert_eq!(pick("run the tests"), None);
         assert_eq!(pick("commit this and push"), None);
+    }
+
+    #[test]
+    fn a_charted_question_asked_again_points_at_its_chart() {
+        let Some(model) = crate::embed::model() else {
+            return;
+        };
+        // Two charts alike: neither leads the other by rule 3, and in a store of two no word
+        // weighs enough for rule 4; asked again word for word, a question still points at one.
+        let questions = [
+            "Where are payment webhooks handled?",
+            "Where are payment webhooks verified?",
+        ];
+        let files = vec!["src/api/stripe-webhooks.ts".to_string()];
+        let docs: Vec<Doc<'_>> = questions
+            .iter()
+            .map(|q| Doc {
+                question: q,
+                details: "",
+                files: &files,
+            })
+            .collect();
+        let bm25 = Bm25Index::build(&docs);
+        let vectors = semantic::embed_all(model, questions.iter().map(|q| (*q, "")));
+        let p = Params::new(model.thresholds().salient);
+        let pick = |text: &str, allowed: &dyn Fn(usize) -> bool| {
+            select(&bm25, &vectors, &model.embed(text), text, &p, allowed).map(|(d, _)| d)
+        };
+        assert_eq!(pick("fix the payment webhook handler", &|_| true), None);
+        assert_eq!(
+            pick("where are payment webhooks handled", &|_| true),
+            Some(0)
+        );
+        assert_eq!(
+            pick("WHERE are payment webhooks verified!", &|_| true),
+            Some(1)
+        );
+        assert_eq!(
+            pick("where are payment webhooks handled", &|d| d != 0),
+            None
+        );
     }
 }

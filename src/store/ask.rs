@@ -351,6 +351,14 @@ impl Store {
         if !snap.agrees_with(doc, &e) || skip(&e) {
             return Ok(None);
         }
+        // Picked as an exact re-ask by its hash: confirm it, as `ask` does.
+        let by_hash = snap.bm25.exact_docs(intent).contains(&doc);
+        if by_hash
+            && crate::recall::gate::normalise_question(&e.question)
+                != crate::recall::gate::normalise_question(intent)
+        {
+            return Ok(None);
+        }
         // Never offer a stale chart: every backing file must hash as charted, now.
         let mut cache = StatCache::load(&self.stat_cache_path(), snap.derived_limit());
         let fresh = e
