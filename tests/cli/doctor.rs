@@ -766,6 +766,53 @@ fn doctor_never_runs_commands_from_the_repository() {
     );
 }
 
+/// A `capn` inside the repository reached by a path that does not start with the project's:
+/// `/proc/self/cwd/…` (the project itself when the hook runs there), a symlink outside that
+/// leads back in, and a relative `PATH` directory that a bare `capn` would be looked up in. None
+/// of them is started (a breaker found the first one running the repository's script).
+#[cfg(target_os = "linux")]
+#[test]
+fn doctor_never_runs_a_repository_capn_reached_another_way() {
+    let env = Env::git();
+    let decoy = env.tmp.path().join("decoy");
+    std::fs::create_dir_all(&decoy).unwrap();
+    let pwned = |n: u8| decoy.join(format!("PWNED{n}"));
+    for (n, dir) in [(1u8, "bin"), (2, "tools"), (3, "relbin")] {
+        env.write(
+            &format!("{dir}/capn"),
+            &format!("#!/bin/sh\ntouch {}\n", pwned(n).display()),
+        );
+        std::fs::set_permissions(
+            env.root.join(format!("{dir}/capn")),
+            std::os::unix::fs::PermissionsExt::from_mode(0o755),
+        )
+        .unwrap();
+    }
+    let outside = env.tmp.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::os::unix::fs::symlink(env.root.join("tools/capn"), outside.join("capn")).unwrap();
+    init(&env);
+    let mut s = read_json(&env, ".claude/settings.json");
+    s["hooks"]["SessionStart"][0]["hooks"][0] = json!({"type": "command",
+        "command": "/proc/self/cwd/bin/capn", "args": ["hook", "session-start"]});
+    s["hooks"]["PreCompact"][0]["hooks"][0] = json!({"type": "command",
+        "command": format!("{} hook pre-compact", outside.join("capn").display())});
+    s["statusLine"] = json!({"type": "command", "command": "/proc/self/cwd/bin/capn statusline"});
+    write_json(&env, ".claude/settings.json", &s);
+    // A relative PATH directory first: a bare `capn` started in the project would be relbin's.
+    let mut path = OsString::from("relbin:");
+    path.push(path_with_capn(&env));
+    let run = doctor_in(&env, &env.root, path);
+    for n in 1..=3 {
+        assert!(
+            !pwned(n).exists(),
+            "doctor ran the repository's capn {n}\n{}",
+            run.stdout
+        );
+    }
+    assert!(run.stdout.contains("inside the project"), "{}", run.stdout);
+}
+
 /// doctor says which offer moments `.capn/config.json` leaves on, and a bad `"offer"` value is
 /// a failed config check with the keys in its fix (the hooks then keep both moments on).
 #[test]

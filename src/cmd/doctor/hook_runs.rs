@@ -561,9 +561,8 @@ impl HookRun<'_> {
     /// The command for `inv`, in the project, with the sandboxed state dir and the host's
     /// environment (Claude Code: CLAUDE_PROJECT_DIR, and CLAUDE_ENV_FILE on SessionStart).
     fn command(&self, inv: &Invocation, env_file: Option<&Path>) -> Command {
-        let mut cmd = Command::new(&inv.program);
-        cmd.args(&inv.args)
-            .current_dir(self.root)
+        let mut cmd = safe_run::command(inv, None);
+        cmd.current_dir(self.root)
             .env(session::STATE_DIR_ENV, &self.state)
             .env_remove("CAPN_SESSION_ID")
             .env_remove("CLAUDE_CODE_SESSION_ID")
@@ -667,9 +666,8 @@ pub(super) fn run_statusline(
         return;
     }
     // Without a shell, and without `--wrap`: the wrapped command is the repository's own.
-    let mut cmd = Command::new(&inv.program);
-    cmd.args(&inv.args)
-        .current_dir(root)
+    let mut cmd = safe_run::command(&inv, None);
+    cmd.current_dir(root)
         .env(session::STATE_DIR_ENV, dir.join("state"))
         .env_remove("CAPN_SESSION_ID")
         .env_remove("CLAUDE_ENV_FILE")

@@ -9,11 +9,12 @@
 //! says that `capn` resolves only through the shell's `PATH` and how to fix it without changing
 //! the committed settings, which keep the bare name so they work for every teammate.
 
-use super::{collect, effective_statusline, invocation, run_captured, Check, Loaded, OnPath};
+use super::{
+    collect, effective_statusline, invocation, run_captured, safe_run, Check, Loaded, OnPath,
+};
 use crate::hook::Host;
 use serde_json::Value;
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 /// The `PATH` a GUI launcher gives the processes it starts (macOS launchd's default; desktop
@@ -58,10 +59,8 @@ pub(super) fn check(
         let Ok(inv) = invocation(*host, handler, root) else {
             continue;
         };
-        let mut cmd = Command::new(&inv.program);
-        cmd.args(&inv.args)
-            .current_dir(root)
-            .env("PATH", &launcher)
+        let mut cmd = safe_run::command(&inv, Some(launcher.as_ref()));
+        cmd.current_dir(root)
             .env(crate::session::STATE_DIR_ENV, sandbox)
             .env_remove("CLAUDE_ENV_FILE")
             .env_remove("CAPN_SESSION_ID");

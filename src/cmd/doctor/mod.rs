@@ -216,7 +216,7 @@ pub fn diagnose(root: &Path) -> Result<Vec<Check>> {
         .tempdir()
         .context("could not create a temporary directory for the hook runs")?;
     let mut checks = Vec::new();
-    let path = check_path(&mut checks);
+    let path = check_path(root, &mut checks);
     check_store(root, &mut checks);
     let files = load_settings(root, &mut checks);
     let post_commit_git = post_commit::check(root, &mut checks);

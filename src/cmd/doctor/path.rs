@@ -17,14 +17,17 @@ pub(super) fn exe_name() -> String {
     format!("capn{}", std::env::consts::EXE_SUFFIX)
 }
 
-/// The first executable `capn` in `PATH`, and the non-executable `capn` files seen before it.
+/// The first executable `capn` in the absolute directories of `PATH`, and the non-executable
+/// `capn` files seen before it. A relative directory (`.`, `bin`) is passed over: it names a
+/// different folder in every working directory, and in the project's it would be the
+/// repository's own code.
 pub(super) fn find_on_path() -> (Option<PathBuf>, Vec<PathBuf>) {
     let mut skipped = Vec::new();
     let Some(path) = crate::env::get_os(crate::env::PATH) else {
         return (None, skipped);
     };
     for dir in std::env::split_paths(&path) {
-        if dir.as_os_str().is_empty() {
+        if !dir.is_absolute() {
             continue;
         }
         let p = dir.join(exe_name());
@@ -52,7 +55,7 @@ pub(super) fn path_fix() -> String {
     }
 }
 
-pub(super) fn check_path(checks: &mut Vec<Check>) -> OnPath {
+pub(super) fn check_path(root: &Path, checks: &mut Vec<Check>) -> OnPath {
     let what = "capn on PATH";
     let (found, skipped) = find_on_path();
     let Some(found) = found else {
@@ -76,6 +79,20 @@ pub(super) fn check_path(checks: &mut Vec<Check>) -> OnPath {
             env!("CARGO_PKG_VERSION")
         )));
         return OnPath::Same;
+    }
+    let resolved = std::fs::canonicalize(&found).unwrap_or_else(|_| found.clone());
+    let root_canonical = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    if resolved.starts_with(root) || resolved.starts_with(&root_canonical) {
+        // Never started: it is the repository's code (see safe_run).
+        checks.push(Check::failed(
+            format!("{what}: {}", found.display()),
+            format!(
+                "it lies inside this project ({}), so the hooks would run the repository's own code; doctor does not start it",
+                resolved.display()
+            ),
+            path_fix(),
+        ));
+        return OnPath::Other(found);
     }
     let mut version = Command::new(&found);
     version.arg("--version");

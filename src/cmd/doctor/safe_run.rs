@@ -14,9 +14,15 @@
 //! The program is `capn` found on `PATH`, `/usr/bin/env capn`, or an absolute path to a file
 //! named `capn` outside the project (a `capn` shipped inside the repository is the repository's
 //! code). Anything else (`capn hook session-start && …`, `./tools/capn …`, `$(…)`) is reported as
-//! not run.
+//! not run. "Outside" is judged on the resolved file, not the text of the path: an absolute path
+//! is canonicalised (symlinks, `..`, and `/proc/self/cwd/…`, which names the project itself when
+//! the hook runs there) and the resolved path is what runs; a `capn` found by name must resolve
+//! outside too, and the runs search only the absolute directories of `PATH` (a relative one, `.`
+//! or `bin`, would resolve inside the project, where the hooks run).
 
-use std::path::Path;
+use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 /// A command line `doctor` may start: the program and its arguments, to be run without a shell.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,6 +62,26 @@ pub fn check(argv: &[String], root: &Path) -> Result<SafeRun, String> {
     if !allowed_program {
         return Err(not_ours());
     }
+    let inside = |resolved: &Path| {
+        format!(
+            "not run by capn doctor: `{}` resolves to {}, inside the project: a capn shipped with the repository is the repository's code",
+            argv.join(" "),
+            resolved.display()
+        )
+    };
+    let program = if program == "capn" {
+        match first_on_path(crate::env::get_os(crate::env::PATH).as_deref()) {
+            Some(found) if is_inside(&found, root) => return Err(inside(&found)),
+            _ => program.to_string(),
+        }
+    } else {
+        match std::fs::canonicalize(program) {
+            Ok(resolved) if is_inside(&resolved, root) => return Err(inside(&resolved)),
+            Ok(resolved) => resolved.to_string_lossy().into_owned(),
+            // Missing: starting it fails the same way, and doctor reports that.
+            Err(_) => program.to_string(),
+        }
+    };
     let args: Vec<String> = match rest {
         // Any arguments: `capn hook` itself judges them (a wrong event is reported by it, exit
         // 0), and it writes only in the state dir, which doctor points at a sandbox.
@@ -66,10 +92,42 @@ pub fn check(argv: &[String], root: &Path) -> Result<SafeRun, String> {
         }
         _ => return Err(not_ours()),
     };
-    Ok(SafeRun {
-        program: program.to_string(),
-        args,
-    })
+    Ok(SafeRun { program, args })
+}
+
+/// True when `path` (canonical) lies in the project `root`, as given or canonicalised.
+fn is_inside(path: &Path, root: &Path) -> bool {
+    path.starts_with(root) || std::fs::canonicalize(root).is_ok_and(|r| path.starts_with(r))
+}
+
+/// `path` (a `PATH` value) without its relative directories: a child started in the project
+/// would look `capn` up there.
+fn absolute_dirs(path: &OsStr) -> OsString {
+    let dirs = std::env::split_paths(path).filter(|d| d.is_absolute());
+    std::env::join_paths(dirs).unwrap_or_default()
+}
+
+/// The first executable `capn` in the absolute directories of `path`, canonicalised.
+fn first_on_path(path: Option<&OsStr>) -> Option<PathBuf> {
+    let path = absolute_dirs(path?);
+    std::env::split_paths(&path)
+        .map(|d| d.join(format!("capn{}", std::env::consts::EXE_SUFFIX)))
+        .find(|p| crate::fsutil::is_executable(p))
+        .and_then(|p| std::fs::canonicalize(p).ok())
+}
+
+/// The command that starts `run` (no shell), looking a program given by name up in the
+/// absolute directories of `path` (the child's `PATH`; the current one when `None`).
+pub fn command(run: &SafeRun, path: Option<&OsStr>) -> Command {
+    let mut cmd = Command::new(&run.program);
+    cmd.args(&run.args);
+    let path = path
+        .map(OsStr::to_os_string)
+        .or_else(|| crate::env::get_os(crate::env::PATH));
+    if let Some(path) = path {
+        cmd.env("PATH", absolute_dirs(&path));
+    }
+    cmd
 }
 
 /// True for a word with no shell syntax in it: a host running the line through a shell would
@@ -148,5 +206,39 @@ mod tests {
         ] {
             assert!(run(line).is_err(), "{line}");
         }
+    }
+
+    #[test]
+    fn a_capn_is_judged_where_it_resolves() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("project");
+        std::fs::create_dir_all(root.join("bin")).unwrap();
+        std::fs::write(root.join("bin/capn"), "#!/bin/sh\n").unwrap();
+        let outside = tmp.path().join("outside");
+        std::fs::create_dir_all(&outside).unwrap();
+        std::os::unix::fs::symlink(root.join("bin/capn"), outside.join("capn")).unwrap();
+        let argv = |p: &Path| vec![p.display().to_string(), "hook".into(), "stop".into()];
+        for p in [outside.join("capn"), outside.join("../project/bin/capn")] {
+            let why = check(&argv(&p), &root).unwrap_err();
+            assert!(why.contains("inside the project"), "{why}");
+        }
+        // A real capn outside runs as resolved (its symlinks followed).
+        std::fs::write(outside.join("real-capn"), "").unwrap();
+        std::fs::create_dir_all(tmp.path().join("bin2")).unwrap();
+        std::os::unix::fs::symlink(outside.join("real-capn"), tmp.path().join("bin2/capn"))
+            .unwrap();
+        let run = check(&argv(&tmp.path().join("bin2/capn")), &root).unwrap();
+        assert_eq!(
+            Path::new(&run.program),
+            std::fs::canonicalize(outside.join("real-capn")).unwrap()
+        );
+    }
+
+    #[test]
+    fn relative_path_directories_are_dropped() {
+        assert_eq!(
+            absolute_dirs(OsStr::new(".:bin:/usr/bin::/opt/x/bin")),
+            OsString::from("/usr/bin:/opt/x/bin")
+        );
     }
 }
