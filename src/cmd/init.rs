@@ -98,6 +98,14 @@ fn plan(root: &Path, args: &InitArgs) -> Result<Plan> {
             ));
             InstallRecord::default()
         }
+        record::Loaded::Foreign(why) => {
+            done.push(format!(
+                "replaced the install record .capn/install.json: {why}, so capn init did not \
+                 write it for you (it may have come with the repository); capn uninstall will \
+                 only remove what this run records"
+            ));
+            InstallRecord::default()
+        }
     };
     let fresh: Vec<bool> = PROJECT_SETTINGS.iter().map(|f| !rec.touches(f)).collect();
     merge_hooks(

@@ -7,8 +7,9 @@
 //! file init put it in. A settings file or post-commit hook is deleted only when init created it
 //! and nothing else is left in it. Then the record is deleted.
 //!
-//! Without a record (a project set up by an older capn, a fresh clone, a deleted `.capn/`) it
-//! cannot prove what init added, so it removes only what is identical to what init writes:
+//! Without a record (a project set up by an older capn, a fresh clone, a deleted `.capn/`), or
+//! with one this user's capn did not sign (it came with the repository: see
+//! [`crate::install::record`]; it is left in place), it cannot prove what init added, so it removes only what is identical to what init writes:
 //! handlers equal to the ones in `hooks-config/` under the same event, a statusline command
 //! exactly as init writes it, the unmodified bundled skill, the `capn prune` line; it deletes no
 //! settings file, and the post-commit hook only when it is exactly the one init creates.
@@ -39,11 +40,21 @@ pub fn run(_args: &UninstallArgs) -> Result<ExitCode> {
         files.push((rel, SettingsFile::load(&root.join(rel))?));
     }
     let mut done = Vec::new();
+    let mut foreign = false;
     let rec = match record::load(&root) {
         record::Loaded::Found(r) => Some(r),
         record::Loaded::Missing => None,
         record::Loaded::Unreadable(why) => {
             done.push(format!("could not read the install record: {why}"));
+            None
+        }
+        record::Loaded::Foreign(why) => {
+            // Not this user's (module docs of install::record): trusted for nothing, and kept.
+            done.push(format!(
+                "ignored the install record .capn/install.json and left it in place: {why}, so \
+                 capn init did not write it for you (it may have come with the repository)"
+            ));
+            foreign = true;
             None
         }
     };
@@ -72,7 +83,9 @@ pub fn run(_args: &UninstallArgs) -> Result<ExitCode> {
                 .to_string(),
         );
     }
-    record::remove(&root)?;
+    if !foreign {
+        record::remove(&root)?;
+    }
 
     let mut out = std::io::stdout().lock();
     if done.is_empty() && kept.is_empty() {
@@ -229,7 +242,8 @@ fn undo_recorded_files(rec: &InstallRecord, root: &Path, done: &mut Vec<String>)
             Some(cur) if pc.names(root, cur) => pc.created,
             _ => {
                 done.push(format!(
-                    "ignored the post-commit hook named in the install record ({}): it is not                      this project's hook (was the project moved?)",
+                    "ignored the post-commit hook named in the install record ({}): it is not \
+                     this project's hook (was the project moved?)",
                     pc.resolve(root).display()
                 ));
                 // As without a record: deleted only when it is exactly the hook init creates.

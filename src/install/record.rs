@@ -8,6 +8,15 @@
 //! recorded items that are still there, deletes a file only when `init` created it and it is now
 //! empty, and then deletes the record.
 //!
+//! **Signed.** The record sits in the project, so it can come with the repository: a record
+//! naming a "copy from before init" of the user's settings, or a "replaced registration" that
+//! runs anything, would make `uninstall` write it. So the record carries `mac`, an HMAC-SHA256
+//! (RFC 2104) of its content under a key only this user has: 32 random bytes in the per-user
+//! state dir (`install.key`, mode 0600, made by the first `init`). A record without a valid
+//! `mac` (from the repository, another user, or a capn before 0.3.1) is not this user's: `init`
+//! starts a new one, and `uninstall` works as without a record (removing only what is identical
+//! to what `init` writes, deleting no settings file) and leaves that file alone.
+//!
 //! Shape (version 1; unknown keys are ignored):
 //!
 //! ```json
@@ -23,11 +32,13 @@
 //!   "files": [{"file": ".claude/settings.json", "before": "{\n  \"model\": \"x\"\n}\n",
 //!              "after_sha256": "9f86d0..."}],
 //!   "replaced": [{"file": ".claude/settings.json", "event": "Stop", "matcher": null,
-//!                 "handler": {"type": "command", "command": "capn nudge"}}]
+//!                 "handler": {"type": "command", "command": "capn nudge"}}],
+//!   "mac": "5c2e…"
 //! }
 //! ```
 
 use anyhow::Result;
+use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -37,6 +48,13 @@ pub const RECORD_FILE: &str = "install.json";
 
 /// The record format version written.
 pub const RECORD_VERSION: u32 = 1;
+
+/// The file in the per-user state dir ([`crate::session::state_dir`]) holding this user's key
+/// for signing install records (32 bytes).
+pub const KEY_FILE: &str = "install.key";
+
+/// Length of the install key, in bytes.
+const KEY_LEN: usize = 32;
 
 /// What `capn init` added (see the module docs).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -61,6 +79,10 @@ pub struct InstallRecord {
     pub files: Vec<RecordedFile>,
     /// Registrations of older capn versions that `init` replaced (put back by `uninstall`).
     pub replaced: Vec<RecordedReplaced>,
+    /// Lowercase hex HMAC-SHA256 of the rest under this user's key (module docs); `None` in a
+    /// loaded record (checked and taken off) and before saving.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mac: Option<String>,
 }
 
 /// A settings file as it was before `init` changed it.
@@ -168,6 +190,9 @@ pub enum Loaded {
     Found(InstallRecord),
     /// There is a file that is not a record; the reason.
     Unreadable(String),
+    /// There is a record, but this user's capn did not write it (no valid `mac`: it came with
+    /// the repository, from another user, or from a capn before 0.3.1); the reason.
+    Foreign(String),
 }
 
 /// The record's path for the project at `root`.
@@ -184,10 +209,82 @@ pub fn load(root: &Path) -> Loaded {
         Ok(None) => return Loaded::Missing,
         Err(e) => return Loaded::Unreadable(format!("{e:#}")),
     };
-    match serde_json::from_slice::<InstallRecord>(&bytes) {
-        Ok(r) => Loaded::Found(r),
-        Err(e) => Loaded::Unreadable(format!("{}: {e}", path.display())),
+    let mut r = match serde_json::from_slice::<InstallRecord>(&bytes) {
+        Ok(r) => r,
+        Err(e) => return Loaded::Unreadable(format!("{}: {e}", path.display())),
+    };
+    let Some(claimed) = r.mac.take() else {
+        return Loaded::Foreign("it carries no signature".into());
+    };
+    let Some(key) = user_key(false) else {
+        return Loaded::Foreign("this user has no install key to check its signature".into());
+    };
+    let ok = decode_hex(&claimed).is_some_and(|m| signer(&key, &r).verify_slice(&m).is_ok());
+    if ok {
+        Loaded::Found(r)
+    } else {
+        Loaded::Foreign("its signature is not this user's".into())
     }
+}
+
+/// The HMAC of `rec` (whose `mac` is `None`) under `key`, before finalising.
+fn signer(key: &[u8], rec: &InstallRecord) -> Hmac<sha2::Sha256> {
+    let mut m = Hmac::<sha2::Sha256>::new_from_slice(key).expect("HMAC takes keys of any length");
+    m.update(b"capn-hook install record\n");
+    m.update(&serde_json::to_vec(rec).unwrap_or_default());
+    m
+}
+
+/// Bytes from lowercase or uppercase hex; `None` for anything else.
+fn decode_hex(s: &str) -> Option<Vec<u8>> {
+    if !s.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+/// This user's install key ([`KEY_FILE`]), made when there is none and `create` is set (32
+/// bytes from the OS's random source, written whole to a temporary file and hard-linked into
+/// place, so concurrent `init`s agree on one key). `None` when it cannot be read or made.
+fn user_key(create: bool) -> Option<Vec<u8>> {
+    let dir = crate::session::state_dir().ok()?;
+    let path = dir.join(KEY_FILE);
+    let read = || {
+        crate::fsutil::read_limited(&path, 64, crate::fsutil::Follow::Never)
+            .ok()
+            .filter(|k| k.len() == KEY_LEN)
+    };
+    if let Some(key) = read() {
+        return Some(key);
+    }
+    if !create {
+        return None;
+    }
+    std::fs::create_dir_all(&dir).ok()?;
+    let mut key = [0u8; KEY_LEN];
+    getrandom::fill(&mut key).ok()?;
+    let tmp = dir.join(format!(".{KEY_FILE}.{}.tmp", std::process::id()));
+    let written = {
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&tmp)
+            .and_then(|mut f| {
+                f.write_all(&key)?;
+                f.sync_all()
+            })
+    };
+    if written.is_ok() {
+        let _ = std::fs::hard_link(&tmp, &path);
+    }
+    let _ = std::fs::remove_file(&tmp);
+    read()
 }
 
 impl InstallRecord {
@@ -296,6 +393,10 @@ impl InstallRecord {
         }
         let mut r = self.clone();
         r.version = RECORD_VERSION;
+        r.mac = None;
+        // Unsigned when this user's key cannot be made: `uninstall` then works as without one.
+        r.mac = user_key(true)
+            .map(|key| crate::store::entry::hex(&signer(&key, &r).finalize().into_bytes()));
         let mut text = serde_json::to_string_pretty(&r)?;
         text.push('\n');
         crate::fsutil::write_if_changed(
