@@ -444,12 +444,18 @@ impl StatCache {
     /// The current state of the backing file `key` under `root`, re-hashing only when its
     /// metadata changed or is racy.
     pub fn state(&mut self, root: &Path, key: &str) -> FileState {
+        self.state_of(root, key, true)
+    }
+
+    /// [`StatCache::state`], hashing the file even when the cache vouches for it (and recording
+    /// the new hash) when `use_cache` is false.
+    fn state_of(&mut self, root: &Path, key: &str, use_cache: bool) -> FileState {
         let dirs = dirs_inside_root(root, &[key]);
         let stamp = match dirs.values().find_map(|d| d.err()) {
             Some(m) => Err(m),
             None => stat_backing_file(root, key),
         };
-        self.state_with(root, key, stamp)
+        self.state_with(root, key, stamp, use_cache)
     }
 
     /// [`StatCache::state`] for many keys at once. The `stat` calls and any re-hashing (the bulk
@@ -493,12 +499,18 @@ impl StatCache {
         })
     }
 
-    fn state_with(&mut self, root: &Path, key: &str, stamp: Result<Stamp, Missed>) -> FileState {
+    fn state_with(
+        &mut self,
+        root: &Path,
+        key: &str,
+        stamp: Result<Stamp, Missed>,
+        use_cache: bool,
+    ) -> FileState {
         let stamp = match stamp {
             Ok(st) => st,
             Err(m) => return m,
         };
-        if let Some(h) = self.trusted(key, &stamp) {
+        if let Some(h) = self.trusted(key, &stamp).filter(|_| use_cache) {
             return FileState::Hash(h);
         }
         let hashed_at_ns = now_ns();
@@ -544,12 +556,23 @@ impl StatCache {
 
     /// True when `key`'s file has definitely changed since its recorded `hex` hash: gone, not a
     /// regular file inside the root, or hashing differently (an unparseable `hex` counts as
-    /// changed). False when it matches or could not be checked.
+    /// changed). False when it matches or could not be checked. This is what deletes entries,
+    /// so a different hash is confirmed by hashing the file itself: a cache entry whose stamp
+    /// still matches but whose hash was damaged (`stat.bin` is derived and may be hostile) never
+    /// deletes an entry; the fresh hash replaces it.
     pub fn is_changed(&mut self, root: &Path, key: &str, hex: &str) -> bool {
-        match (self.state(root, key), decode_hex32(hex)) {
-            (FileState::Hash(h), Some(want)) => h != want,
-            (FileState::Unchecked(_), Some(_)) => false,
-            _ => true,
+        let Some(want) = decode_hex32(hex) else {
+            return true;
+        };
+        match self.state(root, key) {
+            FileState::Hash(h) if h == want => false,
+            FileState::Hash(_) => match self.state_of(root, key, false) {
+                FileState::Hash(h) => h != want,
+                FileState::Unchecked(_) => false,
+                FileState::Gone => true,
+            },
+            FileState::Unchecked(_) => false,
+            FileState::Gone => true,
         }
     }
 
@@ -604,6 +627,18 @@ mod tests {
         cache.files.get_mut("a.txt").unwrap().hash = [7; 32];
         assert_eq!(cache.state(&root, "a.txt"), FileState::Hash([7; 32]));
         assert_ne!(first, FileState::Hash([7; 32]));
+        // But a damaged hash never makes a file count as changed (that deletes entries): the
+        // file is hashed again, and the fresh hash replaces the damaged one.
+        let FileState::Hash(real) = first else {
+            panic!("{first:?}")
+        };
+        let hex = crate::store::entry::hex(&real);
+        assert!(!cache.is_changed(&root, "a.txt", &hex));
+        assert_eq!(cache.state(&root, "a.txt"), FileState::Hash(real));
+        assert!(cache.is_dirty());
+        // A real change still counts.
+        std::fs::write(&p, "two").unwrap();
+        assert!(cache.is_changed(&root, "a.txt", &hex));
     }
 
     #[test]

@@ -777,3 +777,48 @@ fn symlinked_host_folders_lead_nothing_out_of_the_project() {
         "uninstall changed files behind a symlinked .claude"
     );
 }
+
+/// `stat.bin` is derived and may be damaged: a breaker flipped single bits in a cached hash
+/// whose stamp still matched the file, and every chart backed by that file was deleted as
+/// stale. Each byte of the cache is flipped in turn here; `ask` and `prune` must delete nothing,
+/// since the file itself never changed.
+#[test]
+fn a_damaged_stat_cache_never_deletes_a_chart() {
+    let env = Env::git();
+    env.write("src/s.txt", "shared\n");
+    // Out of the racy window, so the cache is trusted for this file.
+    let old = std::time::SystemTime::now() - Duration::from_secs(60);
+    fs::File::options()
+        .write(true)
+        .open(env.root.join("src/s.txt"))
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    env.run(&["init", "--no-embedding"]).ok();
+    for i in 1..=3 {
+        env.run(&[
+            "chart",
+            &format!("question {i} about widget{i}"),
+            "--files",
+            "src/s.txt",
+        ])
+        .ok();
+    }
+    env.run(&["ask", "question 1 about widget1"]).ok();
+    let cache = env.root.join(".capn/stat.bin");
+    let good = fs::read(&cache).unwrap();
+    let entries = || {
+        fs::read_dir(env.root.join(".capn/entries"))
+            .unwrap()
+            .count()
+    };
+    for at in 0..good.len() {
+        let mut bad = good.clone();
+        bad[at] ^= 0xff;
+        fs::write(&cache, &bad).unwrap();
+        let run = env.run(&["ask", "question 2 about widget2"]);
+        assert!(!run.stderr.contains("removed"), "byte {at}: {}", run.stderr);
+        env.run(&["prune"]).ok();
+        assert_eq!(entries(), 3, "byte {at} of stat.bin deleted charts");
+    }
+}
