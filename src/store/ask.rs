@@ -314,15 +314,23 @@ fn verified(
     }))
 }
 
+/// The most entry files a hook reads to bring the index up to date (about a third of a second
+/// on a slow 2-core machine): past it, nothing is offered until `ask`, `chart` or `prune`
+/// rebuilds the index ([`index::load_within`]).
+pub const HOOK_MAX_READS: usize = 2_000;
+
 impl Store {
     /// The chart a prompt's or a search's `intent` points at, for a proactive offer
     /// ([`crate::recall::offer`]), when it is current: read from its file, agreeing with the
     /// index, not `skip`ped (already offered), and every backing file hashing as charted, now.
-    /// `None` without embeddings (the offer gate needs them) or when nothing passes.
+    /// `None` without embeddings (the offer gate needs them), when nothing passes, or when
+    /// bringing the index up to date would read more than [`HOOK_MAX_READS`] entry files.
     ///
     /// Errors: the store cannot be read or listed.
     pub fn offer(&self, intent: &str, skip: &dyn Fn(&Entry) -> bool) -> Result<Option<Entry>> {
-        let snap = index::load(self, index::Check::Folder)?;
+        let Some(snap) = index::load_within(self, index::Check::Folder, HOOK_MAX_READS)? else {
+            return Ok(None);
+        };
         if snap.is_out_of_date() {
             // Other tools changed entry files and no writer has recorded it yet: record it now
             // if the lock is free (loading again under it), so the next hook is fast again.

@@ -255,6 +255,17 @@ fn read_index(
 /// files are marked for saving). Never fails on a bad derived file; fails only when the entries
 /// dir exists but cannot be listed.
 pub fn load(store: &Store, check: Check) -> Result<Snapshot> {
+    load_within(store, check, usize::MAX)?
+        .ok_or_else(|| anyhow::anyhow!("could not load the index within an unbounded read"))
+}
+
+/// [`load`], or `None` when that would read more than `max_reads` entry files (the index is
+/// missing, stale or unusable on a large store: a fresh clone, a `git pull` of many charts).
+/// For the hooks, which must return promptly: at 100,000 entries a full rebuild takes many
+/// seconds, more than a host waits for a hook; `ask`, `chart` and `prune` rebuild it.
+///
+/// Errors: as [`load`].
+pub fn load_within(store: &Store, check: Check, max_reads: usize) -> Result<Option<Snapshot>> {
     store.check_dirs()?;
     let start_ns = super::fresh::now_ns();
     let dir = store.entries_dir();
@@ -271,7 +282,7 @@ pub fn load(store: &Store, check: Check) -> Result<Snapshot> {
                     && !f.is_racy(idx.built_at_ns)
                     && idx.listed.0 >= FOLDER_TRUST_MIN_FILES =>
             {
-                return Ok(Snapshot::from_index(idx, vectors, model));
+                return Ok(Some(Snapshot::from_index(idx, vectors, model)));
             }
             read => read_before = Some(read),
         }
@@ -319,7 +330,7 @@ pub fn load(store: &Store, check: Check) -> Result<Snapshot> {
             }
             snap.listing = Some(listing);
             snap.saw_temp_files = saw_temp_files;
-            return Ok(snap);
+            return Ok(Some(snap));
         }
         // Entry files added, removed or rewritten by another tool (a `git pull`, an editor):
         // read only those and splice them in, as a writer's own change is (when most of them
@@ -327,15 +338,21 @@ pub fn load(store: &Store, check: Check) -> Result<Snapshot> {
         snap.listed = listing::totals(&old);
         snap.listing = Some(old);
         let few = 2 * (removed.len() + changed.len()) <= listing.len().max(16);
+        if few && changed.len() > max_reads {
+            return Ok(None);
+        }
         if few && snap.refresh(store, &removed, &changed, &listing).is_ok() {
             snap.folder = folder;
             snap.saw_temp_files = saw_temp_files;
-            return Ok(snap);
+            return Ok(Some(snap));
         }
+    }
+    if listing.len() > max_reads {
+        return Ok(None);
     }
     let mut snap = Snapshot::rebuild(store, listing, folder, start_ns)?;
     snap.saw_temp_files = saw_temp_files;
-    Ok(snap)
+    Ok(Some(snap))
 }
 
 /// A 64-bit signature of an entry's question and details (FNV-1a over both, separated by a

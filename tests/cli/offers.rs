@@ -270,3 +270,34 @@ fn the_payloads_the_pinned_clients_send_for_a_shell_search_get_the_offer() {
         }
     }
 }
+
+/// A hook never reads thousands of entry files to bring the index up to date (a breaker's
+/// fresh clone of 100,000 charts kept every prompt hook past the host's 10 s timeout): past the
+/// bound it offers nothing and leaves the rebuild to `ask`, after which offers come again.
+#[test]
+fn a_hook_leaves_a_large_rebuild_to_ask() {
+    let env = store(None);
+    // As a pull would bring them: entry files the index does not know, more than the bound.
+    for i in 0..2_001u32 {
+        let id = format!("{:08x}", 0x1000_0000 + i);
+        env.write(
+            &format!(".capn/entries/{id}.md"),
+            &format!(
+                "---\ncapn: 1\nid: {id}\nat: 2026-11-30T00:00:00.000Z\nfiles:\n  src/gen/f{i}.ts: {}\n---\n\n# Where is generated module {i} built?\n",
+                "0".repeat(64)
+            ),
+        );
+    }
+    let index = env.root.join(".capn/index.bin");
+    let before = std::fs::read(&index).unwrap();
+    let run = prompt(&env, "s1", PROMPT);
+    assert_eq!(run.stdout, "");
+    assert_eq!(
+        std::fs::read(&index).unwrap(),
+        before,
+        "the hook rebuilt the index"
+    );
+    env.run(&["ask", "Where are payment webhooks from Stripe handled?"])
+        .ok();
+    assert_eq!(prompt(&env, "s2", PROMPT).stdout.trim_end(), PROMPT_OFFER);
+}
