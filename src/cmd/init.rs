@@ -309,6 +309,8 @@ fn apply(store: &Store, args: &InitArgs, plan: Plan) -> Result<ExitCode> {
         crate::fsutil::ensure_dir_inside(&store.root, &store.entries_dir())?;
         done.insert(0, "created .capn/".into());
     }
+    // Writers of .capn/ hold the lock: config.json and install.json are written below.
+    let _lock = store.lock_for_setup()?;
     let embedding = if args.no_embedding {
         Some(false)
     } else if args.embedding || !store.config_path().exists() {

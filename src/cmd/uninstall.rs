@@ -34,6 +34,8 @@ pub fn run(_args: &UninstallArgs) -> Result<ExitCode> {
     store.check_dirs()?;
     let root = store.root.clone();
     crate::cmd::init::check_project_paths(&root)?;
+    // Writers of .capn/ hold the lock: the install record is read, then deleted.
+    let _lock = store.lock_for_setup()?;
     // Plan first: every file read and every edit made in memory before the first write.
     let mut files = Vec::new();
     for rel in PROJECT_SETTINGS {

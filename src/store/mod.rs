@@ -242,6 +242,18 @@ impl Store {
         self.writer_from(lock, check)
     }
 
+    /// The writers' lock alone, for commands that write capn's own files in `.capn/` other than
+    /// the entries and the derived files (`init`: `config.json`, `install.json`; `uninstall`).
+    /// `None` when there is no `.capn/` yet (nothing to guard).
+    ///
+    /// Errors: the lock file cannot be created or locked.
+    pub fn lock_for_setup(&self) -> Result<Option<StoreLock>> {
+        if !self.dir.is_dir() {
+            return Ok(None);
+        }
+        StoreLock::acquire(&self.lock_path()).map(Some)
+    }
+
     /// Like [`Store::open_writer`], but only if the lock is free now and the store exists, and
     /// with the index trusted by the entries folder's stamp ([`index::Check::Folder`]): for
     /// readers that may delete what they find stale on the way (`ask`). Changing entries lists

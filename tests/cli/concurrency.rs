@@ -71,3 +71,35 @@ fn eight_writers_with_concurrent_readers_lose_nothing() {
         .stdout
         .contains("writer 3 question number 17 about topic"));
 }
+
+/// `init` and `uninstall` write `.capn/config.json` and `.capn/install.json`: as writers of
+/// `.capn/` they wait for the writers' lock (a breaker saw init rewrite config.json while
+/// another process held it).
+#[test]
+fn init_and_uninstall_wait_for_the_writers_lock() {
+    let env = Env::git();
+    env.run(&["init", "--no-embedding"]).ok();
+    for args in [&["init", "--embedding"][..], &["uninstall"][..]] {
+        let lock = std::fs::File::options()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(env.root.join(".capn/lock"))
+            .unwrap();
+        lock.lock().unwrap();
+        let mut child = env
+            .cmd(args)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(700));
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "{args:?} did not wait for the lock"
+        );
+        drop(lock);
+        assert!(child.wait().unwrap().success(), "{args:?}");
+    }
+}
