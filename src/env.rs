@@ -25,6 +25,9 @@ pub const CLAUDE_ENV_FILE: &str = "CLAUDE_ENV_FILE";
 /// `PATH`.
 pub const PATH: &str = "PATH";
 
+/// The user's home folder, as a shell expands `~` with it.
+pub const HOME: &str = "HOME";
+
 /// The value of `name`, `None` when unset or empty.
 pub fn get_os(name: &str) -> Option<OsString> {
     std::env::var_os(name).filter(|v| !v.is_empty())

@@ -917,3 +917,26 @@ fn a_pre_tool_use_hook_removed_with_search_offers_off_is_fine() {
     let run = doctor(&env).code(1);
     failure(&run, &[".capn/config.json", "unknown key \"serach\""]);
 }
+
+/// A status line init wrapped whose own program is gone (a new user's `~/my-status.sh`) is a
+/// warning, found without running it; once the script exists, the warning goes.
+#[test]
+fn a_wrapped_status_line_whose_program_is_missing_is_a_warning() {
+    let env = Env::git();
+    env.write(
+        ".claude/settings.json",
+        r#"{"statusLine":{"type":"command","command":"~/my-status.sh"}}"#,
+    );
+    init(&env);
+    let run = doctor(&env);
+    assert!(
+        run.stdout.contains(
+            "the command it wraps, `~/my-status.sh`, starts `~/my-status.sh`, which is not found"
+        ),
+        "{}",
+        run.stdout
+    );
+    std::fs::write(env.home.join("my-status.sh"), "#!/bin/sh\necho mine\n").unwrap();
+    let run = doctor(&env);
+    assert!(!run.stdout.contains("which is not found"), "{}", run.stdout);
+}

@@ -703,6 +703,52 @@ pub(super) fn run_statusline(
             )));
         }
     }
+    // The wrapped command is the repository's and never run; its program can still be looked
+    // for, so a status line whose wrapped half fails on every refresh is not reported as fine.
+    if let Some(wrapped) = install::wrapped_statusline(command) {
+        if let Some(missing) = missing_program(&wrapped, root) {
+            checks.push(Check::warn(
+                "Claude statusline",
+                format!(
+                    "the command it wraps, `{wrapped}`, starts `{missing}`, which is not found: the status line shows capn's part only and the wrapped command fails on every refresh"
+                ),
+                Some(format!(
+                    "fix the path after --wrap in statusLine.command in {rel}, or drop --wrap and what follows"
+                )),
+            ));
+        }
+    }
+}
+
+/// The first word of the shell command `command` when it names a program that is not there: a
+/// path (with `/`, or `~/` for the home folder; relative to `root`) that is not a file, or a
+/// bare name found in no absolute `PATH` directory and not a shell builtin. `None` when it is
+/// found, or the command is not a simple one doctor can judge without running it.
+fn missing_program(command: &str, root: &Path) -> Option<String> {
+    const BUILTINS: &[&str] = &[
+        ".", ":", "[", "alias", "break", "cd", "command", "continue", "echo", "eval", "exec",
+        "exit", "export", "false", "printf", "pwd", "read", "readonly", "return", "set", "shift",
+        "source", "test", "times", "trap", "true", "type", "ulimit", "umask", "unset", "wait",
+    ];
+    let words = safe_run::split_shell(command)?;
+    let first = words.first()?;
+    if first.contains('=') || first.contains('$') || first.contains('`') {
+        return None;
+    }
+    let found = if let Some(rest) = first.strip_prefix("~/") {
+        let home = crate::env::get_os(crate::env::HOME)?;
+        Path::new(&home).join(rest).is_file()
+    } else if first.contains('/') {
+        root.join(first).is_file()
+    } else if BUILTINS.contains(&first.as_str()) {
+        true
+    } else {
+        let path = crate::env::get_os(crate::env::PATH).unwrap_or_default();
+        std::env::split_paths(&path)
+            .filter(|d| d.is_absolute())
+            .any(|d| d.join(first).is_file())
+    };
+    (!found).then(|| first.clone())
 }
 
 /// The status line capn printed (the last line of `stdout`), or why Claude Code would not show
@@ -721,5 +767,35 @@ fn statusline_line(stdout: &str, wraps: bool) -> std::result::Result<&str, Strin
         Err(format!("the capn segment (ctx …) is missing from {last:?}"))
     } else {
         Ok(last)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_wrapped_command_s_missing_program_is_named_without_running_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        std::fs::create_dir_all(root.join("bin")).unwrap();
+        std::fs::write(root.join("bin/status.sh"), "").unwrap();
+        assert_eq!(missing_program("bin/status.sh --short", root), None);
+        assert_eq!(
+            missing_program("bin/gone.sh --short", root),
+            Some("bin/gone.sh".into())
+        );
+        assert_eq!(
+            missing_program("/nonexistent/dir/status.sh", root),
+            Some("/nonexistent/dir/status.sh".into())
+        );
+        assert_eq!(missing_program("echo hi", root), None);
+        assert_eq!(missing_program("sh -c 'exit 0'", root), None);
+        assert_eq!(
+            missing_program("no-such-program-capn-test x", root),
+            Some("no-such-program-capn-test".into())
+        );
+        assert_eq!(missing_program("FOO=1 bin/gone.sh", root), None);
+        assert_eq!(missing_program("'unclosed", root), None);
     }
 }
