@@ -375,9 +375,11 @@ fn apply(store: &Store, args: &InitArgs, plan: Plan) -> Result<ExitCode> {
 
 fn report(root: &Path, codex_changed: bool, mut done: Vec<String>) -> Result<ExitCode> {
     let mut out = std::io::stdout().lock();
+    // When the search hook was just registered, or the embedding (which offers need) was just
+    // switched, say whether offers are on.
     if done
         .iter()
-        .any(|l| l.starts_with("registered the PreToolUse hook"))
+        .any(|l| l.starts_with("registered the PreToolUse hook") || l.starts_with("set embedding "))
     {
         let store = crate::store::Store::at(root.to_path_buf());
         let config = crate::config::Config::load(&store.config_path());

@@ -40,6 +40,13 @@ fn init_without_embedding_says_nothing_is_offered() {
         "{}",
         run.stdout
     );
+    // Switching the embedding on later turns offers on: init says so.
+    let run = env.run(&["init", "--embedding"]).ok();
+    assert!(
+        run.stdout.contains("\n  offers: charted answers matching the user's prompt or the agent's search are added to its context (\"offer\": false in .capn/config.json turns that off)\n"),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]
