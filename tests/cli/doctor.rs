@@ -802,15 +802,39 @@ fn doctor_never_runs_a_repository_capn_reached_another_way() {
     // A relative PATH directory first: a bare `capn` started in the project would be relbin's.
     let mut path = OsString::from("relbin:");
     path.push(path_with_capn(&env));
-    let run = doctor_in(&env, &env.root, path);
+    let run = doctor_in(&env, &env.root, path.clone());
+    // From a subdirectory, where `/proc/self/cwd/bin/capn` names nothing for doctor itself but
+    // the project's script for a hook started in the root (a second breaker's find).
+    std::fs::create_dir_all(env.root.join("sub")).unwrap();
+    let from_sub = doctor_in(&env, &env.root.join("sub"), path.clone());
+    // A launcher's PATH holding the project's bin (absolute).
+    let mut launcher = OsString::from(env.root.join("bin"));
+    launcher.push(":");
+    launcher.push(path_with_capn(&env));
+    let mut c = env.cmd(&["doctor"]);
+    c.env("CAPN_LAUNCHER_PATH", &launcher)
+        .env("PATH", path_with_capn(&env))
+        .env("TMPDIR", tmpdir(&env));
+    let with_launcher = env.run_cmd(c, b"");
     for n in 1..=3 {
         assert!(
             !pwned(n).exists(),
-            "doctor ran the repository's capn {n}\n{}",
-            run.stdout
+            "doctor ran the repository's capn {n}\n{}\n{}\n{}",
+            run.stdout,
+            from_sub.stdout,
+            with_launcher.stdout
         );
     }
-    assert!(run.stdout.contains("inside the project"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("not run by capn doctor"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        with_launcher.stdout.contains("inside this project"),
+        "{}",
+        with_launcher.stdout
+    );
 }
 
 /// doctor says which offer moments `.capn/config.json` leaves on, and a bad `"offer"` value is

@@ -53,6 +53,20 @@ pub(super) fn check(
         return;
     }
     let launcher = launcher_path();
+    // A bare `capn` would be looked up on the launcher's PATH: never one inside the project.
+    if let Some(found) = safe_run::first_on_path(Some(launcher.as_ref()))
+        .filter(|found| safe_run::is_inside(found, root))
+    {
+        checks.push(Check::failed(
+            format!("capn hooks with a launcher's PATH ({launcher})"),
+            format!(
+                "a bare `capn` there is {}, inside this project: the hooks would run the repository's own code; doctor does not start it",
+                found.display()
+            ),
+            "take the project's folder off the launcher's PATH".to_string(),
+        ));
+        return;
+    }
     let mut failing: Vec<String> = Vec::new();
     for (host, handler) in &commands {
         // Only capn's own command lines, without a shell (see safe_run).

@@ -55,8 +55,15 @@ pub fn check(argv: &[String], root: &Path) -> Result<SafeRun, String> {
         [] => return Err(not_ours()),
     };
     let named_capn = Path::new(program).file_name().is_some_and(|n| n == "capn");
+    // What a path under /proc or /dev names depends on the process that opens it
+    // (`/proc/self/cwd` is the project once the hook runs there, whatever doctor's own working
+    // directory): no capn is installed there.
+    let per_process = ["/proc/", "/dev/"]
+        .iter()
+        .any(|p| Path::new(program).starts_with(p));
     let allowed_program = program == "capn"
         || (named_capn
+            && !per_process
             && Path::new(program).is_absolute()
             && !Path::new(program).starts_with(root));
     if !allowed_program {
@@ -96,7 +103,7 @@ pub fn check(argv: &[String], root: &Path) -> Result<SafeRun, String> {
 }
 
 /// True when `path` (canonical) lies in the project `root`, as given or canonicalised.
-fn is_inside(path: &Path, root: &Path) -> bool {
+pub(super) fn is_inside(path: &Path, root: &Path) -> bool {
     path.starts_with(root) || std::fs::canonicalize(root).is_ok_and(|r| path.starts_with(r))
 }
 
@@ -108,7 +115,7 @@ fn absolute_dirs(path: &OsStr) -> OsString {
 }
 
 /// The first executable `capn` in the absolute directories of `path`, canonicalised.
-fn first_on_path(path: Option<&OsStr>) -> Option<PathBuf> {
+pub(super) fn first_on_path(path: Option<&OsStr>) -> Option<PathBuf> {
     let path = absolute_dirs(path?);
     std::env::split_paths(&path)
         .map(|d| d.join(format!("capn{}", std::env::consts::EXE_SUFFIX)))
@@ -199,6 +206,9 @@ mod tests {
             "capn hook session-start $(touch x)",
             "./tools/capn hook session-start",
             "/work/project/bin/capn hook session-start",
+            "/proc/self/cwd/bin/capn hook session-start",
+            "/proc/self/root/work/project/bin/capn hook session-start",
+            "/dev/fd/3/capn hook session-start",
             "capn statusline --warn-at $(touch x)",
             "capn statusline --theme x",
             "sh -c 'capn hook session-start'",
