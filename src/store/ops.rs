@@ -35,13 +35,27 @@ impl Writer {
     ///
     /// Errors: as [`Writer::prune`].
     pub fn bust(&mut self, key: &str) -> Result<usize> {
-        let hit: Vec<usize> = match self.snap.paths.binary_search_by(|p| p.as_str().cmp(key)) {
-            Ok(p) => (0..self.snap.len())
-                .filter(|&i| self.snap.refs.of(i).any(|(q, _)| q as usize == p))
-                .collect(),
-            Err(_) => Vec::new(),
-        };
-        self.delete_positions(&hit)
+        let mut busted = 0;
+        for round in 0..2 {
+            let hit: Vec<usize> = match self.snap.paths.binary_search_by(|p| p.as_str().cmp(key)) {
+                Ok(p) => (0..self.snap.len())
+                    .filter(|&i| self.snap.refs.of(i).any(|(q, _)| q as usize == p))
+                    .collect(),
+                Err(_) => Vec::new(),
+            };
+            // The index is derived and may be damaged: an entry goes only when its own file
+            // names `key`.
+            let deleted = self
+                .delete_positions_listed(&hit, &mut |e, _| e.files.contains_key(key))?
+                .len();
+            busted += deleted;
+            if deleted == hit.len() || round == 1 {
+                break;
+            }
+            // The index named entries whose files do not name `key`: once more from the files.
+            self.snap = super::index::Snapshot::reloaded(&self.store)?;
+        }
+        Ok(busted)
     }
 
     /// Deletes the entry `id`; an entry file with that id that does not parse (so is not in the

@@ -822,3 +822,63 @@ fn a_damaged_stat_cache_never_deletes_a_chart() {
         assert_eq!(entries(), 3, "byte {at} of stat.bin deleted charts");
     }
 }
+
+/// `index.bin` is derived and may be damaged: with two ids swapped in its id column (a second
+/// breaker's find), `bust` deleted a chart whose file did not name the busted path. An entry
+/// now goes only when its own file names the path; the right one still goes.
+#[test]
+fn bust_deletes_only_charts_whose_own_file_names_the_path() {
+    let env = Env::git();
+    for f in ["a.txt", "b.txt", "c.txt"] {
+        env.write(f, f);
+    }
+    env.run(&["init", "--no-embedding"]).ok();
+    let id = |f: &str| {
+        env.run(&["chart", &format!("where is {f} used"), "--files", f])
+            .ok()
+            .stdout
+            .trim()
+            .trim_start_matches("charted ")
+            .to_string()
+    };
+    let (a, b, c) = (id("a.txt"), id("b.txt"), id("c.txt"));
+    // Swap the ids of the charts on c.txt and b.txt wherever the index holds them as ids (not
+    // as the listing's `<id>.md` names).
+    let path = env.root.join(".capn/index.bin");
+    let mut bytes = fs::read(&path).unwrap();
+    let mut swapped = 0;
+    let mut i = 0;
+    while i + 8 <= bytes.len() {
+        let at = &bytes[i..i + 8];
+        let other = if at == c.as_bytes() {
+            Some(b.as_bytes())
+        } else if at == b.as_bytes() {
+            Some(c.as_bytes())
+        } else {
+            None
+        };
+        match other {
+            Some(o) if !bytes[i + 8..].starts_with(b".md") => {
+                let o = o.to_vec();
+                bytes[i..i + 8].copy_from_slice(&o);
+                swapped += 1;
+                i += 8;
+            }
+            _ => i += 1,
+        }
+    }
+    assert!(swapped >= 2, "ids not found in index.bin");
+    fs::write(&path, &bytes).unwrap();
+    let run = env.run(&["bust", "c.txt"]).ok();
+    assert_eq!(run.stdout.trim(), "busted 1 entry");
+    let left: Vec<String> = fs::read_dir(env.root.join(".capn/entries"))
+        .unwrap()
+        .map(|d| d.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(left.contains(&format!("{a}.md")), "{left:?}");
+    assert!(
+        left.contains(&format!("{b}.md")),
+        "bust deleted the chart on b.txt: {left:?}"
+    );
+    assert!(!left.contains(&format!("{c}.md")), "{left:?}");
+}
