@@ -319,16 +319,33 @@ fn verified(
 /// rebuilds the index ([`index::load_within`]).
 pub const HOOK_MAX_READS: usize = 2_000;
 
+/// The most bytes of entry files a hook reads for the same (a few huge entry files cost as
+/// much as thousands of small ones): 8 MiB.
+pub const HOOK_MAX_READ_BYTES: u64 = 8 << 20;
+
+/// The most bytes of backing files a hook hashes to check an offered chart (those the stat cache
+/// cannot vouch for): 64 MiB, a fraction of a second of SHA-256. Past it nothing is offered;
+/// `ask` checks such a chart (and records the hashes in the stat cache).
+pub const HOOK_MAX_HASH_BYTES: u64 = 64 << 20;
+
 impl Store {
     /// The chart a prompt's or a search's `intent` points at, for a proactive offer
     /// ([`crate::recall::offer`]), when it is current: read from its file, agreeing with the
     /// index, not `skip`ped (already offered), and every backing file hashing as charted, now.
-    /// `None` without embeddings (the offer gate needs them), when nothing passes, or when
-    /// bringing the index up to date would read more than [`HOOK_MAX_READS`] entry files.
+    /// `None` without embeddings (the offer gate needs them), when nothing passes, when bringing
+    /// the index up to date would read more than [`HOOK_MAX_READS`] entry files or
+    /// [`HOOK_MAX_READ_BYTES`], or when checking the chart would hash more than
+    /// [`HOOK_MAX_HASH_BYTES`] of files the stat cache cannot vouch for.
     ///
     /// Errors: the store cannot be read or listed.
     pub fn offer(&self, intent: &str, skip: &dyn Fn(&Entry) -> bool) -> Result<Option<Entry>> {
-        let Some(snap) = index::load_within(self, index::Check::Folder, HOOK_MAX_READS)? else {
+        let bound = index::load_within(
+            self,
+            index::Check::Folder,
+            HOOK_MAX_READS,
+            HOOK_MAX_READ_BYTES,
+        )?;
+        let Some(snap) = bound else {
             return Ok(None);
         };
         if snap.is_out_of_date() {
@@ -369,10 +386,11 @@ impl Store {
         }
         // Never offer a stale chart: every backing file must hash as charted, now.
         let mut cache = StatCache::load(&self.stat_cache_path(), snap.derived_limit());
+        let mut budget = HOOK_MAX_HASH_BYTES;
         let fresh = e
             .files
             .iter()
-            .all(|(p, h)| cache.is_current(&self.root, p, h));
+            .all(|(p, h)| cache.is_current_within(&self.root, p, h, &mut budget));
         Ok(fresh.then_some(e))
     }
 }

@@ -576,6 +576,35 @@ impl StatCache {
         }
     }
 
+    /// [`StatCache::is_current`], hashing at most `budget` bytes (taken off it): a file the cache
+    /// cannot vouch for and that is larger than what is left counts as not current, unhashed.
+    /// For the hooks, which must return promptly.
+    pub fn is_current_within(
+        &mut self,
+        root: &Path,
+        key: &str,
+        hex: &str,
+        budget: &mut u64,
+    ) -> bool {
+        let Some(want) = decode_hex32(hex) else {
+            return false;
+        };
+        let dirs = dirs_inside_root(root, &[key]);
+        let stamp = match dirs.values().find_map(|d| d.err()) {
+            Some(m) => Err(m),
+            None => stat_backing_file(root, key),
+        };
+        if let Ok(st) = &stamp {
+            if self.trusted(key, st).is_none() {
+                if st.size > *budget {
+                    return false;
+                }
+                *budget -= st.size;
+            }
+        }
+        matches!(self.state_with(root, key, stamp, true), FileState::Hash(h) if h == want)
+    }
+
     /// True when `key`'s file hashes as its recorded `hex` hash right now; false when it changed,
     /// could not be checked, or `hex` does not parse (the strict side of [`StatCache::is_changed`]:
     /// only a confirmed match counts).
@@ -588,6 +617,33 @@ impl StatCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_hashing_budget_leaves_large_unvouched_files_unhashed() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let p = root.join("big.bin");
+        std::fs::write(&p, vec![7u8; 4096]).unwrap();
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+        std::fs::File::options()
+            .write(true)
+            .open(&p)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        let hex = crate::store::entry::hex(&hash_file(&root, &p).unwrap());
+        let mut cache = StatCache::default();
+        let mut budget = 4095;
+        assert!(!cache.is_current_within(&root, "big.bin", &hex, &mut budget));
+        assert_eq!(budget, 4095);
+        assert!(!cache.is_dirty(), "hashed past the budget");
+        let mut budget = 5000;
+        assert!(cache.is_current_within(&root, "big.bin", &hex, &mut budget));
+        assert_eq!(budget, 5000 - 4096);
+        // Vouched for by the cache now: no budget needed.
+        let mut budget = 0;
+        assert!(cache.is_current_within(&root, "big.bin", &hex, &mut budget));
+    }
 
     #[test]
     fn detects_change_even_within_the_racy_window() {

@@ -255,17 +255,23 @@ fn read_index(
 /// files are marked for saving). Never fails on a bad derived file; fails only when the entries
 /// dir exists but cannot be listed.
 pub fn load(store: &Store, check: Check) -> Result<Snapshot> {
-    load_within(store, check, usize::MAX)?
+    load_within(store, check, usize::MAX, u64::MAX)?
         .ok_or_else(|| anyhow::anyhow!("could not load the index within an unbounded read"))
 }
 
-/// [`load`], or `None` when that would read more than `max_reads` entry files (the index is
-/// missing, stale or unusable on a large store: a fresh clone, a `git pull` of many charts).
-/// For the hooks, which must return promptly: at 100,000 entries a full rebuild takes many
-/// seconds, more than a host waits for a hook; `ask`, `chart` and `prune` rebuild it.
+/// [`load`], or `None` when that would read more than `max_reads` entry files or more than
+/// `max_bytes` of them (the index is missing, stale or unusable on a large store: a fresh
+/// clone, a `git pull` of many charts, or of a few huge ones). For the hooks, which must return
+/// promptly: at 100,000 entries a full rebuild takes many seconds, more than a host waits for a
+/// hook; `ask`, `chart` and `prune` rebuild it.
 ///
 /// Errors: as [`load`].
-pub fn load_within(store: &Store, check: Check, max_reads: usize) -> Result<Option<Snapshot>> {
+pub fn load_within(
+    store: &Store,
+    check: Check,
+    max_reads: usize,
+    max_bytes: u64,
+) -> Result<Option<Snapshot>> {
     store.check_dirs()?;
     let start_ns = super::fresh::now_ns();
     let dir = store.entries_dir();
@@ -338,7 +344,17 @@ pub fn load_within(store: &Store, check: Check, max_reads: usize) -> Result<Opti
         snap.listed = listing::totals(&old);
         snap.listing = Some(old);
         let few = 2 * (removed.len() + changed.len()) <= listing.len().max(16);
-        if few && changed.len() > max_reads {
+        let changed_bytes = || {
+            changed
+                .iter()
+                .filter_map(|n| {
+                    // The listing is sorted by name.
+                    let at = listing.binary_search_by(|l| l.name.as_str().cmp(n)).ok()?;
+                    listing.get(at)
+                })
+                .fold(0u64, |sum, l| sum.saturating_add(l.size))
+        };
+        if few && (changed.len() > max_reads || changed_bytes() > max_bytes) {
             return Ok(None);
         }
         if few && snap.refresh(store, &removed, &changed, &listing).is_ok() {
@@ -347,7 +363,7 @@ pub fn load_within(store: &Store, check: Check, max_reads: usize) -> Result<Opti
             return Ok(Some(snap));
         }
     }
-    if listing.len() > max_reads {
+    if listing.len() > max_reads || listing::totals(&listing).1 > max_bytes {
         return Ok(None);
     }
     let mut snap = Snapshot::rebuild(store, listing, folder, start_ns)?;

@@ -301,3 +301,29 @@ fn a_hook_leaves_a_large_rebuild_to_ask() {
         .ok();
     assert_eq!(prompt(&env, "s2", PROMPT).stdout.trim_end(), PROMPT_OFFER);
 }
+
+/// The same bound in bytes: a few huge entry files (a second breaker pulled 500 of 1 MiB and a
+/// prompt hook took 34 s) are left to `ask` too.
+#[test]
+fn a_hook_leaves_huge_new_entry_files_to_ask() {
+    let env = store(None);
+    let padding = "x".repeat(1 << 20);
+    for i in 0..9u32 {
+        let id = format!("{:08x}", 0x2000_0000 + i);
+        env.write(
+            &format!(".capn/entries/{id}.md"),
+            &format!(
+                "---\ncapn: 1\nid: {id}\nat: 2026-11-30T00:00:00.000Z\nfiles:\n  src/gen/f{i}.ts: {}\n---\n\n# Where is generated module {i} built?\n\n{padding}\n",
+                "0".repeat(64)
+            ),
+        );
+    }
+    let index = env.root.join(".capn/index.bin");
+    let before = std::fs::read(&index).unwrap();
+    assert_eq!(prompt(&env, "s1", PROMPT).stdout, "");
+    assert_eq!(
+        std::fs::read(&index).unwrap(),
+        before,
+        "the hook rebuilt the index"
+    );
+}
