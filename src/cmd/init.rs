@@ -370,6 +370,14 @@ fn apply(store: &Store, args: &InitArgs, plan: Plan) -> Result<ExitCode> {
             ));
         }
     }
+    // Saved above after each step (so a failure part way leaves a record of what was done);
+    // saved once more only to learn whether it could be signed (nothing is rewritten).
+    if let Some(why) = rec.save(&root)? {
+        done.push(format!(
+            "could not sign the install record ({why}): capn uninstall will treat it as not \
+             yours and remove only what is identical to what capn init writes"
+        ));
+    }
     report(&root, codex_changed, done)
 }
 

@@ -11,11 +11,13 @@
 //! **Signed.** The record sits in the project, so it can come with the repository: a record
 //! naming a "copy from before init" of the user's settings, or a "replaced registration" that
 //! runs anything, would make `uninstall` write it. So the record carries `mac`, an HMAC-SHA256
-//! (RFC 2104) of its content under a key only this user has: 32 random bytes in the per-user
-//! state dir (`install.key`, mode 0600, made by the first `init`). A record without a valid
-//! `mac` (from the repository, another user, or a capn before 0.3.1) is not this user's: `init`
-//! starts a new one, and `uninstall` works as without a record (removing only what is identical
-//! to what `init` writes, deleting no settings file) and leaves that file alone.
+//! (RFC 2104) of the project's path and the record's content under a key only this user has: 32
+//! random bytes in the per-user state dir (`install.key`, mode 0600, made by the first `init`;
+//! never a state dir inside the project, where a repository could ship a key). A record without
+//! a valid `mac` (from the repository, another user, another project, or a capn before 0.3.1)
+//! is not this user's for this project: `init` starts a new one, and `uninstall` works as
+//! without a record (removing only what is identical to what `init` writes, deleting no settings
+//! file) and leaves that file alone. When no key can be made, `init` says the record is unsigned.
 //!
 //! Shape (version 1; unknown keys are ignored):
 //!
@@ -216,10 +218,11 @@ pub fn load(root: &Path) -> Loaded {
     let Some(claimed) = r.mac.take() else {
         return Loaded::Foreign("it carries no signature".into());
     };
-    let Some(key) = user_key(false) else {
-        return Loaded::Foreign("this user has no install key to check its signature".into());
+    let key = match user_key(false, root) {
+        Ok(key) => key,
+        Err(why) => return Loaded::Foreign(format!("its signature cannot be checked ({why})")),
     };
-    let ok = decode_hex(&claimed).is_some_and(|m| signer(&key, &r).verify_slice(&m).is_ok());
+    let ok = decode_hex(&claimed).is_some_and(|m| signer(&key, root, &r).verify_slice(&m).is_ok());
     if ok {
         Loaded::Found(r)
     } else {
@@ -227,10 +230,15 @@ pub fn load(root: &Path) -> Loaded {
     }
 }
 
-/// The HMAC of `rec` (whose `mac` is `None`) under `key`, before finalising.
-fn signer(key: &[u8], rec: &InstallRecord) -> Hmac<sha2::Sha256> {
+/// The HMAC of `rec` (whose `mac` is `None`) for the project at `root` under `key`, before
+/// finalising. The project's path is signed too: a record copied into another project (with
+/// `.capn/`) describes what init did there, not here.
+fn signer(key: &[u8], root: &Path, rec: &InstallRecord) -> Hmac<sha2::Sha256> {
+    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     let mut m = Hmac::<sha2::Sha256>::new_from_slice(key).expect("HMAC takes keys of any length");
     m.update(b"capn-hook install record\n");
+    m.update(root.as_os_str().as_encoded_bytes());
+    m.update(b"\n");
     m.update(&serde_json::to_vec(rec).unwrap_or_default());
     m
 }
@@ -246,26 +254,41 @@ fn decode_hex(s: &str) -> Option<Vec<u8>> {
         .collect()
 }
 
-/// This user's install key ([`KEY_FILE`]), made when there is none and `create` is set (32
-/// bytes from the OS's random source, written whole to a temporary file and hard-linked into
-/// place, so concurrent `init`s agree on one key). `None` when it cannot be read or made.
-fn user_key(create: bool) -> Option<Vec<u8>> {
-    let dir = crate::session::state_dir().ok()?;
+/// This user's install key ([`KEY_FILE`]) for the project at `root`, made when there is none
+/// and `create` is set: 32 bytes from the OS's random source, written whole to a temporary file
+/// and hard-linked into place, so concurrent `init`s agree on one key. A key file of another
+/// length cannot have signed anything and is replaced (when `create`).
+///
+/// Errors (the reason, for a message): the state dir cannot be found or lies inside the project
+/// (a relative `CAPN_STATE_DIR`: a key the repository ships would be trusted); the key file is
+/// not a regular file (a symlink, a FIFO, a folder: left alone) or cannot be read or made.
+fn user_key(create: bool, root: &Path) -> std::result::Result<Vec<u8>, String> {
+    let dir = crate::session::state_dir().map_err(|e| format!("{e:#}"))?;
+    let canonical_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let canonical_dir = std::fs::canonicalize(&dir).unwrap_or_else(|_| dir.clone());
+    if dir.starts_with(root) || canonical_dir.starts_with(&canonical_root) {
+        return Err(format!(
+            "the state dir {} is inside this project, where a repository could ship a key",
+            dir.display()
+        ));
+    }
     let path = dir.join(KEY_FILE);
-    let read = || {
-        crate::fsutil::read_limited(&path, 64, crate::fsutil::Follow::Never)
-            .ok()
-            .filter(|k| k.len() == KEY_LEN)
+    let read = || match crate::fsutil::read_limited(&path, 64, crate::fsutil::Follow::Never) {
+        Ok(k) if k.len() == KEY_LEN => Ok(Some(k)),
+        // A regular file of another length: replaced below.
+        Ok(_) | Err(crate::fsutil::ReadError::TooLarge { .. }) => Ok(None),
+        Err(e) if e.is_gone() => Ok(None),
+        Err(e) => Err(format!("{}: {e}", path.display())),
     };
-    if let Some(key) = read() {
-        return Some(key);
+    if let Some(key) = read()? {
+        return Ok(key);
     }
     if !create {
-        return None;
+        return Err(format!("there is no key at {}", path.display()));
     }
-    std::fs::create_dir_all(&dir).ok()?;
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let mut key = [0u8; KEY_LEN];
-    getrandom::fill(&mut key).ok()?;
+    getrandom::fill(&mut key).map_err(|e| format!("no random bytes: {e}"))?;
     let tmp = dir.join(format!(".{KEY_FILE}.{}.tmp", std::process::id()));
     let written = {
         use std::io::Write;
@@ -280,11 +303,16 @@ fn user_key(create: bool) -> Option<Vec<u8>> {
                 f.sync_all()
             })
     };
-    if written.is_ok() {
-        let _ = std::fs::hard_link(&tmp, &path);
+    if written.is_ok() && std::fs::hard_link(&tmp, &path).is_err() {
+        // There is a file already: another init's key (kept), or one of a wrong length, which
+        // never signed anything (replaced; rename never follows a symlink at the path, and a
+        // symlink or folder there was refused by the read above).
+        if matches!(read(), Ok(None)) {
+            let _ = std::fs::rename(&tmp, &path);
+        }
     }
     let _ = std::fs::remove_file(&tmp);
-    read()
+    read()?.ok_or_else(|| format!("could not make a key at {}", path.display()))
 }
 
 impl InstallRecord {
@@ -383,20 +411,29 @@ impl InstallRecord {
     }
 
     /// Writes the record atomically to `.capn/install.json` when it differs from what is there
-    /// (nothing when it is empty and there is no file).
+    /// (nothing when it is empty and there is no file), signed with this user's key. Returns why
+    /// it could not be signed, if it could not (it is written unsigned then, and `uninstall`
+    /// will treat it as foreign): the caller says so.
     ///
     /// Errors: the file cannot be written.
-    pub fn save(&self, root: &Path) -> Result<()> {
+    pub fn save(&self, root: &Path) -> Result<Option<String>> {
         let path = record_path(root);
         if self.is_empty() && !path.exists() {
-            return Ok(());
+            return Ok(None);
         }
         let mut r = self.clone();
         r.version = RECORD_VERSION;
         r.mac = None;
         // Unsigned when this user's key cannot be made: `uninstall` then works as without one.
-        r.mac = user_key(true)
-            .map(|key| crate::store::entry::hex(&signer(&key, &r).finalize().into_bytes()));
+        let unsigned = match user_key(true, root) {
+            Ok(key) => {
+                r.mac = Some(crate::store::entry::hex(
+                    &signer(&key, root, &r).finalize().into_bytes(),
+                ));
+                None
+            }
+            Err(why) => Some(why),
+        };
         let mut text = serde_json::to_string_pretty(&r)?;
         text.push('\n');
         crate::fsutil::write_if_changed(
@@ -404,7 +441,7 @@ impl InstallRecord {
             text.as_bytes(),
             crate::fsutil::Durability::Durable,
         )?;
-        Ok(())
+        Ok(unsigned)
     }
 }
 

@@ -333,3 +333,70 @@ fn the_install_record_is_signed_for_the_user_who_ran_init() {
     assert_eq!(env.read(".claude/settings.json"), user);
     assert!(!env.root.join(".capn/install.json").exists());
 }
+
+/// A second breaker's finds: the record is this user's *for this project* (copied with `.capn/`
+/// into another project it is foreign); a state dir inside the project (a relative
+/// `CAPN_STATE_DIR`) signs nothing, so a key the repository ships is never used; a key file of
+/// the wrong length is replaced, and one that is not a regular file is reported by init.
+#[test]
+fn the_install_record_is_bound_to_the_project_and_a_usable_key() {
+    // Copied into another project by the same user (same HOME).
+    let env = Env::git();
+    env.run(&["init"]).ok();
+    let other = env.tmp.path().join("other");
+    fs::create_dir_all(other.join(".git")).unwrap();
+    fs::create_dir_all(other.join(".codex")).unwrap();
+    fs::write(
+        other.join(".codex/hooks.json"),
+        env.read(".codex/hooks.json"),
+    )
+    .unwrap();
+    fs::create_dir_all(other.join(".capn")).unwrap();
+    fs::copy(
+        env.root.join(".capn/install.json"),
+        other.join(".capn/install.json"),
+    )
+    .unwrap();
+    let run = env.run_cmd(env.cmd_in(&other, &["uninstall"]), b"").ok();
+    assert!(
+        run.stdout.contains("ignored the install record"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        other.join(".codex/hooks.json").exists(),
+        "uninstall deleted the other project's committed .codex/hooks.json"
+    );
+
+    // A relative CAPN_STATE_DIR inside the project: nothing is signed with a key found there.
+    let env = Env::git();
+    let mut c = env.cmd(&["init"]);
+    c.env("CAPN_STATE_DIR", ".st");
+    let run = env.run_cmd(c, b"").ok();
+    assert!(
+        run.stdout
+            .contains("could not sign the install record (the state dir"),
+        "{}",
+        run.stdout
+    );
+    let rec: Value = serde_json::from_str(&env.read(".capn/install.json")).unwrap();
+    assert!(rec.get("mac").is_none(), "{rec}");
+
+    // A key of the wrong length is replaced; a folder in its place is reported.
+    let env = Env::git();
+    let key = env.state_dir().join("install.key");
+    fs::create_dir_all(key.parent().unwrap()).unwrap();
+    fs::write(&key, [1u8; 31]).unwrap();
+    let run = env.run(&["init"]).ok();
+    assert!(!run.stdout.contains("could not sign"), "{}", run.stdout);
+    assert_eq!(fs::read(&key).unwrap().len(), 32);
+    let env = Env::git();
+    let key = env.state_dir().join("install.key");
+    fs::create_dir_all(&key).unwrap();
+    let run = env.run(&["init"]).ok();
+    assert!(
+        run.stdout.contains("could not sign the install record"),
+        "{}",
+        run.stdout
+    );
+}
