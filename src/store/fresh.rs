@@ -618,12 +618,11 @@ impl StatCache {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_hashing_budget_leaves_large_unvouched_files_unhashed() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        let p = root.join("big.bin");
-        std::fs::write(&p, vec![7u8; 4096]).unwrap();
+    /// Writes `name` under `root` with a modification time a minute ago (outside the racy
+    /// window, so the cache trusts it once hashed).
+    fn write_old(root: &Path, name: &str, bytes: &[u8]) -> std::path::PathBuf {
+        let p = root.join(name);
+        std::fs::write(&p, bytes).unwrap();
         let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
         std::fs::File::options()
             .write(true)
@@ -631,6 +630,14 @@ mod tests {
             .unwrap()
             .set_modified(old)
             .unwrap();
+        p
+    }
+
+    #[test]
+    fn a_hashing_budget_leaves_large_unvouched_files_unhashed() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let p = write_old(&root, "big.bin", &[7u8; 4096]);
         let hex = crate::store::entry::hex(&hash_file(&root, &p).unwrap());
         let mut cache = StatCache::default();
         let mut budget = 4095;
@@ -668,15 +675,7 @@ mod tests {
     fn trusts_old_unchanged_files_without_rehashing() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
-        let p = root.join("a.txt");
-        std::fs::write(&p, "one").unwrap();
-        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
-        std::fs::File::options()
-            .write(true)
-            .open(&p)
-            .unwrap()
-            .set_modified(old)
-            .unwrap();
+        let p = write_old(&root, "a.txt", b"one");
         let mut cache = StatCache::default();
         let first = cache.state(&root, "a.txt");
         // Poison the cached hash: if the cache is trusted, we get the poisoned value back.

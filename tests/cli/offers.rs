@@ -271,6 +271,19 @@ fn the_payloads_the_pinned_clients_send_for_a_shell_search_get_the_offer() {
     }
 }
 
+/// Writes an entry file as a pull would bring it (the index does not know it): id `n` in hex,
+/// backed by a file that does not exist, with `details` (may be empty).
+fn write_generated_entry(env: &Env, n: u32, details: &str) {
+    let id = format!("{n:08x}");
+    env.write(
+        &format!(".capn/entries/{id}.md"),
+        &format!(
+            "---\ncapn: 1\nid: {id}\nat: 2026-11-30T00:00:00.000Z\nfiles:\n  src/gen/{id}.ts: {}\n---\n\n# Where is generated module {id} built?\n\n{details}\n",
+            "0".repeat(64)
+        ),
+    );
+}
+
 /// A hook never reads thousands of entry files to bring the index up to date (a breaker's
 /// fresh clone of 100,000 charts kept every prompt hook past the host's 10 s timeout): past the
 /// bound it offers nothing and leaves the rebuild to `ask`, after which offers come again.
@@ -279,14 +292,7 @@ fn a_hook_leaves_a_large_rebuild_to_ask() {
     let env = store(None);
     // As a pull would bring them: entry files the index does not know, more than the bound.
     for i in 0..2_001u32 {
-        let id = format!("{:08x}", 0x1000_0000 + i);
-        env.write(
-            &format!(".capn/entries/{id}.md"),
-            &format!(
-                "---\ncapn: 1\nid: {id}\nat: 2026-11-30T00:00:00.000Z\nfiles:\n  src/gen/f{i}.ts: {}\n---\n\n# Where is generated module {i} built?\n",
-                "0".repeat(64)
-            ),
-        );
+        write_generated_entry(&env, 0x1000_0000 + i, "");
     }
     let index = env.root.join(".capn/index.bin");
     let before = std::fs::read(&index).unwrap();
@@ -309,14 +315,7 @@ fn a_hook_leaves_huge_new_entry_files_to_ask() {
     let env = store(None);
     let padding = "x".repeat(1 << 20);
     for i in 0..9u32 {
-        let id = format!("{:08x}", 0x2000_0000 + i);
-        env.write(
-            &format!(".capn/entries/{id}.md"),
-            &format!(
-                "---\ncapn: 1\nid: {id}\nat: 2026-11-30T00:00:00.000Z\nfiles:\n  src/gen/f{i}.ts: {}\n---\n\n# Where is generated module {i} built?\n\n{padding}\n",
-                "0".repeat(64)
-            ),
-        );
+        write_generated_entry(&env, 0x2000_0000 + i, &padding);
     }
     let index = env.root.join(".capn/index.bin");
     let before = std::fs::read(&index).unwrap();
