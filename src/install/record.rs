@@ -14,7 +14,7 @@
 //! (RFC 2104) of the project's path and the record's content under a key only this user has: 32
 //! random bytes in the per-user state dir (`install.key`, mode 0600, made by the first `init`;
 //! never a state dir inside the project, where a repository could ship a key). A record without
-//! a valid `mac` (from the repository, another user, another project, or a capn before 0.3.1)
+//! a valid `mac` (from the repository, another user, another project, or a capn that did not sign)
 //! is not this user's for this project: `init` starts a new one, and `uninstall` works as
 //! without a record (removing only what is identical to what `init` writes, deleting no settings
 //! file) and leaves that file alone. When no key can be made, `init` says the record is unsigned.
@@ -193,7 +193,7 @@ pub enum Loaded {
     /// There is a file that is not a record; the reason.
     Unreadable(String),
     /// There is a record, but this user's capn did not write it (no valid `mac`: it came with
-    /// the repository, from another user, or from a capn before 0.3.1); the reason.
+    /// the repository, from another user or project, or from a capn that did not sign); the reason.
     Foreign(String),
 }
 
