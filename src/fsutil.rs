@@ -300,6 +300,18 @@ pub fn check_inside(root: &Path, path: &Path) -> Result<()> {
     Ok(())
 }
 
+/// True when `path`, as given or with its symlinks resolved, lies in `root`, as given or
+/// resolved. For judging where something found through a path really is (a program a settings
+/// file names, the state dir): a symlink, `..` or `/proc/self/cwd` on the way does not take it
+/// out of the project.
+pub fn lies_inside(path: &Path, root: &Path) -> bool {
+    let real = fs::canonicalize(path).ok();
+    let real_root = fs::canonicalize(root).ok();
+    let inside =
+        |p: &Path| p.starts_with(root) || real_root.as_ref().is_some_and(|r| p.starts_with(r));
+    inside(path) || real.as_deref().is_some_and(inside)
+}
+
 /// Creates `dir` and its missing parents below `root` without following a symlink: like
 /// `create_dir_all`, but a symlink (or a file) on the way is refused instead of followed.
 ///
@@ -755,6 +767,33 @@ mod tests {
             .unwrap()
             .success();
         assert!(ok, "mkfifo {}", p.display());
+    }
+
+    #[test]
+    fn lies_inside_judges_the_path_as_given_and_resolved() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("project");
+        fs::create_dir_all(root.join("bin")).unwrap();
+        fs::write(root.join("bin/capn"), "").unwrap();
+        let outside = tmp.path().join("outside");
+        fs::create_dir_all(&outside).unwrap();
+        std::os::unix::fs::symlink(root.join("bin/capn"), outside.join("capn")).unwrap();
+        fs::write(outside.join("real"), "").unwrap();
+        assert!(lies_inside(&root.join("bin/capn"), &root));
+        assert!(
+            lies_inside(&outside.join("capn"), &root),
+            "a symlink leading in"
+        );
+        assert!(
+            lies_inside(&outside.join("../project/bin/capn"), &root),
+            "`..`"
+        );
+        assert!(
+            lies_inside(&root.join("not-yet/there"), &root),
+            "missing, as given"
+        );
+        assert!(!lies_inside(&outside.join("real"), &root));
+        assert!(!lies_inside(&outside.join("missing"), &root));
     }
 
     #[test]

@@ -264,9 +264,7 @@ fn decode_hex(s: &str) -> Option<Vec<u8>> {
 /// not a regular file (a symlink, a FIFO, a folder: left alone) or cannot be read or made.
 fn user_key(create: bool, root: &Path) -> std::result::Result<Vec<u8>, String> {
     let dir = crate::session::state_dir().map_err(|e| format!("{e:#}"))?;
-    let canonical_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-    let canonical_dir = std::fs::canonicalize(&dir).unwrap_or_else(|_| dir.clone());
-    if dir.starts_with(root) || canonical_dir.starts_with(&canonical_root) {
+    if crate::fsutil::lies_inside(&dir, root) {
         return Err(format!(
             "the state dir {} is inside this project, where a repository could ship a key",
             dir.display()

@@ -55,7 +55,7 @@ pub(super) fn check(
     let launcher = launcher_path();
     // A bare `capn` would be looked up on the launcher's PATH: never one inside the project.
     if let Some(found) = safe_run::first_on_path(Some(launcher.as_ref()))
-        .filter(|found| safe_run::is_inside(found, root))
+        .filter(|found| crate::fsutil::lies_inside(found, root))
     {
         checks.push(Check::failed(
             format!("capn hooks with a launcher's PATH ({launcher})"),

@@ -80,9 +80,8 @@ pub(super) fn check_path(root: &Path, checks: &mut Vec<Check>) -> OnPath {
         )));
         return OnPath::Same;
     }
-    let resolved = std::fs::canonicalize(&found).unwrap_or_else(|_| found.clone());
-    let root_canonical = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-    if resolved.starts_with(root) || resolved.starts_with(&root_canonical) {
+    if crate::fsutil::lies_inside(&found, root) {
+        let resolved = std::fs::canonicalize(&found).unwrap_or_else(|_| found.clone());
         // Never started: it is the repository's code (see safe_run).
         checks.push(Check::failed(
             format!("{what}: {}", found.display()),

@@ -78,12 +78,14 @@ pub fn check(argv: &[String], root: &Path) -> Result<SafeRun, String> {
     };
     let program = if program == "capn" {
         match first_on_path(crate::env::get_os(crate::env::PATH).as_deref()) {
-            Some(found) if is_inside(&found, root) => return Err(inside(&found)),
+            Some(found) if crate::fsutil::lies_inside(&found, root) => return Err(inside(&found)),
             _ => program.to_string(),
         }
     } else {
         match std::fs::canonicalize(program) {
-            Ok(resolved) if is_inside(&resolved, root) => return Err(inside(&resolved)),
+            Ok(resolved) if crate::fsutil::lies_inside(&resolved, root) => {
+                return Err(inside(&resolved))
+            }
             Ok(resolved) => resolved.to_string_lossy().into_owned(),
             // Missing: starting it fails the same way, and doctor reports that.
             Err(_) => program.to_string(),
@@ -100,11 +102,6 @@ pub fn check(argv: &[String], root: &Path) -> Result<SafeRun, String> {
         _ => return Err(not_ours()),
     };
     Ok(SafeRun { program, args })
-}
-
-/// True when `path` (canonical) lies in the project `root`, as given or canonicalised.
-pub(super) fn is_inside(path: &Path, root: &Path) -> bool {
-    path.starts_with(root) || std::fs::canonicalize(root).is_ok_and(|r| path.starts_with(r))
 }
 
 /// `path` (a `PATH` value) without its relative directories: a child started in the project
