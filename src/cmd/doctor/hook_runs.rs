@@ -744,9 +744,8 @@ fn missing_program(command: &str, root: &Path) -> Option<String> {
         true
     } else {
         let path = crate::env::get_os(crate::env::PATH).unwrap_or_default();
-        std::env::split_paths(&path)
-            .filter(|d| d.is_absolute())
-            .any(|d| d.join(first).is_file())
+        let found = safe_run::path_dirs(&path).any(|d| d.join(first).is_file());
+        found
     };
     (!found).then(|| first.clone())
 }

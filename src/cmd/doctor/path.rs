@@ -17,19 +17,21 @@ pub(super) fn exe_name() -> String {
     format!("capn{}", std::env::consts::EXE_SUFFIX)
 }
 
-/// The first executable `capn` in the absolute directories of `PATH`, and the non-executable
-/// `capn` files seen before it. A relative directory (`.`, `bin`) is passed over: it names a
-/// different folder in every working directory, and in the project's it would be the
-/// repository's own code.
+/// The first executable `capn` on `PATH` ([`find_on_path_in`]), and the non-executable `capn`
+/// files seen before it.
 pub(super) fn find_on_path() -> (Option<PathBuf>, Vec<PathBuf>) {
+    match crate::env::get_os(crate::env::PATH) {
+        Some(path) => find_on_path_in(&path),
+        None => (None, Vec::new()),
+    }
+}
+
+/// The first executable `capn` in the directories doctor looks in of the `PATH` value `path`
+/// ([`safe_run::path_dirs`]: relative ones are passed over), and the non-executable `capn`
+/// files seen before it.
+pub(super) fn find_on_path_in(path: &std::ffi::OsStr) -> (Option<PathBuf>, Vec<PathBuf>) {
     let mut skipped = Vec::new();
-    let Some(path) = crate::env::get_os(crate::env::PATH) else {
-        return (None, skipped);
-    };
-    for dir in std::env::split_paths(&path) {
-        if !dir.is_absolute() {
-            continue;
-        }
+    for dir in safe_run::path_dirs(path) {
         let p = dir.join(exe_name());
         if crate::fsutil::is_executable(&p) {
             return (Some(p), skipped);

@@ -104,19 +104,22 @@ pub fn check(argv: &[String], root: &Path) -> Result<SafeRun, String> {
     Ok(SafeRun { program, args })
 }
 
-/// `path` (a `PATH` value) without its relative directories: a child started in the project
-/// would look `capn` up there.
-fn absolute_dirs(path: &OsStr) -> OsString {
-    let dirs = std::env::split_paths(path).filter(|d| d.is_absolute());
-    std::env::join_paths(dirs).unwrap_or_default()
+/// The directories of `path` (a `PATH` value) that doctor looks programs up in: the absolute
+/// ones. A relative one (`.`, `bin`) names another folder in every working directory, and in
+/// the project's, where the hooks run, it would be the repository's own code.
+pub(super) fn path_dirs(path: &OsStr) -> impl Iterator<Item = PathBuf> + '_ {
+    std::env::split_paths(path).filter(|d| d.is_absolute())
 }
 
-/// The first executable `capn` in the absolute directories of `path`, canonicalised.
+/// `path` with only its [`path_dirs`], for a child's `PATH`.
+fn absolute_dirs(path: &OsStr) -> OsString {
+    std::env::join_paths(path_dirs(path)).unwrap_or_default()
+}
+
+/// The first executable `capn` in the [`path_dirs`] of `path`, canonicalised.
 pub(super) fn first_on_path(path: Option<&OsStr>) -> Option<PathBuf> {
-    let path = absolute_dirs(path?);
-    std::env::split_paths(&path)
-        .map(|d| d.join(format!("capn{}", std::env::consts::EXE_SUFFIX)))
-        .find(|p| crate::fsutil::is_executable(p))
+    super::path::find_on_path_in(path?)
+        .0
         .and_then(|p| std::fs::canonicalize(p).ok())
 }
 
