@@ -325,6 +325,16 @@ fn stat_backing_files(
 /// The stamp of a backing file; `Err(Gone)` when it is missing, not a regular file, or a
 /// symlink whose target is outside `root` (format.md, "Staleness"); `Err(Unchecked)` when that
 /// cannot be told.
+/// The stamp of the backing file `key` under `root`, checking first that no folder on the way
+/// leaves the root.
+fn stamp_of_key(root: &Path, key: &str) -> Result<Stamp, Missed> {
+    let dirs = dirs_inside_root(root, &[key]);
+    match dirs.values().find_map(|d| d.err()) {
+        Some(m) => Err(m),
+        None => stat_backing_file(root, key),
+    }
+}
+
 fn stat_backing_file(root: &Path, key: &str) -> Result<Stamp, Missed> {
     let abs = abs_of(root, key);
     let lmeta = std::fs::symlink_metadata(&abs).map_err(|e| missed(e.kind()))?;
@@ -444,18 +454,7 @@ impl StatCache {
     /// The current state of the backing file `key` under `root`, re-hashing only when its
     /// metadata changed or is racy.
     pub fn state(&mut self, root: &Path, key: &str) -> FileState {
-        self.state_of(root, key, true)
-    }
-
-    /// [`StatCache::state`], hashing the file even when the cache vouches for it (and recording
-    /// the new hash) when `use_cache` is false.
-    fn state_of(&mut self, root: &Path, key: &str, use_cache: bool) -> FileState {
-        let dirs = dirs_inside_root(root, &[key]);
-        let stamp = match dirs.values().find_map(|d| d.err()) {
-            Some(m) => Err(m),
-            None => stat_backing_file(root, key),
-        };
-        self.state_with(root, key, stamp, use_cache)
+        self.state_with(root, key, stamp_of_key(root, key), true)
     }
 
     /// [`StatCache::state`] for many keys at once. The `stat` calls and any re-hashing (the bulk
@@ -564,13 +563,11 @@ impl StatCache {
         let Some(want) = decode_hex32(hex) else {
             return true;
         };
-        match self.state(root, key) {
-            FileState::Hash(h) if h == want => false,
-            FileState::Hash(_) => match self.state_of(root, key, false) {
-                FileState::Hash(h) => h != want,
-                FileState::Unchecked(_) => false,
-                FileState::Gone => true,
-            },
+        let stamp = stamp_of_key(root, key);
+        // Only a match is taken from the cache; anything else is hashed (once).
+        let vouched = stamp.as_ref().ok().and_then(|st| self.trusted(key, st));
+        match self.state_with(root, key, stamp, vouched == Some(want)) {
+            FileState::Hash(h) => h != want,
             FileState::Unchecked(_) => false,
             FileState::Gone => true,
         }
@@ -589,11 +586,7 @@ impl StatCache {
         let Some(want) = decode_hex32(hex) else {
             return false;
         };
-        let dirs = dirs_inside_root(root, &[key]);
-        let stamp = match dirs.values().find_map(|d| d.err()) {
-            Some(m) => Err(m),
-            None => stat_backing_file(root, key),
-        };
+        let stamp = stamp_of_key(root, key);
         if let Ok(st) = &stamp {
             if self.trusted(key, st).is_none() {
                 if st.size > *budget {
