@@ -189,7 +189,7 @@ fn score(
         let Some(text) = &case.text else { continue };
         let qv = model.embed(text);
         let offered: Vec<&str> = gate::select(&st.bm25, &st.vectors, &qv, text, params, &|_| true)
-            .map(|(d, _)| st.charts[d].case.as_str())
+            .map(|pick| st.charts[pick.doc].case.as_str())
             .into_iter()
             .collect();
         s[2] += offered.len();

@@ -70,10 +70,18 @@ impl Params {
     }
 }
 
-/// The chart `text` points at (module docs), with its fused score (1 for an exact re-ask); `qv`
-/// is the text's embedding and `vectors` the charts' (doc numbers as in `bm25`). Only docs with
-/// `allowed(doc)` true are considered. An exact re-ask is found by the index's hash of the
-/// normalised question: the caller confirms it against the entry's own question.
+/// What [`select`] picked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pick {
+    /// The chart's doc number (as in the index).
+    pub doc: usize,
+    /// True when the text is the chart's question asked again, found by the index's hash of the
+    /// normalised question: the caller confirms it against the entry's own question.
+    pub exact: bool,
+}
+
+/// The chart `text` points at (module docs); `qv` is the text's embedding and `vectors` the
+/// charts' (doc numbers as in `bm25`). Only docs with `allowed(doc)` true are considered.
 pub fn select(
     bm25: &Bm25Index,
     vectors: &Vectors,
@@ -81,14 +89,14 @@ pub fn select(
     text: &str,
     p: &Params,
     allowed: &dyn Fn(usize) -> bool,
-) -> Option<(usize, f32)> {
+) -> Option<Pick> {
     let n = vectors.len().min(bm25.len());
     if let Some(doc) = bm25
         .exact_docs(text)
         .into_iter()
         .find(|&d| d < n && allowed(d))
     {
-        return Some((doc, 1.0));
+        return Some(Pick { doc, exact: true });
     }
     let cands = bm25.candidates(text, allowed);
     let best = cands.iter().map(|c| c.bm25).fold(0.0f32, f32::max);
@@ -123,7 +131,7 @@ pub fn select(
     let question = Question::new(bm25, text, 0.0);
     let evidence = question.held_weight(doc);
     let enough = evidence >= p.min_evidence && evidence >= p.min_share * question.weight();
-    enough.then_some((doc, top))
+    enough.then_some(Pick { doc, exact: false })
 }
 
 #[cfg(test)]
@@ -184,7 +192,7 @@ mod tests {
         let t = model.thresholds();
         let p = Params::new(t.salient);
         let pick = |text: &str| {
-            select(&bm25, &vectors, &model.embed(text), text, &p, &|_| true).map(|(d, _)| d)
+            select(&bm25, &vectors, &model.embed(text), text, &p, &|_| true).map(|pick| pick.doc)
         };
         assert_eq!(
             pick("fix the retry bug in the stripe payment webhook handler"),
@@ -218,7 +226,7 @@ mod tests {
         let vectors = semantic::embed_all(model, questions.iter().map(|q| (*q, "")));
         let p = Params::new(model.thresholds().salient);
         let pick = |text: &str, allowed: &dyn Fn(usize) -> bool| {
-            select(&bm25, &vectors, &model.embed(text), text, &p, allowed).map(|(d, _)| d)
+            select(&bm25, &vectors, &model.embed(text), text, &p, allowed).map(|pick| pick.doc)
         };
         assert_eq!(pick("fix the payment webhook handler", &|_| true), None);
         assert_eq!(

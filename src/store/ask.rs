@@ -366,7 +366,7 @@ impl Store {
         let qv = model.embed(intent);
         let picked =
             crate::recall::offer::select(&snap.bm25, vectors, &qv, intent, &params, &|_| true);
-        let Some((doc, _)) = picked else {
+        let Some(crate::recall::offer::Pick { doc, exact }) = picked else {
             return Ok(None);
         };
         let id = &snap.ids[doc];
@@ -377,8 +377,7 @@ impl Store {
             return Ok(None);
         }
         // Picked as an exact re-ask by its hash: confirm it, as `ask` does.
-        let by_hash = snap.bm25.exact_docs(intent).contains(&doc);
-        if by_hash
+        if exact
             && crate::recall::gate::normalise_question(&e.question)
                 != crate::recall::gate::normalise_question(intent)
         {
