@@ -9,10 +9,11 @@
 //!
 //! Without a record (a project set up by an older capn, a fresh clone, a deleted `.capn/`), or
 //! with one this user's capn did not sign (it came with the repository: see
-//! [`crate::install::record`]; it is left in place), it cannot prove what init added, so it removes only what is identical to what init writes:
-//! handlers equal to the ones in `hooks-config/` under the same event, a statusline command
-//! exactly as init writes it, the unmodified bundled skill, the `capn prune` line; it deletes no
-//! settings file, and the post-commit hook only when it is exactly the one init creates.
+//! [`crate::install::record`]; it is left in place), it cannot prove what init added, so it
+//! removes only what is identical to what init writes: handlers equal to the ones in
+//! `hooks-config/` under the same event, a statusline command exactly as init writes it, the
+//! unmodified bundled skill, the `capn prune` line; it deletes no settings file, and the
+//! post-commit hook only when it is exactly the one init creates.
 //!
 //! Either way, capn handlers it leaves (hand-written or edited ones) are listed. The charts in
 //! `.capn/` and the `.gitignore` line are user data and stay (the message says how to remove
