@@ -329,6 +329,8 @@ fn apply(store: &Store, args: &InitArgs, plan: Plan) -> Result<ExitCode> {
         done.push("added .capn/ to .gitignore".into());
     }
     let codex_changed = codex.changed();
+    // Why the install record could not be signed, as its latest save found (`None`: signed).
+    let mut unsigned = None;
     for ((f, label), fresh) in [
         (&claude, CLAUDE_SETTINGS),
         (&claude_local, CLAUDE_LOCAL_SETTINGS),
@@ -345,12 +347,12 @@ fn apply(store: &Store, args: &InitArgs, plan: Plan) -> Result<ExitCode> {
             }
             rec.set_file(label, f.original_bytes(), &f.bytes(), fresh);
         }
-        rec.save(&root)?;
+        unsigned = rec.save(&root)?;
         f.save()?;
     }
     if let SkillPlan::Install = skill {
         rec.skill = true;
-        rec.save(&root)?;
+        unsigned = rec.save(&root)?;
     }
     done.extend(install_skill(&root, &skill)?);
     if let Some((path, plan)) = git_hook {
@@ -361,7 +363,7 @@ fn apply(store: &Store, args: &InitArgs, plan: Plan) -> Result<ExitCode> {
                     .as_ref()
                     .is_some_and(|p| p.created && p.names(&root, &path));
             rec.post_commit = Some(RecordedPostCommit::new(&root, &path, created));
-            rec.save(&root)?;
+            unsigned = rec.save(&root)?;
         }
         if git_hook::apply_add(&path, &plan)? {
             done.push(format!(
@@ -370,9 +372,9 @@ fn apply(store: &Store, args: &InitArgs, plan: Plan) -> Result<ExitCode> {
             ));
         }
     }
-    // Saved above after each step (so a failure part way leaves a record of what was done);
-    // saved once more only to learn whether it could be signed (nothing is rewritten).
-    if let Some(why) = rec.save(&root)? {
+    // The record is saved after each step (so a failure part way leaves a record of what was
+    // done); the last save says whether the record as it stands could be signed.
+    if let Some(why) = unsigned {
         done.push(format!(
             "could not sign the install record ({why}): capn uninstall will treat it as not \
              yours and remove only what is identical to what capn init writes"
