@@ -222,7 +222,8 @@ pub fn load(root: &Path) -> Loaded {
         Ok(key) => key,
         Err(why) => return Loaded::Foreign(format!("its signature cannot be checked ({why})")),
     };
-    let ok = decode_hex(&claimed).is_some_and(|m| signer(&key, root, &r).verify_slice(&m).is_ok());
+    let ok = crate::store::fresh::decode_hex32(&claimed)
+        .is_some_and(|m| signer(&key, root, &r).verify_slice(&m).is_ok());
     if ok {
         Loaded::Found(r)
     } else {
@@ -241,17 +242,6 @@ fn signer(key: &[u8], root: &Path, rec: &InstallRecord) -> Hmac<sha2::Sha256> {
     m.update(b"\n");
     m.update(&serde_json::to_vec(rec).unwrap_or_default());
     m
-}
-
-/// Bytes from lowercase or uppercase hex; `None` for anything else.
-fn decode_hex(s: &str) -> Option<Vec<u8>> {
-    if !s.len().is_multiple_of(2) {
-        return None;
-    }
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
-        .collect()
 }
 
 /// This user's install key ([`KEY_FILE`]) for the project at `root`, made when there is none
