@@ -365,7 +365,7 @@ fn apply(store: &Store, args: &InitArgs, plan: Plan) -> Result<ExitCode> {
             rec.post_commit = Some(RecordedPostCommit::new(&root, &path, created));
             unsigned = rec.save(&root)?;
         }
-        if git_hook::apply_add(&path, &plan)? {
+        if git_hook::apply_add(&root, &path, &plan)? {
             done.push(format!(
                 "added capn prune to {}",
                 crate::store::display_rel(&root, &path)

@@ -2,10 +2,16 @@
 //!
 //! Where: the hooks folder git itself uses, from `git rev-parse --git-path hooks` run in the
 //! project. That honours `core.hooksPath` (husky and friends) and linked worktrees, whose hooks
-//! are the main repository's (`.git/worktrees/<name>/hooks` is never run). Without a usable `git`
-//! the folder is worked out from `.git` the way git lays it out: a `.git` folder, or a `.git`
-//! file (`gitdir: ...`) whose folder may name the shared one in `commondir`; `core.hooksPath` is
-//! not read then.
+//! are the main repository's (`.git/worktrees/<name>/hooks` is never run). Without a `git` program
+//! the folder is `.git/hooks` when `.git` is a real folder; a `.git` file is not followed then.
+//! When git runs but does not accept the project as a repository, nothing is written: a `.git`
+//! file git rejects would otherwise choose where capn writes.
+//!
+//! The folder must lie inside the project with no symlink between the project root and the hook
+//! ([`hooks_dir`]): a repository is untrusted input, and its `.git` file, `core.hooksPath` or a
+//! symlinked `.husky` must not steer a write elsewhere. So a linked worktree (whose hooks are the
+//! main checkout's) and a global `core.hooksPath` are refused with the line to add by hand; in a
+//! worktree, `init --git` in the main checkout adds it for every worktree.
 //!
 //! How: right after the `#!` line (at the top of a hook without one), before anything that could
 //! end the script early (`has_hook_script postcommit || exit 0`, `exec other-hook`, `set -e` and
@@ -99,21 +105,84 @@ const POSIX_SHELLS: [&str; 10] = [
     "sh", "bash", "dash", "ash", "ksh", "mksh", "pdksh", "zsh", "yash", "posh",
 ];
 
-/// The folder git runs the hooks of the repository at `root` from (see the module docs).
+/// The folder git runs the hooks of the repository at `root` from (see the module docs), checked
+/// to lie inside `root` with no symlink on the way.
 ///
-/// Errors: `root` has no `.git` (not a repository), or its `.git` file names no `gitdir`.
+/// Errors: `root` has no `.git` (not a repository); git does not accept it as one; without git, its
+/// `.git` is a file; the folder lies outside the project or behind a symlink ([`Refused`], with
+/// the line to add by hand).
 pub fn hooks_dir(root: &Path) -> Result<PathBuf> {
     let dot_git = root.join(".git");
-    if !dot_git.exists() {
+    if std::fs::symlink_metadata(&dot_git).is_err() {
         anyhow::bail!(
             "--git: {} is not a git repository (no .git found); run git init first",
             root.display()
         );
     }
-    if let Some(dir) = hooks_dir_from_git(root) {
-        return Ok(dir);
+    let dir = match hooks_dir_from_git(root) {
+        GitAnswer::Hooks(dir) => dir,
+        GitAnswer::NotThisRepository => {
+            return Err(Refused(format!(
+                "--git: git does not accept {} as a repository (is its .git damaged, or a file \
+                 naming another place?), so capn cannot tell where its hooks are; nothing was \
+                 written",
+                root.display()
+            ))
+            .into())
+        }
+        GitAnswer::NoGit => {
+            let meta = std::fs::symlink_metadata(&dot_git)
+                .with_context(|| format!("could not read {}", dot_git.display()))?;
+            if !meta.is_dir() {
+                return Err(Refused(format!(
+                    "--git: git was not found, and {} is not a folder (a worktree?), so capn \
+                     cannot tell where its hooks are; nothing was written",
+                    dot_git.display()
+                ))
+                .into());
+            }
+            dot_git.join("hooks")
+        }
+    };
+    inside_project(root, &dir)
+}
+
+/// `dir` with `.` and `..` worked out lexically, when it lies under `root` (as given or
+/// resolved) with no symlink between `root` and a file in it.
+///
+/// Errors: [`Refused`], naming the folder and the line to add by hand.
+fn inside_project(root: &Path, dir: &Path) -> Result<PathBuf> {
+    let mut norm = PathBuf::new();
+    for c in dir.components() {
+        match c {
+            std::path::Component::ParentDir => {
+                norm.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => norm.push(other),
+        }
     }
-    hooks_dir_from_layout(root)
+    let refuse = |why: String| -> anyhow::Error {
+        Refused(format!(
+            "--git: git runs this repository's hooks from {}, {why}; capn writes only inside the \
+             project, so nothing was written. In a linked worktree, run capn init --git in the \
+             main checkout; otherwise add this line to that folder's post-commit hook yourself: \
+             {PRUNE_GUARDED}",
+            dir.display()
+        ))
+        .into()
+    };
+    let real_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let anchor = if norm.starts_with(root) {
+        root
+    } else if norm.starts_with(&real_root) {
+        real_root.as_path()
+    } else {
+        return Err(refuse("outside the project".into()));
+    };
+    crate::fsutil::check_inside(anchor, &norm.join("post-commit"))
+        .map_err(|e| refuse(format!("which capn will not write to ({e})")))?;
+    Ok(norm)
 }
 
 /// The post-commit hook's path: `<hooks dir>/post-commit` ([`hooks_dir`]).
@@ -138,9 +207,19 @@ pub fn same_path(a: &Path, b: &Path) -> bool {
     a == b || resolved(a) == resolved(b)
 }
 
-/// Asks git. `None` when git cannot be run, fails, or answers for another repository (a `.git`
-/// in `root` that git does not accept, inside some other repository).
-fn hooks_dir_from_git(root: &Path) -> Option<PathBuf> {
+/// What git says about the hooks of the repository at a root.
+enum GitAnswer {
+    /// The hooks folder (absolute, or joined to the root).
+    Hooks(PathBuf),
+    /// git ran but failed, or answered for another repository (a `.git` in the root that git
+    /// does not accept, inside some other repository).
+    NotThisRepository,
+    /// git could not be started.
+    NoGit,
+}
+
+/// Asks git where the hooks of the repository at `root` are.
+fn hooks_dir_from_git(root: &Path) -> GitAnswer {
     let mut cmd = Command::new("git");
     cmd.args(["rev-parse", "--show-toplevel", "--git-path", "hooks"])
         .current_dir(root)
@@ -157,58 +236,27 @@ fn hooks_dir_from_git(root: &Path) -> Option<PathBuf> {
     ] {
         cmd.env_remove(var);
     }
-    let out = cmd.output().ok()?;
-    if !out.status.success() {
-        return None;
-    }
-    let text = String::from_utf8(out.stdout).ok()?;
-    let mut lines = text.lines();
-    let top = PathBuf::from(lines.next()?.trim_end_matches('\r'));
-    let hooks = PathBuf::from(lines.next()?.trim_end_matches('\r'));
-    if top.canonicalize().ok()? != root.canonicalize().ok()? {
-        return None;
-    }
-    Some(if hooks.is_absolute() {
-        hooks
-    } else {
-        root.join(hooks)
-    })
-}
-
-/// Works the hooks folder out from `.git` without git.
-fn hooks_dir_from_layout(root: &Path) -> Result<PathBuf> {
-    let dot_git = root.join(".git");
-    if dot_git.is_dir() {
-        return Ok(dot_git.join("hooks"));
-    }
-    let text = crate::fsutil::read_to_string(&dot_git, "git file")?;
-    let dir = text
-        .lines()
-        .find_map(|l| l.strip_prefix("gitdir:"))
-        .map(|d| PathBuf::from(d.trim()))
-        .with_context(|| format!("could not read gitdir from {}", dot_git.display()))?;
-    let git_dir = if dir.is_absolute() {
-        dir
-    } else {
-        root.join(dir)
+    let Ok(out) = cmd.output() else {
+        return GitAnswer::NoGit;
     };
-    // A linked worktree's git dir names the shared one, whose hooks git runs.
-    let commondir = crate::fsutil::read_host_file(&git_dir.join("commondir"), "git commondir")
-        .ok()
-        .flatten()
-        .map(|b| String::from_utf8_lossy(&b).into_owned());
-    let common = match commondir {
-        Some(c) if !c.trim().is_empty() => {
-            let c = PathBuf::from(c.trim());
-            if c.is_absolute() {
-                c
-            } else {
-                git_dir.join(c)
-            }
+    let answer = || -> Option<PathBuf> {
+        if !out.status.success() {
+            return None;
         }
-        _ => git_dir,
+        let text = String::from_utf8(out.stdout.clone()).ok()?;
+        let mut lines = text.lines();
+        let top = PathBuf::from(lines.next()?.trim_end_matches('\r'));
+        let hooks = PathBuf::from(lines.next()?.trim_end_matches('\r'));
+        if top.canonicalize().ok()? != root.canonicalize().ok()? {
+            return None;
+        }
+        Some(if hooks.is_absolute() {
+            hooks
+        } else {
+            root.join(hooks)
+        })
     };
-    Ok(common.join("hooks"))
+    answer().map_or(GitAnswer::NotThisRepository, GitAnswer::Hooks)
 }
 
 /// What adding the line to a hook comes to.
@@ -326,19 +374,25 @@ pub fn insert_prune(text: &str) -> String {
     out
 }
 
-/// Adds `capn prune` to the hook at `path` as [`plan_add`] planned: creates the folder and an
-/// executable hook when there is none. Returns whether it wrote.
+/// Adds `capn prune` to the hook at `path` (from [`post_commit_path`] of `root`) as
+/// [`plan_add`] planned: creates the missing folders below `root` (never through a symlink) and
+/// an executable hook when there is none. Returns whether it wrote.
 ///
-/// Errors: the folder or the file cannot be written.
-pub fn apply_add(path: &Path, plan: &AddPlan) -> Result<bool> {
+/// Errors: the folder or the file cannot be written, or a symlink appeared on the way.
+pub fn apply_add(root: &Path, path: &Path, plan: &AddPlan) -> Result<bool> {
     let (text, create) = match plan {
         AddPlan::Present => return Ok(false),
         AddPlan::Create(t) => (t, true),
         AddPlan::Update(t) => (t, false),
     };
     if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)
-            .with_context(|| format!("could not create {}", parent.display()))?;
+        let real_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+        let anchor = if parent.starts_with(root) {
+            root
+        } else {
+            &real_root
+        };
+        crate::fsutil::ensure_dir_inside(anchor, parent)?;
     }
     crate::fsutil::write_atomic(path, text.as_bytes())?;
     if create {
@@ -510,20 +564,30 @@ mod tests {
     }
 
     #[test]
-    fn layout_fallback_follows_gitdir_and_commondir() {
+    fn a_hooks_folder_outside_the_project_or_behind_a_symlink_is_refused() {
         let dir = tempfile::tempdir().unwrap();
-        let main = dir.path().join("main/.git");
-        let wt_git = main.join("worktrees/wt");
-        std::fs::create_dir_all(&wt_git).unwrap();
-        std::fs::write(wt_git.join("commondir"), "../..\n").unwrap();
-        let wt = dir.path().join("wt");
-        std::fs::create_dir_all(&wt).unwrap();
-        std::fs::write(wt.join(".git"), format!("gitdir: {}\n", wt_git.display())).unwrap();
-        std::fs::create_dir_all(main.join("hooks")).unwrap();
-        let hooks = hooks_dir_from_layout(&wt).unwrap();
+        let root = dir.path().join("p");
+        std::fs::create_dir_all(root.join(".git/hooks")).unwrap();
+        std::fs::create_dir_all(dir.path().join("decoy")).unwrap();
         assert_eq!(
-            hooks.canonicalize().unwrap(),
-            main.join("hooks").canonicalize().unwrap()
+            inside_project(&root, &root.join(".git/hooks")).unwrap(),
+            root.join(".git/hooks")
         );
+        assert_eq!(
+            inside_project(&root, &root.join("a/../.husky/_")).unwrap(),
+            root.join(".husky/_")
+        );
+        for outside in [dir.path().join("decoy"), root.join("../decoy/hooks")] {
+            let e = inside_project(&root, &outside).unwrap_err();
+            assert!(e.downcast_ref::<Refused>().is_some(), "{e:#}");
+            assert!(e.to_string().contains("outside the project"), "{e:#}");
+            assert!(e.to_string().contains(PRUNE_GUARDED), "{e:#}");
+        }
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink("../decoy", root.join(".husky")).unwrap();
+            let e = inside_project(&root, &root.join(".husky/_")).unwrap_err();
+            assert!(e.to_string().contains("symlink"), "{e:#}");
+        }
     }
 }

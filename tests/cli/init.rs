@@ -12,6 +12,14 @@ fn write_hook(env: &Env, rel: &str, content: &str) -> std::path::PathBuf {
     p
 }
 
+/// Writes an executable file at an absolute path (a decoy hook outside the project).
+#[cfg(unix)]
+fn write_hook_at(path: &std::path::Path, content: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    fs::write(path, content).unwrap();
+    fs::set_permissions(path, fs::Permissions::from_mode(0o755)).unwrap();
+}
+
 fn read_json(env: &Env, rel: &str) -> Value {
     serde_json::from_str(&env.read(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
 }
@@ -446,11 +454,12 @@ fn git_hook_goes_where_core_hooks_path_points() {
     assert!(!env.root.join(".husky/post-commit").exists());
 }
 
-/// In a linked worktree git runs the main repository's hooks, not
-/// .git/worktrees/<name>/hooks.
+/// In a linked worktree git runs the main checkout's hooks, which lie outside the worktree:
+/// `init --git` there is refused with the line to add by hand, and nothing is written; in the
+/// main checkout it adds the line for every worktree.
 #[cfg(unix)]
 #[test]
-fn git_hook_in_a_linked_worktree_goes_to_the_shared_hooks() {
+fn git_hook_in_a_linked_worktree_is_left_to_the_main_checkout() {
     let env = Env::new();
     if real_repo(&env).is_none() {
         return;
@@ -463,19 +472,14 @@ fn git_hook_in_a_linked_worktree_goes_to_the_shared_hooks() {
         None,
     );
     let wt = wt.canonicalize().unwrap();
-    env.run_cmd(env.cmd_in(&wt, &["init", "--git"]), b"").ok();
+    let run = env.run_cmd(env.cmd_in(&wt, &["init", "--git"]), b"");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stderr.contains("main checkout"), "{}", run.stderr);
+    assert!(run.stderr.contains(PRUNE_GUARDED), "{}", run.stderr);
     let shared = env.root.join(".git/hooks/post-commit");
-    assert!(
-        fs::read_to_string(&shared)
-            .unwrap_or_default()
-            .contains("capn prune"),
-        "not in {}",
-        shared.display()
-    );
-    assert!(!env
-        .root
-        .join(".git/worktrees/wt/hooks/post-commit")
-        .exists());
+    assert!(!shared.exists());
+    assert!(!wt.join(".capn").exists(), "a refusal writes nothing");
+    env.run(&["init", "--git"]).ok();
     let (path, log) = fake_capn(&env);
     git(
         &env,
@@ -485,7 +489,53 @@ fn git_hook_in_a_linked_worktree_goes_to_the_shared_hooks() {
     );
     assert_eq!(wait_for_log(&log), "prune\n");
     env.run_cmd(env.cmd_in(&wt, &["uninstall"]), b"").ok();
-    assert!(!shared.exists());
+    assert!(
+        shared.exists(),
+        "the worktree's uninstall keeps the main checkout's hook"
+    );
+}
+
+/// A repository cannot steer the hook write out of the project: not through a symlinked folder
+/// on `core.hooksPath` (husky's layout with a committed `.husky` link), nor through a `.git` file
+/// git does not accept. Nothing is written outside; the decoy hook keeps its bytes.
+#[cfg(unix)]
+#[test]
+fn git_hook_is_never_written_outside_the_project() {
+    let env = Env::new();
+    if real_repo(&env).is_none() {
+        return;
+    }
+    let decoy = env.tmp.path().join("decoy");
+    fs::create_dir_all(decoy.join("_")).unwrap();
+    let precious = "#!/bin/sh\necho precious\n";
+    write_hook_at(&decoy.join("_/post-commit"), precious);
+    std::os::unix::fs::symlink(&decoy, env.root.join(".husky")).unwrap();
+    git(
+        &env,
+        &env.root,
+        &["config", "core.hooksPath", ".husky/_"],
+        None,
+    );
+    let run = env.run(&["init", "--git"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stderr.contains("symlink"), "{}", run.stderr);
+    assert_eq!(
+        fs::read_to_string(decoy.join("_/post-commit")).unwrap(),
+        precious
+    );
+    env.run(&["uninstall"]).ok();
+    assert_eq!(
+        fs::read_to_string(decoy.join("_/post-commit")).unwrap(),
+        precious
+    );
+
+    // A `.git` file naming a place outside, which git rejects.
+    let other = env.tmp.path().join("other");
+    fs::create_dir_all(&other).unwrap();
+    fs::write(other.join(".git"), "gitdir: ../decoy2/not/yet\n").unwrap();
+    let run = env.run_cmd(env.cmd_in(&other, &["init", "--git"]), b"");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(!env.tmp.path().join("decoy2").exists());
 }
 
 /// A post-commit hook in another language is refused: exit 1, a message naming the

@@ -132,7 +132,14 @@ fn uninstall_after_moving_the_project_touches_only_this_project() {
     // Move the project away; a different project (also set up with --git) takes its old place.
     let moved = env.tmp.path().join("moved-project");
     fs::rename(&env.root, &moved).unwrap();
-    fs::create_dir_all(env.root.join(".git/hooks")).unwrap();
+    fs::create_dir_all(&env.root).unwrap();
+    let git_init = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&env.root)
+        .env("HOME", &env.home)
+        .status()
+        .unwrap();
+    assert!(git_init.success());
     env.run(&["init", "--git"]).ok();
     let other_hook = env.root.join(".git/hooks/post-commit");
     assert!(other_hook.exists());

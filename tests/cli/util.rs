@@ -63,9 +63,19 @@ impl Env {
         Env { tmp, root, home }
     }
 
-    /// A fresh temp project that is a git repo (a `.git` folder, enough for root discovery).
+    /// A fresh temp project that is a git repository (`git init`).
     pub fn git() -> Env {
         let env = Env::new();
+        // A real repository: `init --git` asks git where the hooks are and refuses a `.git` git
+        // does not accept.
+        let ok = Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(&env.root)
+            .env("HOME", &env.home)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "git init failed in {}", env.root.display());
         std::fs::create_dir_all(env.root.join(".git/hooks")).unwrap();
         env
     }
