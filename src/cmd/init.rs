@@ -52,8 +52,12 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
     store.check_dirs()?;
     let root = store.root.clone();
     check_project_paths(&root)?;
+    // Writers of .capn/ hold the lock from the first read: the plan reads install.json and the
+    // settings files, and a concurrent init or uninstall between that read and the writes would
+    // lose what one of them recorded. (No .capn/ yet: apply takes it once it has made one.)
+    let lock = store.lock_for_setup()?;
     let plan = plan(&root, args)?;
-    apply(&store, args, plan)
+    apply(&store, args, plan, lock)
 }
 
 fn plan(root: &Path, args: &InitArgs) -> Result<Plan> {
@@ -126,6 +130,7 @@ fn plan(root: &Path, args: &InitArgs) -> Result<Plan> {
         gitignore.is_some(),
         skill,
     )?;
+    record_fits(&rec, [&claude, &claude_local, &codex], &fresh)?;
     Ok(Plan {
         claude,
         claude_local,
@@ -163,6 +168,19 @@ fn refusals(
             );
         }
     }
+    // capn's own files in .capn/, written by apply: a folder, FIFO or symlink there is refused
+    // now, not after .gitignore and the settings files have changed.
+    for path in [
+        root.join(crate::store::STORE_DIR).join("config.json"),
+        record::record_path(root),
+    ] {
+        if let Some(why) = crate::fsutil::unwritable_reason(&path) {
+            anyhow::bail!(
+                "could not write {}: {why}; nothing was changed",
+                path.display()
+            );
+        }
+    }
     if let SkillPlan::Install = skill {
         let path = skill_path(root);
         if let Some(why) = crate::fsutil::unwritable_reason(&path) {
@@ -171,6 +189,30 @@ fn refusals(
                 path.display()
             );
         }
+    }
+    Ok(())
+}
+
+/// Refuses, before anything is written, a run whose install record would be too large for
+/// `uninstall` to read back ([`crate::fsutil::limits::HOST_FILE`]): the record keeps each
+/// changed settings file's bytes from before `init`, escaped as JSON, so a settings file of
+/// a few MiB can make one twice its size, and a record uninstall cannot read restores nothing.
+fn record_fits(rec: &InstallRecord, files: [&SettingsFile; 3], fresh: &[bool]) -> Result<()> {
+    let mut trial = rec.clone();
+    for ((f, label), fresh) in files.into_iter().zip(PROJECT_SETTINGS).zip(fresh) {
+        if f.changed() {
+            trial.set_file(label, f.original_bytes(), &f.bytes(), *fresh);
+        }
+    }
+    let size = serde_json::to_string_pretty(&trial)?.len() as u64 + 200; // + version and mac
+    if size > crate::fsutil::limits::HOST_FILE {
+        anyhow::bail!(
+            "the settings files are too large for capn to keep a copy it could restore them \
+             from ({size} bytes of install record, over the {}-byte limit uninstall reads); \
+             nothing was changed (register the capn hooks by hand: INSTALL.md, \"Registering by \
+             hand\")",
+            crate::fsutil::limits::HOST_FILE
+        );
     }
     Ok(())
 }
@@ -292,7 +334,12 @@ fn merge_statusline(
     }
 }
 
-fn apply(store: &Store, args: &InitArgs, plan: Plan) -> Result<ExitCode> {
+fn apply(
+    store: &Store,
+    args: &InitArgs,
+    plan: Plan,
+    lock: Option<crate::store::lock::StoreLock>,
+) -> Result<ExitCode> {
     let root = store.root.clone();
     let Plan {
         claude,
@@ -310,7 +357,10 @@ fn apply(store: &Store, args: &InitArgs, plan: Plan) -> Result<ExitCode> {
         done.insert(0, "created .capn/".into());
     }
     // Writers of .capn/ hold the lock: config.json and install.json are written below.
-    let _lock = store.lock_for_setup()?;
+    let _lock = match lock {
+        Some(lock) => Some(lock),
+        None => store.lock_for_setup()?,
+    };
     let embedding = if args.no_embedding {
         Some(false)
     } else if args.embedding || !store.config_path().exists() {

@@ -103,3 +103,43 @@ fn init_and_uninstall_wait_for_the_writers_lock() {
         assert!(child.wait().unwrap().success(), "{args:?}");
     }
 }
+
+/// `init` reads the settings files and the install record under the lock, not before waiting
+/// for it: an `uninstall` that ran while it waited is seen, so the record of the user's own
+/// bytes is not lost to a plan made from what was there before (a breaker's init/uninstall race
+/// ended with `"files": []` and the user's formatting gone).
+#[test]
+fn init_plans_under_the_writers_lock() {
+    let env = Env::git();
+    let mine = "{\n  \"model\": \"x\",\n  \"hooks\": {\"Stop\": [{\"hooks\": [{\"type\":\"command\",\"command\":\"mine\"}]}]}\n}\n";
+    env.write(".claude/settings.json", mine);
+    env.run(&["init"]).ok();
+    let lock = std::fs::File::options()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(env.root.join(".capn/lock"))
+        .unwrap();
+    lock.lock().unwrap();
+    let child = env
+        .cmd(&["init"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    // What an uninstall would have done meanwhile: the user's file back, the record gone.
+    env.write(".claude/settings.json", mine);
+    std::fs::remove_file(env.root.join(".capn/install.json")).unwrap();
+    drop(lock);
+    assert!(child.wait_with_output().unwrap().status.success());
+    // Planned from the files as they were once it held the lock: the hooks are in again.
+    assert!(
+        env.read(".claude/settings.json").contains("capn"),
+        "init planned from the files it read before waiting:\n{}",
+        env.read(".claude/settings.json")
+    );
+    env.run(&["uninstall"]).ok();
+    assert_eq!(env.read(".claude/settings.json"), mine);
+}

@@ -407,3 +407,35 @@ fn the_install_record_is_bound_to_the_project_and_a_usable_key() {
         run.stdout
     );
 }
+
+/// A refusal found while planning leaves the project as it was: an install record capn cannot
+/// write (here a folder) is refused before `.gitignore` or `config.json` change.
+#[test]
+fn init_refuses_an_unwritable_install_record_before_changing_anything() {
+    let env = Env::git();
+    fs::create_dir_all(env.root.join(".capn/install.json")).unwrap();
+    env.write(".gitignore", "node_modules\n");
+    let run = env.run(&["init"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stderr.contains("install.json"), "{}", run.stderr);
+    assert_eq!(env.read(".gitignore"), "node_modules\n");
+    assert!(!env.root.join(".capn/config.json").exists());
+}
+
+/// The record keeps the settings file's bytes from before init, escaped as JSON: a 5 MB file of
+/// quotes makes a 10 MB record, over what uninstall reads. Init refuses before writing, instead
+/// of promising a restore uninstall could not do.
+#[test]
+fn init_refuses_settings_too_large_to_record() {
+    let env = Env::git();
+    let big = format!(
+        "{{\n  \"notes\": \"{}\",\n  \"model\": \"x\"\n}}\n",
+        "\\\"".repeat(2_500_000)
+    );
+    env.write(".claude/settings.json", &big);
+    let run = env.run(&["init"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stderr.contains("too large"), "{}", run.stderr);
+    assert_eq!(env.read(".claude/settings.json"), big);
+    assert!(!env.root.join(".capn/install.json").exists());
+}
