@@ -104,9 +104,9 @@ fn plan(root: &Path, args: &InitArgs) -> Result<Plan> {
         }
         record::Loaded::Foreign(why) => {
             done.push(format!(
-                "replaced the install record .capn/install.json: {why}, so capn init did not \
-                 write it for you (it may have come with the repository); capn uninstall will \
-                 only remove what this run records"
+                "replaced the install record .capn/install.json: {why} (capn trusts only a \
+                 record capn init wrote for you in this project; this one may have come with the \
+                 repository); capn uninstall will only remove what this run records"
             ));
             InstallRecord::default()
         }

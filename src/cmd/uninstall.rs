@@ -54,8 +54,9 @@ pub fn run(_args: &UninstallArgs) -> Result<ExitCode> {
         record::Loaded::Foreign(why) => {
             // Not this user's (module docs of install::record): trusted for nothing, and kept.
             done.push(format!(
-                "ignored the install record .capn/install.json and left it in place: {why}, so \
-                 capn init did not write it for you (it may have come with the repository)"
+                "ignored the install record .capn/install.json and left it in place: {why} \
+                 (capn trusts only a record capn init wrote for you in this project; this one may \
+                 have come with the repository)"
             ));
             foreign = true;
             None
@@ -77,7 +78,7 @@ pub fn run(_args: &UninstallArgs) -> Result<ExitCode> {
         None => undo_unrecorded_files(&root, &mut done)?,
     }
     let kept = kept_lines(&files, rec.is_some());
-    if rec.is_none() && !(done.is_empty() && kept.is_empty()) {
+    if rec.is_none() && !foreign && !(done.is_empty() && kept.is_empty()) {
         done.insert(
             0,
             "no install record (.capn/install.json; a project set up by an older capn has \

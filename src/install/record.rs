@@ -15,7 +15,9 @@
 //! random bytes in the per-user state dir (`install.key`, mode 0600, made by the first `init`;
 //! never a state dir inside the project, where a repository could ship a key). A record without
 //! a valid `mac` (from the repository, another user, another project, or a capn that did not sign)
-//! is not this user's for this project: `init` starts a new one, and `uninstall` works as
+//! is not this user's for this project, and neither is a signed one whose `project` names
+//! another path *and* another folder (device and inode): a project moved or renamed keeps its
+//! folder, and its record; a copy gets a new folder. Such a record is foreign: `init` starts a new one, and `uninstall` works as
 //! without a record (removing only what is identical to what `init` writes, deleting no settings
 //! file) and leaves that file alone. When no key can be made, `init` says the record is unsigned.
 //!
@@ -35,6 +37,7 @@
 //!              "after_sha256": "9f86d0..."}],
 //!   "replaced": [{"file": ".claude/settings.json", "event": "Stop", "matcher": null,
 //!                 "handler": {"type": "command", "command": "capn nudge"}}],
+//!   "project": {"path": "/home/me/shop", "dev": 2049, "ino": 1835011},
 //!   "mac": "5c2e…"
 //! }
 //! ```
@@ -81,10 +84,41 @@ pub struct InstallRecord {
     pub files: Vec<RecordedFile>,
     /// Registrations of older capn versions that `init` replaced (put back by `uninstall`).
     pub replaced: Vec<RecordedReplaced>,
+    /// The project the record was written for (signed with the rest): a record is this
+    /// project's when it names this path or this folder (module docs). `None` in records of
+    /// capn before 0.4, which signed the path alone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project: Option<ProjectId>,
     /// Lowercase hex HMAC-SHA256 of the rest under this user's key (module docs); `None` in a
     /// loaded record (checked and taken off) and before saving.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mac: Option<String>,
+}
+
+/// Where and which folder a project was when `init` recorded it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProjectId {
+    /// The project root, resolved (symlinks, `..`).
+    pub path: String,
+    /// The root folder's device and inode numbers (`stat`): they stay when the folder is moved
+    /// or renamed within a file system, and a copy gets new ones.
+    pub dev: u64,
+    /// See `dev`.
+    pub ino: u64,
+}
+
+impl ProjectId {
+    /// The identity of the project at `root` now; `None` when its folder cannot be read.
+    pub fn of(root: &Path) -> Option<ProjectId> {
+        use std::os::unix::fs::MetadataExt;
+        let path = std::fs::canonicalize(root).ok()?;
+        let meta = std::fs::metadata(&path).ok()?;
+        Some(ProjectId {
+            path: path.to_string_lossy().into_owned(),
+            dev: meta.dev(),
+            ino: meta.ino(),
+        })
+    }
 }
 
 /// A settings file as it was before `init` changed it.
@@ -204,6 +238,11 @@ pub fn record_path(root: &Path) -> PathBuf {
 
 /// Loads the record of the project at `root`.
 pub fn load(root: &Path) -> Loaded {
+    load_with(root, || user_key(false, root))
+}
+
+/// [`load`], checking the signature under the key `key` gives.
+fn load_with(root: &Path, key: impl FnOnce() -> std::result::Result<Vec<u8>, String>) -> Loaded {
     let path = record_path(root);
     // Never blocking, never through a symlink (a repository is untrusted input).
     let bytes = match crate::fsutil::read_host_file(&path, "install record") {
@@ -218,24 +257,47 @@ pub fn load(root: &Path) -> Loaded {
     let Some(claimed) = r.mac.take() else {
         return Loaded::Foreign("it carries no signature".into());
     };
-    let key = match user_key(false, root) {
+    let key = match key() {
         Ok(key) => key,
         Err(why) => return Loaded::Foreign(format!("its signature cannot be checked ({why})")),
     };
+    let here = resolved(root);
+    // Records since 0.4 sign the project they name; earlier ones signed the path alone.
+    let signed_for = r
+        .project
+        .as_ref()
+        .map_or_else(|| here.clone(), |p| PathBuf::from(&p.path));
     let ok = crate::store::fresh::decode_hex32(&claimed)
-        .is_some_and(|m| signer(&key, root, &r).verify_slice(&m).is_ok());
-    if ok {
-        Loaded::Found(r)
-    } else {
-        Loaded::Foreign("its signature is not this user's".into())
+        .is_some_and(|m| signer(&key, &signed_for, &r).verify_slice(&m).is_ok());
+    if !ok {
+        return Loaded::Foreign("its signature is not this user's".into());
     }
+    if let Some(p) = &r.project {
+        // Moved or renamed: another path, the same folder. A copy: another folder.
+        let same_folder =
+            ProjectId::of(root).is_some_and(|now| now.dev == p.dev && now.ino == p.ino);
+        if Path::new(&p.path) != here && !same_folder {
+            return Loaded::Foreign(format!(
+                "it was written for the project at {} (this is a copy of it, or it was copied \
+                 here)",
+                p.path
+            ));
+        }
+    }
+    Loaded::Found(r)
+}
+
+/// `root` with its symlinks and `..` resolved (as given when it cannot be).
+fn resolved(root: &Path) -> PathBuf {
+    std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf())
 }
 
 /// The HMAC of `rec` (whose `mac` is `None`) for the project at `root` under `key`, before
-/// finalising. The project's path is signed too: a record copied into another project (with
-/// `.capn/`) describes what init did there, not here.
+/// finalising. The project's path is signed too (and, since 0.4, its folder's identity, in
+/// `rec.project`): a record copied into another project (with `.capn/`) describes what init
+/// did there, not here.
+/// `root` is the resolved path (as in [`ProjectId::path`]).
 fn signer(key: &[u8], root: &Path, rec: &InstallRecord) -> Hmac<sha2::Sha256> {
-    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     let mut m = Hmac::<sha2::Sha256>::new_from_slice(key).expect("HMAC takes keys of any length");
     m.update(b"capn-hook install record\n");
     m.update(root.as_os_str().as_encoded_bytes());
@@ -405,6 +467,15 @@ impl InstallRecord {
     ///
     /// Errors: the file cannot be written.
     pub fn save(&self, root: &Path) -> Result<Option<String>> {
+        self.save_with(root, || user_key(true, root))
+    }
+
+    /// [`InstallRecord::save`], signing with the key `key` gives.
+    fn save_with(
+        &self,
+        root: &Path,
+        key: impl FnOnce() -> std::result::Result<Vec<u8>, String>,
+    ) -> Result<Option<String>> {
         let path = record_path(root);
         if self.is_empty() && !path.exists() {
             return Ok(None);
@@ -412,11 +483,12 @@ impl InstallRecord {
         let mut r = self.clone();
         r.version = RECORD_VERSION;
         r.mac = None;
+        r.project = ProjectId::of(root);
         // Unsigned when this user's key cannot be made: `uninstall` then works as without one.
-        let unsigned = match user_key(true, root) {
+        let unsigned = match key() {
             Ok(key) => {
                 r.mac = Some(crate::store::entry::hex(
-                    &signer(&key, root, &r).finalize().into_bytes(),
+                    &signer(&key, &resolved(root), &r).finalize().into_bytes(),
                 ));
                 None
             }
@@ -451,10 +523,13 @@ mod tests {
 
     #[test]
     fn round_trips_and_merges_without_duplicates() {
+        // A fixed key: the user's own state dir is never touched by a test.
+        let key = || Ok(vec![7u8; KEY_LEN]);
+        let load = |root: &Path| load_with(root, key);
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join(".capn")).unwrap();
         assert!(matches!(load(dir.path()), Loaded::Missing));
-        InstallRecord::default().save(dir.path()).unwrap();
+        InstallRecord::default().save_with(dir.path(), key).unwrap();
         assert!(
             !record_path(dir.path()).exists(),
             "an empty record is not written"
@@ -465,7 +540,7 @@ mod tests {
         r.add_handler(".claude/settings.json", "PreCompact", &h);
         r.add_created_file(".codex/hooks.json");
         r.add_created_file(".codex/hooks.json");
-        r.save(dir.path()).unwrap();
+        assert_eq!(r.save_with(dir.path(), key).unwrap(), None, "signed");
         let Loaded::Found(back) = load(dir.path()) else {
             panic!("not found")
         };

@@ -439,3 +439,27 @@ fn init_refuses_settings_too_large_to_record() {
     assert_eq!(env.read(".claude/settings.json"), big);
     assert!(!env.root.join(".capn/install.json").exists());
 }
+
+/// A project moved or renamed keeps its folder, so its record stays its own: uninstall puts
+/// back the registration init replaced and restores the file byte for byte (both helpers found
+/// a plain `mv` turned the user's record into a "foreign" one and lost the restore).
+#[test]
+fn the_install_record_survives_moving_the_project() {
+    let env = Env::git();
+    let before = "{\"hooks\":{\"Stop\":[{\"hooks\":[{\"type\":\"command\",\"command\":\"capn nudge\"}]}]}}\n";
+    env.write(".claude/settings.json", before);
+    env.run(&["init"]).ok();
+    let moved = env.tmp.path().join("renamed");
+    fs::rename(&env.root, &moved).unwrap();
+    let run = env.run_cmd(env.cmd_in(&moved, &["uninstall"]), b"").ok();
+    assert!(
+        !run.stdout.contains("ignored the install record"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(
+        fs::read_to_string(moved.join(".claude/settings.json")).unwrap(),
+        before
+    );
+    assert!(!moved.join(".capn/install.json").exists());
+}
