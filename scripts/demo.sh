@@ -4,16 +4,20 @@
 # file is edited to show that its answers delete themselves. Nothing in your clone is changed.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
-echo "Building the release binary (the first build takes a few minutes, about 5 on 2 cores; later runs are instant)..."
+echo "Building the release binary (the first build takes a few minutes, 5 to 8 on 2 cores; later runs are instant)..."
 cargo build --release --manifest-path "$here/Cargo.toml"
 capn="$here/target/release/capn"
 
-work="$(mktemp -d "${TMPDIR:-/tmp}/capn-demo.XXXXXX")"
-trap 'rm -rf "$work"' EXIT
+scratch="$(mktemp -d "${TMPDIR:-/tmp}/capn-demo.XXXXXX")"
+trap 'rm -rf "$scratch"' EXIT
+# The project and a home for this run side by side: the per-user state dir (where capn keeps
+# the key that signs its install record) must lie outside the project.
+work="$scratch/project"
+mkdir -p "$work"
 git -C "$here" ls-files -z | (cd "$here" && xargs -0 tar cf -) | tar xf - -C "$work"
 cd "$work"
 git init -q .
-export HOME="$work/.home" XDG_STATE_HOME="$work/.home/state"
+export HOME="$scratch/home" XDG_STATE_HOME="$scratch/home/state"
 mkdir -p "$HOME"
 
 step() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
