@@ -95,7 +95,7 @@ pub struct AskArgs {
 /// `capn chart`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Chart after real exploration: one atomic question, the files that answer it, and details\nfor line numbers and gotchas. Charting the same question again replaces its entry.\n\nExamples:\n  capn chart \"where are payment webhooks handled?\" \\\n    --files src/api/webhooks.ts,src/billing/stripe.ts\n  capn chart \"how is the session cookie signed?\" --files src/auth/session.ts \\\n    --details \"sign() near line 80; key rotates daily\""
+    after_help = "Chart after real exploration: one atomic question, the files that answer it, and details\nfor line numbers and gotchas. Charting the same question again (case, punctuation and spacing\naside) replaces its entry.\n\nExamples:\n  capn chart \"where are payment webhooks handled?\" \\\n    --files src/api/webhooks.ts,src/billing/stripe.ts\n  capn chart \"how is the session cookie signed?\" --files src/auth/session.ts \\\n    --details \"sign() near line 80; key rotates daily\""
 )]
 pub struct ChartArgs {
     /// The question the files answer (one line).

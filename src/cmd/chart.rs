@@ -85,10 +85,54 @@ pub fn run(args: &ChartArgs) -> Result<ExitCode> {
         details,
     };
     write_entry(&mut w, entry, &hashed)?;
+    let replaced = replace_same_question(&mut w, &id, question)?;
     w.finish_or_warn();
     let mut out = std::io::stdout().lock();
-    writeln!(out, "charted {id}")?;
+    if replaced.is_empty() {
+        writeln!(out, "charted {id}")?;
+    } else {
+        writeln!(
+            out,
+            "charted {id} (replaces {}: the same question, written differently)",
+            replaced.join(", ")
+        )?;
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Deletes the other entries that ask `question` once case, punctuation and whitespace are set
+/// aside (the exact re-ask of `ask`, [`crate::recall::gate::normalise_question`]): charting the
+/// same question again replaces its entry, however it is written. Each is confirmed against its
+/// own file (the index only holds a hash). Returns their ids.
+///
+/// Errors: an entry cannot be deleted.
+fn replace_same_question(
+    w: &mut crate::store::Writer,
+    id: &str,
+    question: &str,
+) -> Result<Vec<String>> {
+    let norm = crate::recall::gate::normalise_question(question);
+    let mut positions = Vec::new();
+    let mut ids = Vec::new();
+    for pos in w.snap.bm25.exact_docs(question) {
+        let Some(other) = w.snap.ids.get(pos).cloned() else {
+            continue;
+        };
+        if other == id {
+            continue;
+        }
+        let path = w.store.entry_path(&other);
+        let same = crate::store::index::read_entry(&path, &format!("{other}.md"))
+            .is_ok_and(|e| crate::recall::gate::normalise_question(&e.question) == norm);
+        if same {
+            positions.push(pos);
+            ids.push(other);
+        }
+    }
+    if !positions.is_empty() {
+        w.delete_positions(&positions)?;
+    }
+    Ok(ids)
 }
 
 /// Checks that `entry` fits the entry size limit and parses back exactly (CRLF and blank edge

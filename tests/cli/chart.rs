@@ -727,3 +727,41 @@ fn charting_before_init_says_how_to_finish_the_set_up_once() {
         .ok();
     assert!(!run.stderr.contains("capn init"), "{}", run.stderr);
 }
+
+/// Charting a question again replaces its entry however it is written: `ask` treats "Where are
+/// emails sent?" and "where are emails sent" as one question, so `chart` keeps one entry for
+/// them (a new user found two answers with score 100).
+#[test]
+fn charting_the_same_question_written_differently_replaces_its_entry() {
+    let env = Env::git();
+    env.write("mail.ts", "send()\n");
+    env.write("queue.ts", "enqueue()\n");
+    let first = chart_id(env.run(&["chart", "Where are emails sent?", "--files", "mail.ts"]));
+    let run = env
+        .run(&[
+            "chart",
+            "where are  EMAILS sent",
+            "--files",
+            "mail.ts,queue.ts",
+        ])
+        .ok();
+    let second = run
+        .stdout
+        .trim()
+        .strip_prefix("charted ")
+        .and_then(|s| s.split(' ').next())
+        .unwrap()
+        .to_string();
+    assert_ne!(first, second);
+    assert_eq!(
+        run.stdout,
+        format!("charted {second} (replaces {first}: the same question, written differently)\n")
+    );
+    assert_eq!(entry_files(&env), [format!("{second}.md")]);
+    let hits = env.run(&["ask", "Where are emails sent?"]).ok().stdout;
+    assert_eq!(hits.lines().count(), 1, "{hits}");
+    // A different question that shares the words is kept.
+    env.run(&["chart", "Where are emails sent from?", "--files", "mail.ts"])
+        .ok();
+    assert_eq!(entry_files(&env).len(), 2);
+}
