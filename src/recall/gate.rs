@@ -31,6 +31,10 @@
 //!    question (0.15) or such terms together carry twice that. A long question can leave a few
 //!    minor words unmatched; a short one cannot leave out its subject.
 //!
+//! Before these steps, a chart that holds the opposite of a question word instead of the word
+//! ("sent" for "received", "log in" for "log out") fails outright ([`super::opposites`]): token
+//! vectors put opposites close, so alignment would admit them.
+//!
 //! A chart that fails is at most "related". All four thresholds belong to the model
 //! (`assets/model/config.json`); the gate applies in both search modes (with the embedding off,
 //! the token vectors still align words: they are part of the binary, not of the store).
@@ -39,6 +43,7 @@
 //! punctuation and whitespace are set aside ([`exact_key`]) is always that chart's answer.
 
 use super::background;
+use super::opposites::Opposable;
 use super::stopwords::is_stop_word;
 use super::tokenize::{pieces, Analyzer, Piece};
 use super::{Bm25Index, Doc};
@@ -149,6 +154,8 @@ pub struct Question {
     exact: Vec<usize>,
     /// Token vectors of words met so far (question and chart words), by word.
     vectors: RefCell<HashMap<String, Vec<f32>>>,
+    /// What a chart could contradict ([`super::opposites`]).
+    opposable: Opposable,
 }
 
 impl Question {
@@ -207,6 +214,7 @@ impl Question {
             norm: normalise_question(query),
             exact: bm25.exact_docs(query),
             vectors: RefCell::default(),
+            opposable: Opposable::of(query),
         }
     }
 
@@ -296,6 +304,9 @@ impl Question {
         model: Option<&Model>,
         t: &Thresholds,
     ) -> Option<&'q str> {
+        if let Some(word) = self.contradicted(doc) {
+            return Some(word);
+        }
         let (terms, words) = doc_vocabulary(doc);
         self.judge(
             &|q| terms.contains(&q.term),
@@ -316,6 +327,11 @@ impl Question {
         model: Option<&Model>,
         t: &Thresholds,
     ) -> Option<Option<&'q str>> {
+        if !self.opposable.is_empty() {
+            if let Some(word) = self.contradicted(&text(doc)?.as_doc()) {
+                return Some(Some(word));
+            }
+        }
         let has =
             |q: &QueryTerm| u32::try_from(doc).is_ok_and(|d| q.docs.binary_search(&d).is_ok());
         self.judge(
@@ -324,6 +340,17 @@ impl Question {
             model,
             t,
         )
+    }
+
+    /// The word or phrase of the question whose opposite `doc` holds instead of it
+    /// ([`super::opposites`]): such a chart never answers.
+    fn contradicted(&self, doc: &Doc<'_>) -> Option<&str> {
+        if self.opposable.is_empty() {
+            return None;
+        }
+        let mut texts = vec![doc.question, doc.details];
+        texts.extend(doc.files.iter().map(String::as_str));
+        self.opposable.contradicted(&texts)
     }
 
     /// The gate's rule (module docs, step 3): `has(term)` says whether the chart holds a term

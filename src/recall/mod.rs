@@ -45,6 +45,7 @@ mod build;
 pub mod gate;
 pub mod intent;
 pub mod offer;
+pub mod opposites;
 pub mod semantic;
 mod stopwords;
 mod tokenize;

@@ -355,6 +355,14 @@ impl Analyzer {
         }
     }
 
+    /// The stem of one lowercase word, stop word or not (a word with a digit is kept as is).
+    pub(crate) fn stem_word(&self, word: &str) -> String {
+        if word.bytes().any(|b| b.is_ascii_digit()) {
+            return word.to_string();
+        }
+        self.stemmer.stem(word).into_owned()
+    }
+
     /// Calls `emit(term, is_compound)` for every term of `text`, in order.
     pub(crate) fn terms(&self, text: &str, emit: &mut dyn FnMut(&str, bool)) {
         let mut buf = String::new();

@@ -293,3 +293,33 @@ fn a_related_suggestion_never_claims_a_score_of_100() {
         assert!(v["score"].as_u64().unwrap() <= 99, "{line}");
     }
 }
+
+/// A question that asks for the opposite of a chart is not answered by it, in both modes: token
+/// vectors put opposites close ("sent"/"received"), and a particle ("in"/"out") weighs nothing.
+/// A new user got each of these answered with scores 97-99.
+#[test]
+fn a_question_asking_the_opposite_is_not_answered() {
+    for mode in MODES {
+        let env = store(mode);
+        let sent = chart(&env, "Where are emails sent?", "mail.ts");
+        let login = chart(&env, "How does a user log in?", "auth.ts");
+        let paid = chart(&env, "Where is an invoice marked as paid?", "inv.ts");
+        for asked in [
+            "Where are emails received?",
+            "How does a user log out?",
+            "Where is an invoice marked as unpaid?",
+        ] {
+            let run = env.run(&["ask", asked]);
+            assert_eq!(run.code, 1, "{mode:?} {asked}: {}", run.stdout);
+            assert_eq!(run.stdout, "", "{mode:?} {asked}");
+        }
+        for (asked, id) in [
+            ("where do we send emails", &sent),
+            ("How does a user log in", &login),
+            ("where are invoices marked paid", &paid),
+        ] {
+            let hits = env.run(&["ask", asked]).ok().jsonl();
+            assert_eq!(hits[0]["id"], id.as_str(), "{mode:?} {asked}");
+        }
+    }
+}

@@ -1,0 +1,329 @@
+//! Questions that ask for the opposite of what a chart says: "Where are emails received?"
+//! against the chart "Where are emails sent?", "How does a user log out?" against "…log in?",
+//! "…marked as unpaid?" against "…marked as paid?".
+//!
+//! The answer gate ([`super::gate`]) matches words by meaning with token vectors, and
+//! distributional vectors put opposites close: they occur in the same contexts ("sent" and
+//! "received" 0.75, "enabled" and "disabled" 0.80, "paid" and "unpaid" 0.57 in the embedded
+//! model), and a particle ("in", "out") is a stop word that weighs nothing. So opposites are
+//! told apart here, by form and by a list, before any vector is consulted:
+//!
+//! - **Negating prefix.** `un-` or `non-` before a word of at least four letters (`unpaid` /
+//!   `paid`, `unlock` / `lock`, `nonblocking` / `blocking`). Other negating prefixes (`in-`,
+//!   `dis-`) also begin ordinary words (`input`/`put`, `display`/`play`), so their pairs are
+//!   listed instead.
+//! - **Listed pairs** ([`PAIRS`]): opposite actions and states of software English (send /
+//!   receive, enable / disable, upload / download, encrypt / decrypt, …), compared by stem so
+//!   inflections count (`sends`, `sending`). Written for this gate from general vocabulary, not
+//!   from any benchmark's questions.
+//! - **Opposite particles** after the same word: `log in` / `log out`, `turn on` / `turn off`,
+//!   `scale up` / `scale down`.
+//!
+//! A question word contradicts a chart when the chart holds its opposite and not the word
+//! itself (by stem, in the chart's question, details or file paths), and the question does not
+//! name the opposite too (then it asks about both): such a chart is at most a "related"
+//! suggestion, however close it ranks.
+
+use super::tokenize::{pieces, Analyzer, Piece};
+use std::collections::HashSet;
+
+/// Opposite words of software English, both directions implied. Irregular forms are listed
+/// beside their stems (`sent` / `received`).
+pub const PAIRS: &[(&str, &str)] = &[
+    ("send", "receive"),
+    ("sent", "received"),
+    ("sender", "receiver"),
+    ("sender", "recipient"),
+    ("enable", "disable"),
+    ("allow", "disallow"),
+    ("allow", "deny"),
+    ("accept", "reject"),
+    ("approve", "reject"),
+    ("show", "hide"),
+    ("shown", "hidden"),
+    ("visible", "hidden"),
+    ("visible", "invisible"),
+    ("open", "close"),
+    ("start", "stop"),
+    ("begin", "end"),
+    ("create", "delete"),
+    ("create", "destroy"),
+    ("add", "remove"),
+    ("insert", "remove"),
+    ("push", "pull"),
+    ("upload", "download"),
+    ("import", "export"),
+    ("read", "write"),
+    ("reader", "writer"),
+    ("encrypt", "decrypt"),
+    ("encode", "decode"),
+    ("serialize", "deserialize"),
+    ("serialise", "deserialise"),
+    ("compress", "decompress"),
+    ("connect", "disconnect"),
+    ("login", "logout"),
+    ("signin", "signout"),
+    ("signup", "signout"),
+    ("subscribe", "unsubscribe"),
+    ("register", "deregister"),
+    ("activate", "deactivate"),
+    ("active", "inactive"),
+    ("valid", "invalid"),
+    ("complete", "incomplete"),
+    ("correct", "incorrect"),
+    ("secure", "insecure"),
+    ("public", "private"),
+    ("input", "output"),
+    ("inbound", "outbound"),
+    ("incoming", "outgoing"),
+    ("request", "response"),
+    ("success", "failure"),
+    ("succeed", "fail"),
+    ("succeeded", "failed"),
+    ("successful", "failed"),
+    ("min", "max"),
+    ("minimum", "maximum"),
+    ("increase", "decrease"),
+    ("increment", "decrement"),
+    ("upgrade", "downgrade"),
+    ("first", "last"),
+    ("before", "after"),
+    ("next", "previous"),
+    ("online", "offline"),
+    ("install", "uninstall"),
+    ("mount", "unmount"),
+    ("grant", "revoke"),
+    ("attach", "detach"),
+    ("expand", "collapse"),
+    ("credit", "debit"),
+    ("deposit", "withdraw"),
+    ("buy", "sell"),
+    ("ascending", "descending"),
+    ("asc", "desc"),
+    ("include", "exclude"),
+    ("pause", "resume"),
+    ("suspend", "resume"),
+    ("freeze", "unfreeze"),
+    ("select", "deselect"),
+    ("synchronous", "asynchronous"),
+    ("sync", "async"),
+    ("lock", "unlock"),
+    ("paid", "unpaid"),
+];
+
+/// Particles that reverse a verb ("log in" / "log out").
+const PARTICLES: &[(&str, &str)] = &[("in", "out"), ("on", "off"), ("up", "down")];
+
+/// Negating prefixes recognised by form (module docs).
+const NEGATING: &[&str] = &["un", "non"];
+
+/// What a question could contradict, found once per question.
+#[derive(Debug, Clone, Default)]
+pub struct Opposable {
+    /// Per question word that has opposites: the word as asked, its stem, its opposites' stems.
+    words: Vec<(String, String, Vec<String>)>,
+    /// Per "word particle" pair of the question: the phrase as asked, the word's stem, the
+    /// particle, and the opposite particle.
+    phrases: Vec<(String, String, &'static str, &'static str)>,
+}
+
+impl Opposable {
+    /// The words and phrases of `question` that have opposites.
+    pub fn of(question: &str) -> Opposable {
+        let analyzer = Analyzer::default();
+        let words = words_of(question);
+        let mut out = Opposable::default();
+        for w in &words {
+            let stem = analyzer.stem_word(w);
+            let mut opposites: Vec<String> = PAIRS
+                .iter()
+                .filter_map(|&(a, b)| {
+                    let (sa, sb) = (analyzer.stem_word(a), analyzer.stem_word(b));
+                    if sa == stem {
+                        Some(sb)
+                    } else if sb == stem {
+                        Some(sa)
+                    } else {
+                        None
+                    }
+                })
+                .collect();
+            for p in NEGATING {
+                if let Some(rest) = w.strip_prefix(p).filter(|r| r.len() >= 4) {
+                    opposites.push(analyzer.stem_word(rest));
+                }
+                // The positive word's negated forms (`paid` → `unpaid`).
+                if w.len() >= 4 {
+                    opposites.push(analyzer.stem_word(&format!("{p}{w}")));
+                }
+            }
+            opposites.retain(|o| *o != stem);
+            if !opposites.is_empty() {
+                out.words.push((w.clone(), stem, opposites));
+            }
+        }
+        // A question that names both sides ("rejects mismatches, and accepted messages…") asks
+        // about both: neither word contradicts a chart holding the other.
+        let asked: HashSet<String> = words.iter().map(|w| analyzer.stem_word(w)).collect();
+        out.words
+            .retain(|(_, _, opposites)| !opposites.iter().any(|o| asked.contains(o)));
+        for pair in words.windows(2) {
+            for &(a, b) in PARTICLES {
+                for (p, o) in [(a, b), (b, a)] {
+                    if pair[1] == p {
+                        out.phrases.push((
+                            format!("{} {p}", pair[0]),
+                            analyzer.stem_word(&pair[0]),
+                            p,
+                            o,
+                        ));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// True when the question has nothing a chart could contradict (the common case: no chart
+    /// text needs reading).
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty() && self.phrases.is_empty()
+    }
+
+    /// The question word or phrase (as asked) whose opposite the chart `texts` (question,
+    /// details, file paths) holds while not holding it; `None` when there is none.
+    pub fn contradicted<'a>(&'a self, texts: &[&str]) -> Option<&'a str> {
+        if self.is_empty() {
+            return None;
+        }
+        let analyzer = Analyzer::default();
+        let mut stems = HashSet::new();
+        let mut bigrams = HashSet::new();
+        for text in texts {
+            let words = words_of(text);
+            let stemmed: Vec<String> = words.iter().map(|w| analyzer.stem_word(w)).collect();
+            for (i, s) in stemmed.iter().enumerate() {
+                if let Some(next) = words.get(i + 1) {
+                    bigrams.insert((s.clone(), next.clone()));
+                }
+            }
+            stems.extend(stemmed);
+        }
+        for (word, stem, opposites) in &self.words {
+            if !stems.contains(stem) && opposites.iter().any(|o| stems.contains(o)) {
+                return Some(word);
+            }
+        }
+        for (phrase, stem, particle, opposite) in &self.phrases {
+            let has = |p: &str| bigrams.contains(&(stem.clone(), p.to_string()));
+            if !has(particle) && has(opposite) {
+                return Some(phrase);
+            }
+        }
+        None
+    }
+}
+
+/// The lowercase words of `text` in order, stop words kept (particles are stop words); camelCase
+/// parts and codes as the tokeniser splits them.
+fn words_of(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut buf = String::new();
+    pieces(text, &mut buf, &mut |p| {
+        if let Piece::Word(w) = p {
+            out.push(w.to_string());
+        }
+    });
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn contradicted(question: &str, chart: &str) -> Option<String> {
+        Opposable::of(question)
+            .contradicted(&[chart])
+            .map(str::to_string)
+    }
+
+    #[test]
+    fn opposites_contradict_and_the_same_words_do_not() {
+        for (q, chart, word) in [
+            (
+                "Where are emails received?",
+                "Where are emails sent?",
+                "received",
+            ),
+            (
+                "How does a user log out?",
+                "How does a user log in?",
+                "log out",
+            ),
+            (
+                "Where is an invoice marked as unpaid?",
+                "Where is an invoice marked as paid?",
+                "unpaid",
+            ),
+            (
+                "where is the account unlocked",
+                "where is the account locked",
+                "unlocked",
+            ),
+            (
+                "which files decrypt the token",
+                "which files encrypt the token",
+                "decrypt",
+            ),
+            (
+                "Where are invalid coupons rejected?",
+                "Where are valid coupons accepted?",
+                "invalid",
+            ),
+            (
+                "how are users disabled",
+                "how are users enabled",
+                "disabled",
+            ),
+            (
+                "Where is the last page rendered?",
+                "Where is the first page rendered?",
+                "last",
+            ),
+            (
+                "where is the login handled in the app",
+                "where is logout handled",
+                "login",
+            ),
+        ] {
+            assert_eq!(
+                contradicted(q, chart).as_deref(),
+                Some(word),
+                "{q} / {chart}"
+            );
+        }
+        for (q, chart) in [
+            // The chart holds the word itself too (it covers both directions).
+            (
+                "Where are emails received?",
+                "Where are emails sent and received?",
+            ),
+            // The question names both sides.
+            (
+                "where are rejected and accepted messages counted",
+                "where are rejected messages counted",
+            ),
+            // Rewordings and inflections.
+            ("where do we send emails", "Where are emails sent?"),
+            ("How does a user sign in?", "How does a user log in?"),
+            (
+                "where is the unique key checked",
+                "where is the que key checked",
+            ),
+            ("where is input parsed", "where is put handled"),
+            ("How does a user log in?", "How does a user log in?"),
+        ] {
+            assert_eq!(contradicted(q, chart), None, "{q} / {chart}");
+        }
+    }
+}
