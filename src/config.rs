@@ -11,8 +11,8 @@
 //! symlink, a special file or a file over [`crate::fsutil::limits::CONFIG`] is not read (the
 //! defaults apply, and the reason is reported) and never written through.
 
-use anyhow::{Context, Result};
-use serde_json::{Map, Value};
+use anyhow::Result;
+use serde_json::Value;
 use std::path::Path;
 
 /// The default context-use warning threshold, in percent.
@@ -63,7 +63,9 @@ impl Config {
                 return (c, problems);
             }
         };
-        let map = match serde_json::from_slice::<Value>(&text) {
+        // A UTF-8 BOM (some editors write one) is not part of the JSON.
+        let json = text.strip_prefix("\u{feff}".as_bytes()).unwrap_or(&text);
+        let map = match serde_json::from_slice::<Value>(json) {
             Ok(Value::Object(map)) => map,
             Ok(_) => {
                 problems.push("it is not a JSON object".into());
@@ -138,31 +140,23 @@ fn read(path: &Path) -> std::result::Result<Option<Vec<u8>>, crate::fsutil::Read
     }
 }
 
-/// Sets `key` to `value` in the config file at `path`, keeping every other key and their order.
-/// Creates the file when missing. Returns `true` when the file changed.
+/// Sets `key` to `value` in the config file at `path`, keeping every other byte (key order,
+/// numbers as written, escapes, duplicate keys, a UTF-8 BOM: the format-preserving editor of
+/// [`crate::install::jsonedit`], as for the host settings files). Creates the file when missing.
+/// Returns `true` when the file changed.
 ///
 /// Errors: an existing file that is not a JSON object is left untouched and reported
 /// (`could not parse config: <path>: ...`).
 pub fn set_key(path: &Path, key: &str, value: Value) -> Result<bool> {
-    let mut map = match crate::fsutil::read_opt(path, "config", crate::fsutil::limits::CONFIG)? {
-        Some(text) => match serde_json::from_slice::<Value>(&text)
-            .with_context(|| format!("could not parse config: {}", path.display()))?
-        {
-            Value::Object(m) => m,
-            _ => anyhow::bail!(
-                "could not parse config: {}: not a JSON object",
-                path.display()
-            ),
-        },
-        None => Map::new(),
-    };
-    if map.get(key) == Some(&value) {
+    let bytes =
+        crate::fsutil::read_opt(path, "config", crate::fsutil::limits::CONFIG)?.unwrap_or_default();
+    let mut doc = crate::install::jsonedit::Doc::parse(&bytes)
+        .map_err(|e| anyhow::anyhow!("could not parse config: {}: {e}", path.display()))?;
+    if doc.value().get(key) == Some(&value) {
         return Ok(false);
     }
-    map.insert(key.to_string(), value);
-    let mut text = serde_json::to_string_pretty(&Value::Object(map))?;
-    text.push('\n');
-    crate::fsutil::write_atomic(path, text.as_bytes())?;
+    doc.set_top(key, Some(&value));
+    crate::fsutil::write_atomic(path, doc.text().as_bytes())?;
     Ok(true)
 }
 
@@ -176,6 +170,29 @@ mod tests {
         std::fs::write(&p, text).unwrap();
         let (c, problems) = Config::load_checked(&p);
         (c.offer_prompt, c.offer_search, problems)
+    }
+
+    #[test]
+    fn set_key_keeps_every_byte_it_does_not_own() {
+        let tmp = tempfile::tempdir().unwrap();
+        let p = tmp.path().join("config.json");
+        let text = "\u{feff}{\n  \"zeta\": 1,\n  \"alpha\": 2.50,\n  \"embedding\": true,\n  \"big\": 123456789012345678901234,\n  \"dup\": 1,\n  \"dup\": 2,\n  \"s\": \"\\u00e9\"\n}\n";
+        std::fs::write(&p, text).unwrap();
+        assert!(!set_key(&p, "embedding", Value::Bool(true)).unwrap());
+        assert!(set_key(&p, "embedding", Value::Bool(false)).unwrap());
+        assert_eq!(
+            std::fs::read_to_string(&p).unwrap(),
+            text.replace("\"embedding\": true", "\"embedding\": false")
+        );
+        let (c, problems) = Config::load_checked(&p);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert!(!c.embedding);
+        let fresh = tmp.path().join("new.json");
+        assert!(set_key(&fresh, "embedding", Value::Bool(true)).unwrap());
+        assert_eq!(
+            serde_json::from_str::<Value>(&std::fs::read_to_string(&fresh).unwrap()).unwrap(),
+            serde_json::json!({"embedding": true})
+        );
     }
 
     #[test]
