@@ -510,12 +510,23 @@ pub fn user_statusline_command() -> Option<String> {
 /// Errors: the file is a symlink, a FIFO or other special file, or cannot be read.
 fn plan_gitignore(path: &Path) -> Result<Option<Vec<u8>>> {
     let bytes = crate::fsutil::read_host_file(path, ".gitignore")?.unwrap_or_default();
-    let present = bytes.split(|b| *b == b'\n').any(|l| {
+    // As git reads it: trailing spaces do not count, leading ones do (`  .capn/` names another
+    // file), and a later `!.capn/` takes an earlier line back.
+    let ignores = |l: &[u8]| {
         matches!(
-            l.trim_ascii(),
+            l,
             b".capn" | b".capn/" | b"/.capn" | b"/.capn/" | b".capn/*" | b"/.capn/*"
         )
-    });
+    };
+    let mut present = false;
+    for line in bytes.split(|b| *b == b'\n') {
+        let l = line.trim_ascii_end();
+        if ignores(l) {
+            present = true;
+        } else if l.strip_prefix(b"!").is_some_and(ignores) {
+            present = false;
+        }
+    }
     if present {
         return Ok(None);
     }

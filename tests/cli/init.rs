@@ -136,6 +136,29 @@ fn gitignore_without_final_newline_or_with_crlf_gets_one_line() {
     assert_eq!(env.read(".gitignore"), "/.capn\n");
 }
 
+/// `.capn/` counts as ignored only as git reads the file: a leading space makes another
+/// pattern, and a later `!.capn/` takes it back (a breaker found both taken as "already
+/// ignored", so the store was committed). Checked with `git check-ignore` itself.
+#[test]
+fn gitignore_is_read_as_git_reads_it() {
+    for before in ["  .capn/\n", ".capn/\n!.capn/\n"] {
+        let env = Env::git();
+        env.write(".gitignore", before);
+        env.run(&["init"]).ok();
+        assert_eq!(env.read(".gitignore"), format!("{before}.capn/\n"));
+        let ignored = std::process::Command::new("git")
+            .args(["check-ignore", "-q", ".capn/config.json"])
+            .current_dir(&env.root)
+            .status()
+            .unwrap();
+        assert!(ignored.success(), "{before:?}: .capn/ is not ignored");
+    }
+    let env = Env::git();
+    env.write(".gitignore", "!.capn/\n.capn/   \n");
+    env.run(&["init"]).ok();
+    assert_eq!(env.read(".gitignore"), "!.capn/\n.capn/   \n");
+}
+
 #[test]
 fn init_merges_without_clobbering_and_replaces_the_0_2_registration() {
     let env = Env::git();
