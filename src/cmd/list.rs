@@ -14,7 +14,8 @@ use std::process::ExitCode;
 /// An entry whose backing files changed since it was charted (changed, vanished or replaced; the
 /// stat cache `.capn/stat.bin` is trusted for files whose size, times and inode are unchanged, so
 /// only those are re-hashed that look different) is marked: `[stale]` before its question and a
-/// `changed:` line naming the files, or `"changed": [paths]` in JSON. `list` deletes nothing
+/// `changed:` line naming the files, or `"changed": [paths]` in JSON. One whose files could not
+/// be checked (too large, unreadable) is marked `[unchecked]`, or `"unchecked": [paths]`. `list` deletes nothing
 /// (an `ask` that finds it, or `prune`, does) and does not write the stat cache.
 pub fn run(args: &ListArgs) -> Result<ExitCode> {
     let store = Store::from_env()?;
@@ -54,6 +55,13 @@ pub fn run(args: &ListArgs) -> Result<ExitCode> {
             }
         };
         let changed = crate::store::changed_files(&store.root, &entry, &mut cache);
+        // Neither changed nor confirmed current (too large, unreadable): `ask` hides the chart.
+        let unchecked: Vec<&String> = entry
+            .files
+            .iter()
+            .filter(|(p, h)| !changed.contains(p) && !cache.is_current(&store.root, p, h))
+            .map(|(p, _)| p)
+            .collect();
         if args.json {
             let v = serde_json::json!({
                 "id": entry.id,
@@ -68,10 +76,13 @@ pub fn run(args: &ListArgs) -> Result<ExitCode> {
             if !changed.is_empty() {
                 v["changed"] = serde_json::json!(changed);
             }
+            if !unchecked.is_empty() {
+                v["unchecked"] = serde_json::json!(unchecked);
+            }
             out.push_str(&serde_json::to_string(&v)?);
             out.push('\n');
         } else {
-            out.push_str(&human(&entry, &changed));
+            out.push_str(&human(&entry, &changed, &unchecked));
         }
     }
     let mut so = std::io::stdout().lock();
@@ -86,11 +97,16 @@ pub fn run(args: &ListArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// One entry as `list` prints it without `--json`: `<id>  [stale] <question>`, its files, the
-/// changed files when there are any, and its details.
-fn human(entry: &crate::store::entry::Entry, changed: &[&String]) -> String {
+/// One entry as `list` prints it without `--json`: `<id>  [stale] <question>` (or
+/// `[unchecked]` when a file could not be checked), its files, the changed and the unchecked
+/// files when there are any, and its details.
+fn human(entry: &crate::store::entry::Entry, changed: &[&String], unchecked: &[&String]) -> String {
     let mut out = String::new();
-    let mark = if changed.is_empty() { "" } else { "[stale] " };
+    let mark = match (changed.is_empty(), unchecked.is_empty()) {
+        (false, _) => "[stale] ",
+        (true, false) => "[unchecked] ",
+        (true, true) => "",
+    };
     out.push_str(&format!(
         "{}  {mark}{}\n",
         entry.id,
@@ -103,6 +119,13 @@ fn human(entry: &crate::store::entry::Entry, changed: &[&String]) -> String {
         out.push_str(&format!(
             "  changed since charted: {} (an ask that finds this chart removes it; `capn prune` removes it now)\n",
             changed.join(", ")
+        ));
+    }
+    if !unchecked.is_empty() {
+        let unchecked: Vec<String> = unchecked.iter().map(|f| printable(f)).collect();
+        out.push_str(&format!(
+            "  could not be checked: {} (too large or unreadable; ask does not answer with this chart until it can be, and keeps it)\n",
+            unchecked.join(", ")
         ));
     }
     if !entry.details.is_empty() {

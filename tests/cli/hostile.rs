@@ -882,3 +882,34 @@ fn bust_deletes_only_charts_whose_own_file_names_the_path() {
     );
     assert!(!left.contains(&format!("{c}.md")), "{left:?}");
 }
+
+/// A chart whose file has grown past what capn hashes is hidden by `ask` and kept; `list` says
+/// so (`[unchecked]`, and `"unchecked"` in JSON) instead of showing it as current.
+#[test]
+fn list_marks_a_chart_whose_file_cannot_be_checked() {
+    let env = Env::git();
+    env.write("big.bin", "small at first\n");
+    env.run(&["chart", "Where is the big table?", "--files", "big.bin"])
+        .ok();
+    let f = fs::OpenOptions::new()
+        .write(true)
+        .open(env.root.join("big.bin"))
+        .unwrap();
+    f.set_len(300 << 20).unwrap();
+    drop(f);
+    let run = env.run_within_5s(&["list"]).ok();
+    assert!(
+        run.stdout.contains("[unchecked] Where is the big table?"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("could not be checked: big.bin"),
+        "{}",
+        run.stdout
+    );
+    let json = env.run_within_5s(&["list", "--json"]).ok();
+    let v: serde_json::Value = serde_json::from_str(json.stdout.trim()).unwrap();
+    assert_eq!(v["unchecked"], serde_json::json!(["big.bin"]));
+    assert!(v.get("changed").is_none(), "{v}");
+}
