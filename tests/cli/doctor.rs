@@ -964,3 +964,26 @@ fn a_wrapped_status_line_whose_program_is_missing_is_a_warning() {
     let run = doctor(&env);
     assert!(!run.stdout.contains("which is not found"), "{}", run.stdout);
 }
+
+/// A malformed entry file is not a chart: doctor counts only the entries that parse and warns
+/// about the others (a new user saw "8 charts" for 7 and a garbage file).
+#[test]
+fn doctor_counts_only_entries_that_parse_and_warns_about_the_rest() {
+    let env = Env::git();
+    init(&env);
+    env.write("a.ts", "a\n");
+    env.run(&["chart", "Where is a?", "--files", "a.ts"]).ok();
+    env.write(".capn/entries/deadbeef.md", "garbage\n");
+    let run = doctor(&env);
+    assert!(
+        run.stdout.contains("ok    store .capn/ (1 chart)\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("warn  malformed entries in .capn/entries: 1: deadbeef.md: "),
+        "{}",
+        run.stdout
+    );
+}

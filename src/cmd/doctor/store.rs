@@ -47,6 +47,28 @@ fn offers_check(root: &Path, checks: &mut Vec<Check>) {
     )));
 }
 
+/// The entry files of `store` that do not parse, as (file name, reason), sorted by name.
+fn malformed_entries(store: &Store) -> Vec<(String, String)> {
+    let dir = store.entries_dir();
+    let Ok(rd) = std::fs::read_dir(&dir) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = rd
+        .flatten()
+        .filter_map(|d| d.file_name().to_str().map(str::to_string))
+        .filter(|n| crate::store::entry::is_entry_file_name(n))
+        .collect();
+    names.sort();
+    names
+        .into_iter()
+        .filter_map(|name| {
+            crate::store::index::read_entry(&dir.join(&name), &name)
+                .err()
+                .map(|why| (name, why))
+        })
+        .collect()
+}
+
 /// The store folders and `.capn/config.json`: present, readable, valid.
 fn check_store_files(root: &Path, checks: &mut Vec<Check>) {
     let store = Store::at(root.to_path_buf());
@@ -59,10 +81,29 @@ fn check_store_files(root: &Path, checks: &mut Vec<Check>) {
         return;
     }
     match crate::hook::statusline::chart_count(root) {
-        Some(n) => checks.push(Check::ok(format!(
-            "store .capn/ ({n} chart{})",
-            if n == 1 { "" } else { "s" }
-        ))),
+        Some(n) => {
+            let malformed = malformed_entries(&store);
+            let good = n.saturating_sub(malformed.len());
+            checks.push(Check::ok(format!(
+                "store .capn/ ({good} chart{})",
+                if good == 1 { "" } else { "s" }
+            )));
+            if let Some((name, why)) = malformed.first() {
+                let more = match malformed.len() {
+                    1 => String::new(),
+                    k => format!(" and {} more", k - 1),
+                };
+                checks.push(Check::warn(
+                    format!("malformed entries in .capn/entries: {}", malformed.len()),
+                    format!(
+                        "{}: {}{more}; ask and list skip them",
+                        crate::store::printable(name),
+                        crate::store::printable(why)
+                    ),
+                    Some("run capn list to see each one, then fix or delete them".into()),
+                ));
+            }
+        }
         None => checks.push(Check::failed(
             "store .capn/",
             format!("{} is missing", store.entries_dir().display()),
