@@ -5,19 +5,33 @@ use anyhow::Result;
 use std::io::Write;
 use std::process::ExitCode;
 
-/// Runs `capn prune`; prints `pruned N stale entries` (`pruned 1 stale entry`), or nothing when
-/// none was stale.
+/// Runs `capn prune`; prints `pruned N stale entries` (`pruned 1 stale entry`) and then one line
+/// per deleted chart, `  "<question>" (<files>)`, or nothing when none was stale. Outside any
+/// project it says so on stderr (exit 0: there was nothing to prune).
 pub fn run() -> Result<ExitCode> {
     let store = Store::from_env()?;
     if !store.exists() {
+        if super::ask::is_outside_project(&store) {
+            diag!("{}", super::ask::outside_project("prune"));
+        }
         return Ok(ExitCode::SUCCESS);
     }
     let mut w = store.open_writer()?;
-    let n = w.prune()?.len();
+    let removed = w.prune()?;
     w.finish_or_warn();
+    let n = removed.len();
     if n > 0 {
         let noun = if n == 1 { "entry" } else { "entries" };
-        writeln!(std::io::stdout().lock(), "pruned {n} stale {noun}")?;
+        let mut out = format!("pruned {n} stale {noun}\n");
+        for e in &removed {
+            let files: Vec<String> = e.files.keys().map(|f| crate::store::printable(f)).collect();
+            out.push_str(&format!(
+                "  {} ({})\n",
+                serde_json::to_string(&crate::store::printable(&e.question))?,
+                files.join(", ")
+            ));
+        }
+        std::io::stdout().lock().write_all(out.as_bytes())?;
     }
     Ok(ExitCode::SUCCESS)
 }

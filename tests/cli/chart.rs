@@ -309,8 +309,8 @@ fn prune_reports_only_when_it_deleted() {
     assert_eq!(env.run(&["prune"]).ok().stdout, "");
     env.write("a.ts", "changed");
     assert_eq!(
-        env.run(&["prune"]).ok().stdout.trim(),
-        "pruned 1 stale entry"
+        env.run(&["prune"]).ok().stdout,
+        "pruned 1 stale entry\n  \"where is one\" (a.ts)\n"
     );
     assert_eq!(entry_files(&env).len(), 1);
     let map: serde_json::Value = serde_json::from_str(&env.read(".capn/map.json")).unwrap();
@@ -321,10 +321,24 @@ fn prune_reports_only_when_it_deleted() {
         .ok();
     env.write("b.ts", "changed");
     env.write("c.ts", "changed");
+    let out = env.run(&["prune"]).ok().stdout;
+    assert_eq!(out.lines().next(), Some("pruned 2 stale entries"), "{out}");
+    let mut named: Vec<&str> = out.lines().skip(1).collect();
+    named.sort_unstable();
     assert_eq!(
-        env.run(&["prune"]).ok().stdout.trim(),
-        "pruned 2 stale entries"
+        named,
+        ["  \"where is three\" (c.ts)", "  \"where is two\" (b.ts)"]
     );
+    // Outside any project: said so, and nothing is created.
+    let outside = env.tmp.path().join("nowhere");
+    fs::create_dir_all(&outside).unwrap();
+    let run = env.run_cmd(env.cmd_in(&outside, &["prune"]), b"").ok();
+    assert!(
+        run.stderr.contains("not inside a project"),
+        "{}",
+        run.stderr
+    );
+    assert!(!outside.join(".capn").exists());
 }
 
 #[test]
