@@ -20,7 +20,8 @@
 //!    question made of common words ("creating a custom field from settings"), and a chart
 //!    without it answers some other question.
 //! 2. **Matching.** A term is matched when the chart's question, details or file paths contain it
-//!    exactly or by stem (the BM25 analysis: `webhooks` and `webhook` are one term), or when one
+//!    exactly or by stem (the BM25 analysis: `webhooks` and `webhook` are one term), or as a
+//!    derivation (`handled` and `handler`, [`derived`]), or when one
 //!    of the chart's words means nearly the same at the token level: the cosine of the two words'
 //!    vectors from the embedded model (the mean of each word's WordPiece rows, `crate::embed`)
 //!    reaches `align`. Inflections and close synonyms reach it ("verification"/"verified",
@@ -411,12 +412,37 @@ impl Question {
             .entry(word.to_string())
             .or_insert_with(|| model.embed(word))
             .clone();
+        let analyzer = Analyzer::default();
+        let stem = analyzer.stem_word(word);
         words.iter().any(|w| {
+            if derived(&stem, &analyzer.stem_word(w)) {
+                return true;
+            }
             let d = cache.entry(w.clone()).or_insert_with(|| model.embed(w));
             dot(&v, d) >= align
         })
     }
 }
+
+/// True when two stems are one word's derivations: the shorter (at least
+/// [`DERIVED_MIN_STEM`] letters) begins the longer, which adds at most [`DERIVED_MAX_SUFFIX`]
+/// letters ("handl" of `handled`/`handling` and "handler"; "configur" and "configuration").
+/// Porter stemming merges inflections, not derivations, and the token vectors place some
+/// derivations just under `align` ("handler"/"handled" 0.50).
+fn derived(a: &str, b: &str) -> bool {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    short.len() >= DERIVED_MIN_STEM
+        && long.len() - short.len() <= DERIVED_MAX_SUFFIX
+        && long.starts_with(short)
+        && short.bytes().all(|c| c.is_ascii_alphabetic())
+}
+
+/// Shortest stem [`derived`] extends (shorter ones begin unrelated words: "sign"/"signal").
+const DERIVED_MIN_STEM: usize = 5;
+
+/// Most letters a derivation adds to a stem in [`derived`] (`-er`, `-ation`; longer additions
+/// are compounds: "group"/"groupidentify").
+const DERIVED_MAX_SUFFIX: usize = 4;
 
 /// A word with a digit (`oauth2`, `s3`, `v2`) is a code, as in the tokeniser: it matches only
 /// exactly, never by meaning (its WordPiece rows are mostly those of its letters).
@@ -606,6 +632,27 @@ pub fn lexical_search(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn derivations_match_and_short_stems_or_compounds_do_not() {
+        let stem = |w: &str| Analyzer::default().stem_word(w);
+        for (a, b) in [
+            ("handled", "handler"),
+            ("handling", "handler"),
+            ("configure", "configuration"),
+            ("process", "processor"),
+        ] {
+            assert!(derived(&stem(a), &stem(b)), "{a}/{b}");
+        }
+        for (a, b) in [
+            ("sign", "signal"),
+            ("group", "groupidentify"),
+            ("user", "username"),
+            ("s3", "s3bucket"),
+        ] {
+            assert!(!derived(&stem(a), &stem(b)), "{a}/{b}");
+        }
+    }
 
     fn index(questions: &[&str]) -> (Bm25Index, Vec<DocText>) {
         let docs: Vec<DocText> = questions

@@ -323,3 +323,19 @@ fn a_question_asking_the_opposite_is_not_answered() {
         }
     }
 }
+
+/// Derivations of one word match each other ("handled", "handling" and "handler"), as
+/// inflections do: Porter stemming leaves them apart, and the token vectors put "handler" and
+/// "handled" just under the alignment threshold (a new user got misses for both).
+#[test]
+fn derivations_of_a_word_answer() {
+    for mode in MODES {
+        let env = store(mode);
+        let id = chart(&env, "Where is the error handler?", "errors.ts");
+        chart(&env, "Where are files uploaded?", "upload.ts");
+        for asked in ["where are errors handled", "where is the error handling"] {
+            let hits = env.run(&["ask", asked]).ok().jsonl();
+            assert_eq!(hits[0]["id"], id.as_str(), "{mode:?} {asked}");
+        }
+    }
+}
