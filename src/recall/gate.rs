@@ -215,7 +215,12 @@ impl Question {
             norm: normalise_question(query),
             exact: bm25.exact_docs(query),
             vectors: RefCell::default(),
-            opposable: Opposable::of(query),
+            opposable: {
+                // Only opposites this store could hold: an indexed term, or a stop word.
+                let mut o = Opposable::of(query);
+                o.retain(&|word, stem| bm25.df(stem).is_some() || is_stop_word(word));
+                o
+            },
         }
     }
 
@@ -328,8 +333,9 @@ impl Question {
         model: Option<&Model>,
         t: &Thresholds,
     ) -> Option<Option<&'q str>> {
-        if !self.opposable.is_empty() {
-            if let Some(word) = self.contradicted(&text(doc)?.as_doc()) {
+        // Unreadable text skips this check: the index alone then judges, as without a model.
+        if let Some(t) = (!self.opposable.is_empty()).then(|| text(doc)).flatten() {
+            if let Some(word) = self.contradicted(&t.as_doc()) {
                 return Some(Some(word));
             }
         }

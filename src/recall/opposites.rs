@@ -117,11 +117,15 @@ const PARTICLES: &[(&str, &str)] = &[("in", "out"), ("on", "off"), ("up", "down"
 /// Negating prefixes recognised by form (module docs).
 const NEGATING: &[&str] = &["un", "non"];
 
+/// A word and its stem.
+type WordStem = (String, String);
+
 /// What a question could contradict, found once per question.
 #[derive(Debug, Clone, Default)]
 pub struct Opposable {
-    /// Per question word that has opposites: the word as asked, its stem, its opposites' stems.
-    words: Vec<(String, String, Vec<String>)>,
+    /// Per question word that has opposites: the word as asked, its stem, its opposites (word
+    /// and stem).
+    words: Vec<(String, String, Vec<WordStem>)>,
     /// Per "word particle" pair of the question: the phrase as asked, the word's stem, the
     /// particle, and the opposite particle.
     phrases: Vec<(String, String, &'static str, &'static str)>,
@@ -135,14 +139,14 @@ impl Opposable {
         let mut out = Opposable::default();
         for w in &words {
             let stem = analyzer.stem_word(w);
-            let mut opposites: Vec<String> = PAIRS
+            let mut opposites: Vec<WordStem> = PAIRS
                 .iter()
                 .filter_map(|&(a, b)| {
                     let (sa, sb) = (analyzer.stem_word(a), analyzer.stem_word(b));
                     if sa == stem {
-                        Some(sb)
+                        Some((b.to_string(), sb))
                     } else if sb == stem {
-                        Some(sa)
+                        Some((a.to_string(), sa))
                     } else {
                         None
                     }
@@ -150,14 +154,16 @@ impl Opposable {
                 .collect();
             for p in NEGATING {
                 if let Some(rest) = w.strip_prefix(p).filter(|r| r.len() >= 4) {
-                    opposites.push(analyzer.stem_word(rest));
+                    opposites.push((rest.to_string(), analyzer.stem_word(rest)));
                 }
                 // The positive word's negated forms (`paid` → `unpaid`).
                 if w.len() >= 4 {
-                    opposites.push(analyzer.stem_word(&format!("{p}{w}")));
+                    let negated = format!("{p}{w}");
+                    let s = analyzer.stem_word(&negated);
+                    opposites.push((negated, s));
                 }
             }
-            opposites.retain(|o| *o != stem);
+            opposites.retain(|(_, o)| *o != stem);
             if !opposites.is_empty() {
                 out.words.push((w.clone(), stem, opposites));
             }
@@ -166,7 +172,7 @@ impl Opposable {
         // about both: neither word contradicts a chart holding the other.
         let asked: HashSet<String> = words.iter().map(|w| analyzer.stem_word(w)).collect();
         out.words
-            .retain(|(_, _, opposites)| !opposites.iter().any(|o| asked.contains(o)));
+            .retain(|(_, _, opposites)| !opposites.iter().any(|(_, o)| asked.contains(o)));
         for pair in words.windows(2) {
             for &(a, b) in PARTICLES {
                 for (p, o) in [(a, b), (b, a)] {
@@ -182,6 +188,16 @@ impl Opposable {
             }
         }
         out
+    }
+
+    /// Keeps only the opposites `keep(word, stem)` allows (the gate keeps those a store could
+    /// hold: indexed terms, and stop words, which the index leaves out), and the words left
+    /// with one. So most questions have nothing to check, and no chart text is read for them.
+    pub fn retain(&mut self, keep: &dyn Fn(&str, &str) -> bool) {
+        for (_, _, opposites) in &mut self.words {
+            opposites.retain(|(w, s)| keep(w, s));
+        }
+        self.words.retain(|(_, _, opposites)| !opposites.is_empty());
     }
 
     /// True when the question has nothing a chart could contradict (the common case: no chart
@@ -210,7 +226,7 @@ impl Opposable {
             stems.extend(stemmed);
         }
         for (word, stem, opposites) in &self.words {
-            if !stems.contains(stem) && opposites.iter().any(|o| stems.contains(o)) {
+            if !stems.contains(stem) && opposites.iter().any(|(_, o)| stems.contains(o)) {
                 return Some(word);
             }
         }
