@@ -80,14 +80,7 @@ fn init_and_uninstall_wait_for_the_writers_lock() {
     let env = Env::git();
     env.run(&["init", "--no-embedding"]).ok();
     for args in [&["init", "--embedding"][..], &["uninstall"][..]] {
-        let lock = std::fs::File::options()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(env.root.join(".capn/lock"))
-            .unwrap();
-        lock.lock().unwrap();
+        let lock = hold_writers_lock(&env);
         let mut child = env
             .cmd(args)
             .stdout(std::process::Stdio::null())
@@ -114,14 +107,7 @@ fn init_plans_under_the_writers_lock() {
     let mine = "{\n  \"model\": \"x\",\n  \"hooks\": {\"Stop\": [{\"hooks\": [{\"type\":\"command\",\"command\":\"mine\"}]}]}\n}\n";
     env.write(".claude/settings.json", mine);
     env.run(&["init"]).ok();
-    let lock = std::fs::File::options()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(env.root.join(".capn/lock"))
-        .unwrap();
-    lock.lock().unwrap();
+    let lock = hold_writers_lock(&env);
     let child = env
         .cmd(&["init"])
         .stdout(std::process::Stdio::null())
@@ -142,4 +128,17 @@ fn init_plans_under_the_writers_lock() {
     );
     env.run(&["uninstall"]).ok();
     assert_eq!(env.read(".claude/settings.json"), mine);
+}
+
+/// Takes the store's writers' lock (`.capn/lock`) as another capn would; released on drop.
+fn hold_writers_lock(env: &Env) -> std::fs::File {
+    let lock = std::fs::File::options()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(env.root.join(".capn/lock"))
+        .unwrap();
+    lock.lock().unwrap();
+    lock
 }
