@@ -111,6 +111,19 @@ pub const PAIRS: &[(&str, &str)] = &[
     ("paid", "unpaid"),
 ];
 
+/// [`PAIRS`] with each word's stem, worked out once per process: (word, stem, word, stem).
+fn pair_stems() -> &'static [(&'static str, String, &'static str, String)] {
+    static STEMS: std::sync::OnceLock<Vec<(&str, String, &str, String)>> =
+        std::sync::OnceLock::new();
+    STEMS.get_or_init(|| {
+        let analyzer = Analyzer::default();
+        PAIRS
+            .iter()
+            .map(|&(a, b)| (a, analyzer.stem_word(a), b, analyzer.stem_word(b)))
+            .collect()
+    })
+}
+
 /// Particles that reverse a verb ("log in" / "log out").
 const PARTICLES: &[(&str, &str)] = &[("in", "out"), ("on", "off"), ("up", "down")];
 
@@ -139,14 +152,13 @@ impl Opposable {
         let mut out = Opposable::default();
         for w in &words {
             let stem = analyzer.stem_word(w);
-            let mut opposites: Vec<WordStem> = PAIRS
+            let mut opposites: Vec<WordStem> = pair_stems()
                 .iter()
-                .filter_map(|&(a, b)| {
-                    let (sa, sb) = (analyzer.stem_word(a), analyzer.stem_word(b));
-                    if sa == stem {
-                        Some((b.to_string(), sb))
-                    } else if sb == stem {
-                        Some((a.to_string(), sa))
+                .filter_map(|(a, sa, b, sb)| {
+                    if *sa == stem {
+                        Some((b.to_string(), sb.clone()))
+                    } else if *sb == stem {
+                        Some((a.to_string(), sa.clone()))
                     } else {
                         None
                     }
