@@ -8,11 +8,15 @@ use std::io::Write;
 use std::process::ExitCode;
 
 /// Runs `capn bust`; prints `busted N entries` (`busted 1 entry`; N may be 0). The file need not exist any more;
-/// when it does not, stderr says so.
+/// when it does not, stderr says so. Outside any project it says so (exit 0: nothing to bust).
 pub fn run(args: &BustArgs) -> Result<ExitCode> {
     let cwd = std::env::current_dir().context("could not read the working directory")?;
     let cwd = std::fs::canonicalize(&cwd).unwrap_or(cwd);
     let store = Store::discover(&cwd);
+    if super::ask::is_outside_project(&store) {
+        diag!("{}", super::ask::outside_project("bust"));
+        return Ok(ExitCode::SUCCESS);
+    }
     let (key, abs) = paths::resolve_key(&store.root, &cwd, args.path.trim()).map_err(Refused)?;
     let n = if store.exists() {
         let mut w = store.open_writer()?;

@@ -59,7 +59,8 @@ pub fn run(args: &ChartArgs) -> Result<ExitCode> {
     let mut files = BTreeMap::new();
     let mut hashed = Vec::new();
     for input in inputs {
-        let (key, abs) = paths::resolve_backing_file(&store.root, &cwd, input).map_err(Refused)?;
+        let (key, abs) = paths::resolve_backing_file(&store.root, &cwd, input)
+            .map_err(|e| Refused(with_comma_hint(e, &args.files, &cwd)))?;
         let at_ns = now_ns();
         let hash = hash_file(&store.root, &abs)?;
         files.insert(key.clone(), crate::store::entry::hex(&hash));
@@ -158,6 +159,20 @@ fn write_entry(
     let entry = Entry::parse(&text, &id)
         .map_err(|e| anyhow::anyhow!("internal error: the new entry does not parse back: {e}"))?;
     w.chart(entry, hashed)
+}
+
+/// `error` with a hint when two neighbouring `--files` parts, joined by the comma `--files` split
+/// them at, name a file that exists: a file whose name holds a comma needs `--file`.
+fn with_comma_hint(error: String, parts: &[String], cwd: &std::path::Path) -> String {
+    for pair in parts.windows(2) {
+        let joined = format!("{},{}", pair[0], pair[1]);
+        if cwd.join(&joined).exists() {
+            return format!(
+                "{error} (--files splits at commas: for the file {joined:?} use --file {joined:?})"
+            );
+        }
+    }
+    error
 }
 
 /// The question and the file arguments of `capn chart`, checked.

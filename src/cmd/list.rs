@@ -82,7 +82,11 @@ pub fn run(args: &ListArgs) -> Result<ExitCode> {
             out.push_str(&serde_json::to_string(&v)?);
             out.push('\n');
         } else {
-            out.push_str(&human(&entry, &changed, &unchecked));
+            let gone: Vec<bool> = changed
+                .iter()
+                .map(|f| std::fs::symlink_metadata(store.root.join(f)).is_err())
+                .collect();
+            out.push_str(&human(&entry, &changed, &gone, &unchecked));
         }
     }
     let mut so = std::io::stdout().lock();
@@ -98,9 +102,14 @@ pub fn run(args: &ListArgs) -> Result<ExitCode> {
 }
 
 /// One entry as `list` prints it without `--json`: `<id>  [stale] <question>` (or
-/// `[unchecked]` when a file could not be checked), its files, the changed and the unchecked
-/// files when there are any, and its details.
-fn human(entry: &crate::store::entry::Entry, changed: &[&String], unchecked: &[&String]) -> String {
+/// `[unchecked]` when a file could not be checked), its files, the changed files (`(missing)`
+/// after those `gone` marks) and the unchecked ones when there are any, and its details.
+fn human(
+    entry: &crate::store::entry::Entry,
+    changed: &[&String],
+    gone: &[bool],
+    unchecked: &[&String],
+) -> String {
     let mut out = String::new();
     let mark = match (changed.is_empty(), unchecked.is_empty()) {
         (false, _) => "[stale] ",
@@ -115,7 +124,18 @@ fn human(entry: &crate::store::entry::Entry, changed: &[&String], unchecked: &[&
     let files: Vec<String> = entry.files.keys().map(|f| printable(f)).collect();
     out.push_str(&format!("  files: {}\n", files.join(", ")));
     if !changed.is_empty() {
-        let changed: Vec<String> = changed.iter().map(|f| printable(f)).collect();
+        let changed: Vec<String> = changed
+            .iter()
+            .zip(gone.iter().chain(std::iter::repeat(&false)))
+            .map(|(f, gone)| {
+                let f = printable(f);
+                if *gone {
+                    format!("{f} (missing)")
+                } else {
+                    f
+                }
+            })
+            .collect();
         out.push_str(&format!(
             "  changed since charted: {} (an ask that finds this chart removes it; `capn prune` removes it now)\n",
             changed.join(", ")

@@ -7,10 +7,19 @@ use anyhow::Result;
 use std::io::Write;
 use std::process::ExitCode;
 
-/// Runs `capn unchart`. Exit 1 with `unknown id: <id>` when no entry has that id.
+/// Runs `capn unchart`. Exit 1 with `unknown id: <id>` when no entry has that id, and with the
+/// outside-project message outside any project.
 pub fn run(args: &UnchartArgs) -> Result<ExitCode> {
     let id = args.id.trim();
     let store = Store::from_env()?;
+    if super::ask::is_outside_project(&store) {
+        return Err(Refused(
+            super::ask::outside_project("unchart")
+                .trim_start_matches("capn: ")
+                .to_string(),
+        )
+        .into());
+    }
     if !crate::store::entry::is_valid_id(id) || !store.exists() {
         return Err(Refused(format!("unknown id: {id}")).into());
     }

@@ -779,3 +779,20 @@ fn charting_the_same_question_written_differently_replaces_its_entry() {
         .ok();
     assert_eq!(entry_files(&env).len(), 2);
 }
+
+/// A file whose name holds a comma, passed with `--files`, is split; the refusal says to use
+/// `--file` for it.
+#[test]
+fn a_comma_in_a_file_name_gets_a_hint() {
+    let env = Env::git();
+    env.write("a, b.md", "x\n");
+    let run = env.run(&["chart", "Where is the note?", "--files", "a, b.md"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("use --file \"a, b.md\""),
+        "{}",
+        run.stderr
+    );
+    env.run(&["chart", "Where is the note?", "--file", "a, b.md"])
+        .ok();
+}

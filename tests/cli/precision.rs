@@ -264,6 +264,14 @@ fn list_marks_charts_whose_files_changed() {
         .filter(|v| v["id"] == fresh.as_str())
         .collect();
     assert_eq!(gone[0]["changed"], serde_json::json!(["src/y.ts"]));
+    // A deleted file is named as missing, not only as changed.
+    let run = env.run(&["list"]).ok();
+    assert!(
+        run.stdout
+            .contains("  changed since charted: src/y.ts (missing) (an ask that finds"),
+        "{}",
+        run.stdout
+    );
 }
 
 /// A related line never scores 100, which on an answer means "this exact question again".

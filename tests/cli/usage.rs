@@ -79,3 +79,29 @@ fn help_lists_the_state_headings_and_the_statusline_default() {
     let run = env.run(&["statusline", "--help"]).ok();
     assert!(run.stdout.contains("[default: 60"), "{}", run.stdout);
 }
+
+/// Outside any project (no `.capn/`, not a git repository), `unchart` and `bust` say so, as `ask`,
+/// `list` and `prune` do, instead of "unknown id" or "busted 0 entries".
+#[test]
+fn unchart_and_bust_outside_a_project_say_so() {
+    let env = Env::new();
+    let outside = env.tmp.path().join("nowhere");
+    std::fs::create_dir_all(&outside).unwrap();
+    let run = env.run_cmd(env.cmd_in(&outside, &["unchart", "abcdef12"]), b"");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("not inside a project"),
+        "{}",
+        run.stderr
+    );
+    let run = env
+        .run_cmd(env.cmd_in(&outside, &["bust", "x.ts"]), b"")
+        .ok();
+    assert_eq!(run.stdout, "");
+    assert!(
+        run.stderr.contains("not inside a project"),
+        "{}",
+        run.stderr
+    );
+    assert!(!outside.join(".capn").exists());
+}
