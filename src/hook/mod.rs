@@ -87,7 +87,7 @@ pub enum HookEvent {
     PreToolUse,
 }
 use crate::session::{self, Marker, SessionDir, SessionId};
-use anyhow::Result;
+use anyhow::{Context, Result};
 use std::io::Write;
 use std::process::ExitCode;
 use std::time::{Duration, SystemTime};
@@ -248,8 +248,9 @@ fn emit(event_name: &str, text: &str) -> Result<()> {
     let mut line = envelope(event_name, text);
     line.push('\n');
     let mut out = std::io::stdout().lock();
-    out.write_all(line.as_bytes())?;
-    out.flush()?;
+    out.write_all(line.as_bytes())
+        .and_then(|()| out.flush())
+        .context("could not write the hook's output to stdout")?;
     Ok(())
 }
 

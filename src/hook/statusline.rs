@@ -76,9 +76,10 @@ pub fn run(args: &Options) -> anyhow::Result<()> {
         _ => seg.text.clone(),
     };
     let mut stdout = std::io::stdout().lock();
-    stdout.write_all(line.as_bytes())?;
-    stdout.write_all(b"\n")?;
-    stdout.flush()?;
+    stdout
+        .write_all(format!("{line}\n").as_bytes())
+        .and_then(|()| stdout.flush())
+        .map_err(|e| anyhow::Error::new(e).context("could not write the status line to stdout"))?;
     drop(stdout);
     if let (Some(p), Some(t)) = (seg.percent, seg.threshold) {
         if let Err(e) = maybe_warn(&input, p, t) {
