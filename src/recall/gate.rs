@@ -53,38 +53,52 @@ use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// The normalised form of a question for exact re-asks: NFKC (full-width forms become ASCII, as
-/// in the tokeniser), lowercase, every run of characters that are not letters or digits replaced
-/// by one space, trimmed. `None` when nothing is left.
+/// in the tokeniser), lowercase, every run of whitespace and sentence punctuation
+/// ([`SENTENCE_PUNCTUATION`]: `?`, `,`, quotes, brackets, `-`…) replaced by one space, trimmed.
+/// A run holding any other symbol is kept as written, so "C++" and "C#" stay apart from "C",
+/// and "==" from "!=". `None` when nothing is left.
 pub fn normalise_question(question: &str) -> Option<String> {
     use unicode_normalization::UnicodeNormalization;
-    let mut out = String::with_capacity(question.len());
-    if question.is_ascii() {
-        // The common case, byte by byte (this runs for every entry when the index is rebuilt).
-        for b in question.bytes() {
-            if b.is_ascii_alphanumeric() {
-                out.push(char::from(b.to_ascii_lowercase()));
-            } else if !out.is_empty() && !out.ends_with(' ') {
-                out.push(' ');
-            }
-        }
-        let trimmed = out.trim_end();
-        return (!trimmed.is_empty()).then(|| trimmed.to_string());
-    }
-    let chars: Box<dyn Iterator<Item = char>> = if question.is_ascii() {
-        Box::new(question.chars())
+    let text: std::borrow::Cow<'_, str> = if question.is_ascii() {
+        std::borrow::Cow::Borrowed(question)
     } else {
-        Box::new(question.nfkc())
+        std::borrow::Cow::Owned(question.nfkc().collect())
     };
-    for c in chars.flat_map(char::to_lowercase) {
-        if c.is_alphanumeric() {
-            out.push(c);
-        } else if !out.is_empty() && !out.ends_with(' ') {
+    let mut out = String::with_capacity(text.len());
+    let mut run = String::new();
+    let gap = |out: &mut String| {
+        if !out.is_empty() && !out.ends_with(' ') {
             out.push(' ');
         }
+    };
+    let flush = |out: &mut String, run: &mut String| {
+        if run.chars().any(|c| !SENTENCE_PUNCTUATION.contains(c)) {
+            out.push_str(run);
+        } else if !run.is_empty() {
+            gap(out);
+        }
+        run.clear();
+    };
+    for c in text.chars().flat_map(char::to_lowercase) {
+        if c.is_alphanumeric() {
+            flush(&mut out, &mut run);
+            out.push(c);
+        } else if c.is_whitespace() {
+            flush(&mut out, &mut run);
+            gap(&mut out);
+        } else {
+            run.push(c);
+        }
     }
-    let trimmed = out.trim_end();
+    flush(&mut out, &mut run);
+    let trimmed = out.trim();
     (!trimmed.is_empty()).then(|| trimmed.to_string())
 }
+
+/// Characters that only shape a sentence, so [`normalise_question`] drops them: a symbol run
+/// made only of these is a word break.
+const SENTENCE_PUNCTUATION: &str =
+    ".,;:?!'\"`()[]{}<>-_/\\|\u{2018}\u{2019}\u{201c}\u{201d}\u{2026}\u{2013}\u{2014}";
 
 /// The index term that marks a chart's question for exact re-asks: `\u{1}` and the 16 hex
 /// digits of a 64-bit FNV-1a hash of [`normalise_question`]. The control character keeps it apart
@@ -355,9 +369,7 @@ impl Question {
         if self.opposable.is_empty() {
             return None;
         }
-        let mut texts = vec![doc.question, doc.details];
-        texts.extend(doc.files.iter().map(String::as_str));
-        self.opposable.contradicted(&texts)
+        self.opposable.contradicted(doc.question)
     }
 
     /// The gate's rule (module docs, step 3): `has(term)` says whether the chart holds a term
@@ -430,25 +442,27 @@ impl Question {
     }
 }
 
-/// True when two stems are one word's derivations: the shorter (at least
-/// [`DERIVED_MIN_STEM`] letters) begins the longer, which adds at most [`DERIVED_MAX_SUFFIX`]
-/// letters ("handl" of `handled`/`handling` and "handler"; "configur" and "configuration").
-/// Porter stemming merges inflections, not derivations, and the token vectors place some
-/// derivations just under `align` ("handler"/"handled" 0.50).
+/// True when two stems are one word's derivations: the longer is the shorter (at least
+/// [`DERIVED_MIN_STEM`] letters) plus an agent-noun suffix ([`AGENT_SUFFIXES`]: "handl" of
+/// `handled`/`handling` and "handler"; "process" and "processor"). Porter stemming merges
+/// inflections, not derivations, and the token vectors place some just under `align`
+/// ("handler"/"handled" 0.50). Any other addition makes another word ("count"/"country",
+/// "check"/"checkout", "state"/"statement").
 fn derived(a: &str, b: &str) -> bool {
     let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
     short.len() >= DERIVED_MIN_STEM
-        && long.len() - short.len() <= DERIVED_MAX_SUFFIX
-        && long.starts_with(short)
         && short.bytes().all(|c| c.is_ascii_alphabetic())
+        && long
+            .strip_prefix(short)
+            .is_some_and(|suffix| AGENT_SUFFIXES.contains(&suffix))
 }
 
 /// Shortest stem [`derived`] extends (shorter ones begin unrelated words: "sign"/"signal").
 const DERIVED_MIN_STEM: usize = 5;
 
-/// Most letters a derivation adds to a stem in [`derived`] (`-er`, `-ation`; longer additions
-/// are compounds: "group"/"groupidentify").
-const DERIVED_MAX_SUFFIX: usize = 4;
+/// What [`derived`] lets a stem add: the agent noun of a verb (`handle` → `handler`,
+/// `process` → `processor`), as stems.
+const AGENT_SUFFIXES: [&str; 2] = ["er", "or"];
 
 /// A word with a digit (`oauth2`, `s3`, `v2`) is a code, as in the tokeniser: it matches only
 /// exactly, never by meaning (its WordPiece rows are mostly those of its letters).
@@ -645,7 +659,6 @@ mod tests {
         for (a, b) in [
             ("handled", "handler"),
             ("handling", "handler"),
-            ("configure", "configuration"),
             ("process", "processor"),
         ] {
             assert!(derived(&stem(a), &stem(b)), "{a}/{b}");
@@ -655,6 +668,11 @@ mod tests {
             ("group", "groupidentify"),
             ("user", "username"),
             ("s3", "s3bucket"),
+            ("count", "country"),
+            ("check", "checkout"),
+            ("check", "checkbox"),
+            ("bound", "boundaries"),
+            ("state", "statement"),
         ] {
             assert!(!derived(&stem(a), &stem(b)), "{a}/{b}");
         }
@@ -703,6 +721,31 @@ mod tests {
             Some("where is x".into())
         );
         assert_eq!(exact_key("Where is X?"), exact_key("where is x"));
+        // Symbols that are part of a name stay (a breaker got "C++" replaced by "C").
+        for (a, b) in [
+            (
+                "How is the C++ extension built?",
+                "How is the C extension built?",
+            ),
+            (
+                "Where is the C# client generated?",
+                "Where is the C client generated?",
+            ),
+            (
+                "Where is the == operator overloaded?",
+                "Where is the != operator overloaded?",
+            ),
+        ] {
+            assert_ne!(normalise_question(a), normalise_question(b), "{a} / {b}");
+        }
+        assert_eq!(
+            normalise_question("How is the C++ extension built?").as_deref(),
+            Some("how is the c++ extension built")
+        );
+        assert_eq!(
+            normalise_question("Where is log-in (SAML/OIDC) handled?!").as_deref(),
+            Some("where is log in saml oidc handled")
+        );
         assert_ne!(exact_key("Where is X?"), exact_key("Where is Y?"));
         assert!(exact_key("Where is X?").unwrap().starts_with('\u{1}'));
     }

@@ -19,10 +19,12 @@
 //! - **Opposite particles** after the same word: `log in` / `log out`, `turn on` / `turn off`,
 //!   `scale up` / `scale down`.
 //!
-//! A question word contradicts a chart when the chart holds its opposite and not the word
-//! itself (by stem, in the chart's question, details or file paths), and the question does not
+//! A question word contradicts a chart when the chart's question holds its opposite and not the
+//! word itself (by stem or an irregular form: "sent" holds "send"), and the question does not
 //! name the opposite too (then it asks about both): such a chart is at most a "related"
-//! suggestion, however close it ranks.
+//! suggestion, however close it ranks. The chart's details and paths do not count either way:
+//! they name the other side in passing ("catches unhandled rejections") or point elsewhere
+//! ("downloads are served from cdn.ts, not here").
 
 use super::tokenize::{pieces, Analyzer, Piece};
 use std::collections::HashSet;
@@ -109,6 +111,37 @@ pub const PAIRS: &[(&str, &str)] = &[
     ("sync", "async"),
     ("lock", "unlock"),
     ("paid", "unpaid"),
+    ("upvote", "downvote"),
+    ("upvoted", "downvoted"),
+    ("light", "dark"),
+    ("external", "internal"),
+    ("enqueue", "dequeue"),
+    ("allowlist", "denylist"),
+    ("whitelist", "blacklist"),
+    ("upstream", "downstream"),
+    ("old", "new"),
+];
+
+/// Irregular forms of one word, so a chart saying "sent" holds the asked "send" (the stemmer
+/// merges regular inflections only).
+const SAME: &[(&str, &str)] = &[
+    ("send", "sent"),
+    ("write", "written"),
+    ("write", "wrote"),
+    ("hide", "hidden"),
+    ("hide", "hid"),
+    ("show", "shown"),
+    ("begin", "began"),
+    ("begin", "begun"),
+    ("buy", "bought"),
+    ("sell", "sold"),
+    ("lose", "lost"),
+    ("win", "won"),
+    ("get", "got"),
+    ("run", "ran"),
+    ("find", "found"),
+    ("make", "made"),
+    ("build", "built"),
 ];
 
 /// [`PAIRS`] with each word's stem, worked out once per process: (word, stem, word, stem).
@@ -124,8 +157,9 @@ fn pair_stems() -> &'static [(&'static str, String, &'static str, String)] {
     })
 }
 
-/// Particles that reverse a verb ("log in" / "log out").
-const PARTICLES: &[(&str, &str)] = &[("in", "out"), ("on", "off"), ("up", "down")];
+/// Particles that reverse a verb ("log in" / "log out" / "log off"): each of the first set is
+/// the opposite of each of the second.
+const PARTICLES: (&[&str], &[&str]) = (&["in", "on", "up"], &["out", "off", "down"]);
 
 /// Negating prefixes recognised by form (module docs).
 const NEGATING: &[&str] = &["un", "non"];
@@ -140,8 +174,8 @@ pub struct Opposable {
     /// and stem).
     words: Vec<(String, String, Vec<WordStem>)>,
     /// Per "word particle" pair of the question: the phrase as asked, the word's stem, the
-    /// particle, and the opposite particle.
-    phrases: Vec<(String, String, &'static str, &'static str)>,
+    /// particle, and the opposite particles.
+    phrases: Vec<(String, String, &'static str, &'static [&'static str])>,
 }
 
 impl Opposable {
@@ -186,16 +220,15 @@ impl Opposable {
         out.words
             .retain(|(_, _, opposites)| !opposites.iter().any(|(_, o)| asked.contains(o)));
         for pair in words.windows(2) {
-            for &(a, b) in PARTICLES {
-                for (p, o) in [(a, b), (b, a)] {
-                    if pair[1] == p {
-                        out.phrases.push((
-                            format!("{} {p}", pair[0]),
-                            analyzer.stem_word(&pair[0]),
-                            p,
-                            o,
-                        ));
-                    }
+            let (ups, downs) = PARTICLES;
+            for (set, other) in [(ups, downs), (downs, ups)] {
+                if let Some(&p) = set.iter().find(|p| **p == pair[1]) {
+                    out.phrases.push((
+                        format!("{} {p}", pair[0]),
+                        analyzer.stem_word(&pair[0]),
+                        p,
+                        other,
+                    ));
                 }
             }
         }
@@ -218,33 +251,39 @@ impl Opposable {
         self.words.is_empty() && self.phrases.is_empty()
     }
 
-    /// The question word or phrase (as asked) whose opposite the chart `texts` (question,
-    /// details, file paths) holds while not holding it; `None` when there is none.
-    pub fn contradicted<'a>(&'a self, texts: &[&str]) -> Option<&'a str> {
+    /// The question word or phrase (as asked) whose opposite the chart's question holds while
+    /// not holding it (by stem or an irregular form); `None` when there is none. Only the chart's
+    /// question counts: its details often name the other side in passing ("catches unhandled
+    /// rejections", "downloads are served elsewhere").
+    pub fn contradicted<'a>(&'a self, chart_question: &str) -> Option<&'a str> {
         if self.is_empty() {
             return None;
         }
         let analyzer = Analyzer::default();
-        let mut stems = HashSet::new();
-        let mut bigrams = HashSet::new();
-        for text in texts {
-            let words = words_of(text);
-            let stemmed: Vec<String> = words.iter().map(|w| analyzer.stem_word(w)).collect();
-            for (i, s) in stemmed.iter().enumerate() {
-                if let Some(next) = words.get(i + 1) {
-                    bigrams.insert((s.clone(), next.clone()));
+        let words = words_of(chart_question);
+        let stemmed: Vec<String> = words.iter().map(|w| analyzer.stem_word(w)).collect();
+        let mut stems: HashSet<String> = stemmed.iter().cloned().collect();
+        // An irregular form holds its base word too ("sent" holds "send").
+        for w in &words {
+            for &(base, form) in SAME {
+                if w == form {
+                    stems.insert(analyzer.stem_word(base));
                 }
             }
-            stems.extend(stemmed);
         }
+        let bigrams: HashSet<(&str, &str)> = stemmed
+            .iter()
+            .zip(words.iter().skip(1))
+            .map(|(s, next)| (s.as_str(), next.as_str()))
+            .collect();
         for (word, stem, opposites) in &self.words {
             if !stems.contains(stem) && opposites.iter().any(|(_, o)| stems.contains(o)) {
                 return Some(word);
             }
         }
-        for (phrase, stem, particle, opposite) in &self.phrases {
-            let has = |p: &str| bigrams.contains(&(stem.clone(), p.to_string()));
-            if !has(particle) && has(opposite) {
+        for (phrase, stem, particle, opposites) in &self.phrases {
+            let has = |p: &str| bigrams.contains(&(stem.as_str(), p));
+            if !has(particle) && opposites.iter().any(|o| has(o)) {
                 return Some(phrase);
             }
         }
@@ -271,7 +310,7 @@ mod tests {
 
     fn contradicted(question: &str, chart: &str) -> Option<String> {
         Opposable::of(question)
-            .contradicted(&[chart])
+            .contradicted(chart)
             .map(str::to_string)
     }
 
@@ -322,6 +361,16 @@ mod tests {
                 "where is the login handled in the app",
                 "where is logout handled",
                 "login",
+            ),
+            (
+                "How does a user log off?",
+                "How does a user log in?",
+                "log off",
+            ),
+            (
+                "Where are files downloaded?",
+                "Where are files uploaded?",
+                "downloaded",
             ),
         ] {
             assert_eq!(

@@ -796,3 +796,25 @@ fn a_comma_in_a_file_name_gets_a_hint() {
     env.run(&["chart", "Where is the note?", "--file", "a, b.md"])
         .ok();
 }
+
+/// Questions that differ only in a symbol that is part of a name are different questions: "C++"
+/// is not "C", so charting one never replaces the other, and asking one never gets the other
+/// as an exact re-ask.
+#[test]
+fn a_symbol_in_a_name_keeps_two_questions_apart() {
+    let env = Env::git();
+    env.write("cpp.cpp", "x\n");
+    env.write("c.c", "y\n");
+    let cpp = chart_id(env.run(&[
+        "chart",
+        "How is the C++ extension built?",
+        "--files",
+        "cpp.cpp",
+    ]));
+    let c = chart_id(env.run(&["chart", "How is the C extension built?", "--files", "c.c"]));
+    assert_eq!(entry_files(&env), {
+        let mut v = vec![format!("{cpp}.md"), format!("{c}.md")];
+        v.sort();
+        v
+    });
+}

@@ -347,3 +347,42 @@ fn derivations_of_a_word_answer() {
         }
     }
 }
+
+/// Only the chart's question counts for opposites: details that name the other side in passing
+/// do not refuse a rewording, and details that point elsewhere do not make an opposite an
+/// answer (a breaker's cases).
+#[test]
+fn opposites_are_judged_on_the_charted_question() {
+    for mode in MODES {
+        let env = store(mode);
+        env.write("src/handler.ts", "x\n");
+        let handler = chart_id_with(
+            &env,
+            "Where is the error handler?",
+            "src/handler.ts",
+            "catches unhandled promise rejections",
+        );
+        env.write("src/upload.ts", "y\n");
+        chart_id_with(
+            &env,
+            "Where are files uploaded?",
+            "src/upload.ts",
+            "downloads are served from cdn.ts, not here",
+        );
+        let hits = env.run(&["ask", "Where are errors handled?"]).ok().jsonl();
+        assert_eq!(hits[0]["id"], handler.as_str(), "{mode:?}");
+        let run = env.run(&["ask", "Where are files downloaded?"]);
+        assert_eq!(run.code, 1, "{mode:?}: {}", run.stdout);
+    }
+}
+
+fn chart_id_with(env: &Env, question: &str, file: &str, details: &str) -> String {
+    let run = env
+        .run(&["chart", question, "--files", file, "--details", details])
+        .ok();
+    run.stdout
+        .trim()
+        .strip_prefix("charted ")
+        .expect("charted <id>")
+        .to_string()
+}
