@@ -10,8 +10,10 @@
 //! The folder must lie inside the project with no symlink between the project root and the hook
 //! ([`hooks_dir`]): a repository is untrusted input, and its `.git` file, `core.hooksPath` or a
 //! symlinked `.husky` must not steer a write elsewhere. So a linked worktree (whose hooks are the
-//! main checkout's) and a global `core.hooksPath` are refused with the line to add by hand; in a
-//! worktree, `init --git` in the main checkout adds it for every worktree.
+//! main checkout's), a global `core.hooksPath` and a path with `..` are refused with the line to
+//! add by hand; in a worktree, `init --git` in the main checkout adds it for every worktree. A
+//! submodule's hooks, in the superproject's `.git/modules/` (as git reports the superproject),
+//! are inside the project that holds it, and are accepted.
 //!
 //! How: right after the `#!` line (at the top of a hook without one), before anything that could
 //! end the script early (`has_hook_script postcommit || exit 0`, `exec other-hook`, `set -e` and
@@ -120,7 +122,25 @@ pub fn hooks_dir(root: &Path) -> Result<PathBuf> {
         );
     }
     let dir = match hooks_dir_from_git(root) {
-        GitAnswer::Hooks(dir) => dir,
+        GitAnswer::Hooks(dir, Some(superproject)) => {
+            // A submodule: its git dir lies in the superproject's `.git/modules/`, inside the
+            // project that holds this one.
+            return inside_project(root, &dir).or_else(|e| {
+                let real_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+                let sp = superproject
+                    .canonicalize()
+                    .unwrap_or_else(|_| superproject.clone());
+                if real_root.starts_with(&sp) && real_root != sp {
+                    inside_project(&sp, &dir)
+                        .ok()
+                        .filter(|d| d.starts_with(sp.join(".git").join("modules")))
+                        .ok_or(e)
+                } else {
+                    Err(e)
+                }
+            });
+        }
+        GitAnswer::Hooks(dir, None) => dir,
         GitAnswer::NotThisRepository => {
             return Err(Refused(format!(
                 "--git: git does not accept {} as a repository (is its .git damaged, or a file \
@@ -152,16 +172,24 @@ pub fn hooks_dir(root: &Path) -> Result<PathBuf> {
 ///
 /// Errors: [`Refused`], naming the folder and the line to add by hand.
 fn inside_project(root: &Path, dir: &Path) -> Result<PathBuf> {
-    let mut norm = PathBuf::new();
-    for c in dir.components() {
-        match c {
-            std::path::Component::ParentDir => {
-                norm.pop();
-            }
-            std::path::Component::CurDir => {}
-            other => norm.push(other),
-        }
+    // `..` is refused, not worked out: as text it would skip a symlink git follows
+    // (`lnk/../hk` is `hk` as text but `lnk`'s parent's `hk` for git).
+    if dir
+        .components()
+        .any(|c| c == std::path::Component::ParentDir)
+    {
+        return Err(Refused(format!(
+            "--git: git runs this repository's hooks from {}, a path with `..` in it; capn \
+             writes only where it can tell the folder is inside the project, so nothing was \
+             written. Add this line to that folder's post-commit hook yourself: {PRUNE_GUARDED}",
+            dir.display()
+        ))
+        .into());
     }
+    let norm: PathBuf = dir
+        .components()
+        .filter(|c| *c != std::path::Component::CurDir)
+        .collect();
     let refuse = |why: String| -> anyhow::Error {
         Refused(format!(
             "--git: git runs this repository's hooks from {}, {why}; capn writes only inside the \
@@ -209,8 +237,9 @@ pub fn same_path(a: &Path, b: &Path) -> bool {
 
 /// What git says about the hooks of the repository at a root.
 enum GitAnswer {
-    /// The hooks folder (absolute, or joined to the root).
-    Hooks(PathBuf),
+    /// The hooks folder (absolute, or joined to the root), and the superproject's root when the
+    /// repository is a submodule.
+    Hooks(PathBuf, Option<PathBuf>),
     /// git ran but failed, or answered for another repository (a `.git` in the root that git
     /// does not accept, inside some other repository).
     NotThisRepository,
@@ -221,11 +250,17 @@ enum GitAnswer {
 /// Asks git where the hooks of the repository at `root` are.
 fn hooks_dir_from_git(root: &Path) -> GitAnswer {
     let mut cmd = Command::new("git");
-    cmd.args(["rev-parse", "--show-toplevel", "--git-path", "hooks"])
-        .current_dir(root)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null());
+    cmd.args([
+        "rev-parse",
+        "--show-toplevel",
+        "--git-path",
+        "hooks",
+        "--show-superproject-working-tree",
+    ])
+    .current_dir(root)
+    .stdin(Stdio::null())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::null());
     // Let git find the repository from `root`, as it will when it runs the hook there.
     for var in [
         "GIT_DIR",
@@ -239,7 +274,7 @@ fn hooks_dir_from_git(root: &Path) -> GitAnswer {
     let Ok(out) = cmd.output() else {
         return GitAnswer::NoGit;
     };
-    let answer = || -> Option<PathBuf> {
+    let answer = || -> Option<(PathBuf, Option<PathBuf>)> {
         if !out.status.success() {
             return None;
         }
@@ -247,16 +282,24 @@ fn hooks_dir_from_git(root: &Path) -> GitAnswer {
         let mut lines = text.lines();
         let top = PathBuf::from(lines.next()?.trim_end_matches('\r'));
         let hooks = PathBuf::from(lines.next()?.trim_end_matches('\r'));
+        let superproject = lines
+            .next()
+            .map(|l| l.trim_end_matches('\r'))
+            .filter(|l| !l.is_empty())
+            .map(PathBuf::from);
         if top.canonicalize().ok()? != root.canonicalize().ok()? {
             return None;
         }
-        Some(if hooks.is_absolute() {
+        let hooks = if hooks.is_absolute() {
             hooks
         } else {
             root.join(hooks)
-        })
+        };
+        Some((hooks, superproject))
     };
-    answer().map_or(GitAnswer::NotThisRepository, GitAnswer::Hooks)
+    answer().map_or(GitAnswer::NotThisRepository, |(h, sp)| {
+        GitAnswer::Hooks(h, sp)
+    })
 }
 
 /// What adding the line to a hook comes to.
@@ -385,7 +428,9 @@ pub fn apply_add(root: &Path, path: &Path, plan: &AddPlan) -> Result<bool> {
         AddPlan::Create(t) => (t, true),
         AddPlan::Update(t) => (t, false),
     };
-    if let Some(parent) = path.parent() {
+    if let Some(parent) = path.parent().filter(|p| !p.is_dir()) {
+        // Missing folders are made below the project root only (a submodule's hooks folder,
+        // in the superproject's `.git/modules/`, exists already).
         let real_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
         let anchor = if parent.starts_with(root) {
             root
@@ -573,16 +618,11 @@ mod tests {
             inside_project(&root, &root.join(".git/hooks")).unwrap(),
             root.join(".git/hooks")
         );
-        assert_eq!(
-            inside_project(&root, &root.join("a/../.husky/_")).unwrap(),
-            root.join(".husky/_")
-        );
-        for outside in [dir.path().join("decoy"), root.join("../decoy/hooks")] {
-            let e = inside_project(&root, &outside).unwrap_err();
-            assert!(e.downcast_ref::<Refused>().is_some(), "{e:#}");
-            assert!(e.to_string().contains("outside the project"), "{e:#}");
-            assert!(e.to_string().contains(PRUNE_GUARDED), "{e:#}");
-        }
+        assert!(inside_project(&root, &root.join("a/../.husky/_")).is_err());
+        let e = inside_project(&root, &dir.path().join("decoy")).unwrap_err();
+        assert!(e.downcast_ref::<Refused>().is_some(), "{e:#}");
+        assert!(e.to_string().contains("outside the project"), "{e:#}");
+        assert!(e.to_string().contains(PRUNE_GUARDED), "{e:#}");
         #[cfg(unix)]
         {
             std::os::unix::fs::symlink("../decoy", root.join(".husky")).unwrap();

@@ -987,3 +987,18 @@ fn doctor_counts_only_entries_that_parse_and_warns_about_the_rest() {
         run.stdout
     );
 }
+
+/// A config.json starting with a UTF-8 BOM is read by capn (and edited by init), so doctor
+/// accepts it too.
+#[test]
+fn doctor_accepts_a_config_with_a_bom() {
+    let env = Env::git();
+    init(&env);
+    env.write(".capn/config.json", "\u{feff}{\n  \"embedding\": true\n}\n");
+    let run = doctor(&env);
+    assert!(
+        run.stdout.contains("ok    .capn/config.json parses"),
+        "{}",
+        run.stdout
+    );
+}

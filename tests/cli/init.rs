@@ -518,6 +518,59 @@ fn git_hook_in_a_linked_worktree_is_left_to_the_main_checkout() {
     );
 }
 
+/// A submodule's hooks live in the superproject's `.git/modules/<name>/hooks`, inside the
+/// project that holds it: `init --git` there adds the line where git runs it, and a commit in
+/// the submodule runs it.
+#[cfg(unix)]
+#[test]
+fn git_hook_in_a_submodule_goes_to_its_hooks_in_the_superproject() {
+    let env = Env::new();
+    if real_repo(&env).is_none() {
+        return;
+    }
+    let lib = env.tmp.path().join("lib");
+    fs::create_dir_all(&lib).unwrap();
+    git(&env, &lib, &["init", "-q"], None);
+    git(
+        &env,
+        &lib,
+        &["commit", "-q", "--allow-empty", "-m", "lib"],
+        None,
+    );
+    git(
+        &env,
+        &env.root,
+        &[
+            "-c",
+            "protocol.file.allow=always",
+            "submodule",
+            "add",
+            "-q",
+            lib.to_str().unwrap(),
+            "sub",
+        ],
+        None,
+    );
+    let sub = env.root.join("sub");
+    let run = env.run_cmd(env.cmd_in(&sub, &["init", "--git"]), b"").ok();
+    let hook = env.root.join(".git/modules/sub/hooks/post-commit");
+    assert!(
+        fs::read_to_string(&hook)
+            .unwrap_or_default()
+            .contains(PRUNE_GUARDED),
+        "{}",
+        run.stdout
+    );
+    let (path, log) = fake_capn(&env);
+    git(
+        &env,
+        &sub,
+        &["commit", "-q", "--allow-empty", "-m", "x"],
+        Some(&path),
+    );
+    assert_eq!(wait_for_log(&log), "prune\n");
+}
+
 /// A repository cannot steer the hook write out of the project: not through a symlinked folder
 /// on `core.hooksPath` (husky's layout with a committed `.husky` link), nor through a `.git` file
 /// git does not accept. Nothing is written outside; the decoy hook keeps its bytes.

@@ -130,37 +130,39 @@ fn check_store_files(root: &Path, checks: &mut Vec<Check>) {
         "edit {} (keys: \"embedding\": true|false, \"warn_at\": 1..100, \"offer\": true|false|{{\"prompt\": bool, \"search\": bool}}), or delete it and run capn init",
         path.display()
     );
-    let problem = match serde_json::from_str::<Value>(&text) {
-        Err(e) => Some(format!("{} is not JSON: {e}", path.display())),
-        Ok(Value::Object(m)) => {
-            let mut p = Vec::new();
-            if m.get("embedding").is_some_and(|v| !v.is_boolean()) {
-                p.push(format!(
-                    "\"embedding\" is {}, not true or false",
-                    m["embedding"]
-                ));
+    // A UTF-8 BOM is not part of the JSON (the config loader and init skip it too).
+    let problem =
+        match serde_json::from_str::<Value>(text.strip_prefix('\u{feff}').unwrap_or(&text)) {
+            Err(e) => Some(format!("{} is not JSON: {e}", path.display())),
+            Ok(Value::Object(m)) => {
+                let mut p = Vec::new();
+                if m.get("embedding").is_some_and(|v| !v.is_boolean()) {
+                    p.push(format!(
+                        "\"embedding\" is {}, not true or false",
+                        m["embedding"]
+                    ));
+                }
+                if m.get("warn_at")
+                    .is_some_and(|v| !v.as_u64().is_some_and(|n| (1..=100).contains(&n)))
+                {
+                    p.push(format!(
+                        "\"warn_at\" is {}, not an integer 1..100 (the statusline uses {} instead)",
+                        m["warn_at"],
+                        crate::config::DEFAULT_WARN_AT
+                    ));
+                }
+                // "offer" is read by the same rules as the hooks read it.
+                let (_, problems) = crate::config::Config::load_checked(&path);
+                p.extend(
+                    problems
+                        .into_iter()
+                        .filter(|q| q.starts_with("\"offer\""))
+                        .map(|q| format!("{q} (offers stay on)")),
+                );
+                (!p.is_empty()).then(|| format!("{}: {}", path.display(), p.join("; ")))
             }
-            if m.get("warn_at")
-                .is_some_and(|v| !v.as_u64().is_some_and(|n| (1..=100).contains(&n)))
-            {
-                p.push(format!(
-                    "\"warn_at\" is {}, not an integer 1..100 (the statusline uses {} instead)",
-                    m["warn_at"],
-                    crate::config::DEFAULT_WARN_AT
-                ));
-            }
-            // "offer" is read by the same rules as the hooks read it.
-            let (_, problems) = crate::config::Config::load_checked(&path);
-            p.extend(
-                problems
-                    .into_iter()
-                    .filter(|q| q.starts_with("\"offer\""))
-                    .map(|q| format!("{q} (offers stay on)")),
-            );
-            (!p.is_empty()).then(|| format!("{}: {}", path.display(), p.join("; ")))
-        }
-        Ok(_) => Some(format!("{} is not a JSON object", path.display())),
-    };
+            Ok(_) => Some(format!("{} is not a JSON object", path.display())),
+        };
     match problem {
         None => checks.push(Check::ok(".capn/config.json parses")),
         Some(why) => checks.push(Check::failed(".capn/config.json", why, fix)),
