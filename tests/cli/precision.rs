@@ -16,7 +16,16 @@ fn store(init: &[&str]) -> Env {
 
 fn chart(env: &Env, question: &str, file: &str) -> String {
     env.write(file, &format!("// {file}\n"));
-    let run = env.run(&["chart", question, "--files", file]).ok();
+    chart_with(env, question, file, None)
+}
+
+/// Charts `question` over the existing `file`, with `details` if given; its id.
+fn chart_with(env: &Env, question: &str, file: &str, details: Option<&str>) -> String {
+    let mut args = vec!["chart", question, "--files", file];
+    if let Some(d) = details {
+        args.extend(["--details", d]);
+    }
+    let run = env.run(&args).ok();
     run.stdout
         .trim()
         .strip_prefix("charted ")
@@ -356,33 +365,22 @@ fn opposites_are_judged_on_the_charted_question() {
     for mode in MODES {
         let env = store(mode);
         env.write("src/handler.ts", "x\n");
-        let handler = chart_id_with(
+        let handler = chart_with(
             &env,
             "Where is the error handler?",
             "src/handler.ts",
-            "catches unhandled promise rejections",
+            Some("catches unhandled promise rejections"),
         );
         env.write("src/upload.ts", "y\n");
-        chart_id_with(
+        chart_with(
             &env,
             "Where are files uploaded?",
             "src/upload.ts",
-            "downloads are served from cdn.ts, not here",
+            Some("downloads are served from cdn.ts, not here"),
         );
         let hits = env.run(&["ask", "Where are errors handled?"]).ok().jsonl();
         assert_eq!(hits[0]["id"], handler.as_str(), "{mode:?}");
         let run = env.run(&["ask", "Where are files downloaded?"]);
         assert_eq!(run.code, 1, "{mode:?}: {}", run.stdout);
     }
-}
-
-fn chart_id_with(env: &Env, question: &str, file: &str, details: &str) -> String {
-    let run = env
-        .run(&["chart", question, "--files", file, "--details", details])
-        .ok();
-    run.stdout
-        .trim()
-        .strip_prefix("charted ")
-        .expect("charted <id>")
-        .to_string()
 }
