@@ -58,11 +58,12 @@ pub const MAX_RELATED_SCORE: u8 = 99;
 pub const RELATED_HEADER: &str =
     "capn: possibly related charts (not answers: similar questions whose files may help; check them before exploring):";
 
-/// The message `ask` prints instead of the ordinary nudge outside any project (no `.capn/` in
-/// the working directory or above, and not inside a git repository); `list` says the same.
+/// The message `ask` prints (after `capn: `) instead of the ordinary nudge outside any project
+/// (no `.capn/` in the working directory or above, and not inside a git repository); `list`,
+/// `prune`, `bust` and `unchart` say the same.
 pub fn outside_project(command: &str) -> String {
     format!(
-        "capn: not inside a project: there is no .capn/ here or in any parent folder, and this is not a git repository. Charts are kept per project: run `capn {command}` from inside one, or `capn init` at a project's root to start charting there."
+        "not inside a project: there is no .capn/ here or in any parent folder, and this is not a git repository. Charts are kept per project: run `capn {command}` from inside one, or `capn init` at a project's root to start charting there."
     )
 }
 
@@ -95,7 +96,7 @@ pub fn run(args: &AskArgs) -> Result<ExitCode> {
     // A .capn that is a symlink, a file or a FIFO is an error to report, not an empty store.
     store.check_dirs()?;
     if is_outside_project(&store) {
-        diag!("{}", outside_project("ask"));
+        diag!("capn: {}", outside_project("ask"));
         return Ok(ExitCode::from(1));
     }
     let limit = args.limit as usize;
@@ -137,15 +138,7 @@ pub fn removed_note(removed: &[Removed]) -> String {
     let named: Vec<String> = removed
         .iter()
         .take(MAX_NAMED_REMOVED)
-        .map(|r| {
-            let q = serde_json::to_string(&r.question).unwrap_or_default();
-            let files: Vec<String> = r
-                .changed
-                .iter()
-                .map(|f| crate::store::printable(f))
-                .collect();
-            format!("{q} ({})", files.join(", "))
-        })
+        .map(|r| named_chart(&r.question, &r.changed))
         .collect();
     let more = if n > MAX_NAMED_REMOVED {
         format!("; and {} more", n - MAX_NAMED_REMOVED)
@@ -157,6 +150,17 @@ pub fn removed_note(removed: &[Removed]) -> String {
         if n == 1 { "" } else { "s" },
         named.join("; ")
     )
+}
+
+/// A chart as messages name it: `"<question>" (<file>, <file>)`, the question as a JSON string
+/// (quoted, control characters escaped), the paths with control characters escaped.
+pub fn named_chart<'a>(question: &str, files: impl IntoIterator<Item = &'a String>) -> String {
+    let q = serde_json::to_string(question).unwrap_or_default();
+    let files: Vec<String> = files
+        .into_iter()
+        .map(|f| crate::store::printable(f))
+        .collect();
+    format!("{q} ({})", files.join(", "))
 }
 
 /// The answers as JSONL for stdout and, on a miss, the related lines for stderr.

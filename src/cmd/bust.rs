@@ -14,7 +14,7 @@ pub fn run(args: &BustArgs) -> Result<ExitCode> {
     let cwd = std::fs::canonicalize(&cwd).unwrap_or(cwd);
     let store = Store::discover(&cwd);
     if super::ask::is_outside_project(&store) {
-        diag!("{}", super::ask::outside_project("bust"));
+        diag!("capn: {}", super::ask::outside_project("bust"));
         return Ok(ExitCode::SUCCESS);
     }
     let (key, abs) = paths::resolve_key(&store.root, &cwd, args.path.trim()).map_err(Refused)?;

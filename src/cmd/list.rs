@@ -93,7 +93,7 @@ pub fn run(args: &ListArgs) -> Result<ExitCode> {
     so.write_all(out.as_bytes())?;
     if !args.json && names.is_empty() {
         if super::ask::is_outside_project(&store) {
-            diag!("{}", super::ask::outside_project("list"));
+            diag!("capn: {}", super::ask::outside_project("list"));
         } else {
             diag!("capn: nothing charted yet");
         }

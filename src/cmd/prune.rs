@@ -12,7 +12,7 @@ pub fn run() -> Result<ExitCode> {
     let store = Store::from_env()?;
     if !store.exists() {
         if super::ask::is_outside_project(&store) {
-            diag!("{}", super::ask::outside_project("prune"));
+            diag!("capn: {}", super::ask::outside_project("prune"));
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -24,11 +24,9 @@ pub fn run() -> Result<ExitCode> {
         let noun = if n == 1 { "entry" } else { "entries" };
         let mut out = format!("pruned {n} stale {noun}\n");
         for e in &removed {
-            let files: Vec<String> = e.files.keys().map(|f| crate::store::printable(f)).collect();
             out.push_str(&format!(
-                "  {} ({})\n",
-                serde_json::to_string(&crate::store::printable(&e.question))?,
-                files.join(", ")
+                "  {}\n",
+                super::ask::named_chart(&e.question, e.files.keys())
             ));
         }
         std::io::stdout().lock().write_all(out.as_bytes())?;

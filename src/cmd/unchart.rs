@@ -13,12 +13,7 @@ pub fn run(args: &UnchartArgs) -> Result<ExitCode> {
     let id = args.id.trim();
     let store = Store::from_env()?;
     if super::ask::is_outside_project(&store) {
-        return Err(Refused(
-            super::ask::outside_project("unchart")
-                .trim_start_matches("capn: ")
-                .to_string(),
-        )
-        .into());
+        return Err(Refused(super::ask::outside_project("unchart")).into());
     }
     if !crate::store::entry::is_valid_id(id) || !store.exists() {
         return Err(Refused(format!("unknown id: {id}")).into());
