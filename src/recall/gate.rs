@@ -366,9 +366,6 @@ impl Question {
     /// The word or phrase of the question whose opposite `doc` holds instead of it
     /// ([`super::opposites`]): such a chart never answers.
     fn contradicted(&self, doc: &Doc<'_>) -> Option<&str> {
-        if self.opposable.is_empty() {
-            return None;
-        }
         self.opposable.contradicted(doc.question)
     }
 

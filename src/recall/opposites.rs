@@ -81,7 +81,6 @@ pub const PAIRS: &[(&str, &str)] = &[
     ("request", "response"),
     ("success", "failure"),
     ("succeed", "fail"),
-    ("succeeded", "failed"),
     ("successful", "failed"),
     ("min", "max"),
     ("minimum", "maximum"),
@@ -112,7 +111,6 @@ pub const PAIRS: &[(&str, &str)] = &[
     ("lock", "unlock"),
     ("paid", "unpaid"),
     ("upvote", "downvote"),
-    ("upvoted", "downvoted"),
     ("light", "dark"),
     ("external", "internal"),
     ("enqueue", "dequeue"),
@@ -183,15 +181,15 @@ impl Opposable {
     pub fn of(question: &str) -> Opposable {
         let analyzer = Analyzer::default();
         let words = words_of(question);
+        let stems: Vec<String> = words.iter().map(|w| analyzer.stem_word(w)).collect();
         let mut out = Opposable::default();
-        for w in &words {
-            let stem = analyzer.stem_word(w);
+        for (w, stem) in words.iter().zip(&stems) {
             let mut opposites: Vec<WordStem> = pair_stems()
                 .iter()
                 .filter_map(|(a, sa, b, sb)| {
-                    if *sa == stem {
+                    if sa == stem {
                         Some((b.to_string(), sb.clone()))
-                    } else if *sb == stem {
+                    } else if sb == stem {
                         Some((a.to_string(), sa.clone()))
                     } else {
                         None
@@ -209,26 +207,22 @@ impl Opposable {
                     opposites.push((negated, s));
                 }
             }
-            opposites.retain(|(_, o)| *o != stem);
+            opposites.retain(|(_, o)| o != stem);
             if !opposites.is_empty() {
-                out.words.push((w.clone(), stem, opposites));
+                out.words.push((w.clone(), stem.clone(), opposites));
             }
         }
         // A question that names both sides ("rejects mismatches, and accepted messages…") asks
         // about both: neither word contradicts a chart holding the other.
-        let asked: HashSet<String> = words.iter().map(|w| analyzer.stem_word(w)).collect();
+        let asked: HashSet<&String> = stems.iter().collect();
         out.words
             .retain(|(_, _, opposites)| !opposites.iter().any(|(_, o)| asked.contains(o)));
-        for pair in words.windows(2) {
+        for (i, pair) in words.windows(2).enumerate() {
             let (ups, downs) = PARTICLES;
             for (set, other) in [(ups, downs), (downs, ups)] {
                 if let Some(&p) = set.iter().find(|p| **p == pair[1]) {
-                    out.phrases.push((
-                        format!("{} {p}", pair[0]),
-                        analyzer.stem_word(&pair[0]),
-                        p,
-                        other,
-                    ));
+                    out.phrases
+                        .push((format!("{} {p}", pair[0]), stems[i].clone(), p, other));
                 }
             }
         }
