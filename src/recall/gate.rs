@@ -169,6 +169,8 @@ pub struct Question {
     exact: Vec<usize>,
     /// Token vectors of words met so far (question and chart words), by word.
     vectors: RefCell<HashMap<String, Vec<f32>>>,
+    /// Stems of words met so far, by word (for [`derived`]; candidates share words).
+    stems: RefCell<HashMap<String, String>>,
     /// What a chart could contradict ([`super::opposites`]).
     opposable: Opposable,
 }
@@ -229,6 +231,7 @@ impl Question {
             norm: normalise_question(query),
             exact: bm25.exact_docs(query),
             vectors: RefCell::default(),
+            stems: RefCell::default(),
             opposable: {
                 // Only opposites this store could hold: an indexed term, or a stop word.
                 let mut o = Opposable::of(query);
@@ -419,8 +422,9 @@ impl Question {
         Some(None)
     }
 
-    /// True when one of `words` has a token vector within cosine `align` of `word`'s. Vectors
-    /// are computed once per word per question (candidates share words).
+    /// True when one of `words` is a derivation of `word` ([`derived`]) or has a token vector
+    /// within cosine `align` of its. Stems and vectors are computed once per word per question
+    /// (candidates share words).
     fn aligns(&self, model: &Model, word: &str, words: &BTreeSet<String>, align: f32) -> bool {
         let mut cache = self.vectors.borrow_mut();
         let v = cache
@@ -428,9 +432,16 @@ impl Question {
             .or_insert_with(|| model.embed(word))
             .clone();
         let analyzer = Analyzer::default();
-        let stem = analyzer.stem_word(word);
+        let mut stems = self.stems.borrow_mut();
+        let stem = stems
+            .entry(word.to_string())
+            .or_insert_with(|| analyzer.stem_word(word))
+            .clone();
         words.iter().any(|w| {
-            if derived(&stem, &analyzer.stem_word(w)) {
+            let s = stems
+                .entry(w.clone())
+                .or_insert_with(|| analyzer.stem_word(w));
+            if derived(&stem, s) {
                 return true;
             }
             let d = cache.entry(w.clone()).or_insert_with(|| model.embed(w));
