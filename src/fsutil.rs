@@ -16,7 +16,7 @@
 use anyhow::{Context, Result};
 use std::fs;
 use std::io::{Read, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The name prefix of the temp files [`write_atomic`] creates: `.capn-tmp-<pid>-<random>` (a
 /// crash can leave one behind; writers remove those whose process is gone, see
@@ -298,6 +298,12 @@ pub fn check_inside(root: &Path, path: &Path) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// `path` with its symlinks and `..` resolved, or as given when it cannot be (it does not exist,
+/// or a folder on the way cannot be read).
+pub fn resolved(path: &Path) -> PathBuf {
+    fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// True when `path`, as given or with its symlinks resolved, lies in `root`, as given or

@@ -28,6 +28,7 @@
 //! `exit`, [`prune_status`]) is moved to the top in the guarded form.
 
 use crate::error::Refused;
+use crate::fsutil::resolved;
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -126,10 +127,8 @@ pub fn hooks_dir(root: &Path) -> Result<PathBuf> {
             // A submodule: its git dir lies in the superproject's `.git/modules/`, inside the
             // project that holds this one.
             return inside_project(root, &dir).or_else(|e| {
-                let real_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
-                let sp = superproject
-                    .canonicalize()
-                    .unwrap_or_else(|_| superproject.clone());
+                let real_root = resolved(root);
+                let sp = resolved(&superproject);
                 if real_root.starts_with(&sp) && real_root != sp {
                     inside_project(&sp, &dir)
                         .ok()
@@ -167,8 +166,8 @@ pub fn hooks_dir(root: &Path) -> Result<PathBuf> {
     inside_project(root, &dir)
 }
 
-/// `dir` with `.` and `..` worked out lexically, when it lies under `root` (as given or
-/// resolved) with no symlink between `root` and a file in it.
+/// `dir` without `.` components, when it lies under `root` (as given or resolved) with no `..`
+/// and no symlink between `root` and a file in it.
 ///
 /// Errors: [`Refused`], naming the folder and the line to add by hand.
 fn inside_project(root: &Path, dir: &Path) -> Result<PathBuf> {
@@ -200,17 +199,18 @@ fn inside_project(root: &Path, dir: &Path) -> Result<PathBuf> {
         ))
         .into()
     };
-    let real_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
-    let anchor = if norm.starts_with(root) {
-        root
-    } else if norm.starts_with(&real_root) {
-        real_root.as_path()
-    } else {
+    let real_root = resolved(root);
+    let Some(anchor) = anchor(root, &real_root, &norm) else {
         return Err(refuse("outside the project".into()));
     };
     crate::fsutil::check_inside(anchor, &norm.join("post-commit"))
         .map_err(|e| refuse(format!("which capn will not write to ({e})")))?;
     Ok(norm)
+}
+
+/// Which of `root` as given and `real_root` (resolved) `path` lies under, lexically.
+fn anchor<'a>(root: &'a Path, real_root: &'a Path, path: &Path) -> Option<&'a Path> {
+    [root, real_root].into_iter().find(|r| path.starts_with(r))
 }
 
 /// The post-commit hook's path: `<hooks dir>/post-commit` ([`hooks_dir`]).
@@ -278,7 +278,7 @@ fn hooks_dir_from_git(root: &Path) -> GitAnswer {
         if !out.status.success() {
             return None;
         }
-        let text = String::from_utf8(out.stdout.clone()).ok()?;
+        let text = std::str::from_utf8(&out.stdout).ok()?;
         let mut lines = text.lines();
         let top = PathBuf::from(lines.next()?.trim_end_matches('\r'));
         let hooks = PathBuf::from(lines.next()?.trim_end_matches('\r'));
@@ -431,12 +431,8 @@ pub fn apply_add(root: &Path, path: &Path, plan: &AddPlan) -> Result<bool> {
     if let Some(parent) = path.parent().filter(|p| !p.is_dir()) {
         // Missing folders are made below the project root only (a submodule's hooks folder,
         // in the superproject's `.git/modules/`, exists already).
-        let real_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
-        let anchor = if parent.starts_with(root) {
-            root
-        } else {
-            &real_root
-        };
+        let real_root = resolved(root);
+        let anchor = anchor(root, &real_root, parent).unwrap_or(&real_root);
         crate::fsutil::ensure_dir_inside(anchor, parent)?;
     }
     crate::fsutil::write_atomic(path, text.as_bytes())?;

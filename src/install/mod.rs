@@ -94,7 +94,7 @@ impl SettingsFile {
     ///
     /// Errors: as [`SettingsFile::load`], but for symlinks.
     pub fn load_user(path: &Path) -> Result<SettingsFile> {
-        let resolved = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let resolved = crate::fsutil::resolved(path);
         let bytes = crate::fsutil::read_host_file(&resolved, "settings")?;
         Self::from_bytes(path, bytes)
     }

@@ -42,6 +42,7 @@
 //! }
 //! ```
 
+use crate::fsutil::resolved;
 use anyhow::Result;
 use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
@@ -285,11 +286,6 @@ fn load_with(root: &Path, key: impl FnOnce() -> std::result::Result<Vec<u8>, Str
         }
     }
     Loaded::Found(r)
-}
-
-/// `root` with its symlinks and `..` resolved (as given when it cannot be).
-fn resolved(root: &Path) -> PathBuf {
-    std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf())
 }
 
 /// The HMAC of `rec` (whose `mac` is `None`) for the project at `root` under `key`, before

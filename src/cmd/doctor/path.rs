@@ -83,7 +83,7 @@ pub(super) fn check_path(root: &Path, checks: &mut Vec<Check>) -> OnPath {
         return OnPath::Same;
     }
     if crate::fsutil::lies_inside(&found, root) {
-        let resolved = std::fs::canonicalize(&found).unwrap_or_else(|_| found.clone());
+        let resolved = crate::fsutil::resolved(&found);
         // Never started: it is the repository's code (see safe_run).
         checks.push(Check::failed(
             format!("{what}: {}", found.display()),
