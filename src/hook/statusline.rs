@@ -27,6 +27,7 @@
 use super::transcript;
 use super::wire::StatusInput;
 use crate::session::{self, Marker, SessionDir, SessionId};
+use anyhow::Context;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -79,7 +80,7 @@ pub fn run(args: &Options) -> anyhow::Result<()> {
     stdout
         .write_all(format!("{line}\n").as_bytes())
         .and_then(|()| stdout.flush())
-        .map_err(|e| anyhow::Error::new(e).context("could not write the status line to stdout"))?;
+        .context("could not write the status line to stdout")?;
     drop(stdout);
     if let (Some(p), Some(t)) = (seg.percent, seg.threshold) {
         if let Err(e) = maybe_warn(&input, p, t) {
