@@ -4,7 +4,7 @@
 use crate::cli::ListArgs;
 use crate::store::fresh::StatCache;
 use crate::store::{index::read_entry, printable, Store};
-use anyhow::{Context, Result};
+use anyhow::Result;
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -21,18 +21,7 @@ pub fn run(args: &ListArgs) -> Result<ExitCode> {
     let store = Store::from_env()?;
     store.check_dirs()?;
     let dir = store.entries_dir();
-    let mut names: Vec<String> = match std::fs::read_dir(&dir) {
-        Ok(rd) => rd
-            .filter_map(|d| d.ok())
-            .filter_map(|d| d.file_name().to_str().map(str::to_string))
-            .filter(|n| crate::store::entry::is_entry_file_name(n))
-            .collect(),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => {
-            return Err(e).with_context(|| format!("could not list entries: {}", dir.display()))
-        }
-    };
-    names.sort();
+    let names = crate::store::entry_names(&dir)?;
     // The stat cache is bounded by the size of the entries it was built from, as for ask.
     let refs: Vec<&str> = names.iter().map(String::as_str).collect();
     let entry_bytes = crate::fsutil::stat_names_in(&dir, &refs, false)

@@ -37,6 +37,27 @@ pub(super) fn entry_racy_window_ns(mtime_ns: i64) -> i64 {
     }
 }
 
+/// The entry file names (`<id>.md`) in the entries folder `dir`, sorted; a missing folder has
+/// none. For readers that go through the files themselves (`list`, `doctor`).
+///
+/// Errors: `could not list entries: <dir>: ...`.
+pub fn entry_names(dir: &Path) -> Result<Vec<String>> {
+    let rd = match std::fs::read_dir(dir) {
+        Ok(rd) => rd,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => {
+            return Err(e).with_context(|| format!("could not list entries: {}", dir.display()))
+        }
+    };
+    let mut names: Vec<String> = rd
+        .flatten()
+        .filter_map(|d| d.file_name().to_str().map(str::to_string))
+        .filter(|n| super::entry::is_entry_file_name(n))
+        .collect();
+    names.sort_unstable();
+    Ok(names)
+}
+
 /// Lists `*.md` files in the entries dir with their stamps, sorted by name, and whether temp
 /// files of an interrupted write were seen. A missing dir is an empty list.
 pub(super) fn list_entry_files(dir: &Path) -> Result<(Vec<Listed>, bool)> {

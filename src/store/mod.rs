@@ -9,6 +9,7 @@ pub mod entry;
 pub mod fresh;
 pub mod index;
 mod listing;
+pub use listing::entry_names;
 pub mod lock;
 pub mod map;
 pub mod ops;

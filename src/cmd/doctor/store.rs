@@ -50,16 +50,8 @@ fn offers_check(root: &Path, checks: &mut Vec<Check>) {
 /// The entry files of `store` that do not parse, as (file name, reason), sorted by name.
 fn malformed_entries(store: &Store) -> Vec<(String, String)> {
     let dir = store.entries_dir();
-    let Ok(rd) = std::fs::read_dir(&dir) else {
-        return Vec::new();
-    };
-    let mut names: Vec<String> = rd
-        .flatten()
-        .filter_map(|d| d.file_name().to_str().map(str::to_string))
-        .filter(|n| crate::store::entry::is_entry_file_name(n))
-        .collect();
-    names.sort();
-    names
+    crate::store::entry_names(&dir)
+        .unwrap_or_default()
         .into_iter()
         .filter_map(|name| {
             crate::store::index::read_entry(&dir.join(&name), &name)
