@@ -171,7 +171,7 @@ fn refusals(
     // capn's own files in .capn/, written by apply: a folder, FIFO or symlink there is refused
     // now, not after .gitignore and the settings files have changed.
     for path in [
-        root.join(crate::store::STORE_DIR).join("config.json"),
+        Store::at(root.to_path_buf()).config_path(),
         record::record_path(root),
     ] {
         if let Some(why) = crate::fsutil::unwritable_reason(&path) {
@@ -200,9 +200,7 @@ fn refusals(
 fn record_fits(rec: &InstallRecord, files: [&SettingsFile; 3], fresh: &[bool]) -> Result<()> {
     let mut trial = rec.clone();
     for ((f, label), fresh) in files.into_iter().zip(PROJECT_SETTINGS).zip(fresh) {
-        if f.changed() {
-            trial.set_file(label, f.original_bytes(), &f.bytes(), *fresh);
-        }
+        record_change(&mut trial, f, label, *fresh);
     }
     let size = serde_json::to_string_pretty(&trial)?.len() as u64 + 200; // + version and mac
     if size > crate::fsutil::limits::HOST_FILE {
@@ -215,6 +213,17 @@ fn record_fits(rec: &InstallRecord, files: [&SettingsFile; 3], fresh: &[bool]) -
         );
     }
     Ok(())
+}
+
+/// Records in `rec` what this run changes in the settings file `f` (at `label`): that it
+/// creates it, and its bytes before and after (see [`InstallRecord::set_file`]).
+fn record_change(rec: &mut InstallRecord, f: &SettingsFile, label: &str, fresh: bool) {
+    if f.changed() {
+        if !f.existed() {
+            rec.add_created_file(label);
+        }
+        rec.set_file(label, f.original_bytes(), &f.bytes(), fresh);
+    }
 }
 
 /// Merges the hook tables into the settings files (in memory) and records what was added and
@@ -391,12 +400,7 @@ fn apply(
     {
         // Recorded first: a record naming a change that did not happen removes nothing, while a
         // change without a record could never be undone.
-        if f.changed() {
-            if !f.existed() {
-                rec.add_created_file(label);
-            }
-            rec.set_file(label, f.original_bytes(), &f.bytes(), fresh);
-        }
+        record_change(&mut rec, f, label, fresh);
         unsigned = rec.save(&root)?;
         f.save()?;
     }
