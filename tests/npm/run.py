@@ -1,0 +1,319 @@
+#!/usr/bin/env python3
+"""The npm install, end to end, as a user does it (README "Install"), on this machine's system.
+
+  tests/npm/run.py [--binary target/release/capn] [--runs 150] [--keep]
+
+1. Builds the linux-x64 packages (capn-hook and @capn-hook/linux-x64) from the release binary
+   with scripts/npm-pack.mjs and `npm pack`s them.
+2. Upgrade from capn-hook 0.2: installs 0.2 from its npm tarball (`npm pack capn-hook@0.2` from
+   the real registry; when the registry cannot be reached or has no 0.2 it says which, and uses
+   tests/npm/standin-0.2, a package with 0.2's name, bin and registration), runs its `capn init`
+   in a copy of tests/fixtures/store-0.2, then runs the documented upgrade command
+   `npm install -g capn-hook@latest`, and checks `capn --version`, that the project's 0.2
+   charts answer and that `capn init` replaces 0.2's registrations.
+3. A fresh project: `capn init`, `chart`, `ask`; a UserPromptSubmit hook run through PATH lookup
+   (output compared exactly with the bare binary's) and its time against the bare binary
+   (medians of interleaved runs; the target is within 1 ms).
+4. The same install with install scripts off (`--ignore-scripts`): the node launcher's first run
+   puts the binary in place itself.
+5. `npm uninstall -g capn-hook` leaves nothing behind.
+
+Every install goes through tests/npm/registry.py, a stub registry on 127.0.0.1 serving only
+the tarballs built here (and, for the other four systems, manifests with no tarball that npm
+must skip by os/cpu): no public registry is asked. HOME, the XDG dirs, the npm cache, its config
+files and the global prefix are all inside one temp dir. Prints one line per check and closes
+with "N passed, M failed"; exit 1 when a check failed.
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from registry import Registry, package_json  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+OTHER_SYSTEMS = {"linux-arm64": ("linux", "arm64"), "darwin-x64": ("darwin", "x64"),
+                 "darwin-arm64": ("darwin", "arm64"), "win32-x64": ("win32", "x64")}
+LEGACY = "/usr/bin/env capn context"
+
+
+class Checks:
+    def __init__(self):
+        self.passed = 0
+        self.failed = 0
+
+    def check(self, ok, what, detail=""):
+        if ok:
+            self.passed += 1
+            print(f"ok    {what}", flush=True)
+        else:
+            self.failed += 1
+            print(f"FAIL  {what}" + (f"\n      {detail}" if detail else ""), flush=True)
+        return ok
+
+
+class Sandbox:
+    """HOME, XDG dirs, npm cache, npm config and the global prefix inside `tmp`."""
+
+    def __init__(self, tmp, name, registry):
+        self.dir = tmp / name
+        self.prefix = self.dir / "prefix"
+        home = self.dir / "home"
+        for d in (home, self.prefix / "bin"):
+            d.mkdir(parents=True)
+        (self.dir / "npmrc").write_text("")
+        (self.dir / "npmrc-global").write_text("")
+        path = [str(self.prefix / "bin")]
+        for d in os.environ.get("PATH", "").split(os.pathsep):
+            # A capn elsewhere on PATH (~/.cargo/bin, say) would hide the installed one.
+            if d and not (Path(d) / "capn").exists():
+                path.append(d)
+        self.env = {
+            "PATH": os.pathsep.join(path), "HOME": str(home), "USER": os.environ.get("USER", "ci"),
+            "XDG_CONFIG_HOME": str(home / ".config"), "XDG_STATE_HOME": str(home / ".local/state"),
+            "XDG_DATA_HOME": str(home / ".local/share"), "XDG_CACHE_HOME": str(home / ".cache"),
+            "npm_config_cache": str(self.dir / "npm-cache"), "npm_config_prefix": str(self.prefix),
+            "npm_config_userconfig": str(self.dir / "npmrc"), "npm_config_globalconfig": str(self.dir / "npmrc-global"),
+            "npm_config_registry": registry, "npm_config_update_notifier": "false",
+            "npm_config_fund": "false", "npm_config_audit": "false", "npm_config_loglevel": "error",
+        }
+
+    def run(self, *cmd, cwd=None, stdin=None, timeout=180):
+        try:
+            return subprocess.run(list(cmd), cwd=cwd, env=self.env, input=stdin, capture_output=True,
+                                  text=True, timeout=timeout)
+        except FileNotFoundError as e:
+            return subprocess.CompletedProcess(cmd, 127, "", f"{e}\n")
+
+    def capn(self):
+        """Where `capn` resolves on this sandbox's PATH (None when it does not)."""
+        found = shutil.which("capn", path=self.env["PATH"])
+        return Path(found) if found else None
+
+
+def sha256(path):
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def is_elf(path):
+    with open(path, "rb") as f:
+        return f.read(4) == b"\x7fELF"
+
+
+def npm_pack_ours(tmp, binary):
+    out = subprocess.run(["node", str(ROOT / "scripts" / "npm-pack.mjs"), "--system", "linux-x64", "--binary",
+                          str(binary), "--out", str(tmp / "dist"), "--main"],
+                         capture_output=True, text=True, timeout=300, check=True)
+    return [Path(line) for line in out.stdout.split()]
+
+
+def old_tarball(tmp, checks):
+    """capn-hook 0.2's tarball from the real registry, else the stand-in's: (tarball, the real
+    registry's URL when the tarball is the published 0.2 (its dependencies come from there), else
+    None)."""
+    old = tmp / "old"
+    old.mkdir()
+    env = {**os.environ, "npm_config_cache": str(old / "npm-cache"), "npm_config_update_notifier": "false"}
+    view = subprocess.run(["npm", "view", "capn-hook@0.2", "version", "--json"], env=env,
+                          capture_output=True, text=True, timeout=120)
+    registry = subprocess.run(["npm", "config", "get", "registry"], env=env, capture_output=True,
+                              text=True).stdout.strip()
+    if view.returncode == 0 and view.stdout.strip():
+        versions = json.loads(view.stdout)
+        version = versions[-1] if isinstance(versions, list) else versions
+        pack = subprocess.run(["npm", "pack", f"capn-hook@{version}", "--json", "--pack-destination", str(old)],
+                              env=env, capture_output=True, text=True, timeout=300)
+        if checks.check(pack.returncode == 0, f"npm pack capn-hook@{version} from {registry}", pack.stderr[-500:]):
+            print(f"note  upgrade checked from the published capn-hook {version}")
+            return old / json.loads(pack.stdout)[0]["filename"], registry
+    elif "E404" in view.stderr:
+        print(f"note  capn-hook 0.2 is not on the npm registry ({registry}: E404); the upgrade is checked "
+              "from tests/npm/standin-0.2 (0.2's package name, bin name and registration)")
+    else:
+        reason = (view.stderr.strip().splitlines() or ["no answer"])[-1]
+        print(f"note  the npm registry ({registry}) cannot be reached ({reason}); the upgrade is checked "
+              "from tests/npm/standin-0.2 instead of the published 0.2")
+    pack = subprocess.run(["npm", "pack", "--json", "--pack-destination", str(old)], cwd=ROOT / "tests/npm/standin-0.2",
+                          env=env, capture_output=True, text=True, timeout=120, check=True)
+    return old / json.loads(pack.stdout)[0]["filename"], None
+
+
+def installed_is_binary(sb, checks, binary, label):
+    """`capn` on PATH resolves, through npm's link, to the very bytes of the release binary."""
+    capn = sb.capn()
+    if not checks.check(capn is not None and capn.parent == sb.prefix / "bin", f"{label}: capn on PATH is {sb.prefix}/bin/capn", str(capn)):
+        return False
+    real = capn.resolve()
+    return checks.check(is_elf(real) and sha256(real) == sha256(binary),
+                        f"{label}: {capn.name} -> {real.relative_to(sb.prefix)} is the native binary (no node launcher)",
+                        f"{real}: ELF={is_elf(real)}")
+
+
+def upgrade_from_02(tmp, sb, checks, binary, old, real):
+    project = tmp / "old-project"
+    shutil.copytree(ROOT / "tests/fixtures/store-0.2", project)
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    r = sb.run("npm", "install", "-g", str(old), *(["--registry", real] if real else []))
+    if not checks.check(r.returncode == 0, "capn-hook 0.2 installs globally from its tarball", r.stderr[-800:]):
+        return
+    capn = sb.capn()
+    checks.check(capn is not None and not is_elf(capn.resolve()), "0.2 is what `capn` runs before the upgrade", str(capn))
+    r = sb.run("capn", "init", cwd=project)
+    checks.check(r.returncode == 0 and LEGACY in (project / ".claude/settings.json").read_text(),
+                 "0.2's `capn init` registers `/usr/bin/env capn context`", r.stdout + r.stderr)
+    r = sb.run("npm", "install", "-g", "capn-hook@latest")
+    if not checks.check(r.returncode == 0, "the upgrade command `npm install -g capn-hook@latest` succeeds", r.stderr[-800:]):
+        return
+    r = sb.run("capn", "--version")
+    checks.check(r.stdout.strip() == f"capn {package_json(binary_tarball(tmp, 'capn-hook'))['version']}",
+                 "after the upgrade `capn --version` is the new version", r.stdout + r.stderr)
+    installed_is_binary(sb, checks, binary, "upgrade")
+    r = sb.run("capn", "ask", "where are the payment webhooks handled?", cwd=project)
+    hit = json.loads(r.stdout.splitlines()[0]) if r.returncode == 0 and r.stdout.strip() else {}
+    checks.check(hit.get("id") == "9f3a1c2e", "the project's 0.2 charts answer (`capn ask`)", r.stdout + r.stderr)
+    r = sb.run("capn", "init", cwd=project)
+    settings = (project / ".claude/settings.json").read_text()
+    codex = (project / ".codex/hooks.json").read_text()
+    checks.check(r.returncode == 0 and "replaced the capn-hook 0.2 registration" in r.stdout
+                 and LEGACY not in settings and LEGACY not in codex and '"session-start"' in settings,
+                 "`capn init` replaces 0.2's registrations in .claude/settings.json and .codex/hooks.json",
+                 r.stdout + r.stderr)
+
+
+def binary_tarball(tmp, name):
+    return next(p for p in (tmp / "dist").glob("*.tgz") if package_json(p)["name"] == name)
+
+
+def fresh_project(tmp, sb, checks):
+    project = tmp / "project"
+    (project / "src").mkdir(parents=True)
+    (project / "src/main.rs").write_text("fn main() {\n    println!(\"hello\");\n}\n")
+    (project / "src/config.rs").write_text("pub struct Config {\n    pub port: u16,\n}\n")
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    r = sb.run("capn", "init", cwd=project)
+    checks.check(r.returncode == 0 and (project / ".capn").is_dir() and "hook" in (project / ".claude/settings.json").read_text(),
+                 "`capn init` in a fresh project", r.stdout + r.stderr)
+    r = sb.run("capn", "chart", "Where is the program's entry point?", "--files", "src/main.rs", cwd=project)
+    checks.check(r.returncode == 0 and re.fullmatch(r"charted [0-9a-f]{8}\n", r.stdout), "`capn chart`", r.stdout + r.stderr)
+    r = sb.run("capn", "ask", "what is the program's entry point?", cwd=project)
+    hit = json.loads(r.stdout.splitlines()[0]) if r.returncode == 0 and r.stdout.strip() else {}
+    checks.check(hit.get("files") == ["src/main.rs"], "`capn ask` answers with the charted file", r.stdout + r.stderr)
+    return project
+
+
+def hook_payload(project, session, prompt="rename the port field to listen_port"):
+    """A UserPromptSubmit payload (Claude Code's shape). The default prompt matches no chart: the
+    work of most prompts. OFFER_PROMPT matches the fresh project's chart, so the hook offers it."""
+    return json.dumps({"session_id": session, "transcript_path": str(project / "t.jsonl"), "cwd": str(project),
+                       "hook_event_name": "UserPromptSubmit", "prompt": prompt})
+
+
+OFFER_PROMPT = "where is the program's entry point?"
+
+
+def time_hook(sb, project, commands, runs):
+    """Median wall time in ms of each command running the UserPromptSubmit hook (interleaved)."""
+    payload = hook_payload(project, "npm-timing")
+    times = {c[0]: [] for c in commands}
+    for i in range(runs + 5):
+        for cmd in (commands if i % 2 else commands[::-1]):
+            start = time.perf_counter_ns()
+            subprocess.run(cmd, cwd=project, env=sb.env, input=payload, capture_output=True, text=True, timeout=30)
+            if i >= 5:
+                times[cmd[0]].append((time.perf_counter_ns() - start) / 1e6)
+    return {k: statistics.median(v) for k, v in times.items()}
+
+
+def hook_checks(sb, checks, project, binary, runs):
+    via_path = sb.run("capn", "hook", "user-prompt-submit", cwd=project, stdin=hook_payload(project, "npm-a", OFFER_PROMPT))
+    bare = sb.run(str(binary), "hook", "user-prompt-submit", cwd=project, stdin=hook_payload(project, "npm-b", OFFER_PROMPT))
+    checks.check(via_path.returncode == 0 and via_path.stderr == "" and via_path.stdout == bare.stdout and bare.stdout,
+                 "UserPromptSubmit hook through PATH lookup: exit 0, no stderr, the bare binary's exact output",
+                 f"PATH: {via_path.returncode} {via_path.stdout!r} {via_path.stderr!r}\n      bare: {bare.stdout!r}")
+    for attempt in (1, 2):
+        m = time_hook(sb, project, [["capn", "hook", "user-prompt-submit"], [str(binary), "hook", "user-prompt-submit"]], runs)
+        diff = m["capn"] - m[str(binary)]
+        print(f"time  UserPromptSubmit hook, median of {runs} interleaved runs (attempt {attempt}): "
+              f"npm-installed capn {m['capn']:.2f} ms, bare binary {m[str(binary)]:.2f} ms (difference {diff:+.2f} ms)")
+        if diff < 1.0:
+            break
+    checks.check(diff < 1.0, "the npm-installed hook is within 1 ms (median) of the bare binary", f"{diff:.2f} ms")
+    # For scale, what the usual npm launcher (node spawning the binary) costs; fewer runs: ~50 ms each.
+    launcher = ["node", "-e", "const r=require('child_process').spawnSync(process.argv[1],process.argv.slice(2),"
+                "{stdio:'inherit'});process.exit(r.status)", str(binary), "hook", "user-prompt-submit"]
+    m = time_hook(sb, project, [launcher, [str(binary), "hook", "user-prompt-submit"]], 30)
+    print(f"time  for scale, median of 30: a node launcher {m['node']:.2f} ms, bare binary {m[str(binary)]:.2f} ms")
+
+
+def lazy_placement(tmp, registry, checks, binary, project):
+    sb = Sandbox(tmp, "no-scripts", registry)
+    r = sb.run("npm", "install", "-g", "--ignore-scripts", "capn-hook")
+    if not checks.check(r.returncode == 0, "no-scripts: `npm install -g --ignore-scripts capn-hook`", r.stderr[-800:]):
+        return
+    capn = sb.capn()
+    checks.check(capn is not None and capn.resolve().read_bytes().startswith(b"#!/usr/bin/env node"),
+                 "no-scripts: capn is the node launcher until its first run", str(capn))
+    first = sb.run("capn", "hook", "user-prompt-submit", cwd=project, stdin=hook_payload(project, "npm-c", OFFER_PROMPT))
+    bare = sb.run(str(binary), "hook", "user-prompt-submit", cwd=project, stdin=hook_payload(project, "npm-d", OFFER_PROMPT))
+    checks.check(first.returncode == 0 and first.stderr == "" and first.stdout == bare.stdout and bare.stdout,
+                 "no-scripts: the launcher's first run (a hook) gives the bare binary's exact output, no stderr",
+                 f"{first.returncode} {first.stdout!r} {first.stderr!r}")
+    installed_is_binary(sb, checks, binary, "no-scripts, after the first run")
+    uninstall(sb, checks, "no-scripts")
+
+
+def uninstall(sb, checks, label):
+    r = sb.run("npm", "uninstall", "-g", "capn-hook")
+    left = sorted(str(p.relative_to(sb.prefix)) for p in sb.prefix.rglob("*") if "capn" in p.name)
+    checks.check(r.returncode == 0 and sb.capn() is None and not left,
+                 f"{label}: `npm uninstall -g capn-hook` removes capn and both packages", f"{r.stderr[-300:]} left: {left}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--binary", default=str(ROOT / "target/release/capn"))
+    ap.add_argument("--runs", type=int, default=150)
+    ap.add_argument("--keep", action="store_true", help="keep the temp dir and print its path")
+    args = ap.parse_args()
+    binary = Path(args.binary).resolve()
+    checks = Checks()
+    tmp = Path(tempfile.mkdtemp(prefix="capn-npm-"))
+    try:
+        tarballs = npm_pack_ours(tmp, binary)
+        for t in tarballs:
+            print(f"size  {t.name}: {t.stat().st_size / 1e6:.2f} MB packed")
+        old, real = old_tarball(tmp, checks)
+        others = [{"name": f"@capn-hook/{s}", "version": package_json(tarballs[0])["version"], "os": [o], "cpu": [c]}
+                  for s, (o, c) in OTHER_SYSTEMS.items()]
+        with Registry(tarballs + ([] if real else [old]), manifest_only=others) as reg:
+            sb = Sandbox(tmp, "npm", reg.url)
+            upgrade_from_02(tmp, sb, checks, binary, old, real)
+            project = fresh_project(tmp, sb, checks)
+            hook_checks(sb, checks, project, binary, args.runs)
+            uninstall(sb, checks, "upgrade")
+            lazy_placement(tmp, reg.url, checks, binary, project)
+            fetched = [p for p in reg.requests if "/-/tarballs/missing-" in p]
+            checks.check(not fetched, "npm fetched no other system's package (os/cpu selection)", str(fetched))
+    except subprocess.CalledProcessError as e:
+        checks.check(False, f"{' '.join(map(str, e.cmd))}", (e.stderr or "")[-800:])
+    finally:
+        if args.keep:
+            print(f"kept  {tmp}")
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+    print(f"{checks.passed} passed, {checks.failed} failed")
+    return 1 if checks.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
