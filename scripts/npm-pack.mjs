@@ -77,6 +77,14 @@ function stage(out, dir) {
   return folder;
 }
 
+/** The repository URL npm shows and `npm publish --provenance` checks against the workflow's
+ * repository: GitHub Actions' GITHUB_REPOSITORY, else Cargo.toml's `repository`, else none. */
+function repository(meta) {
+  const github = process.env.GITHUB_REPOSITORY;
+  const url = github ? `${process.env.GITHUB_SERVER_URL ?? "https://github.com"}/${github}` : meta.repository;
+  return url ? { repository: { type: "git", url: `git+${url}.git` } } : {};
+}
+
 function writeJson(file, value) {
   fs.writeFileSync(file, JSON.stringify(value, null, 2) + "\n");
 }
@@ -104,6 +112,7 @@ function platformPackage(meta, args) {
     version: meta.version,
     description: `The capn binary of capn-hook for ${os} ${cpu}.`,
     license: meta.license,
+    ...repository(meta),
     os: [os],
     cpu: [cpu],
     files: [`bin/${exe}`, "LICENSE", "NOTICE", "LICENSE-APACHE-2.0"],
@@ -126,6 +135,7 @@ function mainPackage(meta, args) {
     version: meta.version,
     description: meta.description,
     license: meta.license,
+    ...repository(meta),
     keywords: ["claude-code", "codex", "hooks", "memory", "coding-agent"],
     bin: { capn: "bin/capn" },
     scripts: { postinstall: "node install.js" },
