@@ -1,8 +1,9 @@
 // Puts capn's native binary where the `capn` command resolves, without any network: the binary
 // came with the matching @capn-hook/<os>-<cpu> package, which npm (or bun, pnpm) picked through
-// optionalDependencies and the packages' os/cpu fields. Used by install.js (postinstall) and, when
-// install scripts did not run (npm's allowScripts policy, --ignore-scripts, bun or pnpm without
-// trusting the package), by the launcher bin/capn on its first run.
+// optionalDependencies and the packages' os/cpu fields. Used by install.js (postinstall, under
+// npm and bun) and, when install scripts did not run (npm's allowScripts policy, --ignore-scripts,
+// bun without trusting the package), by the launcher bin/capn on its first run through a bin
+// symlink. Never under pnpm or yarn, whose shims run `node bin/capn` (see install.js).
 //
 // - Linux, macOS: the package manager linked <prefix>/bin/capn -> this package's bin/capn (the
 //   node launcher). That file is replaced, in one rename, by a hard link to (or a copy of) the

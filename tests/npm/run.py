@@ -15,7 +15,9 @@
    (output compared exactly with the bare binary's) and its time against the bare binary
    (medians of interleaved runs; the target is within 1 ms).
 4. The same install with install scripts off (`--ignore-scripts`): the node launcher's first run
-   puts the binary in place itself.
+   through npm's bin symlink puts the binary in place itself, but neither it nor install.js does
+   under a pnpm-style shim (`node bin/capn`). native.js's Windows step (capn.exe beside npm's
+   capn.cmd) is run with process.platform set to win32: its logic, not Windows itself.
 5. `npm uninstall -g capn-hook` leaves nothing behind.
 
 Every install goes through tests/npm/registry.py, a stub registry on 127.0.0.1 serving only
@@ -263,6 +265,20 @@ def lazy_placement(tmp, registry, checks, binary, project):
     capn = sb.capn()
     checks.check(capn is not None and capn.resolve().read_bytes().startswith(b"#!/usr/bin/env node"),
                  "no-scripts: capn is the node launcher until its first run", str(capn))
+    package = sb.prefix / "lib/node_modules/capn-hook"
+    launcher = package / "bin/capn"
+    # pnpm and yarn shims run `node bin/capn`: neither install.js under their user agent nor the
+    # launcher started that way may swap the binary in (node would then parse it).
+    r = subprocess.run(["node", "install.js"], cwd=package, capture_output=True, text=True, timeout=60,
+                       env={**sb.env, "npm_config_user_agent": "pnpm/10.12.1 npm/? node/v20.20.2 linux x64"})
+    shim = sb.dir / "pnpm-shim"
+    shim.write_text(f'#!/bin/sh\nexec node "{launcher}" "$@"\n')
+    shim.chmod(0o755)
+    runs = [sb.run(str(shim), "--version") for _ in range(2)]
+    checks.check(r.returncode == 0 and "pnpm/10.12.1" in r.stderr and all(x.stdout == first_line(binary) for x in runs)
+                 and launcher.read_bytes().startswith(b"#!/usr/bin/env node"),
+                 "no-scripts: under a pnpm-style shim (node bin/capn) capn runs and stays the launcher",
+                 f"{r.stderr!r} {[x.stdout + x.stderr for x in runs]}")
     first = sb.run("capn", "hook", "user-prompt-submit", cwd=project, stdin=hook_payload(project, "npm-c", OFFER_PROMPT))
     bare = sb.run(str(binary), "hook", "user-prompt-submit", cwd=project, stdin=hook_payload(project, "npm-d", OFFER_PROMPT))
     checks.check(first.returncode == 0 and first.stderr == "" and first.stdout == bare.stdout and bare.stdout,
@@ -270,6 +286,48 @@ def lazy_placement(tmp, registry, checks, binary, project):
                  f"{first.returncode} {first.stdout!r} {first.stderr!r}")
     installed_is_binary(sb, checks, binary, "no-scripts, after the first run")
     uninstall(sb, checks, "no-scripts")
+
+
+def first_line(binary):
+    """What `binary --version` prints."""
+    return subprocess.run([str(binary), "--version"], capture_output=True, text=True, check=True).stdout
+
+
+WINDOWS_PLACE = """
+Object.defineProperty(process, "platform", { value: "win32" });
+process.stdout.write(require(process.argv[1]).placeNative());
+"""
+
+
+def windows_logic(tmp, checks, binary):
+    """native.js's Windows step, run on Linux with process.platform set to win32: a global npm
+    layout (<prefix>/node_modules/capn-hook, <prefix>/capn.cmd) gets <prefix>/capn.exe, once;
+    a stale capn.exe is replaced. It checks the logic, not Windows itself."""
+    prefix = tmp / "win" / "prefix"
+    package = prefix / "node_modules/capn-hook"
+    platform = package / "node_modules/@capn-hook/win32-x64"
+    (platform / "bin").mkdir(parents=True)
+    staged = tmp / "dist/capn-hook"
+    for f in ("native.js", "package.json"):
+        shutil.copy(staged / f, package / f)
+    (platform / "package.json").write_text(json.dumps({"name": "@capn-hook/win32-x64", "version": "0"}))
+    shutil.copy(binary, platform / "bin/capn.exe")
+    (prefix / "capn.cmd").write_text("@node ...\r\n")
+
+    def place():
+        return subprocess.run(["node", "-e", WINDOWS_PLACE, str(package / "native.js")], capture_output=True, text=True,
+                              timeout=60)
+
+    exe = prefix / "capn.exe"
+    first, again = place(), place()
+    checks.check(first.returncode == 0 and exe.is_file() and sha256(exe) == sha256(binary) and "already" in again.stdout,
+                 "windows step (simulated): a global npm install gets capn.exe beside capn.cmd, once",
+                 f"{first.stdout}{first.stderr} / {again.stdout}{again.stderr}")
+    exe.write_text("an older capn.exe")
+    stale = place()
+    left = [p.name for p in prefix.iterdir() if p.name.startswith("capn.exe.old-")]
+    checks.check(stale.returncode == 0 and sha256(exe) == sha256(binary) and not left,
+                 "windows step (simulated): a stale capn.exe is replaced, nothing left behind", f"{stale.stderr} {left}")
 
 
 def uninstall(sb, checks, label):
@@ -302,6 +360,7 @@ def main():
             hook_checks(sb, checks, project, binary, args.runs)
             uninstall(sb, checks, "upgrade")
             lazy_placement(tmp, reg.url, checks, binary, project)
+            windows_logic(tmp, checks, binary)
             fetched = [p for p in reg.requests if "/-/tarballs/missing-" in p]
             checks.check(not fetched, "npm fetched no other system's package (os/cpu selection)", str(fetched))
     except subprocess.CalledProcessError as e:
