@@ -19,6 +19,8 @@
    under a pnpm-style shim (`node bin/capn`). native.js's Windows step (capn.exe beside npm's
    capn.cmd) is run with process.platform set to win32: its logic, not Windows itself.
 5. `npm uninstall -g capn-hook` leaves nothing behind.
+6. bun (installed from the npm registry, pinned): 0.2, then `bun add -g capn-hook@latest`, the
+   first run's swap, `bun remove -g`.
 
 Every install goes through tests/npm/registry.py, a stub registry on 127.0.0.1 serving only
 the tarballs built here (and, for the other four systems, manifests with no tarball that npm
@@ -330,6 +332,48 @@ def windows_logic(tmp, checks, binary):
                  "windows step (simulated): a stale capn.exe is replaced, nothing left behind", f"{stale.stderr} {left}")
 
 
+BUN = "bun@1.4.5"
+
+
+def bun_checks(tmp, registry, checks, binary, old, real):
+    """A global bun install (README "Upgrading from capn-hook 0.2"): 0.2 from its tarball, then
+    `bun add -g capn-hook@latest` from the stub registry. bun picks the system's package by
+    os/cpu and blocks capn-hook's postinstall, so the launcher's first run through bun's bin
+    symlink puts the binary in place. bun itself comes from the npm registry (pinned: BUN); when
+    it cannot be installed this says so and runs no bun check."""
+    tool = tmp / "bun-tool"
+    r = subprocess.run(["npm", "install", "--prefix", str(tool), "--no-audit", "--no-fund", BUN], capture_output=True,
+                       text=True, timeout=300, env={**os.environ, "npm_config_cache": str(tmp / "bun-npm-cache"),
+                                                    "npm_config_update_notifier": "false"})
+    bun = tool / "node_modules/.bin/bun"
+    if r.returncode != 0 or not bun.exists():
+        print(f"note  {BUN} could not be installed from the npm registry, so the bun checks did not run: "
+              f"{(r.stderr.strip().splitlines() or ['no output'])[-1]}")
+        return
+    sb = Sandbox(tmp, "bun", registry)
+    bun_home = sb.dir / "bun"
+    sb.env.update({"BUN_INSTALL": str(bun_home), "BUN_CONFIG_REGISTRY": registry})
+    sb.env["PATH"] = f"{bun_home / 'bin'}{os.pathsep}{sb.env['PATH']}"
+    if real:  # the published 0.2's dependencies come from the real registry
+        sb.env["BUN_CONFIG_REGISTRY"] = real
+    r = sb.run(str(bun), "add", "-g", str(old))
+    sb.env["BUN_CONFIG_REGISTRY"] = registry
+    before = sb.run("capn", "--version")
+    checks.check(r.returncode == 0 and before.returncode == 0 and not is_elf(sb.capn().resolve()),
+                 f"bun: 0.2 installs with `bun add -g` ({BUN})", r.stderr[-500:] + before.stdout)
+    r = sb.run(str(bun), "add", "-g", "capn-hook@latest")
+    version = sb.run("capn", "--version")
+    capn = sb.capn()
+    checks.check(r.returncode == 0 and version.stdout == first_line(binary) and capn.parent == bun_home / "bin",
+                 "bun: `bun add -g capn-hook@latest` upgrades it (postinstall blocked, the launcher runs)",
+                 f"{r.stdout[-300:]}{r.stderr[-300:]} {version.stdout}{version.stderr}")
+    real = capn.resolve()
+    checks.check(is_elf(real) and sha256(real) == sha256(binary),
+                 "bun: after that first run capn on PATH is the native binary", str(real))
+    r = sb.run(str(bun), "remove", "-g", "capn-hook")
+    checks.check(r.returncode == 0 and sb.capn() is None, "bun: `bun remove -g capn-hook` removes capn", r.stderr[-300:])
+
+
 def uninstall(sb, checks, label):
     r = sb.run("npm", "uninstall", "-g", "capn-hook")
     left = sorted(str(p.relative_to(sb.prefix)) for p in sb.prefix.rglob("*") if "capn" in p.name)
@@ -361,6 +405,7 @@ def main():
             uninstall(sb, checks, "upgrade")
             lazy_placement(tmp, reg.url, checks, binary, project)
             windows_logic(tmp, checks, binary)
+            bun_checks(tmp, reg.url, checks, binary, old, real)
             fetched = [p for p in reg.requests if "/-/tarballs/missing-" in p]
             checks.check(not fetched, "npm fetched no other system's package (os/cpu selection)", str(fetched))
     except subprocess.CalledProcessError as e:
