@@ -290,6 +290,19 @@ def lazy_placement(tmp, registry, checks, binary, project):
     uninstall(sb, checks, "no-scripts")
 
 
+def without_platform_package(tmp, registry, checks):
+    """With the system's package missing (a client that left out optional dependencies; npm 11
+    installs them even with --omit=optional when global), capn says so and how to fix it."""
+    sb = Sandbox(tmp, "no-binary", registry)
+    r = sb.run("npm", "install", "-g", "--ignore-scripts", "capn-hook")
+    shutil.rmtree(sb.prefix / "lib/node_modules/capn-hook/node_modules/@capn-hook", ignore_errors=True)
+    v = sb.run("capn", "--version")
+    checks.check(r.returncode == 0 and v.returncode == 1 and v.stdout == ""
+                 and "capn: no native binary for linux-x64: its package @capn-hook/linux-x64 is not installed" in v.stderr,
+                 "no-binary: without the system's package capn exits 1 naming it and the fix", f"{v.stdout!r} {v.stderr!r}")
+    uninstall(sb, checks, "no-binary")
+
+
 def first_line(binary):
     """What `binary --version` prints."""
     return subprocess.run([str(binary), "--version"], capture_output=True, text=True, check=True).stdout
@@ -404,6 +417,7 @@ def main():
             hook_checks(sb, checks, project, binary, args.runs)
             uninstall(sb, checks, "upgrade")
             lazy_placement(tmp, reg.url, checks, binary, project)
+            without_platform_package(tmp, reg.url, checks)
             windows_logic(tmp, checks, binary)
             bun_checks(tmp, reg.url, checks, binary, old, real)
             fetched = [p for p in reg.requests if "/-/tarballs/missing-" in p]
