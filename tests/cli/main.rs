@@ -12,6 +12,7 @@ mod hooks;
 mod hooks_under_failure;
 mod hostile;
 mod init;
+mod inject;
 mod install_edges;
 mod offers;
 mod plugin;
