@@ -326,3 +326,46 @@ fn a_hook_leaves_huge_new_entry_files_to_ask() {
         "the hook rebuilt the index"
     );
 }
+
+#[test]
+fn parallel_searches_offer_each_chart_once_and_lose_no_record() {
+    // Claude Code runs a turn's tool calls, and their PreToolUse hooks, in parallel. Two searches
+    // for each of four charts (sub-agent launches whose prompt is the charted question), all at
+    // once, in several sessions: each chart is offered exactly once per session and the record
+    // holds all four.
+    let env = store(None);
+    let questions = [
+        "Where are payment webhooks from Stripe handled?",
+        "How is the PDF certificate page rendered?",
+        "How does API rate limiting work?",
+        "Where are invoices emailed to customers?",
+    ];
+    for round in 0..4 {
+        let sid = format!("par{round}");
+        let barrier = std::sync::Barrier::new(questions.len() * 2);
+        let outs: Vec<String> = std::thread::scope(|scope| {
+            let handles: Vec<_> = questions
+                .iter()
+                .chain(questions.iter())
+                .map(|q| {
+                    let (env, sid, barrier) = (&env, &sid, &barrier);
+                    scope.spawn(move || {
+                        barrier.wait();
+                        pre_tool_use(env, sid, "Task", json!({"prompt": q})).stdout
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        for q in questions {
+            let line = format!("capn: \\\"{q}\\\" ->");
+            let n = outs.iter().filter(|o| o.contains(&line)).count();
+            assert_eq!(n, 1, "round {round}: {q:?} offered {n} times: {outs:#?}");
+        }
+        let record: serde_json::Map<String, Value> = serde_json::from_str(
+            &std::fs::read_to_string(env.session_dir(&sid).join("offered.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(record.len(), questions.len(), "round {round}: {record:?}");
+    }
+}
