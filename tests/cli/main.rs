@@ -7,6 +7,7 @@ mod concurrency;
 mod doctor;
 mod guest;
 mod handoff;
+mod hook_budget;
 mod hook_inputs;
 mod hooks;
 mod hooks_under_failure;
