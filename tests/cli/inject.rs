@@ -204,3 +204,29 @@ fn related_lines_and_the_removal_note_quote_a_hostile_entry() {
         format!("capn: removed 1 chart whose files changed: \"{HOSTILE_Q_QUOTED}\" (\"src/api/stripe-webhooks.ts\")")
     );
 }
+
+#[test]
+fn doctor_escapes_what_it_quotes_from_a_committed_settings_file() {
+    let env = Env::git();
+    env.run(&["init"]).ok();
+    // A committed settings file whose statusline clears the screen and sets the window title.
+    let p = env.root.join(".claude/settings.json");
+    let mut s: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+    s["statusLine"]["command"] =
+        json!("capn statusline --wrap 'printf \u{1b}[2J\u{1b}]0;pwned\u{7} \u{202e}ok'");
+    std::fs::write(&p, s.to_string()).unwrap();
+    let run = env.run(&["doctor"]);
+    for raw in ['\u{1b}', '\u{7}', '\u{202e}'] {
+        assert!(
+            !run.stdout.contains(raw) && !run.stderr.contains(raw),
+            "raw U+{:04X} in doctor's output: {run:?}",
+            raw as u32
+        );
+    }
+    assert!(
+        run.stdout
+            .contains(r"`capn statusline --wrap 'printf \u{1b}[2J\u{1b}]0;pwned\u{7} \u{202e}ok'`"),
+        "{}",
+        run.stdout
+    );
+}
