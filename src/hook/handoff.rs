@@ -14,9 +14,21 @@
 //! - it is the only such marker (two candidates: nothing is taken, as the conversation is not
 //!   known).
 //!
-//! The marker is claimed by rename ([`SessionDir::claim`]), so A's own next prompt and B cannot
-//! both deliver it. B records `handoff.json` (`from_session: A`), which `capn state show` uses to
-//! find A's state while B has none of its own.
+//! **A first hook that is not SessionStart** (issue 18). SessionStart(compact) under a new id is
+//! the host saying "this continues a compacted conversation"; a first UserPromptSubmit says
+//! nothing of the kind: it is as likely a fork, or a window whose SessionStart was not registered
+//! for its source (capn 0.3's matcher left out `fork`). Such a session B takes A's recovery only
+//! when nothing else in the project could be the continuation: besides A, no session of the
+//! project is known (every SessionStart, and every first prompt, records the session's project
+//! in [`PROJECT_FILE`]), so B is A's continuation or a copy of A's conversation, and A's recovery
+//! is the right text for it either way. And B copies the recovery instead of claiming it: A's
+//! marker stays, so if A is still a live window its own next prompt still gets it. Two windows
+//! can never swap recoveries: with a second window in the project nothing is taken, and what is
+//! copied is only ever the sole other session's.
+//!
+//! On SessionStart(compact) the marker is claimed by rename ([`SessionDir::claim`]), so A's own
+//! next prompt and B cannot both deliver it. B records `handoff.json` (`from_session: A`), which
+//! `capn state show` uses to find A's state while B has none of its own.
 
 use super::Ctx;
 use crate::session::{self, Marker, SessionDir, SessionId};
@@ -26,45 +38,48 @@ use std::time::{Duration, SystemTime};
 /// The oldest a PostCompact marker may be for another session id to take it over.
 pub const HANDOFF_MAX_AGE: Duration = Duration::from_secs(10 * 60);
 
+/// The session-dir file that records which project a session runs in (a [`Marker`] with
+/// `project` set), written by every SessionStart and by a session's first prompt.
+pub const PROJECT_FILE: &str = "project.json";
+
+/// How a session comes to look for another's recovery.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arrival {
+    /// SessionStart(compact) under an id new to the compaction: the marker is claimed.
+    SessionStartCompact,
+    /// The first prompt of a session no SessionStart ran for: the recovery is copied, and only
+    /// when no other session of the project could be the continuation (module docs).
+    FirstPrompt,
+}
+
+/// Records the project of session `s` ([`PROJECT_FILE`]) for the handoff rule; failures are
+/// reported on stderr only. Nothing is written without a `cwd`.
+pub fn note_project(ctx: &Ctx, s: &SessionDir, event: &str) {
+    let Some(project) = project_of(ctx) else {
+        return;
+    };
+    let m = Marker {
+        project: Some(project),
+        cwd: ctx.call.cwd.clone(),
+        ..Marker::now(event)
+    };
+    if let Err(e) = s.write_marker(PROJECT_FILE, &m) {
+        diag!("capn: could not record the session's project: {e:#}");
+    }
+}
+
 /// The project root of a hook payload (see [`crate::store::hook_root`]), as a string.
 pub fn project_of(ctx: &Ctx) -> Option<String> {
     Some(ctx.call.project_root()?.display().to_string())
 }
 
-/// Finds, claims and records the takeover of another session's undelivered compaction marker
-/// for session `s` (see the module docs for the rules; the caller checks that `s` is new).
-/// Returns the session taken over and its marker.
-pub fn take_over(ctx: &Ctx, s: &SessionDir, event: &str) -> Option<(SessionDir, Marker)> {
+/// Finds, claims (or, for a first prompt, copies) and records the takeover of another session's
+/// undelivered compaction marker for session `s` (see the module docs for the rules; the caller
+/// checks that `s` is new). Returns the session taken over and its marker.
+pub fn take_over(ctx: &Ctx, s: &SessionDir, arrival: Arrival) -> Option<(SessionDir, Marker)> {
     let project = project_of(ctx)?;
     let state_dir = s.path.parent()?.parent()?;
-    let now = SystemTime::now();
-    let mut found: Vec<SessionDir> = Vec::new();
-    for entry in std::fs::read_dir(session::sessions_dir(state_dir))
-        .ok()?
-        .flatten()
-    {
-        let name = entry.file_name();
-        let Some(id) = name.to_str().and_then(SessionId::parse) else {
-            continue;
-        };
-        if id == s.id {
-            continue;
-        }
-        let other = SessionDir::new(state_dir, &id);
-        let Some(m) = other.read_marker(session::COMPACTED) else {
-            continue;
-        };
-        let recent = m
-            .at_time()
-            .and_then(|at| now.duration_since(at).ok())
-            .is_some_and(|age| age <= HANDOFF_MAX_AGE);
-        if recent
-            && m.event.as_deref() == Some("PostCompact")
-            && marker_project(&m) == Some(project.clone())
-        {
-            found.push(other);
-        }
-    }
+    let (mut found, known) = candidates(state_dir, s, &project);
     if found.len() != 1 {
         if found.len() > 1 {
             diag!(
@@ -76,8 +91,24 @@ pub fn take_over(ctx: &Ctx, s: &SessionDir, event: &str) -> Option<(SessionDir, 
         }
         return None;
     }
-    let other = found.pop()?;
-    let m = other.claim(session::COMPACTED).ok()??;
+    let (other, marker) = found.pop()?;
+    let (marker, event) = match arrival {
+        Arrival::SessionStartCompact => {
+            let m = other.claim(session::COMPACTED).ok()??;
+            (m, "SessionStart")
+        }
+        Arrival::FirstPrompt => {
+            if let Some(else_) = known.iter().find(|id| **id != other.id) {
+                diag!(
+                    "capn: session {} did not start with SessionStart, and session {else_} of this project could as well be where session {} continues; its recovery is left for it",
+                    s.id,
+                    other.id
+                );
+                return None;
+            }
+            (marker, "UserPromptSubmit")
+        }
+    };
     let record = Marker {
         from_session: Some(other.id.to_string()),
         cwd: ctx.call.cwd.clone(),
@@ -86,7 +117,53 @@ pub fn take_over(ctx: &Ctx, s: &SessionDir, event: &str) -> Option<(SessionDir, 
     if let Err(e) = s.write_marker(session::HANDOFF, &record) {
         diag!("capn: could not record the session handoff: {e:#}");
     }
-    Some((other, m))
+    note_project(ctx, s, event);
+    Some((other, marker))
+}
+
+/// The sessions other than `s` with an undelivered, recent PostCompact marker for `project`
+/// (with it), and the ids of every other session known to run in `project` ([`PROJECT_FILE`]).
+fn candidates(
+    state_dir: &Path,
+    s: &SessionDir,
+    project: &str,
+) -> (Vec<(SessionDir, Marker)>, Vec<SessionId>) {
+    let now = SystemTime::now();
+    let mut found = Vec::new();
+    let mut known = Vec::new();
+    let Ok(rd) = std::fs::read_dir(session::sessions_dir(state_dir)) else {
+        return (found, known);
+    };
+    for entry in rd.flatten() {
+        let name = entry.file_name();
+        let Some(id) = name.to_str().and_then(SessionId::parse) else {
+            continue;
+        };
+        if id == s.id {
+            continue;
+        }
+        let other = SessionDir::new(state_dir, &id);
+        if other
+            .read_marker(PROJECT_FILE)
+            .is_some_and(|m| m.project.as_deref() == Some(project))
+        {
+            known.push(id.clone());
+        }
+        let Some(m) = other.read_marker(session::COMPACTED) else {
+            continue;
+        };
+        let recent = m
+            .at_time()
+            .and_then(|at| now.duration_since(at).ok())
+            .is_some_and(|age| age <= HANDOFF_MAX_AGE);
+        if recent
+            && m.event.as_deref() == Some("PostCompact")
+            && marker_project(&m).as_deref() == Some(project)
+        {
+            found.push((other, m));
+        }
+    }
+    (found, known)
 }
 
 /// The project root a PostCompact marker names: its `project`, else the root of its `cwd`.
