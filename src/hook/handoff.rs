@@ -52,18 +52,26 @@ pub enum Arrival {
     FirstPrompt,
 }
 
-/// Records the project of session `s` ([`PROJECT_FILE`]) for the handoff rule; failures are
-/// reported on stderr only. Nothing is written without a `cwd`.
-pub fn note_project(ctx: &Ctx, s: &SessionDir, event: &str) {
+/// Records the project of session `s` ([`PROJECT_FILE`]) for the handoff rule, creating the
+/// session dir. `Ok(false)` without a `cwd` (nothing written).
+///
+/// Errors: the session dir or the file cannot be written.
+pub fn record_project(ctx: &Ctx, s: &SessionDir, event: &str) -> anyhow::Result<bool> {
     let Some(project) = project_of(ctx) else {
-        return;
+        return Ok(false);
     };
     let m = Marker {
         project: Some(project),
         cwd: ctx.call.cwd.clone(),
         ..Marker::now(event)
     };
-    if let Err(e) = s.write_marker(PROJECT_FILE, &m) {
+    s.write_marker(PROJECT_FILE, &m)?;
+    Ok(true)
+}
+
+/// [`record_project`], failures reported on stderr only.
+pub fn note_project(ctx: &Ctx, s: &SessionDir, event: &str) {
+    if let Err(e) = record_project(ctx, s, event) {
         diag!("capn: could not record the session's project: {e:#}");
     }
 }
@@ -79,7 +87,7 @@ pub fn project_of(ctx: &Ctx) -> Option<String> {
 pub fn take_over(ctx: &Ctx, s: &SessionDir, arrival: Arrival) -> Option<(SessionDir, Marker)> {
     let project = project_of(ctx)?;
     let state_dir = s.path.parent()?.parent()?;
-    let (mut found, known) = candidates(state_dir, s, &project);
+    let mut found = candidates(state_dir, s, &project);
     if found.len() != 1 {
         if found.len() > 1 {
             diag!(
@@ -98,7 +106,10 @@ pub fn take_over(ctx: &Ctx, s: &SessionDir, arrival: Arrival) -> Option<(Session
             (m, "SessionStart")
         }
         Arrival::FirstPrompt => {
-            if let Some(else_) = known.iter().find(|id| **id != other.id) {
+            // Read only now, with one candidate: a new session's first prompt with no pending
+            // recovery in the project costs what it did before this rule.
+            let known = known_sessions(state_dir, &project, &[&s.id, &other.id]);
+            if let Some(else_) = known.first() {
                 diag!(
                     "capn: session {} did not start with SessionStart, and session {else_} of this project could as well be where session {} continues; its recovery is left for it",
                     s.id,
@@ -121,18 +132,29 @@ pub fn take_over(ctx: &Ctx, s: &SessionDir, arrival: Arrival) -> Option<(Session
     Some((other, marker))
 }
 
-/// The sessions other than `s` with an undelivered, recent PostCompact marker for `project`
-/// (with it), and the ids of every other session known to run in `project` ([`PROJECT_FILE`]).
-fn candidates(
-    state_dir: &Path,
-    s: &SessionDir,
-    project: &str,
-) -> (Vec<(SessionDir, Marker)>, Vec<SessionId>) {
+/// The ids of the sessions known to run in `project` ([`PROJECT_FILE`]), but those in `except`.
+fn known_sessions(state_dir: &Path, project: &str, except: &[&SessionId]) -> Vec<SessionId> {
+    let Ok(rd) = std::fs::read_dir(session::sessions_dir(state_dir)) else {
+        return Vec::new();
+    };
+    rd.flatten()
+        .filter_map(|e| e.file_name().to_str().and_then(SessionId::parse))
+        .filter(|id| !except.contains(&id))
+        .filter(|id| {
+            SessionDir::new(state_dir, id)
+                .read_marker(PROJECT_FILE)
+                .is_some_and(|m| m.project.as_deref() == Some(project))
+        })
+        .collect()
+}
+
+/// The sessions other than `s` with an undelivered, recent PostCompact marker for `project`,
+/// with it.
+fn candidates(state_dir: &Path, s: &SessionDir, project: &str) -> Vec<(SessionDir, Marker)> {
     let now = SystemTime::now();
     let mut found = Vec::new();
-    let mut known = Vec::new();
     let Ok(rd) = std::fs::read_dir(session::sessions_dir(state_dir)) else {
-        return (found, known);
+        return found;
     };
     for entry in rd.flatten() {
         let name = entry.file_name();
@@ -143,12 +165,6 @@ fn candidates(
             continue;
         }
         let other = SessionDir::new(state_dir, &id);
-        if other
-            .read_marker(PROJECT_FILE)
-            .is_some_and(|m| m.project.as_deref() == Some(project))
-        {
-            known.push(id.clone());
-        }
         let Some(m) = other.read_marker(session::COMPACTED) else {
             continue;
         };
@@ -163,7 +179,7 @@ fn candidates(
             found.push((other, m));
         }
     }
-    (found, known)
+    found
 }
 
 /// The project root a PostCompact marker names: its `project`, else the root of its `cwd`.

@@ -37,9 +37,19 @@ pub enum Moment {
 pub const OFFERED_PREFIX: &str = "offered";
 
 /// The lock that makes an offer's record exact under parallel hooks (Claude Code runs a turn's
-/// tool calls, and so their PreToolUse hooks, in parallel). Not under [`OFFERED_PREFIX`], so
-/// [`forget`] never deletes a lock another hook may hold.
+/// tool calls, and so their PreToolUse hooks, in parallel): one file in the state dir, shared by
+/// all sessions (it is held only to read and write one small record, and a file made once costs
+/// a new session nothing; creating a file is most of a small hook's system time). Never deleted,
+/// so no hook ever locks a file another has just replaced.
 pub const OFFER_LOCK: &str = "offer.lock";
+
+/// [`OFFER_LOCK`] for session `s`: in the state dir that holds its `sessions/` folder.
+fn offer_lock_path(s: &SessionDir) -> std::path::PathBuf {
+    s.path
+        .parent()
+        .and_then(std::path::Path::parent)
+        .map_or_else(|| s.file(OFFER_LOCK), |state| state.join(OFFER_LOCK))
+}
 
 /// The offered-state file for the call's agent (the main conversation when none).
 fn offered_file(ctx: &Ctx) -> String {
@@ -128,7 +138,7 @@ fn entry_key(id: &str) -> String {
 /// Errors: the session dir, the lock or the record cannot be written.
 fn claim(s: &SessionDir, name: &str, e: &crate::store::entry::Entry) -> Result<bool> {
     s.ensure()?;
-    let _lock = crate::store::lock::StoreLock::acquire(&s.file(OFFER_LOCK))?;
+    let _lock = crate::store::lock::StoreLock::acquire(&offer_lock_path(s))?;
     let mut offered = read_offered(s, name);
     if offered.get(&e.id) == Some(&e.at) {
         return Ok(false);

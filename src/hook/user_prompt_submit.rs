@@ -63,8 +63,10 @@ fn notice(ctx: &Ctx, s: &SessionDir) -> Result<Option<String>> {
         {
             return Ok(Some(super::recovery_text(ctx.host, &owner, Some(&m))));
         }
-        s.mark_seen()?;
-        super::handoff::note_project(ctx, s, "UserPromptSubmit");
+        // One write marks the session as seen (its dir) and records its project.
+        if !super::handoff::record_project(ctx, s, "UserPromptSubmit")? {
+            s.mark_seen()?;
+        }
     }
     if ctx.host == super::Host::Codex {
         // Codex has no status line to write the warning marker: the rollout has the numbers.
