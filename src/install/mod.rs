@@ -26,8 +26,10 @@ pub mod record;
 pub mod schema;
 pub mod skill;
 mod statusline;
+mod upgrade;
 
 pub use statusline::*;
+pub use upgrade::{upgrade_matchers, OLD_SESSION_START_MATCHER};
 
 use anyhow::{anyhow, Result};
 use serde_json::{Map, Value};
@@ -453,48 +455,6 @@ pub fn put_back(
     true
 }
 
-/// The SessionStart matcher capn 0.3 registered. It leaves out `fork` (Claude Code reports a
-/// forked session as `fork` since 2.1.214) and any source added later, so such a session got no
-/// contract; 0.4 registers SessionStart without a matcher (hooks reference 1.1: an omitted
-/// matcher matches every source) and [`upgrade_matchers`] drops this one.
-pub const OLD_SESSION_START_MATCHER: &str = "startup|resume|clear|compact";
-
-/// Upgrades capn's own SessionStart registrations in `file` in place: each handler of ours
-/// (`capn hook session-start`) in a group whose matcher is exactly
-/// [`OLD_SESSION_START_MATCHER`] moves to a group without a matcher at the same place (the
-/// group itself loses its matcher when it held only capn's handler; another tool's handler in
-/// it keeps its group and matcher). Edits are format-preserving; the handler stays byte for byte
-/// what it was, so the install record and `uninstall` still find it. A matcher the user chose
-/// (any other value) is left alone: `capn doctor` names it. Returns how many handlers moved.
-pub fn upgrade_matchers(file: &mut SettingsFile) -> usize {
-    let ours = |h: &Value| our_subcommand(h).as_deref() == Some("session-start");
-    let old: Vec<(usize, usize, Value, bool)> = located(&file.json)
-        .into_iter()
-        .filter(|h| {
-            h.event == "SessionStart"
-                && h.group.get("matcher").and_then(Value::as_str) == Some(OLD_SESSION_START_MATCHER)
-                && ours(h.handler)
-        })
-        .map(|h| {
-            let only_ours = h
-                .group
-                .get("hooks")
-                .and_then(Value::as_array)
-                .is_some_and(|hs| hs.iter().all(ours));
-            (h.group_index, h.index, h.handler.clone(), only_ours)
-        })
-        .collect();
-    for (gi, hi, handler, only_ours) in old.iter().rev() {
-        if *only_ours {
-            file.doc.remove_group_key("SessionStart", *gi, "matcher");
-            file.json = file.doc.value();
-        } else if file.remove_handler_at("SessionStart", *gi, *hi) {
-            put_back(file, "SessionStart", None, handler, Some((*gi, *hi)));
-        }
-    }
-    old.len()
-}
-
 /// What a merge did, for `init`'s report and the install record.
 #[derive(Debug, Default, PartialEq)]
 pub struct MergeReport {
@@ -538,12 +498,7 @@ pub fn merge_counting(
     for o in others.iter_mut() {
         report.replaced.extend(remove_handlers(o, &is_legacy));
     }
-    for f in std::iter::once(&mut *target).chain(others.iter_mut().map(|o| &mut **o)) {
-        let n = upgrade_matchers(f);
-        if n > 0 {
-            report.upgraded.push((f.path.clone(), n));
-        }
-    }
+    report.upgraded = upgrade::upgrade_all(target, others);
     let mut present = ours_in(&target.json);
     for o in others.iter() {
         present.extend(ours_in(&o.json));
