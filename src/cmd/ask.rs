@@ -240,8 +240,8 @@ fn shell_double_quote(s: &str) -> String {
         if matches!(c, '"' | '\\' | '$' | '`') {
             out.push('\\');
         }
-        if c.is_control() {
-            // Never echo raw control characters (escape sequences) to a terminal.
+        if present::is_hidden(c) {
+            // Never echo raw control, format or separator characters to a terminal or a model.
             out.extend(c.escape_default());
             continue;
         }
