@@ -51,7 +51,9 @@ TOOLS = {"Grep", "Glob", "Task", "Agent", "Bash", "codex-shell"}
 # A subcommand or flag this binary does not know yet: capn maps usage errors of `hook` to exit 0,
 # so the stderr text is the signal (clap's wording).
 USAGE_ERROR = re.compile(r"(?im)error: (invalid value|unrecognized subcommand|unexpected argument)|^usage:")
-OFFER_LINE = re.compile(r'^\s*capn: "(.*)" -> (.*?)\s*$')
+# `capn: "<question>" -> "<file>", "<file>" (<provenance>)` (0.4: paths quoted, provenance note);
+# 0.3 wrote the paths bare and no note.
+OFFER_LINE = re.compile(r'^\s*capn: "(.*)" -> (.*?)(?: \((?:found in|charted in)[^)]*\))?\s*$')
 
 
 def load_cases(path):
@@ -109,7 +111,7 @@ class Charts:
             hits = {c for t, c in self.by_norm.items() if t.startswith(q)}
             if len(hits) == 1:
                 return hits.pop()
-        fs = tuple(f.strip() for f in files.split(",") if f.strip())
+        fs = tuple(f.strip().strip('"') for f in files.split(",") if f.strip())
         for full, case in self.by_files.items():
             if fs and fs == full[: len(fs)]:
                 return case

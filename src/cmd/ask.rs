@@ -5,41 +5,49 @@
 //! a miss the removed-charts note, the nudge and the related lines on stderr.
 
 use crate::cli::AskArgs;
+use crate::present;
 use crate::store::ask::Answers;
 pub use crate::store::ask::Removed;
 use crate::store::Store;
 use anyhow::Result;
 use serde::Serialize;
+use std::borrow::Cow;
 use std::io::Write;
 use std::process::ExitCode;
 
-/// One hit as printed: `{"id","question","files","details"?,"score"}`.
+/// One hit as printed: `{"id","question","files","details"?,"score"}`, every string as
+/// [`crate::present`] bounds entry text: the question cut at
+/// [`crate::present::MAX_ASK_QUESTION_CHARS`], each path at
+/// [`crate::present::MAX_ASK_PATH_CHARS`], the details at [`crate::present::MAX_DETAILS_CHARS`]
+/// with a note naming the entry file that holds them whole ([`crate::present::details`]); hidden
+/// characters are `\uXXXX` escapes ([`crate::present::json_line`]).
 #[derive(Debug, Serialize)]
 pub struct AskHit<'a> {
     /// Entry id.
     pub id: &'a str,
     /// The charted question.
-    pub question: &'a str,
+    pub question: Cow<'a, str>,
     /// Backing files, sorted.
-    pub files: Vec<&'a str>,
+    pub files: Vec<Cow<'a, str>>,
     /// Details; omitted when empty.
     #[serde(skip_serializing_if = "str::is_empty")]
-    pub details: &'a str,
+    pub details: Cow<'a, str>,
     /// Relevance 0..=100, higher is better.
     pub score: u8,
 }
 
 /// One "possibly related" suggestion, printed on stderr after a miss as
 /// `related {"id","question","files","score"}`: score = 100 · (coverage + cosine), the measure
-/// the suggestions are ranked and selected by (below the answer gate, so under 80).
+/// the suggestions are ranked and selected by (below the answer gate, so under 80). Strings are
+/// bounded and escaped as in [`AskHit`].
 #[derive(Debug, Serialize)]
 pub struct RelatedHit<'a> {
     /// Entry id.
     pub id: &'a str,
     /// The charted question.
-    pub question: &'a str,
+    pub question: Cow<'a, str>,
     /// Backing files, sorted.
-    pub files: Vec<&'a str>,
+    pub files: Vec<Cow<'a, str>>,
     /// Similarity 0..=100.
     pub score: u8,
 }
@@ -127,9 +135,8 @@ pub fn run(args: &AskArgs) -> Result<ExitCode> {
 pub const MAX_NAMED_REMOVED: usize = 5;
 
 /// The line printed before the nudge when `ask` just deleted stale charts, empty when it did not:
-/// `capn: removed 1 chart whose files changed: "<question>" (src/x.ts)`; several are separated
-/// by `; `, at most [`MAX_NAMED_REMOVED`] named. Questions are JSON strings (quoted, control
-/// characters escaped); paths have control characters escaped.
+/// `capn: removed 1 chart whose files changed: "<question>" ("src/x.ts")`; several are separated
+/// by `; `, at most [`MAX_NAMED_REMOVED`] named, each as [`named_chart`] shows it.
 pub fn removed_note(removed: &[Removed]) -> String {
     if removed.is_empty() {
         return String::new();
@@ -152,42 +159,58 @@ pub fn removed_note(removed: &[Removed]) -> String {
     )
 }
 
-/// A chart as messages name it: `"<question>" (<file>, <file>)`, the question as a JSON string
-/// (quoted, control characters escaped), the paths with control characters escaped.
+/// A chart as messages name it: `"<question>" ("<file>", "<file>")`, the question and each path
+/// quoted, escaped and capped by [`present::quote`] (at most [`present::MAX_FILES`] paths named,
+/// the rest counted).
 pub fn named_chart<'a>(question: &str, files: impl IntoIterator<Item = &'a String>) -> String {
-    let q = serde_json::to_string(question).unwrap_or_default();
-    let files: Vec<String> = files
-        .into_iter()
-        .map(|f| crate::store::printable(f))
+    let q = present::quote(question, present::MAX_QUESTION_CHARS);
+    let files: Vec<&String> = files.into_iter().collect();
+    let mut shown: Vec<String> = files
+        .iter()
+        .take(present::MAX_FILES)
+        .map(|f| present::quote(f, present::MAX_PATH_CHARS))
         .collect();
-    format!("{q} ({})", files.join(", "))
+    if files.len() > present::MAX_FILES {
+        shown.push(format!("+{} more", files.len() - present::MAX_FILES));
+    }
+    format!("{q} ({})", shown.join(", "))
 }
 
 /// The answers as JSONL for stdout and, on a miss, the related lines for stderr.
 fn render(answers: &Answers) -> Result<Rendered> {
     let mut out = Rendered::default();
     for (e, score) in &answers.hits {
-        out.hits.push_str(&serde_json::to_string(&AskHit {
+        let entry_file = format!("{}/entries/{}.md", crate::store::STORE_DIR, e.id);
+        out.hits.push_str(&present::json_line(&AskHit {
             id: &e.id,
-            question: &e.question,
-            files: e.files.keys().map(String::as_str).collect(),
-            details: &e.details,
+            question: present::capped(&e.question, present::MAX_ASK_QUESTION_CHARS),
+            files: ask_files(e),
+            details: Cow::Owned(present::details(&e.details, &entry_file)),
             score: *score,
         })?);
         out.hits.push('\n');
     }
     for (e, score) in &answers.related {
         out.related.push_str("related ");
-        out.related.push_str(&serde_json::to_string(&RelatedHit {
+        out.related.push_str(&present::json_line(&RelatedHit {
             id: &e.id,
-            question: &e.question,
-            files: e.files.keys().map(String::as_str).collect(),
+            question: present::capped(&e.question, present::MAX_ASK_QUESTION_CHARS),
+            files: ask_files(e),
             // 100 means "this exact question again" on an answer; a suggestion never claims it.
             score: (*score).min(MAX_RELATED_SCORE),
         })?);
         out.related.push('\n');
     }
     Ok(out)
+}
+
+/// An entry's backing files as `ask` prints them (sorted, each cut at
+/// [`present::MAX_ASK_PATH_CHARS`]).
+fn ask_files(e: &crate::store::entry::Entry) -> Vec<Cow<'_, str>> {
+    e.files
+        .keys()
+        .map(|f| present::capped(f, present::MAX_ASK_PATH_CHARS))
+        .collect()
 }
 
 /// The stderr nudge on a miss, with the exact `capn chart` line to run after exploring.
@@ -217,8 +240,8 @@ fn shell_double_quote(s: &str) -> String {
         if matches!(c, '"' | '\\' | '$' | '`') {
             out.push('\\');
         }
-        if c.is_control() {
-            // Never echo raw control characters (escape sequences) to a terminal.
+        if present::is_hidden(c) {
+            // Never echo raw control, format or separator characters to a terminal or a model.
             out.extend(c.escape_default());
             continue;
         }

@@ -282,6 +282,13 @@ fn merge_hooks(
                 position: Some(r.position),
             });
         }
+        for (path, _) in &report.upgraded {
+            done.push(format!(
+                "registered the SessionStart hook for every source in {} (the matcher {:?} left out forked sessions)",
+                crate::store::display_rel(root, path),
+                install::OLD_SESSION_START_MATCHER
+            ));
+        }
         for event in &report.added {
             done.push(format!("registered the {event} hook in {label}"));
         }

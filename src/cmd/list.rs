@@ -68,7 +68,8 @@ pub fn run(args: &ListArgs) -> Result<ExitCode> {
             if !unchecked.is_empty() {
                 v["unchecked"] = serde_json::json!(unchecked);
             }
-            out.push_str(&serde_json::to_string(&v)?);
+            // Whole (an export), but hidden characters as `\uXXXX` escapes (crate::present).
+            out.push_str(&crate::present::json_line(&v)?);
             out.push('\n');
         } else {
             let gone: Vec<bool> = changed
@@ -138,7 +139,10 @@ fn human(
         ));
     }
     if !entry.details.is_empty() {
-        let mut lines = entry.details.lines();
+        // Cut at present::MAX_DETAILS_CHARS as `ask` cuts them; `--json` prints them whole.
+        let entry_file = format!("{}/entries/{}.md", crate::store::STORE_DIR, entry.id);
+        let details = crate::present::details(&entry.details, &entry_file);
+        let mut lines = details.lines();
         let first = printable(lines.next().unwrap_or(""));
         out.push_str(&format!("  details: {first}\n"));
         for l in lines {

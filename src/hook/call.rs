@@ -5,14 +5,72 @@
 use super::wire::HookInput;
 use serde_json::Value;
 
-/// One hook call (hooks reference, sections 1.3, 1.4 and 5: the fields capn uses).
+/// The longest path a payload may name (`cwd`, `transcript_path`), in bytes: Linux's `PATH_MAX`
+/// (4096), which no real working directory exceeds (macOS's is 1024). A longer one is treated as
+/// absent, never cut (a cut path names another directory); walking the ancestors of a 200 KB
+/// `cwd` cost seconds (issue 18).
+pub const MAX_PATH_BYTES: usize = 4096;
+
+/// The most of a prompt kept, in bytes (cut on a character boundary): recall over a prompt needs
+/// its first few hundred words, and a 13 MB paste cost 12 s and 958 MB before this cap.
+pub const MAX_PROMPT_BYTES: usize = 8192;
+
+/// The most of each string in `tool_input` kept, in bytes (cut on a character boundary); the
+/// search intent read from it is cut again to [`crate::recall::intent::MAX_INTENT_CHARS`].
+pub const MAX_FIELD_BYTES: usize = 8192;
+
+/// The most items of each array (and members of each object) in `tool_input` kept (a Codex argv
+/// is a handful).
+pub const MAX_ITEMS: usize = 256;
+
+/// The most bytes of a short enum-like field (`source`, `trigger`) kept.
+pub const MAX_WORD_BYTES: usize = 64;
+
+/// `s` cut to at most `max` bytes on a character boundary.
+pub fn cut_to(mut s: String, max: usize) -> String {
+    if s.len() > max {
+        let mut at = max;
+        while !s.is_char_boundary(at) {
+            at -= 1;
+        }
+        s.truncate(at);
+    }
+    s
+}
+
+/// A path from a payload, or `None` when it is empty or longer than [`MAX_PATH_BYTES`].
+pub fn bounded_path(p: Option<String>) -> Option<String> {
+    p.filter(|p| !p.is_empty() && p.len() <= MAX_PATH_BYTES)
+}
+
+/// `v` with every string cut to [`MAX_FIELD_BYTES`] and every array and object to [`MAX_ITEMS`]
+/// entries, in one pass over it (linear in its size).
+fn bounded_value(v: Value) -> Value {
+    match v {
+        Value::String(s) => Value::String(cut_to(s, MAX_FIELD_BYTES)),
+        Value::Array(a) => Value::Array(a.into_iter().take(MAX_ITEMS).map(bounded_value).collect()),
+        Value::Object(o) => Value::Object(
+            o.into_iter()
+                .take(MAX_ITEMS)
+                .map(|(k, v)| (cut_to(k, MAX_FIELD_BYTES), bounded_value(v)))
+                .collect(),
+        ),
+        other => other,
+    }
+}
+
+/// One hook call (hooks reference, sections 1.3, 1.4 and 5: the fields capn uses), bounded
+/// before any work: paths to [`MAX_PATH_BYTES`], the prompt to [`MAX_PROMPT_BYTES`], each
+/// tool-input string to [`MAX_FIELD_BYTES`] (so every hook's work after parsing the payload is
+/// bounded whatever the payload's size; README, "Hook inputs").
 #[derive(Debug, Clone, Default)]
 pub struct Call {
     /// The session id as sent; validated against format.md before any use ([`super::Ctx::session`]).
     pub session_id: Option<String>,
     /// The transcript the host names (Codex may send none).
     pub transcript_path: Option<String>,
-    /// The host's working directory (follows the agent's `cd`); `None` when missing or empty.
+    /// The host's working directory (follows the agent's `cd`); `None` when missing, empty or
+    /// longer than [`MAX_PATH_BYTES`].
     pub cwd: Option<String>,
     /// SessionStart: `startup|resume|clear|compact|fork` (unknown values kept).
     pub source: Option<String>,
@@ -64,12 +122,15 @@ impl From<HookInput> for Call {
         });
         Call {
             session_id: w.session_id,
-            transcript_path: w.transcript_path,
-            cwd: w.cwd.filter(|c| !c.is_empty()),
-            source: w.source,
-            trigger: w.trigger,
-            prompt: w.prompt,
-            tool: w.tool_name.zip(w.tool_input),
+            transcript_path: bounded_path(w.transcript_path),
+            cwd: bounded_path(w.cwd),
+            source: w.source.map(|s| cut_to(s, MAX_WORD_BYTES)),
+            trigger: w.trigger.map(|s| cut_to(s, MAX_WORD_BYTES)),
+            prompt: w.prompt.map(|p| cut_to(p, MAX_PROMPT_BYTES)),
+            tool: w
+                .tool_name
+                .map(|t| cut_to(t, MAX_WORD_BYTES))
+                .zip(w.tool_input.map(bounded_value)),
             agent,
         }
     }
@@ -91,5 +152,32 @@ mod tests {
         assert_eq!(c.tool.as_ref().map(|t| t.0.as_str()), Some("Grep"));
         let main = Call::from(HookInput::parse(br#"{"agent_id":null}"#).unwrap());
         assert!(!main.is_subagent());
+    }
+
+    #[test]
+    fn every_field_is_bounded_at_the_edge() {
+        let long_cwd = format!("/{}", "a/".repeat(MAX_PATH_BYTES));
+        let payload = serde_json::json!({
+            "cwd": long_cwd, "transcript_path": "/t.jsonl", "source": "s".repeat(500),
+            "prompt": "é".repeat(MAX_PROMPT_BYTES),
+            "tool_name": "Bash",
+            "tool_input": {"command": "x".repeat(MAX_FIELD_BYTES * 3),
+                           "argv": (0..1000).map(|i| i.to_string()).collect::<Vec<_>>()},
+        });
+        let c = Call::from(HookInput::parse(payload.to_string().as_bytes()).unwrap());
+        assert_eq!(c.cwd, None);
+        assert_eq!(c.transcript_path.as_deref(), Some("/t.jsonl"));
+        assert_eq!(c.source.unwrap().len(), MAX_WORD_BYTES);
+        let p = c.prompt.unwrap();
+        assert_eq!(p.len(), MAX_PROMPT_BYTES);
+        assert!(p.chars().all(|ch| ch == 'é'));
+        let (_, input) = c.tool.unwrap();
+        assert_eq!(input["command"].as_str().unwrap().len(), MAX_FIELD_BYTES);
+        assert_eq!(input["argv"].as_array().unwrap().len(), MAX_ITEMS);
+        let at_cap = format!("/{}", "b".repeat(MAX_PATH_BYTES - 1));
+        let c = Call::from(
+            HookInput::parse(serde_json::json!({"cwd": at_cap}).to_string().as_bytes()).unwrap(),
+        );
+        assert_eq!(c.cwd.as_deref(), Some(at_cap.as_str()));
     }
 }

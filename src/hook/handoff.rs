@@ -14,9 +14,21 @@
 //! - it is the only such marker (two candidates: nothing is taken, as the conversation is not
 //!   known).
 //!
-//! The marker is claimed by rename ([`SessionDir::claim`]), so A's own next prompt and B cannot
-//! both deliver it. B records `handoff.json` (`from_session: A`), which `capn state show` uses to
-//! find A's state while B has none of its own.
+//! **A first hook that is not SessionStart** (issue 18). SessionStart(compact) under a new id is
+//! the host saying "this continues a compacted conversation"; a first UserPromptSubmit says
+//! nothing of the kind: it is as likely a fork, or a window whose SessionStart was not registered
+//! for its source (capn 0.3's matcher left out `fork`). Such a session B takes A's recovery only
+//! when nothing else in the project could be the continuation: besides A, no session of the
+//! project is known (every SessionStart, and every first prompt, records the session's project
+//! in [`PROJECT_FILE`]), so B is A's continuation or a copy of A's conversation, and A's recovery
+//! is the right text for it either way. And B copies the recovery instead of claiming it: A's
+//! marker stays, so if A is still a live window its own next prompt still gets it. Two windows
+//! can never swap recoveries: with a second window in the project nothing is taken, and what is
+//! copied is only ever the sole other session's.
+//!
+//! On SessionStart(compact) the marker is claimed by rename ([`SessionDir::claim`]), so A's own
+//! next prompt and B cannot both deliver it. B records `handoff.json` (`from_session: A`), which
+//! `capn state show` uses to find A's state while B has none of its own.
 
 use super::Ctx;
 use crate::session::{self, Marker, SessionDir, SessionId};
@@ -26,23 +38,125 @@ use std::time::{Duration, SystemTime};
 /// The oldest a PostCompact marker may be for another session id to take it over.
 pub const HANDOFF_MAX_AGE: Duration = Duration::from_secs(10 * 60);
 
+/// The session-dir file that records which project a session runs in (a [`Marker`] with
+/// `project` set), written by every SessionStart and by a session's first prompt.
+pub const PROJECT_FILE: &str = "project.json";
+
+/// How a session comes to look for another's recovery.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arrival {
+    /// SessionStart(compact) under an id new to the compaction: the marker is claimed.
+    SessionStartCompact,
+    /// The first prompt of a session no SessionStart ran for: the recovery is copied, and only
+    /// when no other session of the project could be the continuation (module docs).
+    FirstPrompt,
+}
+
+/// Records the project of session `s` ([`PROJECT_FILE`]) for the handoff rule, creating the
+/// session dir. `Ok(false)` without a `cwd` (nothing written).
+///
+/// Errors: the session dir or the file cannot be written.
+pub fn record_project(ctx: &Ctx, s: &SessionDir, event: &str) -> anyhow::Result<bool> {
+    let Some(project) = project_of(ctx) else {
+        return Ok(false);
+    };
+    let m = Marker {
+        project: Some(project),
+        cwd: ctx.call.cwd.clone(),
+        ..Marker::now(event)
+    };
+    s.write_marker(PROJECT_FILE, &m)?;
+    Ok(true)
+}
+
+/// [`record_project`], failures reported on stderr only.
+pub fn note_project(ctx: &Ctx, s: &SessionDir, event: &str) {
+    if let Err(e) = record_project(ctx, s, event) {
+        diag!("capn: could not record the session's project: {e:#}");
+    }
+}
+
 /// The project root of a hook payload (see [`crate::store::hook_root`]), as a string.
 pub fn project_of(ctx: &Ctx) -> Option<String> {
     Some(ctx.call.project_root()?.display().to_string())
 }
 
-/// Finds, claims and records the takeover of another session's undelivered compaction marker
-/// for session `s` (see the module docs for the rules; the caller checks that `s` is new).
-/// Returns the session taken over and its marker.
-pub fn take_over(ctx: &Ctx, s: &SessionDir, event: &str) -> Option<(SessionDir, Marker)> {
+/// Finds, claims (or, for a first prompt, copies) and records the takeover of another session's
+/// undelivered compaction marker for session `s` (see the module docs for the rules; the caller
+/// checks that `s` is new). Returns the session taken over and its marker.
+pub fn take_over(ctx: &Ctx, s: &SessionDir, arrival: Arrival) -> Option<(SessionDir, Marker)> {
     let project = project_of(ctx)?;
     let state_dir = s.path.parent()?.parent()?;
+    let mut found = candidates(state_dir, s, &project);
+    if found.len() != 1 {
+        if found.len() > 1 {
+            diag!(
+                "capn: {} sessions compacted in this project in the last {} minutes; not guessing which one session {} continues",
+                found.len(),
+                HANDOFF_MAX_AGE.as_secs() / 60,
+                s.id
+            );
+        }
+        return None;
+    }
+    let (other, marker) = found.pop()?;
+    let (marker, event) = match arrival {
+        Arrival::SessionStartCompact => {
+            let m = other.claim(session::COMPACTED).ok()??;
+            (m, "SessionStart")
+        }
+        Arrival::FirstPrompt => {
+            // Read only now, with one candidate: a new session's first prompt with no pending
+            // recovery in the project costs what it did before this rule.
+            let known = known_sessions(state_dir, &project, &[&s.id, &other.id]);
+            if let Some(else_) = known.first() {
+                diag!(
+                    "capn: session {} did not start with SessionStart, and session {else_} of this project could as well be where session {} continues; its recovery is left for it",
+                    s.id,
+                    other.id
+                );
+                return None;
+            }
+            (marker, "UserPromptSubmit")
+        }
+    };
+    let record = Marker {
+        from_session: Some(other.id.to_string()),
+        cwd: ctx.call.cwd.clone(),
+        ..Marker::now(event)
+    };
+    if let Err(e) = s.write_marker(session::HANDOFF, &record) {
+        diag!("capn: could not record the session handoff: {e:#}");
+    }
+    note_project(ctx, s, event);
+    Some((other, marker))
+}
+
+/// The ids of the sessions known to run in `project` ([`PROJECT_FILE`]), but those in `except`.
+fn known_sessions(state_dir: &Path, project: &str, except: &[&SessionId]) -> Vec<SessionId> {
+    let Ok(rd) = std::fs::read_dir(session::sessions_dir(state_dir)) else {
+        return Vec::new();
+    };
+    rd.flatten()
+        .filter_map(|e| e.file_name().to_str().and_then(SessionId::parse))
+        .filter(|id| !except.contains(&id))
+        .filter(|id| {
+            SessionDir::new(state_dir, id)
+                .read_marker(PROJECT_FILE)
+                .is_some_and(|m| m.project.as_deref() == Some(project))
+        })
+        .collect()
+}
+
+/// The sessions other than `s` with an undelivered, recent PostCompact marker for `project`,
+/// with it.
+fn candidates(state_dir: &Path, s: &SessionDir, project: &str) -> Vec<(SessionDir, Marker)> {
     let now = SystemTime::now();
-    let mut found: Vec<SessionDir> = Vec::new();
-    for entry in std::fs::read_dir(session::sessions_dir(state_dir))
-        .ok()?
-        .flatten()
-    {
+    let mut found = Vec::new();
+    let Ok(rd) = std::fs::read_dir(session::sessions_dir(state_dir)) else {
+        return found;
+    };
+    for entry in rd.flatten() {
         let name = entry.file_name();
         let Some(id) = name.to_str().and_then(SessionId::parse) else {
             continue;
@@ -60,33 +174,12 @@ pub fn take_over(ctx: &Ctx, s: &SessionDir, event: &str) -> Option<(SessionDir, 
             .is_some_and(|age| age <= HANDOFF_MAX_AGE);
         if recent
             && m.event.as_deref() == Some("PostCompact")
-            && marker_project(&m) == Some(project.clone())
+            && marker_project(&m).as_deref() == Some(project)
         {
-            found.push(other);
+            found.push((other, m));
         }
     }
-    if found.len() != 1 {
-        if found.len() > 1 {
-            diag!(
-                "capn: {} sessions compacted in this project in the last {} minutes; not guessing which one session {} continues",
-                found.len(),
-                HANDOFF_MAX_AGE.as_secs() / 60,
-                s.id
-            );
-        }
-        return None;
-    }
-    let other = found.pop()?;
-    let m = other.claim(session::COMPACTED).ok()??;
-    let record = Marker {
-        from_session: Some(other.id.to_string()),
-        cwd: ctx.call.cwd.clone(),
-        ..Marker::now(event)
-    };
-    if let Err(e) = s.write_marker(session::HANDOFF, &record) {
-        diag!("capn: could not record the session handoff: {e:#}");
-    }
-    Some((other, m))
+    found
 }
 
 /// The project root a PostCompact marker names: its `project`, else the root of its `cwd`.

@@ -2,8 +2,10 @@
 //! moments that matter: the user's prompt (UserPromptSubmit) and the agent's search
 //! (PreToolUse on Grep, Glob, a sub-agent launch or a shell search).
 //!
-//! An offer is a short block in `additionalContext`: one line saying where the lines come from,
-//! then at most [`crate::recall::offer::MAX_OFFERS`] lines `capn: "<charted question>" -> <files>`.
+//! An offer is a short block in `additionalContext`: one line saying where the lines come from and
+//! that they are quoted data ([`crate::present`] owns how entry text is shown),
+//! then at most [`crate::recall::offer::MAX_OFFERS`] lines `capn: "<question>" -> "<file>", ...
+//! (<where the chart came from>)`.
 //! Every rule that keeps offers rare and right lives here or in [`crate::recall::offer`]:
 //! - the injection gate ([`crate::recall::offer::select`]) is stricter than `ask`'s;
 //! - an offered entry's backing files are checked (SHA-256, through the stat cache) just before
@@ -34,11 +36,20 @@ pub enum Moment {
 /// main conversation, `offered-<agent>.json` for a sub-agent).
 pub const OFFERED_PREFIX: &str = "offered";
 
-/// The longest question shown in an offer line, in characters.
-const MAX_QUESTION_CHARS: usize = 200;
+/// The lock that makes an offer's record exact under parallel hooks (Claude Code runs a turn's
+/// tool calls, and so their PreToolUse hooks, in parallel): one file in the state dir, shared by
+/// all sessions (it is held only to read and write one small record, and a file made once costs
+/// a new session nothing; creating a file is most of a small hook's system time). Never deleted,
+/// so no hook ever locks a file another has just replaced.
+pub const OFFER_LOCK: &str = "offer.lock";
 
-/// The most files listed in an offer line (the rest are counted).
-const MAX_FILES: usize = 5;
+/// [`OFFER_LOCK`] for session `s`: in the state dir that holds its `sessions/` folder.
+fn offer_lock_path(s: &SessionDir) -> std::path::PathBuf {
+    s.path
+        .parent()
+        .and_then(std::path::Path::parent)
+        .map_or_else(|| s.file(OFFER_LOCK), |state| state.join(OFFER_LOCK))
+}
 
 /// The offered-state file for the call's agent (the main conversation when none).
 fn offered_file(ctx: &Ctx) -> String {
@@ -102,56 +113,73 @@ pub fn offers(ctx: &Ctx, moment: Moment, intent: &str) -> Result<Option<String>>
         return Ok(None);
     }
     let name = offered_file(ctx);
-    let mut offered = read_offered(&s, &name);
+    let offered = read_offered(&s, &name);
     let skip = |e: &crate::store::entry::Entry| offered.get(&e.id) == Some(&e.at);
     let Some(e) = store.offer(intent, &skip)? else {
         return Ok(None);
     };
-    let lines = vec![line(&e.question, e.files.keys())];
-    offered.insert(e.id.clone(), e.at.clone());
-    let text = serde_json::to_string(&offered)?;
-    s.ensure()?;
-    crate::fsutil::write_atomic_with(
-        &s.file(&name),
-        text.as_bytes(),
-        crate::fsutil::Durability::Transient,
-    )?;
+    if !claim(&s, &name, &e)? {
+        return Ok(None);
+    }
+    let origin = crate::store::provenance::origin(&store.root, &entry_key(&e.id));
+    let lines = vec![line(&e.question, e.files.keys(), origin)];
     Ok(Some(render(moment, &lines)))
 }
 
-/// One offer line: `capn: "<question>" -> a.ts, b.ts` (question on one line, cut to
-/// [`MAX_QUESTION_CHARS`]; at most [`MAX_FILES`] files, the rest counted).
-fn line<'a>(question: &str, files: impl Iterator<Item = &'a String>) -> String {
-    let q: String = question
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .take(MAX_QUESTION_CHARS)
-        .collect();
-    let files: Vec<&String> = files.collect();
-    let mut shown: Vec<String> = files
-        .iter()
-        .take(MAX_FILES)
-        .map(|f| crate::store::printable(f))
-        .collect();
-    if files.len() > MAX_FILES {
-        shown.push(format!("(+{} more)", files.len() - MAX_FILES));
-    }
-    format!(
-        "capn: {} -> {}",
-        serde_json::Value::String(q),
-        shown.join(", ")
-    )
+/// The entry file's path relative to the project root, as git's index names it.
+fn entry_key(id: &str) -> String {
+    format!("{}/entries/{id}.md", crate::store::STORE_DIR)
 }
 
-/// The block: where the lines come from, then the lines.
+/// Records `e` as offered in the session's file `name`, under [`OFFER_LOCK`]: the record is read
+/// again under the lock, so of several hooks that picked the same chart at once exactly one
+/// offers it (`Ok(true)`), and no hook's record is lost to another's write.
+///
+/// Errors: the session dir, the lock or the record cannot be written.
+fn claim(s: &SessionDir, name: &str, e: &crate::store::entry::Entry) -> Result<bool> {
+    s.ensure()?;
+    let _lock = crate::store::lock::StoreLock::acquire(&offer_lock_path(s))?;
+    let mut offered = read_offered(s, name);
+    if offered.get(&e.id) == Some(&e.at) {
+        return Ok(false);
+    }
+    offered.insert(e.id.clone(), e.at.clone());
+    let text = serde_json::to_string(&offered)?;
+    crate::fsutil::write_atomic_with(
+        &s.file(name),
+        text.as_bytes(),
+        crate::fsutil::Durability::Transient,
+    )?;
+    Ok(true)
+}
+
+/// One offer line: `capn: "<question>" -> "<file>", "<file>" (<where it came from>)`, quoted,
+/// escaped and capped by [`crate::present::chart_line`]; the origin is left out when capn cannot
+/// tell it ([`crate::store::provenance`]).
+fn line<'a>(
+    question: &str,
+    files: impl ExactSizeIterator<Item = &'a String>,
+    origin: crate::store::provenance::Origin,
+) -> String {
+    let chart = crate::present::chart_line(question, files);
+    match origin.label() {
+        Some(label) => format!("capn: {chart} ({label})"),
+        None => format!("capn: {chart}"),
+    }
+}
+
+/// The block: where the lines come from and that they are data ([`crate::present::DATA_FRAME`]),
+/// then the lines.
 fn render(moment: Moment, lines: &[String]) -> String {
     let head = match (moment, lines.len()) {
-        (Moment::Prompt, 1) => "capn: a charted answer that matches this prompt (from this project's capn chart, its files checked unchanged just now; read them before searching):",
-        (Moment::Search, 1) => "capn: a charted answer that matches this search (from this project's capn chart, its files checked unchanged just now; it may make the search unnecessary):",
-        (Moment::Prompt, _) => "capn: charted answers that match this prompt (from this project's capn chart, files checked unchanged just now; read them before searching):",
-        (Moment::Search, _) => "capn: charted answers that match this search (from this project's capn chart, files checked unchanged just now; they may make the search unnecessary):",
+        (Moment::Prompt, 1) => "capn: a charted answer that matches this prompt (from this project's capn chart, its files checked unchanged just now; read them before searching).",
+        (Moment::Search, 1) => "capn: a charted answer that matches this search (from this project's capn chart, its files checked unchanged just now; it may make the search unnecessary).",
+        (Moment::Prompt, _) => "capn: charted answers that match this prompt (from this project's capn chart, files checked unchanged just now; read them before searching).",
+        (Moment::Search, _) => "capn: charted answers that match this search (from this project's capn chart, files checked unchanged just now; they may make the search unnecessary).",
     };
     let mut out = String::from(head);
+    out.push(' ');
+    out.push_str(crate::present::DATA_FRAME);
     for l in lines {
         out.push('\n');
         out.push_str(l);
@@ -173,10 +201,14 @@ mod tests {
     #[test]
     fn lines_are_one_line_bounded_and_quoted() {
         let files: Vec<String> = (0..7).map(|i| format!("src/f{i}.ts")).collect();
-        let l = line("Where is \"x\"\nhandled?", files.iter());
+        let l = line(
+            "Where is \"x\"\nhandled?",
+            files.iter(),
+            crate::store::provenance::Origin::Unknown,
+        );
         assert_eq!(
             l,
-            "capn: \"Where is \\\"x\\\" handled?\" -> src/f0.ts, src/f1.ts, src/f2.ts, src/f3.ts, src/f4.ts, (+2 more)"
+            r#"capn: "Where is \"x\"\nhandled?" -> "src/f0.ts", "src/f1.ts", "src/f2.ts", "src/f3.ts", "src/f4.ts", (+2 more)"#
         );
         assert!(!is_recallable_prompt("/compact keep the webhook details"));
         assert!(!is_recallable_prompt("yes go"));

@@ -47,6 +47,7 @@ pub fn run(ctx: &Ctx) -> Result<Option<String>> {
                 if let Err(e) = s.mark_seen() {
                     diag!("capn: could not mark the session as seen: {e:#}");
                 }
+                super::handoff::note_project(ctx, s, "SessionStart");
             }
             Ok(None) => {}
             Err(e) => diag!("capn: {e:#}"),
@@ -66,6 +67,7 @@ pub fn run(ctx: &Ctx) -> Result<Option<String>> {
     if let Err(e) = export_session_id(&s) {
         diag!("capn: {e:#}");
     }
+    super::handoff::note_project(ctx, &s, "SessionStart");
     let mut delivered = ctx.marker("SessionStart");
     delivered.source = Some("compact".into());
     if let Err(e) = s.write_marker(session::COMPACT_DELIVERED, &delivered) {
@@ -82,7 +84,7 @@ pub fn run(ctx: &Ctx) -> Result<Option<String>> {
     let (owner, compacted) = match compacted {
         Some(m) => (s.clone(), Some(m)),
         None if super::precompact_for(&s, None).is_none() => {
-            match super::handoff::take_over(ctx, &s, "SessionStart") {
+            match super::handoff::take_over(ctx, &s, super::handoff::Arrival::SessionStartCompact) {
                 Some((owner, m)) => (owner, Some(m)),
                 None => (s.clone(), None),
             }

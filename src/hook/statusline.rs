@@ -189,7 +189,10 @@ pub fn context_percent(input: &StatusInput) -> Option<f64> {
             return Some(p * w / window);
         }
     }
-    let path = input.transcript_path.as_deref().filter(|p| !p.is_empty())?;
+    let path = input
+        .transcript_path
+        .as_deref()
+        .filter(|p| !p.is_empty() && p.len() <= super::call::MAX_PATH_BYTES)?;
     let path = PathBuf::from(path);
     within(TRANSCRIPT_TIMEOUT, move || transcript::last_context(&path))?
         .tokens()
@@ -210,14 +213,15 @@ fn within<T: Send + 'static>(limit: Duration, f: impl FnOnce() -> T + Send + 'st
 
 /// The project whose charts to count: `workspace.project_dir`, else `cwd`, else
 /// `workspace.current_dir`, else the process's working directory, resolved with
-/// [`crate::store::find_root`].
+/// [`crate::store::find_root`]. A path longer than [`super::call::MAX_PATH_BYTES`] counts as
+/// absent (its ancestor walk would cost seconds).
 pub fn project_root(input: &StatusInput) -> PathBuf {
     let ws = input.workspace.as_ref();
     let dir = ws
         .and_then(|w| w.project_dir.as_deref())
         .or(input.cwd.as_deref())
         .or(ws.and_then(|w| w.current_dir.as_deref()))
-        .filter(|d| !d.is_empty())
+        .filter(|d| !d.is_empty() && d.len() <= super::call::MAX_PATH_BYTES)
         .map(PathBuf::from)
         .filter(|d| d.is_absolute())
         .or_else(|| std::env::current_dir().ok())

@@ -7,7 +7,8 @@
 //!   SessionStart(compact) or another copy of this hook got there first, this one stays silent);
 //! - else a context-warning marker: inject the one-paragraph reminder, once;
 //! - else, for a session id never seen before (no session dir: one `stat`), the undelivered
-//!   compaction marker of the session it continues ([`super::handoff`]);
+//!   compaction marker of the session it continues, copied, when nothing else in the project
+//!   could be the continuation ([`super::handoff`]);
 //! - else, under `--host codex`, the context reminder computed from the rollout file
 //!   ([`super::codex_context`]), once per crossing;
 //! - else nothing.
@@ -57,10 +58,15 @@ fn notice(ctx: &Ctx, s: &SessionDir) -> Result<Option<String>> {
     }
     if !s.path.exists() {
         // A session never seen: maybe a new id continuing a compacted conversation.
-        if let Some((owner, m)) = super::handoff::take_over(ctx, s, "UserPromptSubmit") {
+        if let Some((owner, m)) =
+            super::handoff::take_over(ctx, s, super::handoff::Arrival::FirstPrompt)
+        {
             return Ok(Some(super::recovery_text(ctx.host, &owner, Some(&m))));
         }
-        s.mark_seen()?;
+        // One write marks the session as seen (its dir) and records its project.
+        if !super::handoff::record_project(ctx, s, "UserPromptSubmit")? {
+            s.mark_seen()?;
+        }
     }
     if ctx.host == super::Host::Codex {
         // Codex has no status line to write the warning marker: the rollout has the numbers.

@@ -134,6 +134,24 @@ impl Doc {
         true
     }
 
+    /// Removes the key `key` (the last of duplicates) from the group `hooks[event][group]`,
+    /// touching nothing else. Returns whether it was there.
+    pub fn remove_group_key(&mut self, event: &str, group: usize, key: &str) -> bool {
+        let Some((_, _, groups)) = self.event_array(event) else {
+            return false;
+        };
+        let Some(group_obj) = groups.elements().get(group).and_then(CstNode::as_object) else {
+            return false;
+        };
+        match last_prop(&group_obj, key) {
+            Some(prop) => {
+                prop.remove();
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Appends a matcher group to `hooks[event]`, creating the event and `hooks` when absent.
     pub fn append_group(&mut self, event: &str, group: &Value) {
         if let Some(style) = self.one_line_style() {
@@ -452,6 +470,25 @@ mod tests {
             }
             assert!(d.remove_handler("SessionStart", groups.len() - 1, 0));
             assert_eq!(d.text(), text);
+        }
+    }
+
+    #[test]
+    fn a_group_key_is_removed_in_place() {
+        for (before, after) in [
+            (
+                r#"{"hooks":{"SessionStart":[{"matcher":"a|b","hooks":[]}]}}"#,
+                r#"{"hooks":{"SessionStart":[{"hooks":[]}]}}"#,
+            ),
+            (
+                "{\n  \"hooks\": {\n    \"SessionStart\": [\n      {\n        \"matcher\": \"a\",\n        \"hooks\": []\n      }\n    ]\n  }\n}\n",
+                "{\n  \"hooks\": {\n    \"SessionStart\": [\n      {\n        \"hooks\": []\n      }\n    ]\n  }\n}\n",
+            ),
+        ] {
+            let mut d = Doc::parse(before.as_bytes()).unwrap();
+            assert!(d.remove_group_key("SessionStart", 0, "matcher"));
+            assert_eq!(d.text(), after);
+            assert!(!d.remove_group_key("SessionStart", 0, "matcher"));
         }
     }
 

@@ -26,8 +26,10 @@ pub mod record;
 pub mod schema;
 pub mod skill;
 mod statusline;
+mod upgrade;
 
 pub use statusline::*;
+pub use upgrade::{upgrade_matchers, OLD_SESSION_START_MATCHER};
 
 use anyhow::{anyhow, Result};
 use serde_json::{Map, Value};
@@ -456,6 +458,8 @@ pub fn put_back(
 /// What a merge did, for `init`'s report and the install record.
 #[derive(Debug, Default, PartialEq)]
 pub struct MergeReport {
+    /// capn SessionStart handlers moved off [`OLD_SESSION_START_MATCHER`], with their file.
+    pub upgraded: Vec<(PathBuf, usize)>,
     /// Events whose handler was added.
     pub added: Vec<String>,
     /// Every handler added, with its event.
@@ -494,6 +498,7 @@ pub fn merge_counting(
     for o in others.iter_mut() {
         report.replaced.extend(remove_handlers(o, &is_legacy));
     }
+    report.upgraded = upgrade::upgrade_all(target, others);
     let mut present = ours_in(&target.json);
     for o in others.iter() {
         present.extend(ours_in(&o.json));

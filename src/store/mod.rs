@@ -14,6 +14,7 @@ pub mod lock;
 pub mod map;
 pub mod ops;
 pub mod paths;
+pub mod provenance;
 
 use std::path::{Path, PathBuf};
 
@@ -308,21 +309,10 @@ pub fn report_malformed(store: &Store, malformed: &[(String, String)]) {
     }
 }
 
-/// `s` with control characters escaped (`\u{1b}`), for messages that reach a terminal.
+/// `s` with control, format, separator and other hidden characters escaped (`\u{1b}`,
+/// `\u{202e}`), for messages that reach a terminal: [`crate::present::printable`], the owner.
 pub fn printable(s: &str) -> String {
-    if !s.chars().any(char::is_control) {
-        return s.to_string();
-    }
-    s.chars()
-        .flat_map(|c| {
-            let escaped: Vec<char> = if c.is_control() {
-                c.escape_default().collect()
-            } else {
-                vec![c]
-            };
-            escaped
-        })
-        .collect()
+    crate::present::printable(s)
 }
 
 /// `path` relative to the working directory's project root for messages (`.capn/entries/x.md`).

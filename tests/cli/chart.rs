@@ -310,7 +310,7 @@ fn prune_reports_only_when_it_deleted() {
     env.write("a.ts", "changed");
     assert_eq!(
         env.run(&["prune"]).ok().stdout,
-        "pruned 1 stale entry\n  \"where is one\" (a.ts)\n"
+        "pruned 1 stale entry\n  \"where is one\" (\"a.ts\")\n"
     );
     assert_eq!(entry_files(&env).len(), 1);
     let map: serde_json::Value = serde_json::from_str(&env.read(".capn/map.json")).unwrap();
@@ -327,7 +327,10 @@ fn prune_reports_only_when_it_deleted() {
     named.sort_unstable();
     assert_eq!(
         named,
-        ["  \"where is three\" (c.ts)", "  \"where is two\" (b.ts)"]
+        [
+            "  \"where is three\" (\"c.ts\")",
+            "  \"where is two\" (\"b.ts\")"
+        ]
     );
     // Outside any project: said so, and nothing is created.
     let outside = env.tmp.path().join("nowhere");

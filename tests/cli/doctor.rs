@@ -558,7 +558,7 @@ fn malformed_registrations_legacy_and_duplicates_are_reported() {
     for needle in [
         "shell form",
         "no explicit \"timeout\"",
-        "matcher \"startup\" does not select resume, clear, compact",
+        "matcher \"startup\" does not select every source: a forked session (source \"fork\")",
     ] {
         assert!(line.contains(needle), "{needle}: {line}");
     }

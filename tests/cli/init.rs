@@ -72,7 +72,8 @@ fn init_sets_everything_up_and_a_second_run_changes_nothing() {
     assert_eq!(env.read(".gitignore"), ".capn/\n");
     let claude = read_json(&env, ".claude/settings.json");
     let group = &claude["hooks"]["SessionStart"][0];
-    assert_eq!(group["matcher"], "startup|resume|clear|compact");
+    // No matcher: every source gets the contract, `fork` and later ones included.
+    assert_eq!(group.get("matcher"), None);
     let h = &group["hooks"][0];
     assert_eq!(h["type"], "command");
     assert_eq!(h["command"], "capn");
@@ -228,12 +229,52 @@ fn a_registration_in_settings_local_json_is_respected() {
     let env = Env::git();
     let local = r#"{"hooks":{"SessionStart":[{"matcher":"startup|resume|clear|compact","hooks":[{"type":"command","command":"capn","args":["hook","session-start"],"timeout":10}]}]}}"#;
     env.write(".claude/settings.local.json", local);
-    env.run(&["init"]).ok();
-    assert_eq!(env.read(".claude/settings.local.json"), local);
+    let run = env.run(&["init"]).ok();
+    // capn 0.3's matcher (no fork) is capn's own: upgraded in place, byte for byte otherwise.
+    assert_eq!(
+        env.read(".claude/settings.local.json"),
+        local.replace(r#""matcher":"startup|resume|clear|compact","#, "")
+    );
+    assert!(
+        run.stdout.contains("registered the SessionStart hook for every source in .claude/settings.local.json (the matcher \"startup|resume|clear|compact\" left out forked sessions)"),
+        "{}",
+        run.stdout
+    );
     let main = env.root.join(".claude/settings.json");
     if main.exists() {
         assert!(session_start_commands(&read_json(&env, ".claude/settings.json")).is_empty());
     }
+}
+
+#[test]
+fn init_upgrades_capn_s_old_session_start_matcher_and_leaves_the_user_s() {
+    let env = Env::git();
+    // capn 0.3's group with another tool's handler in it, and a matcher of the user's choosing.
+    let before = "{\n  \"hooks\": {\n    \"SessionStart\": [\n      {\n        \"matcher\": \"startup|resume|clear|compact\",\n        \"hooks\": [\n          {\"type\": \"command\", \"command\": \"capn\", \"args\": [\"hook\", \"session-start\"], \"timeout\": 10},\n          {\"type\": \"command\", \"command\": \"other-tool start\"}\n        ]\n      }\n    ]\n  }\n}\n";
+    env.write(".claude/settings.json", before);
+    env.run(&["init"]).ok();
+    let s = read_json(&env, ".claude/settings.json");
+    let groups = s["hooks"]["SessionStart"].as_array().unwrap();
+    assert_eq!(groups.len(), 2, "{s}");
+    assert_eq!(groups[0].get("matcher"), None, "{s}");
+    assert_eq!(groups[0]["hooks"][0]["args"][1], "session-start");
+    assert_eq!(groups[1]["matcher"], "startup|resume|clear|compact");
+    assert_eq!(groups[1]["hooks"][0]["command"], "other-tool start");
+    // A second run changes nothing; uninstall gives back the file as it was before init (the
+    // handler was there before, so it is not init's to remove).
+    let after = env.read(".claude/settings.json");
+    env.run(&["init"]).ok();
+    assert_eq!(env.read(".claude/settings.json"), after);
+    env.run(&["uninstall"]).ok();
+    assert_eq!(env.read(".claude/settings.json"), before);
+    // A matcher the user wrote is theirs: left as it is (doctor names it).
+    let env = Env::git();
+    let mine = r#"{"hooks":{"SessionStart":[{"matcher":"startup","hooks":[{"type":"command","command":"capn","args":["hook","session-start"],"timeout":10}]}]}}"#;
+    env.write(".claude/settings.json", mine);
+    env.run(&["init"]).ok();
+    assert!(env
+        .read(".claude/settings.json")
+        .contains(r#""matcher":"startup","#));
 }
 
 #[test]

@@ -194,7 +194,6 @@ fn init_does_not_register_again_what_the_user_settings_already_register() {
     fs::create_dir_all(user.parent().unwrap()).unwrap();
     let handler = serde_json::json!({
         "hooks": {"SessionStart": [{
-            "matcher": "startup|resume|clear|compact",
             "hooks": [{"type": "command", "command": bin.join("capn"),
                        "args": ["hook", "session-start"], "timeout": 10}]
         }]}

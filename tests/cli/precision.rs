@@ -153,7 +153,7 @@ fn a_miss_names_the_charts_ask_just_removed_as_stale() {
         assert_eq!(
             run.stderr,
             format!(
-                "capn: removed 1 chart whose files changed: \"{q}\" (src/x.ts)\n\
+                "capn: removed 1 chart whose files changed: \"{q}\" (\"src/x.ts\")\n\
                  capn: no charted answer yet. Explore as usual; once you have found the files that answer it, chart them:\n  \
                  capn chart \"{q}\" --files <files> [--details \"<extra context>\"]\n"
             ),
@@ -190,7 +190,7 @@ fn the_removal_note_counts_and_names_several_charts() {
     assert_eq!(
         first,
         // In entry-id order (ids are question hashes, so the order is fixed).
-        "capn: removed 2 charts whose files changed: \"Where is the session cookie signed?\" (src/a.ts); \"Where is the session cookie verified?\" (src/a.ts, src/c.ts)"
+        "capn: removed 2 charts whose files changed: \"Where is the session cookie signed?\" (\"src/a.ts\"); \"Where is the session cookie verified?\" (\"src/a.ts\", \"src/c.ts\")"
     );
 }
 

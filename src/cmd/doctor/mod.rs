@@ -153,22 +153,26 @@ impl Check {
     }
 
     /// The printed lines: `ok    <what>`, `warn  <what>: <why>` or `FAILED <what>: <why>`, then
-    /// `  fix: <fix>` when there is one. Ends with a newline.
+    /// `  fix: <fix>` when there is one. Ends with a newline. Checks quote commands, paths and
+    /// output from files and programs capn did not write, so every part is escaped here, the one
+    /// place they are printed ([`crate::present::printable`]: ESC, BEL, line breaks, bidi
+    /// overrides... as `\u{1b}`), and a check stays on its own lines.
     pub fn render(&self) -> String {
+        use crate::present::printable;
         let tag = match self.status {
             Status::Ok => "ok    ",
             Status::Warn => "warn  ",
             Status::Failed => "FAILED ",
         };
-        let mut s = format!("{tag}{}", self.what);
+        let mut s = format!("{tag}{}", printable(&self.what));
         if let Some(why) = &self.why {
             s.push_str(": ");
-            s.push_str(why);
+            s.push_str(&printable(why));
         }
         s.push('\n');
         if let Some(fix) = &self.fix {
             s.push_str("  fix: ");
-            s.push_str(fix);
+            s.push_str(&printable(fix));
             s.push('\n');
         }
         s
@@ -182,7 +186,11 @@ pub fn run(_args: &DoctorArgs) -> Result<ExitCode> {
     let store = Store::from_env()?;
     let checks = diagnose(&store.root)?;
     let mut out = std::io::stdout().lock();
-    writeln!(out, "capn doctor in {}", store.root.display())?;
+    writeln!(
+        out,
+        "capn doctor in {}",
+        crate::present::printable(&store.root.display().to_string())
+    )?;
     for c in &checks {
         out.write_all(c.render().as_bytes())?;
     }

@@ -166,6 +166,9 @@ pub(super) fn handler_problems(
             }
         }
     }
+    if o.event == "SessionStart" && table_matcher.is_none() {
+        p.extend(session_start_gap(o));
+    }
     let all = match table_matcher {
         Some(Value::String(want)) => want.split('|').count(),
         _ => 0,
@@ -185,6 +188,29 @@ pub(super) fn handler_problems(
         Ok(_) => {}
     }
     p
+}
+
+/// What a SessionStart matcher leaves out: capn registers SessionStart without one, so every
+/// source gets the contract, `fork` (Claude Code 2.1.214) and any later one included. A matcher
+/// that does not select `fork` and an unknown source is named, with capn 0.3's own value
+/// ([`install::OLD_SESSION_START_MATCHER`]) called out as what `capn init` upgrades.
+fn session_start_gap(o: &Ours) -> Option<String> {
+    let selects = |v: &str| matcher_matches(o.matcher.as_ref(), v).unwrap_or(false);
+    if selects("fork") && selects("a-source-added-later") {
+        return None;
+    }
+    let m = o.matcher.as_ref().map_or("(none)".into(), Value::to_string);
+    let old =
+        o.matcher.as_ref().and_then(Value::as_str) == Some(install::OLD_SESSION_START_MATCHER);
+    Some(if old {
+        format!(
+            "matcher {m} is capn 0.3's: a forked session (source \"fork\") and any later source get no contract; capn init removes it"
+        )
+    } else {
+        format!(
+            "matcher {m} does not select every source: a forked session (source \"fork\") or a later source gets no contract; capn registers SessionStart without a matcher"
+        )
+    })
 }
 
 /// The tools of the table's matcher that the registered matcher of `o` does not select (a

@@ -1,0 +1,62 @@
+//! Upgrades of capn's own registrations from older versions that `init` makes in place (issue
+//! 18): capn 0.3's SessionStart matcher.
+
+use super::{located, our_subcommand, put_back, SettingsFile};
+use serde_json::Value;
+
+/// The SessionStart matcher capn 0.3 registered. It leaves out `fork` (Claude Code reports a
+/// forked session as `fork` since 2.1.214) and any source added later, so such a session got no
+/// contract; 0.4 registers SessionStart without a matcher (hooks reference 1.1: an omitted
+/// matcher matches every source) and [`upgrade_matchers`] drops this one.
+pub const OLD_SESSION_START_MATCHER: &str = "startup|resume|clear|compact";
+
+/// Upgrades capn's own SessionStart registrations in `file` in place: each handler of ours
+/// (`capn hook session-start`) in a group whose matcher is exactly
+/// [`OLD_SESSION_START_MATCHER`] moves to a group without a matcher at the same place (the
+/// group itself loses its matcher when it held only capn's handler; another tool's handler in
+/// it keeps its group and matcher). Edits are format-preserving; the handler stays byte for byte
+/// what it was, so the install record and `uninstall` still find it. A matcher the user chose
+/// (any other value) is left alone: `capn doctor` names it. Returns how many handlers moved.
+pub fn upgrade_matchers(file: &mut SettingsFile) -> usize {
+    let ours = |h: &Value| our_subcommand(h).as_deref() == Some("session-start");
+    let old: Vec<(usize, usize, Value, bool)> = located(&file.json)
+        .into_iter()
+        .filter(|h| {
+            h.event == "SessionStart"
+                && h.group.get("matcher").and_then(Value::as_str) == Some(OLD_SESSION_START_MATCHER)
+                && ours(h.handler)
+        })
+        .map(|h| {
+            let only_ours = h
+                .group
+                .get("hooks")
+                .and_then(Value::as_array)
+                .is_some_and(|hs| hs.iter().all(ours));
+            (h.group_index, h.index, h.handler.clone(), only_ours)
+        })
+        .collect();
+    for (gi, hi, handler, only_ours) in old.iter().rev() {
+        if *only_ours {
+            file.doc.remove_group_key("SessionStart", *gi, "matcher");
+            file.json = file.doc.value();
+        } else if file.remove_handler_at("SessionStart", *gi, *hi) {
+            put_back(file, "SessionStart", None, handler, Some((*gi, *hi)));
+        }
+    }
+    old.len()
+}
+
+/// [`upgrade_matchers`] on `target` and each of `others`: the files changed, with how many
+/// handlers moved in each.
+pub(super) fn upgrade_all(
+    target: &mut SettingsFile,
+    others: &mut [&mut SettingsFile],
+) -> Vec<(std::path::PathBuf, usize)> {
+    std::iter::once(target)
+        .chain(others.iter_mut().map(|o| &mut **o))
+        .filter_map(|f| {
+            let n = upgrade_matchers(f);
+            (n > 0).then(|| (f.path.clone(), n))
+        })
+        .collect()
+}

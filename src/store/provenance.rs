@@ -1,0 +1,144 @@
+//! How a chart came to be in the project, as far as capn can tell cheaply (issue 18): an entry
+//! file that git tracks came with the repository (or was committed here), one it does not was
+//! charted in this checkout. Offers say which ([`crate::present`]), so a chart that arrived with a
+//! `git clone` is not mistaken for one the user's own agent wrote.
+//!
+//! The check reads the git index (`.git/index`, at most [`MAX_INDEX_BYTES`], never through a
+//! symlink) and looks for the entry's path in it: no `git` process runs (a repository's own git
+//! configuration could run commands). Index versions 2 and 3 store each path whole, after the
+//! entry's 16-bit flags whose low 12 bits are the path's length (git's
+//! `Documentation/gitformat-index.txt`); version 4 compresses paths and a worktree's `.git` is a
+//! file: both give [`Origin::Unknown`], and an offer then says nothing about where the chart came
+//! from. This is a small, separate rule on purpose: a shared-entries mode can refine it.
+
+use std::path::Path;
+
+/// The largest git index read (64 MiB: a repository of several hundred thousand files).
+pub const MAX_INDEX_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Where an entry file came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// git tracks the entry file: it came with the repository, or was committed here.
+    Repository,
+    /// The project has a git index and the entry file is not in it (or there is no git at all):
+    /// charted in this checkout.
+    Checkout,
+    /// capn cannot tell cheaply (a worktree, an index format it does not read, a read error).
+    Unknown,
+}
+
+impl Origin {
+    /// How an offer line says it, or `None` for [`Origin::Unknown`].
+    pub fn label(self) -> Option<&'static str> {
+        match self {
+            Origin::Repository => Some("found in the repository: git tracks this entry"),
+            Origin::Checkout => Some("charted in this checkout: git does not track this entry"),
+            Origin::Unknown => None,
+        }
+    }
+}
+
+/// Where the entry file `key` (relative to `root`, `/`-separated: `.capn/entries/<id>.md`)
+/// came from (module docs).
+pub fn origin(root: &Path, key: &str) -> Origin {
+    let git = root.join(".git");
+    match std::fs::symlink_metadata(&git) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Origin::Checkout,
+        Ok(m) if m.is_dir() => {}
+        _ => return Origin::Unknown,
+    }
+    let index = git.join("index");
+    let bytes =
+        match crate::fsutil::read_limited(&index, MAX_INDEX_BYTES, crate::fsutil::Follow::Never) {
+            Ok(b) => b,
+            // A repository with nothing added yet has no index: nothing is tracked.
+            Err(crate::fsutil::ReadError::NotFound) => return Origin::Checkout,
+            Err(_) => return Origin::Unknown,
+        };
+    match in_index(&bytes, key) {
+        Some(true) => Origin::Repository,
+        Some(false) => Origin::Checkout,
+        None => Origin::Unknown,
+    }
+}
+
+/// Whether the index `bytes` (versions 2 and 3) hold the path `key`; `None` when they are not
+/// an index capn reads.
+fn in_index(bytes: &[u8], key: &str) -> Option<bool> {
+    if bytes.len() < 12 || &bytes[..4] != b"DIRC" {
+        return None;
+    }
+    let version = u32::from_be_bytes(bytes[4..8].try_into().ok()?);
+    if !(2..=3).contains(&version) {
+        return None;
+    }
+    let path = key.as_bytes();
+    if path.is_empty() || path.len() >= 0xFFF {
+        return None;
+    }
+    // A literal search (the regex crate's, which is memchr's where it can be) for the path and
+    // the NUL that ends it.
+    let needle = regex::bytes::Regex::new(&format!("{}\\x00", regex::escape(key))).ok()?;
+    for at in needle.find_iter(&bytes[12..]).map(|m| m.start() + 12) {
+        // The path starts an entry: the flags before it (or the extended flags after them, in
+        // version 3) carry its length.
+        let flags_at = |o: usize| {
+            at.checked_sub(o)
+                .map(|i| u16::from_be_bytes([bytes[i], bytes[i + 1]]) & 0x0FFF)
+        };
+        if flags_at(2) == Some(path.len() as u16) || flags_at(4) == Some(path.len() as u16) {
+            return Some(true);
+        }
+    }
+    Some(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A version-2 index holding `paths` (zeroed stat data, as git's format lays it out).
+    fn index(paths: &[&str]) -> Vec<u8> {
+        let mut b = b"DIRC".to_vec();
+        b.extend(2u32.to_be_bytes());
+        b.extend((paths.len() as u32).to_be_bytes());
+        for p in paths {
+            let start = b.len();
+            b.extend([0u8; 60]);
+            b.extend((p.len() as u16).to_be_bytes());
+            b.extend(p.as_bytes());
+            let len = b.len() - start;
+            b.extend(std::iter::repeat_n(0u8, 8 - len % 8));
+        }
+        b
+    }
+
+    #[test]
+    fn an_index_entry_is_found_and_a_longer_path_ending_alike_is_not() {
+        let key = ".capn/entries/ab12cd34.md";
+        assert_eq!(in_index(&index(&["a.ts", key]), key), Some(true));
+        assert_eq!(
+            in_index(&index(&["x/.capn/entries/ab12cd34.md"]), key),
+            Some(false)
+        );
+        assert_eq!(in_index(&index(&["a.ts"]), key), Some(false));
+        let mut v4 = index(&[key]);
+        v4[7] = 4;
+        assert_eq!(in_index(&v4, key), None);
+        assert_eq!(in_index(b"garbage", key), None);
+    }
+
+    #[test]
+    fn origin_reads_the_project_index() {
+        let tmp = tempfile::tempdir().unwrap();
+        let key = ".capn/entries/ab12cd34.md";
+        assert_eq!(origin(tmp.path(), key), Origin::Checkout);
+        std::fs::create_dir(tmp.path().join(".git")).unwrap();
+        assert_eq!(origin(tmp.path(), key), Origin::Checkout);
+        std::fs::write(tmp.path().join(".git/index"), index(&[key])).unwrap();
+        assert_eq!(origin(tmp.path(), key), Origin::Repository);
+        std::fs::write(tmp.path().join(".git/index"), index(&["b.md"])).unwrap();
+        assert_eq!(origin(tmp.path(), key), Origin::Checkout);
+    }
+}
