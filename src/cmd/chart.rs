@@ -73,7 +73,7 @@ pub fn run(args: &ChartArgs) -> Result<ExitCode> {
         // the hooks: say so once, when the store is created.
         diag!(
             "capn: created .capn/ in {}; run `capn init` to add it to .gitignore and register the agent hooks",
-            store.root.display()
+            store.home().display()
         );
     }
     let mut w = store.open_writer_with(crate::store::index::Check::Folder)?;

@@ -2,7 +2,7 @@
 //!
 //! Creates `.capn/entries/` and `.capn/config.json`, adds `.capn/` to `.gitignore` once, merges
 //! the hook registrations of `hooks-config/` into `.claude/settings.json` and `.codex/hooks.json`
-//! (see `crate::install`), and with `--git` adds `capn prune` to the post-commit hook git runs
+//! (see `crate::install`), and with `--git` adds `capn prune --expired` to the post-commit hook git runs
 //! (see [`crate::install::git_hook`]). Idempotent: a second run changes nothing and says so. Every
 //! settings file is parsed, and the post-commit hook checked, before anything is written, so a
 //! broken one stops `init` with nothing changed.
@@ -362,8 +362,19 @@ fn apply(
         mut done,
     } = plan;
     if !store.entries_dir().is_dir() {
-        crate::fsutil::ensure_dir_inside(&store.root, &store.entries_dir())?;
-        done.insert(0, "created .capn/".into());
+        crate::fsutil::ensure_dir_inside(store.home(), &store.entries_dir())?;
+        done.insert(0, format!("created {}", store.describe()));
+    }
+    if store.is_borrowed() {
+        // A linked worktree: one memory for the repository, never a second store here.
+        crate::fsutil::ensure_dir_inside(store.home(), &store.local)?;
+        done.insert(
+            0,
+            format!(
+                "store: {} (this worktree checks charts against its own files)",
+                store.describe()
+            ),
+        );
     }
     // Writers of .capn/ hold the lock: config.json and install.json are written below.
     let _lock = match lock {
@@ -421,7 +432,7 @@ fn apply(
         }
         if git_hook::apply_add(&root, &path, &plan)? {
             done.push(format!(
-                "added capn prune to {}",
+                "added capn prune --expired to {}",
                 crate::store::display_rel(&root, &path)
             ));
         }

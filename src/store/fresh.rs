@@ -402,7 +402,40 @@ pub fn decode_hex32(s: &str) -> Option<[u8; 32]> {
     Some(out)
 }
 
+/// How one backing file stands against the hash an entry recorded for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Judged {
+    /// It hashes as charted.
+    Fresh,
+    /// Gone, not a regular file inside the root, hashing differently, or the recorded hash does
+    /// not parse: the entry is stale (hidden, kept).
+    Changed,
+    /// It could not be checked: the entry is hidden, kept.
+    Unchecked(std::io::ErrorKind),
+}
+
 impl StatCache {
+    /// Judges the backing file `key`, whose state is `state` ([`StatCache::states`]), against
+    /// the recorded hash `want` (`None`: a recorded hash that does not parse).
+    pub fn judge(
+        &mut self,
+        root: &Path,
+        key: &str,
+        state: FileState,
+        want: Option<&[u8; 32]>,
+    ) -> Judged {
+        let _ = root;
+        match (state, want) {
+            (_, None) | (FileState::Gone, _) => Judged::Changed,
+            (FileState::Unchecked(kind), _) => Judged::Unchecked(kind),
+            (FileState::Hash(now), Some(want)) if now == *want => Judged::Fresh,
+            (FileState::Hash(_), Some(_)) => {
+                let _ = key;
+                Judged::Changed
+            }
+        }
+    }
+
     /// Loads the cache; a missing, corrupt, other-version or over-`limit` file (see
     /// [`crate::fsutil::limits::derived`]), or one that is not a regular file, gives an empty
     /// cache.

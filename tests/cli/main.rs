@@ -5,6 +5,7 @@ mod chart;
 mod codex_reminder;
 mod concurrency;
 mod doctor;
+mod git_scenarios;
 mod guest;
 mod handoff;
 mod hook_inputs;

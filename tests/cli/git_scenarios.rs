@@ -1,0 +1,342 @@
+//! Charts follow the code (issue 19): in real git repositories (temp dirs, git identity in a
+//! temp `GIT_CONFIG_GLOBAL`), a chart is true wherever its files hash as charted: back on its
+//! branch, after a stash or a revert, in a second worktree, in a teammate's clone, after a
+//! merge, in a CRLF checkout. In every scenario a stale chart never answers and is never
+//! offered, and it is never deleted by capn on its own.
+
+use crate::util::{Env, Run};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The git config the scenarios use: identity, `main` as the first branch, no signing.
+fn git_config(env: &Env) -> PathBuf {
+    let p = env.tmp.path().join("gitconfig");
+    if !p.exists() {
+        std::fs::write(
+            &p,
+            "[user]\n\tname = capn test\n\temail = capn@example.invalid\n[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n[advice]\n\tdetachedHead = false\n",
+        )
+        .unwrap();
+    }
+    p
+}
+
+/// `PATH` with the built `capn` first, so the post-commit hook finds it.
+fn path_with_capn() -> std::ffi::OsString {
+    let bin = Path::new(env!("CARGO_BIN_EXE_capn")).parent().unwrap();
+    let mut paths = vec![bin.to_path_buf()];
+    paths.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
+    std::env::join_paths(paths).unwrap()
+}
+
+/// Pins git's environment on `c`: the temp config, the temp HOME, no repository variables.
+fn pin_git(env: &Env, c: &mut Command) {
+    for var in [
+        "GIT_DIR",
+        "GIT_WORK_TREE",
+        "GIT_COMMON_DIR",
+        "GIT_INDEX_FILE",
+    ] {
+        c.env_remove(var);
+    }
+    c.env("GIT_CONFIG_GLOBAL", git_config(env))
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", &env.home)
+        .env("PATH", path_with_capn());
+}
+
+/// Runs `git args...` in `dir`; fails the test unless it succeeds. Returns stdout.
+#[track_caller]
+fn git(env: &Env, dir: &Path, args: &[&str]) -> String {
+    let mut c = Command::new("git");
+    c.args(args).current_dir(dir);
+    pin_git(env, &mut c);
+    let out = c.output().expect("run git");
+    assert!(
+        out.status.success(),
+        "git {args:?} in {}: {}",
+        dir.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Runs `capn args...` in `dir` with the pinned environment (and git's).
+fn capn(env: &Env, dir: &Path, args: &[&str]) -> Run {
+    let mut c = env.cmd_in(dir, args);
+    pin_git(env, &mut c);
+    env.run_cmd(c, b"")
+}
+
+/// A git repository at `<tmp>/project` with a first commit of `files`.
+fn repo(files: &[(&str, &str)]) -> Env {
+    let env = Env::new();
+    git(&env, &env.root, &["init", "-q"]);
+    for (f, text) in files {
+        env.write(f, text);
+    }
+    git(&env, &env.root, &["add", "-A"]);
+    git(&env, &env.root, &["commit", "-q", "-m", "first"]);
+    env
+}
+
+/// The ids `ask` answers `q` with in `dir` (empty on a miss).
+fn answers(env: &Env, dir: &Path, q: &str) -> Vec<String> {
+    let run = capn(env, dir, &["ask", q]);
+    assert!(run.code == 0 || run.code == 1, "{run:?}");
+    run.jsonl()
+        .iter()
+        .map(|h| h["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Charts `q` with `files` in `dir`; returns its id.
+#[track_caller]
+fn chart(env: &Env, dir: &Path, q: &str, files: &str) -> String {
+    let run = capn(env, dir, &["chart", q, "--files", files]).ok();
+    run.stdout
+        .split_whitespace()
+        .nth(1)
+        .expect("charted <id>")
+        .to_string()
+}
+
+/// The ids `list --json` prints in `dir`, with whether each is marked changed.
+fn listed(env: &Env, dir: &Path) -> Vec<(String, bool)> {
+    capn(env, dir, &["list", "--json"])
+        .ok()
+        .jsonl()
+        .iter()
+        .map(|v| {
+            (
+                v["id"].as_str().unwrap().to_string(),
+                v.get("changed").is_some(),
+            )
+        })
+        .collect()
+}
+
+/// True when `hook user-prompt-submit` in `dir` offers the chart `q` (a new session each time).
+fn offered(env: &Env, dir: &Path, q: &str) -> bool {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let sid = format!(
+        "git-scenario-{}",
+        N.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    );
+    let p = json!({"session_id": sid, "hook_event_name": "UserPromptSubmit",
+                   "cwd": dir, "prompt": q});
+    let mut c = env.cmd_in(dir, &["hook", "user-prompt-submit"]);
+    pin_git(env, &mut c);
+    let run = env.run_cmd(c, &serde_json::to_vec(&p).unwrap()).ok();
+    run.stdout.contains(q)
+}
+
+/// Asserts the chart `id` for `q` answers and is offered in `dir`, and is listed fresh.
+#[track_caller]
+fn assert_fresh(env: &Env, dir: &Path, q: &str, id: &str) {
+    assert_eq!(answers(env, dir, q), vec![id.to_string()], "{q} in {dir:?}");
+    assert!(offered(env, dir, q), "not offered: {q} in {dir:?}");
+    assert!(listed(env, dir).contains(&(id.to_string(), false)));
+}
+
+/// Asserts the chart `id` for `q` does not answer, is not offered and is listed stale in `dir`
+/// (so it was kept).
+#[track_caller]
+fn assert_stale(env: &Env, dir: &Path, q: &str, id: &str) {
+    let run = capn(env, dir, &["ask", q]).code(1);
+    assert!(!run.stdout.contains(id), "{run:?}");
+    assert!(
+        run.stderr.contains("capn: hid 1 chart whose files changed"),
+        "{run:?}"
+    );
+    assert!(!run.stderr.contains(&format!("\"id\":\"{id}\"")), "{run:?}");
+    assert!(
+        !offered(env, dir, q),
+        "offered a stale chart: {q} in {dir:?}"
+    );
+    assert!(
+        listed(env, dir).contains(&(id.to_string(), true)),
+        "{:?}",
+        listed(env, dir)
+    );
+}
+
+/// Files of a small project; a few charts so that each one's words are its own.
+const FILES: [(&str, &str); 4] = [
+    (
+        "src/webhooks.rs",
+        "// stripe payment webhooks are verified and handled here\nfn handle() {}\n",
+    ),
+    (
+        "src/pdf.rs",
+        "// the pdf certificate page is rendered here\nfn render() {}\n",
+    ),
+    (
+        "src/limits.rs",
+        "// api rate limiting middleware\nfn limit() {}\n",
+    ),
+    (
+        "src/invite.rs",
+        "// team members are invited by email here\nfn invite() {}\n",
+    ),
+];
+
+const Q: &str = "Where are payment webhooks from Stripe handled?";
+
+/// A repository of [`FILES`] with capn set up (`init_args`) and four charts; returns the id of
+/// the chart of [`Q`].
+fn charted_repo(init_args: &[&str]) -> (Env, String) {
+    let env = repo(&FILES);
+    let mut args = vec!["init"];
+    args.extend_from_slice(init_args);
+    capn(&env, &env.root, &args).ok();
+    let id = chart(&env, &env.root, Q, "src/webhooks.rs");
+    chart(
+        &env,
+        &env.root,
+        "How is the PDF certificate page rendered?",
+        "src/pdf.rs",
+    );
+    chart(
+        &env,
+        &env.root,
+        "How does API rate limiting work?",
+        "src/limits.rs",
+    );
+    chart(
+        &env,
+        &env.root,
+        "How are team members invited?",
+        "src/invite.rs",
+    );
+    (env, id)
+}
+
+fn branch_round_trip(init_args: &[&str]) -> Env {
+    let (env, id) = charted_repo(init_args);
+    let root = env.root.clone();
+    assert_fresh(&env, &root, Q, &id);
+    git(&env, &root, &["checkout", "-q", "-b", "feature"]);
+    env.write(
+        "src/webhooks.rs",
+        "// rewritten on the feature branch\nfn handle2() {}\n",
+    );
+    git(&env, &root, &["commit", "-q", "-am", "feature edit"]);
+    assert_stale(&env, &root, Q, &id);
+    git(&env, &root, &["checkout", "-q", "main"]);
+    assert_fresh(&env, &root, Q, &id);
+    env
+}
+
+#[test]
+fn a_branch_round_trip_keeps_the_chart() {
+    branch_round_trip(&[]);
+}
+
+#[test]
+fn a_branch_round_trip_keeps_the_chart_with_the_post_commit_hook() {
+    let env = branch_round_trip(&["--git"]);
+    let hook = std::fs::read_to_string(env.root.join(".git/hooks/post-commit")).unwrap();
+    assert!(hook.contains("capn prune --expired"), "{hook}");
+    // The hook ran (in the background) after the feature commit: it recorded the stale chart
+    // for the retention rule, and deleted nothing.
+    let stale = env.root.join(".capn/stale.json");
+    for _ in 0..100 {
+        if stale.exists() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(
+        stale.exists(),
+        "the post-commit hook did not run capn prune --expired"
+    );
+    assert_eq!(listed(&env, &env.root).len(), 4);
+}
+
+#[test]
+fn the_retention_rule_deletes_only_charts_stale_for_longer_than_stale_days() {
+    let (env, id) = charted_repo(&["--no-embedding"]);
+    let root = env.root.clone();
+    env.write("src/webhooks.rs", "// changed\n");
+    capn(&env, &root, &["prune", "--expired"]).ok();
+    assert_eq!(listed(&env, &root).len(), 4, "stale just now: kept");
+    // Found stale 31 days ago (default retention 30 days): deleted.
+    let since = std::fs::read_to_string(root.join(".capn/stale.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&since).unwrap();
+    let now = v["since"][&id].as_i64().unwrap();
+    std::fs::write(
+        root.join(".capn/stale.json"),
+        json!({"version": 1, "since": {&id: now - 31 * 86_400}}).to_string(),
+    )
+    .unwrap();
+    // "stale_days": 0 turns the rule off.
+    std::fs::write(
+        root.join(".capn/config.json"),
+        r#"{"embedding": false, "stale_days": 0}"#,
+    )
+    .unwrap();
+    capn(&env, &root, &["prune", "--expired"]).ok();
+    assert_eq!(listed(&env, &root).len(), 4, "stale_days 0: never");
+    std::fs::write(root.join(".capn/config.json"), r#"{"embedding": false}"#).unwrap();
+    let run = capn(&env, &root, &["prune", "--expired"]).ok();
+    assert_eq!(
+        run.stdout,
+        format!("pruned 1 entry stale for over 30 days\n  \"{Q}\" (src/webhooks.rs)\n")
+    );
+    assert_eq!(listed(&env, &root).len(), 3);
+}
+
+#[test]
+fn an_old_post_commit_prune_line_is_upgraded_by_init_git() {
+    let env = repo(&FILES);
+    let hook = env.root.join(".git/hooks/post-commit");
+    std::fs::create_dir_all(hook.parent().unwrap()).unwrap();
+    let old = "#!/bin/sh\n# Added by capn init: drop charted answers whose files this commit changed.\ncommand -v capn >/dev/null 2>&1 && { capn prune >/dev/null 2>&1 & }\necho mine\n";
+    std::fs::write(&hook, old).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let doctor = capn(&env, &env.root, &["doctor"]);
+    assert!(doctor.stdout.contains("an older capn's line"), "{doctor:?}");
+    capn(&env, &env.root, &["init", "--git"]).ok();
+    let new = std::fs::read_to_string(&hook).unwrap();
+    assert_eq!(
+        new,
+        "#!/bin/sh\n# Added by capn init: check the charts after each commit (deletes only charts stale past the retention).\ncommand -v capn >/dev/null 2>&1 && { capn prune --expired >/dev/null 2>&1 & }\necho mine\n"
+    );
+    capn(&env, &env.root, &["init", "--git"]).ok();
+    assert_eq!(std::fs::read_to_string(&hook).unwrap(), new, "idempotent");
+}
+
+#[test]
+fn stash_pop_and_revert_bring_the_chart_back() {
+    let (env, id) = charted_repo(&[]);
+    let root = env.root.clone();
+    git(&env, &root, &["add", "-A"]);
+    git(&env, &root, &["commit", "-q", "-m", "charts"]);
+    env.write("src/webhooks.rs", "// one comment line added\n// stripe payment webhooks are verified and handled here\nfn handle() {}\n");
+    assert_stale(&env, &root, Q, &id);
+    git(&env, &root, &["stash", "-q"]);
+    assert_fresh(&env, &root, Q, &id);
+    git(&env, &root, &["stash", "pop", "-q"]);
+    assert_stale(&env, &root, Q, &id);
+    git(&env, &root, &["checkout", "--", "src/webhooks.rs"]);
+    assert_fresh(&env, &root, Q, &id);
+    // A committed change, then a revert of it.
+    env.write("src/webhooks.rs", "// changed and committed\n");
+    git(&env, &root, &["commit", "-q", "-am", "change"]);
+    assert_stale(&env, &root, Q, &id);
+    git(&env, &root, &["revert", "--no-edit", "HEAD"]);
+    assert_fresh(&env, &root, Q, &id);
+    // Deleted, then restored.
+    std::fs::remove_file(root.join("src/webhooks.rs")).unwrap();
+    assert_stale(&env, &root, Q, &id);
+    git(&env, &root, &["checkout", "--", "src/webhooks.rs"]);
+    assert_fresh(&env, &root, Q, &id);
+}
