@@ -79,6 +79,12 @@ pub fn run(args: &ListArgs) -> Result<ExitCode> {
             out.push_str(&human(&entry, &changed, &gone, &unchecked));
         }
     }
+    if store.is_borrowed() && store.exists() {
+        diag!(
+            "capn: this worktree uses {}; charts are checked against this worktree's files",
+            store.describe()
+        );
+    }
     let mut so = std::io::stdout().lock();
     so.write_all(out.as_bytes())?;
     if !args.json && names.is_empty() {

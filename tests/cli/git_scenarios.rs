@@ -340,3 +340,95 @@ fn stash_pop_and_revert_bring_the_chart_back() {
     git(&env, &root, &["checkout", "--", "src/webhooks.rs"]);
     assert_fresh(&env, &root, Q, &id);
 }
+
+/// Adds a linked worktree at `path` on a new branch `branch`; returns its canonical path.
+fn add_worktree(env: &Env, path: &Path, branch: &str) -> PathBuf {
+    let p = path.to_str().unwrap();
+    git(env, &env.root, &["worktree", "add", "-q", "-b", branch, p]);
+    path.canonicalize().unwrap()
+}
+
+#[test]
+fn two_worktrees_share_one_memory_and_each_judges_its_own_files() {
+    let (env, id) = charted_repo(&[]);
+    let root = env.root.clone();
+    git(&env, &root, &["add", "-A"]);
+    git(&env, &root, &["commit", "-q", "-m", "setup"]);
+    let wt = add_worktree(&env, &env.tmp.path().join("wt2"), "wt2");
+    // The chart made in the main checkout answers in the worktree: its files hash the same.
+    assert_fresh(&env, &wt, Q, &id);
+    assert!(!wt.join(".capn").exists(), "a second store in the worktree");
+    // list, doctor and init say which store they use; init makes no second one.
+    let main_store = format!("{}/.capn/ (the main checkout's", root.display());
+    let run = capn(&env, &wt, &["list"]).ok();
+    assert!(run.stderr.contains(&main_store), "{run:?}");
+    let run = capn(&env, &wt, &["doctor"]);
+    assert!(
+        run.stdout.contains(&format!("ok    store {main_store}")),
+        "{}",
+        run.stdout
+    );
+    let run = capn(&env, &wt, &["init"]).ok();
+    assert!(
+        run.stdout.contains(&format!("store: {main_store}")),
+        "{run:?}"
+    );
+    assert!(!wt.join(".capn").exists(), "init made a second store");
+    // Charted in the worktree: answers in the main checkout (same file there).
+    let q2 = "How does API rate limiting work in the middleware?";
+    let id2 = chart(&env, &wt, q2, "src/limits.rs");
+    assert!(answers(&env, &root, q2).contains(&id2));
+    // An edit in the worktree makes the chart stale there only.
+    std::fs::write(wt.join("src/webhooks.rs"), "// edited in wt2\n").unwrap();
+    assert_stale(&env, &wt, Q, &id);
+    assert_fresh(&env, &root, Q, &id);
+    // Each checkout keeps its own stat cache.
+    assert!(root.join(".capn/worktrees/wt2/stat.bin").is_file());
+    // Removing the worktree loses nothing.
+    git(
+        &env,
+        &root,
+        &["worktree", "remove", "--force", wt.to_str().unwrap()],
+    );
+    assert_eq!(listed(&env, &root).len(), 5);
+    assert!(answers(&env, &root, q2).contains(&id2));
+    assert_fresh(&env, &root, Q, &id);
+}
+
+#[test]
+fn a_worktree_inside_the_main_checkout_is_a_checkout_of_its_own() {
+    let (env, id) = charted_repo(&[]);
+    let root = env.root.clone();
+    git(&env, &root, &["add", "-A"]);
+    git(&env, &root, &["commit", "-q", "-m", "setup"]);
+    // Where Claude Code puts its worktrees.
+    let wt = add_worktree(&env, &root.join(".claude/worktrees/agent-1"), "agent-1");
+    assert_fresh(&env, &wt.join("src"), Q, &id);
+    std::fs::write(wt.join("src/webhooks.rs"), "// edited by the agent\n").unwrap();
+    // Judged against the worktree's files, from any folder in it.
+    assert_stale(&env, &wt.join("src"), Q, &id);
+    assert_fresh(&env, &root, Q, &id);
+}
+
+#[test]
+fn a_planted_git_file_does_not_lead_to_another_store() {
+    let (env, _id) = charted_repo(&["--no-embedding"]);
+    // A folder elsewhere whose .git file names the repository's git dir as a worktree of it:
+    // git never linked it (no worktrees/<name>/gitdir naming it back), so it keeps its own.
+    let other = env.tmp.path().join("other");
+    std::fs::create_dir_all(env.root.join(".git/worktrees/fake")).unwrap();
+    std::fs::write(env.root.join(".git/worktrees/fake/commondir"), "../..\n").unwrap();
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(
+        other.join(".git"),
+        format!(
+            "gitdir: {}\n",
+            env.root.join(".git/worktrees/fake").display()
+        ),
+    )
+    .unwrap();
+    std::fs::write(other.join("a.rs"), "x").unwrap();
+    let run = capn(&env, &other, &["list"]).ok();
+    assert!(run.stdout.is_empty(), "{run:?}");
+    assert!(run.stderr.contains("nothing charted yet"), "{run:?}");
+}
