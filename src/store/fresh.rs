@@ -6,6 +6,13 @@
 //! the hash seen with them) skips re-hashing files whose metadata is unchanged, except when the
 //! file's mtime is within 2 seconds of the moment it was hashed (racy clean: a write in the same
 //! timestamp tick could hide), in which case it is hashed again.
+//!
+//! Line endings: a file that differs from its charted content only in CRLF versus LF (a
+//! teammate's `core.autocrlf` checkout) is fresh. The recorded hash stays the raw bytes' (as
+//! capn 0.2 records it); only when the raw hash differs is the file hashed again in its two
+//! normal forms, every CRLF as LF and every line end as CRLF, and either may match. Those two
+//! hashes are kept in the stat cache with the raw one, so a stale file is not read again while
+//! its metadata stays the same.
 
 use super::paths::abs_of;
 use crate::recall::blob::{Blob, U32s};
@@ -16,7 +23,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 /// Version of the stat cache layout; a mismatch discards the cache.
-const CACHE_VERSION: u32 = 3;
+const CACHE_VERSION: u32 = 4;
 
 /// The racy-clean window in nanoseconds (format.md: 2 seconds): a file whose mtime is this close
 /// to the moment it was read may have changed within the same timestamp tick.
@@ -66,11 +73,15 @@ struct Cached {
     hash: [u8; 32],
     /// When the hash was computed (Unix ns).
     hashed_at_ns: i64,
+    /// The hashes of the same content with every CRLF as LF and with every line end as CRLF
+    /// ([`line_end_hashes`]), once a comparison needed them.
+    alts: Option<[[u8; 32]; 2]>,
 }
 
 /// The stat cache on disk, column by column: the keys (sorted by bytes, concatenated, with
 /// their end offsets), then per key five little-endian 64-bit numbers (size, mtime ns, ctime ns,
-/// inode, hashed-at ns) in one byte string and the 32-byte hashes in another. Loading it is a
+/// inode, hashed-at ns) in one byte string, the 32-byte hashes in another and the two line-end
+/// hashes (64 bytes, all zero when not computed) in a third. Loading it is a
 /// few copies whatever its size; a lookup is a binary search over the keys, so a reader that
 /// checks a handful of files never decodes the rest.
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -80,6 +91,7 @@ struct CacheFile {
     key_ends: U32s,
     numbers: Blob,
     hashes: Blob,
+    alts: Blob,
 }
 
 impl CacheFile {
@@ -102,6 +114,13 @@ impl CacheFile {
                 f.numbers.0.extend_from_slice(&n.to_le_bytes());
             }
             f.hashes.0.extend_from_slice(&c.hash);
+            match &c.alts {
+                Some([lf, crlf]) => {
+                    f.alts.0.extend_from_slice(lf);
+                    f.alts.0.extend_from_slice(crlf);
+                }
+                None => f.alts.0.extend_from_slice(&[0u8; 64]),
+            }
         }
         f
     }
@@ -113,6 +132,7 @@ impl CacheFile {
         self.version == CACHE_VERSION
             && self.numbers.0.len() == n * 40
             && self.hashes.0.len() == n * 32
+            && self.alts.0.len() == n * 64
             && self.key_ends.0.windows(2).all(|w| w[0] <= w[1])
             && self.key_ends.0.last().map_or(0, |&e| e as usize) == self.keys.0.len()
     }
@@ -139,7 +159,13 @@ impl CacheFile {
         };
         let mut hash = [0u8; 32];
         hash.copy_from_slice(&self.hashes.0[i * 32..i * 32 + 32]);
+        let mut lf = [0u8; 32];
+        let mut crlf = [0u8; 32];
+        lf.copy_from_slice(&self.alts.0[i * 64..i * 64 + 32]);
+        crlf.copy_from_slice(&self.alts.0[i * 64 + 32..i * 64 + 64]);
+        let alts = (lf != [0u8; 32]).then_some([lf, crlf]);
         Cached {
+            alts,
             stamp: Stamp {
                 size: num(0),
                 mtime_ns: num(1) as i64,
@@ -367,6 +393,78 @@ pub fn hash_backing_file(
     Ok(h.finalize().into())
 }
 
+/// The SHA-256 of a backing file's content in its two line-end forms (opened as
+/// [`hash_backing_file`] opens it): every CRLF as LF, and every line end as CRLF (a lone LF
+/// gains a CR; a CRLF stays). A lone CR is kept in both.
+///
+/// Errors: as [`hash_backing_file`].
+pub fn line_end_hashes(
+    root: &Path,
+    path: &Path,
+) -> std::result::Result<[[u8; 32]; 2], crate::fsutil::ReadError> {
+    use crate::fsutil::{open_regular, Follow, ReadError};
+    use std::io::Read;
+    let (f, _) = open_regular(path, MAX_BACKING_BYTES, Follow::Inside(root))?;
+    let mut f = f.take(MAX_BACKING_BYTES);
+    let (mut lf, mut crlf) = (Sha256::new(), Sha256::new());
+    let mut buf = vec![0u8; 64 * 1024];
+    // A CR at the end of the last chunk, not yet known to start a CRLF.
+    let mut pending_cr = false;
+    loop {
+        let n = f.read(&mut buf).map_err(ReadError::Io)?;
+        if n == 0 {
+            break;
+        }
+        let mut start = 0;
+        for i in 0..n {
+            match buf[i] {
+                b'\n' => {
+                    // The text before this LF, without a CR that ends it.
+                    let end = if i > start && buf[i - 1] == b'\r' {
+                        i - 1
+                    } else {
+                        i
+                    };
+                    if pending_cr && i == start {
+                        // The CR of the last chunk ends this line.
+                        pending_cr = false;
+                    } else if pending_cr {
+                        lf.update(b"\r");
+                        crlf.update(b"\r");
+                        pending_cr = false;
+                    }
+                    lf.update(&buf[start..end]);
+                    crlf.update(&buf[start..end]);
+                    lf.update(b"\n");
+                    crlf.update(b"\r\n");
+                    start = i + 1;
+                }
+                _ if pending_cr => {
+                    lf.update(b"\r");
+                    crlf.update(b"\r");
+                    pending_cr = false;
+                }
+                _ => {}
+            }
+        }
+        let mut end = n;
+        if end > start && buf[end - 1] == b'\r' {
+            end -= 1;
+            lf.update(&buf[start..end]);
+            crlf.update(&buf[start..end]);
+            pending_cr = true;
+        } else {
+            lf.update(&buf[start..end]);
+            crlf.update(&buf[start..end]);
+        }
+    }
+    if pending_cr {
+        lf.update(b"\r");
+        crlf.update(b"\r");
+    }
+    Ok([lf.finalize().into(), crlf.finalize().into()])
+}
+
 /// [`hash_backing_file`] with the error as `could not hash file: <path>: <reason>`.
 ///
 /// Errors: as [`hash_backing_file`].
@@ -416,7 +514,8 @@ pub enum Judged {
 
 impl StatCache {
     /// Judges the backing file `key`, whose state is `state` ([`StatCache::states`]), against
-    /// the recorded hash `want` (`None`: a recorded hash that does not parse).
+    /// the recorded hash `want` (`None`: a recorded hash that does not parse). A file that
+    /// differs from it only in CRLF versus LF is fresh (module docs).
     pub fn judge(
         &mut self,
         root: &Path,
@@ -424,16 +523,7 @@ impl StatCache {
         state: FileState,
         want: Option<&[u8; 32]>,
     ) -> Judged {
-        let _ = root;
-        match (state, want) {
-            (_, None) | (FileState::Gone, _) => Judged::Changed,
-            (FileState::Unchecked(kind), _) => Judged::Unchecked(kind),
-            (FileState::Hash(now), Some(want)) if now == *want => Judged::Fresh,
-            (FileState::Hash(_), Some(_)) => {
-                let _ = key;
-                Judged::Changed
-            }
-        }
+        self.judge_within(root, key, state, want, None)
     }
 
     /// Loads the cache; a missing, corrupt, other-version or over-`limit` file (see
@@ -568,12 +658,19 @@ impl StatCache {
     }
 
     fn record(&mut self, key: &str, stamp: Stamp, hash: [u8; 32], hashed_at_ns: i64) {
+        let old = self.get(key);
+        // The line-end hashes belong to the content: kept while the raw hash is the same.
+        let alts = old
+            .as_ref()
+            .filter(|c| c.stamp == stamp && c.hash == hash)
+            .and_then(|c| c.alts);
         let new = Cached {
             stamp,
             hash,
             hashed_at_ns,
+            alts,
         };
-        match self.get(key) {
+        match old {
             // Unchanged and already trusted: no need to rewrite the cache file.
             Some(c)
                 if c.stamp == stamp
@@ -582,6 +679,61 @@ impl StatCache {
             _ => {
                 self.files.insert(key.to_string(), new);
                 self.dirty = true;
+            }
+        }
+    }
+
+    /// The line-end hashes ([`line_end_hashes`]) of `key`, whose raw hash is `now`: from the
+    /// cache when it holds them for that content, else computed (and kept when the file still
+    /// hashes as `now`), unless that would read more than what is left of `budget` (taken off
+    /// it). `None` when the file cannot be read again or is over the budget.
+    fn alternates(
+        &mut self,
+        root: &Path,
+        key: &str,
+        now: [u8; 32],
+        budget: Option<&mut u64>,
+    ) -> Option<[[u8; 32]; 2]> {
+        let cached = self.get(key).filter(|c| c.hash == now);
+        if let Some(alts) = cached.as_ref().and_then(|c| c.alts) {
+            return Some(alts);
+        }
+        if let Some(budget) = budget {
+            let size = cached.as_ref().map_or(u64::MAX, |c| c.stamp.size);
+            if size > *budget {
+                return None;
+            }
+            *budget -= size;
+        }
+        let alts = line_end_hashes(root, &abs_of(root, key)).ok()?;
+        if let Some(mut c) = cached {
+            c.alts = Some(alts);
+            self.files.insert(key.to_string(), c);
+            self.dirty = true;
+        }
+        Some(alts)
+    }
+
+    /// [`StatCache::judge`] with a hashing budget for the line-end comparison (the hooks).
+    fn judge_within(
+        &mut self,
+        root: &Path,
+        key: &str,
+        state: FileState,
+        want: Option<&[u8; 32]>,
+        budget: Option<&mut u64>,
+    ) -> Judged {
+        match (state, want) {
+            (_, None) | (FileState::Gone, _) => Judged::Changed,
+            (FileState::Unchecked(kind), _) => Judged::Unchecked(kind),
+            (FileState::Hash(now), Some(want)) if now == *want => Judged::Fresh,
+            (FileState::Hash(now), Some(want)) => {
+                match self.alternates(root, key, now, budget) {
+                    Some(alts) if alts.contains(want) => Judged::Fresh,
+                    Some(_) => Judged::Changed,
+                    // Could not be read again or over the budget: not confirmed either way.
+                    None => Judged::Unchecked(std::io::ErrorKind::Other),
+                }
             }
         }
     }
@@ -599,11 +751,8 @@ impl StatCache {
         let stamp = stamp_of_key(root, key);
         // Only a match is taken from the cache; anything else is hashed (once).
         let vouched = stamp.as_ref().ok().and_then(|st| self.trusted(key, st));
-        match self.state_with(root, key, stamp, vouched == Some(want)) {
-            FileState::Hash(h) => h != want,
-            FileState::Unchecked(_) => false,
-            FileState::Gone => true,
-        }
+        let state = self.state_with(root, key, stamp, vouched == Some(want));
+        self.judge(root, key, state, Some(&want)) == Judged::Changed
     }
 
     /// [`StatCache::is_current`], hashing at most `budget` bytes (taken off it): a file the cache
@@ -628,15 +777,16 @@ impl StatCache {
                 *budget -= st.size;
             }
         }
-        matches!(self.state_with(root, key, stamp, true), FileState::Hash(h) if h == want)
+        let state = self.state_with(root, key, stamp, true);
+        self.judge_within(root, key, state, Some(&want), Some(budget)) == Judged::Fresh
     }
 
     /// True when `key`'s file hashes as its recorded `hex` hash right now; false when it changed,
     /// could not be checked, or `hex` does not parse (the strict side of [`StatCache::is_changed`]:
     /// only a confirmed match counts).
     pub fn is_current(&mut self, root: &Path, key: &str, hex: &str) -> bool {
-        matches!((self.state(root, key), decode_hex32(hex)),
-            (FileState::Hash(h), Some(want)) if h == want)
+        let state = self.state(root, key);
+        self.judge(root, key, state, decode_hex32(hex).as_ref()) == Judged::Fresh
     }
 }
 
@@ -676,6 +826,100 @@ mod tests {
         // Vouched for by the cache now: no budget needed.
         let mut budget = 0;
         assert!(cache.is_current_within(&root, "big.bin", &hex, &mut budget));
+    }
+
+    /// The line-end forms the slow way: every CRLF as LF, then every LF as CRLF.
+    fn naive_forms(bytes: &[u8]) -> [[u8; 32]; 2] {
+        let mut lf = Vec::new();
+        let mut i = 0;
+        while i < bytes.len() {
+            if bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n') {
+                i += 1;
+                continue;
+            }
+            lf.push(bytes[i]);
+            i += 1;
+        }
+        let mut crlf = Vec::new();
+        for &b in &lf {
+            if b == b'\n' {
+                crlf.push(b'\r');
+            }
+            crlf.push(b);
+        }
+        [Sha256::digest(&lf).into(), Sha256::digest(&crlf).into()]
+    }
+
+    #[test]
+    fn line_end_forms_match_the_slow_way_across_read_boundaries() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let chunk = 64 * 1024;
+        let mut cases: Vec<Vec<u8>> = vec![
+            b"a\r\nb\nc\rd\r\n".to_vec(),
+            b"\r".to_vec(),
+            b"\r\r\n\n\r".to_vec(),
+            Vec::new(),
+        ];
+        for (at, tail) in [
+            (chunk - 1, &b"\r\nx"[..]),
+            (chunk - 1, b"\rx"),
+            (chunk - 1, b"\r\r\nx\r"),
+            (chunk, b"\nx"),
+            (chunk - 2, b"\r\n\r\n"),
+        ] {
+            let mut c = vec![b'a'; at];
+            c.extend_from_slice(tail);
+            cases.push(c);
+        }
+        for (i, c) in cases.iter().enumerate() {
+            let p = root.join(format!("f{i}"));
+            std::fs::write(&p, c).unwrap();
+            assert_eq!(
+                line_end_hashes(&root, &p).unwrap(),
+                naive_forms(c),
+                "case {i}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_file_that_differs_only_in_line_ends_is_fresh() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let lf = write_old(&root, "a.txt", b"one\ntwo\n");
+        let charted_lf = hash_file(&root, &lf).unwrap();
+        write_old(&root, "b.txt", b"one\r\ntwo\r\n");
+        let charted_crlf = hash_file(&root, &root.join("b.txt")).unwrap();
+        // Checked out the other way round.
+        write_old(&root, "a.txt", b"one\r\ntwo\r\n");
+        write_old(&root, "b.txt", b"one\ntwo\n");
+        let mut cache = StatCache::default();
+        for (key, want) in [("a.txt", charted_lf), ("b.txt", charted_crlf)] {
+            let state = cache.state(&root, key);
+            assert_eq!(cache.judge(&root, key, state, Some(&want)), Judged::Fresh);
+            assert!(!cache.is_changed(&root, key, &crate::store::entry::hex(&want)));
+        }
+        // A real change is still one.
+        write_old(&root, "a.txt", b"one\r\nTWO\r\n");
+        let state = cache.state(&root, "a.txt");
+        assert_eq!(
+            cache.judge(&root, "a.txt", state, Some(&charted_lf)),
+            Judged::Changed
+        );
+        // The line-end hashes are cached with the raw one: a stale file is not read again.
+        let cached = cache.get("a.txt").unwrap();
+        assert!(cached.alts.is_some());
+        let path = root.join("stat.bin");
+        cache.save(&path, None).unwrap();
+        let mut loaded = StatCache::load(&path, 1 << 20);
+        assert_eq!(loaded.get("a.txt").unwrap().alts, cached.alts);
+        let state = loaded.state(&root, "a.txt");
+        assert_eq!(
+            loaded.judge(&root, "a.txt", state, Some(&charted_lf)),
+            Judged::Changed
+        );
+        assert!(!loaded.is_dirty(), "read the stale file again");
     }
 
     #[test]

@@ -432,3 +432,35 @@ fn a_planted_git_file_does_not_lead_to_another_store() {
     assert!(run.stdout.is_empty(), "{run:?}");
     assert!(run.stderr.contains("nothing charted yet"), "{run:?}");
 }
+
+#[test]
+fn a_crlf_checkout_of_a_charted_file_still_answers() {
+    let (env, id) = charted_repo(&[]);
+    let root = env.root.clone();
+    git(&env, &root, &["add", "-A"]);
+    git(&env, &root, &["commit", "-q", "-m", "setup"]);
+    // A Windows teammate's checkout: core.autocrlf writes every line end as CRLF.
+    git(&env, &root, &["config", "core.autocrlf", "true"]);
+    std::fs::remove_file(root.join("src/webhooks.rs")).unwrap();
+    git(&env, &root, &["checkout", "--", "src/webhooks.rs"]);
+    let bytes = std::fs::read(root.join("src/webhooks.rs")).unwrap();
+    assert!(
+        bytes.windows(2).any(|w| w == b"\r\n"),
+        "not a CRLF checkout"
+    );
+    assert_fresh(&env, &root, Q, &id);
+    // A real change in the CRLF file is still one.
+    std::fs::write(
+        root.join("src/webhooks.rs"),
+        "// stripe payment webhooks are verified and handled here\r\nfn handle() { todo!() }\r\n",
+    )
+    .unwrap();
+    assert_stale(&env, &root, Q, &id);
+    // Charted on CRLF, checked out with LF: fresh too.
+    let crlf = "// the pdf certificate page is rendered here\r\nfn render() {}\r\n";
+    std::fs::write(root.join("src/pdf.rs"), crlf).unwrap();
+    let q = "How is the PDF certificate page rendered?";
+    let id_pdf = chart(&env, &root, q, "src/pdf.rs");
+    std::fs::write(root.join("src/pdf.rs"), crlf.replace("\r\n", "\n")).unwrap();
+    assert_fresh(&env, &root, q, &id_pdf);
+}
