@@ -57,7 +57,9 @@ pub enum Command {
 
 /// `capn init`.
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  capn init\n  capn init --git\n  capn init --no-embedding")]
+#[command(
+    after_help = "Examples:\n  capn init\n  capn init --git\n  capn init --shared\n  capn init --no-embedding"
+)]
 pub struct InitArgs {
     /// Also run `capn prune --expired` after each commit (the retention rule).
     #[arg(long)]
@@ -68,6 +70,12 @@ pub struct InitArgs {
     /// Use lexical (BM25) recall only.
     #[arg(long)]
     pub no_embedding: bool,
+    /// Share the charts with the team through git: commit .capn/entries (derived files ignored).
+    #[arg(long, conflicts_with = "local")]
+    pub shared: bool,
+    /// Keep the charts out of git (the default; switches a shared store back).
+    #[arg(long)]
+    pub local: bool,
 }
 
 /// `capn context`.

@@ -440,6 +440,12 @@ pub fn entry_is_stale(root: &Path, e: &Entry, cache: &mut StatCache) -> bool {
     e.files.iter().any(|(p, h)| cache.is_changed(root, p, h))
 }
 
+/// True when every backing file of `e` hashes as charted right now (line ends aside); false
+/// when one changed or could not be checked.
+pub fn entry_is_fresh(root: &Path, e: &Entry, cache: &mut StatCache) -> bool {
+    e.files.iter().all(|(p, h)| cache.is_current(root, p, h))
+}
+
 /// The backing files of `e` that have definitely changed ([`StatCache::is_changed`]), in the
 /// entry's order.
 pub fn changed_files<'e>(root: &Path, e: &'e Entry, cache: &mut StatCache) -> Vec<&'e String> {

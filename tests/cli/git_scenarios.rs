@@ -464,3 +464,122 @@ fn a_crlf_checkout_of_a_charted_file_still_answers() {
     std::fs::write(root.join("src/pdf.rs"), crlf.replace("\r\n", "\n")).unwrap();
     assert_fresh(&env, &root, q, &id_pdf);
 }
+
+/// A shared store (`init --shared`) with the charts committed; returns it and the chart of [`Q`].
+fn shared_repo() -> (Env, String) {
+    let (env, id) = charted_repo(&["--shared"]);
+    git(&env, &env.root, &["add", "-A"]);
+    git(&env, &env.root, &["commit", "-q", "-m", "shared charts"]);
+    (env, id)
+}
+
+#[test]
+fn a_fresh_clone_of_a_shared_store_answers_on_its_first_ask() {
+    let (env, id) = shared_repo();
+    // Only the entries, config.json and .capn/.gitignore are committed: no derived file.
+    let tracked = git(&env, &env.root, &["ls-files", ".capn"]);
+    let mut files: Vec<&str> = tracked.lines().collect();
+    files.retain(|f| !f.starts_with(".capn/entries/"));
+    assert_eq!(files, vec![".capn/.gitignore", ".capn/config.json"]);
+    assert_eq!(tracked.lines().count(), 6, "{tracked}");
+    let clone = env.tmp.path().join("clone");
+    git(
+        &env,
+        env.tmp.path(),
+        &["clone", "-q", env.root.to_str().unwrap(), "clone"],
+    );
+    let clone = clone.canonicalize().unwrap();
+    // First ask in the clone, with no derived file yet: it answers.
+    assert!(!clone.join(".capn/index.bin").exists());
+    assert_eq!(answers(&env, &clone, Q), vec![id.clone()]);
+    assert_fresh(&env, &clone, Q, &id);
+    let run = capn(&env, &clone, &["doctor"]);
+    assert!(
+        run.stdout
+            .contains("ok    store .capn/ (4 charts, shared: entries committed to git)"),
+        "{}",
+        run.stdout
+    );
+    // The derived files it made stay out of git.
+    let status = git(&env, &clone, &["status", "--porcelain"]);
+    assert_eq!(status, "", "derived files show in git status");
+    // Stale in the clone: hidden, and never deleted without --yes.
+    std::fs::write(clone.join("src/webhooks.rs"), "// teammate's version\n").unwrap();
+    assert_stale(&env, &clone, Q, &id);
+    let run = capn(&env, &clone, &["prune"]).ok();
+    assert!(
+        run.stdout
+            .starts_with("1 stale entry (kept: this store is shared"),
+        "{run:?}"
+    );
+    capn(&env, &clone, &["prune", "--expired"]).ok();
+    assert_eq!(listed(&env, &clone).len(), 4, "a shared chart was deleted");
+    let run = capn(&env, &clone, &["prune", "--yes"]).ok();
+    assert!(run.stdout.starts_with("pruned 1 stale entry\n"), "{run:?}");
+    assert_eq!(listed(&env, &clone).len(), 3);
+}
+
+#[test]
+fn a_rechart_in_a_shared_store_keeps_a_version_that_is_not_fresh_here() {
+    let (env, id) = shared_repo();
+    let root = env.root.clone();
+    std::fs::write(root.join("src/webhooks.rs"), "// this branch's version\n").unwrap();
+    // The teammate's version (stale here) is kept; this one takes the next id.
+    let mine = chart(&env, &root, Q, "src/webhooks.rs");
+    assert_ne!(mine, id);
+    assert!(
+        mine.starts_with(&id),
+        "{mine} is not the next prefix of {id}"
+    );
+    assert_eq!(answers(&env, &root, Q), vec![mine.clone()]);
+    assert!(listed(&env, &root).contains(&(id.clone(), true)));
+    // Back to the charted version: the old one answers, and a re-chart replaces it in place.
+    git(&env, &root, &["checkout", "--", "src/webhooks.rs"]);
+    assert_eq!(answers(&env, &root, Q), vec![id.clone()]);
+    assert_eq!(chart(&env, &root, Q, "src/webhooks.rs"), id);
+    assert_eq!(listed(&env, &root).len(), 5);
+}
+
+#[test]
+fn two_branches_that_chart_merge_without_a_conflict() {
+    let (env, id) = shared_repo();
+    let root = env.root.clone();
+    git(&env, &root, &["checkout", "-q", "-b", "a"]);
+    env.write("src/a.rs", "// the audit log writer\n");
+    let qa = "Where is the audit log written?";
+    let ida = chart(&env, &root, qa, "src/a.rs");
+    git(&env, &root, &["add", "-A"]);
+    git(&env, &root, &["commit", "-q", "-m", "a"]);
+    git(&env, &root, &["checkout", "-q", "main"]);
+    // Branch a's chart is not on main: its file is not either, so it is gone with it.
+    assert!(!answers(&env, &root, qa).contains(&ida));
+    git(&env, &root, &["checkout", "-q", "-b", "b"]);
+    env.write("src/b.rs", "// the backup scheduler\n");
+    let qb = "How are nightly backups scheduled?";
+    let idb = chart(&env, &root, qb, "src/b.rs");
+    git(&env, &root, &["add", "-A"]);
+    git(&env, &root, &["commit", "-q", "-m", "b"]);
+    git(&env, &root, &["merge", "-q", "--no-edit", "a"]);
+    assert_eq!(git(&env, &root, &["status", "--porcelain"]), "");
+    assert_eq!(answers(&env, &root, qa), vec![ida]);
+    assert_eq!(answers(&env, &root, qb), vec![idb]);
+    assert_fresh(&env, &root, Q, &id);
+}
+
+#[test]
+fn switching_a_store_to_shared_and_back() {
+    let (env, _id) = charted_repo(&["--no-embedding"]);
+    let root = env.root.clone();
+    assert!(env.read(".gitignore").contains(".capn/"));
+    let run = capn(&env, &root, &["init", "--shared"]).ok();
+    assert!(run.stdout.contains("git add .capn"), "{run:?}");
+    assert!(!env.read(".gitignore").contains(".capn"));
+    assert!(root.join(".capn/.gitignore").is_file());
+    let run = capn(&env, &root, &["init"]).ok();
+    assert!(run.stdout.contains("nothing changed"), "{run:?}");
+    capn(&env, &root, &["init", "--local"]).ok();
+    assert!(env.read(".gitignore").contains(".capn/"));
+    assert!(!root.join(".capn/.gitignore").exists());
+    let config = env.read(".capn/config.json");
+    assert!(config.contains("\"shared\": false"), "{config}");
+}
