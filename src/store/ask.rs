@@ -326,32 +326,46 @@ impl Store {
         let t = model.thresholds();
         let params = crate::recall::offer::Params::new(t.salient);
         let qv = model.embed(intent);
-        let picked =
-            crate::recall::offer::select(&snap.bm25, vectors, &qv, intent, &params, &|_| true);
-        let Some(crate::recall::offer::Pick { doc, exact }) = picked else {
-            return Ok(None);
-        };
-        let id = &snap.ids[doc];
-        let Ok(e) = read_entry(&self.entry_path(id), &format!("{id}.md")) else {
-            return Ok(None);
-        };
-        if !snap.agrees_with(doc, &e) || skip(&e) {
-            return Ok(None);
-        }
-        // Picked as an exact re-ask by its hash: confirm it, as `ask` does.
-        if exact
-            && crate::recall::gate::normalise_question(&e.question)
-                != crate::recall::gate::normalise_question(intent)
-        {
-            return Ok(None);
-        }
-        // Never offer a stale chart: every backing file must hash as charted, now.
         let mut cache = StatCache::load(&self.stat_cache_path(), snap.derived_limit());
         let mut budget = HOOK_MAX_HASH_BYTES;
-        let fresh = e
-            .files
-            .iter()
-            .all(|(p, h)| cache.is_current_within(&self.root, p, h, &mut budget));
-        Ok(fresh.then_some(e))
+        // A stale pick is left out and the gate asked again (a stale chart is kept, so it must
+        // not hide a fresh one for good), a few times at most.
+        let mut stale: Vec<usize> = Vec::new();
+        for _ in 0..OFFER_PICKS {
+            let allowed = |d: usize| !stale.contains(&d);
+            let picked =
+                crate::recall::offer::select(&snap.bm25, vectors, &qv, intent, &params, &allowed);
+            let Some(crate::recall::offer::Pick { doc, exact }) = picked else {
+                return Ok(None);
+            };
+            let id = &snap.ids[doc];
+            let Ok(e) = read_entry(&self.entry_path(id), &format!("{id}.md")) else {
+                return Ok(None);
+            };
+            if !snap.agrees_with(doc, &e) || skip(&e) {
+                return Ok(None);
+            }
+            // Picked as an exact re-ask by its hash: confirm it, as `ask` does.
+            if exact
+                && crate::recall::gate::normalise_question(&e.question)
+                    != crate::recall::gate::normalise_question(intent)
+            {
+                return Ok(None);
+            }
+            // Never offer a stale chart: every backing file must hash as charted, now.
+            let fresh = e
+                .files
+                .iter()
+                .all(|(p, h)| cache.is_current_within(&self.root, p, h, &mut budget));
+            if fresh {
+                return Ok(Some(e));
+            }
+            stale.push(doc);
+        }
+        Ok(None)
     }
 }
+
+/// The most charts a hook's offer gate picks for one intent: each stale pick is left out and
+/// the gate asked again.
+pub const OFFER_PICKS: usize = 3;

@@ -583,3 +583,30 @@ fn switching_a_store_to_shared_and_back() {
     let config = env.read(".capn/config.json");
     assert!(config.contains("\"shared\": false"), "{config}");
 }
+
+#[test]
+fn a_stale_chart_does_not_hide_a_fresh_one_from_an_offer() {
+    let (env, id) = charted_repo(&[]);
+    let root = env.root.clone();
+    env.write("src/stripe.rs", "// stripe webhooks again\n");
+    let near = "Where are Stripe payment webhooks handled?";
+    chart(&env, &root, near, "src/stripe.rs");
+    env.write("src/webhooks.rs", "// changed\n");
+    // The fresh chart answers the stale one's question; the stale one never does.
+    let hits = answers(&env, &root, Q);
+    assert!(!hits.contains(&id) && !hits.is_empty(), "{hits:?}");
+    assert!(listed(&env, &root).contains(&(id.clone(), true)));
+    // The stale chart is the gate's first pick for its own question; the fresh one is offered.
+    assert!(offered(&env, &root, near));
+    let sid = "stale-pick";
+    let p = json!({"session_id": sid, "hook_event_name": "UserPromptSubmit",
+                   "cwd": root, "prompt": Q});
+    let run = env
+        .run_stdin(
+            &["hook", "user-prompt-submit"],
+            &serde_json::to_vec(&p).unwrap(),
+        )
+        .ok();
+    assert!(!run.stdout.contains("src/webhooks.rs"), "{}", run.stdout);
+    assert!(run.stdout.contains(near), "{}", run.stdout);
+}
