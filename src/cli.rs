@@ -70,7 +70,7 @@ pub struct InitArgs {
     /// Use lexical (BM25) recall only.
     #[arg(long)]
     pub no_embedding: bool,
-    /// Share the charts with the team through git: commit .capn/entries (derived files ignored).
+    /// Share the charts with the team: commit them to git (derived files stay out).
     #[arg(long, conflicts_with = "local")]
     pub shared: bool,
     /// Keep the charts out of git (the default; switches a shared store back).
