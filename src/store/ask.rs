@@ -11,7 +11,8 @@
 //!    (stale hides, never destroys: it answers again once its files hash as charted, after a
 //!    branch switch back, a stash pop or a revert) and reported; one whose files cannot be
 //!    checked is left out and kept too. Either way the search runs again without it, so an
-//!    answer is never a stale chart and never hides a fresh one ranked below it. After
+//!    answer is never a stale chart and never hides a fresh one ranked below it (a related
+//!    suggestion that is not fresh is dropped without another round). After
 //!    [`MAX_ROUNDS`] rounds every entry is checked at once. The stat cache remembers the hash
 //!    a changed file had, so a stale chart is skipped again with one `stat` per file, unhashed.
 
@@ -134,7 +135,7 @@ impl Store {
             };
             let mut found = answer(self, snap, question, limit, &excluded)?;
             let mut passed_over = false;
-            for (e, _) in found.hits.iter().chain(&found.related) {
+            for (e, _) in &found.hits {
                 match freshness(&self.root, e, cache) {
                     Freshness::Fresh => continue,
                     Freshness::Stale(changed) => hidden.push(Hidden {
@@ -146,6 +147,22 @@ impl Store {
                 left_out.insert(e.id.clone());
                 passed_over = true;
             }
+            // A related suggestion that is not fresh is only dropped: the search runs again for
+            // answers (a stale one must not hide a fresh one), not for suggestions, so a store
+            // with many stale charts costs no extra rounds on a miss.
+            found
+                .related
+                .retain(|(e, _)| match freshness(&self.root, e, cache) {
+                    Freshness::Fresh => true,
+                    Freshness::Stale(changed) => {
+                        hidden.push(Hidden {
+                            question: e.question.clone(),
+                            changed,
+                        });
+                        false
+                    }
+                    Freshness::Unchecked => false,
+                });
             if !passed_over {
                 found.hidden = hidden;
                 if let Reading::Locked(w) = reading {
