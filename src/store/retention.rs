@@ -9,7 +9,10 @@
 //! `prune --expired` found each chart stale, dropped as soon as one finds it fresh again. So a
 //! chart is deleted only after staying stale through every check for that long: a branch
 //! switch back in between starts the count again. A missing or damaged file only delays
-//! deletions (the count starts now).
+//! deletions (the count starts now). A chart is never deleted while it is fresh in another
+//! checkout of the repository (the main checkout or a linked worktree, [`super::worktree`]):
+//! the memory is one for all of them, and one worktree's long-lived branch must not cost the
+//! others their charts.
 
 use super::entry::Entry;
 use super::{stale_positions, Writer};
@@ -80,8 +83,16 @@ impl Writer {
             now.since.insert(id.clone(), since);
         }
         let root = self.store.root.clone();
+        let others = super::worktree::other_checkouts(self.store.home(), &root);
+        // Another checkout's files are hashed without its stat cache (a background job; a
+        // cache of this checkout's stamps would say nothing about those files).
+        let fresh_elsewhere = |e: &Entry| {
+            others
+                .iter()
+                .any(|o| super::entry_is_fresh(o, e, &mut super::fresh::StatCache::default()))
+        };
         let deleted = self.delete_positions_listed(&expired, &mut |e, cache| {
-            super::entry_is_stale(&root, e, cache)
+            super::entry_is_stale(&root, e, cache) && !fresh_elsewhere(e)
         })?;
         for e in &deleted {
             now.since.remove(&e.id);

@@ -97,6 +97,42 @@ pub fn linked(root: &Path) -> Option<Linked> {
     Some(Linked { main_root, name })
 }
 
+/// The most linked worktrees [`other_checkouts`] looks at.
+pub const MAX_WORKTREES: usize = 256;
+
+/// The checkouts of the repository whose main checkout is `main_root`, other than `this`: the
+/// main checkout itself and each linked worktree listed in `<main>/.git/worktrees/` that
+/// [`linked`] confirms (so a listing git no longer honours, or one planted there, is passed
+/// over), at most [`MAX_WORKTREES`]. Empty when `main_root` has no `.git` folder.
+pub fn other_checkouts(main_root: &Path, this: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let main_git = main_root.join(".git");
+    if !own_real_dir(&main_git) {
+        return out;
+    }
+    let this = std::fs::canonicalize(this).unwrap_or_else(|_| this.to_path_buf());
+    let main = std::fs::canonicalize(main_root).unwrap_or_else(|_| main_root.to_path_buf());
+    if main != this {
+        out.push(main.clone());
+    }
+    let Ok(rd) = std::fs::read_dir(main_git.join("worktrees")) else {
+        return out;
+    };
+    for de in rd.flatten().take(MAX_WORKTREES) {
+        let Some(dot_git) = read_line(&de.path().join("gitdir")) else {
+            continue;
+        };
+        let Some(root) = Path::new(&dot_git).parent().map(Path::to_path_buf) else {
+            continue;
+        };
+        let confirmed = linked(&root).is_some_and(|l| l.main_root == main);
+        if confirmed && root != this {
+            out.push(root);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,6 +163,8 @@ mod tests {
             })
         );
         assert_eq!(linked(&m), None, "the main checkout is not linked");
+        assert_eq!(other_checkouts(&m, &m), vec![w.clone()]);
+        assert_eq!(other_checkouts(&m, &w), vec![m.clone()]);
     }
 
     #[test]

@@ -610,3 +610,29 @@ fn a_stale_chart_does_not_hide_a_fresh_one_from_an_offer() {
     assert!(!run.stdout.contains("src/webhooks.rs"), "{}", run.stdout);
     assert!(run.stdout.contains(near), "{}", run.stdout);
 }
+
+#[test]
+fn the_retention_rule_keeps_a_chart_fresh_in_another_worktree() {
+    let (env, id) = charted_repo(&["--no-embedding"]);
+    let root = env.root.clone();
+    git(&env, &root, &["add", "-A"]);
+    git(&env, &root, &["commit", "-q", "-m", "setup"]);
+    let wt = add_worktree(&env, &env.tmp.path().join("long-lived"), "long-lived");
+    // Stale in the main checkout for 31 days, fresh in the worktree: kept.
+    env.write("src/webhooks.rs", "// main moved on\n");
+    capn(&env, &root, &["prune", "--expired"]).ok();
+    let old = json!({"version": 1, "since": {&id: 1_000_000_000}}).to_string();
+    std::fs::write(root.join(".capn/stale.json"), &old).unwrap();
+    let run = capn(&env, &root, &["prune", "--expired"]).ok();
+    assert_eq!(run.stdout, "", "deleted a chart fresh in a worktree");
+    assert_eq!(answers(&env, &wt, Q), vec![id.clone()]);
+    // Stale there too: the rule applies.
+    std::fs::write(wt.join("src/webhooks.rs"), "// and so did the branch\n").unwrap();
+    std::fs::write(root.join(".capn/stale.json"), &old).unwrap();
+    let run = capn(&env, &root, &["prune", "--expired"]).ok();
+    assert!(
+        run.stdout
+            .starts_with("pruned 1 entry stale for over 30 days"),
+        "{run:?}"
+    );
+}
