@@ -57,9 +57,11 @@ pub enum Command {
 
 /// `capn init`.
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  capn init\n  capn init --git\n  capn init --no-embedding")]
+#[command(
+    after_help = "Examples:\n  capn init\n  capn init --git\n  capn init --shared\n  capn init --no-embedding"
+)]
 pub struct InitArgs {
-    /// Also run `capn prune` after each commit (git's post-commit hook).
+    /// Also run `capn prune --expired` after each commit (the retention rule).
     #[arg(long)]
     pub git: bool,
     /// Use semantic recall (the embedded static model) fused with BM25 (the default).
@@ -68,6 +70,12 @@ pub struct InitArgs {
     /// Use lexical (BM25) recall only.
     #[arg(long)]
     pub no_embedding: bool,
+    /// Share the charts with the team: commit them to git (derived files stay out).
+    #[arg(long, conflicts_with = "local")]
+    pub shared: bool,
+    /// Keep the charts out of git (the default; switches a shared store back).
+    #[arg(long)]
+    pub local: bool,
 }
 
 /// `capn context`.
@@ -133,8 +141,17 @@ pub struct BustArgs {
 
 /// `capn prune`.
 #[derive(Debug, Args)]
-#[command(after_help = "Example:\n  capn prune")]
-pub struct PruneArgs {}
+#[command(
+    after_help = "A stale chart is hidden, never deleted on its own: it answers again once its files hash\nas charted. prune deletes stale charts; in a shared store (capn init --shared) it only lists\nthem unless --yes.\n\nExamples:\n  capn prune\n  capn prune --yes\n  capn prune --expired"
+)]
+pub struct PruneArgs {
+    /// Only charts stale here for over "stale_days" (config.json; 30; never when shared).
+    #[arg(long)]
+    pub expired: bool,
+    /// In a shared store, delete the stale charts instead of listing them.
+    #[arg(long)]
+    pub yes: bool,
+}
 
 /// `capn list`.
 #[derive(Debug, Args)]

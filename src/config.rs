@@ -5,7 +5,11 @@
 //! and `"offer"` (`{"prompt": bool, "search": bool}`, or one bool for both: proactive offers of
 //! charted answers at the user's prompt and at the agent's search; absent means both on,
 //! `"offer": false` switches both off, `{"search": false}` only the search moment, and a moment
-//! the object does not name stays on).
+//! the object does not name stays on), `"stale_days"` (whole days, default
+//! [`DEFAULT_STALE_DAYS`]; 0 turns it off: the retention rule, by which `capn prune --expired`
+//! deletes a chart stale in this checkout for longer than that; never in a shared store) and
+//! `"shared"` (bool, default `false`: set by `capn init --shared`, the entries are committed to
+//! git for the team, and capn never deletes one on its own).
 //! Unknown keys are preserved on rewrite (format.md, "Other files in `.capn/`"). A missing or
 //! unparseable file means the defaults; it is never overwritten unless a command sets a key. A
 //! symlink, a special file or a file over [`crate::fsutil::limits::CONFIG`] is not read (the
@@ -17,6 +21,9 @@ use std::path::Path;
 
 /// The default context-use warning threshold, in percent.
 pub const DEFAULT_WARN_AT: u8 = 60;
+
+/// The default retention of a stale chart, in days (`"stale_days"`).
+pub const DEFAULT_STALE_DAYS: u32 = 30;
 
 /// Options read from `.capn/config.json`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,6 +38,12 @@ pub struct Config {
     /// Proactive offers at the agent's search (PreToolUse); on unless `"offer": false` or
     /// `"offer": {"search": false}`.
     pub offer_search: bool,
+    /// Days a chart may stay stale in this checkout before `capn prune --expired` deletes it
+    /// (0: never). Not applied to a shared store.
+    pub stale_days: u32,
+    /// The store is shared through git (`capn init --shared`): entries are committed, and capn
+    /// never deletes one on its own.
+    pub shared: bool,
 }
 
 impl Default for Config {
@@ -40,6 +53,8 @@ impl Default for Config {
             warn_at: DEFAULT_WARN_AT,
             offer_prompt: true,
             offer_search: true,
+            stale_days: DEFAULT_STALE_DAYS,
+            shared: false,
         }
     }
 }
@@ -113,6 +128,20 @@ impl Config {
             Some(v) => problems.push(format!(
                 "\"offer\" must be true, false or {{\"prompt\": bool, \"search\": bool}}, not {v}"
             )),
+        }
+        match map.get("stale_days") {
+            None => {}
+            Some(v) => match v.as_u64().and_then(|n| u32::try_from(n).ok()) {
+                Some(n) => c.stale_days = n,
+                None => problems.push(format!(
+                    "\"stale_days\" must be a whole number of days (0: never), not {v}"
+                )),
+            },
+        }
+        match map.get("shared") {
+            None => {}
+            Some(Value::Bool(b)) => c.shared = *b,
+            Some(v) => problems.push(format!("\"shared\" must be true or false, not {v}")),
         }
         match map.get("warn_at") {
             None => {}

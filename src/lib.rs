@@ -2,7 +2,8 @@
 //!
 //! Two halves in one binary:
 //! - the **chart** (`store`, `recall`, `embed`, `cmd::{chart,ask,...}`): questions mapped to the files
-//!   that answer them, each file pinned by SHA-256; an answer whose files changed deletes itself;
+//!   that answer them, each file pinned by SHA-256; an answer whose files changed is hidden until
+//!   they hash as charted again;
 //! - **compaction survival** (`hook`, `session`, `cmd::{statusline,state}`): hooks that keep the
 //!   decision structure of a long session alive across Claude Code's lossy compaction.
 //!

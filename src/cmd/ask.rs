@@ -2,12 +2,12 @@
 //!
 //! The store does the asking ([`Store::ask`]: freshness, the answer gate, verification against
 //! the entry files); this command checks its arguments and prints: JSONL answers on stdout, or on
-//! a miss the removed-charts note, the nudge and the related lines on stderr.
+//! a miss the hidden-charts note, the nudge and the related lines on stderr.
 
 use crate::cli::AskArgs;
 use crate::present;
 use crate::store::ask::Answers;
-pub use crate::store::ask::Removed;
+pub use crate::store::ask::Hidden;
 use crate::store::Store;
 use anyhow::Result;
 use serde::Serialize;
@@ -109,15 +109,15 @@ pub fn run(args: &AskArgs) -> Result<ExitCode> {
     }
     let limit = args.limit as usize;
     let mut out = Rendered::default();
-    let mut removed = Vec::new();
+    let mut hidden = Vec::new();
     if store.exists() {
         let answers = store.ask(question, limit)?;
         out = render(&answers)?;
-        removed = answers.removed;
+        hidden = answers.hidden;
     }
     if out.hits.is_empty() {
         let mut err = std::io::stderr().lock();
-        let _ = err.write_all(removed_note(&removed).as_bytes());
+        let _ = err.write_all(hidden_note(&hidden).as_bytes());
         let _ = err.write_all(nudge(question).as_bytes());
         if !out.related.is_empty() {
             let _ = writeln!(err, "{RELATED_HEADER}");
@@ -131,30 +131,36 @@ pub fn run(args: &AskArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Most removed charts named in the note; the rest are counted.
-pub const MAX_NAMED_REMOVED: usize = 5;
+/// Most hidden charts named in the note; the rest are counted.
+pub const MAX_NAMED_HIDDEN: usize = 5;
 
-/// The line printed before the nudge when `ask` just deleted stale charts, empty when it did not:
-/// `capn: removed 1 chart whose files changed: "<question>" ("src/x.ts")`; several are separated
-/// by `; `, at most [`MAX_NAMED_REMOVED`] named, each as [`named_chart`] shows it.
-pub fn removed_note(removed: &[Removed]) -> String {
-    if removed.is_empty() {
+/// The line printed before the nudge when `ask` passed over stale charts, empty when it did not:
+/// `capn: hid 1 chart whose files changed since it was charted: "<question>" ("src/x.ts"); it
+/// answers again once the files are back as charted (capn prune deletes stale charts)`; several
+/// are separated by `; `, at most [`MAX_NAMED_HIDDEN`] named, each as [`named_chart`] shows it.
+/// Nothing was deleted.
+pub fn hidden_note(hidden: &[Hidden]) -> String {
+    if hidden.is_empty() {
         return String::new();
     }
-    let n = removed.len();
-    let named: Vec<String> = removed
+    let n = hidden.len();
+    let named: Vec<String> = hidden
         .iter()
-        .take(MAX_NAMED_REMOVED)
+        .take(MAX_NAMED_HIDDEN)
         .map(|r| named_chart(&r.question, &r.changed))
         .collect();
-    let more = if n > MAX_NAMED_REMOVED {
-        format!("; and {} more", n - MAX_NAMED_REMOVED)
+    let more = if n > MAX_NAMED_HIDDEN {
+        format!("; and {} more", n - MAX_NAMED_HIDDEN)
     } else {
         String::new()
     };
+    let (noun, was, it) = if n == 1 {
+        ("chart", "it was", "it answers")
+    } else {
+        ("charts", "they were", "they answer")
+    };
     format!(
-        "capn: removed {n} chart{} whose files changed: {}{more}\n",
-        if n == 1 { "" } else { "s" },
+        "capn: hid {n} {noun} whose files changed since {was} charted: {}{more}; {it} again once the files are back as charted (capn prune deletes stale charts)\n",
         named.join("; ")
     )
 }

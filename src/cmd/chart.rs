@@ -17,17 +17,24 @@ use std::process::ExitCode;
 
 /// The id for `question` (format.md, `id`): the 8-digit prefix of its SHA-256, or the 12- or
 /// 16-digit one when a shorter prefix belongs to a different question. The same question keeps
-/// the id it already has. Call with the lock held.
+/// the id it already has, unless `keep` says that entry must stay (a shared store keeps a
+/// version that is not fresh here: a teammate's branch may hold its files); then the next free
+/// prefix. Call with the lock held.
 ///
-/// Errors: every prefix belongs to another question (or to an entry file that does not parse).
-fn choose_id(store: &Store, question: &str) -> Result<String> {
+/// Errors: every prefix belongs to another question or to a kept version of this one (or to an
+/// entry file that does not parse).
+fn choose_id(
+    store: &Store,
+    question: &str,
+    keep: &mut dyn FnMut(&Entry) -> bool,
+) -> Result<String> {
     let full = question_hash(question);
     let mut free = None;
     for n in ID_LENGTHS {
         let id = &full[..n];
         let path = store.entry_path(id);
         match crate::store::index::read_entry(&path, &format!("{id}.md")) {
-            Ok(e) if e.question == question => return Ok(id.to_string()),
+            Ok(e) if e.question == question && !keep(&e) => return Ok(id.to_string()),
             Ok(_) => {}
             // Nothing there, or a symlink or special file (not an entry: capn's own path taken
             // over; writing the entry replaces it without following it).
@@ -41,7 +48,7 @@ fn choose_id(store: &Store, question: &str) -> Result<String> {
     }
     free.ok_or_else(|| {
         Refused(format!(
-            "id collision: every id prefix of this question ({}) belongs to another entry",
+            "id collision: every id prefix of this question ({}) belongs to another entry (in a shared store, versions of this question charted on other files are kept: capn unchart one of them, capn list shows them)",
             &full[..16]
         ))
         .into()
@@ -73,11 +80,16 @@ pub fn run(args: &ChartArgs) -> Result<ExitCode> {
         // the hooks: say so once, when the store is created.
         diag!(
             "capn: created .capn/ in {}; run `capn init` to add it to .gitignore and register the agent hooks",
-            store.root.display()
+            store.home().display()
         );
     }
     let mut w = store.open_writer_with(crate::store::index::Check::Folder)?;
-    let id = choose_id(&w.store, question)?;
+    // A shared store replaces a version of this question only when it is fresh here.
+    let shared = w.store.config().shared;
+    let root = w.store.root.clone();
+    let cache = &mut w.cache;
+    let mut keep = |e: &Entry| shared && !crate::store::entry_is_fresh(&root, e, cache);
+    let id = choose_id(&w.store, question, &mut keep)?;
     let entry = Entry {
         id: id.clone(),
         at: crate::clock::rfc3339(std::time::SystemTime::now()),
@@ -86,7 +98,7 @@ pub fn run(args: &ChartArgs) -> Result<ExitCode> {
         details,
     };
     write_entry(&mut w, entry, &hashed)?;
-    let replaced = replace_same_question(&mut w, &id, question)?;
+    let replaced = replace_same_question(&mut w, &id, question, shared)?;
     w.finish_or_warn();
     let mut out = std::io::stdout().lock();
     if replaced.is_empty() {
@@ -104,13 +116,15 @@ pub fn run(args: &ChartArgs) -> Result<ExitCode> {
 /// Deletes the other entries that ask `question` once case, punctuation and whitespace are set
 /// aside (the exact re-ask of `ask`, [`crate::recall::gate::normalise_question`]): charting the
 /// same question again replaces its entry, however it is written. Each is confirmed against its
-/// own file (the index only holds a hash). Returns their ids.
+/// own file (the index only holds a hash). In a `shared` store only those fresh here are
+/// replaced. Returns their ids.
 ///
 /// Errors: an entry cannot be deleted.
 fn replace_same_question(
     w: &mut crate::store::Writer,
     id: &str,
     question: &str,
+    shared: bool,
 ) -> Result<Vec<String>> {
     let norm = crate::recall::gate::normalise_question(question);
     let mut positions = Vec::new();
@@ -123,8 +137,11 @@ fn replace_same_question(
             continue;
         }
         let path = w.store.entry_path(&other);
-        let same = crate::store::index::read_entry(&path, &format!("{other}.md"))
-            .is_ok_and(|e| crate::recall::gate::normalise_question(&e.question) == norm);
+        let root = w.store.root.clone();
+        let same = crate::store::index::read_entry(&path, &format!("{other}.md")).is_ok_and(|e| {
+            crate::recall::gate::normalise_question(&e.question) == norm
+                && (!shared || crate::store::entry_is_fresh(&root, &e, &mut w.cache))
+        });
         if same {
             positions.push(pos);
             ids.push(other);

@@ -2,7 +2,7 @@
 //!
 //! Creates `.capn/entries/` and `.capn/config.json`, adds `.capn/` to `.gitignore` once, merges
 //! the hook registrations of `hooks-config/` into `.claude/settings.json` and `.codex/hooks.json`
-//! (see `crate::install`), and with `--git` adds `capn prune` to the post-commit hook git runs
+//! (see `crate::install`), and with `--git` adds `capn prune --expired` to the post-commit hook git runs
 //! (see [`crate::install::git_hook`]). Idempotent: a second run changes nothing and says so. Every
 //! settings file is parsed, and the post-commit hook checked, before anything is written, so a
 //! broken one stops `init` with nothing changed.
@@ -12,7 +12,7 @@ use crate::install::record::{
     self, InstallRecord, RecordedPostCommit, RecordedReplaced, RecordedStatusline,
 };
 use crate::install::skill::skill_path;
-use crate::install::{self, git_hook, SettingsFile};
+use crate::install::{self, git_hook, shared, SettingsFile};
 use crate::store::Store;
 use anyhow::{Context, Result};
 use std::io::Write;
@@ -37,6 +37,9 @@ struct Plan {
     gitignore: Option<Vec<u8>>,
     skill: SkillPlan,
     git_hook: Option<(PathBuf, git_hook::AddPlan)>,
+    /// The store is to be shared through git ([`crate::install::shared`]).
+    shared: bool,
+    store_ignore: shared::StoreIgnore,
     rec: InstallRecord,
     /// Per file of [`PROJECT_SETTINGS`]: the record named nothing in it before this run.
     fresh: Vec<bool>,
@@ -74,8 +77,16 @@ fn plan(root: &Path, args: &InitArgs) -> Result<Plan> {
     } else {
         None
     };
+    let store = Store::at(root.to_path_buf());
+    let shared = args.shared || (!args.local && store.config().shared);
+    let store_ignore = shared::plan_store_ignore(&store.dir.join(".gitignore"), shared)?;
     let gitignore_path = root.join(".gitignore");
-    let gitignore = plan_gitignore(&gitignore_path).map_err(|e| {
+    let gitignore = if shared {
+        plan_gitignore_shared(&gitignore_path)
+    } else {
+        plan_gitignore(&gitignore_path)
+    };
+    let gitignore = gitignore.map_err(|e| {
         anyhow::anyhow!(
             "{e:#}; nothing was changed (add the line .capn/ to your .gitignore yourself, or make it a regular file, then run capn init again)"
         )
@@ -130,6 +141,15 @@ fn plan(root: &Path, args: &InitArgs) -> Result<Plan> {
         gitignore.is_some(),
         skill,
     )?;
+    if store_ignore == shared::StoreIgnore::Write {
+        let path = store.dir.join(".gitignore");
+        if let Some(why) = crate::fsutil::unwritable_reason(&path) {
+            anyhow::bail!(
+                "could not write {}: {why}; nothing was changed",
+                path.display()
+            );
+        }
+    }
     record_fits(&rec, [&claude, &claude_local, &codex], &fresh)?;
     Ok(Plan {
         claude,
@@ -138,6 +158,8 @@ fn plan(root: &Path, args: &InitArgs) -> Result<Plan> {
         gitignore,
         skill,
         git_hook,
+        shared,
+        store_ignore,
         rec,
         fresh,
         done,
@@ -364,13 +386,26 @@ fn apply(
         gitignore,
         skill,
         git_hook,
+        shared,
+        store_ignore,
         mut rec,
         fresh,
         mut done,
     } = plan;
     if !store.entries_dir().is_dir() {
-        crate::fsutil::ensure_dir_inside(&store.root, &store.entries_dir())?;
-        done.insert(0, "created .capn/".into());
+        crate::fsutil::ensure_dir_inside(store.home(), &store.entries_dir())?;
+        done.insert(0, format!("created {}", store.describe()));
+    }
+    if store.is_borrowed() {
+        // A linked worktree: one memory for the repository, never a second store here.
+        crate::fsutil::ensure_dir_inside(store.home(), &store.local)?;
+        done.insert(
+            0,
+            format!(
+                "store: {} (this worktree checks charts against its own files)",
+                store.describe()
+            ),
+        );
     }
     // Writers of .capn/ hold the lock: config.json and install.json are written below.
     let _lock = match lock {
@@ -390,9 +425,31 @@ fn apply(
             done.push(format!("set embedding {mode} in .capn/config.json"));
         }
     }
+    if args.shared || args.local {
+        done.extend(set_shared(store, shared)?);
+    }
     if let Some(bytes) = gitignore {
         crate::fsutil::write_atomic(&root.join(".gitignore"), &bytes)?;
-        done.push("added .capn/ to .gitignore".into());
+        done.push(if shared {
+            "removed the .capn/ line from .gitignore (shared: the charts are committed)".into()
+        } else {
+            "added .capn/ to .gitignore".into()
+        });
+    }
+    let store_gitignore = store.dir.join(".gitignore");
+    match store_ignore {
+        shared::StoreIgnore::Keep => {}
+        shared::StoreIgnore::Write => {
+            crate::fsutil::write_atomic(&store_gitignore, shared::STORE_GITIGNORE.as_bytes())?;
+            done.push(
+                "wrote .capn/.gitignore: git tracks only the charts (entries/*.md) and config.json"
+                    .into(),
+            );
+        }
+        shared::StoreIgnore::Remove => {
+            crate::fsutil::remove_if_exists(&store_gitignore)?;
+            done.push("removed .capn/.gitignore".into());
+        }
     }
     let codex_changed = codex.changed();
     // Why the install record could not be signed, as its latest save found (`None`: signed).
@@ -428,7 +485,7 @@ fn apply(
         }
         if git_hook::apply_add(&root, &path, &plan)? {
             done.push(format!(
-                "added capn prune to {}",
+                "added capn prune --expired to {}",
                 crate::store::display_rel(&root, &path)
             ));
         }
@@ -513,6 +570,34 @@ pub fn user_statusline_command() -> Option<String> {
     crate::install::statusline_command(&f.json).map(str::to_string)
 }
 
+/// Sets `"shared"` in `.capn/config.json` (`capn init --shared` or `--local`) and says what to
+/// do next when it changed.
+///
+/// Errors: the config file cannot be parsed or written.
+fn set_shared(store: &Store, shared: bool) -> Result<Vec<String>> {
+    if !crate::config::set_key(&store.config_path(), "shared", shared.into())? {
+        return Ok(Vec::new());
+    }
+    Ok(vec![if shared {
+        "set shared in .capn/config.json: the charts are for the team; commit them with \
+         git add .capn && git commit (capn never deletes a shared chart on its own)"
+            .into()
+    } else {
+        "set shared off in .capn/config.json: .capn/ stays out of git again; charts committed \
+         before stay tracked until git rm -r --cached .capn && git commit"
+            .into()
+    }])
+}
+
+/// The new bytes of `.gitignore` for a shared store: without the lines that ignore all of
+/// `.capn/` ([`shared::without_store_lines`]), or `None` when it has none.
+///
+/// Errors: the file is a symlink, a FIFO or other special file, or cannot be read.
+fn plan_gitignore_shared(path: &Path) -> Result<Option<Vec<u8>>> {
+    let bytes = crate::fsutil::read_host_file(path, ".gitignore")?.unwrap_or_default();
+    Ok(shared::without_store_lines(&bytes))
+}
+
 /// The new bytes of `.gitignore` with a `.capn/` line added, or `None` when an equivalent line
 /// is there. Works on bytes (a `.gitignore` may hold any bytes; every other byte stays as it
 /// was), keeps the file's line ending style (CRLF or LF), and adds a line break first when the
@@ -523,12 +608,7 @@ fn plan_gitignore(path: &Path) -> Result<Option<Vec<u8>>> {
     let bytes = crate::fsutil::read_host_file(path, ".gitignore")?.unwrap_or_default();
     // As git reads it: trailing spaces do not count, leading ones do (`  .capn/` names another
     // file), and a later `!.capn/` takes an earlier line back.
-    let ignores = |l: &[u8]| {
-        matches!(
-            l,
-            b".capn" | b".capn/" | b"/.capn" | b"/.capn/" | b".capn/*" | b"/.capn/*"
-        )
-    };
+    let ignores = shared::ignores_store;
     let mut present = false;
     for line in bytes.split(|b| *b == b'\n') {
         let l = line.trim_ascii_end();

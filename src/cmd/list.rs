@@ -15,8 +15,9 @@ use std::process::ExitCode;
 /// stat cache `.capn/stat.bin` is trusted for files whose size, times and inode are unchanged, so
 /// only those are re-hashed that look different) is marked: `[stale]` before its question and a
 /// `changed:` line naming the files, or `"changed": [paths]` in JSON. One whose files could not
-/// be checked (too large, unreadable) is marked `[unchecked]`, or `"unchecked": [paths]`. `list` deletes nothing
-/// (an `ask` that finds it, or `prune`, does) and does not write the stat cache.
+/// be checked (too large, unreadable) is marked `[unchecked]`, or `"unchecked": [paths]`. A stale
+/// entry is hidden from answers and offers, kept, and answers again once its files hash as
+/// charted; `list` deletes nothing (`prune` does) and does not write the stat cache.
 pub fn run(args: &ListArgs) -> Result<ExitCode> {
     let store = Store::from_env()?;
     store.check_dirs()?;
@@ -79,6 +80,12 @@ pub fn run(args: &ListArgs) -> Result<ExitCode> {
             out.push_str(&human(&entry, &changed, &gone, &unchecked));
         }
     }
+    if store.is_borrowed() && store.exists() {
+        diag!(
+            "capn: this worktree uses {}; charts are checked against this worktree's files",
+            store.describe()
+        );
+    }
     let mut so = std::io::stdout().lock();
     so.write_all(out.as_bytes())?;
     if !args.json && names.is_empty() {
@@ -127,7 +134,7 @@ fn human(
             })
             .collect();
         out.push_str(&format!(
-            "  changed since charted: {} (an ask that finds this chart removes it; `capn prune` removes it now)\n",
+            "  changed since charted: {} (hidden until they are back as charted; `capn prune` deletes it)\n",
             changed.join(", ")
         ));
     }

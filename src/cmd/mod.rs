@@ -24,7 +24,7 @@ pub fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Chart(a) => chart::run(&a),
         Command::Unchart(a) => unchart::run(&a),
         Command::Bust(a) => bust::run(&a),
-        Command::Prune(_) => prune::run(),
+        Command::Prune(a) => prune::run(&a),
         Command::List(a) => list::run(&a),
         Command::State(a) => state::run(&a),
         Command::Uninstall(a) => uninstall::run(&a),

@@ -1,14 +1,22 @@
-//! `capn prune`: delete every stale charted answer.
+//! `capn prune [--expired] [--yes]`: delete stale charted answers (capn never does on its own:
+//! a stale chart is hidden and answers again once its files hash as charted).
 
+use crate::cli::PruneArgs;
 use crate::store::Store;
 use anyhow::Result;
 use std::io::Write;
 use std::process::ExitCode;
 
-/// Runs `capn prune`; prints `pruned N stale entries` (`pruned 1 stale entry`) and then one line
-/// per deleted chart, `  "<question>" (<files>)`, or nothing when none was stale. Outside any
-/// project it says so on stderr (exit 0: there was nothing to prune).
-pub fn run() -> Result<ExitCode> {
+/// Runs `capn prune`. Prints `pruned N stale entries` (`pruned 1 stale entry`) and then one
+/// line per deleted chart, `  "<question>" (<files>)`, or nothing when none was deleted.
+///
+/// - In a shared store (`capn init --shared`) without `--yes`, nothing is deleted: it prints
+///   `N stale entries (kept: ...)` and the same lines, and says how to delete them.
+/// - `--expired` applies the retention rule only ([`crate::store::retention`]): `pruned N
+///   entries stale for over D days`; nothing in a shared store.
+///
+/// Outside any project it says so on stderr (exit 0: there was nothing to prune).
+pub fn run(args: &PruneArgs) -> Result<ExitCode> {
     let store = Store::from_env()?;
     if !store.exists() {
         if super::ask::is_outside_project(&store) {
@@ -16,20 +24,56 @@ pub fn run() -> Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
+    let config = store.config();
     let mut w = store.open_writer()?;
-    let removed = w.prune()?;
-    w.finish_or_warn();
-    let n = removed.len();
-    if n > 0 {
-        let noun = if n == 1 { "entry" } else { "entries" };
-        let mut out = format!("pruned {n} stale {noun}\n");
-        for e in &removed {
+    let mut out = String::new();
+    if args.expired {
+        let now_s = crate::clock::now_ns() / 1_000_000_000;
+        let expired = w.prune_expired(config.stale_days, now_s)?;
+        w.finish_or_warn();
+        let n = expired.deleted.len();
+        if n > 0 {
+            let noun = if n == 1 { "entry" } else { "entries" };
             out.push_str(&format!(
+                "pruned {n} {noun} stale for over {} days\n",
+                config.stale_days
+            ));
+            out.push_str(&named(&expired.deleted));
+        }
+    } else if config.shared && !args.yes {
+        let stale = w.stale_entries()?;
+        w.finish_or_warn();
+        let n = stale.len();
+        if n > 0 {
+            let noun = if n == 1 { "entry" } else { "entries" };
+            out.push_str(&format!(
+                "{n} stale {noun} (kept: this store is shared, and a teammate's branch may hold the files they were charted on; capn prune --yes deletes them):\n"
+            ));
+            out.push_str(&named(&stale));
+        }
+    } else {
+        let removed = w.prune()?;
+        w.finish_or_warn();
+        let n = removed.len();
+        if n > 0 {
+            let noun = if n == 1 { "entry" } else { "entries" };
+            out.push_str(&format!("pruned {n} stale {noun}\n"));
+            out.push_str(&named(&removed));
+        }
+    }
+    std::io::stdout().lock().write_all(out.as_bytes())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One line per chart, `  "<question>" (<files>)`.
+fn named(entries: &[crate::store::entry::Entry]) -> String {
+    entries
+        .iter()
+        .map(|e| {
+            format!(
                 "  {}\n",
                 super::ask::named_chart(&e.question, e.files.keys())
-            ));
-        }
-        std::io::stdout().lock().write_all(out.as_bytes())?;
-    }
-    Ok(ExitCode::SUCCESS)
+            )
+        })
+        .collect()
 }

@@ -1,4 +1,5 @@
-//! The `capn prune` line that `capn init --git` adds to git's post-commit hook, and its removal.
+//! The `capn prune --expired` line that `capn init --git` adds to git's post-commit hook, and its
+//! removal.
 //!
 //! Where: the hooks folder git itself uses, from `git rev-parse --git-path hooks` run in the
 //! project. That honours `core.hooksPath` (husky and friends) and linked worktrees, whose hooks
@@ -25,7 +26,9 @@
 //! by git with `sh`, so it counts as one.
 //!
 //! An older capn's bare `capn prune` line that a commit never reaches (appended after an early
-//! `exit`, [`prune_status`]) is moved to the top in the guarded form.
+//! `exit`, [`prune_status`]) is moved to the top in the guarded form, and an older capn's line
+//! that runs plain `capn prune` (which deleted every chart the commit made stale, even one true
+//! again on the branch it came from) is replaced by `capn prune --expired`.
 
 use crate::error::Refused;
 use crate::fsutil::resolved;
@@ -36,15 +39,29 @@ use std::process::{Command, Stdio};
 /// The command an older capn added (bare, at the end of the hook); still recognised.
 pub const PRUNE_LINE: &str = "capn prune";
 
-/// The line `init --git` adds: `capn prune` only when `capn` is found, in the background, its
-/// output discarded (git waits for nothing and a commit never fails because of it).
-pub const PRUNE_GUARDED: &str =
+/// The guarded line capn 0.3 added: `capn prune` after every commit, which deleted every chart
+/// whose files that commit changed, even one that is true again on the branch it came from.
+/// Still recognised; `init --git` replaces it with [`PRUNE_GUARDED`].
+pub const OLD_PRUNE_GUARDED: &str =
     "command -v capn >/dev/null 2>&1 && { capn prune >/dev/null 2>&1 & }";
 
-/// True for a line that runs `capn prune` as capn writes it (either form).
+/// The line `init --git` adds: `capn prune --expired` (the retention rule only: it deletes
+/// nothing but charts stale here for longer than `"stale_days"`, and nothing in a shared store;
+/// on the way it brings the stat cache up to date) only when `capn` is found, in the
+/// background, its output discarded (git waits for nothing and a commit never fails because of
+/// it).
+pub const PRUNE_GUARDED: &str =
+    "command -v capn >/dev/null 2>&1 && { capn prune --expired >/dev/null 2>&1 & }";
+
+/// True for a line that runs `capn prune` as some capn wrote it (any form, old or current).
 pub fn is_prune_line(line: &str) -> bool {
     let t = line.trim();
-    t == PRUNE_LINE || t == PRUNE_GUARDED
+    t == PRUNE_LINE || t == OLD_PRUNE_GUARDED || t == PRUNE_GUARDED
+}
+
+/// True for a comment line some capn wrote above its prune line.
+fn is_our_comment(line: &str) -> bool {
+    line == POST_COMMIT_COMMENT || line == OLD_POST_COMMIT_COMMENT
 }
 
 /// Whether a hook's text runs `capn prune` when git runs the hook.
@@ -58,6 +75,9 @@ pub enum PruneStatus {
     /// A line before it may end the script (it holds `exit` or `exec` as a command word, or
     /// `set -e`): the line quoted.
     MayNotRun(String),
+    /// It is reached, but it is an older capn's line ([`PRUNE_LINE`], [`OLD_PRUNE_GUARDED`]):
+    /// plain `capn prune`, which deletes every stale chart after each commit. The line quoted.
+    Outdated(String),
 }
 
 /// Works out whether a commit would reach the `capn prune` line of a hook (see
@@ -85,11 +105,18 @@ pub fn prune_status(text: &str) -> PruneStatus {
             return PruneStatus::MayNotRun(t.to_string());
         }
     }
-    PruneStatus::Runs
+    match text.lines().nth(at).map(str::trim) {
+        Some(l) if l != PRUNE_GUARDED => PruneStatus::Outdated(l.to_string()),
+        _ => PruneStatus::Runs,
+    }
 }
 
-/// The comment line of a post-commit hook that `init` created.
+/// The comment line `init` writes above [`PRUNE_GUARDED`].
 pub const POST_COMMIT_COMMENT: &str =
+    "# Added by capn init: check the charts after each commit (deletes only charts stale past the retention).";
+
+/// The comment an older capn wrote above its prune line; still recognised.
+pub const OLD_POST_COMMIT_COMMENT: &str =
     "# Added by capn init: drop charted answers whose files this commit changed.";
 
 /// The whole post-commit hook `init` creates when there is none.
@@ -97,10 +124,13 @@ pub fn created_hook_text() -> String {
     format!("#!/bin/sh\n{POST_COMMIT_COMMENT}\n{PRUNE_GUARDED}\n")
 }
 
-/// True for the text of a hook some capn `init` created (this version's or 0.3.0's bare form).
+/// True for the text of a hook some capn `init` created (this version's, 0.3's guarded form or
+/// 0.3.0's bare form).
 pub fn is_created_hook_text(bytes: &[u8]) -> bool {
     bytes == created_hook_text().as_bytes()
-        || bytes == format!("#!/bin/sh\n{POST_COMMIT_COMMENT}\n{PRUNE_LINE}\n").as_bytes()
+        || [PRUNE_LINE, OLD_PRUNE_GUARDED].iter().any(|line| {
+            bytes == format!("#!/bin/sh\n{OLD_POST_COMMIT_COMMENT}\n{line}\n").as_bytes()
+        })
 }
 
 /// Interpreters (by file name) that read a POSIX shell script.
@@ -359,9 +389,10 @@ pub fn plan_add(path: &Path) -> Result<AddPlan> {
         ))
         .into());
     }
-    // A line a commit never reaches (an older capn appended it after an early exit) moves up.
+    // A line a commit never reaches (an older capn appended it after an early exit) moves up;
+    // an older capn's plain `capn prune` is replaced.
     let text = match status {
-        PruneStatus::MayNotRun(_) => without_prune(&text),
+        PruneStatus::MayNotRun(_) | PruneStatus::Outdated(_) => without_prune(&text),
         _ => text,
     };
     Ok(AddPlan::Update(insert_prune(&text)))
@@ -373,7 +404,7 @@ fn without_prune(text: &str) -> String {
     let eol = if text.contains("\r\n") { "\r\n" } else { "\n" };
     let kept: Vec<&str> = text
         .lines()
-        .filter(|l| !is_prune_line(l) && *l != POST_COMMIT_COMMENT)
+        .filter(|l| !is_prune_line(l) && !is_our_comment(l))
         .collect();
     let mut out = kept.join(eol);
     out.push_str(eol);
@@ -472,7 +503,7 @@ pub fn remove(path: &Path, delete_if_only_ours: bool) -> Result<Removed> {
     let eol = if text.contains("\r\n") { "\r\n" } else { "\n" };
     let kept: Vec<&str> = text
         .lines()
-        .filter(|l| !is_prune_line(l) && *l != POST_COMMIT_COMMENT)
+        .filter(|l| !is_prune_line(l) && !is_our_comment(l))
         .collect();
     if delete_if_only_ours
         && kept
@@ -529,22 +560,27 @@ mod tests {
 
     #[test]
     fn a_prune_line_after_an_early_exit_may_not_run() {
+        let g = PRUNE_GUARDED;
+        assert_eq!(
+            prune_status("#!/bin/sh\ncapn prune\n"),
+            PruneStatus::Outdated("capn prune".into())
+        );
         for (text, runs) in [
-            ("#!/bin/sh\ncapn prune\n", true),
-            ("#!/bin/sh\n# exit is a comment\n\ncapn prune\n", true),
+            (format!("#!/bin/sh\n{g}\n"), true),
+            (format!("#!/bin/sh\n# exit is a comment\n\n{g}\n"), true),
             (
-                "#!/bin/sh\nhas_hook_script postcommit || exit 0\necho x\ncapn prune\n",
+                "#!/bin/sh\nhas_hook_script postcommit || exit 0\necho x\ncapn prune\n".into(),
                 false,
             ),
-            ("#!/bin/sh\nexec husky \"$@\"\ncapn prune\n", false),
-            ("#!/bin/sh\nset -eu\nmake check\ncapn prune\n", false),
+            ("#!/bin/sh\nexec husky \"$@\"\ncapn prune\n".into(), false),
+            ("#!/bin/sh\nset -eu\nmake check\ncapn prune\n".into(), false),
             (
-                "#!/bin/sh\nif [ -x x ]; then exit 1; fi\ncapn prune\n",
+                "#!/bin/sh\nif [ -x x ]; then exit 1; fi\ncapn prune\n".into(),
                 false,
             ),
-            ("#!/bin/sh\necho exited\ncapn prune\n", true),
+            (format!("#!/bin/sh\necho exited\n{g}\n"), true),
         ] {
-            let st = prune_status(text);
+            let st = prune_status(&text);
             assert_eq!(st == PruneStatus::Runs, runs, "{text:?}: {st:?}");
         }
         assert_eq!(prune_status("#!/bin/sh\n"), PruneStatus::Absent);
@@ -592,8 +628,16 @@ mod tests {
         let e = plan_add(&p).unwrap_err();
         assert!(e.downcast_ref::<Refused>().is_some(), "{e:#}");
         assert!(e.to_string().contains("python3"), "{e:#}");
-        std::fs::write(&p, "#!/bin/sh\ncapn prune\n").unwrap();
+        std::fs::write(&p, format!("#!/bin/sh\n{PRUNE_GUARDED}\n")).unwrap();
         assert_eq!(plan_add(&p).unwrap(), AddPlan::Present);
+        // An older capn's plain `capn prune` is replaced.
+        std::fs::write(&p, "#!/bin/sh\ncapn prune\n").unwrap();
+        assert_eq!(
+            plan_add(&p).unwrap(),
+            AddPlan::Update(format!(
+                "#!/bin/sh\n{POST_COMMIT_COMMENT}\n{PRUNE_GUARDED}\n"
+            ))
+        );
         // 0.3.0 appended it after an early exit: it moves to the top, guarded.
         std::fs::write(&p, "#!/bin/sh\ntest -x x || exit 0\ncapn prune\n").unwrap();
         assert_eq!(

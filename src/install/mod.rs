@@ -24,6 +24,7 @@ pub mod hosts;
 pub mod jsonedit;
 pub mod record;
 pub mod schema;
+pub mod shared;
 pub mod skill;
 mod statusline;
 mod upgrade;

@@ -232,9 +232,13 @@ pub enum Loaded {
     Foreign(String),
 }
 
-/// The record's path for the project at `root`.
+/// The record's path for the project at `root`: in its store folder, or for a linked git
+/// worktree using the main checkout's store, in that worktree's own folder there (each checkout
+/// has its own settings files, so its own record).
 pub fn record_path(root: &Path) -> PathBuf {
-    root.join(crate::store::STORE_DIR).join(RECORD_FILE)
+    crate::store::Store::at(root.to_path_buf())
+        .local
+        .join(RECORD_FILE)
 }
 
 /// Loads the record of the project at `root`.

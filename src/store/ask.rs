@@ -1,5 +1,5 @@
-//! Asking the store: charted answers that are current and verified, and the charts an ask
-//! deleted on the way. The whole freshness protocol of a read lives here, so `capn ask` (and any
+//! Asking the store: charted answers that are current and verified, and the stale charts an
+//! ask passed over on the way. The whole freshness protocol of a read lives here, so `capn ask` (and any
 //! other reader) never handles entry positions, rebuilds or retries:
 //!
 //! 1. the search runs over the index through the answer gate (`recall::gate`, fused with the
@@ -7,11 +7,14 @@
 //! 2. every entry it returns is read from its file and must say what the index says; if one was
 //!    edited in place, the snapshot is rebuilt from the entry files and the round starts again;
 //! 3. only those entries' backing files are checked (stat cache; re-hash only on changed
-//!    metadata), so the cost does not grow with the store. A stale one is deleted when the
-//!    writers' lock is free (and reported) and left out when another process holds it (`ask`
-//!    never waits); one whose files cannot be checked is left out and kept. Either way the
-//!    search runs again without it, so an answer is never a stale chart and never hides a
-//!    fresh one ranked below it. After [`MAX_ROUNDS`] rounds every entry is checked at once.
+//!    metadata), so the cost does not grow with the store. A stale one is left out and kept
+//!    (stale hides, never destroys: it answers again once its files hash as charted, after a
+//!    branch switch back, a stash pop or a revert) and reported; one whose files cannot be
+//!    checked is left out and kept too. Either way the search runs again without it, so an
+//!    answer is never a stale chart and never hides a fresh one ranked below it (a related
+//!    suggestion that is not fresh is dropped without another round). After
+//!    [`MAX_ROUNDS`] rounds every entry is checked at once. The stat cache remembers the hash
+//!    a changed file had, so a stale chart is skipped again with one `stat` per file, unhashed.
 
 use super::entry::Entry;
 use super::fresh::StatCache;
@@ -28,9 +31,10 @@ use std::path::Path;
 /// `ask` checks every entry of the store at once (then one more search is final).
 pub const MAX_ROUNDS: usize = 8;
 
-/// A chart an ask just deleted because its files changed.
+/// A chart an ask left out because its files changed (it is kept, and answers again once they
+/// hash as charted).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Removed {
+pub struct Hidden {
     /// The charted question.
     pub question: String,
     /// Backing files (keys relative to the project root) that changed, vanished or were replaced.
@@ -38,22 +42,22 @@ pub struct Removed {
 }
 
 /// What an ask found: answers and, when there are none, related suggestions, each with its
-/// display score (0..=100), best first; and the charts deleted as stale on the way.
+/// display score (0..=100), best first; and the stale charts left out on the way.
 #[derive(Debug, Default)]
 pub struct Answers {
     /// Verified answers, best first.
     pub hits: Vec<(Entry, u8)>,
     /// Verified "possibly related" charts (only when there are no answers), best first.
     pub related: Vec<(Entry, u8)>,
-    /// Charts this ask deleted because their files changed.
-    pub removed: Vec<Removed>,
+    /// Charts this ask left out because their files changed (kept on disk).
+    pub hidden: Vec<Hidden>,
 }
 
 /// (doc number, display score) pairs, best first.
 type Ranked = Vec<(usize, u8)>;
 
-/// The store as an ask reads it: under the writers' lock (stale entries can be deleted) or
-/// beside another process that holds it (they are only left out).
+/// The store as an ask reads it: under the writers' lock (the derived files it brought up to
+/// date are saved) or beside another process that holds it (nothing is written).
 enum Reading {
     Locked(Writer),
     Shared(Snapshot, StatCache),
@@ -69,12 +73,12 @@ impl Reading {
 }
 
 /// How the backing files of one entry stand now.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum Freshness {
     /// Every file hashes as charted.
     Fresh,
-    /// A file changed, vanished or was replaced.
-    Stale,
+    /// These files changed, vanished or were replaced (keys, in the entry's order).
+    Stale(Vec<String>),
     /// None changed, but one could not be checked (hidden, kept).
     Unchecked,
 }
@@ -82,18 +86,23 @@ enum Freshness {
 fn freshness(root: &Path, e: &Entry, cache: &mut StatCache) -> Freshness {
     let keys: Vec<&str> = e.files.keys().map(String::as_str).collect();
     let states = cache.states(root, &keys);
-    let mut out = Freshness::Fresh;
+    let mut changed = Vec::new();
+    let mut unchecked = false;
     for ((key, want), state) in e.files.iter().zip(states) {
-        match (state, super::fresh::decode_hex32(want)) {
-            (super::fresh::FileState::Hash(h), Some(w)) if h == w => {}
-            (super::fresh::FileState::Unchecked(kind), Some(_)) => {
+        match cache.judge(root, key, state, super::fresh::decode_hex32(want).as_ref()) {
+            super::fresh::Judged::Fresh => {}
+            super::fresh::Judged::Unchecked(kind) => {
                 super::note_unchecked(key, kind);
-                out = Freshness::Unchecked;
+                unchecked = true;
             }
-            _ => return Freshness::Stale,
+            super::fresh::Judged::Changed => changed.push(key.clone()),
         }
     }
-    out
+    match (changed.is_empty(), unchecked) {
+        (false, _) => Freshness::Stale(changed),
+        (true, true) => Freshness::Unchecked,
+        (true, false) => Freshness::Fresh,
+    }
 }
 
 impl Store {
@@ -111,9 +120,9 @@ impl Store {
             }
         };
         report_malformed_of(self, &mut reading);
-        // Ids left out of the search: stale ones not deleted, and those that cannot be checked.
+        // Ids left out of the search: stale ones, and those that cannot be checked.
         let mut left_out: BTreeSet<String> = BTreeSet::new();
-        let mut removed = Vec::new();
+        let mut hidden = Vec::new();
         for round in 0..=MAX_ROUNDS {
             let (snap, cache) = reading.parts();
             let excluded: Vec<usize> = if round == MAX_ROUNDS {
@@ -125,29 +134,42 @@ impl Store {
                 v
             };
             let mut found = answer(self, snap, question, limit, &excluded)?;
-            let mut stale = Vec::new();
-            for (e, _) in found.hits.iter().chain(&found.related) {
+            let mut passed_over = false;
+            for (e, _) in &found.hits {
                 match freshness(&self.root, e, cache) {
-                    Freshness::Fresh => {}
-                    Freshness::Stale => stale.push(e.id.clone()),
-                    Freshness::Unchecked => {
-                        left_out.insert(e.id.clone());
-                    }
+                    Freshness::Fresh => continue,
+                    Freshness::Stale(changed) => hidden.push(Hidden {
+                        question: e.question.clone(),
+                        changed,
+                    }),
+                    Freshness::Unchecked => {}
                 }
+                left_out.insert(e.id.clone());
+                passed_over = true;
             }
-            let unchecked = found
-                .hits
-                .iter()
-                .chain(&found.related)
-                .any(|(e, _)| left_out.contains(&e.id));
-            if stale.is_empty() && !unchecked {
-                found.removed = removed;
+            // A related suggestion that is not fresh is only dropped: the search runs again for
+            // answers (a stale one must not hide a fresh one), not for suggestions, so a store
+            // with many stale charts costs no extra rounds on a miss.
+            found
+                .related
+                .retain(|(e, _)| match freshness(&self.root, e, cache) {
+                    Freshness::Fresh => true,
+                    Freshness::Stale(changed) => {
+                        hidden.push(Hidden {
+                            question: e.question.clone(),
+                            changed,
+                        });
+                        false
+                    }
+                    Freshness::Unchecked => false,
+                });
+            if !passed_over {
+                found.hidden = hidden;
                 if let Reading::Locked(w) = reading {
                     w.finish_or_warn();
                 }
                 return Ok(found);
             }
-            removed.extend(delete_stale(&mut reading, &stale, &mut left_out));
         }
         // The last round checked every entry, so what it found can only be stale if a file
         // changed meanwhile: say nothing rather than loop.
@@ -155,7 +177,7 @@ impl Store {
             w.finish_or_warn();
         }
         Ok(Answers {
-            removed,
+            hidden,
             ..Answers::default()
         })
     }
@@ -165,49 +187,6 @@ impl Store {
 fn report_malformed_of(store: &Store, reading: &mut Reading) {
     let (snap, _) = reading.parts();
     super::report_malformed(store, &snap.malformed);
-}
-
-/// Deletes the entries `stale` (ids) when the lock is held and returns them as removed charts;
-/// whatever is not deleted (no lock, rewritten since, a failed delete) is left out instead.
-fn delete_stale(
-    reading: &mut Reading,
-    stale: &[String],
-    left_out: &mut BTreeSet<String>,
-) -> Vec<Removed> {
-    let Reading::Locked(w) = reading else {
-        left_out.extend(stale.iter().cloned());
-        return Vec::new();
-    };
-    let positions: Vec<usize> = stale.iter().filter_map(|id| w.snap.position(id)).collect();
-    match w.delete_stale_listed(&positions) {
-        Ok(gone) => {
-            for id in stale {
-                if !gone.iter().any(|e| &e.id == id) {
-                    left_out.insert(id.clone());
-                }
-            }
-            removed_charts(&w.store.root, gone, &mut w.cache)
-        }
-        Err(e) => {
-            super::warn(&e);
-            left_out.extend(stale.iter().cloned());
-            Vec::new()
-        }
-    }
-}
-
-/// The removed entries with the backing files that no longer match their recorded hashes (the
-/// stat cache has just checked them, so this re-hashes nothing).
-fn removed_charts(root: &Path, gone: Vec<Entry>, cache: &mut StatCache) -> Vec<Removed> {
-    gone.into_iter()
-        .map(|e| Removed {
-            changed: super::changed_files(root, &e, cache)
-                .into_iter()
-                .cloned()
-                .collect(),
-            question: e.question,
-        })
-        .collect()
 }
 
 /// Searches and verifies (module docs, steps 1 and 2), once more after a rebuild when an entry
@@ -310,7 +289,7 @@ fn verified(
     Ok(Some(Answers {
         hits,
         related,
-        removed: Vec::new(),
+        hidden: Vec::new(),
     }))
 }
 
@@ -364,32 +343,46 @@ impl Store {
         let t = model.thresholds();
         let params = crate::recall::offer::Params::new(t.salient);
         let qv = model.embed(intent);
-        let picked =
-            crate::recall::offer::select(&snap.bm25, vectors, &qv, intent, &params, &|_| true);
-        let Some(crate::recall::offer::Pick { doc, exact }) = picked else {
-            return Ok(None);
-        };
-        let id = &snap.ids[doc];
-        let Ok(e) = read_entry(&self.entry_path(id), &format!("{id}.md")) else {
-            return Ok(None);
-        };
-        if !snap.agrees_with(doc, &e) || skip(&e) {
-            return Ok(None);
-        }
-        // Picked as an exact re-ask by its hash: confirm it, as `ask` does.
-        if exact
-            && crate::recall::gate::normalise_question(&e.question)
-                != crate::recall::gate::normalise_question(intent)
-        {
-            return Ok(None);
-        }
-        // Never offer a stale chart: every backing file must hash as charted, now.
         let mut cache = StatCache::load(&self.stat_cache_path(), snap.derived_limit());
         let mut budget = HOOK_MAX_HASH_BYTES;
-        let fresh = e
-            .files
-            .iter()
-            .all(|(p, h)| cache.is_current_within(&self.root, p, h, &mut budget));
-        Ok(fresh.then_some(e))
+        // A stale pick is left out and the gate asked again (a stale chart is kept, so it must
+        // not hide a fresh one for good), a few times at most.
+        let mut stale: Vec<usize> = Vec::new();
+        for _ in 0..OFFER_PICKS {
+            let allowed = |d: usize| !stale.contains(&d);
+            let picked =
+                crate::recall::offer::select(&snap.bm25, vectors, &qv, intent, &params, &allowed);
+            let Some(crate::recall::offer::Pick { doc, exact }) = picked else {
+                return Ok(None);
+            };
+            let id = &snap.ids[doc];
+            let Ok(e) = read_entry(&self.entry_path(id), &format!("{id}.md")) else {
+                return Ok(None);
+            };
+            if !snap.agrees_with(doc, &e) || skip(&e) {
+                return Ok(None);
+            }
+            // Picked as an exact re-ask by its hash: confirm it, as `ask` does.
+            if exact
+                && crate::recall::gate::normalise_question(&e.question)
+                    != crate::recall::gate::normalise_question(intent)
+            {
+                return Ok(None);
+            }
+            // Never offer a stale chart: every backing file must hash as charted, now.
+            let fresh = e
+                .files
+                .iter()
+                .all(|(p, h)| cache.is_current_within(&self.root, p, h, &mut budget));
+            if fresh {
+                return Ok(Some(e));
+            }
+            stale.push(doc);
+        }
+        Ok(None)
     }
 }
+
+/// The most charts a hook's offer gate picks for one intent: each stale pick is left out and
+/// the gate asked again.
+pub const OFFER_PICKS: usize = 3;

@@ -6,6 +6,13 @@
 //! the hash seen with them) skips re-hashing files whose metadata is unchanged, except when the
 //! file's mtime is within 2 seconds of the moment it was hashed (racy clean: a write in the same
 //! timestamp tick could hide), in which case it is hashed again.
+//!
+//! Line endings: a file that differs from its charted content only in CRLF versus LF (a
+//! teammate's `core.autocrlf` checkout) is fresh. The recorded hash stays the raw bytes' (as
+//! capn 0.2 records it); only when the raw hash differs is the file hashed again in its two
+//! normal forms, every CRLF as LF and every line end as CRLF, and either may match. Those two
+//! hashes are kept in the stat cache with the raw one, so a stale file is not read again while
+//! its metadata stays the same.
 
 use super::paths::abs_of;
 use crate::recall::blob::{Blob, U32s};
@@ -15,8 +22,11 @@ use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::path::Path;
 
+mod line_ends;
+pub use line_ends::line_end_hashes;
+
 /// Version of the stat cache layout; a mismatch discards the cache.
-const CACHE_VERSION: u32 = 3;
+const CACHE_VERSION: u32 = 4;
 
 /// The racy-clean window in nanoseconds (format.md: 2 seconds): a file whose mtime is this close
 /// to the moment it was read may have changed within the same timestamp tick.
@@ -66,11 +76,15 @@ struct Cached {
     hash: [u8; 32],
     /// When the hash was computed (Unix ns).
     hashed_at_ns: i64,
+    /// The hashes of the same content with every CRLF as LF and with every line end as CRLF
+    /// ([`line_end_hashes`]), once a comparison needed them.
+    alts: Option<[[u8; 32]; 2]>,
 }
 
 /// The stat cache on disk, column by column: the keys (sorted by bytes, concatenated, with
 /// their end offsets), then per key five little-endian 64-bit numbers (size, mtime ns, ctime ns,
-/// inode, hashed-at ns) in one byte string and the 32-byte hashes in another. Loading it is a
+/// inode, hashed-at ns) in one byte string, the 32-byte hashes in another and the two line-end
+/// hashes (64 bytes, all zero when not computed) in a third. Loading it is a
 /// few copies whatever its size; a lookup is a binary search over the keys, so a reader that
 /// checks a handful of files never decodes the rest.
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -80,6 +94,7 @@ struct CacheFile {
     key_ends: U32s,
     numbers: Blob,
     hashes: Blob,
+    alts: Blob,
 }
 
 impl CacheFile {
@@ -102,6 +117,13 @@ impl CacheFile {
                 f.numbers.0.extend_from_slice(&n.to_le_bytes());
             }
             f.hashes.0.extend_from_slice(&c.hash);
+            match &c.alts {
+                Some([lf, crlf]) => {
+                    f.alts.0.extend_from_slice(lf);
+                    f.alts.0.extend_from_slice(crlf);
+                }
+                None => f.alts.0.extend_from_slice(&[0u8; 64]),
+            }
         }
         f
     }
@@ -113,6 +135,7 @@ impl CacheFile {
         self.version == CACHE_VERSION
             && self.numbers.0.len() == n * 40
             && self.hashes.0.len() == n * 32
+            && self.alts.0.len() == n * 64
             && self.key_ends.0.windows(2).all(|w| w[0] <= w[1])
             && self.key_ends.0.last().map_or(0, |&e| e as usize) == self.keys.0.len()
     }
@@ -139,7 +162,13 @@ impl CacheFile {
         };
         let mut hash = [0u8; 32];
         hash.copy_from_slice(&self.hashes.0[i * 32..i * 32 + 32]);
+        let mut lf = [0u8; 32];
+        let mut crlf = [0u8; 32];
+        lf.copy_from_slice(&self.alts.0[i * 64..i * 64 + 32]);
+        crlf.copy_from_slice(&self.alts.0[i * 64 + 32..i * 64 + 64]);
+        let alts = (lf != [0u8; 32]).then_some([lf, crlf]);
         Cached {
+            alts,
             stamp: Stamp {
                 size: num(0),
                 mtime_ns: num(1) as i64,
@@ -402,7 +431,32 @@ pub fn decode_hex32(s: &str) -> Option<[u8; 32]> {
     Some(out)
 }
 
+/// How one backing file stands against the hash an entry recorded for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Judged {
+    /// It hashes as charted.
+    Fresh,
+    /// Gone, not a regular file inside the root, hashing differently, or the recorded hash does
+    /// not parse: the entry is stale (hidden, kept).
+    Changed,
+    /// It could not be checked: the entry is hidden, kept.
+    Unchecked(std::io::ErrorKind),
+}
+
 impl StatCache {
+    /// Judges the backing file `key`, whose state is `state` ([`StatCache::states`]), against
+    /// the recorded hash `want` (`None`: a recorded hash that does not parse). A file that
+    /// differs from it only in CRLF versus LF is fresh (module docs).
+    pub fn judge(
+        &mut self,
+        root: &Path,
+        key: &str,
+        state: FileState,
+        want: Option<&[u8; 32]>,
+    ) -> Judged {
+        self.judge_within(root, key, state, want, None)
+    }
+
     /// Loads the cache; a missing, corrupt, other-version or over-`limit` file (see
     /// [`crate::fsutil::limits::derived`]), or one that is not a regular file, gives an empty
     /// cache.
@@ -535,12 +589,19 @@ impl StatCache {
     }
 
     fn record(&mut self, key: &str, stamp: Stamp, hash: [u8; 32], hashed_at_ns: i64) {
+        let old = self.get(key);
+        // The line-end hashes belong to the content: kept while the raw hash is the same.
+        let alts = old
+            .as_ref()
+            .filter(|c| c.stamp == stamp && c.hash == hash)
+            .and_then(|c| c.alts);
         let new = Cached {
             stamp,
             hash,
             hashed_at_ns,
+            alts,
         };
-        match self.get(key) {
+        match old {
             // Unchanged and already trusted: no need to rewrite the cache file.
             Some(c)
                 if c.stamp == stamp
@@ -549,6 +610,61 @@ impl StatCache {
             _ => {
                 self.files.insert(key.to_string(), new);
                 self.dirty = true;
+            }
+        }
+    }
+
+    /// The line-end hashes ([`line_end_hashes`]) of `key`, whose raw hash is `now`: from the
+    /// cache when it holds them for that content, else computed (and kept when the file still
+    /// hashes as `now`), unless that would read more than what is left of `budget` (taken off
+    /// it). `None` when the file cannot be read again or is over the budget.
+    fn alternates(
+        &mut self,
+        root: &Path,
+        key: &str,
+        now: [u8; 32],
+        budget: Option<&mut u64>,
+    ) -> Option<[[u8; 32]; 2]> {
+        let cached = self.get(key).filter(|c| c.hash == now);
+        if let Some(alts) = cached.as_ref().and_then(|c| c.alts) {
+            return Some(alts);
+        }
+        if let Some(budget) = budget {
+            let size = cached.as_ref().map_or(u64::MAX, |c| c.stamp.size);
+            if size > *budget {
+                return None;
+            }
+            *budget -= size;
+        }
+        let alts = line_end_hashes(root, &abs_of(root, key)).ok()?;
+        if let Some(mut c) = cached {
+            c.alts = Some(alts);
+            self.files.insert(key.to_string(), c);
+            self.dirty = true;
+        }
+        Some(alts)
+    }
+
+    /// [`StatCache::judge`] with a hashing budget for the line-end comparison (the hooks).
+    fn judge_within(
+        &mut self,
+        root: &Path,
+        key: &str,
+        state: FileState,
+        want: Option<&[u8; 32]>,
+        budget: Option<&mut u64>,
+    ) -> Judged {
+        match (state, want) {
+            (_, None) | (FileState::Gone, _) => Judged::Changed,
+            (FileState::Unchecked(kind), _) => Judged::Unchecked(kind),
+            (FileState::Hash(now), Some(want)) if now == *want => Judged::Fresh,
+            (FileState::Hash(now), Some(want)) => {
+                match self.alternates(root, key, now, budget) {
+                    Some(alts) if alts.contains(want) => Judged::Fresh,
+                    Some(_) => Judged::Changed,
+                    // Could not be read again or over the budget: not confirmed either way.
+                    None => Judged::Unchecked(std::io::ErrorKind::Other),
+                }
             }
         }
     }
@@ -566,11 +682,8 @@ impl StatCache {
         let stamp = stamp_of_key(root, key);
         // Only a match is taken from the cache; anything else is hashed (once).
         let vouched = stamp.as_ref().ok().and_then(|st| self.trusted(key, st));
-        match self.state_with(root, key, stamp, vouched == Some(want)) {
-            FileState::Hash(h) => h != want,
-            FileState::Unchecked(_) => false,
-            FileState::Gone => true,
-        }
+        let state = self.state_with(root, key, stamp, vouched == Some(want));
+        self.judge(root, key, state, Some(&want)) == Judged::Changed
     }
 
     /// [`StatCache::is_current`], hashing at most `budget` bytes (taken off it): a file the cache
@@ -595,122 +708,18 @@ impl StatCache {
                 *budget -= st.size;
             }
         }
-        matches!(self.state_with(root, key, stamp, true), FileState::Hash(h) if h == want)
+        let state = self.state_with(root, key, stamp, true);
+        self.judge_within(root, key, state, Some(&want), Some(budget)) == Judged::Fresh
     }
 
     /// True when `key`'s file hashes as its recorded `hex` hash right now; false when it changed,
     /// could not be checked, or `hex` does not parse (the strict side of [`StatCache::is_changed`]:
     /// only a confirmed match counts).
     pub fn is_current(&mut self, root: &Path, key: &str, hex: &str) -> bool {
-        matches!((self.state(root, key), decode_hex32(hex)),
-            (FileState::Hash(h), Some(want)) if h == want)
+        let state = self.state(root, key);
+        self.judge(root, key, state, decode_hex32(hex).as_ref()) == Judged::Fresh
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Writes `name` under `root` with a modification time a minute ago (outside the racy
-    /// window, so the cache trusts it once hashed).
-    fn write_old(root: &Path, name: &str, bytes: &[u8]) -> std::path::PathBuf {
-        let p = root.join(name);
-        std::fs::write(&p, bytes).unwrap();
-        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
-        std::fs::File::options()
-            .write(true)
-            .open(&p)
-            .unwrap()
-            .set_modified(old)
-            .unwrap();
-        p
-    }
-
-    #[test]
-    fn a_hashing_budget_leaves_large_unvouched_files_unhashed() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        let p = write_old(&root, "big.bin", &[7u8; 4096]);
-        let hex = crate::store::entry::hex(&hash_file(&root, &p).unwrap());
-        let mut cache = StatCache::default();
-        let mut budget = 4095;
-        assert!(!cache.is_current_within(&root, "big.bin", &hex, &mut budget));
-        assert_eq!(budget, 4095);
-        assert!(!cache.is_dirty(), "hashed past the budget");
-        let mut budget = 5000;
-        assert!(cache.is_current_within(&root, "big.bin", &hex, &mut budget));
-        assert_eq!(budget, 5000 - 4096);
-        // Vouched for by the cache now: no budget needed.
-        let mut budget = 0;
-        assert!(cache.is_current_within(&root, "big.bin", &hex, &mut budget));
-    }
-
-    #[test]
-    fn detects_change_even_within_the_racy_window() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        std::fs::write(root.join("a.txt"), "one").unwrap();
-        let mut cache = StatCache::default();
-        let FileState::Hash(h1) = cache.state(&root, "a.txt") else {
-            panic!()
-        };
-        // Same size, same second: only re-hashing (racy clean) can see this.
-        std::fs::write(root.join("a.txt"), "two").unwrap();
-        let FileState::Hash(h2) = cache.state(&root, "a.txt") else {
-            panic!()
-        };
-        assert_ne!(h1, h2);
-        std::fs::remove_file(root.join("a.txt")).unwrap();
-        assert_eq!(cache.state(&root, "a.txt"), FileState::Gone);
-    }
-
-    #[test]
-    fn trusts_old_unchanged_files_without_rehashing() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        let p = write_old(&root, "a.txt", b"one");
-        let mut cache = StatCache::default();
-        let first = cache.state(&root, "a.txt");
-        // Poison the cached hash: if the cache is trusted, we get the poisoned value back.
-        cache.files.get_mut("a.txt").unwrap().hash = [7; 32];
-        assert_eq!(cache.state(&root, "a.txt"), FileState::Hash([7; 32]));
-        assert_ne!(first, FileState::Hash([7; 32]));
-        // But a damaged hash never makes a file count as changed (that deletes entries): the
-        // file is hashed again, and the fresh hash replaces the damaged one.
-        let FileState::Hash(real) = first else {
-            panic!("{first:?}")
-        };
-        let hex = crate::store::entry::hex(&real);
-        assert!(!cache.is_changed(&root, "a.txt", &hex));
-        assert_eq!(cache.state(&root, "a.txt"), FileState::Hash(real));
-        assert!(cache.is_dirty());
-        // A real change still counts.
-        std::fs::write(&p, "two").unwrap();
-        assert!(cache.is_changed(&root, "a.txt", &hex));
-    }
-
-    #[test]
-    fn cache_round_trips_and_ignores_garbage() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        std::fs::write(root.join("a.txt"), "x").unwrap();
-        let mut cache = StatCache::default();
-        cache.state(&root, "a.txt");
-        let path = root.join("stat.bin");
-        cache.save(&path, None).unwrap();
-        let loaded = StatCache::load(&path, 1 << 20);
-        assert_eq!(loaded.base.len(), 1);
-        assert!(
-            loaded.files.is_empty(),
-            "loaded keys are looked up in place"
-        );
-        assert_eq!(
-            loaded.get("a.txt").map(|c| c.hash),
-            cache.get("a.txt").map(|c| c.hash)
-        );
-        assert!(loaded.get("b.txt").is_none());
-        assert_eq!(StatCache::load(&path, 8).base.len(), 0, "over the limit");
-        std::fs::write(&path, b"garbage").unwrap();
-        assert_eq!(StatCache::load(&path, 1 << 20).base.len(), 0);
-    }
-}
+mod tests;

@@ -15,6 +15,8 @@ pub mod map;
 pub mod ops;
 pub mod paths;
 pub mod provenance;
+pub mod retention;
+pub mod worktree;
 
 use std::path::{Path, PathBuf};
 
@@ -26,8 +28,12 @@ pub const STORE_DIR: &str = ".capn";
 pub struct Store {
     /// The project root (canonical when it could be canonicalised).
     pub root: PathBuf,
-    /// `<root>/.capn`.
+    /// The store folder: `<root>/.capn`, or in a linked git worktree without a `.capn/` of its
+    /// own, the main checkout's (one memory per repository).
     pub dir: PathBuf,
+    /// Where this checkout keeps its own derived files (the stat cache, `stale.json`): `dir`
+    /// itself, or for a linked worktree `<dir>/worktrees/<name>`.
+    pub local: PathBuf,
 }
 
 impl Store {
@@ -36,11 +42,48 @@ impl Store {
         Store::at(find_root(cwd))
     }
 
-    /// The store at a known project root.
+    /// The store at a known project root: `<root>/.capn`, or, when `root` is a linked git
+    /// worktree without a `.capn/` of its own, the main checkout's, with this worktree's own
+    /// derived files in `<main>/.capn/worktrees/<name>/` ([`worktree`]).
     pub fn at(root: PathBuf) -> Store {
         let root = std::fs::canonicalize(&root).unwrap_or(root);
-        let dir = root.join(STORE_DIR);
-        Store { root, dir }
+        let own = root.join(STORE_DIR);
+        if std::fs::symlink_metadata(&own).is_err() {
+            if let Some(l) = worktree::linked(&root) {
+                let dir = l.main_root.join(STORE_DIR);
+                let local = dir.join("worktrees").join(&l.name);
+                return Store { root, dir, local };
+            }
+        }
+        Store {
+            root,
+            local: own.clone(),
+            dir: own,
+        }
+    }
+
+    /// The folder that holds the store folder: the project root, or for a linked worktree
+    /// using the main checkout's store, the main checkout's root.
+    pub fn home(&self) -> &Path {
+        self.dir.parent().unwrap_or(&self.root)
+    }
+
+    /// True when this checkout uses another checkout's store (a linked git worktree).
+    pub fn is_borrowed(&self) -> bool {
+        self.local != self.dir
+    }
+
+    /// The store folder as messages name it: `.capn/`, or the main checkout's path for a
+    /// linked worktree (`/src/app/.capn/ (the main checkout's: one memory for every worktree)`).
+    pub fn describe(&self) -> String {
+        if self.is_borrowed() {
+            format!(
+                "{}/ (the main checkout's, shared by every worktree of this repository)",
+                self.dir.display()
+            )
+        } else {
+            format!("{STORE_DIR}/")
+        }
     }
 
     /// The store for the current process: `discover(current_dir)`.
@@ -88,9 +131,15 @@ impl Store {
         self.dir.join("texts.bin")
     }
 
-    /// `.capn/stat.bin` (derived file-stat cache).
+    /// `.capn/stat.bin` (derived file-stat cache of this checkout).
     pub fn stat_cache_path(&self) -> PathBuf {
-        self.dir.join("stat.bin")
+        self.local.join("stat.bin")
+    }
+
+    /// `.capn/stale.json` (derived, this checkout's: when each chart was first found stale,
+    /// for the retention rule, [`retention`]).
+    pub fn stale_since_path(&self) -> PathBuf {
+        self.local.join("stale.json")
     }
 
     /// `.capn/lock`.
@@ -147,11 +196,18 @@ impl Store {
 }
 
 /// The project root for `cwd` (format.md, "Project root"): the first ancestor (or `cwd` itself)
-/// that contains `.capn/`; else the git top level (the first ancestor containing `.git`); else
-/// `cwd`.
+/// that contains `.capn/`, or that is a linked git worktree (so a worktree inside the main
+/// checkout, such as `.claude/worktrees/<name>`, is a checkout of its own, [`worktree`]); else
+/// the git top level (the first ancestor containing `.git`); else `cwd`.
 pub fn find_root(cwd: &Path) -> PathBuf {
     for dir in cwd.ancestors() {
         if is_own_store(&dir.join(STORE_DIR)) {
+            return dir.to_path_buf();
+        }
+        let dot_git = dir.join(".git");
+        if std::fs::symlink_metadata(&dot_git).is_ok_and(|m| m.is_file())
+            && worktree::linked(dir).is_some()
+        {
             return dir.to_path_buf();
         }
     }
@@ -239,7 +295,7 @@ impl Store {
     /// Errors: the store cannot be created, locked or listed.
     pub fn open_writer_with(&self, check: index::Check) -> Result<Writer> {
         self.check_dirs()?;
-        crate::fsutil::ensure_dir_inside(&self.root, &self.entries_dir())?;
+        crate::fsutil::ensure_dir_inside(self.home(), &self.entries_dir())?;
         let lock = StoreLock::acquire(&self.lock_path())?;
         self.writer_from(lock, check)
     }
@@ -269,6 +325,10 @@ impl Store {
     }
 
     fn writer_from(&self, lock: StoreLock, check: index::Check) -> Result<Writer> {
+        if self.is_borrowed() {
+            // This worktree's own derived files (the stat cache) live here.
+            crate::fsutil::ensure_dir_inside(self.home(), &self.local)?;
+        }
         let snap = index::load(self, check)?;
         let cache = StatCache::load(&self.stat_cache_path(), snap.derived_limit());
         Ok(Writer {
@@ -323,8 +383,8 @@ pub fn display_rel(root: &Path, path: &Path) -> String {
 }
 
 /// Positions of entries that must not answer: a backing file changed, vanished or was replaced
-/// (stale: [`Writer::delete_stale_listed`] deletes these), or could not be checked (hidden and
-/// kept; a note on stderr names the file once per process). Each distinct path is checked once.
+/// (stale: hidden and kept; `prune` deletes these), or could not be checked (hidden and kept; a
+/// note on stderr names the file once per process). Each distinct path is checked once.
 pub fn stale_positions(root: &Path, snap: &Snapshot, cache: &mut StatCache) -> Vec<usize> {
     let keys: Vec<&str> = snap.paths.iter().map(String::as_str).collect();
     let states = cache.states(root, &keys);
@@ -333,11 +393,16 @@ pub fn stale_positions(root: &Path, snap: &Snapshot, cache: &mut StatCache) -> V
             note_unchecked(k, *kind);
         }
     }
+    // Judged once per (path, recorded hash): most paths are recorded with one hash.
+    let mut judged: std::collections::HashMap<(u32, [u8; 32]), bool> = Default::default();
     (0..snap.len())
         .filter(|&i| {
-            !snap.refs.of(i).all(
-                |(p, h)| matches!(states[p as usize], fresh::FileState::Hash(now) if now == *h),
-            )
+            !snap.refs.of(i).all(|(p, h)| {
+                *judged.entry((p, *h)).or_insert_with(|| {
+                    let state = states[p as usize];
+                    cache.judge(root, keys[p as usize], state, Some(h)) == fresh::Judged::Fresh
+                })
+            })
         })
         .collect()
 }
@@ -363,6 +428,12 @@ pub(super) fn note_unchecked(key: &str, kind: std::io::ErrorKind) {
 /// or hashing differently). A file that cannot be checked does not make an entry stale.
 pub fn entry_is_stale(root: &Path, e: &Entry, cache: &mut StatCache) -> bool {
     e.files.iter().any(|(p, h)| cache.is_changed(root, p, h))
+}
+
+/// True when every backing file of `e` hashes as charted right now (line ends aside); false
+/// when one changed or could not be checked.
+pub fn entry_is_fresh(root: &Path, e: &Entry, cache: &mut StatCache) -> bool {
+    e.files.iter().all(|(p, h)| cache.is_current(root, p, h))
 }
 
 /// The backing files of `e` that have definitely changed ([`StatCache::is_changed`]), in the

@@ -30,6 +30,27 @@ impl Writer {
         self.delete_stale_listed(&stale)
     }
 
+    /// The entries whose backing files changed (confirmed from each entry's own file, as
+    /// [`Writer::prune`] would delete them), without deleting any: for `prune` in a shared
+    /// store.
+    ///
+    /// Errors: the entries folder cannot be listed.
+    pub fn stale_entries(&mut self) -> Result<Vec<Entry>> {
+        super::report_malformed(&self.store, &self.snap.malformed);
+        let stale = stale_positions(&self.store.root, &self.snap, &mut self.cache);
+        let mut out = Vec::new();
+        for i in stale {
+            let id = self.snap.ids[i].clone();
+            let path = self.store.entry_path(&id);
+            if let Ok(e) = super::index::read_entry(&path, &format!("{id}.md")) {
+                if super::entry_is_stale(&self.store.root, &e, &mut self.cache) {
+                    out.push(e);
+                }
+            }
+        }
+        Ok(out)
+    }
+
     /// Deletes every entry backed by the file `key` (whether or not it still exists). Returns
     /// how many were deleted.
     ///

@@ -197,7 +197,7 @@ fn paths_are_relative_to_cwd_and_stored_relative_to_root() {
 }
 
 #[test]
-fn a_changed_deleted_or_replaced_file_deletes_its_entries_before_any_answer() {
+fn a_changed_deleted_or_replaced_file_hides_its_entries_from_every_answer() {
     let env = Env::git();
     env.write("a.ts", "one");
     env.write("b.ts", "two");
@@ -218,12 +218,22 @@ fn a_changed_deleted_or_replaced_file_deletes_its_entries_before_any_answer() {
     env.run(&["ask", "alpha widget registry"]).code(1);
     env.run(&["ask", "beta payment ledger"]).code(1);
     env.run(&["ask", "gamma email queue"]).ok();
-    assert_eq!(entry_files(&env).len(), 1, "stale entries were not deleted");
+    // Stale hides, never destroys: every entry is still there.
+    assert_eq!(entry_files(&env).len(), 3, "a stale entry was deleted");
     // Replaced with other content.
     env.write("c.tmp", "THREE!");
     fs::rename(env.root.join("c.tmp"), env.root.join("c.ts")).unwrap();
     env.run(&["ask", "gamma email queue"]).code(1);
-    assert!(entry_files(&env).is_empty());
+    // Back as charted: it answers again.
+    env.write("a.ts", "one");
+    env.run(&["ask", "alpha widget registry"]).ok();
+    // prune deletes the two still stale.
+    let run = env.run(&["prune"]).ok();
+    assert!(
+        run.stdout.starts_with("pruned 2 stale entries\n"),
+        "{run:?}"
+    );
+    assert_eq!(entry_files(&env).len(), 1);
 }
 
 #[test]

@@ -204,7 +204,7 @@ fn post_commit_prune_goes_where_the_hook_runs_it_and_doctor_checks_that() {
         .status()
         .unwrap();
     assert!(status.success());
-    assert_eq!(crate::init::wait_for_log(&log), "prune\n");
+    assert_eq!(crate::init::wait_for_log(&log), "prune --expired\n");
     // Without capn on PATH the guarded line is silent and the hook still succeeds.
     let status = std::process::Command::new(&hook)
         .current_dir(&env.root)

@@ -227,11 +227,10 @@ fn a_backing_file_replaced_by_a_fifo_is_stale_and_never_blocks() {
     mkfifo(&env.root.join("src/pay.ts"));
     let run = ask(&env);
     assert_eq!(run.code, 1, "{}", run.stdout);
-    assert_eq!(
-        env.run(&["list", "--json"]).stdout,
-        "",
-        "the stale entry was kept"
-    );
+    // Stale hides, never destroys: kept, marked changed.
+    let listed = env.run(&["list", "--json"]).ok().jsonl();
+    assert_eq!(listed.len(), 1, "the stale entry was deleted");
+    assert_eq!(listed[0]["changed"], serde_json::json!(["src/pay.ts"]));
 }
 
 /// Swaps a backing file for a FIFO and back while `ask` and `chart` run: none may hang. (Bounded:

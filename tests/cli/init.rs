@@ -434,10 +434,10 @@ fn git(env: &Env, dir: &std::path::Path, args: &[&str], path: Option<&str>) -> O
 }
 
 /// The lines `init --git` puts right after a hook's shebang.
-pub const PRUNE_LINES: &str = "# Added by capn init: drop charted answers whose files this commit changed.\ncommand -v capn >/dev/null 2>&1 && { capn prune >/dev/null 2>&1 & }\n";
+pub const PRUNE_LINES: &str = "# Added by capn init: check the charts after each commit (deletes only charts stale past the retention).\ncommand -v capn >/dev/null 2>&1 && { capn prune --expired >/dev/null 2>&1 & }\n";
 /// The guarded, backgrounded prune line.
 pub const PRUNE_GUARDED: &str =
-    "command -v capn >/dev/null 2>&1 && { capn prune >/dev/null 2>&1 & }";
+    "command -v capn >/dev/null 2>&1 && { capn prune --expired >/dev/null 2>&1 & }";
 
 /// The fake capn's log once it has something (the hook runs it in the background), waiting up
 /// to 5 s.
@@ -513,7 +513,7 @@ fn git_hook_goes_where_core_hooks_path_points() {
         &["commit", "-q", "--allow-empty", "-m", "x"],
         Some(&path),
     );
-    assert_eq!(wait_for_log(&log), "prune\n");
+    assert_eq!(wait_for_log(&log), "prune --expired\n");
     env.run(&["uninstall"]).ok();
     assert!(!env.root.join(".husky/post-commit").exists());
 }
@@ -551,7 +551,7 @@ fn git_hook_in_a_linked_worktree_is_left_to_the_main_checkout() {
         &["commit", "-q", "--allow-empty", "-m", "x"],
         Some(&path),
     );
-    assert_eq!(wait_for_log(&log), "prune\n");
+    assert_eq!(wait_for_log(&log), "prune --expired\n");
     env.run_cmd(env.cmd_in(&wt, &["uninstall"]), b"").ok();
     assert!(
         shared.exists(),
@@ -609,7 +609,7 @@ fn git_hook_in_a_submodule_goes_to_its_hooks_in_the_superproject() {
         &["commit", "-q", "--allow-empty", "-m", "x"],
         Some(&path),
     );
-    assert_eq!(wait_for_log(&log), "prune\n");
+    assert_eq!(wait_for_log(&log), "prune --expired\n");
 }
 
 /// A repository cannot steer the hook write out of the project: not through a symlinked folder

@@ -193,7 +193,7 @@ fn related_lines_and_the_removal_note_quote_a_hostile_entry() {
             score["score"]
         )
     );
-    // Stale now: the note that ask removed it quotes and caps it too.
+    // Stale now: the note that ask hid it quotes and caps it too.
     env.write("src/api/stripe-webhooks.ts", "changed\n");
     let run = env
         .run(&["ask", "where are stripe payment webhooks handled"])
@@ -201,7 +201,7 @@ fn related_lines_and_the_removal_note_quote_a_hostile_entry() {
     let first = run.stderr.lines().next().unwrap();
     assert_eq!(
         first,
-        format!("capn: removed 1 chart whose files changed: \"{HOSTILE_Q_QUOTED}\" (\"src/api/stripe-webhooks.ts\")")
+        format!("capn: hid 1 chart whose files changed since it was charted: \"{HOSTILE_Q_QUOTED}\" (\"src/api/stripe-webhooks.ts\"); it answers again once the files are back as charted (capn prune deletes stale charts)")
     );
 }
 

@@ -7,7 +7,7 @@ use std::fs;
 use std::process::Stdio;
 
 const PRUNE_ONLY_HOOK: &str =
-    "#!/bin/sh\n# Added by capn init: drop charted answers whose files this commit changed.\ncommand -v capn >/dev/null 2>&1 && { capn prune >/dev/null 2>&1 & }\n";
+    "#!/bin/sh\n# Added by capn init: check the charts after each commit (deletes only charts stale past the retention).\ncommand -v capn >/dev/null 2>&1 && { capn prune --expired >/dev/null 2>&1 & }\n";
 
 /// `uninstall` removes exactly what `init` added. A hand-written registration (the one
 /// docs/compaction-survival.md tells users to write) made init add nothing to

@@ -6,6 +6,7 @@ mod codex_reminder;
 mod concurrency;
 mod doctor;
 mod fork;
+mod git_scenarios;
 mod guest;
 mod handoff;
 mod hook_budget;

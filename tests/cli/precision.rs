@@ -143,7 +143,7 @@ fn a_near_miss_in_embedding_mode_suggests_the_chart_it_resembles() {
 }
 
 #[test]
-fn a_miss_names_the_charts_ask_just_removed_as_stale() {
+fn a_miss_names_the_stale_charts_ask_hid_and_keeps_them() {
     for mode in MODES {
         let env = store(mode);
         chart(&env, "Where is the session cookie signed?", "src/x.ts");
@@ -153,15 +153,21 @@ fn a_miss_names_the_charts_ask_just_removed_as_stale() {
         assert_eq!(
             run.stderr,
             format!(
-                "capn: removed 1 chart whose files changed: \"{q}\" (\"src/x.ts\")\n\
+                "capn: hid 1 chart whose files changed since it was charted: \"{q}\" (\"src/x.ts\"); it answers again once the files are back as charted (capn prune deletes stale charts)\n\
                  capn: no charted answer yet. Explore as usual; once you have found the files that answer it, chart them:\n  \
                  capn chart \"{q}\" --files <files> [--details \"<extra context>\"]\n"
             ),
             "{mode:?}"
         );
-        // Said once: the next miss has nothing to report.
+        // Kept: said again on the next miss, and it answers once the file is back.
         let run = env.run(&["ask", q]).code(1);
-        assert!(!run.stderr.contains("removed"), "{mode:?}: {}", run.stderr);
+        assert!(
+            run.stderr.starts_with("capn: hid 1 chart"),
+            "{mode:?}: {}",
+            run.stderr
+        );
+        env.write("src/x.ts", "// src/x.ts\n");
+        env.run(&["ask", q]).ok();
     }
 }
 
@@ -190,7 +196,7 @@ fn the_removal_note_counts_and_names_several_charts() {
     assert_eq!(
         first,
         // In entry-id order (ids are question hashes, so the order is fixed).
-        "capn: removed 2 charts whose files changed: \"Where is the session cookie signed?\" (\"src/a.ts\"); \"Where is the session cookie verified?\" (\"src/a.ts\", \"src/c.ts\")"
+        "capn: hid 2 charts whose files changed since they were charted: \"Where is the session cookie signed?\" (\"src/a.ts\"); \"Where is the session cookie verified?\" (\"src/a.ts\", \"src/c.ts\"); they answer again once the files are back as charted (capn prune deletes stale charts)"
     );
 }
 
@@ -242,7 +248,7 @@ fn list_marks_charts_whose_files_changed() {
     let run = env.run(&["list"]).ok();
     assert!(
         run.stdout.contains(&format!(
-            "{stale}  [stale] Where is the session cookie signed?\n  files: src/x.ts\n  changed since charted: src/x.ts (an ask that finds this chart removes it; `capn prune` removes it now)\n"
+            "{stale}  [stale] Where is the session cookie signed?\n  files: src/x.ts\n  changed since charted: src/x.ts (hidden until they are back as charted; `capn prune` deletes it)\n"
         )),
         "{}",
         run.stdout
@@ -277,7 +283,7 @@ fn list_marks_charts_whose_files_changed() {
     let run = env.run(&["list"]).ok();
     assert!(
         run.stdout
-            .contains("  changed since charted: src/y.ts (missing) (an ask that finds"),
+            .contains("  changed since charted: src/y.ts (missing) (hidden until"),
         "{}",
         run.stdout
     );

@@ -30,6 +30,16 @@ pub(super) fn check(root: &Path, checks: &mut Vec<Check>) -> bool {
             "capn init --git (it moves the line right after the #! line, guarded and in the \
              background)",
         )),
+        git_hook::PruneStatus::Outdated(line) => checks.push(Check::failed(
+            what,
+            format!(
+                "it runs `{line}`, an older capn's line: plain capn prune after each commit \
+                 deletes every chart the commit made stale, even one true again once you switch \
+                 back to its branch"
+            ),
+            "capn init --git (it replaces the line with capn prune --expired, which keeps \
+             stale charts for the retention of .capn/config.json)",
+        )),
         git_hook::PruneStatus::Runs if !crate::fsutil::is_executable(&path) => {
             checks.push(Check::failed(
                 what,

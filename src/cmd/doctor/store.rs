@@ -64,9 +64,10 @@ fn malformed_entries(store: &Store) -> Vec<(String, String)> {
 /// The store folders and `.capn/config.json`: present, readable, valid.
 fn check_store_files(root: &Path, checks: &mut Vec<Check>) {
     let store = Store::at(root.to_path_buf());
+    let what = format!("store {}", store.describe());
     if !store.exists() {
         checks.push(Check::failed(
-            "store .capn/",
+            what,
             format!("{} does not exist", store.dir.display()),
             FIX_INIT,
         ));
@@ -76,8 +77,13 @@ fn check_store_files(root: &Path, checks: &mut Vec<Check>) {
         Some(n) => {
             let malformed = malformed_entries(&store);
             let good = n.saturating_sub(malformed.len());
+            let mode = if store.config().shared {
+                ", shared: entries committed to git"
+            } else {
+                ""
+            };
             checks.push(Check::ok(format!(
-                "store .capn/ ({good} chart{})",
+                "{what} ({good} chart{}{mode})",
                 if good == 1 { "" } else { "s" }
             )));
             if let Some((name, why)) = malformed.first() {
@@ -97,7 +103,7 @@ fn check_store_files(root: &Path, checks: &mut Vec<Check>) {
             }
         }
         None => checks.push(Check::failed(
-            "store .capn/",
+            what,
             format!("{} is missing", store.entries_dir().display()),
             FIX_INIT,
         )),

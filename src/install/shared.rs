@@ -1,0 +1,88 @@
+//! Shared mode (`capn init --shared`): the store's entries and `config.json` are committed to
+//! git for the team, one file per entry, so two branches that chart merge without a conflict;
+//! the derived files stay out of git through `.capn/.gitignore` ([`STORE_GITIGNORE`]), and the
+//! project's `.gitignore` no longer ignores `.capn/`. `capn init --local` switches back: capn's
+//! `.capn/` line returns to `.gitignore` and `.capn/.gitignore` goes (the entries stay in git's
+//! history; `git rm -r --cached .capn` stops tracking them).
+
+use anyhow::Result;
+use std::path::Path;
+
+/// `.capn/.gitignore` in shared mode: everything in `.capn/` is ignored but the entries, the
+/// config and this file (the index, vectors, stat cache, `stale.json`, lock, install record,
+/// linked worktrees' folders and temp files are derived or per machine).
+pub const STORE_GITIGNORE: &str = "\
+# Written by capn init --shared: the charts (entries/*.md) and config.json are committed for the
+# team; everything else in .capn/ is derived or per machine and stays out of git.
+*
+!/.gitignore
+!/config.json
+!/entries/
+!/entries/*.md
+";
+
+/// The lines of a project `.gitignore` that ignore the whole store, as capn writes them or
+/// equivalently (trailing spaces aside).
+pub fn ignores_store(line: &[u8]) -> bool {
+    matches!(
+        line.trim_ascii_end(),
+        b".capn" | b".capn/" | b"/.capn" | b"/.capn/" | b".capn/*" | b"/.capn/*"
+    )
+}
+
+/// The project `.gitignore` (`bytes`) without its lines that ignore the whole store, every other
+/// byte as it was; `None` when it has none.
+pub fn without_store_lines(bytes: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut dropped = false;
+    for line in bytes.split_inclusive(|b| *b == b'\n') {
+        let text = line.strip_suffix(b"\n").unwrap_or(line);
+        let text = text.strip_suffix(b"\r").unwrap_or(text);
+        if ignores_store(text) {
+            dropped = true;
+        } else {
+            out.extend_from_slice(line);
+        }
+    }
+    dropped.then_some(out)
+}
+
+/// What `init` does with `.capn/.gitignore`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoreIgnore {
+    /// Leave it as it is.
+    Keep,
+    /// Write [`STORE_GITIGNORE`] (absent, or another text).
+    Write,
+    /// Remove it (switching back to local: it is capn's own text).
+    Remove,
+}
+
+/// Plans `.capn/.gitignore` at `path` for a store that is `shared` or not: written when shared
+/// and missing or different; removed when not shared and it holds capn's own text (a file the
+/// user wrote is kept).
+///
+/// Errors: it is a symlink, a special file, or cannot be read.
+pub fn plan_store_ignore(path: &Path, shared: bool) -> Result<StoreIgnore> {
+    let now = crate::fsutil::read_host_file(path, ".capn/.gitignore")?;
+    Ok(match (shared, now) {
+        (true, Some(b)) if b == STORE_GITIGNORE.as_bytes() => StoreIgnore::Keep,
+        (true, _) => StoreIgnore::Write,
+        (false, Some(b)) if b == STORE_GITIGNORE.as_bytes() => StoreIgnore::Remove,
+        (false, _) => StoreIgnore::Keep,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_store_lines_leave_the_gitignore() {
+        assert_eq!(
+            without_store_lines(b"target/\r\n.capn/\r\n/node_modules\n.capn  \nx").unwrap(),
+            b"target/\r\n/node_modules\nx"
+        );
+        assert_eq!(without_store_lines(b"target/\n.capn/index.bin\n"), None);
+    }
+}

@@ -1,0 +1,197 @@
+//! One memory per repository: a linked git worktree (`git worktree add`) without a `.capn/` of
+//! its own reads and writes the main checkout's store, found from files alone (no `git` run on
+//! the hot path), the way git itself links them:
+//!
+//! - `<worktree>/.git` is a regular file `gitdir: <path>` naming the worktree's git dir,
+//!   `<common>/worktrees/<name>`;
+//! - that folder's `commondir` names the common git dir (relative to it, or absolute), and its
+//!   `gitdir` names the worktree's `.git` file back;
+//! - the main checkout is the folder whose `.git` folder is the common git dir.
+//!
+//! Everything in them is untrusted (a folder can hold a `.git` file naming anything): each file
+//! is read without following a symlink, at most [`MAX_LINK_BYTES`]; the worktree's git dir must
+//! be a real folder inside `<common>/worktrees/` whose `gitdir` names this very `.git` file
+//! back, and the main checkout's `.git` a real folder, owned by the user running capn. Anything
+//! else (a submodule's `.git` file, which has no `commondir`; a bare repository's worktree,
+//! which has no main checkout; a link that does not hold) is not a linked worktree, and the
+//! folder keeps a store of its own as before.
+
+use std::path::{Path, PathBuf};
+
+/// The most bytes read of a `.git` file, `commondir` or `gitdir` (git writes one path).
+pub const MAX_LINK_BYTES: u64 = 4096;
+
+/// A linked worktree of a repository with a main checkout.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Linked {
+    /// The main checkout's root (canonical).
+    pub main_root: PathBuf,
+    /// The worktree's name: the last component of its git dir (`.git/worktrees/<name>`).
+    pub name: String,
+}
+
+/// The first line of the small file at `path`, read without following a symlink, at most
+/// [`MAX_LINK_BYTES`], as UTF-8 with the line end trimmed.
+fn read_line(path: &Path) -> Option<String> {
+    let bytes =
+        crate::fsutil::read_limited(path, MAX_LINK_BYTES, crate::fsutil::Follow::Never).ok()?;
+    let text = String::from_utf8(bytes).ok()?;
+    let line = text.lines().next()?.trim_end_matches('\r');
+    (!line.is_empty()).then(|| line.to_string())
+}
+
+/// `p` joined to `base` when relative, lexically normalised, then canonicalised.
+fn resolve(base: &Path, p: &str) -> Option<PathBuf> {
+    let joined = super::paths::normalize(&base.join(p))?;
+    std::fs::canonicalize(joined).ok()
+}
+
+/// True when `p` is a real folder (not a symlink) owned by the user running capn.
+fn own_real_dir(p: &Path) -> bool {
+    let Ok(meta) = std::fs::symlink_metadata(p) else {
+        return false;
+    };
+    if !meta.is_dir() {
+        return false;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if meta.uid() != rustix::process::geteuid().as_raw() {
+            return false;
+        }
+    }
+    true
+}
+
+/// When `root` is a linked worktree (module docs): its main checkout and its name.
+pub fn linked(root: &Path) -> Option<Linked> {
+    let dot_git = root.join(".git");
+    if !std::fs::symlink_metadata(&dot_git).ok()?.is_file() {
+        return None;
+    }
+    let line = read_line(&dot_git)?;
+    let gitdir = resolve(root, line.strip_prefix("gitdir:")?.trim())?;
+    if !own_real_dir(&gitdir) {
+        return None;
+    }
+    let common = resolve(&gitdir, &read_line(&gitdir.join("commondir"))?)?;
+    // The worktree's git dir is `<common>/worktrees/<name>` and names this `.git` file back.
+    if gitdir.parent()? != common.join("worktrees") {
+        return None;
+    }
+    let back = resolve(&gitdir, &read_line(&gitdir.join("gitdir"))?)?;
+    if back != std::fs::canonicalize(&dot_git).ok()? {
+        return None;
+    }
+    // The main checkout: the folder whose `.git` folder is the common dir.
+    if common.file_name()? != ".git" {
+        return None;
+    }
+    let main_root = common.parent()?.to_path_buf();
+    let main_git = main_root.join(".git");
+    if !own_real_dir(&main_git) || std::fs::canonicalize(&main_git).ok()? != common {
+        return None;
+    }
+    let name = gitdir.file_name()?.to_str()?.to_string();
+    Some(Linked { main_root, name })
+}
+
+/// The most linked worktrees [`other_checkouts`] looks at.
+pub const MAX_WORKTREES: usize = 256;
+
+/// The checkouts of the repository whose main checkout is `main_root`, other than `this`: the
+/// main checkout itself and each linked worktree listed in `<main>/.git/worktrees/` that
+/// [`linked`] confirms (so a listing git no longer honours, or one planted there, is passed
+/// over), at most [`MAX_WORKTREES`]. Empty when `main_root` has no `.git` folder.
+pub fn other_checkouts(main_root: &Path, this: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let main_git = main_root.join(".git");
+    if !own_real_dir(&main_git) {
+        return out;
+    }
+    let this = std::fs::canonicalize(this).unwrap_or_else(|_| this.to_path_buf());
+    let main = std::fs::canonicalize(main_root).unwrap_or_else(|_| main_root.to_path_buf());
+    if main != this {
+        out.push(main.clone());
+    }
+    let Ok(rd) = std::fs::read_dir(main_git.join("worktrees")) else {
+        return out;
+    };
+    for de in rd.flatten().take(MAX_WORKTREES) {
+        let Some(dot_git) = read_line(&de.path().join("gitdir")) else {
+            continue;
+        };
+        let Some(root) = Path::new(&dot_git).parent().map(Path::to_path_buf) else {
+            continue;
+        };
+        let confirmed = linked(&root).is_some_and(|l| l.main_root == main);
+        if confirmed && root != this {
+            out.push(root);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A main checkout `m` and a linked worktree `w` as git lays them out.
+    fn layout(dir: &Path) -> (PathBuf, PathBuf) {
+        let m = dir.join("m");
+        let w = dir.join("w");
+        let gd = m.join(".git/worktrees/w");
+        std::fs::create_dir_all(&gd).unwrap();
+        std::fs::create_dir_all(&w).unwrap();
+        std::fs::write(w.join(".git"), format!("gitdir: {}\n", gd.display())).unwrap();
+        std::fs::write(gd.join("commondir"), "../..\n").unwrap();
+        std::fs::write(gd.join("gitdir"), format!("{}\n", w.join(".git").display())).unwrap();
+        (m, w)
+    }
+
+    #[test]
+    fn a_linked_worktree_finds_its_main_checkout() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path().canonicalize().unwrap();
+        let (m, w) = layout(&dir);
+        assert_eq!(
+            linked(&w),
+            Some(Linked {
+                main_root: m.clone(),
+                name: "w".into()
+            })
+        );
+        assert_eq!(linked(&m), None, "the main checkout is not linked");
+        assert_eq!(other_checkouts(&m, &m), vec![w.clone()]);
+        assert_eq!(other_checkouts(&m, &w), vec![m.clone()]);
+    }
+
+    #[test]
+    fn a_link_that_does_not_hold_is_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path().canonicalize().unwrap();
+        let (m, w) = layout(&dir);
+        let gd = m.join(".git/worktrees/w");
+        // The git dir does not name this .git file back (a planted .git file).
+        std::fs::write(gd.join("gitdir"), "/elsewhere/.git\n").unwrap();
+        assert_eq!(linked(&w), None);
+        std::fs::write(gd.join("gitdir"), format!("{}\n", w.join(".git").display())).unwrap();
+        // No commondir: a submodule's .git file.
+        std::fs::remove_file(gd.join("commondir")).unwrap();
+        assert_eq!(linked(&w), None);
+        std::fs::write(gd.join("commondir"), "../..\n").unwrap();
+        // A huge .git file is not read.
+        std::fs::write(w.join(".git"), "x".repeat(MAX_LINK_BYTES as usize + 1)).unwrap();
+        assert_eq!(linked(&w), None);
+        #[cfg(unix)]
+        {
+            // A .git that is a symlink to a real link file is not followed.
+            let real = dir.join("real-dot-git");
+            std::fs::write(&real, format!("gitdir: {}\n", gd.display())).unwrap();
+            std::fs::remove_file(w.join(".git")).unwrap();
+            std::os::unix::fs::symlink(&real, w.join(".git")).unwrap();
+            assert_eq!(linked(&w), None);
+        }
+    }
+}
