@@ -1,0 +1,155 @@
+//! Phrasings: one chart, several ways of asking it. The writer finds the chart a question
+//! belongs to, so `chart` can learn a rewording instead of piling up near-duplicates:
+//!
+//! - [`Writer::asking`]: the chart that already has the question as one of its phrasings (its
+//!   `# ` question or another, once case, punctuation and whitespace are set aside);
+//! - [`Writer::similar_chart`]: a current chart with exactly the given backing files (paths and
+//!   hashes) that the question reaches in recall: among those charts alone, it is an answer or a
+//!   candidate (`crate::recall::decide`). Charting a question in other words with the same
+//!   files then adds a phrasing to that chart;
+//! - [`Writer::current_chart`]: the chart `capn chart "<words>" --like <id>` confirms, refused
+//!   clearly when the id is no chart or its files changed.
+
+use super::entry::Entry;
+use super::index::read_entry;
+use super::Writer;
+use crate::error::Refused;
+use crate::recall::{decide, gate::DocText, Ask};
+use anyhow::Result;
+use std::collections::BTreeMap;
+
+impl Writer {
+    /// The chart that has `question` as one of its phrasings (read from its file), other than
+    /// the ids in `except`.
+    pub fn asking(&self, question: &str, except: &[&str]) -> Option<Entry> {
+        self.snap
+            .bm25
+            .exact_docs(question)
+            .into_iter()
+            .filter_map(|pos| self.snap.ids.get(pos))
+            .filter(|id| !except.contains(&id.as_str()))
+            .filter_map(|id| read_entry(&self.store.entry_path(id), &format!("{id}.md")).ok())
+            .find(|e| e.is_phrasing(question))
+    }
+
+    /// A current chart backed by exactly `files` (path → SHA-256 hex, as just hashed) whose
+    /// question `question` reaches: asked of those charts alone, it is an answer or a candidate,
+    /// the chart holds every code of the question ([`codes`]) and the question every code of
+    /// the chart's question. The best such chart, read
+    /// from its file; `None` when there is none.
+    pub fn similar_chart(&self, question: &str, files: &BTreeMap<String, String>) -> Option<Entry> {
+        let same: Vec<usize> = (0..self.snap.len())
+            .filter(|&i| {
+                self.snap.refs.of(i).len() == files.len()
+                    && self.snap.files_of(i).zip(files).all(|((p, h), (fp, fh))| {
+                        p == fp && super::fresh::decode_hex32(fh).as_ref() == Some(h)
+                    })
+            })
+            .collect();
+        if same.is_empty() {
+            return None;
+        }
+        let read = |doc: usize| {
+            let id = self.snap.ids.get(doc)?;
+            let e = read_entry(&self.store.entry_path(id), &format!("{id}.md")).ok()?;
+            self.snap.agrees_with(doc, &e).then_some(e)
+        };
+        let text = |doc: usize| {
+            read(doc).map(|e| DocText {
+                files: e.files.keys().cloned().collect(),
+                question: e.asked().into_owned(),
+                details: e.details,
+            })
+        };
+        let model = crate::embed::model()?;
+        let thresholds = model.thresholds();
+        let allowed = |d: usize| same.binary_search(&d).is_ok();
+        let ask = Ask {
+            query: question,
+            limit: 1,
+            thresholds: &thresholds,
+            allowed: &allowed,
+            text: &text,
+        };
+        let qv = self
+            .snap
+            .vectors
+            .as_ref()
+            .map(|v| (v, model.embed(question)));
+        let vectors = qv.as_ref().map(|(v, q)| (*v, q.as_slice()));
+        let d = decide::search(&self.snap.bm25, vectors, &ask, Some(model));
+        // A chart that lacks a code of the question (a word with a digit: `v2`, `oauth2`), or
+        // whose question has a code this one lacks ("variant 3" against "variant 4"), is about
+        // another thing: never merged.
+        let asked = codes(question);
+        let holds_codes = |doc: usize| {
+            text(doc).is_some_and(|t| {
+                let held = codes(&format!(
+                    "{}\n{}\n{}",
+                    t.question,
+                    t.details,
+                    t.files.join("\n")
+                ));
+                let first = t.question.lines().next().unwrap_or_default();
+                asked.is_subset(&held) && codes(first).is_subset(&asked)
+            })
+        };
+        let ranked = d.answers.iter().map(|h| h.doc);
+        let best = ranked
+            .chain(d.candidates.iter().map(|c| c.hit.doc))
+            .find(|&doc| holds_codes(doc))?;
+        read(best)
+    }
+
+    /// The chart `id` as its file says, when every backing file hashes as charted now: what
+    /// `--like` may add a phrasing to.
+    ///
+    /// Errors ([`Refused`]): `id` is not an entry id, no chart has it, its file does not parse,
+    /// or a backing file changed (or cannot be checked).
+    pub fn current_chart(&mut self, id: &str) -> Result<Entry> {
+        if !super::entry::is_valid_id(id) {
+            return Err(Refused(format!(
+                "--like {}: not a chart id (8 to 16 lowercase hex digits, as `capn ask` and `capn list` print them); nothing was written",
+                super::printable(id)
+            ))
+            .into());
+        }
+        let path = self.store.entry_path(id);
+        if !path.exists() {
+            return Err(Refused(format!(
+                "--like {id}: there is no chart {id} (`capn list` shows the charts); nothing was written"
+            ))
+            .into());
+        }
+        let e = read_entry(&path, &format!("{id}.md"))
+            .map_err(|err| Refused(format!("--like {id}: {err}; nothing was written")))?;
+        let root = self.store.root.clone();
+        let mut budget = u64::MAX;
+        let current = e
+            .files
+            .iter()
+            .all(|(p, h)| self.cache.is_current_within(&root, p, h, &mut budget));
+        if !current {
+            let changed = super::changed_files(&root, &e, &mut self.cache);
+            let what = if changed.is_empty() {
+                "a backing file cannot be checked".to_string()
+            } else {
+                let names: Vec<String> = changed.iter().map(|f| super::printable(f)).collect();
+                format!("its files changed ({})", names.join(", "))
+            };
+            return Err(Refused(format!(
+                "--like {id}: chart {id} is stale: {what}, so it answers nothing; nothing was written. Explore as usual and chart what you find with --files"
+            ))
+            .into());
+        }
+        Ok(e)
+    }
+}
+
+/// The codes of a text: its words (runs of letters and digits, lowercased) that hold a digit.
+fn codes(text: &str) -> std::collections::BTreeSet<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.bytes().any(|b| b.is_ascii_digit()))
+        .map(str::to_lowercase)
+        .collect()
+}
