@@ -129,8 +129,11 @@ def main():
     for r, case, kind, q in qs:
         if kind not in ("neg", "near", "hard"):
             ws, _ = fresh[r]
+            before = entry_count({r: fresh[r]})
             p, _ = rb.run(a.capn, ["chart", q, "--files", ",".join(files[case])], ws, env)
             if p.returncode: print(f"  re-chart failed for {case}: {p.stderr.strip()}", file=sys.stderr)
+            elif a.verbose and entry_count({r: fresh[r]}) > before:
+                print(f"  [re-chart] {kind} {case}: new entry :: {q}", file=sys.stderr)
     out["recharted_new_entries"] = entry_count(fresh) - n0
     if a.json: print(json.dumps(out))
     else:

@@ -34,8 +34,7 @@ impl Writer {
 
     /// A current chart backed by exactly `files` (path → SHA-256 hex, as just hashed) whose
     /// question `question` reaches: asked of those charts alone, it is an answer or a candidate,
-    /// the chart holds every code of the question ([`codes`]) and the question every code of
-    /// the chart's question. The best such chart, read
+    /// and the question holds every code of the chart's question ([`codes`]). The best such chart, read
     /// from its file; `None` when there is none.
     pub fn similar_chart(&self, question: &str, files: &BTreeMap<String, String>) -> Option<Entry> {
         let same: Vec<usize> = (0..self.snap.len())
@@ -78,20 +77,13 @@ impl Writer {
             .map(|v| (v, model.embed(question)));
         let vectors = qv.as_ref().map(|(v, q)| (*v, q.as_slice()));
         let d = decide::search(&self.snap.bm25, vectors, &ask, Some(model));
-        // A chart that lacks a code of the question (a word with a digit: `v2`, `oauth2`), or
-        // whose question has a code this one lacks ("variant 3" against "variant 4"), is about
-        // another thing: never merged.
+        // A chart whose question has a code this one lacks (a word with a digit: `v2`,
+        // `oauth2`; "variant 3" against "variant 4") is about another thing: never merged.
         let asked = codes(question);
         let holds_codes = |doc: usize| {
             text(doc).is_some_and(|t| {
-                let held = codes(&format!(
-                    "{}\n{}\n{}",
-                    t.question,
-                    t.details,
-                    t.files.join("\n")
-                ));
                 let first = t.question.lines().next().unwrap_or_default();
-                asked.is_subset(&held) && codes(first).is_subset(&asked)
+                codes(first).is_subset(&asked)
             })
         };
         let ranked = d.answers.iter().map(|h| h.doc);
