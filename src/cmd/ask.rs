@@ -192,15 +192,14 @@ pub fn miss_text(question: &str, answers: &Answers) -> Result<String> {
         for r in &strong {
             out.push_str(&candidate_line("candidate", r)?);
         }
-        let files = if strong.len() == 1 {
-            "its files"
+        let (which, id) = if strong.len() == 1 {
+            ("it asks", first.entry.id.as_str())
         } else {
-            "that chart's files"
+            ("one of them asks", "<its id>")
         };
         out.push_str(&format!(
-            "capn: if it asks the same thing, read {files} instead of searching, and confirm it so that these words answer next time: capn chart {} --like {}\n",
-            chart_arg(question),
-            first.entry.id
+            "capn: if {which} the same thing, read its files instead of searching, and confirm it so that these words answer next time: capn chart {} --like {id}\n",
+            chart_arg(question)
         ));
         out.push_str("capn: if it does not: ");
         out.push_str(nudge(question).trim_start_matches("capn: "));
@@ -213,10 +212,14 @@ pub fn miss_text(question: &str, answers: &Answers) -> Result<String> {
         for r in &weak {
             out.push_str(&candidate_line("related", r)?);
         }
+        let id = if weak.len() == 1 {
+            first.entry.id.as_str()
+        } else {
+            "<its id>"
+        };
         out.push_str(&format!(
-            "capn: if one of them answers it, read its files and confirm it: capn chart {} --like {}\n",
-            chart_arg(question),
-            first.entry.id
+            "capn: if one of them answers it, read its files and confirm it: capn chart {} --like {id}\n",
+            chart_arg(question)
         ));
     }
     Ok(out)

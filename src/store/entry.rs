@@ -472,6 +472,46 @@ mod tests {
     }
 
     #[test]
+    fn phrasings_round_trip_after_the_details_and_dedupe() {
+        let mut e = sample();
+        assert!(e.add_phrasing("where do stripe callbacks land?"));
+        assert!(
+            !e.add_phrasing("Where do Stripe callbacks land"),
+            "same once normalised"
+        );
+        assert!(
+            !e.add_phrasing("where are payment webhooks handled"),
+            "the question itself"
+        );
+        assert!(!e.add_phrasing("two\nlines"));
+        let text = e.render();
+        assert!(text.ends_with(
+            "Second paragraph.\n\n## Also asked as\n- where do stripe callbacks land?\n"
+        ));
+        assert_eq!(Entry::parse(&text, "x").unwrap(), e);
+        assert_eq!(
+            e.asked(),
+            "Where are payment webhooks handled?\nwhere do stripe callbacks land?"
+        );
+        e.details.clear();
+        assert_eq!(Entry::parse(&e.render(), "x").unwrap(), e);
+        for i in 0..MAX_PHRASINGS + 2 {
+            e.add_phrasing(&format!("phrasing number {i}"));
+        }
+        assert_eq!(e.phrasings.len(), MAX_PHRASINGS);
+        assert_eq!(e.phrasings[0], "phrasing number 2", "the oldest go first");
+    }
+
+    #[test]
+    fn a_phrasings_heading_with_other_text_after_it_is_details() {
+        let mut e = sample();
+        e.details = "## Also asked as\n- not a list of phrasings\n\nbecause this follows".into();
+        let back = Entry::parse(&e.render(), "x").unwrap();
+        assert_eq!(back.details, e.details);
+        assert!(back.phrasings.is_empty());
+    }
+
+    #[test]
     fn ids_are_sha256_prefixes() {
         let h = question_hash("Where are payment webhooks handled?");
         assert_eq!(h.len(), 64);

@@ -563,7 +563,7 @@ fn reads_a_store_written_by_capn_hook_0_2() {
     );
 }
 
-fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+pub(crate) fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
     for e in fs::read_dir(from).unwrap() {
         let e = e.unwrap();
         let dest = to.join(e.file_name());

@@ -14,6 +14,7 @@ mod hostile;
 mod init;
 mod install_edges;
 mod offers;
+mod phrasings;
 mod plugin;
 mod precision;
 mod roundtrip;

@@ -198,10 +198,10 @@ fn file_name_with_trailing_space_can_be_charted() {
     assert_eq!(ask.jsonl()[0]["files"][0], "trail.txt ");
 }
 
-/// The "possibly related" lines are ranked by coverage + cosine but print `score` = 100·cosine,
-/// so they come out of order (52, then 53, then 43): the only number an agent sees contradicts
-/// the order, and a line can print a score far below the others (`sign out flow` shows a
-/// related chart with score 15). Ordered output should be ordered by the score it prints.
+/// Candidate lines once printed a `score` that contradicted what it was shown beside (a near
+/// miss's related line at 99 above right answers at 74; issue 21): they now carry no score, and
+/// instead the question's words the chart does not hold, which is what tells a rewording from a
+/// near miss.
 #[test]
 fn candidate_lines_carry_what_differs_and_no_score() {
     let env = Env::git();
