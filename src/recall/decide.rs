@@ -49,8 +49,8 @@ pub struct Decision {
     /// Charts that answer, best first, at most `ask.limit`. An exact re-ask scores 100; any
     /// other answer at most [`MAX_RANKED_SCORE`].
     pub answers: Vec<FusedHit>,
-    /// When there are no answers: strong candidates first (in rank order), then weak ones (by
-    /// closeness), at most [`MAX_CANDIDATES`].
+    /// When there are no answers: strong candidates first, then weak ones, each in fused rank
+    /// order, at most [`MAX_CANDIDATES`].
     pub candidates: Vec<Candidate>,
 }
 
@@ -60,7 +60,7 @@ pub struct Ranking {
     /// Charts past the ranking's own threshold, best first: the pool answers come from.
     pub passing: Vec<FusedHit>,
     /// Charts close enough to show on a miss (in fused mode, coverage + cosine ≥ `related_min`),
-    /// closest first; may repeat charts of `passing`.
+    /// best first by the same fused score; may repeat charts of `passing`.
     pub close: Vec<FusedHit>,
 }
 
