@@ -33,9 +33,9 @@ impl Writer {
     }
 
     /// A current chart backed by exactly `files` (path → SHA-256 hex, as just hashed) whose
-    /// question `question` reaches: asked of those charts alone, it is an answer or a candidate,
-    /// and the question holds every code of the chart's question ([`codes`]). The best such chart, read
-    /// from its file; `None` when there is none.
+    /// question `question` reaches: asked of those charts alone, it is an answer or a candidate
+    /// (unless both questions hold codes, [`codes`], and not the same ones). The best such
+    /// chart, read from its file; `None` when there is none.
     pub fn similar_chart(&self, question: &str, files: &BTreeMap<String, String>) -> Option<Entry> {
         let same: Vec<usize> = (0..self.snap.len())
             .filter(|&i| {
@@ -77,19 +77,21 @@ impl Writer {
             .map(|v| (v, model.embed(question)));
         let vectors = qv.as_ref().map(|(v, q)| (*v, q.as_slice()));
         let d = decide::search(&self.snap.bm25, vectors, &ask, Some(model));
-        // A chart whose question has a code this one lacks (a word with a digit: `v2`,
-        // `oauth2`; "variant 3" against "variant 4") is about another thing: never merged.
+        // Two questions that both hold codes (words with a digit: `v2`, `oauth2`, "step 3")
+        // and not the same ones are about different things: never merged. A code only one of
+        // them holds ("429", "v2") narrows the question but does not change it.
         let asked = codes(question);
-        let holds_codes = |doc: usize| {
+        let same_codes = |doc: usize| {
             text(doc).is_some_and(|t| {
                 let first = t.question.lines().next().unwrap_or_default();
-                codes(first).is_subset(&asked)
+                let held = codes(first);
+                asked.is_empty() || held.is_empty() || held == asked
             })
         };
         let ranked = d.answers.iter().map(|h| h.doc);
         let best = ranked
             .chain(d.candidates.iter().map(|c| c.hit.doc))
-            .find(|&doc| holds_codes(doc))?;
+            .find(|&doc| same_codes(doc))?;
         read(best)
     }
 

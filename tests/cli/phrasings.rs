@@ -208,15 +208,27 @@ fn the_same_files_with_a_similar_question_merge_and_ids_and_details_stay() {
     env.run(&["chart", WEBHOOKS, "--files", "src/api/other.ts"])
         .ok();
     assert_eq!(entry_files(&env), ["2d1b0350.md"]);
-    // A question that lacks a code of the chart's question is another question.
+    // Two questions that hold different codes are different questions.
     for q in [
         "where is webhook variant 2 handled?",
         "where is webhook variant 3 handled?",
+        "where is webhook variant 2 handled in step 3?",
     ] {
         env.run(&["chart", q, "--files", "src/api/variants.ts"])
             .ok();
     }
-    assert_eq!(entry_files(&env).len(), 3, "{:?}", entry_files(&env));
+    assert_eq!(entry_files(&env).len(), 4, "{:?}", entry_files(&env));
+    // A code only the new question holds narrows it without changing it: a phrasing.
+    let run = env
+        .run(&[
+            "chart",
+            "which handler processes stripe payment webhooks on api v2?",
+            "--files",
+            "src/api/other.ts",
+        ])
+        .ok();
+    assert!(run.stdout.contains("another phrasing"), "{}", run.stdout);
+    assert_eq!(entry_files(&env).len(), 4);
 }
 
 /// An entry with phrasings keeps the one `# ` heading capn-hook 0.2 parses as the question; the
