@@ -211,7 +211,7 @@ fn placed(
     question: &str,
     files: &BTreeMap<String, String>,
 ) -> Result<Placement> {
-    if let Some(mut e) = w.asking(question, &[]) {
+    if let Some(mut e) = w.asking(question) {
         let norm = crate::recall::gate::normalise_question(question);
         if crate::recall::gate::normalise_question(&e.question) == norm {
             return Ok(Placement::Same(e));

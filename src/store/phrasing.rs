@@ -19,17 +19,22 @@ use anyhow::Result;
 use std::collections::BTreeMap;
 
 impl Writer {
-    /// The chart that has `question` as one of its phrasings (read from its file), other than
-    /// the ids in `except`.
-    pub fn asking(&self, question: &str, except: &[&str]) -> Option<Entry> {
-        self.snap
+    /// The chart that has `question` as one of its phrasings (read from its file): one whose own
+    /// question it is first.
+    pub fn asking(&self, question: &str) -> Option<Entry> {
+        let norm = crate::recall::gate::normalise_question(question);
+        let mut found: Vec<Entry> = self
+            .snap
             .bm25
             .exact_docs(question)
             .into_iter()
             .filter_map(|pos| self.snap.ids.get(pos))
-            .filter(|id| !except.contains(&id.as_str()))
             .filter_map(|id| read_entry(&self.store.entry_path(id), &format!("{id}.md")).ok())
-            .find(|e| e.is_phrasing(question))
+            .filter(|e| e.is_phrasing(question))
+            .collect();
+        // The chart whose own question it is comes before one that has it as a phrasing.
+        found.sort_by_key(|e| crate::recall::gate::normalise_question(&e.question) != norm);
+        found.into_iter().next()
     }
 
     /// A current chart backed by exactly `files` (path → SHA-256 hex, as just hashed) whose

@@ -87,6 +87,12 @@ fn like_on_a_fresh_chart_adds_a_phrasing_that_answers_next_time() {
         "the chart's own question is shown"
     );
     assert_eq!(hits[0]["score"], 100, "asked in these words before");
+    // `list` shows the phrasings.
+    let list = env.run(&["list", "--json"]).ok().jsonl();
+    let rate = list.iter().find(|v| v["id"] == "73bd1d6b").unwrap();
+    assert_eq!(rate["phrasings"], serde_json::json!([q]));
+    let text = env.run(&["list"]).ok().stdout;
+    assert!(text.contains(&format!("  also asked as: {q}\n")), "{text}");
     // The original question still answers; confirming again changes nothing.
     assert_eq!(env.run(&["ask", RATE]).ok().jsonl()[0]["id"], "73bd1d6b");
     let again = env
