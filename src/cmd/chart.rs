@@ -114,17 +114,7 @@ fn chart_files(
     inputs: &[&str],
     args: &ChartArgs,
 ) -> Result<String> {
-    let mut files = BTreeMap::new();
-    let mut hashed = Vec::new();
-    for input in inputs {
-        let (key, abs) = paths::resolve_backing_file(&store.root, cwd, input)
-            .map_err(|e| Refused(with_comma_hint(e, &args.files, cwd)))?;
-        let at_ns = now_ns();
-        let hash = hash_file(&store.root, &abs)?;
-        files.insert(key.clone(), crate::store::entry::hex(&hash));
-        hashed.push((key, abs, hash, at_ns));
-    }
-
+    let (files, hashed) = hash_inputs(store, cwd, inputs, &args.files)?;
     store.check_dirs()?;
     if !store.exists() {
         // Charting works without init, but nothing then keeps .capn/ out of git or registers
@@ -188,6 +178,30 @@ fn chart_files(
             replaced.join(", ")
         )
     })
+}
+
+/// The backing files `inputs` (relative to `cwd`) as entry keys with their SHA-256 hex, and what
+/// the stat cache is told about them.
+///
+/// Errors: [`Refused`] for a path that cannot be charted (with a hint when `--files` split a
+/// file name at a comma); a file cannot be hashed.
+fn hash_inputs(
+    store: &Store,
+    cwd: &std::path::Path,
+    inputs: &[&str],
+    files_arg: &[String],
+) -> Result<(BTreeMap<String, String>, Vec<crate::store::ops::Hashed>)> {
+    let mut files = BTreeMap::new();
+    let mut hashed = Vec::new();
+    for input in inputs {
+        let (key, abs) = paths::resolve_backing_file(&store.root, cwd, input)
+            .map_err(|e| Refused(with_comma_hint(e, files_arg, cwd)))?;
+        let at_ns = now_ns();
+        let hash = hash_file(&store.root, &abs)?;
+        files.insert(key.clone(), crate::store::entry::hex(&hash));
+        hashed.push((key, abs, hash, at_ns));
+    }
+    Ok((files, hashed))
 }
 
 /// Where a question charted with `files` goes ([`placed`]).
