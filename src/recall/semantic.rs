@@ -63,8 +63,8 @@ const FILE_HEADER: usize = 8 + 4 + 8 + 8;
 /// Vectors stored per entry (see [`Vectors`]).
 pub const VIEWS: usize = 2;
 
-/// The texts an entry is embedded from, one per view: its question, and its question with its
-/// details.
+/// The texts an entry is embedded from, one per view: its question (with its other phrasings,
+/// one per line, `Entry::asked`), and that with its details.
 pub fn entry_texts(question: &str, details: &str) -> [String; VIEWS] {
     let full = if details.is_empty() {
         question.to_string()
