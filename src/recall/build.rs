@@ -205,12 +205,11 @@ fn analyse<'d>(docs: impl Iterator<Item = (u32, &'d Doc<'d>)>) -> (Runs, Vec<(u3
             .map(|f| b.add(&analyzer, &mut buf, d, 2, f))
             .sum();
         lens.push((d, [q, det, files]));
-        // The exact re-ask markers, one per phrasing (line) of the question: terms only
-        // `exact_docs` looks up (no field counts them).
-        for line in doc.question.lines() {
-            if let Some(key) = super::gate::exact_key(line) {
-                b.add_marker(&key, d);
-            }
+        // The exact re-ask marker of the chart's own question (its first line; other
+        // phrasings get none: `gate::apply`): a term only `exact_docs` looks up (no field
+        // counts it).
+        if let Some(key) = doc.question.lines().next().and_then(super::gate::exact_key) {
+            b.add_marker(&key, d);
         }
     }
     let mut runs: Runs = b.names.into_iter().map(|t| (t, Vec::new())).collect();

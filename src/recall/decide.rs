@@ -126,7 +126,7 @@ pub fn decide(
         .answers
         .iter()
         .map(|&doc| match find(doc) {
-            Some(h) if !question.is_exact(doc) => FusedHit {
+            Some(h) if !gated.exact.contains(&doc) => FusedHit {
                 score: h.score.min(MAX_RANKED_SCORE),
                 ..h
             },

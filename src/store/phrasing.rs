@@ -23,10 +23,18 @@ impl Writer {
     /// question it is first.
     pub fn asking(&self, question: &str) -> Option<Entry> {
         let norm = crate::recall::gate::normalise_question(question);
-        let mut found: Vec<Entry> = self
-            .snap
-            .bm25
-            .exact_docs(question)
+        // Its own question by the index marker; another phrasing holds every word of it.
+        let bm25 = &self.snap.bm25;
+        let mut docs = bm25.exact_docs(question);
+        docs.extend(
+            bm25.candidates(question, &|_| true)
+                .into_iter()
+                .filter(|c| c.coverage >= 1.0 - 1e-4)
+                .map(|c| c.doc),
+        );
+        docs.sort_unstable();
+        docs.dedup();
+        let mut found: Vec<Entry> = docs
             .into_iter()
             .filter_map(|pos| self.snap.ids.get(pos))
             .filter_map(|id| read_entry(&self.store.entry_path(id), &format!("{id}.md")).ok())
