@@ -9,12 +9,13 @@ binaries so that the machine's drift hits each of them alike, times whole-proces
 `ask` (a charted question), `hook user-prompt-submit` (a charted question as the prompt, offers
 on, a new session each run) and `hook pre-tool-use` (a Grep of three of a chart's words). Each
 binary gets its own copy of the store, so its derived files (index version) are its own.
-Prints one JSON line per binary and case: median and min in ms, and how many runs printed output.
+Prints one JSON line per binary and case: median and min in ms, the median CPU time (user +
+system, in ms: steadier than wall time on a loaded machine), and how many runs printed output.
 
 Use it to compare builds on one machine (ratios), where cli_bench.py gives absolute times.
 """
 
-import argparse, json, os, random, shlex, shutil, statistics, subprocess, sys, tempfile, time
+import argparse, json, os, random, resource, shlex, shutil, statistics, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cli_bench  # noqa: E402
@@ -69,18 +70,23 @@ def main():
             ws, sid + "-s", "PreToolUse", tool_name="Grep",
             tool_input={"pattern": "|".join(words[:3]), "path": "src"})
 
-    times, printed = {}, {}
+    times, printed, cpu = {}, {}, {}
     for r in range(a.runs):
         for b in bins:
             ws, env = stores[b]
             for case, cmd, stdin in cases(b, r):
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
                 t0 = time.perf_counter()
-                out = subprocess.run(cmd, cwd=ws, env=env, input=stdin, capture_output=True)
+                out = subprocess.run(cmd, cwd=ws, env=env, input=stdin, capture_output=True).stdout
                 times.setdefault((b, case), []).append((time.perf_counter() - t0) * 1000)
-                printed[(b, case)] = printed.get((b, case), 0) + (1 if out.stdout.strip() else 0)
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                used = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+                cpu.setdefault((b, case), []).append(used * 1000)
+                printed[(b, case)] = printed.get((b, case), 0) + (1 if out.strip() else 0)
     for (b, case), ms in times.items():
         print(json.dumps({"binary": b, "case": case, "n": a.n, "runs": len(ms),
                           "median_ms": round(statistics.median(ms), 2), "min_ms": round(min(ms), 2),
+                          "cpu_ms_median": round(statistics.median(cpu[(b, case)]), 2),
                           "output": printed[(b, case)]}))
     shutil.rmtree(root, ignore_errors=True)
 
