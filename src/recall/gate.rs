@@ -40,8 +40,9 @@
 //! (`assets/model/config.json`); the gate applies in both search modes (with the embedding off,
 //! the token vectors still align words: they are part of the binary, not of the store).
 //!
-//! The exact re-ask is separate: a question that equals a chart's question once case,
-//! punctuation and whitespace are set aside ([`exact_key`]) is always that chart's answer.
+//! The exact re-ask is separate: a question that equals a chart's question, or one of its other
+//! phrasings, once case, punctuation and whitespace are set aside ([`exact_key`],
+//! [`normalise_question`]) is always that chart's answer ([`apply`]).
 
 use super::background;
 use super::opposites::Opposable;
