@@ -138,7 +138,7 @@ fn chart_files(
             (id.clone(), format!("charted {id}"))
         }
         Placement::Phrasing(mut e) => {
-            e.add_phrasing(question);
+            let added = e.add_phrasing(question);
             e.at = at;
             // The other question's details stay: new ones are added after them.
             match details {
@@ -151,7 +151,11 @@ fn chart_files(
             let id = e.id.clone();
             let q = serde_json::to_string(&e.question).unwrap_or_default();
             write_entry(&mut w, e, &hashed)?;
-            let said = format!("charted {id}: the same files as {q}, a similar question: added as another phrasing of it (no new entry); asked in these words, it now answers with that chart");
+            let said = if added {
+                format!("charted {id}: the same files as {q}, a similar question: added as another phrasing of it (no new entry); asked in these words, it now answers with that chart")
+            } else {
+                format!("charted {id}: already a phrasing of {q} (no new entry)")
+            };
             (id, said)
         }
         Placement::New => {

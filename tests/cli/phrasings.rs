@@ -190,6 +190,18 @@ fn the_same_files_with_a_similar_question_merge_and_ids_and_details_stay() {
         "charted 2d1b0350: the same files as \"Where are payment webhooks handled?\", a similar question: added as another phrasing of it (no new entry); asked in these words, it now answers with that chart\n"
     );
     assert_eq!(entry_files(&env), ["2d1b0350.md"]);
+    let again = env
+        .run(&[
+            "chart",
+            "Which handler processes Stripe payment webhooks",
+            "--files",
+            "src/api/webhooks.ts",
+        ])
+        .ok();
+    assert_eq!(
+        again.stdout,
+        "charted 2d1b0350: already a phrasing of \"Where are payment webhooks handled?\" (no new entry)\n"
+    );
     // Re-charting the chart's own question without --details keeps id and details.
     let run = env
         .run(&["chart", WEBHOOKS, "--files", "src/api/webhooks.ts"])
