@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Interleaved A/B timing of several capn binaries on one settled store.
 
-usage: ab_bench.py --n 10000 [--runs 40] [--init=ARGS] BIN [BIN ...]
+usage: ab_bench.py --n 10000 [--runs 40] [--init=ARGS] [--phrasings K] BIN [BIN ...]
 
 Builds one synthetic store of N entries with cli_bench.py's generator (the same seed gives the
 same store), waits until it has left the 2-second racy window, and then, round-robin over the
@@ -29,13 +29,15 @@ def main():
     ap.add_argument("--runs", type=int, default=40)
     ap.add_argument("--init", default=None)
     ap.add_argument("--seed", type=int, default=11)
+    ap.add_argument("--phrasings", type=int, default=0,
+                    help="other phrasings per entry (the '## Also asked as' section)")
     a = ap.parse_args()
     bins = [os.path.abspath(b) for b in a.bins]
     root = tempfile.mkdtemp(prefix="capn-ab-bench-")
     base = os.path.join(root, "base")
     os.makedirs(base)
     subprocess.run(["git", "init", "-q"], cwd=base, check=True)
-    _, questions = cli_bench.build(base, a.n, random.Random(a.seed))
+    _, questions = cli_bench.build(base, a.n, random.Random(a.seed), a.phrasings)
     stores = {}
     for i, b in enumerate(bins):
         ws = os.path.join(root, f"s{i}")

@@ -35,7 +35,9 @@ def timed(cmd, cwd, env, stdin=None):
     return ms, (ru.ru_maxrss if ru else 0), p.returncode, out
 
 
-def build(ws, n, rnd):
+def build(ws, n, rnd, phrasings=0):
+    """The synthetic store; with `phrasings` > 0 each entry also gets that many other
+    phrasings (the `## Also asked as` section after its details)."""
     nfiles = max(10, n)
     paths, hashes = [], {}
     for i in range(nfiles):
@@ -55,6 +57,10 @@ def build(ws, n, rnd):
         fs = {p: hashes[p] for p in rnd.sample(paths, 3)}
         det = " ".join(rnd.choice(WORDS) for _ in range(25))
         body = entry_text(eid, q, fs, det)
+        if phrasings:
+            body += "\n## Also asked as\n" + "".join(
+                f"- how is {' '.join(rnd.choice(WORDS) for _ in range(5))} done #{i}.{k}?\n"
+                for k in range(phrasings))
         open(os.path.join(ed, f"{eid}.md"), "w").write(body)
         questions.append(q)
     return paths, questions

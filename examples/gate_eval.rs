@@ -15,7 +15,7 @@
 use capn_hook::embed::{Model, Thresholds};
 use capn_hook::recall::gate::{self, Ask, DocText, Question};
 use capn_hook::recall::semantic::{self, Vectors};
-use capn_hook::recall::{Bm25Index, Doc};
+use capn_hook::recall::{decide, Bm25Index, Doc};
 use std::collections::BTreeMap;
 
 #[path = "common/bench.rs"]
@@ -93,19 +93,13 @@ fn ask(
         allowed: &|_| true,
         text: &text,
     };
-    if fused {
-        let r = semantic::search(&st.bm25, &st.vectors, &model.embed(q), &a, Some(model));
-        (
-            r.hits.iter().map(|h| h.doc).collect(),
-            r.related.iter().map(|h| h.doc).collect(),
-        )
-    } else {
-        let (h, r) = gate::lexical_search(&st.bm25, &a, Some(model));
-        (
-            h.iter().map(|x| x.0).collect(),
-            r.iter().map(|x| x.0).collect(),
-        )
-    }
+    let qv = model.embed(q);
+    let vectors = fused.then_some((&st.vectors, qv.as_slice()));
+    let r = decide::search(&st.bm25, vectors, &a, Some(model));
+    (
+        r.answers.iter().map(|h| h.doc).collect(),
+        r.candidates.iter().map(|c| c.hit.doc).collect(),
+    )
 }
 
 #[derive(Default, Debug)]
@@ -228,23 +222,11 @@ fn diag(stores: &BTreeMap<String, Store>, queries: &[Query], kind: &str, model: 
                 allowed: &|_| true,
                 text: &text,
             };
-            let r = semantic::search(
-                &st.bm25,
-                &st.vectors,
-                &model.embed(&q.text),
-                &a,
-                Some(model),
-            );
-            let close = r
-                .hits
-                .first()
-                .or(r.related.first())
-                .map_or(0.0, |h| h.closeness);
-            let cos = r
-                .hits
-                .first()
-                .or(r.related.first())
-                .map_or(0.0, |h| h.cosine);
+            let qv = model.embed(&q.text);
+            let r = decide::search(&st.bm25, Some((&st.vectors, &qv)), &a, Some(model));
+            let top = r.answers.first().or(r.candidates.first().map(|c| &c.hit));
+            let close = top.map_or(0.0, |h| h.closeness);
+            let cos = top.map_or(0.0, |h| h.cosine);
             let question = Question::new(&st.bm25, &q.text, 0.0);
             let top = hits.first().or(related.first()).copied();
             let why = top
@@ -304,25 +286,21 @@ fn dump(stores: &BTreeMap<String, Store>, queries: &[Query], model: &Model) {
                     allowed: &|_| true,
                     text: &text,
                 };
-                let ranked: Vec<(usize, f32, f32)> = if fused {
-                    let r = semantic::search(
-                        &st.bm25,
-                        &st.vectors,
-                        &model.embed(&q.text),
-                        &a,
-                        Some(model),
-                    );
-                    r.hits
+                let qv = model.embed(&q.text);
+                let vectors = fused.then_some((&st.vectors, qv.as_slice()));
+                let ranked: Vec<(usize, f32, f32)> =
+                    decide::search(&st.bm25, vectors, &a, Some(model))
+                        .answers
                         .iter()
-                        .map(|h| (h.doc, h.closeness, h.cosine))
-                        .collect()
-                } else {
-                    gate::lexical_search(&st.bm25, &a, Some(model))
-                        .0
-                        .iter()
-                        .map(|h| (h.0, f32::from(h.1), 0.0))
-                        .collect()
-                };
+                        .map(|h| {
+                            let close = if fused {
+                                h.closeness
+                            } else {
+                                f32::from(h.score)
+                            };
+                            (h.doc, close, h.cosine)
+                        })
+                        .collect();
                 let question = Question::new(&st.bm25, &q.text, 0.0);
                 let cands: Vec<serde_json::Value> = ranked
                     .iter()

@@ -677,7 +677,7 @@ impl FusedStore {
         query: &str,
         qv: &[f32],
         t: &capn_hook::embed::Thresholds,
-    ) -> recall::semantic::FusedResult {
+    ) -> recall::decide::Decision {
         let model = capn_hook::embed::model().expect("model");
         let text = |d: usize| self.texts.get(d).cloned();
         let ask = recall::gate::Ask {
@@ -687,7 +687,7 @@ impl FusedStore {
             allowed: &|_| true,
             text: &text,
         };
-        recall::semantic::search(&self.st.index, &self.vectors, qv, &ask, Some(model))
+        recall::decide::search(&self.st.index, Some((&self.vectors, qv)), &ask, Some(model))
     }
 }
 
@@ -741,8 +741,8 @@ fn fused_eval(
         let fs = &cache[key];
         let qv = model.embed(&q.text);
         let r = fs.search(&q.text, &qv, t);
-        let hits: Vec<usize> = r.hits.iter().map(|h| h.doc).collect();
-        let related: Vec<usize> = r.related.iter().map(|h| h.doc).collect();
+        let hits: Vec<usize> = r.answers.iter().map(|h| h.doc).collect();
+        let related: Vec<usize> = r.candidates.iter().map(|c| c.hit.doc).collect();
         let want = |d: &usize| fs.st.cases[*d] == q.case;
         match q.kind.as_str() {
             "exact" => out.exact_p1 += usize::from(hits.first().is_some_and(want)),
@@ -769,7 +769,7 @@ fn fused_eval(
                 let _ = name;
                 let r = other.search(&q.text, &qv, t);
                 out.cross_n += 1;
-                out.cross_answered += usize::from(!r.hits.is_empty());
+                out.cross_answered += usize::from(!r.answers.is_empty());
             }
         }
     }

@@ -103,7 +103,7 @@ pub struct AskArgs {
 /// `capn chart`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Chart after real exploration: one atomic question, the files that answer it, and details\nfor line numbers and gotchas. Charting the same question again (case, punctuation and spacing\naside) replaces its entry.\n\nExamples:\n  capn chart \"where are payment webhooks handled?\" \\\n    --files src/api/webhooks.ts,src/billing/stripe.ts\n  capn chart \"how is the session cookie signed?\" --files src/auth/session.ts \\\n    --details \"sign() near line 80; key rotates daily\""
+    after_help = "Chart after real exploration: one atomic question, the files that answer it, and details\nfor line numbers and gotchas. Charting the same question again (case, punctuation and spacing\naside) updates its entry (same id; the old details stay unless --details is given); a similar\nquestion with the very same files becomes another phrasing of that chart. To confirm that a\ncandidate `capn ask` printed answers your question: capn chart \"<question>\" --like <id>.\n\nExamples:\n  capn chart \"where are payment webhooks handled?\" \\\n    --files src/api/webhooks.ts,src/billing/stripe.ts\n  capn chart \"how is the session cookie signed?\" --files src/auth/session.ts \\\n    --details \"sign() near line 80; key rotates daily\"\n  capn chart \"where do stripe callbacks land?\" --like 9f3a1c2e"
 )]
 pub struct ChartArgs {
     /// The question the files answer (one line).
@@ -118,9 +118,12 @@ pub struct ChartArgs {
     /// One backing file, taken as is (for a name with a comma); repeatable.
     #[arg(long = "file", value_name = "PATH")]
     pub file: Vec<String>,
-    /// Line numbers, gotchas, anything that makes the answer quicker to use.
+    /// Line numbers, gotchas (left out on a re-chart: the old details are kept).
     #[arg(long)]
     pub details: Option<String>,
+    /// Chart <ID> answers it too: add the question as its phrasing (no --files)
+    #[arg(long, value_name = "ID")]
+    pub like: Option<String>,
 }
 
 /// `capn unchart`.

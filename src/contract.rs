@@ -15,8 +15,10 @@ as one of them changes, so an answer it returns is current.
 Before searching the codebase (grep, find, opening files to locate something), ask it first:
   capn ask \"<what you are looking for, in plain words>\"
 A hit prints JSON lines (id, question, files, details, score; files are relative to the \
-project root): read those files and skip the search. A miss exits 1 and costs nothing; it may list possibly related charts on stderr (not \
-answers, but worth a look). Then explore as usual.
+project root): read those files and skip the search. A miss exits 1 and costs nothing; on stderr it may \
+name a chart that is probably the same question in other words (candidate, with the words it lacks) or possibly \
+related ones. If one asks the same thing, read its files and confirm it: capn chart \"<your question>\" --like <id> \
+(your words then answer next time). Otherwise explore as usual.
 
 After real exploration that was expensive to repeat, chart what you found:
   capn chart \"<one atomic question>\" --files path/a.ts,path/b.ts --details \"<line numbers, gotchas>\"

@@ -6,8 +6,8 @@
 
 use crate::cli::AskArgs;
 use crate::present;
-use crate::store::ask::Answers;
 pub use crate::store::ask::Hidden;
+use crate::store::ask::{Answers, Related};
 use crate::store::Store;
 use anyhow::Result;
 use serde::Serialize;
@@ -36,33 +36,35 @@ pub struct AskHit<'a> {
     pub score: u8,
 }
 
-/// One "possibly related" suggestion, printed on stderr after a miss as
-/// `related {"id","question","files","score"}`: score = 100 · (coverage + cosine), the measure
-/// the suggestions are ranked and selected by (below the answer gate, so under 80). Strings are
+/// One candidate, printed on stderr after a miss as `candidate {…}` (a strong one: probably
+/// this question in other words) or `related {…}` (a weak one: possibly related):
+/// `{"id","question","files","not_in_chart"}`. No score: what tells a rewording from a near
+/// miss is `not_in_chart`, the question's words the chart does not hold in any form. Strings are
 /// bounded and escaped as in [`AskHit`].
 #[derive(Debug, Serialize)]
-pub struct RelatedHit<'a> {
+pub struct CandidateLine<'a> {
     /// Entry id.
     pub id: &'a str,
     /// The charted question.
     pub question: Cow<'a, str>,
     /// Backing files, sorted.
     pub files: Vec<Cow<'a, str>>,
-    /// Similarity 0..=100.
-    pub score: u8,
+    /// The asked question's words the chart does not hold, most telling first.
+    pub not_in_chart: &'a [String],
 }
 
-/// What a search printed: JSONL answers for stdout, and on a miss the related lines for stderr.
+/// What a search printed: JSONL answers for stdout, and on a miss the text for stderr.
 #[derive(Debug, Default)]
 struct Rendered {
     hits: String,
-    related: String,
+    miss: String,
 }
 
-/// The highest score a "related" line shows (100 is kept for answers to an exact re-ask).
-pub const MAX_RELATED_SCORE: u8 = 99;
+/// The header line printed before strong candidates.
+pub const CANDIDATE_HEADER: &str =
+    "capn: probably charted already, in other words (not an answer yet: the question has words the chart does not hold, listed as not_in_chart):";
 
-/// The header line printed before "possibly related" suggestions.
+/// The header line printed before weak candidates ("possibly related").
 pub const RELATED_HEADER: &str =
     "capn: possibly related charts (not answers: similar questions whose files may help; check them before exploring):";
 
@@ -108,21 +110,15 @@ pub fn run(args: &AskArgs) -> Result<ExitCode> {
         return Ok(ExitCode::from(1));
     }
     let limit = args.limit as usize;
-    let mut out = Rendered::default();
-    let mut hidden = Vec::new();
-    if store.exists() {
-        let answers = store.ask(question, limit)?;
-        out = render(&answers)?;
-        hidden = answers.hidden;
-    }
+    let answers = if store.exists() {
+        store.ask(question, limit)?
+    } else {
+        Answers::default()
+    };
+    let out = render(question, &answers)?;
     if out.hits.is_empty() {
         let mut err = std::io::stderr().lock();
-        let _ = err.write_all(hidden_note(&hidden).as_bytes());
-        let _ = err.write_all(nudge(question).as_bytes());
-        if !out.related.is_empty() {
-            let _ = writeln!(err, "{RELATED_HEADER}");
-            let _ = err.write_all(out.related.as_bytes());
-        }
+        let _ = err.write_all(out.miss.as_bytes());
         return Ok(ExitCode::from(1));
     }
     let mut so = std::io::stdout().lock();
@@ -182,8 +178,8 @@ pub fn named_chart<'a>(question: &str, files: impl IntoIterator<Item = &'a Strin
     format!("{q} ({})", shown.join(", "))
 }
 
-/// The answers as JSONL for stdout and, on a miss, the related lines for stderr.
-fn render(answers: &Answers) -> Result<Rendered> {
+/// The answers as JSONL for stdout or, on a miss, the text for stderr ([`miss_text`]).
+fn render(question: &str, answers: &Answers) -> Result<Rendered> {
     let mut out = Rendered::default();
     for (e, score) in &answers.hits {
         let entry_file = format!("{}/entries/{}.md", crate::store::STORE_DIR, e.id);
@@ -196,18 +192,68 @@ fn render(answers: &Answers) -> Result<Rendered> {
         })?);
         out.hits.push('\n');
     }
-    for (e, score) in &answers.related {
-        out.related.push_str("related ");
-        out.related.push_str(&present::json_line(&RelatedHit {
-            id: &e.id,
-            question: present::capped(&e.question, present::MAX_ASK_QUESTION_CHARS),
-            files: ask_files(e),
-            // 100 means "this exact question again" on an answer; a suggestion never claims it.
-            score: (*score).min(MAX_RELATED_SCORE),
-        })?);
-        out.related.push('\n');
+    if out.hits.is_empty() {
+        out.miss = miss_text(question, answers)?;
     }
     Ok(out)
+}
+
+/// What a miss prints on stderr, in order: the hidden-charts note ([`hidden_note`]); when there are strong
+/// candidates, [`CANDIDATE_HEADER`], their `candidate` lines and how to use and confirm them,
+/// before the nudge (explore as usual, then chart); weak candidates after the nudge, under
+/// [`RELATED_HEADER`], with the same one line on confirming.
+pub fn miss_text(question: &str, answers: &Answers) -> Result<String> {
+    let mut out = hidden_note(&answers.hidden);
+    let (strong, weak): (Vec<&Related>, Vec<&Related>) =
+        answers.related.iter().partition(|r| r.strong);
+    if let Some(first) = strong.first() {
+        out.push_str(CANDIDATE_HEADER);
+        out.push('\n');
+        for r in &strong {
+            out.push_str(&candidate_line("candidate", r)?);
+        }
+        let (which, id) = if strong.len() == 1 {
+            ("it asks", first.entry.id.as_str())
+        } else {
+            ("one of them asks", "<its id>")
+        };
+        out.push_str(&format!(
+            "capn: if {which} the same thing, read its files instead of searching, and confirm it so that these words answer next time: capn chart {} --like {id}\n",
+            chart_arg(question)
+        ));
+        out.push_str("capn: if it does not: ");
+        out.push_str(nudge(question).trim_start_matches("capn: "));
+    } else {
+        out.push_str(&nudge(question));
+    }
+    if let Some(first) = weak.first() {
+        out.push_str(RELATED_HEADER);
+        out.push('\n');
+        for r in &weak {
+            out.push_str(&candidate_line("related", r)?);
+        }
+        let id = if weak.len() == 1 {
+            first.entry.id.as_str()
+        } else {
+            "<its id>"
+        };
+        out.push_str(&format!(
+            "capn: if one of them answers it, read its files and confirm it: capn chart {} --like {id}\n",
+            chart_arg(question)
+        ));
+    }
+    Ok(out)
+}
+
+/// One candidate as a line: `<prefix> {CandidateLine JSON}`.
+fn candidate_line(prefix: &str, r: &Related) -> Result<String> {
+    let json = present::json_line(&CandidateLine {
+        id: &r.entry.id,
+        question: present::capped(&r.entry.question, present::MAX_ASK_QUESTION_CHARS),
+        files: ask_files(&r.entry),
+        not_in_chart: &r.missing,
+    })?;
+    Ok(format!("{prefix} {json}\n"))
 }
 
 /// An entry's backing files as `ask` prints them (sorted, each cut at
@@ -221,21 +267,26 @@ fn ask_files(e: &crate::store::entry::Entry) -> Vec<Cow<'_, str>> {
 
 /// The stderr nudge on a miss, with the exact `capn chart` line to run after exploring.
 pub fn nudge(question: &str) -> String {
-    // chart refuses a question with a line break: suggest it on one line.
+    format!(
+        "capn: no charted answer yet. Explore as usual; once you have found the files that answer it, chart them:\n  capn chart {} --files <files> [--details \"<extra context>\"]\n",
+        chart_arg(question)
+    )
+}
+
+/// The question as a `capn chart` argument: on one line (chart refuses a line break), double
+/// quoted for a POSIX shell.
+fn chart_arg(question: &str) -> String {
     let one_line: String = question
         .split(['\n', '\r'])
         .filter(|l| !l.trim().is_empty())
         .map(str::trim)
         .collect::<Vec<_>>()
         .join(" ");
-    let q = shell_double_quote(if one_line.is_empty() {
+    shell_double_quote(if one_line.is_empty() {
         "<the question>"
     } else {
         &one_line
-    });
-    format!(
-        "capn: no charted answer yet. Explore as usual; once you have found the files that answer it, chart them:\n  capn chart {q} --files <files> [--details \"<extra context>\"]\n"
-    )
+    })
 }
 
 /// Wraps `s` in double quotes for a POSIX shell, escaping `"`, `\`, `$` and `` ` ``.

@@ -55,25 +55,73 @@ fn choose_id(
     })
 }
 
-/// Runs `capn chart`.
+/// Runs `capn chart`: with `--like <id>`, adds the question as another phrasing of that chart
+/// ([`like`]); otherwise hashes the files and charts them ([`chart_files`]).
 pub fn run(args: &ChartArgs) -> Result<ExitCode> {
     let (question, inputs) = checked_args(args)?;
-    let details = args.details.as_deref().unwrap_or("").to_string();
-
     let cwd = std::env::current_dir().context("could not read the working directory")?;
     let cwd = std::fs::canonicalize(&cwd).unwrap_or(cwd);
     let store = Store::discover(&cwd);
-    let mut files = BTreeMap::new();
-    let mut hashed = Vec::new();
-    for input in inputs {
-        let (key, abs) = paths::resolve_backing_file(&store.root, &cwd, input)
-            .map_err(|e| Refused(with_comma_hint(e, &args.files, &cwd)))?;
-        let at_ns = now_ns();
-        let hash = hash_file(&store.root, &abs)?;
-        files.insert(key.clone(), crate::store::entry::hex(&hash));
-        hashed.push((key, abs, hash, at_ns));
-    }
+    let said = match &args.like {
+        Some(id) => like(&store, question, id, args.details.as_deref())?,
+        None => chart_files(&store, &cwd, question, &inputs, args)?,
+    };
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{said}")?;
+    Ok(ExitCode::SUCCESS)
+}
 
+/// `capn chart "<question>" --like <id>`: the agent confirms that chart `id` answers this
+/// question too; it becomes another phrasing of that chart (same files, hashes and details;
+/// `details` replaces the details when given). Returns what to print.
+///
+/// Errors: [`Refused`] when `id` is no chart, cannot be read or is stale
+/// ([`crate::store::Writer::current_chart`]); the entry cannot be written.
+fn like(store: &Store, question: &str, id: &str, details: Option<&str>) -> Result<String> {
+    if !store.exists() {
+        return Err(Refused(format!(
+            "--like {}: there are no charts here yet (no .capn/ in {}); nothing was written",
+            crate::store::printable(id),
+            store.root.display()
+        ))
+        .into());
+    }
+    store.check_dirs()?;
+    let mut w = store.open_writer_with(crate::store::index::Check::Folder)?;
+    let mut e = w.current_chart(id)?;
+    let added = e.add_phrasing(question);
+    let new_details = details.is_some_and(|d| d != e.details);
+    if let Some(d) = details {
+        e.details = d.to_string();
+    }
+    let q = serde_json::to_string(&e.question).unwrap_or_default();
+    let said = if added {
+        format!("charted {id}: added as another phrasing of {q}; asked in these words, it now answers with that chart")
+    } else {
+        format!("charted {id}: already a phrasing of {q}; asked in these words, it answers with that chart")
+    };
+    if added || new_details {
+        write_entry(&mut w, e, &[])?;
+    }
+    w.finish_or_warn();
+    Ok(said)
+}
+
+/// `capn chart "<question>" --files …`: hashes the files and, under the writers' lock, updates
+/// the chart that already asks this question (same id; the old details kept unless `--details`
+/// is given), or adds the question as another phrasing of a current chart with exactly these
+/// files and a similar question, or writes a new entry. Returns what to print.
+///
+/// Errors: [`Refused`] for a file that cannot be charted or an oversized entry; the store cannot
+/// be written.
+fn chart_files(
+    store: &Store,
+    cwd: &std::path::Path,
+    question: &str,
+    inputs: &[&str],
+    args: &ChartArgs,
+) -> Result<String> {
+    let (files, hashed) = hash_inputs(store, cwd, inputs, &args.files)?;
     store.check_dirs()?;
     if !store.exists() {
         // Charting works without init, but nothing then keeps .capn/ out of git or registers
@@ -84,33 +132,139 @@ pub fn run(args: &ChartArgs) -> Result<ExitCode> {
         );
     }
     let mut w = store.open_writer_with(crate::store::index::Check::Folder)?;
-    // A shared store replaces a version of this question only when it is fresh here.
+    let at = crate::clock::rfc3339(std::time::SystemTime::now());
+    let details = args.details.as_deref();
+    // A shared store replaces a version of this question only when it is fresh here: one
+    // charted on other files (a teammate's branch) keeps its id, and this one takes the next.
     let shared = w.store.config().shared;
-    let root = w.store.root.clone();
-    let cache = &mut w.cache;
-    let mut keep = |e: &Entry| shared && !crate::store::entry_is_fresh(&root, e, cache);
-    let id = choose_id(&w.store, question, &mut keep)?;
-    let entry = Entry {
-        id: id.clone(),
-        at: crate::clock::rfc3339(std::time::SystemTime::now()),
-        files,
-        question: question.to_string(),
-        details,
+    let (id, said) = match placed(&mut w, question, &files, shared)? {
+        Placement::Same(mut e) => {
+            (e.files, e.at) = (files, at);
+            if let Some(d) = details {
+                e.details = d.to_string();
+            }
+            let id = e.id.clone();
+            write_entry(&mut w, e, &hashed)?;
+            (id.clone(), format!("charted {id}"))
+        }
+        Placement::Phrasing(mut e) => {
+            let added = e.add_phrasing(question);
+            e.at = at;
+            // The other question's details stay: new ones are added after them.
+            match details {
+                Some(d) if !e.details.contains(d) && !e.details.is_empty() => {
+                    e.details = format!("{}\n\n{d}", e.details);
+                }
+                Some(d) if e.details.is_empty() => e.details = d.to_string(),
+                _ => {}
+            }
+            let id = e.id.clone();
+            let q = serde_json::to_string(&e.question).unwrap_or_default();
+            write_entry(&mut w, e, &hashed)?;
+            let said = if added {
+                format!("charted {id}: the same files as {q}, a similar question: added as another phrasing of it (no new entry); asked in these words, it now answers with that chart")
+            } else {
+                format!("charted {id}: already a phrasing of {q} (no new entry)")
+            };
+            (id, said)
+        }
+        Placement::New => {
+            let root = w.store.root.clone();
+            let cache = &mut w.cache;
+            let mut keep = |e: &Entry| shared && !crate::store::entry_is_fresh(&root, e, cache);
+            let id = choose_id(&w.store, question, &mut keep)?;
+            let entry = Entry {
+                id: id.clone(),
+                at,
+                files,
+                question: question.to_string(),
+                details: details.unwrap_or("").to_string(),
+                phrasings: Vec::new(),
+            };
+            write_entry(&mut w, entry, &hashed)?;
+            (id.clone(), format!("charted {id}"))
+        }
     };
-    write_entry(&mut w, entry, &hashed)?;
     let replaced = replace_same_question(&mut w, &id, question, shared)?;
     w.finish_or_warn();
-    let mut out = std::io::stdout().lock();
-    if replaced.is_empty() {
-        writeln!(out, "charted {id}")?;
+    Ok(if replaced.is_empty() {
+        said
     } else {
-        writeln!(
-            out,
-            "charted {id} (replaces {}: the same question, written differently)",
+        format!(
+            "{said} (replaces {}: the same question, written differently)",
             replaced.join(", ")
-        )?;
+        )
+    })
+}
+
+/// The backing files `inputs` (relative to `cwd`) as entry keys with their SHA-256 hex, and what
+/// the stat cache is told about them.
+///
+/// Errors: [`Refused`] for a path that cannot be charted (with a hint when `--files` split a
+/// file name at a comma); a file cannot be hashed.
+fn hash_inputs(
+    store: &Store,
+    cwd: &std::path::Path,
+    inputs: &[&str],
+    files_arg: &[String],
+) -> Result<(BTreeMap<String, String>, Vec<crate::store::ops::Hashed>)> {
+    let mut files = BTreeMap::new();
+    let mut hashed = Vec::new();
+    for input in inputs {
+        let (key, abs) = paths::resolve_backing_file(&store.root, cwd, input)
+            .map_err(|e| Refused(with_comma_hint(e, files_arg, cwd)))?;
+        let at_ns = now_ns();
+        let hash = hash_file(&store.root, &abs)?;
+        files.insert(key.clone(), crate::store::entry::hex(&hash));
+        hashed.push((key, abs, hash, at_ns));
     }
-    Ok(ExitCode::SUCCESS)
+    Ok((files, hashed))
+}
+
+/// Where a question charted with `files` goes ([`placed`]).
+enum Placement {
+    /// A chart whose `# ` question this is (its id is kept).
+    Same(Entry),
+    /// A chart this question becomes another phrasing of.
+    Phrasing(Entry),
+    /// A new entry.
+    New,
+}
+
+/// Finds where `question` charted with `files` goes: the chart whose question it is; the chart
+/// that has it as a phrasing, if that chart has these very files (otherwise the phrasing is
+/// taken off that chart, which these files now answer instead); a current chart with these
+/// files and a similar question ([`crate::store::Writer::similar_chart`]); else a new entry. In a
+/// `shared` store a chart of this very question that is not fresh here is left as it is (a new
+/// entry is written beside it).
+///
+/// Errors: a chart that loses the phrasing cannot be written.
+fn placed(
+    w: &mut crate::store::Writer,
+    question: &str,
+    files: &BTreeMap<String, String>,
+    shared: bool,
+) -> Result<Placement> {
+    if let Some(mut e) = w.asking(question) {
+        let norm = crate::recall::gate::normalise_question(question);
+        if crate::recall::gate::normalise_question(&e.question) == norm {
+            let root = w.store.root.clone();
+            if shared && !crate::store::entry_is_fresh(&root, &e, &mut w.cache) {
+                return Ok(Placement::New);
+            }
+            return Ok(Placement::Same(e));
+        }
+        if &e.files == files {
+            return Ok(Placement::Phrasing(e));
+        }
+        e.phrasings
+            .retain(|p| crate::recall::gate::normalise_question(p) != norm);
+        write_entry(w, e, &[])?;
+    }
+    Ok(match w.similar_chart(question, files) {
+        Some(e) => Placement::Phrasing(e),
+        None => Placement::New,
+    })
 }
 
 /// Deletes the other entries that ask `question` once case, punctuation and whitespace are set
@@ -232,6 +386,15 @@ fn checked_args(args: &ChartArgs) -> Result<(&str, Vec<&str>)> {
                 .filter(|f| !f.is_empty()),
         )
         .collect();
+    if args.like.is_some() {
+        if !inputs.is_empty() {
+            return Err(Refused(
+                "--like takes that chart's files: leave out --files and --file (to chart other files, leave out --like)".into(),
+            )
+            .into());
+        }
+        return Ok((question, inputs));
+    }
     if inputs.is_empty() {
         return Err(
             Refused("no files: pass the files that answer it with --files a,b".into()).into(),

@@ -62,6 +62,9 @@ pub fn run(args: &ListArgs) -> Result<ExitCode> {
             if !entry.details.is_empty() {
                 v["details"] = entry.details.clone().into();
             }
+            if !entry.phrasings.is_empty() {
+                v["phrasings"] = serde_json::json!(entry.phrasings);
+            }
             v["at"] = entry.at.clone().into();
             if !changed.is_empty() {
                 v["changed"] = serde_json::json!(changed);
@@ -99,7 +102,7 @@ pub fn run(args: &ListArgs) -> Result<ExitCode> {
 }
 
 /// One entry as `list` prints it without `--json`: `<id>  [stale] <question>` (or
-/// `[unchecked]` when a file could not be checked), its files, the changed files (`(missing)`
+/// `[unchecked]` when a file could not be checked), its other phrasings, its files, the changed files (`(missing)`
 /// after those `gone` marks) and the unchecked ones when there are any, and its details.
 fn human(
     entry: &crate::store::entry::Entry,
@@ -118,6 +121,9 @@ fn human(
         entry.id,
         printable(&entry.question)
     ));
+    for p in &entry.phrasings {
+        out.push_str(&format!("  also asked as: {}\n", printable(p)));
+    }
     let files: Vec<String> = entry.files.keys().map(|f| printable(f)).collect();
     out.push_str(&format!("  files: {}\n", files.join(", ")));
     if !changed.is_empty() {

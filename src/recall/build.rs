@@ -205,8 +205,10 @@ fn analyse<'d>(docs: impl Iterator<Item = (u32, &'d Doc<'d>)>) -> (Runs, Vec<(u3
             .map(|f| b.add(&analyzer, &mut buf, d, 2, f))
             .sum();
         lens.push((d, [q, det, files]));
-        // The exact re-ask marker: a term only `exact_doc` looks up (no field counts it).
-        if let Some(key) = super::gate::exact_key(doc.question) {
+        // The exact re-ask marker of the chart's own question (its first line; other
+        // phrasings get none: `gate::apply`): a term only `exact_docs` looks up (no field
+        // counts it).
+        if let Some(key) = doc.question.lines().next().and_then(super::gate::exact_key) {
             b.add_marker(&key, d);
         }
     }

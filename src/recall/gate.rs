@@ -40,8 +40,9 @@
 //! (`assets/model/config.json`); the gate applies in both search modes (with the embedding off,
 //! the token vectors still align words: they are part of the binary, not of the store).
 //!
-//! The exact re-ask is separate: a question that equals a chart's question once case,
-//! punctuation and whitespace are set aside ([`exact_key`]) is always that chart's answer.
+//! The exact re-ask is separate: a question that equals a chart's question, or one of its other
+//! phrasings, once case, punctuation and whitespace are set aside ([`exact_key`],
+//! [`normalise_question`]) is always that chart's answer ([`apply`]).
 
 use super::background;
 use super::opposites::Opposable;
@@ -366,6 +367,52 @@ impl Question {
         )
     }
 
+    /// The words of the question (as asked, lowercase) that doc `doc` does not hold in any form
+    /// the gate accepts: its opposite word first, if it holds one instead, then every
+    /// non-generic term (or one heavy enough to block however generic: module docs, step 1)
+    /// that is neither held exactly or by stem nor aligned by meaning, largest share first.
+    /// What a candidate's reader needs to tell a rewording from a near miss; empty when the
+    /// text cannot be read and the index alone holds everything.
+    pub fn missing(
+        &self,
+        doc: usize,
+        text: &dyn Fn(usize) -> Option<DocText>,
+        model: Option<&Model>,
+        t: &Thresholds,
+    ) -> Vec<String> {
+        let total = self.weight();
+        if total <= 0.0 {
+            return Vec::new();
+        }
+        let chart = text(doc);
+        let mut out: Vec<String> = chart
+            .as_ref()
+            .and_then(|d| self.contradicted(&d.as_doc()))
+            .map(str::to_string)
+            .into_iter()
+            .collect();
+        let words = chart.as_ref().map(|d| doc_words(&d.as_doc()));
+        let heavy = 2.0 * t.salient_share * total;
+        let d = u32::try_from(doc).unwrap_or(u32::MAX);
+        let mut terms: Vec<&QueryTerm> = self
+            .terms
+            .iter()
+            .filter(|q| q.salience >= t.salient || q.salience >= heavy)
+            .filter(|q| q.docs.binary_search(&d).is_err())
+            .collect();
+        terms.sort_by(|a, b| b.salience.total_cmp(&a.salience));
+        for q in terms {
+            let aligned = match (model.filter(|_| !is_code(&q.word)), &words) {
+                (Some(m), Some(w)) => self.aligns(m, &q.word, w, t.align),
+                _ => false,
+            };
+            if !aligned && !out.contains(&q.word) {
+                out.push(q.word.clone());
+            }
+        }
+        out
+    }
+
     /// The word or phrase of the question whose opposite `doc` holds instead of it
     /// ([`super::opposites`]): such a chart never answers.
     fn contradicted(&self, doc: &Doc<'_>) -> Option<&str> {
@@ -523,7 +570,8 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
 /// One entry's text, owned (what the gate reads for a candidate).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct DocText {
-    /// The charted question.
+    /// The charted question, and each of its other phrasings on a line of its own
+    /// (`Entry::asked`).
     pub question: String,
     /// The details (may be empty).
     pub details: String,
@@ -553,37 +601,46 @@ pub struct Gated {
     /// Doc numbers that answer, best first: exact re-asks first, then the ranked candidates
     /// whose every salient term is matched; at most `limit`.
     pub answers: Vec<usize>,
+    /// The answers that are exact re-asks: of the chart's question (found by its index marker)
+    /// or of one of its other phrasings (found in the ranked charts' text).
+    pub exact: Vec<usize>,
     /// Ranked candidates that failed the gate (at most "related"), best first.
     pub demoted: Vec<usize>,
 }
 
-/// One question asked of a store: what both searches (BM25 alone, and fused) need.
-pub struct Ask<'a> {
-    /// The question as asked.
-    pub query: &'a str,
-    /// Most answers to return.
-    pub limit: usize,
-    /// The model's thresholds (the gate's `salient` and `align` apply in both searches).
-    pub thresholds: &'a Thresholds,
-    /// False for docs that must never be returned (stale entries).
-    pub allowed: &'a dyn Fn(usize) -> bool,
-    /// A candidate's text, read when the gate needs it; `None` when it cannot be read.
-    pub text: &'a dyn Fn(usize) -> Option<DocText>,
-}
+pub use super::Ask;
 
 /// Applies the gate to `ranked` (doc numbers, best first, each already past the ranking's own
-/// threshold), with the question's exact re-asks put first. A candidate whose text cannot be
-/// read (or, for an exact re-ask, no longer says the question) is neither answer nor demoted.
+/// threshold), with the question's exact re-asks put first: the charts whose question it is
+/// (index markers), then the first [`MAX_CHECKS`] ranked charts that hold it as another
+/// phrasing (their text says so: phrasings get no marker, which would grow the index a third
+/// for three phrasings an entry, and a phrasing asked again holds every word of the question,
+/// so it ranks among the first). A candidate whose text cannot be read (or, for an exact
+/// re-ask, no longer says the question) is neither answer nor demoted.
 pub fn apply(question: &Question, ranked: &[usize], ask: &Ask<'_>, model: Option<&Model>) -> Gated {
     let mut out = Gated::default();
+    let says = |doc: usize| {
+        (ask.text)(doc).is_some_and(|d| {
+            d.question
+                .lines()
+                .any(|l| normalise_question(l) == question.norm)
+        })
+    };
     for &doc in &question.exact {
+        if out.answers.len() < ask.limit && (ask.allowed)(doc) && says(doc) {
+            out.answers.push(doc);
+        }
+    }
+    for &doc in ranked.iter().take(MAX_CHECKS) {
         if out.answers.len() < ask.limit
-            && (ask.allowed)(doc)
-            && (ask.text)(doc).is_some_and(|d| normalise_question(&d.question) == question.norm)
+            && question.norm.is_some()
+            && !out.answers.contains(&doc)
+            && says(doc)
         {
             out.answers.push(doc);
         }
     }
+    out.exact = out.answers.clone();
     for &doc in ranked.iter().take(MAX_CHECKS) {
         if out.answers.len() >= ask.limit {
             break;
@@ -598,63 +655,6 @@ pub fn apply(question: &Question, ranked: &[usize], ask: &Ask<'_>, model: Option
         }
     }
     out
-}
-
-/// A hit of [`lexical_search`]: doc number and BM25 display score (0..=100).
-pub type Scored = (usize, u8);
-
-/// BM25 alone with the gate: candidates past the coverage floor, best first, gated. Returns the
-/// answers (at most `limit`, an exact re-ask scoring 100) and, when there are none, up to
-/// [`super::semantic::MAX_RELATED`] demoted candidates as related suggestions. `model` gives
-/// token vectors for matching by meaning (`None`: exact and stemmed matches only).
-pub fn lexical_search(
-    bm25: &Bm25Index,
-    ask: &Ask<'_>,
-    model: Option<&Model>,
-) -> (Vec<Scored>, Vec<Scored>) {
-    if ask.limit == 0 {
-        return (Vec::new(), Vec::new());
-    }
-    let question = Question::new(bm25, ask.query, ask.thresholds.salient);
-    let ideal = bm25.query_weight(ask.query);
-    let mut cands: Vec<_> = bm25
-        .candidates(ask.query, ask.allowed)
-        .into_iter()
-        .filter(super::passes_floor)
-        .collect();
-    cands.sort_by(|a, b| b.bm25.total_cmp(&a.bm25).then(a.doc.cmp(&b.doc)));
-    let score = |doc: usize| {
-        cands
-            .iter()
-            .find(|c| c.doc == doc)
-            .map_or(100, |c| super::display_score(c.bm25, ideal))
-    };
-    let ranked: Vec<usize> = cands.iter().map(|c| c.doc).collect();
-    let g = apply(&question, &ranked, ask, model);
-    let answers: Vec<Scored> = g
-        .answers
-        .iter()
-        .map(|&d| {
-            (
-                d,
-                if question.exact.contains(&d) {
-                    100
-                } else {
-                    score(d)
-                },
-            )
-        })
-        .collect();
-    let related = if answers.is_empty() {
-        g.demoted
-            .iter()
-            .take(super::semantic::MAX_RELATED)
-            .map(|&d| (d, score(d)))
-            .collect()
-    } else {
-        Vec::new()
-    };
-    (answers, related)
 }
 
 #[cfg(test)]

@@ -42,6 +42,7 @@
 mod background;
 pub(crate) mod blob;
 mod build;
+pub mod decide;
 pub mod gate;
 pub mod intent;
 pub mod offer;
@@ -59,7 +60,7 @@ use tokenize::Analyzer;
 pub use tokenize::analyze;
 
 /// Version of the tokeniser and index layout; part of the derived index's header.
-pub const VERSION: u32 = 6;
+pub const VERSION: u32 = 7;
 
 /// Phantom docs (containing none of the query's terms) added to the doc count `N` in the IDF.
 ///
@@ -72,10 +73,25 @@ pub const IDF_PRIOR_DOCS: f32 = 3.0;
 /// Minimum [`Candidate::coverage`] (share of the query's IDF mass, 0..1) for a doc to be a hit.
 pub const COVERAGE_FLOOR: f32 = 0.3;
 
+/// One question asked of a store: what every step of recall needs (`decide` runs them).
+pub struct Ask<'a> {
+    /// The question as asked.
+    pub query: &'a str,
+    /// Most answers to return.
+    pub limit: usize,
+    /// The model's thresholds (the gate's `salient` and `align` apply in both search modes).
+    pub thresholds: &'a crate::embed::Thresholds,
+    /// False for docs that must never be returned (stale entries).
+    pub allowed: &'a dyn Fn(usize) -> bool,
+    /// A candidate's text, read when the gate needs it; `None` when it cannot be read.
+    pub text: &'a dyn Fn(usize) -> Option<gate::DocText>,
+}
+
 /// One entry's searchable text.
 #[derive(Debug, Clone, Copy)]
 pub struct Doc<'a> {
-    /// The charted question.
+    /// The charted question; a chart with other phrasings holds each on a line of its own
+    /// (each line is an exact re-ask).
     pub question: &'a str,
     /// The details (may be empty).
     pub details: &'a str,

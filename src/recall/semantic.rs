@@ -5,13 +5,13 @@
 //! cosine of an unrelated question overlaps that of a true rewording, so cosine alone cannot
 //! decide whether to answer (reference/semantic-recall.md). An entry answers only when its
 //! lexical coverage (share of the query's IDF weight it matches, 0..1) plus its cosine reaches
-//! the model's `gate`; answers are ranked by `0.5 · bm25 / best bm25 + 0.5 · cosine`. When nothing
-//! passes, the (up to three) entries closest by the same measure, coverage + cosine, that reach
-//! `related_min` are offered as "possibly related" (never as answers). Both thresholds belong to
-//! the model (`assets/model/config.json`).
+//! the model's `gate`; those are ranked by `0.5 · bm25 / best bm25 + 0.5 · cosine` ([`rank`]).
+//! Entries whose coverage + cosine reaches `related_min` are close enough to show on a miss.
+//! Both thresholds belong to the model (`assets/model/config.json`); what answers is decided
+//! after this step (`super::decide`).
 
-use super::gate::{self, Ask, Question};
-use super::{Bm25Index, Candidate};
+use super::decide::Ranking;
+use super::{Ask, Bm25Index, Candidate};
 use crate::embed::Model;
 
 /// Scale of the stored int8 components: a unit vector's component `v` is stored as
@@ -67,8 +67,8 @@ const FILE_HEADER: usize = 8 + 4 + 8 + 8;
 /// Vectors stored per entry (see [`Vectors`]).
 pub const VIEWS: usize = 2;
 
-/// The texts an entry is embedded from, one per view: its question, and its question with its
-/// details.
+/// The texts an entry is embedded from, one per view: its question (with its other phrasings,
+/// one per line, `Entry::asked`), and that with its details.
 pub fn entry_texts(question: &str, details: &str) -> [String; VIEWS] {
     let full = if details.is_empty() {
         question.to_string()
@@ -387,7 +387,7 @@ pub struct FusedHit {
 
 impl FusedHit {
     /// An exact re-ask of chart `doc`: the best possible hit (score 100).
-    fn exact(doc: usize) -> FusedHit {
+    pub fn exact(doc: usize) -> FusedHit {
         FusedHit {
             doc,
             score: 100,
@@ -398,30 +398,13 @@ impl FusedHit {
     }
 }
 
-/// The outcome of a fused search: answers, or (when there are none) related suggestions.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct FusedResult {
-    /// Entries that pass the gate, best first, at most `limit`.
-    pub hits: Vec<FusedHit>,
-    /// When `hits` is empty: up to three entries by closeness that reach `related_min`.
-    pub related: Vec<FusedHit>,
-}
-
-/// The most "possibly related" suggestions printed on a miss.
-pub const MAX_RELATED: usize = 3;
-
-/// Searches with BM25 and cosine fused (see the module docs), then applies the answer gate
-/// (`super::gate`: an exact re-ask always answers, with score 100; any other entry past the
-/// fused gate answers only when it matches every salient term of the question). `q` is the
-/// query's unit vector; `model` gives the token vectors for the gate. Docs with
-/// `ask.allowed(doc)` false are never returned.
-pub fn search(
-    bm25: &Bm25Index,
-    vectors: &Vectors,
-    q: &[f32],
-    ask: &Ask<'_>,
-    model: Option<&Model>,
-) -> FusedResult {
+/// Ranks every entry by BM25 and cosine fused (module docs): the fusion step of
+/// [`super::decide`]. `passing`: the entries whose coverage + cosine reaches the model's `gate`,
+/// by fused score; `close`: those reaching `related_min`, by the same fused score (one order:
+/// closeness only selects; ordering weak candidates by it put the right chart first for one
+/// fewer of the 60 `para2` dev rewordings). `q` is the query's unit
+/// vector. Docs with `ask.allowed(doc)` false are never returned.
+pub fn rank(bm25: &Bm25Index, vectors: &Vectors, q: &[f32], ask: &Ask<'_>) -> Ranking {
     let thresholds = ask.thresholds;
     let n = vectors.len().min(bm25.len());
     let mut lexical: Vec<Option<Candidate>> = vec![None; n];
@@ -443,7 +426,8 @@ pub fn search(
         .flatten()
         .map(|c| c.bm25)
         .fold(0.0f32, f32::max);
-    let mut scored: Vec<(FusedHit, bool)> = Vec::new();
+    let mut passing = Vec::new();
+    let mut close = Vec::new();
     for (doc, lex) in lexical.iter().enumerate() {
         let cosine = cosines.get(doc).copied().unwrap_or(0.0).max(0.0);
         let (coverage, bm25_norm) = match lex {
@@ -458,49 +442,33 @@ pub fn search(
             continue;
         }
         let fused = 0.5 * bm25_norm + 0.5 * cosine;
-        let closeness = coverage + cosine;
-        scored.push((
-            FusedHit {
-                doc,
-                score: (100.0 * fused).round().clamp(1.0, 100.0) as u8,
-                fused,
-                cosine,
-                closeness,
-            },
-            closeness >= thresholds.gate,
-        ));
+        let hit = FusedHit {
+            doc,
+            score: (100.0 * fused).round().clamp(1.0, 100.0) as u8,
+            fused,
+            cosine,
+            closeness: coverage + cosine,
+        };
+        if hit.closeness >= thresholds.gate {
+            passing.push(hit);
+        }
+        if hit.closeness >= thresholds.related_min {
+            close.push(hit);
+        }
     }
-    let mut passing: Vec<FusedHit> = scored.iter().filter(|(_, p)| *p).map(|(h, _)| *h).collect();
     passing.sort_by(|a, b| b.fused.total_cmp(&a.fused).then(a.doc.cmp(&b.doc)));
-    let question = Question::new(bm25, ask.query, thresholds.salient);
-    let ranked: Vec<usize> = passing.iter().map(|h| h.doc).collect();
-    let gated = gate::apply(&question, &ranked, ask, model);
-    let hits: Vec<FusedHit> = gated
-        .answers
-        .iter()
-        .map(|&doc| match passing.iter().find(|h| h.doc == doc) {
-            Some(h) if !question.is_exact(doc) => *h,
-            _ => FusedHit::exact(doc),
-        })
-        .collect();
-    let mut related = Vec::new();
-    if hits.is_empty() {
-        related = scored
-            .iter()
-            .map(|(h, _)| *h)
-            .filter(|h| h.closeness >= thresholds.related_min)
-            .collect();
-        related.sort_by(|a, b| b.closeness.total_cmp(&a.closeness).then(a.doc.cmp(&b.doc)));
-        related.truncate(MAX_RELATED.min(ask.limit.max(1)));
-    }
-    FusedResult { hits, related }
+    close.sort_by(|a, b| b.fused.total_cmp(&a.fused).then(a.doc.cmp(&b.doc)));
+    Ranking { passing, close }
 }
 
 /// Embeds every entry (question, details) with `model` into a [`Vectors`].
-pub fn embed_all<'a>(model: &Model, texts: impl Iterator<Item = (&'a str, &'a str)>) -> Vectors {
+pub fn embed_all<'a, Q: AsRef<str>>(
+    model: &Model,
+    texts: impl Iterator<Item = (Q, &'a str)>,
+) -> Vectors {
     let mut v = Vectors::new(model.dim());
     for (question, details) in texts {
-        v.push(&embed_entry(model, question, details));
+        v.push(&embed_entry(model, question.as_ref(), details));
     }
     v
 }
@@ -533,11 +501,11 @@ mod tests {
         qs: &[&str],
         query: &str,
         allowed: &dyn Fn(usize) -> bool,
-    ) -> FusedResult {
+    ) -> crate::recall::decide::Decision {
         let model = crate::embed::model().unwrap();
         let t = model.thresholds();
         let text = |d: usize| {
-            qs.get(d).map(|q| gate::DocText {
+            qs.get(d).map(|q| crate::recall::gate::DocText {
                 question: q.to_string(),
                 ..Default::default()
             })
@@ -549,7 +517,8 @@ mod tests {
             allowed,
             text: &text,
         };
-        search(bm25, vectors, &model.embed(query), &ask, Some(model))
+        let q = model.embed(query);
+        crate::recall::decide::search(bm25, Some((vectors, &q)), &ask, Some(model))
     }
 
     /// A vectors file opened for streaming gives the cosines of the same vectors held in memory,
@@ -609,8 +578,8 @@ mod tests {
         let (bm25, vectors, _) = setup(&qs);
         for (i, q) in qs.iter().enumerate() {
             let r = run(&bm25, &vectors, &qs, q, &|_| true);
-            assert_eq!(r.hits.first().map(|h| h.doc), Some(i), "{q}");
-            assert_eq!(r.hits[0].score, 100, "an exact re-ask scores 100");
+            assert_eq!(r.answers.first().map(|h| h.doc), Some(i), "{q}");
+            assert_eq!(r.answers[0].score, 100, "an exact re-ask scores 100");
         }
         let r = run(
             &bm25,
@@ -619,9 +588,9 @@ mod tests {
             "kubernetes helm chart ingress annotations",
             &|_| true,
         );
-        assert!(r.hits.is_empty(), "{r:?}");
+        assert!(r.answers.is_empty(), "{r:?}");
         let r = run(&bm25, &vectors, &qs, qs[0], &|d| d != 0);
-        assert!(r.hits.iter().all(|h| h.doc != 0));
+        assert!(r.answers.iter().all(|h| h.doc != 0));
     }
 
     #[test]
@@ -640,9 +609,9 @@ mod tests {
             ("what license is this project under?", 3),
         ] {
             let r = run(&bm25, &vectors, &qs, near, &|_| true);
-            assert!(r.hits.is_empty(), "{near}: {r:?}");
+            assert!(r.answers.is_empty(), "{near}: {r:?}");
             assert_eq!(
-                r.related.first().map(|h| h.doc),
+                r.candidates.first().map(|c| c.hit.doc),
                 Some(chart),
                 "{near}: {r:?}"
             );
@@ -654,7 +623,7 @@ mod tests {
             "where are the payment webhooks handled",
             &|_| true,
         );
-        assert_eq!(r.hits.first().map(|h| h.doc), Some(0), "{r:?}");
+        assert_eq!(r.answers.first().map(|h| h.doc), Some(0), "{r:?}");
     }
 
     #[test]

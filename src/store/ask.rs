@@ -2,8 +2,9 @@
 //! ask passed over on the way. The whole freshness protocol of a read lives here, so `capn ask` (and any
 //! other reader) never handles entry positions, rebuilds or retries:
 //!
-//! 1. the search runs over the index through the answer gate (`recall::gate`, fused with the
-//!    embedding when the snapshot has vectors), leaving out what earlier rounds excluded;
+//! 1. the search runs over the index through the decision (`recall::decide`: fused with the
+//!    embedding when the snapshot has vectors, then the answer gate), leaving out what earlier
+//!    rounds excluded;
 //! 2. every entry it returns is read from its file and must say what the index says; if one was
 //!    edited in place, the snapshot is rebuilt from the entry files and the round starts again;
 //! 3. only those entries' backing files are checked (stat cache; re-hash only on changed
@@ -20,8 +21,9 @@ use super::entry::Entry;
 use super::fresh::StatCache;
 use super::index::{self, read_entry, Snapshot};
 use super::{stale_positions, Store, Writer};
-use crate::recall::gate::{self, Ask, DocText};
-use crate::recall::semantic;
+use crate::recall::decide;
+use crate::recall::gate::DocText;
+use crate::recall::Ask;
 use anyhow::{Context, Result};
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeSet, HashMap};
@@ -41,20 +43,30 @@ pub struct Hidden {
     pub changed: Vec<String>,
 }
 
-/// What an ask found: answers and, when there are none, related suggestions, each with its
-/// display score (0..=100), best first; and the stale charts left out on the way.
+/// What an ask found: answers with their score (0..=100: 100 for a question asked before in
+/// these words, `recall::decide`), best first, or when there are none, candidates; and the stale
+/// charts left out on the way.
 #[derive(Debug, Default)]
 pub struct Answers {
     /// Verified answers, best first.
     pub hits: Vec<(Entry, u8)>,
-    /// Verified "possibly related" charts (only when there are no answers), best first.
-    pub related: Vec<(Entry, u8)>,
+    /// Verified candidates (only when there are no answers): strong ones first.
+    pub related: Vec<Related>,
     /// Charts this ask left out because their files changed (kept on disk).
     pub hidden: Vec<Hidden>,
 }
 
-/// (doc number, display score) pairs, best first.
-type Ranked = Vec<(usize, u8)>;
+/// A chart offered on a miss (`recall::decide::Candidate`), verified against its file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Related {
+    /// The chart.
+    pub entry: Entry,
+    /// True when it is probably the same question in other words (passed the ranking's
+    /// threshold; only words it does not hold kept it from answering).
+    pub strong: bool,
+    /// The question's words the chart does not hold, most telling first.
+    pub missing: Vec<String>,
+}
 
 /// The store as an ask reads it: under the writers' lock (the derived files it brought up to
 /// date are saved) or beside another process that holds it (nothing is written).
@@ -152,11 +164,11 @@ impl Store {
             // with many stale charts costs no extra rounds on a miss.
             found
                 .related
-                .retain(|(e, _)| match freshness(&self.root, e, cache) {
+                .retain(|r| match freshness(&self.root, &r.entry, cache) {
                     Freshness::Fresh => true,
                     Freshness::Stale(changed) => {
                         hidden.push(Hidden {
-                            question: e.question.clone(),
+                            question: r.entry.question.clone(),
                             changed,
                         });
                         false
@@ -211,25 +223,16 @@ fn answer(
     Ok(verified(store, snap, question, limit, &excluded)?.unwrap_or_default())
 }
 
-/// Ranked answers and, on a miss, related suggestions, both through the answer gate
-/// (`recall::gate`). BM25 alone when the snapshot has no vectors (embedding off), BM25 and cosine
-/// fused otherwise; the gate matches words by meaning with the model's token vectors in both.
-fn search(snap: &Snapshot, ask: &Ask<'_>) -> (Ranked, Ranked) {
-    let model = crate::embed::model();
-    match (snap.model, &snap.vectors) {
-        (Some(m), Some(vectors)) => {
-            let q = m.embed(ask.query);
-            let r = semantic::search(&snap.bm25, vectors, &q, ask, Some(m));
-            (
-                r.hits.iter().map(|h| (h.doc, h.score)).collect(),
-                r.related
-                    .iter()
-                    .map(|h| (h.doc, (100.0 * h.closeness).round().clamp(0.0, 100.0) as u8))
-                    .collect(),
-            )
-        }
-        _ => gate::lexical_search(&snap.bm25, ask, model),
-    }
+/// The decision for `ask` (`recall::decide`: BM25 alone when the snapshot has no vectors,
+/// embedding off; BM25 and cosine fused otherwise; the gate matches words by meaning with the
+/// model's token vectors in both).
+fn search(snap: &Snapshot, ask: &Ask<'_>) -> decide::Decision {
+    let vectors = match (snap.model, &snap.vectors) {
+        (Some(m), Some(v)) => Some((v, m.embed(ask.query))),
+        _ => None,
+    };
+    let vectors = vectors.as_ref().map(|(v, q)| (*v, q.as_slice()));
+    decide::search(&snap.bm25, vectors, ask, crate::embed::model())
 }
 
 /// The verified answers, or `None` when an entry file read on the way disagrees with the index.
@@ -259,7 +262,7 @@ fn verified(
     let text = |doc: usize| {
         read(doc).map(|e| DocText {
             files: e.files.keys().cloned().collect(),
-            question: e.question,
+            question: e.asked().into_owned(),
             details: e.details,
         })
     };
@@ -273,17 +276,27 @@ fn verified(
         allowed: &allowed,
         text: &text,
     };
-    let (hits, related) = search(snap, &ask);
+    let decision = search(snap, &ask);
     if disagreed.get() {
         return Ok(None);
     }
-    let entries = |ranked: Ranked| -> Option<Vec<(Entry, u8)>> {
-        ranked
-            .into_iter()
-            .map(|(doc, score)| read(doc).map(|e| (e, score)))
-            .collect()
-    };
-    let (Some(hits), Some(related)) = (entries(hits), entries(related)) else {
+    let hits: Option<Vec<(Entry, u8)>> = decision
+        .answers
+        .iter()
+        .map(|h| read(h.doc).map(|e| (e, h.score)))
+        .collect();
+    let related: Option<Vec<Related>> = decision
+        .candidates
+        .into_iter()
+        .map(|c| {
+            read(c.hit.doc).map(|entry| Related {
+                entry,
+                strong: c.strong,
+                missing: c.missing,
+            })
+        })
+        .collect();
+    let (Some(hits), Some(related)) = (hits, related) else {
         return Ok(None);
     };
     Ok(Some(Answers {
@@ -363,10 +376,7 @@ impl Store {
                 return Ok(None);
             }
             // Picked as an exact re-ask by its hash: confirm it, as `ask` does.
-            if exact
-                && crate::recall::gate::normalise_question(&e.question)
-                    != crate::recall::gate::normalise_question(intent)
-            {
+            if exact && !e.is_phrasing(intent) {
                 return Ok(None);
             }
             // Never offer a stale chart: every backing file must hash as charted, now.

@@ -13,7 +13,15 @@
 //! # Where are payment webhooks handled?
 //!
 //! Router starts near line 40.
+//!
+//! ## Also asked as
+//! - where do stripe callbacks get processed?
 //! ```
+//! The `# ` heading is the chart's question (the one capn-hook 0.2 reads); other phrasings the
+//! agent confirmed for it (`capn chart "<words>" --like <id>`, or charting the same files with a
+//! similar question) follow the details as a last `## Also asked as` section of `- ` lines. capn
+//! 0.2 reads that section as part of the details (verbatim, so it survives 0.2 reading and
+//! listing the entry; charting the same question again in 0.2 replaces the entry, dropping it).
 //! Rules (format.md, "`.capn/entries/<id>.md`"): keys sorted, `/`-separated, relative to the project
 //! root; a key that is not a plain safe token is written as a JSON string literal; readers strip a
 //! UTF-8 BOM and accept CRLF; writers emit LF.
@@ -36,9 +44,20 @@ pub struct Entry {
     pub files: BTreeMap<String, String>,
     /// The question (one line, never empty).
     pub question: String,
-    /// The details (may be empty; never ends in a newline).
+    /// The details (may be empty; never ends in a newline), without the phrasings section.
     pub details: String,
+    /// Other phrasings of the question, confirmed to ask the same thing (one line each, none
+    /// equal to the question or to each other once [`crate::recall::gate::normalise_question`]d),
+    /// oldest first; at most [`MAX_PHRASINGS`].
+    #[serde(default)]
+    pub phrasings: Vec<String>,
 }
+
+/// The heading of the section that holds an entry's other phrasings (module docs).
+pub const PHRASINGS_HEADING: &str = "## Also asked as";
+
+/// The most other phrasings an entry keeps: adding one more drops the oldest.
+pub const MAX_PHRASINGS: usize = 8;
 
 /// The full lowercase hex SHA-256 of a question; ids are prefixes of it.
 pub fn question_hash(question: &str) -> String {
@@ -124,7 +143,52 @@ impl Entry {
             s.push_str(&self.details);
             s.push('\n');
         }
+        if !self.phrasings.is_empty() {
+            let _ = writeln!(s, "\n{PHRASINGS_HEADING}");
+            for p in &self.phrasings {
+                let _ = writeln!(s, "- {p}");
+            }
+        }
         s
+    }
+
+    /// Every phrasing of the chart, one per line: the question first, then [`Entry::phrasings`].
+    /// What recall indexes, embeds and judges as the chart's question (an exact re-ask of any
+    /// line answers).
+    pub fn asked(&self) -> std::borrow::Cow<'_, str> {
+        if self.phrasings.is_empty() {
+            return std::borrow::Cow::Borrowed(&self.question);
+        }
+        let mut s = self.question.clone();
+        for p in &self.phrasings {
+            s.push('\n');
+            s.push_str(p);
+        }
+        std::borrow::Cow::Owned(s)
+    }
+
+    /// True when `question` is one of this chart's phrasings (its question or another), once
+    /// case, punctuation and whitespace are set aside.
+    pub fn is_phrasing(&self, question: &str) -> bool {
+        let norm = crate::recall::gate::normalise_question(question);
+        norm.is_some()
+            && std::iter::once(&self.question)
+                .chain(&self.phrasings)
+                .any(|p| crate::recall::gate::normalise_question(p) == norm)
+    }
+
+    /// Adds `question` as another phrasing (trimmed, one line), unless it is one already; drops
+    /// the oldest past [`MAX_PHRASINGS`]. Returns false when nothing changed.
+    pub fn add_phrasing(&mut self, question: &str) -> bool {
+        let q = question.trim();
+        if q.is_empty() || q.contains(['\n', '\r']) || self.is_phrasing(q) {
+            return false;
+        }
+        self.phrasings.push(q.to_string());
+        if self.phrasings.len() > MAX_PHRASINGS {
+            self.phrasings.remove(0);
+        }
+        true
     }
 
     /// Parses an entry file's text. `file_id` (the file name without `.md`) is used when the
@@ -196,12 +260,14 @@ impl Entry {
             return Err("no backing files".into());
         }
         let (question, details) = parse_body(lines)?;
+        let (details, phrasings) = split_phrasings(details);
         Ok(Entry {
             id,
             at,
             files,
             question,
             details,
+            phrasings,
         })
     }
 }
@@ -250,6 +316,34 @@ fn parse_body<'a>(lines: impl Iterator<Item = &'a str>) -> Result<(String, Strin
         rest.pop();
     }
     Ok((question, rest.join("\n")))
+}
+
+/// Splits a body's text after the heading into the details and the phrasings: the phrasings are
+/// the `- ` lines of a last section headed [`PHRASINGS_HEADING`] (blank lines allowed, nothing
+/// else). Without such a section everything is details.
+fn split_phrasings(body: String) -> (String, Vec<String>) {
+    let lines: Vec<&str> = body.split('\n').collect();
+    let Some(at) = lines
+        .iter()
+        .rposition(|l| l.trim_end() == PHRASINGS_HEADING)
+    else {
+        return (body, Vec::new());
+    };
+    let rest = &lines[at + 1..];
+    let well_formed = rest
+        .iter()
+        .all(|l| l.trim().is_empty() || l.starts_with("- "));
+    let phrasings: Vec<String> = rest
+        .iter()
+        .filter_map(|l| l.strip_prefix("- ").map(str::trim))
+        .filter(|p| !p.is_empty())
+        .map(str::to_string)
+        .collect();
+    if !well_formed || phrasings.is_empty() {
+        return (body, Vec::new());
+    }
+    let details = lines[..at].join("\n").trim_end().to_string();
+    (details, phrasings)
 }
 
 fn parse_file_line(line: &str) -> Result<(String, String), String> {
@@ -320,6 +414,7 @@ mod tests {
             files,
             question: "Where are payment webhooks handled?".into(),
             details: "Router near line 40.\n\nSecond paragraph.".into(),
+            phrasings: Vec::new(),
         }
     }
 
@@ -374,6 +469,46 @@ mod tests {
         for (name, text) in cases {
             assert!(Entry::parse(&text, "9f3a1c2e").is_err(), "{name} parsed");
         }
+    }
+
+    #[test]
+    fn phrasings_round_trip_after_the_details_and_dedupe() {
+        let mut e = sample();
+        assert!(e.add_phrasing("where do stripe callbacks land?"));
+        assert!(
+            !e.add_phrasing("Where do Stripe callbacks land"),
+            "same once normalised"
+        );
+        assert!(
+            !e.add_phrasing("where are payment webhooks handled"),
+            "the question itself"
+        );
+        assert!(!e.add_phrasing("two\nlines"));
+        let text = e.render();
+        assert!(text.ends_with(
+            "Second paragraph.\n\n## Also asked as\n- where do stripe callbacks land?\n"
+        ));
+        assert_eq!(Entry::parse(&text, "x").unwrap(), e);
+        assert_eq!(
+            e.asked(),
+            "Where are payment webhooks handled?\nwhere do stripe callbacks land?"
+        );
+        e.details.clear();
+        assert_eq!(Entry::parse(&e.render(), "x").unwrap(), e);
+        for i in 0..MAX_PHRASINGS + 2 {
+            e.add_phrasing(&format!("phrasing number {i}"));
+        }
+        assert_eq!(e.phrasings.len(), MAX_PHRASINGS);
+        assert_eq!(e.phrasings[0], "phrasing number 2", "the oldest go first");
+    }
+
+    #[test]
+    fn a_phrasings_heading_with_other_text_after_it_is_details() {
+        let mut e = sample();
+        e.details = "## Also asked as\n- not a list of phrasings\n\nbecause this follows".into();
+        let back = Entry::parse(&e.render(), "x").unwrap();
+        assert_eq!(back.details, e.details);
+        assert!(back.phrasings.is_empty());
     }
 
     #[test]

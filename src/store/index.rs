@@ -371,8 +371,8 @@ pub fn load_within(
     Ok(Some(snap))
 }
 
-/// A 64-bit signature of an entry's question and details (FNV-1a over both, separated by a
-/// NUL), stored in the index so a printed hit can be checked against its entry file and a
+/// A 64-bit signature of an entry's phrasings and details (FNV-1a over [`Entry::asked`] and
+/// the details, separated by a NUL), stored in the index so a printed hit can be checked against its entry file and a
 /// vector reused for an unchanged entry. Not a cryptographic hash: it only has to notice edits,
 /// and it is computed for every entry whenever a writer rebuilds the index.
 pub fn text_sig(e: &Entry) -> u64 {
@@ -380,7 +380,7 @@ pub fn text_sig(e: &Entry) -> u64 {
     const PRIME: u64 = 0x0000_0100_0000_01b3;
     let mut h = OFFSET;
     for &b in e
-        .question
+        .asked()
         .as_bytes()
         .iter()
         .chain(&[0u8])
@@ -398,11 +398,13 @@ pub fn build_bm25(entries: &[Entry]) -> Bm25Index {
         .iter()
         .map(|e| e.files.keys().cloned().collect())
         .collect();
+    let asked: Vec<_> = entries.iter().map(Entry::asked).collect();
     let docs: Vec<Doc<'_>> = entries
         .iter()
         .zip(&files)
-        .map(|(e, f)| Doc {
-            question: &e.question,
+        .zip(&asked)
+        .map(|((e, f), asked)| Doc {
+            question: asked,
             details: &e.details,
             files: f,
         })
@@ -556,12 +558,7 @@ impl Snapshot {
         self.sigs = entries.iter().map(text_sig).collect();
         self.paths = path_set.into_iter().map(str::to_string).collect();
         self.vectors = self.model.map(|m| {
-            semantic::embed_all(
-                m,
-                entries
-                    .iter()
-                    .map(|e| (e.question.as_str(), e.details.as_str())),
-            )
+            semantic::embed_all(m, entries.iter().map(|e| (e.asked(), e.details.as_str())))
         });
         self.vectors_tag = super::fresh::now_ns() as u64;
         self.vectors_dirty = self.vectors.is_some();

@@ -14,6 +14,7 @@ pub mod lock;
 pub mod map;
 pub mod ops;
 pub mod paths;
+pub mod phrasing;
 pub mod provenance;
 pub mod retention;
 pub mod worktree;

@@ -106,8 +106,10 @@ fn the_four_near_misses_of_the_issue_are_not_answered_in_either_mode() {
                 run.stderr
             );
             // Each is still offered as a suggestion when it comes close enough; it never answers.
-            if let Some(line) = run.stderr.lines().find(|l| l.starts_with("related ")) {
-                let v: serde_json::Value = serde_json::from_str(&line["related ".len()..]).unwrap();
+            let candidate = |l: &&str| l.starts_with("related {") || l.starts_with("candidate {");
+            if let Some(line) = run.stderr.lines().find(candidate) {
+                let json = line.split_once(' ').unwrap().1;
+                let v: serde_json::Value = serde_json::from_str(json).unwrap();
                 assert_eq!(v["question"], charted, "{mode:?} {asked:?}: {}", run.stderr);
             }
             // Re-asking the chart itself, and a rewording of it, still answers.
@@ -126,13 +128,16 @@ fn a_near_miss_in_embedding_mode_suggests_the_chart_it_resembles() {
     let run = env
         .run(&["ask", "Where are payment refunds handled?"])
         .code(1);
+    // Past the ranking's threshold, stopped only by "refunds": a strong candidate that says
+    // what differs, so the agent can tell it is another question.
     let first = run
         .stderr
         .lines()
-        .find(|l| l.starts_with("related "))
-        .unwrap_or_else(|| panic!("no related line:\n{}", run.stderr));
-    let v: serde_json::Value = serde_json::from_str(&first["related ".len()..]).unwrap();
+        .find(|l| l.starts_with("candidate {"))
+        .unwrap_or_else(|| panic!("no candidate line:\n{}", run.stderr));
+    let v: serde_json::Value = serde_json::from_str(&first["candidate ".len()..]).unwrap();
     assert_eq!(v["question"], "Where are payment webhooks handled?");
+    assert_eq!(v["not_in_chart"], serde_json::json!(["refunds"]));
     let run = env
         .run(&["ask", "where do we handle payment webhooks"])
         .ok();

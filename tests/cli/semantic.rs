@@ -53,7 +53,7 @@ fn a_close_miss_prints_related_charts_on_stderr_only() {
     let v: serde_json::Value = serde_json::from_str(&related[0]["related ".len()..]).unwrap();
     assert_eq!(v["files"], serde_json::json!(["src/pdf.ts"]));
     let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
-    assert_eq!(keys, ["id", "question", "files", "score"]);
+    assert_eq!(keys, ["id", "question", "files", "not_in_chart"]);
     // An unrelated question gets neither an answer nor suggestions.
     let run = env
         .run(&["ask", "kubernetes helm values for the ingress"])
@@ -61,17 +61,19 @@ fn a_close_miss_prints_related_charts_on_stderr_only() {
     assert!(!run.stderr.contains("related"), "{}", run.stderr);
 }
 
-/// The first `related` suggestion's files, or `None` when there is none.
+/// The first candidate's files (a `candidate` or `related` line), or `None` when there is none.
 fn first_related_files(stderr: &str) -> Option<serde_json::Value> {
-    let line = stderr.lines().find(|l| l.starts_with("related "))?;
-    let v: serde_json::Value = serde_json::from_str(&line["related ".len()..]).ok()?;
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("related {") || l.starts_with("candidate {"))?;
+    let v: serde_json::Value = serde_json::from_str(line.split_once(' ')?.1).ok()?;
     Some(v["files"].clone())
 }
 
 #[test]
 fn a_synonyms_only_question_is_a_suggestion_through_the_embedding_not_an_answer() {
-    // No word in common: the embedding finds the chart, but the answer gate (issue 9) cannot
-    // match "callbacks" or "authentic" in it, so it is offered as related, never as the answer.
+    // Few words in common: the embedding finds the chart, but the answer gate (issue 9) cannot
+    // match "receiving" or "authentic" in it, so it is a candidate, never the answer.
     let env = setup(&[]);
     let run = env
         .run(&[

@@ -71,15 +71,17 @@ impl Snapshot {
             .iter()
             .map(|e| e.files.keys().cloned().collect())
             .collect();
+        let asked: Vec<_> = insert.iter().map(Entry::asked).collect();
         let docs: Vec<(usize, Doc<'_>)> = insert
             .iter()
             .zip(&files)
             .zip(&at)
-            .map(|((e, f), &p)| {
+            .zip(&asked)
+            .map(|(((e, f), &p), asked)| {
                 (
                     p,
                     Doc {
-                        question: &e.question,
+                        question: asked,
                         details: &e.details,
                         files: f,
                     },
@@ -157,7 +159,7 @@ impl Snapshot {
         let views: Vec<(usize, Vec<i8>)> = insert
             .iter()
             .zip(at)
-            .map(|(e, &p)| (p, semantic::embed_entry(m, &e.question, &e.details)))
+            .map(|(e, &p)| (p, semantic::embed_entry(m, &e.asked(), &e.details)))
             .collect();
         let v = self
             .vectors

@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""Decision and learning benchmark: what an agent sees first, and what confirming a candidate teaches.
+
+Builds one store per corpus repo (like recall_bench.py; or one pooled store) and, per kind, asks
+every question and scores what comes *first*: the first answer on stdout, or on a miss the first
+candidate on stderr (`candidate {...}` or `related {...}` lines, JSON after the prefix). Then it
+plays the agent that confirms a candidate: for each case, its rewording of kind `--learn-kind`
+(default `para`) is confirmed on its right chart with `capn chart "<rewording>" --like <id>`
+(`--confirm chart` instead charts the rewording with the chart's files, which is all a build
+without `--like` can do), and the questions are asked again. Last, in fresh stores, each case is
+charted again in each of its rewordings with its chart's files: a build that merges phrasings adds
+no entry.
+
+usage: learn_bench.py --capn CMD [--init=ARGS] [--pooled] [--confirm like|chart]
+                      [--queries FILE.tsv ...] [--learn-kind para] [--json] [--verbose]
+Prints per phase and kind: n, first (right chart first: answer or first candidate), answered,
+wrong (answered, first answer not the right chart; for near/neg every answer is wrong), and the
+entries added by re-charting.
+"""
+import argparse, glob, json, os, shlex, subprocess, sys, tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import recall_bench as rb  # noqa: E402  (corpus loader, store builder, runner)
+
+SHARED = "/work/shared/bench/queries"
+
+
+def default_queries():
+    out = [f"{HERE}/queries/dev.tsv", f"{HERE}/queries/near-dev.tsv"]
+    p2 = f"{HERE}/queries/para2-dev.tsv"
+    out.append(p2 if os.path.exists(p2) else f"{SHARED}/para2-dev.tsv")
+    return out
+
+
+def ask(cmd, q, ws, env):
+    p, _ = rb.run(cmd, ["ask", q], ws, env)
+    hits, cands = [], []
+    for line in p.stdout.splitlines():
+        try: hits.append(json.loads(line)["id"])
+        except Exception: pass
+    for line in p.stderr.splitlines():
+        for prefix in ("candidate ", "related "):
+            if line.startswith(prefix + "{"):
+                try: cands.append(json.loads(line[len(prefix):])["id"])
+                except Exception: pass
+    return hits, cands
+
+
+def score(cmd, qs, stores, env, verbose, phase):
+    res = {}
+    for r, case, kind, q in qs:
+        ws, ids = stores[r]
+        hits, cands = ask(cmd, q, ws, env)
+        want = ids.get(case) if kind not in ("neg", "near") else None
+        first = (hits or cands or [None])[0]
+        k = res.setdefault(kind, {"n": 0, "first": 0, "answered": 0, "wrong": 0})
+        k["n"] += 1
+        if hits: k["answered"] += 1
+        if hits and hits[0] != want: k["wrong"] += 1
+        if want and first == want: k["first"] += 1
+        if verbose and (want != first or (hits and hits[0] != want)):
+            tag = "answered" if hits else ("candidate" if cands else "nothing")
+            print(f"  [{phase}] {kind} {case}: {tag} first={first} want={want} :: {q}", file=sys.stderr)
+    return res
+
+
+def build_stores(a, repos, env, tmp, tag):
+    stores = {}
+    if a.pooled:
+        ws = os.path.join(tmp, f"{tag}-pooled"); os.makedirs(ws)
+        ids = rb.build(ws, [c for d in repos.values() for c in d["charts"]], a.capn, a.init, env)
+        for r in repos: stores[r] = (ws, ids)
+    else:
+        for r, d in repos.items():
+            ws = os.path.join(tmp, f"{tag}-{r}"); os.makedirs(ws)
+            stores[r] = (ws, rb.build(ws, d["charts"], a.capn, a.init, env))
+    return stores
+
+
+def chart_files(repos):
+    return {c["case"]: c["files"] for d in repos.values() for c in d["charts"]}
+
+
+def confirm(a, q, case, ws, ids, files, env):
+    if a.confirm == "like":
+        args = ["chart", q, "--like", ids[case]]
+    else:
+        args = ["chart", q, "--files", ",".join(files[case])]
+    p, _ = rb.run(a.capn, args, ws, env)
+    if p.returncode: print(f"  confirm failed for {case}: {p.stderr.strip()}", file=sys.stderr)
+
+
+def entry_count(stores):
+    return sum(len(glob.glob(os.path.join(ws, ".capn", "entries", "*.md")))
+               for ws in {ws for ws, _ in stores.values()})
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--capn", required=True)
+    ap.add_argument("--init", default=None)
+    ap.add_argument("--pooled", action="store_true")
+    ap.add_argument("--confirm", choices=["like", "chart"], default="like")
+    ap.add_argument("--queries", nargs="*", default=default_queries())
+    ap.add_argument("--kinds", default="para,para2,near")
+    ap.add_argument("--learn-kind", default="para")
+    ap.add_argument("--corpus", default=f"{HERE}/corpus")
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--verbose", action="store_true")
+    a = ap.parse_args()
+    repos = rb.load(a.corpus)
+    kinds = set(a.kinds.split(",")) | {a.learn_kind}
+    qs = rb.queries(repos, kinds, a.queries)
+    tmp = tempfile.mkdtemp(prefix="capn-learn-")
+    env = dict(os.environ, HOME=os.path.join(tmp, "home")); os.makedirs(env["HOME"])
+    files = chart_files(repos)
+    out = {}
+    stores = build_stores(a, repos, env, tmp, "learn")
+    out["before"] = score(a.capn, qs, stores, env, a.verbose, "before")
+    for r, case, kind, q in qs:
+        if kind == a.learn_kind:
+            ws, ids = stores[r]
+            confirm(a, q, case, ws, ids, files, env)
+    after = [x for x in qs if x[2] != a.learn_kind]
+    out["after"] = score(a.capn, after, stores, env, a.verbose, "after")
+    fresh = build_stores(a, repos, env, tmp, "merge")
+    n0 = entry_count(fresh)
+    for r, case, kind, q in qs:
+        if kind not in ("neg", "near", "hard"):
+            ws, _ = fresh[r]
+            before = entry_count({r: fresh[r]})
+            p, _ = rb.run(a.capn, ["chart", q, "--files", ",".join(files[case])], ws, env)
+            if p.returncode: print(f"  re-chart failed for {case}: {p.stderr.strip()}", file=sys.stderr)
+            elif a.verbose and entry_count({r: fresh[r]}) > before:
+                print(f"  [re-chart] {kind} {case}: new entry :: {q}", file=sys.stderr)
+    out["recharted_new_entries"] = entry_count(fresh) - n0
+    if a.json: print(json.dumps(out))
+    else:
+        for phase in ("before", "after"):
+            for kind, k in sorted(out[phase].items()): print(phase, kind, k)
+        print("re-charted in the other wordings, new entries:", out["recharted_new_entries"])
+
+
+if __name__ == "__main__":
+    main()

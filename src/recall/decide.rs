@@ -1,0 +1,169 @@
+//! The decision: what one question gets from a store. Recall is one straight path:
+//!
+//! 1. **candidates**: BM25 (`super::Bm25Index::candidates`) and, with embedding, the cosine of
+//!    every entry's vectors (`super::semantic::Vectors::cosines`);
+//! 2. **fusion**: [`super::semantic::rank`] (or, with BM25 alone, [`lexical_rank`]) orders them
+//!    and splits those past the ranking's own threshold (coverage + cosine ≥ `gate`, or the
+//!    BM25 coverage floor) from those merely close (coverage + cosine ≥ `related_min`);
+//! 3. **decision** ([`decide`]): the answer gate (`super::gate`) reads the ranked charts best
+//!    first; those it lets through are *answers*; on a miss, the charts it turned down are
+//!    *strong* candidates (past the ranking's threshold, stopped only by question words the
+//!    chart does not hold: probably the same question asked in other words) and the merely
+//!    close ones *weak* candidates ("possibly related"), at most [`MAX_CANDIDATES`];
+//! 4. **presentation**: `crate::cmd::ask` prints them.
+//!
+//! Each candidate carries the question words its chart does not hold ([`Candidate::missing`]),
+//! so whoever reads it (an agent) can tell a rewording from a near miss at a glance.
+
+use super::gate::{self, Question};
+use super::semantic::{self, FusedHit, Vectors};
+use super::{Ask, Bm25Index};
+use crate::embed::Model;
+
+/// The most candidates a miss shows (the one owner of this cap).
+pub const MAX_CANDIDATES: usize = 3;
+
+/// The most question words a candidate lists as missing from its chart.
+pub const MAX_MISSING: usize = 5;
+
+/// The highest score of an answer that is not an exact re-ask: 100 means "asked in these very
+/// words before" (the chart's question or a confirmed phrasing).
+pub const MAX_RANKED_SCORE: u8 = 99;
+
+/// A chart offered on a miss: not an answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Candidate {
+    /// The chart as ranked.
+    pub hit: FusedHit,
+    /// True when it passed the ranking's own threshold and only the answer gate stopped it:
+    /// probably this question in other words. False for a chart that is merely close.
+    pub strong: bool,
+    /// The question's words (as asked, lowercase) that the chart does not hold in any form,
+    /// most telling first, at most [`MAX_MISSING`].
+    pub missing: Vec<String>,
+}
+
+/// What a question gets: answers, or on a miss, candidates.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Decision {
+    /// Charts that answer, best first, at most `ask.limit`. An exact re-ask scores 100; any
+    /// other answer at most [`MAX_RANKED_SCORE`].
+    pub answers: Vec<FusedHit>,
+    /// When there are no answers: strong candidates first, then weak ones, each in fused rank
+    /// order, at most [`MAX_CANDIDATES`].
+    pub candidates: Vec<Candidate>,
+}
+
+/// The ranked charts of one question (the fusion step's output).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Ranking {
+    /// Charts past the ranking's own threshold, best first: the pool answers come from.
+    pub passing: Vec<FusedHit>,
+    /// Charts close enough to show on a miss (in fused mode, coverage + cosine ≥ `related_min`),
+    /// best first by the same fused score; may repeat charts of `passing`.
+    pub close: Vec<FusedHit>,
+}
+
+/// Runs the whole path (module docs) for `ask`: fused when `vectors` (the store's, with the
+/// question's unit vector) are given, BM25 alone otherwise. `model` gives the token vectors the
+/// gate aligns words with (`None`: exact and stemmed matches only).
+pub fn search(
+    bm25: &Bm25Index,
+    vectors: Option<(&Vectors, &[f32])>,
+    ask: &Ask<'_>,
+    model: Option<&Model>,
+) -> Decision {
+    if ask.limit == 0 {
+        return Decision::default();
+    }
+    let ranking = match vectors {
+        Some((v, q)) => semantic::rank(bm25, v, q, ask),
+        None => lexical_rank(bm25, ask),
+    };
+    let question = Question::new(bm25, ask.query, ask.thresholds.salient);
+    decide(&question, &ranking, ask, model)
+}
+
+/// BM25 alone: the candidates past the coverage floor, best first, scored by
+/// [`super::display_score`] (`closeness` is the coverage, `cosine` 0); nothing is merely close.
+pub fn lexical_rank(bm25: &Bm25Index, ask: &Ask<'_>) -> Ranking {
+    let ideal = bm25.query_weight(ask.query);
+    let mut cands: Vec<_> = bm25
+        .candidates(ask.query, ask.allowed)
+        .into_iter()
+        .filter(super::passes_floor)
+        .collect();
+    cands.sort_by(|a, b| b.bm25.total_cmp(&a.bm25).then(a.doc.cmp(&b.doc)));
+    let best = cands.first().map_or(0.0, |c| c.bm25);
+    let passing = cands
+        .iter()
+        .map(|c| FusedHit {
+            doc: c.doc,
+            score: super::display_score(c.bm25, ideal),
+            fused: if best > 0.0 { c.bm25 / best } else { 0.0 },
+            cosine: 0.0,
+            closeness: c.coverage,
+        })
+        .collect();
+    Ranking {
+        passing,
+        close: Vec::new(),
+    }
+}
+
+/// The decision step (module docs, 3): the gate over `ranking.passing`; on a miss, the turned
+/// down charts as strong candidates, then the close ones as weak candidates.
+pub fn decide(
+    question: &Question,
+    ranking: &Ranking,
+    ask: &Ask<'_>,
+    model: Option<&Model>,
+) -> Decision {
+    let ranked: Vec<usize> = ranking.passing.iter().map(|h| h.doc).collect();
+    let gated = gate::apply(question, &ranked, ask, model);
+    let find = |doc: usize| ranking.passing.iter().find(|h| h.doc == doc).copied();
+    let answers: Vec<FusedHit> = gated
+        .answers
+        .iter()
+        .map(|&doc| match find(doc) {
+            Some(h) if !gated.exact.contains(&doc) => FusedHit {
+                score: h.score.min(MAX_RANKED_SCORE),
+                ..h
+            },
+            _ => FusedHit::exact(doc),
+        })
+        .collect();
+    if !answers.is_empty() {
+        return Decision {
+            answers,
+            candidates: Vec::new(),
+        };
+    }
+    let cap = MAX_CANDIDATES.min(ask.limit.max(1));
+    let strong = gated
+        .demoted
+        .iter()
+        .filter_map(|&d| find(d))
+        .map(|h| (h, true));
+    let weak = ranking.close.iter().map(|&h| (h, false));
+    let mut candidates: Vec<Candidate> = Vec::new();
+    for (hit, strong) in strong.chain(weak) {
+        if candidates.len() >= cap {
+            break;
+        }
+        if candidates.iter().any(|c| c.hit.doc == hit.doc) {
+            continue;
+        }
+        let mut missing = question.missing(hit.doc, ask.text, model, ask.thresholds);
+        missing.truncate(MAX_MISSING);
+        candidates.push(Candidate {
+            hit,
+            strong,
+            missing,
+        });
+    }
+    Decision {
+        answers: Vec::new(),
+        candidates,
+    }
+}

@@ -1,0 +1,162 @@
+//! Phrasings: one chart, several ways of asking it. The writer finds the chart a question
+//! belongs to, so `chart` can learn a rewording instead of piling up near-duplicates:
+//!
+//! - [`Writer::asking`]: the chart that already has the question as one of its phrasings (its
+//!   `# ` question or another, once case, punctuation and whitespace are set aside);
+//! - [`Writer::similar_chart`]: a current chart with exactly the given backing files (paths and
+//!   hashes) that the question reaches in recall: among those charts alone, it is an answer or a
+//!   candidate (`crate::recall::decide`). Charting a question in other words with the same
+//!   files then adds a phrasing to that chart;
+//! - [`Writer::current_chart`]: the chart `capn chart "<words>" --like <id>` confirms, refused
+//!   clearly when the id is no chart or its files changed.
+
+use super::entry::Entry;
+use super::index::read_entry;
+use super::Writer;
+use crate::error::Refused;
+use crate::recall::{decide, gate::DocText, Ask};
+use anyhow::Result;
+use std::collections::BTreeMap;
+
+impl Writer {
+    /// The chart that has `question` as one of its phrasings (read from its file): one whose own
+    /// question it is first.
+    pub fn asking(&self, question: &str) -> Option<Entry> {
+        let norm = crate::recall::gate::normalise_question(question);
+        // Its own question by the index marker; another phrasing holds every word of it.
+        let bm25 = &self.snap.bm25;
+        let mut docs = bm25.exact_docs(question);
+        docs.extend(
+            bm25.candidates(question, &|_| true)
+                .into_iter()
+                .filter(|c| c.coverage >= 1.0 - 1e-4)
+                .map(|c| c.doc),
+        );
+        docs.sort_unstable();
+        docs.dedup();
+        let mut found: Vec<Entry> = docs
+            .into_iter()
+            .filter_map(|pos| self.snap.ids.get(pos))
+            .filter_map(|id| read_entry(&self.store.entry_path(id), &format!("{id}.md")).ok())
+            .filter(|e| e.is_phrasing(question))
+            .collect();
+        // The chart whose own question it is comes before one that has it as a phrasing.
+        found.sort_by_key(|e| crate::recall::gate::normalise_question(&e.question) != norm);
+        found.into_iter().next()
+    }
+
+    /// A current chart backed by exactly `files` (path → SHA-256 hex, as just hashed) whose
+    /// question `question` reaches: asked of those charts alone, it is an answer or a candidate
+    /// (unless both questions hold codes, [`codes`], and not the same ones). The best such
+    /// chart, read from its file; `None` when there is none.
+    pub fn similar_chart(&self, question: &str, files: &BTreeMap<String, String>) -> Option<Entry> {
+        let same: Vec<usize> = (0..self.snap.len())
+            .filter(|&i| {
+                self.snap.refs.of(i).len() == files.len()
+                    && self.snap.files_of(i).zip(files).all(|((p, h), (fp, fh))| {
+                        p == fp && super::fresh::decode_hex32(fh).as_ref() == Some(h)
+                    })
+            })
+            .collect();
+        if same.is_empty() {
+            return None;
+        }
+        let read = |doc: usize| {
+            let id = self.snap.ids.get(doc)?;
+            let e = read_entry(&self.store.entry_path(id), &format!("{id}.md")).ok()?;
+            self.snap.agrees_with(doc, &e).then_some(e)
+        };
+        let text = |doc: usize| {
+            read(doc).map(|e| DocText {
+                files: e.files.keys().cloned().collect(),
+                question: e.asked().into_owned(),
+                details: e.details,
+            })
+        };
+        let model = crate::embed::model()?;
+        let thresholds = model.thresholds();
+        let allowed = |d: usize| same.binary_search(&d).is_ok();
+        let ask = Ask {
+            query: question,
+            limit: 1,
+            thresholds: &thresholds,
+            allowed: &allowed,
+            text: &text,
+        };
+        let qv = self
+            .snap
+            .vectors
+            .as_ref()
+            .map(|v| (v, model.embed(question)));
+        let vectors = qv.as_ref().map(|(v, q)| (*v, q.as_slice()));
+        let d = decide::search(&self.snap.bm25, vectors, &ask, Some(model));
+        // Two questions that both hold codes (words with a digit: `v2`, `oauth2`, "step 3")
+        // and not the same ones are about different things: never merged. A code only one of
+        // them holds ("429", "v2") narrows the question but does not change it.
+        let asked = codes(question);
+        let same_codes = |doc: usize| {
+            text(doc).is_some_and(|t| {
+                let first = t.question.lines().next().unwrap_or_default();
+                let held = codes(first);
+                asked.is_empty() || held.is_empty() || held == asked
+            })
+        };
+        let ranked = d.answers.iter().map(|h| h.doc);
+        let best = ranked
+            .chain(d.candidates.iter().map(|c| c.hit.doc))
+            .find(|&doc| same_codes(doc))?;
+        read(best)
+    }
+
+    /// The chart `id` as its file says, when every backing file hashes as charted now: what
+    /// `--like` may add a phrasing to.
+    ///
+    /// Errors ([`Refused`]): `id` is not an entry id, no chart has it, its file does not parse,
+    /// or a backing file changed (or cannot be checked).
+    pub fn current_chart(&mut self, id: &str) -> Result<Entry> {
+        if !super::entry::is_valid_id(id) {
+            return Err(Refused(format!(
+                "--like {}: not a chart id (8 to 16 lowercase hex digits, as `capn ask` and `capn list` print them); nothing was written",
+                super::printable(id)
+            ))
+            .into());
+        }
+        let path = self.store.entry_path(id);
+        if !path.exists() {
+            return Err(Refused(format!(
+                "--like {id}: there is no chart {id} (`capn list` shows the charts); nothing was written"
+            ))
+            .into());
+        }
+        let e = read_entry(&path, &format!("{id}.md"))
+            .map_err(|err| Refused(format!("--like {id}: {err}; nothing was written")))?;
+        let root = self.store.root.clone();
+        let mut budget = u64::MAX;
+        let current = e
+            .files
+            .iter()
+            .all(|(p, h)| self.cache.is_current_within(&root, p, h, &mut budget));
+        if !current {
+            let changed = super::changed_files(&root, &e, &mut self.cache);
+            let what = if changed.is_empty() {
+                "a backing file cannot be checked".to_string()
+            } else {
+                let names: Vec<String> = changed.iter().map(|f| super::printable(f)).collect();
+                format!("its files changed ({})", names.join(", "))
+            };
+            return Err(Refused(format!(
+                "--like {id}: chart {id} is stale: {what}, so it answers nothing; nothing was written. Explore as usual and chart what you find with --files"
+            ))
+            .into());
+        }
+        Ok(e)
+    }
+}
+
+/// The codes of a text: its words (runs of letters and digits, lowercased) that hold a digit.
+fn codes(text: &str) -> std::collections::BTreeSet<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.bytes().any(|b| b.is_ascii_digit()))
+        .map(str::to_lowercase)
+        .collect()
+}
