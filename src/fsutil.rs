@@ -226,7 +226,7 @@ fn opened_inside(file: &fs::File, path: &Path, root: &Path) -> bool {
         }
     }
     let _ = file;
-    fs::canonicalize(path).is_ok_and(|real| real.starts_with(root))
+    dunce::canonicalize(path).is_ok_and(|real| crate::pathcmp::within(&real, root))
 }
 
 /// Reads a whole file under [`open_regular`]'s rules: at most `limit` bytes (a file that grows
@@ -303,7 +303,7 @@ pub fn check_inside(root: &Path, path: &Path) -> Result<()> {
 /// `path` with its symlinks and `..` resolved, or as given when it cannot be (it does not exist,
 /// or a folder on the way cannot be read).
 pub fn resolved(path: &Path) -> PathBuf {
-    fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+    dunce::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// True when `path`, as given or with its symlinks resolved, lies in `root`, as given or
@@ -311,10 +311,10 @@ pub fn resolved(path: &Path) -> PathBuf {
 /// file names, the state dir): a symlink, `..` or `/proc/self/cwd` on the way does not take it
 /// out of the project.
 pub fn lies_inside(path: &Path, root: &Path) -> bool {
-    let real = fs::canonicalize(path).ok();
-    let real_root = fs::canonicalize(root).ok();
-    let inside =
-        |p: &Path| p.starts_with(root) || real_root.as_ref().is_some_and(|r| p.starts_with(r));
+    use crate::pathcmp::within;
+    let real = dunce::canonicalize(path).ok();
+    let real_root = dunce::canonicalize(root).ok();
+    let inside = |p: &Path| within(p, root) || real_root.as_ref().is_some_and(|r| within(p, r));
     inside(path) || real.as_deref().is_some_and(inside)
 }
 
@@ -542,10 +542,16 @@ pub fn stat_names_in(dir: &Path, names: &[&str], follow: bool) -> Vec<StatResult
 #[cfg(unix)]
 pub fn stat_names_in_serial(dir: &Path, names: &[&str], follow: bool) -> Vec<StatResult> {
     use rustix::fs::{openat, statat, AtFlags, FileType, Mode, OFlags, CWD};
+    // O_PATH (no read permission needed, nothing opened for I/O) is Linux-only; elsewhere a
+    // read-only open of the folder serves `fstatat` as well.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    let how = OFlags::PATH;
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    let how = OFlags::RDONLY;
     let fd = match openat(
         CWD,
         dir,
-        OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        how | OFlags::DIRECTORY | OFlags::CLOEXEC,
         Mode::empty(),
     ) {
         Ok(fd) => fd,
@@ -776,6 +782,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)] // symlinks need a privilege on Windows
     fn lies_inside_judges_the_path_as_given_and_resolved() {
         let tmp = tempfile::tempdir().unwrap();
         let root = tmp.path().join("project");

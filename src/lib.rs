@@ -28,6 +28,7 @@ pub mod error;
 pub mod fsutil;
 pub mod hook;
 pub mod install;
+pub mod pathcmp;
 pub mod process;
 pub mod recall;
 pub mod session;

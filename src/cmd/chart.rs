@@ -54,7 +54,7 @@ pub fn run(args: &ChartArgs) -> Result<ExitCode> {
     let details = args.details.as_deref().unwrap_or("").to_string();
 
     let cwd = std::env::current_dir().context("could not read the working directory")?;
-    let cwd = std::fs::canonicalize(&cwd).unwrap_or(cwd);
+    let cwd = dunce::canonicalize(&cwd).unwrap_or(cwd);
     let store = Store::discover(&cwd);
     let mut files = BTreeMap::new();
     let mut hashed = Vec::new();

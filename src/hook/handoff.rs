@@ -60,7 +60,8 @@ pub fn take_over(ctx: &Ctx, s: &SessionDir, event: &str) -> Option<(SessionDir, 
             .is_some_and(|age| age <= HANDOFF_MAX_AGE);
         if recent
             && m.event.as_deref() == Some("PostCompact")
-            && marker_project(&m) == Some(project.clone())
+            && marker_project(&m)
+                .is_some_and(|p| crate::pathcmp::same(Path::new(&p), Path::new(&project)))
         {
             found.push(other);
         }

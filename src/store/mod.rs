@@ -37,7 +37,7 @@ impl Store {
 
     /// The store at a known project root.
     pub fn at(root: PathBuf) -> Store {
-        let root = std::fs::canonicalize(&root).unwrap_or(root);
+        let root = dunce::canonicalize(&root).unwrap_or(root);
         let dir = root.join(STORE_DIR);
         Store { root, dir }
     }

@@ -736,7 +736,7 @@ fn missing_program(command: &str, root: &Path) -> Option<String> {
         return None;
     }
     let found = if let Some(rest) = first.strip_prefix("~/") {
-        let home = crate::env::get_os(crate::env::HOME)?;
+        let home = crate::env::home_dir()?;
         Path::new(&home).join(rest).is_file()
     } else if first.contains('/') {
         root.join(first).is_file()

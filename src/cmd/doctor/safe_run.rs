@@ -219,6 +219,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)] // symlinks need a privilege on Windows
     fn a_capn_is_judged_where_it_resolves() {
         let tmp = tempfile::tempdir().unwrap();
         let root = tmp.path().join("project");
