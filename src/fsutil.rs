@@ -761,6 +761,22 @@ pub fn is_executable(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
+/// True when `dir` holds a program a shell finds as `name`: `dir/name` if executable, and on
+/// Windows also `name` with each extension of `PATHEXT` (default `.COM;.EXE;.BAT;.CMD`), as
+/// `cmd.exe` looks programs up.
+pub fn program_in(dir: &Path, name: &str) -> bool {
+    if is_executable(&dir.join(name)) {
+        return true;
+    }
+    if !cfg!(windows) || Path::new(name).extension().is_some() {
+        return false;
+    }
+    let exts = std::env::var("PATHEXT").unwrap_or_else(|_| ".COM;.EXE;.BAT;.CMD".into());
+    exts.split(';')
+        .filter(|e| !e.is_empty())
+        .any(|e| dir.join(format!("{name}{e}")).is_file())
+}
+
 /// True when `path` is a regular file (no execute bit off Unix); see the Unix variant.
 #[cfg(not(unix))]
 pub fn is_executable(path: &Path) -> bool {
