@@ -13,6 +13,7 @@ pub use listing::entry_names;
 pub mod lock;
 pub mod map;
 pub mod ops;
+mod owner;
 pub mod paths;
 
 use std::path::{Path, PathBuf};
@@ -185,6 +186,10 @@ fn is_own_store(dir: &Path) -> bool {
             );
             return false;
         }
+    }
+    #[cfg(not(unix))]
+    if !owner::adoptable(dir) {
+        return false;
     }
     true
 }
