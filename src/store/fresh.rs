@@ -698,9 +698,15 @@ mod tests {
         let p = write_old(&root, "a.txt", b"one");
         let mut cache = StatCache::default();
         let first = cache.state(&root, "a.txt");
-        // Poison the cached hash: if the cache is trusted, we get the poisoned value back.
+        // Poison the cached hash: if the cache is trusted, we get the poisoned value back (on
+        // Unix; on Windows no stamp vouches for a file, so it is hashed again).
         cache.files.get_mut("a.txt").unwrap().hash = [7; 32];
-        assert_eq!(cache.state(&root, "a.txt"), FileState::Hash([7; 32]));
+        let want = if cfg!(unix) {
+            FileState::Hash([7; 32])
+        } else {
+            first
+        };
+        assert_eq!(cache.state(&root, "a.txt"), want);
         assert_ne!(first, FileState::Hash([7; 32]));
         // But a damaged hash never makes a file count as changed (that deletes entries): the
         // file is hashed again, and the fresh hash replaces the damaged one.
