@@ -330,11 +330,17 @@ pub fn printable(s: &str) -> String {
         .collect()
 }
 
-/// `path` relative to the working directory's project root for messages (`.capn/entries/x.md`).
+/// `path` relative to the working directory's project root for messages (`.capn/entries/x.md`),
+/// `/`-separated on every system as path keys are (Windows would mix in `\`).
 pub fn display_rel(root: &Path, path: &Path) -> String {
-    path.strip_prefix(root)
-        .map(|p| p.display().to_string())
-        .unwrap_or_else(|_| path.display().to_string())
+    match path.strip_prefix(root) {
+        Ok(rel) => rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/"),
+        Err(_) => path.display().to_string(),
+    }
 }
 
 /// Positions of entries that must not answer: a backing file changed, vanished or was replaced
