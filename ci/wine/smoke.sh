@@ -65,9 +65,13 @@ capn --version
 [[ "$rc" -eq 0 && "$out" == "capn "* ]]
 expect "capn.exe starts under Wine ($out)" $?
 
+capn
+[[ "$rc" -eq 1 && "$err" == *"Usage: capn <COMMAND>"* ]]
+expect "usage says capn, not capn.exe" $?
+
 capn init
-[[ "$rc" -eq 0 && -d "$proj_unix/.capn" ]] && grep -q '"session-start"' "$proj_unix/.claude/settings.json"
-expect "init creates .capn and registers the hooks" $?
+[[ "$rc" -eq 0 && -d "$proj_unix/.capn" && "$out" == *'.claude/skills/compact-prep/SKILL.md'* ]] && grep -q '"session-start"' "$proj_unix/.claude/settings.json"
+expect "init creates .capn, registers the hooks and prints /-separated paths" $?
 
 capn chart "where are payment webhooks handled" --files 'src\api\webhooks.ts' --details "the router"
 [[ "$rc" -eq 0 && "$out" == "charted "* ]]
