@@ -14,7 +14,14 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// Ask before you search; chart what was expensive to find. A charted answer is backed by the
 /// SHA-256 of its files and deletes itself as soon as one of them changes.
 #[derive(Debug, Parser)]
-#[command(name = "capn", version, propagate_version = true, verbatim_doc_comment)]
+// bin_name: usage lines say `capn`, not the file name (`capn.exe` on Windows).
+#[command(
+    name = "capn",
+    bin_name = "capn",
+    version,
+    propagate_version = true,
+    verbatim_doc_comment
+)]
 #[command(
     after_help = "Examples:\n  capn init\n  capn ask \"where are payment webhooks handled?\"\n  capn chart \"where are payment webhooks handled?\" \\\n    --files src/api/webhooks.ts,src/billing/stripe.ts --details \"router near line 40\"\n\nEnvironment:\n  CAPN_STATE_DIR      per-user state dir (default: $XDG_STATE_HOME/capn-hook)\n  CAPN_SESSION_ID     session id for `capn state` (exported by the SessionStart hook)\n  CLAUDE_PROJECT_DIR  project root for hook subcommands"
 )]

@@ -28,6 +28,25 @@ pub const PATH: &str = "PATH";
 /// The user's home folder, as a shell expands `~` with it.
 pub const HOME: &str = "HOME";
 
+/// `USERPROFILE`: the user's home folder on Windows, as Node's `os.homedir()` (so Claude Code
+/// and Codex) reads it.
+pub const USERPROFILE: &str = "USERPROFILE";
+
+/// The user's home folder, where the hosts keep their user-level settings (`~/.claude`,
+/// `~/.codex`): on Windows `%USERPROFILE%` when set and absolute (what the hosts themselves use,
+/// and what a test pins), else the system's profile folder; elsewhere `$HOME` (through the
+/// `directories` crate). `None` when there is none.
+pub fn home_dir() -> Option<std::path::PathBuf> {
+    if cfg!(windows) {
+        if let Some(p) = get_os(USERPROFILE).map(std::path::PathBuf::from) {
+            if p.is_absolute() {
+                return Some(p);
+            }
+        }
+    }
+    directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf())
+}
+
 /// The value of `name`, `None` when unset or empty.
 pub fn get_os(name: &str) -> Option<OsString> {
     std::env::var_os(name).filter(|v| !v.is_empty())

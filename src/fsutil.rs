@@ -18,6 +18,9 @@ use std::fs;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
+mod durable;
+use durable::{is_transient_rename_error, retry_rename, sync_durable};
+
 /// The name prefix of the temp files [`write_atomic`] creates: `.capn-tmp-<pid>-<random>` (a
 /// crash can leave one behind; writers remove those whose process is gone, see
 /// [`remove_stale_temp_files`]).
@@ -215,8 +218,10 @@ fn open_nonblocking(path: &Path, nofollow: bool) -> std::result::Result<fs::File
     fs::File::open(path).map_err(ReadError::from_io)
 }
 
-/// Whether the opened `file` (reached through `path`) really lies inside `root`: on Linux the
-/// kernel's own record of the opened file (`/proc/self/fd/N`), elsewhere the canonical `path`.
+/// Whether the opened `file` (reached through `path`) really lies inside `root`: the kernel's
+/// own record of the opened file where there is one (Linux: `/proc/self/fd/N`; macOS:
+/// `fcntl(F_GETPATH)`), so a symlink swapped after the open cannot fool it; elsewhere (Windows)
+/// the canonical `path`, resolved again after the open.
 fn opened_inside(file: &fs::File, path: &Path, root: &Path) -> bool {
     #[cfg(target_os = "linux")]
     {
@@ -225,8 +230,14 @@ fn opened_inside(file: &fs::File, path: &Path, root: &Path) -> bool {
             return real.starts_with(root);
         }
     }
+    #[cfg(target_vendor = "apple")]
+    if let Ok(real) = rustix::fs::getpath(file) {
+        use std::os::unix::ffi::OsStrExt;
+        let real = Path::new(std::ffi::OsStr::from_bytes(real.as_bytes()));
+        return crate::pathcmp::within(real, root);
+    }
     let _ = file;
-    fs::canonicalize(path).is_ok_and(|real| real.starts_with(root))
+    dunce::canonicalize(path).is_ok_and(|real| crate::pathcmp::within(&real, root))
 }
 
 /// Reads a whole file under [`open_regular`]'s rules: at most `limit` bytes (a file that grows
@@ -303,7 +314,7 @@ pub fn check_inside(root: &Path, path: &Path) -> Result<()> {
 /// `path` with its symlinks and `..` resolved, or as given when it cannot be (it does not exist,
 /// or a folder on the way cannot be read).
 pub fn resolved(path: &Path) -> PathBuf {
-    fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+    dunce::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// True when `path`, as given or with its symlinks resolved, lies in `root`, as given or
@@ -311,10 +322,10 @@ pub fn resolved(path: &Path) -> PathBuf {
 /// file names, the state dir): a symlink, `..` or `/proc/self/cwd` on the way does not take it
 /// out of the project.
 pub fn lies_inside(path: &Path, root: &Path) -> bool {
-    let real = fs::canonicalize(path).ok();
-    let real_root = fs::canonicalize(root).ok();
-    let inside =
-        |p: &Path| p.starts_with(root) || real_root.as_ref().is_some_and(|r| p.starts_with(r));
+    use crate::pathcmp::within;
+    let real = dunce::canonicalize(path).ok();
+    let real_root = dunce::canonicalize(root).ok();
+    let inside = |p: &Path| within(p, root) || real_root.as_ref().is_some_and(|r| within(p, r));
     inside(path) || real.as_deref().is_some_and(inside)
 }
 
@@ -542,10 +553,16 @@ pub fn stat_names_in(dir: &Path, names: &[&str], follow: bool) -> Vec<StatResult
 #[cfg(unix)]
 pub fn stat_names_in_serial(dir: &Path, names: &[&str], follow: bool) -> Vec<StatResult> {
     use rustix::fs::{openat, statat, AtFlags, FileType, Mode, OFlags, CWD};
+    // O_PATH (no read permission needed, nothing opened for I/O) is Linux-only; elsewhere a
+    // read-only open of the folder serves `fstatat` as well.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    let how = OFlags::PATH;
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    let how = OFlags::RDONLY;
     let fd = match openat(
         CWD,
         dir,
-        OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        how | OFlags::DIRECTORY | OFlags::CLOEXEC,
         Mode::empty(),
     ) {
         Ok(fd) => fd,
@@ -597,8 +614,9 @@ pub fn stat_names_in_serial(dir: &Path, names: &[&str], follow: bool) -> Vec<Sta
 /// How much a write must survive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Durability {
-    /// `fsync` before the rename: the new content survives a power loss. For files that are a
-    /// source of truth (entries, settings, state files, hooks).
+    /// `fsync` before the rename: the new content survives a power loss (on macOS only a crash
+    /// of the system, see [`sync_durable`]). For files that are a source of truth (entries,
+    /// settings, state files, hooks).
     Durable,
     /// No `fsync` (still temp file + rename, so readers never see a torn file). Only for derived
     /// files that every reader validates and rebuilds when missing or corrupt (index, stat cache,
@@ -660,13 +678,20 @@ pub fn write_atomic_with(path: &Path, bytes: &[u8], durability: Durability) -> R
         }
     }
     if durability == Durability::Durable {
-        tmp.as_file()
-            .sync_all()
+        sync_durable(tmp.as_file())
             .with_context(|| format!("could not sync {}", path.display()))?;
     }
-    tmp.persist(path)
-        .map_err(|e| e.error)
-        .with_context(|| format!("could not replace {}", path.display()))?;
+    let mut pending = Some(tmp);
+    retry_rename(is_transient_rename_error, || {
+        let tmp = pending
+            .take()
+            .expect("the temp file is kept between attempts");
+        tmp.persist(path).map(drop).map_err(|e| {
+            pending = Some(e.file);
+            e.error
+        })
+    })
+    .with_context(|| format!("could not replace {}", path.display()))?;
     Ok(())
 }
 
@@ -755,6 +780,22 @@ pub fn is_executable(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
+/// True when `dir` holds a program a shell finds as `name`: `dir/name` if executable, and on
+/// Windows also `name` with each extension of `PATHEXT` (default `.COM;.EXE;.BAT;.CMD`), as
+/// `cmd.exe` looks programs up.
+pub fn program_in(dir: &Path, name: &str) -> bool {
+    if is_executable(&dir.join(name)) {
+        return true;
+    }
+    if !cfg!(windows) || Path::new(name).extension().is_some() {
+        return false;
+    }
+    let exts = std::env::var("PATHEXT").unwrap_or_else(|_| ".COM;.EXE;.BAT;.CMD".into());
+    exts.split(';')
+        .filter(|e| !e.is_empty())
+        .any(|e| dir.join(format!("{name}{e}")).is_file())
+}
+
 /// True when `path` is a regular file (no execute bit off Unix); see the Unix variant.
 #[cfg(not(unix))]
 pub fn is_executable(path: &Path) -> bool {
@@ -776,6 +817,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)] // symlinks need a privilege on Windows
     fn lies_inside_judges_the_path_as_given_and_resolved() {
         let tmp = tempfile::tempdir().unwrap();
         let root = tmp.path().join("project");

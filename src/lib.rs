@@ -29,6 +29,7 @@ pub mod error;
 pub mod fsutil;
 pub mod hook;
 pub mod install;
+pub mod pathcmp;
 pub mod present;
 pub mod process;
 pub mod recall;

@@ -555,7 +555,19 @@ mod tests {
     }
 
     fn age(path: &Path, by: Duration) {
+        #[cfg(unix)]
         let f = fs::File::open(path).unwrap();
+        // Windows sets times only through a handle with write-attributes access, and opens a
+        // folder only with FILE_FLAG_BACKUP_SEMANTICS.
+        #[cfg(windows)]
+        let f = {
+            use std::os::windows::fs::OpenOptionsExt;
+            fs::OpenOptions::new()
+                .access_mode(0x100) // FILE_WRITE_ATTRIBUTES
+                .custom_flags(0x0200_0000) // FILE_FLAG_BACKUP_SEMANTICS
+                .open(path)
+                .unwrap()
+        };
         f.set_modified(SystemTime::now() - by).unwrap();
     }
 

@@ -559,7 +559,7 @@ struct UserFiles {
 /// The user-level settings file `rel` (relative to the home folder), when there is a home
 /// folder and the file parses (a broken user file is doctor's to report, not init's to fix).
 fn user_settings(rel: &str) -> Option<SettingsFile> {
-    let home = directories::BaseDirs::new()?.home_dir().to_path_buf();
+    let home = crate::env::home_dir()?;
     SettingsFile::load_user(&home.join(rel)).ok()
 }
 

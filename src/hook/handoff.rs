@@ -174,7 +174,8 @@ fn candidates(state_dir: &Path, s: &SessionDir, project: &str) -> Vec<(SessionDi
             .is_some_and(|age| age <= HANDOFF_MAX_AGE);
         if recent
             && m.event.as_deref() == Some("PostCompact")
-            && marker_project(&m).as_deref() == Some(project)
+            && marker_project(&m)
+                .is_some_and(|p| crate::pathcmp::same(Path::new(&p), Path::new(&project)))
         {
             found.push((other, m));
         }

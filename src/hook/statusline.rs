@@ -30,7 +30,7 @@ use crate::session::{self, Marker, SessionDir, SessionId};
 use anyhow::Context;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 /// How long `--wrap` waits for the wrapped command (the statusline is debounced 300 ms and a
@@ -280,17 +280,16 @@ pub fn maybe_warn(input: &StatusInput, percent: f64, threshold: u8) -> anyhow::R
     s.write_marker(session::CONTEXT_WARNED, &m)
 }
 
-/// Runs `cmd` through `sh -c` with `stdin` on its standard input and returns its standard
+/// Runs `cmd` through the host's shell ([`crate::process::shell_command`]: `sh -c`; on Windows
+/// Git Bash, else `cmd /c`) with `stdin` on its standard input and returns its standard
 /// output, or `None` when it could not start or produced nothing within [`WRAP_TIMEOUT`].
 /// A command still running at the deadline, or past [`WRAP_MAX_BYTES`] of output, is killed;
 /// output it wrote before that (up to the limit) is kept.
 /// Its stderr goes to ours.
 pub fn run_wrapped(cmd: &str, stdin: &[u8]) -> Option<String> {
     let deadline = Instant::now() + WRAP_TIMEOUT;
-    let mut command = Command::new("sh");
+    let mut command = crate::process::shell_command(cmd);
     command
-        .arg("-c")
-        .arg(cmd)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit());

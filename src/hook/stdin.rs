@@ -73,22 +73,77 @@ impl Scan {
 }
 
 /// Reads the hook payload from stdin under the rules of the module docs. Read errors end the
-/// read and keep what was read so far.
+/// read and keep what was read so far. On Unix [`read_from`] waits with `poll`; on Windows, which
+/// has no `poll` for pipes, and on macOS when stdin is a terminal (its `poll` does not support
+/// tty devices), [`read_threaded`] waits on a reader thread instead, under the same limits.
 pub fn read_payload() -> Vec<u8> {
     #[cfg(unix)]
     {
+        #[cfg(target_vendor = "apple")]
+        if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+            return read_threaded(std::io::stdin(), MAX_STDIN_BYTES);
+        }
         read_from(std::io::stdin().lock(), MAX_STDIN_BYTES)
     }
     #[cfg(not(unix))]
     {
-        use std::io::Read;
-        let mut buf = Vec::new();
-        let _ = std::io::stdin()
-            .lock()
-            .take(MAX_STDIN_BYTES as u64)
-            .read_to_end(&mut buf);
-        buf
+        read_threaded(std::io::stdin(), MAX_STDIN_BYTES)
     }
+}
+
+/// [`read_payload`] from any reader, at most `cap` bytes, for systems where a descriptor cannot
+/// be polled: a thread does the blocking reads and hands each chunk over a channel, and this
+/// thread waits for the next chunk no longer than the idle times and [`MAX_READ_TIME`] allow.
+/// When the read ends on a timeout the reader thread stays blocked in its `read` until the
+/// process exits (a hook exits right after), holding nothing but its last chunk.
+pub fn read_threaded<R: std::io::Read + Send + 'static>(mut reader: R, cap: usize) -> Vec<u8> {
+    use std::sync::mpsc::{sync_channel, RecvTimeoutError};
+    let (tx, rx) = sync_channel::<Vec<u8>>(4);
+    let spawned = std::thread::Builder::new()
+        .name("stdin".into())
+        .spawn(move || {
+            let mut left = cap;
+            while left > 0 {
+                let mut chunk = vec![0u8; left.min(64 * 1024)];
+                match reader.read(&mut chunk) {
+                    Ok(0) => break,
+                    Ok(n) => {
+                        chunk.truncate(n);
+                        left -= n;
+                        if tx.send(chunk).is_err() {
+                            break;
+                        }
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(_) => break,
+                }
+            }
+        });
+    if spawned.is_err() {
+        return Vec::new();
+    }
+    let start = std::time::Instant::now();
+    let mut buf = Vec::new();
+    let mut scan = Scan::default();
+    while buf.len() < cap {
+        let idle = if scan.complete() {
+            IDLE_AFTER_VALUE
+        } else {
+            IDLE_BEFORE_VALUE
+        };
+        let Some(left) = MAX_READ_TIME.checked_sub(start.elapsed()) else {
+            break;
+        };
+        match rx.recv_timeout(idle.min(left)) {
+            Ok(chunk) => {
+                scan.feed(&chunk);
+                buf.extend_from_slice(&chunk);
+            }
+            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => break,
+        }
+    }
+    buf.truncate(cap);
+    buf
 }
 
 /// [`read_payload`] from any readable descriptor (a pipe, a file, a terminal), at most `cap`
@@ -141,6 +196,73 @@ pub fn read_from(fd: impl std::os::fd::AsFd, cap: usize) -> Vec<u8> {
         }
     }
     buf
+}
+
+/// The reader-thread path ([`read_threaded`], what Windows and a macOS terminal use), tested on
+/// every system with the same held-open pipes as the `poll` path.
+#[cfg(test)]
+mod threaded_tests {
+    use super::*;
+    use std::io::Write;
+    use std::time::Instant;
+
+    #[test]
+    fn a_held_open_pipe_ends_soon_after_a_complete_value() {
+        let (r, mut w) = std::io::pipe().unwrap();
+        w.write_all(b"\xef\xbb\xbf{\"session_id\":\"abc\"}\n")
+            .unwrap();
+        let t = Instant::now();
+        let got = read_threaded(r, MAX_STDIN_BYTES);
+        assert!(
+            t.elapsed() < Duration::from_millis(300),
+            "{:?}",
+            t.elapsed()
+        );
+        assert!(got.ends_with(b"}\n"), "{got:?}");
+        drop(w);
+    }
+
+    #[test]
+    fn silence_ends_an_incomplete_value_eof_ends_at_once_and_the_cap_holds() {
+        let (r, mut w) = std::io::pipe().unwrap();
+        w.write_all(b"{\"session_id\":").unwrap();
+        let t = Instant::now();
+        assert_eq!(read_threaded(r, 1024), b"{\"session_id\":");
+        let took = t.elapsed();
+        assert!(
+            took >= IDLE_BEFORE_VALUE && took < Duration::from_secs(1),
+            "{took:?}"
+        );
+        drop(w);
+        let (r, mut w) = std::io::pipe().unwrap();
+        w.write_all(b"{}").unwrap();
+        drop(w);
+        let t = Instant::now();
+        assert_eq!(read_threaded(r, 1024), b"{}");
+        assert!(t.elapsed() < Duration::from_millis(200));
+        assert_eq!(read_threaded(std::io::repeat(b'x'), 100_000).len(), 100_000);
+    }
+
+    #[test]
+    fn a_trickle_is_cut_off_at_the_longest_read_time() {
+        let (r, mut w) = std::io::pipe().unwrap();
+        let trickle = std::thread::spawn(move || {
+            for _ in 0..40 {
+                if w.write_all(b" ").is_err() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        });
+        let t = Instant::now();
+        read_threaded(r, 1024);
+        let took = t.elapsed();
+        assert!(
+            took >= MAX_READ_TIME && took < MAX_READ_TIME + Duration::from_millis(300),
+            "{took:?}"
+        );
+        trickle.join().unwrap();
+    }
 }
 
 #[cfg(all(test, unix))]

@@ -111,15 +111,35 @@ pub struct ProjectId {
 impl ProjectId {
     /// The identity of the project at `root` now; `None` when its folder cannot be read.
     pub fn of(root: &Path) -> Option<ProjectId> {
-        use std::os::unix::fs::MetadataExt;
-        let path = std::fs::canonicalize(root).ok()?;
+        let path = dunce::canonicalize(root).ok()?;
         let meta = std::fs::metadata(&path).ok()?;
+        let (dev, ino) = folder_identity(&meta);
         Some(ProjectId {
             path: path.to_string_lossy().into_owned(),
-            dev: meta.dev(),
-            ino: meta.ino(),
+            dev,
+            ino,
         })
     }
+
+    /// True when `self` and `other` name one folder by its identity: never where the system
+    /// gives none (both numbers 0, as on Windows, where std keeps the file index unstable), so
+    /// there a moved project is told by its path alone and a copy is never taken for the original.
+    pub fn same_folder(&self, other: &ProjectId) -> bool {
+        self.ino != 0 && self.dev == other.dev && self.ino == other.ino
+    }
+}
+
+/// The device and inode numbers of a folder (`stat`).
+#[cfg(unix)]
+fn folder_identity(meta: &std::fs::Metadata) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    (meta.dev(), meta.ino())
+}
+
+/// No identity off Unix: (0, 0) (see [`ProjectId::same_folder`]).
+#[cfg(not(unix))]
+fn folder_identity(_meta: &std::fs::Metadata) -> (u64, u64) {
+    (0, 0)
 }
 
 /// A settings file as it was before `init` changed it.
@@ -220,6 +240,9 @@ impl RecordedPostCommit {
 
 /// How loading the record went.
 #[derive(Debug)]
+// A record is loaded once per command; boxing it would only move the size (which crosses
+// clippy's threshold on Windows, where `PathBuf` is larger).
+#[allow(clippy::large_enum_variant)]
 pub enum Loaded {
     /// There is no record.
     Missing,
@@ -279,9 +302,8 @@ fn load_with(root: &Path, key: impl FnOnce() -> std::result::Result<Vec<u8>, Str
     }
     if let Some(p) = &r.project {
         // Moved or renamed: another path, the same folder. A copy: another folder.
-        let same_folder =
-            ProjectId::of(root).is_some_and(|now| now.dev == p.dev && now.ino == p.ino);
-        if Path::new(&p.path) != here && !same_folder {
+        let same_folder = ProjectId::of(root).is_some_and(|now| now.same_folder(p));
+        if !crate::pathcmp::same(Path::new(&p.path), &here) && !same_folder {
             return Loaded::Foreign(format!(
                 "it was written for the project at {} (this is a copy of it, or it was copied \
                  here)",
@@ -342,16 +364,16 @@ fn user_key(create: bool, root: &Path) -> std::result::Result<Vec<u8>, String> {
     let tmp = dir.join(format!(".{KEY_FILE}.{}.tmp", std::process::id()));
     let written = {
         use std::io::Write;
-        use std::os::unix::fs::OpenOptionsExt;
-        std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&tmp)
-            .and_then(|mut f| {
-                f.write_all(&key)?;
-                f.sync_all()
-            })
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        // Only this user may read the key. Off Unix the file inherits the folder's ACL: the
+        // per-user state dir (`%LOCALAPPDATA%`), which other users cannot read.
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        options.open(&tmp).and_then(|mut f| {
+            f.write_all(&key)?;
+            f.sync_all()
+        })
     };
     if written.is_ok() && std::fs::hard_link(&tmp, &path).is_err() {
         // There is a file already: another init's key (kept), or one of a wrong length, which

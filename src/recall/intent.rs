@@ -80,19 +80,60 @@ pub fn from_tool_call(tool_name: &str, input: &Value) -> Option<SearchIntent> {
     })
 }
 
-/// A Codex argv (`["bash", "-lc", "rg foo src"]`, or `["rg", "foo"]`) as one command line.
+/// A Codex argv (`["bash", "-lc", "rg foo src"]`, `["powershell.exe", "-Command", "rg foo"]`,
+/// or `["rg", "foo"]`) as one command line.
 fn argv_command(argv: &[Value]) -> Option<String> {
     let parts: Vec<&str> = argv.iter().filter_map(Value::as_str).collect();
-    if let [shell, flag, script, ..] = parts.as_slice() {
-        let shell = shell.rsplit('/').next().unwrap_or(shell);
-        if matches!(shell, "bash" | "sh" | "zsh" | "dash")
-            && flag.starts_with('-')
-            && flag.contains('c')
-        {
-            return Some(script.to_string());
+    if let [shell, rest @ ..] = parts.as_slice() {
+        if let Some(script) = shell_script(&program_name(shell), rest) {
+            return Some(script);
         }
     }
     (!parts.is_empty()).then(|| shell_words::join(parts))
+}
+
+/// The name a program is known by, whatever the system spelled: the last component of `path`
+/// (after `/`, or `\` as Windows writes it), lowercase, without `.exe` (`C:\Git\bin\bash.exe`
+/// and `/usr/bin/bash` are both `bash`).
+fn program_name(path: &str) -> String {
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    let name = name.to_ascii_lowercase();
+    match name.strip_suffix(".exe") {
+        Some(stem) => stem.to_string(),
+        None => name,
+    }
+}
+
+/// The script a shell `prog` is told to run by its arguments `rest`, when it is: `bash -lc
+/// "…"` (sh, zsh, dash too), `powershell -NoProfile -Command "…"` (pwsh too; `-c` and any
+/// abbreviation of `-Command`, PowerShell's own rule; the remaining arguments are the script,
+/// joined by spaces), `cmd /c …` (`/k` too; the remaining arguments, joined).
+fn shell_script<S: AsRef<str>>(prog: &str, rest: &[S]) -> Option<String> {
+    let rest: Vec<&str> = rest.iter().map(AsRef::as_ref).collect();
+    match prog {
+        "bash" | "sh" | "zsh" | "dash" => match rest.as_slice() {
+            [flag, script, ..] if flag.starts_with('-') && flag.contains('c') => {
+                Some(script.to_string())
+            }
+            _ => None,
+        },
+        "powershell" | "pwsh" => {
+            let at = rest.iter().position(|a| {
+                let a = a.to_ascii_lowercase();
+                a.len() >= 2 && "-command".starts_with(&a)
+            })?;
+            let script = rest[at + 1..].join(" ");
+            (!script.trim().is_empty()).then_some(script)
+        }
+        "cmd" => {
+            let at = rest
+                .iter()
+                .position(|a| a.eq_ignore_ascii_case("/c") || a.eq_ignore_ascii_case("/k"))?;
+            let script = rest[at + 1..].join(" ");
+            (!script.trim().is_empty()).then_some(script)
+        }
+        _ => None,
+    }
 }
 
 fn join<const N: usize>(parts: [String; N]) -> String {
@@ -129,10 +170,8 @@ pub fn from_shell_command(command: &str) -> Option<String> {
 /// True when the command `argv` prints the project's files or their names (what a search fed
 /// by it then searches): a file reader, a file listing, or a search.
 fn reads_code(argv: &[String]) -> bool {
-    let prog = argv
-        .first()
-        .map_or("", |p| p.rsplit('/').next().unwrap_or(p));
-    match prog {
+    let prog = argv.first().map_or(String::new(), |p| program_name(p));
+    match prog.as_str() {
         "cat" | "bat" | "head" | "tail" | "less" | "more" | "nl" | "find" | "fd" | "fdfind"
         | "ls" | "tree" | "rg" | "ag" | "ack" | "grep" | "egrep" | "fgrep" => true,
         "git" => argv
@@ -256,9 +295,9 @@ fn search_words(argv: &[String]) -> Option<String> {
     {
         i += 1;
     }
-    let prog = argv.get(i)?.rsplit('/').next().unwrap_or("");
+    let prog = program_name(argv.get(i)?);
     let rest = &argv[i + 1..];
-    match prog {
+    match prog.as_str() {
         "grep" | "egrep" | "fgrep" => Some(grep_like(Tool::Grep, rest)),
         "rg" | "ag" | "ack" => Some(grep_like(Tool::Ripgrep, rest)),
         "git" if rest.first().is_some_and(|a| a == "grep") => {
@@ -266,13 +305,11 @@ fn search_words(argv: &[String]) -> Option<String> {
         }
         "fd" | "fdfind" => Some(grep_like(Tool::Fd, rest)),
         "find" => Some(find_words(rest)),
-        // `bash -lc "rg ..."` written as one string: the script is the command.
-        "bash" | "sh" | "zsh" | "dash" => match rest {
-            [flag, script, ..] if flag.starts_with('-') && flag.contains('c') => {
-                from_shell_command(script)
-            }
-            _ => None,
-        },
+        // `bash -lc "rg ..."` (or `powershell -Command`, `cmd /c`) written as one string: the
+        // script is the command.
+        "bash" | "sh" | "zsh" | "dash" | "powershell" | "pwsh" | "cmd" => {
+            from_shell_command(&shell_script(&prog, rest)?)
+        }
         _ => None,
     }
 }
@@ -599,5 +636,48 @@ mod tests {
             "{:?}",
             t.elapsed()
         );
+    }
+
+    #[test]
+    fn windows_shells_and_program_paths_are_seen_through() {
+        let bash = |c: &str| text("Bash", json!({ "command": c }));
+        for argv in [
+            json!([
+                "C:\\Program Files\\Git\\bin\\bash.exe",
+                "-lc",
+                "rg -n webhook src"
+            ]),
+            json!([
+                "powershell.exe",
+                "-NoProfile",
+                "-Command",
+                "rg -n webhook src"
+            ]),
+            json!(["pwsh", "-c", "rg", "-n", "webhook", "src"]),
+            json!(["PowerShell", "-Com", "rg -n webhook src"]),
+            json!(["C:\\Windows\\System32\\cmd.exe", "/C", "rg -n webhook src"]),
+            json!(["cmd", "/d", "/s", "/c", "rg", "-n", "webhook", "src"]),
+        ] {
+            assert_eq!(
+                text("shell", json!({ "command": argv })).as_deref(),
+                Some("webhook src"),
+                "{argv}"
+            );
+        }
+        assert_eq!(
+            bash("powershell -NoProfile -Command \"rg -n webhook src\"").as_deref(),
+            Some("webhook src")
+        );
+        assert_eq!(
+            bash("cmd /c \"grep -rn webhook src\"").as_deref(),
+            Some("webhook src")
+        );
+        assert_eq!(bash("RG.EXE webhook src").as_deref(), Some("webhook src"));
+        // No script: nothing to look into.
+        assert_eq!(
+            text("shell", json!({"command": ["powershell", "-NoProfile"]})),
+            None
+        );
+        assert_eq!(bash("cmd /c"), None);
     }
 }

@@ -545,7 +545,14 @@ impl StatCache {
     }
 
     /// The cached hash for `key` if its stamp is unchanged and outside the racy window.
+    /// Never where the system gives neither an inode nor a ctime (Windows: std exposes
+    /// neither the file index nor NTFS's change time): size and mtime alone do not tell a
+    /// same-size edit whose mtime was put back (`cp -p`, an archive extraction), so there every
+    /// check hashes the file (the hooks' hashing budget still bounds what they hash).
     fn trusted(&self, key: &str, stamp: &Stamp) -> Option<[u8; 32]> {
+        if stamp.ino == 0 && stamp.ctime_ns == 0 {
+            return None;
+        }
         self.get(key).and_then(|c| {
             (c.stamp == *stamp && stamp.mtime_ns.saturating_add(RACY_NS) < c.hashed_at_ns)
                 .then_some(c.hash)

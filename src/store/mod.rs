@@ -13,6 +13,7 @@ pub use listing::entry_names;
 pub mod lock;
 pub mod map;
 pub mod ops;
+mod owner;
 pub mod paths;
 pub mod phrasing;
 pub mod provenance;
@@ -47,7 +48,7 @@ impl Store {
     /// worktree without a `.capn/` of its own, the main checkout's, with this worktree's own
     /// derived files in `<main>/.capn/worktrees/<name>/` ([`worktree`]).
     pub fn at(root: PathBuf) -> Store {
-        let root = std::fs::canonicalize(&root).unwrap_or(root);
+        let root = dunce::canonicalize(&root).unwrap_or(root);
         let own = root.join(STORE_DIR);
         if std::fs::symlink_metadata(&own).is_err() {
             if let Some(l) = worktree::linked(&root) {
@@ -244,6 +245,10 @@ fn is_own_store(dir: &Path) -> bool {
             return false;
         }
     }
+    #[cfg(not(unix))]
+    if !owner::adoptable(dir) {
+        return false;
+    }
     true
 }
 
@@ -376,11 +381,17 @@ pub fn printable(s: &str) -> String {
     crate::present::printable(s)
 }
 
-/// `path` relative to the working directory's project root for messages (`.capn/entries/x.md`).
+/// `path` relative to the working directory's project root for messages (`.capn/entries/x.md`),
+/// `/`-separated on every system as path keys are (Windows would mix in `\`).
 pub fn display_rel(root: &Path, path: &Path) -> String {
-    path.strip_prefix(root)
-        .map(|p| p.display().to_string())
-        .unwrap_or_else(|_| path.display().to_string())
+    match path.strip_prefix(root) {
+        Ok(rel) => rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/"),
+        Err(_) => path.display().to_string(),
+    }
 }
 
 /// Positions of entries that must not answer: a backing file changed, vanished or was replaced

@@ -58,16 +58,24 @@ impl Writer {
     pub fn bust(&mut self, key: &str) -> Result<usize> {
         let mut busted = 0;
         for round in 0..2 {
-            let hit: Vec<usize> = match self.snap.paths.binary_search_by(|p| p.as_str().cmp(key)) {
-                Ok(p) => (0..self.snap.len())
-                    .filter(|&i| self.snap.refs.of(i).any(|(q, _)| q as usize == p))
-                    .collect(),
-                Err(_) => Vec::new(),
-            };
+            // Every spelling of the file (`SRC/Pay.ts` is `src/pay.ts` where names fold).
+            let named: Vec<usize> = (0..self.snap.paths.len())
+                .filter(|&p| crate::pathcmp::same_key(&self.snap.paths[p], key))
+                .collect();
+            let hit: Vec<usize> = (0..self.snap.len())
+                .filter(|&i| {
+                    self.snap
+                        .refs
+                        .of(i)
+                        .any(|(q, _)| named.contains(&(q as usize)))
+                })
+                .collect();
             // The index is derived and may be damaged: an entry goes only when its own file
             // names `key`.
             let deleted = self
-                .delete_positions_listed(&hit, &mut |e, _| e.files.contains_key(key))?
+                .delete_positions_listed(&hit, &mut |e, _| {
+                    e.files.keys().any(|k| crate::pathcmp::same_key(k, key))
+                })?
                 .len();
             busted += deleted;
             if deleted == hit.len() || round == 1 {

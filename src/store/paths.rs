@@ -26,7 +26,12 @@ pub fn normalize(p: &Path) -> Option<PathBuf> {
 /// The key of `abs` (an absolute, normalised path) relative to `root`, or `None` when it is not
 /// strictly inside `root` or not valid UTF-8.
 pub fn key_of(root: &Path, abs: &Path) -> Option<String> {
-    let rel = abs.strip_prefix(root).ok()?;
+    let Ok(rel) = abs.strip_prefix(root) else {
+        // On a folding system `C:\Proj` holds `c:\proj\a.ts` (crate::pathcmp).
+        let rel =
+            crate::pathcmp::strip_root_with(crate::pathcmp::SYSTEM, abs.to_str()?, root.to_str()?)?;
+        return (!rel.is_empty() && abs != root).then_some(rel);
+    };
     let mut parts = Vec::new();
     for c in rel.components() {
         match c {
@@ -61,12 +66,12 @@ pub fn resolve_key(root: &Path, cwd: &Path, input: &str) -> Result<(String, Path
         return Ok((key, abs));
     }
     // An absolute path may reach the root through a symlinked ancestor (/tmp -> /private/tmp).
-    if let Ok(canon) = std::fs::canonicalize(&abs) {
+    if let Ok(canon) = dunce::canonicalize(&abs) {
         if let Some(key) = key_of(root, &canon) {
             return Ok((key, canon));
         }
     }
-    if abs == root {
+    if crate::pathcmp::same(&abs, root) {
         return Err(format!("{input}: is a directory (the project root)"));
     }
     Err(format!(
@@ -83,7 +88,7 @@ pub fn resolve_backing_file(
     input: &str,
 ) -> Result<(String, PathBuf), String> {
     let (key, abs) = resolve_key(root, cwd, input)?;
-    if key == super::STORE_DIR || key.starts_with(".capn/") {
+    if crate::pathcmp::in_store(&key) {
         return Err(format!("{input}: inside the capn store"));
     }
     if !super::entry::is_valid_key(&key) {
@@ -104,8 +109,8 @@ pub fn resolve_backing_file(
     if !meta.is_file() {
         return Err(format!("{input}: not a regular file"));
     }
-    let canon = std::fs::canonicalize(&abs).map_err(|e| format!("{input}: {e}"))?;
-    if !canon.starts_with(root) {
+    let canon = dunce::canonicalize(&abs).map_err(|e| format!("{input}: {e}"))?;
+    if !crate::pathcmp::within(&canon, root) {
         return Err(format!(
             "{input}: symlink target is outside the project root ({})",
             canon.display()

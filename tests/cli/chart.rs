@@ -553,10 +553,17 @@ fn derived_files_are_rebuilt_when_missing_corrupt_or_outdated() {
 }
 
 #[test]
+#[cfg_attr(
+    windows,
+    ignore = "the 0.2 store backs an entry with `docs/a: b.md`, a name Windows forbids"
+)]
 fn reads_a_store_written_by_capn_hook_0_2() {
     let env = Env::git();
     let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/store-0.2");
     copy_dir(&fixture, &env.root);
+    // Made here, not kept in the fixture: a checkout on Windows cannot hold the name (the
+    // entry's SHA-256 is of these bytes).
+    env.write("docs/a: b.md", "# notes\n");
     let list = env.run(&["list", "--json"]).ok();
     assert_eq!(list.jsonl().len(), 2, "{}", list.stdout);
     let v = &env

@@ -22,8 +22,7 @@ fn base_path() -> Vec<PathBuf> {
 fn capn_dir(env: &Env) -> PathBuf {
     let dir = env.tmp.path().join("bin");
     if !dir.exists() {
-        std::fs::create_dir_all(&dir).unwrap();
-        std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_capn"), dir.join("capn")).unwrap();
+        crate::util::install_capn_in(&dir);
     }
     dir
 }
@@ -114,8 +113,7 @@ fn script(env: &Env, name: &str, body: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join("capn");
     std::fs::write(&p, format!("#!/bin/sh\n{body}")).unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    crate::util::make_executable(&p);
     p
 }
 
@@ -744,11 +742,7 @@ fn doctor_never_runs_commands_from_the_repository() {
         "tools/capn",
         &format!("#!/bin/sh\ntouch {}\n", pwned(3).display()),
     );
-    std::fs::set_permissions(
-        env.root.join("tools/capn"),
-        std::os::unix::fs::PermissionsExt::from_mode(0o755),
-    )
-    .unwrap();
+    crate::util::make_executable(&env.root.join("tools/capn"));
     s["hooks"]["PreCompact"][0]["hooks"][0] = json!({"type": "command",
         "command": "${CLAUDE_PROJECT_DIR}/tools/capn", "args": ["hook", "pre-compact"]});
     write_json(&env, ".claude/settings.json", &s);

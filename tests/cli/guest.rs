@@ -2,12 +2,15 @@
 //! init, uninstall or doctor hang, `.gitignore` bytes stay bytes, and the registrations of older
 //! capn versions that init replaced are put back by uninstall.
 
-use crate::util::{Env, Run};
+use crate::util::Env;
+#[cfg(unix)]
+use crate::util::Run;
 use serde_json::json;
 use std::fs;
 
 /// Runs `capn args` and asserts it returned within 5 s (a FIFO read would block forever).
 #[track_caller]
+#[cfg(unix)]
 fn run_promptly(env: &Env, args: &[&str]) -> Run {
     env.run_within_5s(args)
 }

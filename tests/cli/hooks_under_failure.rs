@@ -8,6 +8,7 @@ use std::fs;
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
+#[cfg(unix)]
 use std::time::Duration;
 
 /// Runs capn with stderr connected to a pipe whose read end is already closed (EPIPE on every

@@ -6,9 +6,8 @@ use std::fs;
 
 /// Writes an executable git hook (git ignores one without an execute bit, and init refuses it).
 fn write_hook(env: &Env, rel: &str, content: &str) -> std::path::PathBuf {
-    use std::os::unix::fs::PermissionsExt;
     let p = env.write(rel, content);
-    fs::set_permissions(&p, fs::Permissions::from_mode(0o755)).unwrap();
+    crate::util::make_executable(&p);
     p
 }
 
@@ -409,6 +408,7 @@ fn a_user_level_statusline_is_wrapped_and_left_alone_on_uninstall() {
 // ---------------------------------------------------------------- post-commit with a real git
 
 /// Runs git in `dir` with the test's HOME and no system config; `None` when git is unavailable.
+#[cfg(unix)]
 fn git(env: &Env, dir: &std::path::Path, args: &[&str], path: Option<&str>) -> Option<()> {
     let mut c = std::process::Command::new("git");
     c.args([
@@ -441,6 +441,7 @@ pub const PRUNE_GUARDED: &str =
 
 /// The fake capn's log once it has something (the hook runs it in the background), waiting up
 /// to 5 s.
+#[cfg(unix)]
 pub fn wait_for_log(log: &std::path::Path) -> String {
     let start = std::time::Instant::now();
     loop {
@@ -465,6 +466,7 @@ fn fake_capn(env: &Env) -> (String, std::path::PathBuf) {
 }
 
 /// A real repository (`git init`) in the project; `None` when git is unavailable.
+#[cfg(unix)]
 fn real_repo(env: &Env) -> Option<()> {
     if std::process::Command::new("git")
         .arg("--version")

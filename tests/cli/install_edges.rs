@@ -4,6 +4,7 @@
 use crate::util::Env;
 use serde_json::Value;
 use std::fs;
+#[cfg(unix)]
 use std::process::Stdio;
 
 const PRUNE_ONLY_HOOK: &str =
@@ -188,8 +189,7 @@ fn uninstall_never_deletes_a_post_commit_file_outside_the_project() {
 fn init_does_not_register_again_what_the_user_settings_already_register() {
     let env = Env::git();
     let bin = env.tmp.path().join("bin");
-    fs::create_dir_all(&bin).unwrap();
-    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_capn"), bin.join("capn")).unwrap();
+    crate::util::install_capn_in(&bin);
     let user = env.home.join(".claude/settings.json");
     fs::create_dir_all(user.parent().unwrap()).unwrap();
     let handler = serde_json::json!({
@@ -315,6 +315,7 @@ fn the_install_record_is_signed_for_the_user_who_ran_init() {
     assert_eq!(rec["mac"].as_str().map(str::len), Some(64), "{rec}");
     let key = env.state_dir().join("install.key");
     assert_eq!(fs::read(&key).unwrap().len(), 32);
+    #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
         assert_eq!(

@@ -254,10 +254,16 @@ fn the_same_files_with_a_similar_question_merge_and_ids_and_details_stay() {
 /// question (which replaces the entry, details and all) leaves an entry without phrasings that
 /// reads as before.
 #[test]
+#[cfg_attr(
+    windows,
+    ignore = "the 0.2 store backs an entry with `docs/a: b.md`, a name Windows forbids"
+)]
 fn multi_phrasing_entries_stay_readable_by_capn_0_2() {
     let env = Env::git();
     let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/store-0.2");
     crate::chart::copy_dir(&fixture, &env.root);
+    // Made here, not kept in the fixture (a Windows checkout cannot hold the name).
+    env.write("docs/a: b.md", "# notes\n");
     let q = "where do stripe callbacks land?";
     env.run(&["chart", q, "--like", "9f3a1c2e"]).ok();
     env.run(&["chart", "stripe webhook router", "--like", "9f3a1c2e"])

@@ -7,6 +7,36 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+/// Gives `p` the execute bits (0755) where files have them; off Unix nothing to do.
+pub fn make_executable(p: &Path) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    #[cfg(not(unix))]
+    let _ = p;
+}
+
+/// Puts the built binary in `dir` as `capn` (a symlink on Unix; a copy as `capn.exe` on
+/// Windows, where symlinks need a privilege) and returns its path.
+pub fn install_capn_in(dir: &Path) -> PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    let exe = Path::new(env!("CARGO_BIN_EXE_capn"));
+    #[cfg(unix)]
+    {
+        let p = dir.join("capn");
+        std::os::unix::fs::symlink(exe, &p).unwrap();
+        p
+    }
+    #[cfg(not(unix))]
+    {
+        let p = dir.join("capn.exe");
+        std::fs::copy(exe, &p).unwrap();
+        p
+    }
+}
+
 /// A temp project: `root` is the project dir (a git repo when made with `Env::git`), `home` the
 /// pinned HOME.
 pub struct Env {
@@ -124,7 +154,11 @@ impl Env {
         ] {
             c.env_remove(var);
         }
+        // capn's state dir is pinned by name: `directories` puts it under `~/Library` on macOS
+        // and under the real `%LOCALAPPDATA%` on Windows, whatever HOME says.
         c.env("HOME", &self.home)
+            .env("USERPROFILE", &self.home)
+            .env("CAPN_STATE_DIR", self.state_dir())
             .env("XDG_STATE_HOME", self.home.join(".local/state"))
             .env("XDG_DATA_HOME", self.home.join(".local/share"))
             .env("XDG_CONFIG_HOME", self.home.join(".config"))

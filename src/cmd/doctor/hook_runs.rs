@@ -736,7 +736,7 @@ fn missing_program(command: &str, root: &Path) -> Option<String> {
         return None;
     }
     let found = if let Some(rest) = first.strip_prefix("~/") {
-        let home = crate::env::get_os(crate::env::HOME)?;
+        let home = crate::env::home_dir()?;
         Path::new(&home).join(rest).is_file()
     } else if first.contains('/') {
         root.join(first).is_file()
@@ -744,7 +744,7 @@ fn missing_program(command: &str, root: &Path) -> Option<String> {
         true
     } else {
         let path = crate::env::get_os(crate::env::PATH).unwrap_or_default();
-        let found = safe_run::path_dirs(&path).any(|d| d.join(first).is_file());
+        let found = safe_run::path_dirs(&path).any(|d| crate::fsutil::program_in(&d, first));
         found
     };
     (!found).then(|| first.clone())
@@ -789,6 +789,7 @@ mod tests {
             Some("/nonexistent/dir/status.sh".into())
         );
         assert_eq!(missing_program("echo hi", root), None);
+        #[cfg(unix)]
         assert_eq!(missing_program("sh -c 'exit 0'", root), None);
         assert_eq!(
             missing_program("no-such-program-capn-test x", root),

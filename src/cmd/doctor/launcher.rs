@@ -25,9 +25,19 @@ pub const LAUNCHER_PATH: &str = "/usr/bin:/bin";
 /// [`LAUNCHER_PATH`]).
 pub const LAUNCHER_PATH_ENV: &str = crate::env::LAUNCHER_PATH;
 
-/// The launcher `PATH` to test with.
-fn launcher_path() -> String {
-    crate::env::get(LAUNCHER_PATH_ENV).unwrap_or_else(|| LAUNCHER_PATH.to_string())
+/// The launcher `PATH` to test with: [`LAUNCHER_PATH_ENV`] when set, else [`LAUNCHER_PATH`] on
+/// Unix. `None` on Windows without [`LAUNCHER_PATH_ENV`]: there every program, started from the
+/// Start menu or a terminal, gets `PATH` from the user's and the system's environment in the
+/// registry (no shell start-up file adds to it), so a launcher's `PATH` is the user's own and
+/// the check has nothing to find.
+fn launcher_path() -> Option<String> {
+    crate::env::get(LAUNCHER_PATH_ENV).or_else(|| {
+        if cfg!(windows) {
+            None
+        } else {
+            Some(LAUNCHER_PATH.to_string())
+        }
+    })
 }
 
 /// Budget for one start (the hooks do nothing on empty stdin).
@@ -52,7 +62,9 @@ pub(super) fn check(
     if commands.is_empty() {
         return;
     }
-    let launcher = launcher_path();
+    let Some(launcher) = launcher_path() else {
+        return;
+    };
     // A bare `capn` would be looked up on the launcher's PATH: never one inside the project.
     if let Some(found) = safe_run::first_on_path(Some(launcher.as_ref()))
         .filter(|found| crate::fsutil::lies_inside(found, root))

@@ -490,12 +490,19 @@ mod tests {
 
     #[test]
     fn a_hung_command_is_killed_within_its_budget() {
-        let mut cmd = Command::new("sh");
-        cmd.args(["-c", "sleep 30"]);
+        // A shell whose child hangs (and holds the output pipes open).
+        let cmd = if cfg!(windows) {
+            crate::process::shell_command("ping -n 30 127.0.0.1 >NUL")
+        } else {
+            crate::process::shell_command("sleep 30")
+        };
         let t = Instant::now();
         let out = run_captured(cmd, b"", Duration::from_millis(200));
         assert!(out.timed_out);
         assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+        if cfg!(windows) {
+            return; // the rest needs `cat`
+        }
         let mut cmd = Command::new("sh");
         cmd.args(["-c", "cat; echo err >&2; exit 3"]);
         let out = run_captured(cmd, b"in", Duration::from_secs(5));

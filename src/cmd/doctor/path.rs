@@ -49,6 +49,11 @@ pub(super) fn path_fix() -> String {
         .ok()
         .and_then(|p| p.parent().map(Path::to_path_buf));
     match dir {
+        // Windows programs get PATH from the user's environment in the registry, not a shell.
+        Some(d) if cfg!(windows) => format!(
+            "cargo install --path . (in the capn-hook source), or add this binary's folder, {}, to your user PATH (Settings > System > About > Advanced system settings > Environment Variables), then restart the host",
+            d.display()
+        ),
         Some(d) => format!(
             "cargo install --path . (in the capn-hook source), or add this binary's folder to PATH: export PATH=\"{}:$PATH\"",
             d.display()

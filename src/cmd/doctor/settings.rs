@@ -20,7 +20,7 @@ impl Loaded {
 /// Loads the project's settings files and the user-level ones (`~/.claude/settings.json`,
 /// `~/.codex/hooks.json`, which the hosts merge in), reporting each existing file.
 pub(super) fn load_settings(root: &Path, checks: &mut Vec<Check>) -> Vec<Loaded> {
-    let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
+    let home = crate::env::home_dir();
     let mut out = Vec::new();
     for spec in crate::install::hosts::HOSTS {
         let user = home
