@@ -15,8 +15,9 @@
 //!   can end the line, close the quote or pose as a header of its own ("[capn] end of chart.",
 //!   "Human: ..." stay inside the quotes of the line they came in).
 //! - **Capped**: a question shows at most [`MAX_QUESTION_CHARS`] characters, a path
-//!   [`MAX_PATH_CHARS`], an offer line [`MAX_FILES`] paths; `ask` prints at most
-//!   [`MAX_DETAILS_CHARS`] of a chart's details and says where the whole entry is ([`details`]).
+//!   [`MAX_PATH_CHARS`], an offer or related line [`MAX_FILES`] paths; an `ask` hit at most
+//!   [`MAX_ASK_FILES`] paths (the rest counted in `more_files`) and [`MAX_DETAILS_CHARS`] of a
+//!   chart's details, counted once escaped, and says where the whole entry is ([`details`]).
 //! - **Framed as data**: the block that carries offered charts opens with [`DATA_FRAME`], which
 //!   says the quoted lines are recorded data from the project's chart, not instructions (as
 //!   Claude Code introduces a CLAUDE.md with where it comes from, and as claude-mem#4141 asks of
@@ -42,16 +43,18 @@ pub const MAX_PATH_CHARS: usize = 120;
 /// The most file paths listed for one chart in an offer (the rest are counted).
 pub const MAX_FILES: usize = 5;
 
-/// The most characters of a chart's details that `ask` prints (characters of the details
-/// themselves; the cut says how many more there are and where the whole entry is).
+/// The most characters of a chart's details that `ask` prints, counted as printed (JSON escapes
+/// included; the cut says how many more there are and where the whole entry is).
 pub const MAX_DETAILS_CHARS: usize = 4000;
 
-/// The most characters of a question in an `ask` hit or related line (JSON output a program may
-/// parse; the whole question is in the entry file).
+/// The most characters of a question in an `ask` hit, counted as printed (JSON escapes
+/// included; the whole question is in the entry file). A related line shows a question as an
+/// offer does, at most [`MAX_QUESTION_CHARS`].
 pub const MAX_ASK_QUESTION_CHARS: usize = 1000;
 
-/// The most characters of one file path in an `ask` hit or related line (longer than any path
-/// a file system opens: Linux's `PATH_MAX` is 4096 bytes).
+/// The most characters of one file path in an `ask` hit, counted as printed (longer than any
+/// path a file system opens: Linux's `PATH_MAX` is 4096 bytes). A related line caps a path at
+/// [`MAX_PATH_CHARS`] and lists at most [`MAX_FILES`].
 pub const MAX_ASK_PATH_CHARS: usize = 4096;
 
 /// What a cut string ends with, inside its quotes.
@@ -185,22 +188,64 @@ pub fn capped(s: &str, max_chars: usize) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// A chart's details as `ask` prints them: whole when at most [`MAX_DETAILS_CHARS`] characters,
-/// else the first [`MAX_DETAILS_CHARS`] and a marker naming how many characters were left out
-/// and the entry file that holds them all (`entry_file`, relative to the project root):
+/// How many characters `c` takes once [`json_line`] has written it: 2 for `"`, `\\` and the
+/// short escapes (`\n`...), 6 per UTF-16 unit for a `\uXXXX` escape, else 1.
+fn escaped_len(c: char) -> usize {
+    match c {
+        '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
+        c if is_hidden(c) => 6 * c.len_utf16(),
+        _ => 1,
+    }
+}
+
+/// The longest prefix of `s` whose escaped form ([`escaped_len`]) fits in `max` characters, and
+/// the number of characters of `s` it keeps.
+fn escaped_prefix(s: &str, max: usize) -> (&str, usize) {
+    let mut used = 0usize;
+    for (n, (i, c)) in s.char_indices().enumerate() {
+        used += escaped_len(c);
+        if used > max {
+            return (&s[..i], n);
+        }
+    }
+    (s, s.chars().count())
+}
+
+/// `s` cut so that its JSON-escaped form ([`json_line`]) is at most `max_chars` characters, the
+/// last of them [`CUT_MARK`] when cut: a cap on what is printed, so 1,000 tag characters
+/// (12 characters each once escaped) cannot grow past it.
+pub fn capped_escaped(s: &str, max_chars: usize) -> std::borrow::Cow<'_, str> {
+    let (all, _) = escaped_prefix(s, max_chars);
+    if all.len() == s.len() {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let (kept, _) = escaped_prefix(s, max_chars.saturating_sub(1));
+    let mut out = kept.to_string();
+    out.push(CUT_MARK);
+    std::borrow::Cow::Owned(out)
+}
+
+/// A chart's details as `ask` prints them: whole when their JSON-escaped form ([`json_line`])
+/// is at most [`MAX_DETAILS_CHARS`] characters, else the longest prefix that is, and a marker
+/// naming how many characters were left out and the entry file that holds them all
+/// (`entry_file`, relative to the project root):
 /// `… [capn: 956000 more characters cut; the whole entry is .capn/entries/ab12cd34.md]`.
 pub fn details(details: &str, entry_file: &str) -> String {
-    let total = details.chars().count();
-    if total <= MAX_DETAILS_CHARS {
+    let (kept, n) = escaped_prefix(details, MAX_DETAILS_CHARS);
+    if kept.len() == details.len() {
         return details.to_string();
     }
-    let kept: String = details.chars().take(MAX_DETAILS_CHARS).collect();
+    let total = n + details[kept.len()..].chars().count();
     format!(
         "{kept}{CUT_MARK} [capn: {} more characters cut; the whole entry is {}]",
-        total - MAX_DETAILS_CHARS,
+        total - n,
         printable_capped(entry_file, MAX_PATH_CHARS)
     )
 }
+
+/// The most file paths an `ask` hit lists (the rest are counted in its `more_files`; the whole
+/// list is in the entry file).
+pub const MAX_ASK_FILES: usize = 20;
 
 /// One chart as an offer line shows it: `"<question>" -> "<path>", "<path>"`, the question and
 /// each path [`quote`]d and capped, at most [`MAX_FILES`] paths (the rest counted as
