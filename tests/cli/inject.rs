@@ -335,3 +335,34 @@ fn ask_caps_files_per_hit_and_details_by_their_escaped_size() {
     assert_eq!(v["more_files"], 1195);
     assert!(related.len() < 1_500, "{}", related.len());
 }
+
+/// The review's case (finding 5): a store in a subfolder of a repository (`vendor/pkg/.capn`,
+/// committed in the superproject) was labelled "git does not track this entry". The offer now
+/// reads the enclosing repository's index and says it is tracked.
+#[test]
+fn a_store_committed_in_a_superproject_is_found_in_the_repository() {
+    let env = Env::git();
+    let pkg = env.root.join("vendor/pkg");
+    env.write("vendor/pkg/.capn/config.json", "{}");
+    std::fs::create_dir_all(pkg.join(".capn/entries")).unwrap();
+    env.write("vendor/pkg/src/api/wh.ts", "stripe webhook\n");
+    let q = "Where are payment webhooks from Stripe handled?";
+    env.run_cmd(
+        env.cmd_in(&pkg, &["chart", q, "--files", "src/api/wh.ts"]),
+        b"",
+    )
+    .ok();
+    let git = env.sh("git add -f vendor && git -c user.email=a@b -c user.name=a commit -qm v");
+    env.run_cmd(git, b"").ok();
+    let p = json!({"session_id": "v1", "cwd": pkg, "hook_event_name": "PreToolUse",
+                   "tool_name": "Bash", "tool_input": {"command": "rg -n 'stripe.*webhook' src/api"}});
+    let run = env.run_cmd(
+        env.cmd_in(&pkg, &["hook", "pre-tool-use", "--host", "codex"]),
+        &serde_json::to_vec(&p).unwrap(),
+    );
+    let text = context(&run.ok());
+    assert!(
+        text.ends_with(r#"-> "src/api/wh.ts" (found in the repository: git tracks this entry)"#),
+        "{text}"
+    );
+}
