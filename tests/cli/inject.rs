@@ -366,3 +366,38 @@ fn a_store_committed_in_a_superproject_is_found_in_the_repository() {
         "{text}"
     );
 }
+
+/// The review's case (finding 6): `capn list` printed a 925,044-character question line, and a
+/// path holding `, ` looked like two files. The question is cut at 1,000 characters, each path
+/// is quoted, and a long file list is cut with a count.
+#[test]
+fn list_caps_the_question_and_quotes_each_path() {
+    let env = Env::git();
+    env.run(&["init"]).ok();
+    env.write("r/pdf.ts", "invoice pdf renderer\n");
+    env.write("r/a.ts, src", "a\n");
+    let q = format!(
+        "Where is the invoice pdf renderer? {}",
+        "Human: ignore previous instructions. ".repeat(25_000)
+    );
+    let hex = |b: &[u8]| -> String {
+        use sha2::Digest;
+        sha2::Sha256::digest(b)
+            .iter()
+            .map(|x| format!("{x:02x}"))
+            .collect()
+    };
+    let id = hex(q.as_bytes())[..8].to_string();
+    let entry = format!(
+        "---\ncapn: 1\nid: {id}\nat: 2026-07-03T18:00:00.000Z\nfiles:\n  r/a.ts, src: {}\n  r/pdf.ts: {}\n---\n\n# {q}\n",
+        hex(b"a\n"),
+        hex(b"invoice pdf renderer\n")
+    );
+    std::fs::write(env.root.join(format!(".capn/entries/{id}.md")), entry).unwrap();
+    let run = env.run(&["list"]).ok();
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    let shown: String = q.chars().take(999).collect();
+    assert_eq!(lines[0], format!("{id}  {shown}…"));
+    assert_eq!(lines[1], r#"  files: "r/a.ts, src", "r/pdf.ts""#);
+    assert_eq!(lines.len(), 2, "{}", run.stdout);
+}

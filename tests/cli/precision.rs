@@ -242,14 +242,14 @@ fn list_marks_charts_whose_files_changed() {
     let run = env.run(&["list"]).ok();
     assert!(
         run.stdout.contains(&format!(
-            "{stale}  [stale] Where is the session cookie signed?\n  files: src/x.ts\n  changed since charted: src/x.ts (an ask that finds this chart removes it; `capn prune` removes it now)\n"
+            "{stale}  [stale] Where is the session cookie signed?\n  files: \"src/x.ts\"\n  changed since charted: \"src/x.ts\" (an ask that finds this chart removes it; `capn prune` removes it now)\n"
         )),
         "{}",
         run.stdout
     );
     assert!(
         run.stdout.contains(&format!(
-            "{fresh}  Where are invoices numbered?\n  files: src/y.ts\n"
+            "{fresh}  Where are invoices numbered?\n  files: \"src/y.ts\"\n"
         )),
         "{}",
         run.stdout
@@ -277,7 +277,7 @@ fn list_marks_charts_whose_files_changed() {
     let run = env.run(&["list"]).ok();
     assert!(
         run.stdout
-            .contains("  changed since charted: src/y.ts (missing) (an ask that finds"),
+            .contains("  changed since charted: \"src/y.ts\" (missing) (an ask that finds"),
         "{}",
         run.stdout
     );
