@@ -29,6 +29,9 @@
 //!   other than U+0020 are escaped too ([`is_lookalike`]), so `”` or an em space cannot seem to
 //!   close the quote and add a provenance label or a `capn:` segment to the line.
 //!
+//! - **Marks do not stack**: past [`MAX_COMBINING_MARKS`] combining marks in a row, the rest
+//!   are escaped, in quoted, JSON and terminal text alike.
+//!
 //! JSON output (`ask` hits and related lines) stays exact for a program that parses it: hidden
 //! characters are written as `\uXXXX` escapes ([`json_line`]), which decode to the same text, and
 //! only the model or person reading the raw line sees them as inert escapes.
@@ -121,6 +124,45 @@ pub fn is_lookalike(c: char) -> bool {
     )
 }
 
+/// The most combining marks (Unicode Mn, Me) shown raw in a row; the rest of a run is escaped,
+/// so a pile of marks cannot stack over the lines above and below ("Zalgo" text).
+pub const MAX_COMBINING_MARKS: usize = 3;
+
+/// True when `c` is a combining mark (Unicode Mn or Me).
+fn is_mark(c: char) -> bool {
+    static RE: OnceLock<regex::Regex> = OnceLock::new();
+    if c.is_ascii() {
+        return false;
+    }
+    let re = RE.get_or_init(|| {
+        regex::Regex::new(r"[\p{Mn}\p{Me}]").expect("the combining-mark class is a valid regex")
+    });
+    let mut buf = [0u8; 4];
+    re.is_match(c.encode_utf8(&mut buf))
+}
+
+/// Counts the combining marks in a row, to escape those past [`MAX_COMBINING_MARKS`].
+#[derive(Default)]
+struct MarkRun(usize);
+
+impl MarkRun {
+    /// Feeds the next character; true when it is a mark past the run's cap.
+    fn too_many(&mut self, c: char) -> bool {
+        if is_mark(c) {
+            self.0 += 1;
+        } else {
+            self.0 = 0;
+        }
+        self.0 > MAX_COMBINING_MARKS
+    }
+}
+
+/// True when `s` holds a run of more than [`MAX_COMBINING_MARKS`] combining marks.
+fn has_mark_run(s: &str) -> bool {
+    let mut run = MarkRun::default();
+    !s.is_ascii() && s.chars().any(|c| run.too_many(c))
+}
+
 /// True when `s` holds a hidden character (fast for plain ASCII).
 pub fn has_hidden(s: &str) -> bool {
     if s.bytes().all(|b| (0x20..0x7f).contains(&b)) {
@@ -156,9 +198,11 @@ pub fn quote(s: &str, max_chars: usize) -> String {
     let mut shown = 0usize;
     let mut piece = String::new();
     let mut chars = s.chars().peekable();
+    let mut marks = MarkRun::default();
     while let Some(c) = chars.next() {
         piece.clear();
-        if c == '"' || c == '\\' || is_hidden(c) || is_lookalike(c) {
+        let stacked = marks.too_many(c);
+        if c == '"' || c == '\\' || is_hidden(c) || is_lookalike(c) || stacked {
             push_json_escape(&mut piece, c);
         } else {
             piece.push(c);
@@ -183,16 +227,18 @@ pub fn quote(s: &str, max_chars: usize) -> String {
     out
 }
 
-/// `s` for a terminal or a plain-text line: hidden characters written in Rust's escape form
-/// (`\n`, `\t`, ESC as `\u{1b}`, U+202E as `\u{202e}`), everything else unchanged, no quotes
-/// and no cap.
+/// `s` for a terminal or a plain-text line: hidden characters (and combining marks past
+/// [`MAX_COMBINING_MARKS`] in a row) written in Rust's escape form (`\n`, `\t`, ESC as
+/// `\u{1b}`, U+202E as `\u{202e}`), everything else unchanged, no quotes and no cap.
 pub fn printable(s: &str) -> String {
-    if !has_hidden(s) {
+    if !has_hidden(s) && !has_mark_run(s) {
         return s.to_string();
     }
     let mut out = String::with_capacity(s.len() + 16);
+    let mut marks = MarkRun::default();
     for c in s.chars() {
-        if is_hidden(c) {
+        let stacked = marks.too_many(c);
+        if is_hidden(c) || stacked {
             out.extend(c.escape_default());
         } else {
             out.push(c);
@@ -317,8 +363,10 @@ impl serde_json::ser::Formatter for InertFormatter {
             return writer.write_all(fragment.as_bytes());
         }
         let mut out = String::with_capacity(fragment.len() + 16);
+        let mut marks = MarkRun::default();
         for c in fragment.chars() {
-            if is_hidden(c) || is_lookalike(c) {
+            let stacked = marks.too_many(c);
+            if is_hidden(c) || is_lookalike(c) || stacked {
                 push_json_escape(&mut out, c);
             } else {
                 out.push(c);
@@ -453,5 +501,26 @@ mod tests {
         assert_eq!(json_line("\u{3000}\u{201c}").unwrap(), r#""\u3000\u201c""#);
         // A terminal still shows them as they are.
         assert_eq!(printable("a\u{a0}\u{201c}"), "a\u{a0}\u{201c}");
+    }
+
+    /// Combining marks past three in a row are escaped (issue 18 review, finding 10).
+    #[test]
+    fn a_pile_of_combining_marks_is_escaped_past_three() {
+        let zalgo = format!("e{}x", "\u{301}".repeat(6));
+        assert_eq!(
+            quote(&zalgo, 100),
+            "\"e\u{301}\u{301}\u{301}\\u0301\\u0301\\u0301x\""
+        );
+        assert_eq!(
+            printable(&zalgo),
+            "e\u{301}\u{301}\u{301}\\u{301}\\u{301}\\u{301}x"
+        );
+        assert_eq!(
+            json_line(&zalgo).unwrap(),
+            "\"e\u{301}\u{301}\u{301}\\u0301\\u0301\\u0301x\""
+        );
+        // An ordinary accented letter, or two marks (Vietnamese), is left alone.
+        assert_eq!(printable("ế ệ"), "ế ệ");
+        assert_eq!(quote("e\u{302}\u{301}", 10), "\"e\u{302}\u{301}\"");
     }
 }
