@@ -15,7 +15,8 @@ use std::borrow::Cow;
 use std::io::Write;
 use std::process::ExitCode;
 
-/// One hit as printed: `{"id","question","files","details"?,"score"}`, every string as
+/// One hit as printed: `{"id","question","files","more_files"?,"details"?,"score"}`, every
+/// string as
 /// [`crate::present`] bounds entry text: the question cut at
 /// [`crate::present::MAX_ASK_QUESTION_CHARS`], each path at
 /// [`crate::present::MAX_ASK_PATH_CHARS`], the details at [`crate::present::MAX_DETAILS_CHARS`]
@@ -27,8 +28,11 @@ pub struct AskHit<'a> {
     pub id: &'a str,
     /// The charted question.
     pub question: Cow<'a, str>,
-    /// Backing files, sorted.
+    /// Backing files, sorted: the first [`crate::present::MAX_ASK_FILES`].
     pub files: Vec<Cow<'a, str>>,
+    /// How many more backing files the entry has than `files` lists; omitted when none.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub more_files: usize,
     /// Details; omitted when empty.
     #[serde(skip_serializing_if = "str::is_empty")]
     pub details: Cow<'a, str>,
@@ -38,7 +42,9 @@ pub struct AskHit<'a> {
 
 /// One candidate, printed on stderr after a miss as `candidate {…}` (a strong one: probably
 /// this question in other words) or `related {…}` (a weak one: possibly related):
-/// `{"id","question","files","not_in_chart"}`. No score: what tells a rewording from a near
+/// `{"id","question","files","more_files"?,"not_in_chart"}`, the question capped at
+/// [`crate::present::MAX_QUESTION_CHARS`] and at most [`crate::present::MAX_FILES`] paths of
+/// [`crate::present::MAX_PATH_CHARS`], as in offers. No score: what tells a rewording from a near
 /// miss is `not_in_chart`, the question's words the chart does not hold in any form. Strings are
 /// bounded and escaped as in [`AskHit`].
 #[derive(Debug, Serialize)]
@@ -47,8 +53,12 @@ pub struct CandidateLine<'a> {
     pub id: &'a str,
     /// The charted question.
     pub question: Cow<'a, str>,
-    /// Backing files, sorted.
+    /// Backing files, sorted: the first [`crate::present::MAX_FILES`], each cut at
+    /// [`crate::present::MAX_PATH_CHARS`].
     pub files: Vec<Cow<'a, str>>,
+    /// How many more backing files the entry has than `files` lists; omitted when none.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub more_files: usize,
     /// The asked question's words the chart does not hold, most telling first.
     pub not_in_chart: &'a [String],
 }
@@ -183,10 +193,12 @@ fn render(question: &str, answers: &Answers) -> Result<Rendered> {
     let mut out = Rendered::default();
     for (e, score) in &answers.hits {
         let entry_file = format!("{}/entries/{}.md", crate::store::STORE_DIR, e.id);
+        let (files, more_files) = ask_files(e, present::MAX_ASK_FILES, present::MAX_ASK_PATH_CHARS);
         out.hits.push_str(&present::json_line(&AskHit {
             id: &e.id,
-            question: present::capped(&e.question, present::MAX_ASK_QUESTION_CHARS),
-            files: ask_files(e),
+            question: present::capped_escaped(&e.question, present::MAX_ASK_QUESTION_CHARS),
+            files,
+            more_files,
             details: Cow::Owned(present::details(&e.details, &entry_file)),
             score: *score,
         })?);
@@ -247,22 +259,36 @@ pub fn miss_text(question: &str, answers: &Answers) -> Result<String> {
 
 /// One candidate as a line: `<prefix> {CandidateLine JSON}`.
 fn candidate_line(prefix: &str, r: &Related) -> Result<String> {
+    let (files, more_files) = ask_files(&r.entry, present::MAX_FILES, present::MAX_PATH_CHARS);
     let json = present::json_line(&CandidateLine {
         id: &r.entry.id,
-        question: present::capped(&r.entry.question, present::MAX_ASK_QUESTION_CHARS),
-        files: ask_files(&r.entry),
+        question: present::capped_escaped(&r.entry.question, present::MAX_QUESTION_CHARS),
+        files,
+        more_files,
         not_in_chart: &r.missing,
     })?;
     Ok(format!("{prefix} {json}\n"))
 }
 
-/// An entry's backing files as `ask` prints them (sorted, each cut at
-/// [`present::MAX_ASK_PATH_CHARS`]).
-fn ask_files(e: &crate::store::entry::Entry) -> Vec<Cow<'_, str>> {
-    e.files
+/// An entry's first `max_files` backing files as `ask` prints them (sorted, each cut so its
+/// escaped form is at most `max_chars`), and how many more there are.
+fn ask_files(
+    e: &crate::store::entry::Entry,
+    max_files: usize,
+    max_chars: usize,
+) -> (Vec<Cow<'_, str>>, usize) {
+    let files = e
+        .files
         .keys()
-        .map(|f| present::capped(f, present::MAX_ASK_PATH_CHARS))
-        .collect()
+        .take(max_files)
+        .map(|f| present::capped_escaped(f, max_chars))
+        .collect();
+    (files, e.files.len().saturating_sub(max_files))
+}
+
+/// Serde's `skip_serializing_if` for a count.
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// The stderr nudge on a miss, with the exact `capn chart` line to run after exploring.

@@ -2,13 +2,15 @@
 //! never hides an entry; malformed entries are reported on stderr and skipped).
 
 use crate::cli::ListArgs;
+use crate::present;
 use crate::store::fresh::StatCache;
 use crate::store::{index::read_entry, printable, Store};
 use anyhow::Result;
 use std::io::Write;
 use std::process::ExitCode;
 
-/// Runs `capn list`. Human-readable by default; `--json` prints one object per line:
+/// Runs `capn list`. Human-readable by default (bounded and quoted: [`human`]); `--json` prints
+/// one object per line, every entry whole (an export: no cap; hidden characters escaped):
 /// `{"id","question","files","details"?,"at","changed"?}`.
 ///
 /// An entry whose backing files changed since it was charted (changed, vanished or replaced; the
@@ -101,9 +103,31 @@ pub fn run(args: &ListArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// One entry as `list` prints it without `--json`: `<id>  [stale] <question>` (or
-/// `[unchecked]` when a file could not be checked), its other phrasings, its files, the changed files (`(missing)`
-/// after those `gone` marks) and the unchecked ones when there are any, and its details.
+/// A path as `list` shows it: a JSON string literal ([`present::quote`], so `a.ts, src` is one
+/// path), cut at [`present::MAX_ASK_PATH_CHARS`].
+fn quoted(path: &str) -> String {
+    present::quote(path, present::MAX_ASK_PATH_CHARS)
+}
+
+/// `items` joined by `, `: the first [`present::MAX_ASK_FILES`], then `(+N more; capn list
+/// --json lists them all)`.
+fn capped_list(items: impl ExactSizeIterator<Item = String>) -> String {
+    let total = items.len();
+    let mut shown: Vec<String> = items.take(present::MAX_ASK_FILES).collect();
+    if total > present::MAX_ASK_FILES {
+        shown.push(format!(
+            "(+{} more; capn list --json lists them all)",
+            total - present::MAX_ASK_FILES
+        ));
+    }
+    shown.join(", ")
+}
+
+/// One entry as `list` prints it without `--json`, through [`crate::present`]:
+/// `<id>  [stale] <question>` (or `[unchecked]` when a file could not be checked; the question
+/// cut at [`present::MAX_ASK_QUESTION_CHARS`]), its other phrasings, its files quoted (at most
+/// [`present::MAX_ASK_FILES`], the rest counted), the changed files (`(missing)` after those
+/// `gone` marks) and the unchecked ones when there are any, and its details (cut as `ask`).
 fn human(
     entry: &crate::store::entry::Entry,
     changed: &[&String],
@@ -119,36 +143,34 @@ fn human(
     out.push_str(&format!(
         "{}  {mark}{}\n",
         entry.id,
-        printable(&entry.question)
+        present::printable_capped(&entry.question, present::MAX_ASK_QUESTION_CHARS)
     ));
     for p in &entry.phrasings {
-        out.push_str(&format!("  also asked as: {}\n", printable(p)));
+        out.push_str(&format!(
+            "  also asked as: {}\n",
+            present::printable_capped(p, present::MAX_ASK_QUESTION_CHARS)
+        ));
     }
-    let files: Vec<String> = entry.files.keys().map(|f| printable(f)).collect();
-    out.push_str(&format!("  files: {}\n", files.join(", ")));
+    let files = capped_list(entry.files.keys().map(|f| quoted(f)));
+    out.push_str(&format!("  files: {files}\n"));
     if !changed.is_empty() {
-        let changed: Vec<String> = changed
-            .iter()
-            .zip(gone.iter().chain(std::iter::repeat(&false)))
-            .map(|(f, gone)| {
-                let f = printable(f);
-                if *gone {
-                    format!("{f} (missing)")
-                } else {
-                    f
-                }
-            })
-            .collect();
+        let changed = capped_list(changed.iter().enumerate().map(|(i, f)| {
+            let f = quoted(f);
+            if gone.get(i).copied().unwrap_or(false) {
+                format!("{f} (missing)")
+            } else {
+                f
+            }
+        }));
         out.push_str(&format!(
             "  changed since charted: {} (hidden until they are back as charted; `capn prune` deletes it)\n",
-            changed.join(", ")
+            changed
         ));
     }
     if !unchecked.is_empty() {
-        let unchecked: Vec<String> = unchecked.iter().map(|f| printable(f)).collect();
+        let unchecked = capped_list(unchecked.iter().map(|f| quoted(f)));
         out.push_str(&format!(
-            "  could not be checked: {} (too large or unreadable; ask does not answer with this chart until it can be, and keeps it)\n",
-            unchecked.join(", ")
+            "  could not be checked: {unchecked} (too large or unreadable; ask does not answer with this chart until it can be, and keeps it)\n"
         ));
     }
     if !entry.details.is_empty() {

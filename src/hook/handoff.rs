@@ -14,17 +14,16 @@
 //! - it is the only such marker (two candidates: nothing is taken, as the conversation is not
 //!   known).
 //!
-//! **A first hook that is not SessionStart** (issue 18). SessionStart(compact) under a new id is
-//! the host saying "this continues a compacted conversation"; a first UserPromptSubmit says
-//! nothing of the kind: it is as likely a fork, or a window whose SessionStart was not registered
-//! for its source (capn 0.3's matcher left out `fork`). Such a session B takes A's recovery only
-//! when nothing else in the project could be the continuation: besides A, no session of the
-//! project is known (every SessionStart, and every first prompt, records the session's project
-//! in [`PROJECT_FILE`]), so B is A's continuation or a copy of A's conversation, and A's recovery
-//! is the right text for it either way. And B copies the recovery instead of claiming it: A's
-//! marker stays, so if A is still a live window its own next prompt still gets it. Two windows
-//! can never swap recoveries: with a second window in the project nothing is taken, and what is
-//! copied is only ever the sole other session's.
+//! **A first hook that is not SessionStart** (issue 18 and its review). SessionStart(compact)
+//! under a new id is the host saying "this continues a compacted conversation"; a first
+//! UserPromptSubmit says nothing of the kind: it is as likely another window (one whose
+//! SessionStart never ran, a fork under capn 0.3's matcher, a host that sends none). Knowing no
+//! other session of the project proves nothing (the other window may simply never have had a
+//! SessionStart), so such a session B takes A's recovery only when the payload proves B
+//! continues A's conversation: B's `transcript_path` is the one A's PostCompact marker recorded
+//! (the host writes the continued conversation to the same file). Then the marker is claimed by
+//! rename as on SessionStart(compact), so it is delivered once. In every other case B gets
+//! nothing: two windows never swap or share recoveries.
 //!
 //! On SessionStart(compact) the marker is claimed by rename ([`SessionDir::claim`]), so A's own
 //! next prompt and B cannot both deliver it. B records `handoff.json` (`from_session: A`), which
@@ -47,8 +46,8 @@ pub const PROJECT_FILE: &str = "project.json";
 pub enum Arrival {
     /// SessionStart(compact) under an id new to the compaction: the marker is claimed.
     SessionStartCompact,
-    /// The first prompt of a session no SessionStart ran for: the recovery is copied, and only
-    /// when no other session of the project could be the continuation (module docs).
+    /// The first prompt of a session no SessionStart ran for: the marker is claimed only when the
+    /// prompt's `transcript_path` is the one the marker recorded (module docs).
     FirstPrompt,
 }
 
@@ -81,7 +80,7 @@ pub fn project_of(ctx: &Ctx) -> Option<String> {
     Some(ctx.call.project_root()?.display().to_string())
 }
 
-/// Finds, claims (or, for a first prompt, copies) and records the takeover of another session's
+/// Finds, claims and records the takeover of another session's
 /// undelivered compaction marker for session `s` (see the module docs for the rules; the caller
 /// checks that `s` is new). Returns the session taken over and its marker.
 pub fn take_over(ctx: &Ctx, s: &SessionDir, arrival: Arrival) -> Option<(SessionDir, Marker)> {
@@ -106,18 +105,16 @@ pub fn take_over(ctx: &Ctx, s: &SessionDir, arrival: Arrival) -> Option<(Session
             (m, "SessionStart")
         }
         Arrival::FirstPrompt => {
-            // Read only now, with one candidate: a new session's first prompt with no pending
-            // recovery in the project costs what it did before this rule.
-            let known = known_sessions(state_dir, &project, &[&s.id, &other.id]);
-            if let Some(else_) = known.first() {
+            if !same_transcript(ctx.call.transcript_path.as_deref(), &marker) {
                 diag!(
-                    "capn: session {} did not start with SessionStart, and session {else_} of this project could as well be where session {} continues; its recovery is left for it",
+                    "capn: session {} did not start with SessionStart and does not write session {}'s transcript; its recovery is left for it",
                     s.id,
                     other.id
                 );
                 return None;
             }
-            (marker, "UserPromptSubmit")
+            let m = other.claim(session::COMPACTED).ok()??;
+            (m, "UserPromptSubmit")
         }
     };
     let record = Marker {
@@ -132,20 +129,13 @@ pub fn take_over(ctx: &Ctx, s: &SessionDir, arrival: Arrival) -> Option<(Session
     Some((other, marker))
 }
 
-/// The ids of the sessions known to run in `project` ([`PROJECT_FILE`]), but those in `except`.
-fn known_sessions(state_dir: &Path, project: &str, except: &[&SessionId]) -> Vec<SessionId> {
-    let Ok(rd) = std::fs::read_dir(session::sessions_dir(state_dir)) else {
-        return Vec::new();
-    };
-    rd.flatten()
-        .filter_map(|e| e.file_name().to_str().and_then(SessionId::parse))
-        .filter(|id| !except.contains(&id))
-        .filter(|id| {
-            SessionDir::new(state_dir, id)
-                .read_marker(PROJECT_FILE)
-                .is_some_and(|m| m.project.as_deref() == Some(project))
-        })
-        .collect()
+/// True when a first prompt's `transcript_path` is the one a PostCompact marker recorded (both
+/// present and non-empty): the payload proves it continues that conversation.
+fn same_transcript(transcript: Option<&str>, m: &Marker) -> bool {
+    match (transcript, m.transcript_path.as_deref()) {
+        (Some(a), Some(b)) => !a.is_empty() && a == b,
+        _ => false,
+    }
 }
 
 /// The sessions other than `s` with an undelivered, recent PostCompact marker for `project`,

@@ -7,8 +7,148 @@
 //! the bytes as they are (the fast, usual case), then once more after [`repair`], which changes
 //! only the offending characters inside strings.
 
-use serde::de::DeserializeOwned;
+use serde::de::{DeserializeOwned, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+use serde_json::{Map, Value};
 use std::borrow::Cow;
+use std::cell::Cell;
+use std::fmt;
+
+/// The most bytes of a string (or object key) a [`Bounded`] value keeps (cut on a character
+/// boundary): the most any hook field needs (`crate::hook::call::MAX_PROMPT_BYTES`,
+/// `MAX_FIELD_BYTES`), and more than `MAX_PATH_BYTES`, so a longer path stays too long.
+pub const MAX_STRING_BYTES: usize = 8192;
+
+/// The most items of an array (members of an object) a [`Bounded`] value keeps.
+pub const MAX_ITEMS: usize = 256;
+
+/// The deepest nesting a [`Bounded`] value keeps; deeper containers read as empty.
+pub const MAX_DEPTH: usize = 16;
+
+/// The most values (scalars and containers) one [`Bounded`] value keeps in all; the rest is
+/// skipped.
+pub const MAX_NODES: usize = 4096;
+
+/// A JSON value bounded while it is parsed (issue 18): strings cut to [`MAX_STRING_BYTES`],
+/// arrays and objects to [`MAX_ITEMS`], nesting to [`MAX_DEPTH`], the whole to [`MAX_NODES`].
+/// What is not kept is skipped with [`IgnoredAny`], so a 16 MB array costs one scan of its bytes
+/// and no memory (the full `serde_json::Value` of one took 1.1 GB).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bounded(pub Value);
+
+impl<'de> Deserialize<'de> for Bounded {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Bounded, D::Error> {
+        let budget = Cell::new(MAX_NODES);
+        Seed {
+            budget: &budget,
+            depth: 0,
+        }
+        .deserialize(d)
+        .map(Bounded)
+    }
+}
+
+/// One level of a [`Bounded`] parse: the nodes left to keep and the current depth.
+#[derive(Clone, Copy)]
+struct Seed<'a> {
+    budget: &'a Cell<usize>,
+    depth: usize,
+}
+
+impl Seed<'_> {
+    /// Takes one node from the budget; false when none is left.
+    fn take(&self) -> bool {
+        let left = self.budget.get();
+        self.budget.set(left.saturating_sub(1));
+        left > 0
+    }
+
+    fn inner(&self) -> Self {
+        Seed {
+            budget: self.budget,
+            depth: self.depth + 1,
+        }
+    }
+
+    /// True when a container at this depth keeps no items.
+    fn too_deep(&self) -> bool {
+        self.depth >= MAX_DEPTH
+    }
+}
+
+/// `s` cut to at most `max` bytes on a character boundary, as an owned string.
+fn cut_str(s: &str, max: usize) -> String {
+    let mut at = s.len().min(max);
+    while !s.is_char_boundary(at) {
+        at -= 1;
+    }
+    s[..at].to_string()
+}
+
+impl<'de> DeserializeSeed<'de> for Seed<'_> {
+    type Value = Value;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Seed<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(cut_str(v, MAX_STRING_BYTES)))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut out = Vec::new();
+        while !self.too_deep() && out.len() < MAX_ITEMS && self.take() {
+            match seq.next_element_seed(self.inner())? {
+                Some(v) => out.push(v),
+                None => return Ok(Value::Array(out)),
+            }
+        }
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Value::Array(out))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        while !self.too_deep() && out.len() < MAX_ITEMS && self.take() {
+            let Some(key) = map.next_key::<Cow<'de, str>>()? else {
+                return Ok(Value::Object(out));
+            };
+            let value = map.next_value_seed(self.inner())?;
+            // A key given twice takes its last value, as in JavaScript's JSON.parse.
+            out.insert(cut_str(&key, MAX_STRING_BYTES), value);
+        }
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(Value::Object(out))
+    }
+}
 
 /// `bytes` without a leading UTF-8 byte-order mark (and the white space before it).
 pub fn strip_bom(bytes: &[u8]) -> &[u8] {
@@ -35,7 +175,8 @@ pub fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> Option<T> {
     }
     // A key given twice makes typed structs fail ("duplicate field"); as a JSON value the last
     // one wins, as in JavaScript's JSON.parse, which is what the hosts themselves do.
-    let value: serde_json::Value = serde_json::from_slice(&fixed).ok()?;
+    // Bounded while parsed, so this fallback costs no more memory than the first try.
+    let Bounded(value) = serde_json::from_slice(&fixed).ok()?;
     serde_json::from_value(value).ok()
 }
 
@@ -159,5 +300,37 @@ mod tests {
         assert_eq!(v["b"], "\u{fffd}");
         assert!(matches!(repair(br#"{"ok":"\n\u00e9"}"#), Cow::Borrowed(_)));
         assert!(from_slice::<Value>(b"{\"a\":").is_none());
+    }
+
+    #[test]
+    fn a_bounded_value_keeps_the_first_items_and_skips_the_rest() {
+        let big = format!(
+            r#"{{"a":[{}0],"s":"{}","d":{}0{}}}"#,
+            "1,".repeat(100_000),
+            "é".repeat(MAX_STRING_BYTES),
+            "[".repeat(40),
+            "]".repeat(40)
+        );
+        let Bounded(v) = serde_json::from_str(&big).unwrap();
+        assert_eq!(v["a"].as_array().unwrap().len(), MAX_ITEMS);
+        assert_eq!(v["s"].as_str().unwrap().len(), MAX_STRING_BYTES);
+        let mut d = &v["d"];
+        let mut depth = 0;
+        while let Some(inner) = d.as_array().and_then(|a| a.first()) {
+            d = inner;
+            depth += 1;
+        }
+        assert!(depth < MAX_DEPTH, "{depth}");
+        let many = format!("[{}0]", "[0,0,0,0,0,0,0,0,0,0],".repeat(2000));
+        let Bounded(v) = serde_json::from_str(&many).unwrap();
+        let kept: usize = v
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| 1 + a.as_array().map_or(0, |a| a.len()))
+            .sum();
+        assert!(kept <= MAX_NODES, "{kept}");
+        let Bounded(dup) = serde_json::from_str(r#"{"k":1,"k":2}"#).unwrap();
+        assert_eq!(dup["k"], 2);
     }
 }

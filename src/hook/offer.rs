@@ -71,16 +71,33 @@ pub fn forget(s: &SessionDir) {
     }
 }
 
-/// What was offered: entry id -> its `at` when offered.
-fn read_offered(s: &SessionDir, name: &str) -> BTreeMap<String, String> {
-    crate::fsutil::read_limited(
+/// What was offered: entry id -> [`stamp`] of its `at` when offered. `None` when the record
+/// exists but cannot be read or parsed (over [`crate::fsutil::limits::MARKER`], corrupt, not a
+/// regular file): then nothing is offered (failing closed: reading it as "nothing offered yet"
+/// would offer every chart again on each search).
+fn read_offered(s: &SessionDir, name: &str) -> Option<BTreeMap<String, String>> {
+    match crate::fsutil::read_limited(
         &s.file(name),
         crate::fsutil::limits::MARKER,
         crate::fsutil::Follow::Never,
-    )
-    .ok()
-    .and_then(|b| serde_json::from_slice(&b).ok())
-    .unwrap_or_default()
+    ) {
+        Ok(b) => serde_json::from_slice(&b).ok(),
+        Err(crate::fsutil::ReadError::NotFound) => Some(BTreeMap::new()),
+        Err(_) => None,
+    }
+}
+
+/// What the record keeps of an entry's `at`: the value itself when it is at most
+/// [`crate::store::entry::MAX_AT_BYTES`] (as entries parse it), else a 16-hex-digit SHA-256
+/// prefix of it, so the record never holds entry-controlled text unbounded.
+fn stamp(at: &str) -> String {
+    if at.len() <= crate::store::entry::MAX_AT_BYTES {
+        return at.to_string();
+    }
+    use sha2::Digest;
+    let d = sha2::Sha256::digest(at.as_bytes());
+    let hex: String = d.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{hex}")
 }
 
 /// The offer block for `intent` at `moment`, or `None` when nothing passes (or offers are off,
@@ -113,8 +130,10 @@ pub fn offers(ctx: &Ctx, moment: Moment, intent: &str) -> Result<Option<String>>
         return Ok(None);
     }
     let name = offered_file(ctx);
-    let offered = read_offered(&s, &name);
-    let skip = |e: &crate::store::entry::Entry| offered.get(&e.id) == Some(&e.at);
+    let Some(offered) = read_offered(&s, &name) else {
+        return Ok(None);
+    };
+    let skip = |e: &crate::store::entry::Entry| offered.get(&e.id) == Some(&stamp(&e.at));
     let Some(e) = store.offer(intent, &skip)? else {
         return Ok(None);
     };
@@ -139,12 +158,19 @@ fn entry_key(id: &str) -> String {
 fn claim(s: &SessionDir, name: &str, e: &crate::store::entry::Entry) -> Result<bool> {
     s.ensure()?;
     let _lock = crate::store::lock::StoreLock::acquire(&offer_lock_path(s))?;
-    let mut offered = read_offered(s, name);
-    if offered.get(&e.id) == Some(&e.at) {
+    let Some(mut offered) = read_offered(s, name) else {
+        return Ok(false);
+    };
+    let at = stamp(&e.at);
+    if offered.get(&e.id) == Some(&at) {
         return Ok(false);
     }
-    offered.insert(e.id.clone(), e.at.clone());
+    offered.insert(e.id.clone(), at);
     let text = serde_json::to_string(&offered)?;
+    // A record that would not be read back is not written: the offer is not made.
+    if text.len() as u64 > crate::fsutil::limits::MARKER {
+        return Ok(false);
+    }
     crate::fsutil::write_atomic_with(
         &s.file(name),
         text.as_bytes(),

@@ -116,7 +116,9 @@ pub fn segment(input: &StatusInput, warn_at: Option<u8>) -> Segment {
             .or(m.id.as_deref())
             .filter(|s| !s.trim().is_empty())
         {
-            parts.push(name.chars().filter(|c| !c.is_control()).take(60).collect());
+            // Payload text on the user's terminal: every hidden character (bidi overrides,
+            // zero-width and tag characters, U+2028) escaped, not only controls.
+            parts.push(crate::present::printable_capped(name, 60));
         }
     }
     match percent {
@@ -440,5 +442,23 @@ mod tests {
         assert_eq!(segment(&i, Some(70)).text, "Opus · ctx 61% ██████░░░░");
         let i = parse(r#"{"cwd":"/nonexistent/capn-x"}"#);
         assert_eq!(segment(&i, None).text, "ctx --");
+    }
+
+    /// The review's case (finding 9): format characters in the model name are escaped, never
+    /// printed raw.
+    #[test]
+    fn the_model_name_is_shown_with_hidden_characters_escaped() {
+        let input = StatusInput::parse(
+            br#"{"model":{"id":"x","display_name":"Op\u202eus\u200b\udb40\udc41\u2028X"},"cwd":"/nonexistent/capn-x"}"#,
+        )
+        .unwrap();
+        let seg = segment(&input, None);
+        assert!(
+            seg.text
+                .starts_with(r"Op\u{202e}us\u{200b}\u{e0041}\u{2028}X"),
+            "{}",
+            seg.text
+        );
+        assert!(!seg.text.chars().any(crate::present::is_hidden));
     }
 }

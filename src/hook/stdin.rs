@@ -4,7 +4,8 @@
 //! would make "read to EOF" wait until the host's own timeout kills the hook, and the recovery
 //! or reminder it should have printed is lost. So [`read_payload`] reads until EOF, or until one
 //! complete JSON value has arrived and no byte followed within [`IDLE_AFTER_VALUE`], or until
-//! nothing at all arrived for [`IDLE_BEFORE_VALUE`] (a host that sends nothing, a terminal),
+//! nothing more arrived for [`IDLE_BEFORE_VALUE`] (nothing at all for
+//! [`IDLE_BEFORE_FIRST_BYTE`]: a host that sends nothing, a terminal),
 //! never longer than [`MAX_READ_TIME`] in all (a host that trickles bytes), and never more than
 //! [`MAX_STDIN_BYTES`] (`/dev/zero` as stdin). Where the value ends is found by [`Scan`], which
 //! looks at each byte once. A leading UTF-8 BOM is
@@ -19,8 +20,14 @@ pub const MAX_STDIN_BYTES: usize = 16 * 1024 * 1024;
 /// After a complete JSON value, how long to wait for a further byte before stopping.
 pub const IDLE_AFTER_VALUE: Duration = Duration::from_millis(30);
 
-/// Before a complete value has arrived, how long a silence ends the read.
+/// Once a value has begun but is not complete, how long a silence ends the read.
 pub const IDLE_BEFORE_VALUE: Duration = Duration::from_millis(400);
+
+/// Before the first byte, how long a silence ends the read: longer than [`IDLE_BEFORE_VALUE`],
+/// since a host (or a wrapper script) under load can take longer to start writing than to
+/// finish (a python3 writer took 420 ms to start; issue 18 review), and well under the hooks'
+/// 10 s timeout and [`MAX_READ_TIME`].
+pub const IDLE_BEFORE_FIRST_BYTE: Duration = Duration::from_millis(1500);
 
 /// The longest a read may take in all, however the host trickles bytes (2 s: a real payload,
 /// even a 16 MiB one, arrives in milliseconds).
@@ -160,6 +167,8 @@ pub fn read_from(fd: impl std::os::fd::AsFd, cap: usize) -> Vec<u8> {
     while buf.len() < cap {
         let idle = if scan.complete() {
             IDLE_AFTER_VALUE
+        } else if buf.is_empty() {
+            IDLE_BEFORE_FIRST_BYTE
         } else {
             IDLE_BEFORE_VALUE
         };
@@ -299,6 +308,26 @@ mod tests {
         w.write_all(b"{}").unwrap();
         drop(w);
         assert_eq!(read_from(&r, 1024), b"{}");
+    }
+
+    /// The review's case (finding 11): a writer that starts late (420 ms under load) and then
+    /// keeps the pipe open still delivers its payload.
+    #[test]
+    fn a_writer_that_starts_late_is_still_read() {
+        let (r, mut w) = std::io::pipe().unwrap();
+        let writer = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(700));
+            w.write_all(b"{\"session_id\":\"late\"}").unwrap();
+            std::thread::sleep(Duration::from_millis(1500));
+        });
+        let t = Instant::now();
+        assert_eq!(read_from(&r, 1024), b"{\"session_id\":\"late\"}");
+        assert!(
+            t.elapsed() < Duration::from_millis(1400),
+            "{:?}",
+            t.elapsed()
+        );
+        writer.join().unwrap();
     }
 
     #[test]

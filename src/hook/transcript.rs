@@ -55,7 +55,10 @@ struct Line {
     is_sidechain: Option<bool>,
     #[serde(rename = "isApiErrorMessage", deserialize_with = "lenient")]
     is_api_error: Option<serde_json::Value>,
-    #[serde(deserialize_with = "lenient")]
+    /// Parsed as a struct, not through [`lenient`]: its `content` (tool output, often huge) is
+    /// skipped unread, so the bounded value `lenient` builds never spends its budget on it
+    /// before `usage`. A `message` that is not an object fails the line, which then has no
+    /// usage to read anyway.
     message: Option<Message>,
     #[serde(rename = "compactMetadata", deserialize_with = "lenient")]
     compact_metadata: Option<CompactMetadata>,

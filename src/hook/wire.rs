@@ -14,13 +14,15 @@ use serde::{Deserialize, Deserializer};
 
 /// Deserializes any JSON value and keeps it only if it has the type `T`; anything else (null, a
 /// number where a string was expected, an object, ...) becomes `None`. Errors only on malformed
-/// JSON, which fails the whole document anyway.
+/// JSON, which fails the whole document anyway. The value is bounded while it is parsed
+/// ([`super::json::Bounded`]: strings, items, depth), so a field of any size costs one scan of
+/// its bytes, never a full tree in memory.
 pub fn lenient<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
 where
     D: Deserializer<'de>,
     T: DeserializeOwned,
 {
-    let v = serde_json::Value::deserialize(d)?;
+    let super::json::Bounded(v) = super::json::Bounded::deserialize(d)?;
     Ok(T::deserialize(v).ok())
 }
 

@@ -38,7 +38,9 @@ pub const FORMAT_VERSION: u32 = 1;
 pub struct Entry {
     /// 8, 12 or 16 lowercase hex digits: a prefix of SHA-256 of the question's UTF-8 bytes.
     pub id: String,
-    /// RFC 3339 UTC timestamp with milliseconds and `Z`, as written.
+    /// RFC 3339 timestamp (format.md: UTC, milliseconds, `Z`), as written; empty when the
+    /// entry has none or one that is not an RFC 3339 timestamp of at most [`MAX_AT_BYTES`]
+    /// (treated as absent, as a missing `at` always was, so the entry still answers).
     pub at: String,
     /// Backing files: path relative to the project root → 64 lowercase hex digits of SHA-256.
     pub files: BTreeMap<String, String>,
@@ -81,6 +83,22 @@ pub const ID_LENGTHS: [usize; 3] = [8, 12, 16];
 /// True when `s` is a valid entry id: 8 to 64 lowercase hex digits.
 pub fn is_valid_id(s: &str) -> bool {
     (8..=64).contains(&s.len()) && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// The longest `at` value kept, in bytes (`2026-07-03T18:00:00.000Z` is 24; RFC 3339 allows
+/// more fraction digits and an offset).
+pub const MAX_AT_BYTES: usize = 40;
+
+/// `at` when it is an RFC 3339 timestamp of at most [`MAX_AT_BYTES`] bytes, else empty: an
+/// entry's `at` is entry-controlled text that lands in session records and output (a 70,000-digit
+/// one made `offered.json` too big to read, issue 18 review).
+pub fn valid_at(at: &str) -> String {
+    let ok = at.len() <= MAX_AT_BYTES && chrono::DateTime::parse_from_rfc3339(at).is_ok();
+    if ok {
+        at.to_string()
+    } else {
+        String::new()
+    }
 }
 
 /// True when a file name in the entries folder names an entry file: `*.md`, not hidden (temp
@@ -232,7 +250,7 @@ impl Entry {
                 "capn" => version = Some(value.to_string()),
                 "id" if id.is_some() => return Err("two id lines".into()),
                 "id" => id = Some(value.trim_matches(|c| c == '"' || c == '\'').to_string()),
-                "at" => at = value.trim_matches(|c| c == '"' || c == '\'').to_string(),
+                "at" => at = valid_at(value.trim_matches(|c| c == '"' || c == '\'')),
                 "files" if seen_files => return Err("two files: blocks".into()),
                 "files" => {
                     seen_files = true;
@@ -393,6 +411,25 @@ fn clip(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_at_that_is_not_a_short_rfc_3339_time_reads_as_absent() {
+        assert_eq!(
+            valid_at("2026-07-03T18:00:00.000Z"),
+            "2026-07-03T18:00:00.000Z"
+        );
+        assert_eq!(
+            valid_at("2026-07-03T18:00:00+02:00"),
+            "2026-07-03T18:00:00+02:00"
+        );
+        let huge = format!("2026-07-03T18:00:00.000Z{}", "9".repeat(70_000));
+        assert_eq!(valid_at(&huge), "");
+        assert_eq!(valid_at("yesterday"), "");
+        assert_eq!(
+            valid_at(&format!("2026-07-03T18:00:00.{}Z", "1".repeat(40))),
+            ""
+        );
+    }
 
     fn sample() -> Entry {
         let mut files = BTreeMap::new();

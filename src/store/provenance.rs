@@ -21,10 +21,11 @@ pub const MAX_INDEX_BYTES: u64 = 64 * 1024 * 1024;
 pub enum Origin {
     /// git tracks the entry file: it came with the repository, or was committed here.
     Repository,
-    /// The project has a git index and the entry file is not in it (or there is no git at all):
-    /// charted in this checkout.
+    /// The enclosing repository has a git index and the entry file is not in it (or no index
+    /// yet): charted in this checkout.
     Checkout,
-    /// capn cannot tell cheaply (a worktree, an index format it does not read, a read error).
+    /// capn cannot tell cheaply (no repository at all, a worktree, an index format it does not
+    /// read, a read error).
     Unknown,
 }
 
@@ -39,15 +40,44 @@ impl Origin {
     }
 }
 
+/// The most folders walked up from the store root to find the repository's `.git`.
+pub const MAX_GIT_DEPTH: usize = 64;
+
 /// Where the entry file `key` (relative to `root`, `/`-separated: `.capn/entries/<id>.md`)
-/// came from (module docs).
+/// came from (module docs). The repository is the nearest folder at or above `root` (at most
+/// [`MAX_GIT_DEPTH`] up, by name: no symlink is followed) holding `.git`, so a store in a
+/// subfolder of a repository (`vendor/pkg/.capn` committed in the superproject) is looked up
+/// under its path there. No `.git` at all (a tarball), a `.git` that is not a folder (a
+/// worktree, a submodule) or a path that is not UTF-8: [`Origin::Unknown`].
 pub fn origin(root: &Path, key: &str) -> Origin {
-    let git = root.join(".git");
-    match std::fs::symlink_metadata(&git) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Origin::Checkout,
-        Ok(m) if m.is_dir() => {}
-        _ => return Origin::Unknown,
+    let mut prefix: Vec<String> = Vec::new();
+    let mut dir = root;
+    for _ in 0..MAX_GIT_DEPTH {
+        let git = dir.join(".git");
+        match std::fs::symlink_metadata(&git) {
+            Ok(m) if m.is_dir() => {
+                prefix.reverse();
+                prefix.push(key.to_string());
+                return origin_in(&git, &prefix.join("/"));
+            }
+            Ok(_) => return Origin::Unknown,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(_) => return Origin::Unknown,
+        }
+        let (Some(parent), Some(name)) = (dir.parent(), dir.file_name()) else {
+            return Origin::Unknown;
+        };
+        let Some(name) = name.to_str() else {
+            return Origin::Unknown;
+        };
+        prefix.push(name.to_string());
+        dir = parent;
     }
+    Origin::Unknown
+}
+
+/// [`origin`] for the path `key` (relative to the repository's top) in the `.git` folder `git`.
+fn origin_in(git: &Path, key: &str) -> Origin {
     let index = git.join("index");
     let bytes =
         match crate::fsutil::read_limited(&index, MAX_INDEX_BYTES, crate::fsutil::Follow::Never) {
@@ -133,12 +163,40 @@ mod tests {
     fn origin_reads_the_project_index() {
         let tmp = tempfile::tempdir().unwrap();
         let key = ".capn/entries/ab12cd34.md";
-        assert_eq!(origin(tmp.path(), key), Origin::Checkout);
         std::fs::create_dir(tmp.path().join(".git")).unwrap();
         assert_eq!(origin(tmp.path(), key), Origin::Checkout);
         std::fs::write(tmp.path().join(".git/index"), index(&[key])).unwrap();
         assert_eq!(origin(tmp.path(), key), Origin::Repository);
         std::fs::write(tmp.path().join(".git/index"), index(&["b.md"])).unwrap();
         assert_eq!(origin(tmp.path(), key), Origin::Checkout);
+    }
+
+    /// The review's case (finding 5): a store in a subfolder of a repository, its entry
+    /// committed in the superproject, is found under its path there; a tree with no `.git`
+    /// anywhere above it says nothing.
+    #[test]
+    fn a_store_in_a_subfolder_is_looked_up_in_the_enclosing_index() {
+        let tmp = tempfile::tempdir().unwrap();
+        let key = ".capn/entries/ab12cd34.md";
+        let pkg = tmp.path().join("repo/vendor/pkg");
+        std::fs::create_dir_all(&pkg).unwrap();
+        // No .git anywhere in the temp tree (the temp dir itself is not in a repository).
+        if tmp.path().ancestors().all(|a| !a.join(".git").exists()) {
+            assert_eq!(origin(&pkg, key), Origin::Unknown);
+        }
+        std::fs::create_dir(tmp.path().join("repo/.git")).unwrap();
+        std::fs::write(
+            tmp.path().join("repo/.git/index"),
+            index(&["vendor/pkg/.capn/entries/ab12cd34.md"]),
+        )
+        .unwrap();
+        assert_eq!(origin(&pkg, key), Origin::Repository);
+        assert_eq!(
+            origin(&tmp.path().join("repo/vendor"), key),
+            Origin::Checkout
+        );
+        // A worktree's .git file: cannot tell.
+        std::fs::write(pkg.join(".git"), "gitdir: /elsewhere\n").unwrap();
+        assert_eq!(origin(&pkg, key), Origin::Unknown);
     }
 }

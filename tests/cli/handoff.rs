@@ -78,6 +78,8 @@ fn session_start_compact_under_a_new_id_takes_over_the_old_ids_marker_and_state(
     assert_eq!(show.stdout, STATE);
 }
 
+/// Without a SessionStart, the first prompt under a new id takes over only when it writes the
+/// compacted session's transcript (the host continued that conversation: `handoff.rs`).
 #[test]
 fn the_first_prompt_under_a_new_id_takes_over_when_no_session_start_came() {
     let env = Env::git();
@@ -88,7 +90,8 @@ fn the_first_prompt_under_a_new_id_takes_over_when_no_session_start_came() {
         &root,
         "UserPromptSubmit",
         "new-c",
-        json!({"prompt": "go on"}),
+        json!({"prompt": "go on",
+               "transcript_path": "/home/user/.claude/projects/p/old-a.jsonl"}),
     );
     let text = context(&run).expect("recovery injected");
     assert!(text.contains("old-a"), "{text}");

@@ -99,3 +99,85 @@ fn ten_times_the_input_costs_at_most_fifteen_times_the_time() {
         );
     }
 }
+
+/// A payload of about `n` bytes whose `field` holds `shape` (finding 1 of the issue-18 review):
+/// one huge array, an object of many keys, or many nested arrays. Built as text, not as a
+/// `serde_json::Value`, so the test itself stays small.
+fn hostile(root: &str, event: &str, field: &str, shape: &str, n: usize) -> Vec<u8> {
+    let head = format!(
+        r#"{{"session_id":"b1","hook_event_name":"{event}","cwd":{},"tool_name":"Grep","#,
+        serde_json::to_string(root).unwrap()
+    );
+    let body = match shape {
+        "array" => format!("[{}0]", "0,".repeat(n / 2)),
+        "keys" => {
+            let keys: Vec<String> = (0..n / 12).map(|i| format!("\"k{i:07}\":0")).collect();
+            format!("{{{}}}", keys.join(","))
+        }
+        "nested" => {
+            let inner = format!("[{}0]", "0,".repeat(999));
+            let deep = format!("{}0{}", "[".repeat(40), "]".repeat(40));
+            format!("[{}0]", format!("{inner},{deep},").repeat(n / 2100))
+        }
+        _ => unreachable!(),
+    };
+    format!(r#"{head}"{field}":{body},"prompt":"the stripe webhook handler"}}"#).into_bytes()
+}
+
+/// Every hook, on an 8 MB array, 650,000 keys and nested arrays in `tool_input` (and the
+/// array in `prompt`), runs in bounded memory and within the budget: the values are bounded while
+/// parsed. Before, serde built the whole tree first (1.1 GB for a 16 MB array, seconds of CPU); the
+/// address-space limit of 384 MiB makes that an allocation failure, so this fails without the
+/// fix.
+#[cfg(unix)]
+#[test]
+fn huge_values_in_any_field_are_bounded_while_parsed() {
+    let env = store();
+    let root = env.root.display().to_string();
+    let bin = env!("CARGO_BIN_EXE_capn");
+    for (event, sub) in [
+        ("PreToolUse", "pre-tool-use"),
+        ("UserPromptSubmit", "user-prompt-submit"),
+        ("SessionStart", "session-start"),
+        ("PreCompact", "pre-compact"),
+        ("PostCompact", "post-compact"),
+    ] {
+        for (field, shape) in [
+            ("tool_input", "array"),
+            ("tool_input", "keys"),
+            ("tool_input", "nested"),
+            ("prompt", "array"),
+        ] {
+            let body = hostile(&root, event, field, shape, 8_000_000);
+            let c = env.sh(&format!("ulimit -v 393216 && exec '{bin}' hook {sub}"));
+            let (run, took) = env.run_bounded(c, &body, false, DEBUG_BUDGET);
+            assert_eq!(run.code, 0, "{sub} {field} {shape}: {}", run.stderr);
+            assert!(took < DEBUG_BUDGET, "{sub} {field} {shape} took {took:?}");
+        }
+    }
+}
+
+#[test]
+fn a_huge_tool_input_costs_linear_time() {
+    let env = store();
+    let root = env.root.display().to_string();
+    for shape in ["array", "keys"] {
+        let time = |n: usize| {
+            let body = hostile(&root, "PreToolUse", "tool_input", shape, n);
+            (0..3)
+                .map(|_| {
+                    let c = env.cmd(&["hook", "pre-tool-use"]);
+                    let (run, took) = env.run_bounded(c, &body, false, DEBUG_BUDGET);
+                    assert_eq!(run.code, 0, "{shape} {n}: {}", run.stderr);
+                    took
+                })
+                .min()
+                .unwrap()
+        };
+        let (small, large) = (time(1_000_000), time(10_000_000));
+        assert!(
+            large.as_secs_f64() <= 15.0 * small.as_secs_f64(),
+            "{shape}: 1 MB took {small:?}, 10 MB took {large:?}"
+        );
+    }
+}

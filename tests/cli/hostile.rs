@@ -903,7 +903,7 @@ fn list_marks_a_chart_whose_file_cannot_be_checked() {
         run.stdout
     );
     assert!(
-        run.stdout.contains("could not be checked: big.bin"),
+        run.stdout.contains("could not be checked: \"big.bin\""),
         "{}",
         run.stdout
     );

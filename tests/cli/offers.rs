@@ -369,3 +369,44 @@ fn parallel_searches_offer_each_chart_once_and_lose_no_record() {
         assert_eq!(record.len(), questions.len(), "round {round}: {record:?}");
     }
 }
+
+/// A committed entry whose `at` is an RFC 3339 time followed by 70,000 nines (issue 18 review,
+/// finding 2) made `offered.json` larger than it may be read, so every chart was offered again
+/// on each search. Now the `at` reads as absent, the record stays small, each chart is offered
+/// once; and a record that cannot be read fails closed (nothing offered), never as "nothing
+/// offered yet".
+#[test]
+fn a_huge_at_or_an_unreadable_record_never_re_offers() {
+    let env = store(None);
+    let entries = env.root.join(".capn/entries");
+    for de in std::fs::read_dir(&entries).unwrap() {
+        let p = de.unwrap().path();
+        let text = std::fs::read_to_string(&p).unwrap();
+        if text.contains("Stripe") {
+            let at = text.lines().find(|l| l.starts_with("at: ")).unwrap();
+            let huge = format!("{at}{}", "9".repeat(70_000));
+            std::fs::write(&p, text.replace(at, &huge)).unwrap();
+        }
+    }
+    let pdf = || {
+        pre_tool_use(
+            &env,
+            "s1",
+            "Grep",
+            json!({"pattern": "certificate.*pdf|renderCertificatePdf"}),
+        )
+    };
+    assert!(pdf().stdout.contains("certificate.tsx"));
+    assert_eq!(grep(&env, "s1", "claude").stdout.trim_end(), OFFER);
+    for _ in 0..2 {
+        assert_eq!(pdf().stdout, "", "offered again");
+        assert_eq!(grep(&env, "s1", "claude").stdout, "", "offered again");
+    }
+    let record = env.session_dir("s1").join("offered.json");
+    assert!(std::fs::metadata(&record).unwrap().len() < 1024);
+    // An over-size record: nothing is offered, in a session that never had this chart.
+    let s2 = env.session_dir("s2");
+    std::fs::create_dir_all(&s2).unwrap();
+    std::fs::write(s2.join("offered.json"), "{}".repeat(40_000)).unwrap();
+    assert_eq!(grep(&env, "s2", "claude").stdout, "");
+}

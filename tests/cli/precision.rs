@@ -253,14 +253,14 @@ fn list_marks_charts_whose_files_changed() {
     let run = env.run(&["list"]).ok();
     assert!(
         run.stdout.contains(&format!(
-            "{stale}  [stale] Where is the session cookie signed?\n  files: src/x.ts\n  changed since charted: src/x.ts (hidden until they are back as charted; `capn prune` deletes it)\n"
+            "{stale}  [stale] Where is the session cookie signed?\n  files: \"src/x.ts\"\n  changed since charted: \"src/x.ts\" (hidden until they are back as charted; `capn prune` deletes it)\n"
         )),
         "{}",
         run.stdout
     );
     assert!(
         run.stdout.contains(&format!(
-            "{fresh}  Where are invoices numbered?\n  files: src/y.ts\n"
+            "{fresh}  Where are invoices numbered?\n  files: \"src/y.ts\"\n"
         )),
         "{}",
         run.stdout
@@ -288,7 +288,7 @@ fn list_marks_charts_whose_files_changed() {
     let run = env.run(&["list"]).ok();
     assert!(
         run.stdout
-            .contains("  changed since charted: src/y.ts (missing) (hidden until"),
+            .contains("  changed since charted: \"src/y.ts\" (missing) (hidden until"),
         "{}",
         run.stdout
     );

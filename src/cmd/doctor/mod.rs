@@ -158,7 +158,7 @@ impl Check {
     /// place they are printed ([`crate::present::printable`]: ESC, BEL, line breaks, bidi
     /// overrides... as `\u{1b}`), and a check stays on its own lines.
     pub fn render(&self) -> String {
-        use crate::present::printable;
+        let printable = capped;
         let tag = match self.status {
             Status::Ok => "ok    ",
             Status::Warn => "warn  ",
@@ -177,6 +177,27 @@ impl Check {
         }
         s
     }
+}
+
+/// The most characters of one part of a check (what, why, fix) that doctor prints, escapes
+/// counted: it quotes commands from settings files it did not write, and an 800 KB committed
+/// command printed 3.1 MB (issue 18 review).
+pub const MAX_CHECK_CHARS: usize = 2000;
+
+/// `s` for the report: [`crate::present::printable`], cut at [`MAX_CHECK_CHARS`] with
+/// `… [capn: N more characters cut]`.
+fn capped(s: &str) -> String {
+    let p = crate::present::printable(s);
+    let n = p.chars().count();
+    if n <= MAX_CHECK_CHARS {
+        return p;
+    }
+    let kept: String = p.chars().take(MAX_CHECK_CHARS).collect();
+    format!(
+        "{kept}{} [capn: {} more characters cut]",
+        crate::present::CUT_MARK,
+        n - MAX_CHECK_CHARS
+    )
 }
 
 /// Runs `capn doctor`: prints the report; exit 0 when no check failed, 1 otherwise.
@@ -528,5 +549,19 @@ mod tests {
             "FAILED a: b\n  fix: c\n"
         );
         assert_eq!(Check::warn("a", "b", None).render(), "warn  a: b\n");
+    }
+
+    /// The review's case (finding 7): a huge quoted command is cut, with a marker.
+    #[test]
+    fn a_huge_quoted_text_is_cut_with_a_marker() {
+        let why = format!("runs \u{1b}{}", "x".repeat(800_000));
+        let r = Check::warn("a", why, None).render();
+        assert!(r.len() < MAX_CHECK_CHARS + 100, "{}", r.len());
+        assert!(r.starts_with("warn  a: runs \\u{1b}xxx"), "{}", &r[..40]);
+        assert!(
+            r.ends_with("x… [capn: 798011 more characters cut]\n"),
+            "{}",
+            &r[r.len() - 60..]
+        );
     }
 }
