@@ -37,10 +37,6 @@ use std::time::{Duration, SystemTime};
 /// The oldest a PostCompact marker may be for another session id to take it over.
 pub const HANDOFF_MAX_AGE: Duration = Duration::from_secs(10 * 60);
 
-/// The session-dir file that records which project a session runs in (a [`Marker`] with
-/// `project` set), written by every SessionStart and by a session's first prompt.
-pub const PROJECT_FILE: &str = "project.json";
-
 /// How a session comes to look for another's recovery.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Arrival {
@@ -49,30 +45,6 @@ pub enum Arrival {
     /// The first prompt of a session no SessionStart ran for: the marker is claimed only when the
     /// prompt's `transcript_path` is the one the marker recorded (module docs).
     FirstPrompt,
-}
-
-/// Records the project of session `s` ([`PROJECT_FILE`]) for the handoff rule, creating the
-/// session dir. `Ok(false)` without a `cwd` (nothing written).
-///
-/// Errors: the session dir or the file cannot be written.
-pub fn record_project(ctx: &Ctx, s: &SessionDir, event: &str) -> anyhow::Result<bool> {
-    let Some(project) = project_of(ctx) else {
-        return Ok(false);
-    };
-    let m = Marker {
-        project: Some(project),
-        cwd: ctx.call.cwd.clone(),
-        ..Marker::now(event)
-    };
-    s.write_marker(PROJECT_FILE, &m)?;
-    Ok(true)
-}
-
-/// [`record_project`], failures reported on stderr only.
-pub fn note_project(ctx: &Ctx, s: &SessionDir, event: &str) {
-    if let Err(e) = record_project(ctx, s, event) {
-        diag!("capn: could not record the session's project: {e:#}");
-    }
 }
 
 /// The project root of a hook payload (see [`crate::store::hook_root`]), as a string.
@@ -125,7 +97,6 @@ pub fn take_over(ctx: &Ctx, s: &SessionDir, arrival: Arrival) -> Option<(Session
     if let Err(e) = s.write_marker(session::HANDOFF, &record) {
         diag!("capn: could not record the session handoff: {e:#}");
     }
-    note_project(ctx, s, event);
     Some((other, marker))
 }
 

@@ -47,7 +47,6 @@ pub fn run(ctx: &Ctx) -> Result<Option<String>> {
                 if let Err(e) = s.mark_seen() {
                     diag!("capn: could not mark the session as seen: {e:#}");
                 }
-                super::handoff::note_project(ctx, s, "SessionStart");
             }
             Ok(None) => {}
             Err(e) => diag!("capn: {e:#}"),
@@ -67,7 +66,6 @@ pub fn run(ctx: &Ctx) -> Result<Option<String>> {
     if let Err(e) = export_session_id(&s) {
         diag!("capn: {e:#}");
     }
-    super::handoff::note_project(ctx, &s, "SessionStart");
     let mut delivered = ctx.marker("SessionStart");
     delivered.source = Some("compact".into());
     if let Err(e) = s.write_marker(session::COMPACT_DELIVERED, &delivered) {

@@ -63,10 +63,7 @@ fn notice(ctx: &Ctx, s: &SessionDir) -> Result<Option<String>> {
         {
             return Ok(Some(super::recovery_text(ctx.host, &owner, Some(&m))));
         }
-        // One write marks the session as seen (its dir) and records its project.
-        if !super::handoff::record_project(ctx, s, "UserPromptSubmit")? {
-            s.mark_seen()?;
-        }
+        s.mark_seen()?;
     }
     if ctx.host == super::Host::Codex {
         // Codex has no status line to write the warning marker: the rollout has the numbers.
