@@ -166,6 +166,10 @@ def installed_is_binary(sb, checks, binary, label):
 def upgrade_from_02(tmp, sb, checks, binary, old, real):
     project = tmp / "old-project"
     shutil.copytree(ROOT / "tests/fixtures/store-0.2", project)
+    # The fixture's backing file `docs/a: b.md` is made here, not kept in git: a Windows
+    # checkout cannot hold the name (tests/fixtures/README.md; the chart's hash is of these bytes).
+    (project / "docs").mkdir(exist_ok=True)
+    (project / "docs/a: b.md").write_bytes(b"# notes\n")
     subprocess.run(["git", "init", "-q", str(project)], check=True)
     r = sb.run("npm", "install", "-g", str(old), *(["--registry", real] if real else []))
     if not checks.check(r.returncode == 0, "capn-hook 0.2 installs globally from its tarball", r.stderr[-800:]):
