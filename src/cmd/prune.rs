@@ -12,8 +12,10 @@ use std::process::ExitCode;
 ///
 /// - In a shared store (`capn init --shared`) without `--yes`, nothing is deleted: it prints
 ///   `N stale entries (kept: ...)` and the same lines, and says how to delete them.
+/// - A chart current in another checkout of the repository is kept, and counted: `kept N stale
+///   charts that are current in another checkout of this repository`.
 /// - `--expired` applies the retention rule only ([`crate::store::retention`]): `pruned N
-///   entries stale for over D days`; nothing in a shared store.
+///   entries stale for over D days`; in a shared store nothing, and a line that says so.
 ///
 /// Outside any project it says so on stderr (exit 0: there was nothing to prune).
 pub fn run(args: &PruneArgs) -> Result<ExitCode> {
@@ -31,6 +33,11 @@ pub fn run(args: &PruneArgs) -> Result<ExitCode> {
         let now_s = crate::clock::now_ns() / 1_000_000_000;
         let expired = w.prune_expired(config.stale_days, now_s)?;
         w.finish_or_warn();
+        if config.shared {
+            out.push_str(
+                "retention is off in a shared store (a teammate's branch may hold the files); capn prune lists the stale charts, capn prune --yes deletes them\n",
+            );
+        }
         let n = expired.deleted.len();
         if n > 0 {
             let noun = if n == 1 { "entry" } else { "entries" };
@@ -52,13 +59,24 @@ pub fn run(args: &PruneArgs) -> Result<ExitCode> {
             out.push_str(&named(&stale));
         }
     } else {
-        let removed = w.prune()?;
+        let pruned = w.prune()?;
         w.finish_or_warn();
-        let n = removed.len();
+        let n = pruned.deleted.len();
         if n > 0 {
             let noun = if n == 1 { "entry" } else { "entries" };
             out.push_str(&format!("pruned {n} stale {noun}\n"));
-            out.push_str(&named(&removed));
+            out.push_str(&named(&pruned.deleted));
+        }
+        if pruned.kept > 0 {
+            let (noun, is) = if pruned.kept == 1 {
+                ("chart", "is")
+            } else {
+                ("charts", "are")
+            };
+            out.push_str(&format!(
+                "kept {} stale {noun} that {is} current in another checkout of this repository\n",
+                pruned.kept
+            ));
         }
     }
     std::io::stdout().lock().write_all(out.as_bytes())?;

@@ -545,6 +545,25 @@ impl Writer {
         self.delete_positions_listed(positions, &mut |e, cache| entry_is_stale(&root, e, cache))
     }
 
+    /// [`Writer::delete_stale_listed`], except that an entry current in another checkout of
+    /// the repository ([`worktree::other_checkouts`]: the main checkout and every linked
+    /// worktree) is kept: it is stale only here, and every checkout shares one memory. The
+    /// other checkouts' files are hashed without a stat cache (their stamps are theirs).
+    ///
+    /// Errors: as [`Writer::delete_stale_listed`].
+    pub fn delete_stale_in_every_checkout(&mut self, positions: &[usize]) -> Result<Vec<Entry>> {
+        let root = self.store.root.clone();
+        let others = worktree::other_checkouts(self.store.home(), &root);
+        let fresh_elsewhere = |e: &Entry| {
+            others
+                .iter()
+                .any(|o| entry_is_fresh(o, e, &mut StatCache::default()))
+        };
+        self.delete_positions_listed(positions, &mut |e, cache| {
+            entry_is_stale(&root, e, cache) && !fresh_elsewhere(e)
+        })
+    }
+
     /// Makes sure every entry file was listed when the snapshot was loaded (a writer opened by
     /// [`Store::try_open_writer`] trusted the folder stamp): writers need the listing to record
     /// what they change. Call it before deciding what to change, since it may reload.

@@ -19,15 +19,30 @@ pub enum Unchart {
     Unknown,
 }
 
+/// What [`Writer::prune`] did.
+#[derive(Debug)]
+pub struct Pruned {
+    /// The entries deleted.
+    pub deleted: Vec<Entry>,
+    /// Stale entries kept because they are current in another checkout (or changed meanwhile).
+    pub kept: usize,
+}
+
 impl Writer {
-    /// Deletes every entry whose backing files changed (gone, replaced, or hashing differently);
-    /// entries whose files cannot be checked are kept. Returns the deleted entries.
+    /// Deletes every entry whose backing files changed (gone, replaced, or hashing differently)
+    /// here and that is not current in another checkout of the repository
+    /// ([`Writer::delete_stale_in_every_checkout`]); entries whose files cannot be checked are
+    /// kept.
     ///
     /// Errors: an entry file cannot be removed, or the entries folder cannot be listed.
-    pub fn prune(&mut self) -> Result<Vec<Entry>> {
+    pub fn prune(&mut self) -> Result<Pruned> {
         super::report_malformed(&self.store, &self.snap.malformed);
         let stale = stale_positions(&self.store.root, &self.snap, &mut self.cache);
-        self.delete_stale_listed(&stale)
+        let deleted = self.delete_stale_in_every_checkout(&stale)?;
+        Ok(Pruned {
+            kept: stale.len() - deleted.len(),
+            deleted,
+        })
     }
 
     /// The entries whose backing files changed (confirmed from each entry's own file, as

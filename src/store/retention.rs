@@ -82,18 +82,7 @@ impl Writer {
             }
             now.since.insert(id.clone(), since);
         }
-        let root = self.store.root.clone();
-        let others = super::worktree::other_checkouts(self.store.home(), &root);
-        // Another checkout's files are hashed without its stat cache (a background job; a
-        // cache of this checkout's stamps would say nothing about those files).
-        let fresh_elsewhere = |e: &Entry| {
-            others
-                .iter()
-                .any(|o| super::entry_is_fresh(o, e, &mut super::fresh::StatCache::default()))
-        };
-        let deleted = self.delete_positions_listed(&expired, &mut |e, cache| {
-            super::entry_is_stale(&root, e, cache) && !fresh_elsewhere(e)
-        })?;
+        let deleted = self.delete_stale_in_every_checkout(&expired)?;
         for e in &deleted {
             now.since.remove(&e.id);
         }

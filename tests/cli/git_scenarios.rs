@@ -637,3 +637,41 @@ fn the_retention_rule_keeps_a_chart_fresh_in_another_worktree() {
         "{run:?}"
     );
 }
+
+/// A new user's case: `capn prune` in a linked worktree on a branch that changed a charted file
+/// deleted the chart for every checkout, although it was current in the main checkout (one
+/// memory per repository). Prune now keeps a chart that is current in another checkout, and
+/// says so; a chart stale in every checkout is still deleted.
+#[test]
+fn prune_in_a_worktree_keeps_charts_current_in_another_checkout() {
+    let (env, id) = charted_repo(&[]);
+    let root = env.root.clone();
+    git(&env, &root, &["add", "-A"]);
+    git(&env, &root, &["commit", "-q", "-m", "setup"]);
+    git(&env, &root, &["checkout", "-q", "-b", "feat"]);
+    env.write("src/webhooks.rs", "// edited on feat\nfn handle3() {}\n");
+    git(&env, &root, &["commit", "-q", "-am", "edit on feat"]);
+    git(&env, &root, &["checkout", "-q", "main"]);
+    let wt = env.tmp.path().join("wt-feat");
+    git(
+        &env,
+        &root,
+        &["worktree", "add", "-q", wt.to_str().unwrap(), "feat"],
+    );
+    let wt = wt.canonicalize().unwrap();
+    assert_stale(&env, &wt, Q, &id);
+    let run = capn(&env, &wt, &["prune"]).ok();
+    assert_eq!(
+        run.stdout,
+        "kept 1 stale chart that is current in another checkout of this repository\n"
+    );
+    assert_fresh(&env, &root, Q, &id);
+    // Stale in every checkout: deleted.
+    env.write("src/webhooks.rs", "// edited on main too\n");
+    let run = capn(&env, &wt, &["prune"]).ok();
+    assert_eq!(
+        run.stdout,
+        format!("pruned 1 stale entry\n  \"{Q}\" (\"src/webhooks.rs\")\n")
+    );
+    assert_eq!(listed(&env, &root).len(), 3);
+}
