@@ -215,6 +215,20 @@ mod threaded_tests {
     use std::io::Write;
     use std::time::Instant;
 
+    /// A pipe whose writer sends one space every 100 ms, 40 times (until the reader is gone).
+    pub(super) fn trickle_pipe() -> (std::io::PipeReader, std::thread::JoinHandle<()>) {
+        let (r, mut w) = std::io::pipe().unwrap();
+        let trickle = std::thread::spawn(move || {
+            for _ in 0..40 {
+                if w.write_all(b" ").is_err() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        });
+        (r, trickle)
+    }
+
     #[test]
     fn a_held_open_pipe_ends_soon_after_a_complete_value() {
         let (r, mut w) = std::io::pipe().unwrap();
@@ -254,15 +268,7 @@ mod threaded_tests {
 
     #[test]
     fn a_trickle_is_cut_off_at_the_longest_read_time() {
-        let (r, mut w) = std::io::pipe().unwrap();
-        let trickle = std::thread::spawn(move || {
-            for _ in 0..40 {
-                if w.write_all(b" ").is_err() {
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(100));
-            }
-        });
+        let (r, trickle) = trickle_pipe();
         let t = Instant::now();
         read_threaded(r, 1024);
         let took = t.elapsed();
@@ -276,6 +282,7 @@ mod threaded_tests {
 
 #[cfg(all(test, unix))]
 mod tests {
+    use super::threaded_tests::trickle_pipe;
     use super::*;
     use std::io::Write;
     use std::time::Instant;
@@ -363,15 +370,7 @@ mod tests {
             t.elapsed()
         );
         writer.join().unwrap();
-        let (r, mut w) = std::io::pipe().unwrap();
-        let trickle = std::thread::spawn(move || {
-            for _ in 0..40 {
-                if w.write_all(b" ").is_err() {
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(100));
-            }
-        });
+        let (r, trickle) = trickle_pipe();
         let t = Instant::now();
         read_from(&r, 1024);
         assert!(t.elapsed() < MAX_READ_TIME + Duration::from_millis(300));

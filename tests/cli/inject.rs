@@ -26,37 +26,7 @@ fn long_path() -> String {
 fn store(details: &str) -> (Env, String) {
     let env = Env::git();
     env.run(&["init"]).ok();
-    let charts = [
-        (
-            "How is the PDF certificate page rendered?",
-            "src/pdf/certificate.tsx",
-        ),
-        (
-            "How does API rate limiting work?",
-            "src/middleware/ratelimit.ts",
-        ),
-        (
-            "Where are invoices emailed to customers?",
-            "src/billing/invoice-mail.ts",
-        ),
-        ("How are team members invited?", "src/teams/invite.ts"),
-        (
-            "Where is the OAuth login callback?",
-            "src/auth/oauth-callback.ts",
-        ),
-        (
-            "How are uploaded files scanned for viruses?",
-            "src/uploads/scan.ts",
-        ),
-        (
-            "Where are feature flags evaluated?",
-            "src/flags/evaluate.ts",
-        ),
-    ];
-    for (q, f) in charts {
-        env.write(f, &format!("// {q}\n"));
-        env.run(&["chart", q, "--files", f]).ok();
-    }
+    crate::offers::chart_all(&env, &crate::offers::OTHER_CHARTS);
     let q = "Where are payment webhooks from Stripe handled?";
     env.write("src/api/stripe-webhooks.ts", &format!("// {q}\n"));
     let long = long_path();

@@ -6,46 +6,57 @@ use crate::schema;
 use crate::util::{Env, Run};
 use serde_json::{json, Value};
 
+/// Seven charts of a web app, each on a file of its own: the rest of a store in which one chart
+/// is tested (so its words weigh as in a real store, not as in one of two or three).
+pub const OTHER_CHARTS: [(&str, &str); 7] = [
+    (
+        "How is the PDF certificate page rendered?",
+        "src/pdf/certificate.tsx",
+    ),
+    (
+        "How does API rate limiting work?",
+        "src/middleware/ratelimit.ts",
+    ),
+    (
+        "Where are invoices emailed to customers?",
+        "src/billing/invoice-mail.ts",
+    ),
+    ("How are team members invited?", "src/teams/invite.ts"),
+    (
+        "Where is the OAuth login callback?",
+        "src/auth/oauth-callback.ts",
+    ),
+    (
+        "How are uploaded files scanned for viruses?",
+        "src/uploads/scan.ts",
+    ),
+    (
+        "Where are feature flags evaluated?",
+        "src/flags/evaluate.ts",
+    ),
+];
+
+/// Charts each (question, file) pair, the file holding a comment that repeats the question.
+pub fn chart_all(env: &Env, charts: &[(&str, &str)]) {
+    for (q, f) in charts {
+        env.write(f, &format!("// {q}\n"));
+        env.run(&["chart", q, "--files", f]).ok();
+    }
+}
+
 /// A store of eight charts (enough that a chart's own words are specific to it), with `"offer"`
 /// in `.capn/config.json` set to `offer` (`None`: left as `init` writes it, the default).
 fn store(offer: Option<Value>) -> Env {
     let env = Env::git();
     env.run(&["init"]).ok();
-    let charts = [
-        (
+    chart_all(
+        &env,
+        &[(
             "Where are payment webhooks from Stripe handled?",
             "src/api/stripe-webhooks.ts",
-        ),
-        (
-            "How is the PDF certificate page rendered?",
-            "src/pdf/certificate.tsx",
-        ),
-        (
-            "How does API rate limiting work?",
-            "src/middleware/ratelimit.ts",
-        ),
-        (
-            "Where are invoices emailed to customers?",
-            "src/billing/invoice-mail.ts",
-        ),
-        ("How are team members invited?", "src/teams/invite.ts"),
-        (
-            "Where is the OAuth login callback?",
-            "src/auth/oauth-callback.ts",
-        ),
-        (
-            "How are uploaded files scanned for viruses?",
-            "src/uploads/scan.ts",
-        ),
-        (
-            "Where are feature flags evaluated?",
-            "src/flags/evaluate.ts",
-        ),
-    ];
-    for (q, f) in charts {
-        env.write(f, &format!("// {q}\n"));
-        env.run(&["chart", q, "--files", f]).ok();
-    }
+        )],
+    );
+    chart_all(&env, &OTHER_CHARTS);
     if let Some(offer) = offer {
         let p = env.root.join(".capn/config.json");
         let mut c: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
