@@ -125,7 +125,9 @@ pub fn run(args: &AskArgs) -> Result<ExitCode> {
     } else {
         Answers::default()
     };
-    let out = render(question, &answers)?;
+    // Read only when a note names a stale chart: how to delete one depends on the mode.
+    let shared = !answers.hidden.is_empty() && store.config().shared;
+    let out = render(question, &answers, shared)?;
     if out.hits.is_empty() {
         let mut err = std::io::stderr().lock();
         let _ = err.write_all(out.miss.as_bytes());
@@ -142,10 +144,11 @@ pub const MAX_NAMED_HIDDEN: usize = 5;
 
 /// The line printed before the nudge when `ask` passed over stale charts, empty when it did not:
 /// `capn: hid 1 chart whose files changed since it was charted: "<question>" ("src/x.ts"); it
-/// answers again once the files are back as charted (capn prune deletes stale charts)`; several
+/// answers again once the files are back as charted (capn prune deletes stale charts)`, with
+/// `capn prune --yes` in a `shared` store; several
 /// are separated by `; `, at most [`MAX_NAMED_HIDDEN`] named, each as [`named_chart`] shows it.
 /// Nothing was deleted.
-pub fn hidden_note(hidden: &[Hidden]) -> String {
+pub fn hidden_note(hidden: &[Hidden], shared: bool) -> String {
     if hidden.is_empty() {
         return String::new();
     }
@@ -166,8 +169,9 @@ pub fn hidden_note(hidden: &[Hidden]) -> String {
         ("charts", "they were", "they answer")
     };
     format!(
-        "capn: hid {n} {noun} whose files changed since {was} charted: {}{more}; {it} again once the files are back as charted (capn prune deletes stale charts)\n",
-        named.join("; ")
+        "capn: hid {n} {noun} whose files changed since {was} charted: {}{more}; {it} again once the files are back as charted ({} deletes stale charts)\n",
+        named.join("; "),
+        super::prune::deleting_command(shared)
     )
 }
 
@@ -189,7 +193,7 @@ pub fn named_chart<'a>(question: &str, files: impl IntoIterator<Item = &'a Strin
 }
 
 /// The answers as JSONL for stdout or, on a miss, the text for stderr ([`miss_text`]).
-fn render(question: &str, answers: &Answers) -> Result<Rendered> {
+fn render(question: &str, answers: &Answers, shared: bool) -> Result<Rendered> {
     let mut out = Rendered::default();
     for (e, score) in &answers.hits {
         let entry_file = format!("{}/entries/{}.md", crate::store::STORE_DIR, e.id);
@@ -205,7 +209,7 @@ fn render(question: &str, answers: &Answers) -> Result<Rendered> {
         out.hits.push('\n');
     }
     if out.hits.is_empty() {
-        out.miss = miss_text(question, answers)?;
+        out.miss = miss_text(question, answers, shared)?;
     }
     Ok(out)
 }
@@ -214,8 +218,8 @@ fn render(question: &str, answers: &Answers) -> Result<Rendered> {
 /// candidates, [`CANDIDATE_HEADER`], their `candidate` lines and how to use and confirm them,
 /// before the nudge (explore as usual, then chart); weak candidates after the nudge, under
 /// [`RELATED_HEADER`], with the same one line on confirming.
-pub fn miss_text(question: &str, answers: &Answers) -> Result<String> {
-    let mut out = hidden_note(&answers.hidden);
+pub fn miss_text(question: &str, answers: &Answers, shared: bool) -> Result<String> {
+    let mut out = hidden_note(&answers.hidden, shared);
     let (strong, weak): (Vec<&Related>, Vec<&Related>) =
         answers.related.iter().partition(|r| r.strong);
     if let Some(first) = strong.first() {

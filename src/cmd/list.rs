@@ -34,6 +34,7 @@ pub fn run(args: &ListArgs) -> Result<ExitCode> {
         .fold(0u64, u64::saturating_add);
     let limit = crate::fsutil::limits::derived(entry_bytes, names.len() as u64);
     let mut cache = StatCache::load(&store.stat_cache_path(), limit);
+    let shared = store.config().shared;
     let mut out = String::new();
     for name in &names {
         let path = dir.join(name);
@@ -82,7 +83,7 @@ pub fn run(args: &ListArgs) -> Result<ExitCode> {
                 .iter()
                 .map(|f| std::fs::symlink_metadata(store.root.join(f)).is_err())
                 .collect();
-            out.push_str(&human(&entry, &changed, &gone, &unchecked));
+            out.push_str(&human(&entry, &changed, &gone, &unchecked, shared));
         }
     }
     if store.is_borrowed() && store.exists() {
@@ -127,12 +128,14 @@ fn capped_list(items: impl ExactSizeIterator<Item = String>) -> String {
 /// `<id>  [stale] <question>` (or `[unchecked]` when a file could not be checked; the question
 /// cut at [`present::MAX_ASK_QUESTION_CHARS`]), its other phrasings, its files quoted (at most
 /// [`present::MAX_ASK_FILES`], the rest counted), the changed files (`(missing)` after those
-/// `gone` marks) and the unchecked ones when there are any, and its details (cut as `ask`).
+/// `gone` marks) and the unchecked ones when there are any, and its details (cut as `ask`); the
+/// command named to delete a stale chart is `capn prune --yes` in a `shared` store.
 fn human(
     entry: &crate::store::entry::Entry,
     changed: &[&String],
     gone: &[bool],
     unchecked: &[&String],
+    shared: bool,
 ) -> String {
     let mut out = String::new();
     let mark = match (changed.is_empty(), unchecked.is_empty()) {
@@ -163,8 +166,9 @@ fn human(
             }
         }));
         out.push_str(&format!(
-            "  changed since charted: {} (hidden until they are back as charted; `capn prune` deletes it)\n",
-            changed
+            "  changed since charted: {} (hidden until they are back as charted; `{}` deletes it)\n",
+            changed,
+            super::prune::deleting_command(shared)
         ));
     }
     if !unchecked.is_empty() {

@@ -83,6 +83,16 @@ pub fn run(args: &PruneArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The command that deletes stale charts, as messages name it: `capn prune`, or in a shared
+/// store (where `prune` only lists them) `capn prune --yes`.
+pub fn deleting_command(shared: bool) -> &'static str {
+    if shared {
+        "capn prune --yes"
+    } else {
+        "capn prune"
+    }
+}
+
 /// One line per chart, `  "<question>" (<files>)`.
 fn named(entries: &[crate::store::entry::Entry]) -> String {
     entries

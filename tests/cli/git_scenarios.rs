@@ -675,3 +675,27 @@ fn prune_in_a_worktree_keeps_charts_current_in_another_checkout() {
     );
     assert_eq!(listed(&env, &root).len(), 3);
 }
+
+/// A new user's case: in a shared store, where `capn prune` only lists stale charts, the notes
+/// of `ask` and `list` said "capn prune deletes" them; they name `capn prune --yes` there.
+#[test]
+fn a_shared_store_names_prune_yes_as_what_deletes_a_stale_chart() {
+    let (env, id) = charted_repo(&["--shared"]);
+    let root = env.root.clone();
+    env.write("src/webhooks.rs", "// edited\n");
+    let run = capn(&env, &root, &["ask", Q]).code(1);
+    let first = run.stderr.lines().next().unwrap_or_default();
+    assert!(
+        first.ends_with("(capn prune --yes deletes stale charts)"),
+        "{}",
+        run.stderr
+    );
+    let list = capn(&env, &root, &["list"]).ok();
+    assert!(
+        list.stdout
+            .contains("(hidden until they are back as charted; `capn prune --yes` deletes it)"),
+        "{}",
+        list.stdout
+    );
+    assert!(listed(&env, &root).contains(&(id, true)));
+}
