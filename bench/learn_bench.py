@@ -35,16 +35,7 @@ def default_queries():
 
 def ask(cmd, q, ws, env):
     p, _ = rb.run(cmd, ["ask", q], ws, env)
-    hits, cands = [], []
-    for line in p.stdout.splitlines():
-        try: hits.append(json.loads(line)["id"])
-        except Exception: pass
-    for line in p.stderr.splitlines():
-        for prefix in ("candidate ", "related "):
-            if line.startswith(prefix + "{"):
-                try: cands.append(json.loads(line[len(prefix):])["id"])
-                except Exception: pass
-    return hits, cands
+    return rb.ask_ids(p)
 
 
 def score(cmd, qs, stores, env, verbose, phase):
