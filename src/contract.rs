@@ -9,8 +9,9 @@
 /// The contract text (ends with a newline).
 pub const CONTRACT: &str = "\
 capn (project memory) is available in this repository. It maps questions to the files that \
-answer them; every charted answer is pinned to the SHA-256 of its files and is deleted as soon \
-as one of them changes, so an answer it returns is current.
+answer them; every charted answer is pinned to the SHA-256 of its files and is hidden as soon \
+as one of them changes (it answers again once they are back, on another branch say), so an answer \
+it returns is current.
 
 Before searching the codebase (grep, find, opening files to locate something), ask it first:
   capn ask \"<what you are looking for, in plain words>\"
@@ -27,6 +28,6 @@ After real exploration that was expensive to repeat, chart what you found:
 - details carry what the files alone do not say: where in them to look, traps, related names.
 Trivial lookups (a file named in the task, one obvious grep) are not worth charting.
 
-Stale answers remove themselves; to drop one by hand: capn unchart <id>, or capn bust <path> for \
+Stale answers never answer; to drop one by hand: capn unchart <id>, or capn bust <path> for \
 every answer backed by a file.
 ";
