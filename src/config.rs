@@ -171,7 +171,7 @@ fn read(path: &Path) -> std::result::Result<Option<Vec<u8>>, crate::fsutil::Read
 
 /// Sets `key` to `value` in the config file at `path`, keeping every other byte (key order,
 /// numbers as written, escapes, duplicate keys, a UTF-8 BOM: the format-preserving editor of
-/// [`crate::install::jsonedit`], as for the host settings files). Creates the file when missing.
+/// [`crate::jsonedit`], as for the host settings files). Creates the file when missing.
 /// Returns `true` when the file changed.
 ///
 /// Errors: an existing file that is not a JSON object is left untouched and reported
@@ -179,7 +179,7 @@ fn read(path: &Path) -> std::result::Result<Option<Vec<u8>>, crate::fsutil::Read
 pub fn set_key(path: &Path, key: &str, value: Value) -> Result<bool> {
     let bytes =
         crate::fsutil::read_opt(path, "config", crate::fsutil::limits::CONFIG)?.unwrap_or_default();
-    let mut doc = crate::install::jsonedit::Doc::parse(&bytes)
+    let mut doc = crate::jsonedit::Doc::parse(&bytes)
         .map_err(|e| anyhow::anyhow!("could not parse config: {}: {e}", path.display()))?;
     if doc.value().get(key) == Some(&value) {
         return Ok(false);

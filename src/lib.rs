@@ -26,9 +26,13 @@ pub mod contract;
 pub mod embed;
 pub mod env;
 pub mod error;
+pub mod events;
 pub mod fsutil;
+pub mod hex;
 pub mod hook;
+pub mod hosts;
 pub mod install;
+pub mod jsonedit;
 pub mod pathcmp;
 pub mod present;
 pub mod process;
@@ -183,7 +187,7 @@ fn run_hook_argv(args: &[OsString]) -> anyhow::Result<()> {
         }
     };
     match cli.command {
-        cli::Command::Hook(a) => hook::run(a.event.into(), a.host.into()),
+        cli::Command::Hook(a) => hook::run(a.event, a.host),
         cli::Command::Statusline(a) => hook::statusline::run(&a.into()),
         _ => Ok(()),
     }
@@ -197,17 +201,11 @@ fn fast_hook_args(args: &[OsString]) -> Option<(hook::HookEvent, hook::Host)> {
         [_, "hook", event, rest @ ..] => (*event, rest),
         _ => return None,
     };
-    let event = match event {
-        "session-start" => hook::HookEvent::SessionStart,
-        "pre-compact" => hook::HookEvent::PreCompact,
-        "post-compact" => hook::HookEvent::PostCompact,
-        "user-prompt-submit" => hook::HookEvent::UserPromptSubmit,
-        "pre-tool-use" => hook::HookEvent::PreToolUse,
-        _ => return None,
-    };
+    let event = hook::HookEvent::from_subcommand(event)?;
     let host = match rest {
-        [] | ["--host", "claude"] | ["--host=claude"] => hook::Host::Claude,
-        ["--host", "codex"] | ["--host=codex"] => hook::Host::Codex,
+        [] => hook::Host::Claude,
+        ["--host", flag] => hook::Host::from_flag(flag)?,
+        [flag] => hook::Host::from_flag(flag.strip_prefix("--host=")?)?,
         _ => return None,
     };
     Some((event, host))

@@ -1,5 +1,5 @@
 //! What the hosts accept from a hook on stdout: nothing, or one JSON object with only the keys
-//! the event allows (each host's keys and schemas are in its table, [`crate::install::hosts`]),
+//! the event allows (each host's keys and schemas are in its table, [`crate::hosts`]),
 //! never a block or a stop, and short enough (hooks reference, sections 1.4, 1.5 and 5). The hooks keep to it by construction ([`super::envelope`]); `capn doctor` checks
 //! the replies of the registered commands against it.
 
@@ -44,7 +44,7 @@ pub fn check(
     let v: Value = serde_json::from_str(trimmed)
         .map_err(|e| format!("stdout is not exactly one JSON object: {e}"))?;
     let obj = v.as_object().ok_or("stdout is not a JSON object")?;
-    let spec = crate::install::hosts::of(host);
+    let spec = crate::hosts::of(host);
     if let Some(top) = spec.top_keys {
         if let Some(k) = obj.keys().find(|k| !top.contains(&k.as_str())) {
             return Err(format!(
@@ -85,7 +85,7 @@ fn specific_output(host: Host, event: &str, h: &Value) -> Result<Option<String>,
             return Err("hookSpecificOutput has no hookEventName: the reply is rejected".into())
         }
     }
-    if let Some(allowed) = (crate::install::hosts::of(host).specific_keys)(event) {
+    if let Some(allowed) = (crate::hosts::of(host).specific_keys)(event) {
         if let Some(k) = h.keys().find(|k| !allowed.contains(&k.as_str())) {
             return Err(format!("hookSpecificOutput.{k} is not accepted on {event}"));
         }

@@ -294,7 +294,7 @@ pub(super) fn schemas_for(
     host: Host,
     event: &str,
 ) -> std::result::Result<Vec<(&'static str, Schema)>, String> {
-    (crate::install::hosts::of(host).output_schemas)(event)
+    (crate::hosts::of(host).output_schemas)(event)
         .into_iter()
         .map(|(name, text)| {
             Schema::parse(text)

@@ -250,7 +250,7 @@ pub fn diagnose(root: &Path) -> Result<Vec<Check>> {
     let files = load_settings(root, &mut checks);
     let post_commit_git = post_commit::check(root, &mut checks);
     let from_plugin = plugin::claude_hooks_from_plugin(&files, &mut checks);
-    for spec in crate::install::hosts::HOSTS {
+    for spec in crate::hosts::HOSTS {
         if from_plugin && spec.host == Host::Claude {
             let dir = sandbox.path().join("statusline");
             std::fs::create_dir_all(&dir)
@@ -307,7 +307,7 @@ use store::*;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::install::hosts::CODEX;
+    use crate::hosts::CODEX;
 
     fn codex_input_schema(event: &str) -> Schema {
         let text = match event {
