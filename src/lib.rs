@@ -109,7 +109,6 @@ pub(crate) fn write_diag(args: std::fmt::Arguments<'_>) {
     let _ = std::io::stderr().lock().write_all(line.as_bytes());
 }
 
-/// True for `capn hook ...` and `capn statusline ...`: the paths that must exit 0 whatever happens.
 /// Adds clap's "a similar subcommand exists" tip for a swapped pair of letters (`capn aks`),
 /// which clap's own similarity measure misses, when clap suggested nothing.
 fn suggest_transposed(e: &mut clap::Error) {
@@ -135,6 +134,7 @@ fn suggest_transposed(e: &mut clap::Error) {
     }
 }
 
+/// True for `capn hook ...` and `capn statusline ...`: the paths that must exit 0 whatever happens.
 fn is_hook_command(args: &[OsString]) -> bool {
     matches!(
         args.get(1).and_then(|a| a.to_str()),
