@@ -81,7 +81,7 @@ impl HookInput {
 fn parse_object<T: DeserializeOwned>(bytes: &[u8]) -> Option<T> {
     let bytes = super::json::strip_bom(bytes);
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace())?;
-    if *first != b'{' {
+    if *first != super::json::OBJECT_OPEN {
         return None;
     }
     super::json::from_slice(bytes)
