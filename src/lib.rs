@@ -8,6 +8,16 @@
 //!   decision structure of a long session alive across Claude Code's lossy compaction.
 //!
 //! [`main_entry`] is the whole program; `main.rs` only calls it.
+//!
+//! Layers, lowest first; a module names only its own layer and lower ones (checked over the
+//! source by a test in `layers.rs`, which lists the few edges still to remove):
+//! 0. `fsutil`, `pathcmp`, `clock`, `env`, `error`, `process`, `hex`: the system and plain data;
+//! 1. `events`, `hosts`, `jsonedit`, `present`, `config`: the vocabularies and formats the rest
+//!    share (the hook events, the host tables, format-preserving JSON edits, output text,
+//!    `.capn/config.json`);
+//! 2. `store`, `embed`; 3. `recall`;
+//! 4. `hook`, `install`, `session`, `contract`: what runs inside the hosts and what sets them up;
+//! 5. `cmd`: one file per subcommand; 6. `cli`: the clap definitions; then this file.
 
 /// Writes one diagnostic line on stderr and ignores any write error (stderr closed, a broken
 /// pipe, a full disk). `eprintln!` panics on a write error, which on a hook path would turn into
@@ -33,6 +43,8 @@ pub mod hook;
 pub mod hosts;
 pub mod install;
 pub mod jsonedit;
+#[cfg(test)]
+mod layers;
 pub mod pathcmp;
 pub mod present;
 pub mod process;
