@@ -140,12 +140,12 @@ impl Ctx {
     }
 
     /// A marker for `event` stamped now, carrying the payload's trigger, transcript and cwd.
-    pub fn marker(&self, event: &str) -> Marker {
+    pub fn marker(&self, event: HookEvent) -> Marker {
         Marker {
             trigger: self.call.trigger.clone(),
             transcript_path: self.call.transcript_path.clone(),
             cwd: self.call.cwd.clone(),
-            ..Marker::now(event)
+            ..Marker::now(event.name())
         }
     }
 }
