@@ -74,9 +74,9 @@ pub const CODEX_PRE_TOOL_USE_OUTPUT: &str =
 pub const CODEX_POST_COMPACT_OUTPUT: &str =
     include_str!("../assets/codex-schemas/post-compact.command.output.schema.json");
 
-/// The embedded Codex output schemas a reply to `event` (`SessionStart`, `PreCompact`,
-/// `PostCompact`, `UserPromptSubmit`) must satisfy, as `(name, schema text)`; empty for other
-/// events.
+/// The embedded Codex output schemas a reply to `event` (a host event name: `SessionStart`,
+/// `PreCompact`, `PostCompact`, `UserPromptSubmit`, `PreToolUse`) must satisfy, as `(name,
+/// schema text)`; empty for other events.
 pub fn codex_output_schemas(event: &str) -> Vec<(&'static str, &'static str)> {
     match event {
         "SessionStart" => vec![

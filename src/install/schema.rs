@@ -421,12 +421,7 @@ mod tests {
 
     #[test]
     fn every_embedded_codex_schema_loads() {
-        for event in [
-            "SessionStart",
-            "UserPromptSubmit",
-            "PreCompact",
-            "PostCompact",
-        ] {
+        for event in crate::events::HookEvent::ALL.map(|e| e.name()) {
             let schemas = codex_output_schemas(event);
             assert!(!schemas.is_empty(), "{event}");
             for (name, text) in schemas {
