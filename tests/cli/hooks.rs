@@ -751,6 +751,23 @@ fn mismatched_event_name_does_nothing() {
     .ok();
     assert_eq!(r.stdout, "");
     assert!(env.session_dir("m").join("compacted.json").exists());
+    // Every subcommand, given any other event's payload, answers nothing and claims nothing.
+    for sub in hook_subcommands() {
+        for other in capn_hook::events::HookEvent::ALL {
+            if other.subcommand() == sub {
+                continue;
+            }
+            let extra = json!({"prompt": "x", "source": "compact", "trigger": "manual",
+                               "tool_name": "Grep", "tool_input": {"pattern": "x"}});
+            let r = hook(&env, sub, "claude", &payload(other.name(), "m", extra)).ok();
+            assert_eq!(r.stdout, "", "{} payload via {sub}", other.name());
+            assert!(
+                env.session_dir("m").join("compacted.json").exists(),
+                "{} payload via {sub} claimed the marker",
+                other.name()
+            );
+        }
+    }
 }
 
 #[test]
