@@ -9,8 +9,9 @@
 //!
 //! [`main_entry`] is the whole program; `main.rs` only calls it.
 //!
-//! Layers, lowest first; a module names only its own layer and lower ones (checked over the
-//! source by a test in `layers.rs`, which lists the few edges still to remove):
+//! Layers, lowest first; a module names only its own layer and lower ones, and no two modules
+//! name each other, directly or through others (checked over the source by tests in
+//! `layers.rs`, which list the few edges still to remove):
 //! 0. `fsutil`, `pathcmp`, `clock`, `env`, `error`, `process`, `hex`: the system and plain data;
 //! 1. `events`, `hosts`, `jsonedit`, `present`, `config`: the vocabularies and formats the rest
 //!    share (the hook events, the host tables, format-preserving JSON edits, output text,
