@@ -42,7 +42,7 @@
 //!    Claude Code), PreCompact and PostCompact leave their markers, UserPromptSubmit delivers the
 //!    recovery after a compaction. The statusline command runs split into words (no shell, and
 //!    without what follows `--wrap`) with a synthetic statusline payload: exit 0 and one line
-//!    holding the capn segment ([`statusline_run`]).
+//!    holding the capn segment (`statusline_run.rs`).
 //! 6. **A launcher's PATH**: every registered capn command started with `PATH=/usr/bin:/bin`,
 //!    as a GUI launcher starts hosts; a warning with the fix when `capn` resolves only through
 //!    the user's shell PATH (`doctor/launcher.rs`).
