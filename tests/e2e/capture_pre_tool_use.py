@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Captures the PreToolUse payloads the pinned clients send, for tests/fixtures/conformance.
 
-Usage: capture_pre_tool_use.py --capn PATH --out DIR
+Usage: capture_pre_tool_use.py --capn PATH --out DIR [--only claude|codex] [--keep]
+                               [--claude-env K=V ...]
 Runs, in the suite's sandbox against the mock (harness.py, mock_server.py): `claude -p` once
 per tool (E2E_TOOL=Grep, Glob, Bash, Task/Agent) and `codex exec` once with E2E_SEARCH (a shell
 `rg`). The sandbox's capn wrapper tees every hook's stdin; each `capn hook pre-tool-use` run's
-stdin is written to DIR/<host>/PreToolUse-<tool>-1.json as received (then sanitised by the
-caller: sandbox paths and ids). Prints what it wrote and the tools each client offered.
+stdin is written to DIR/<host>/PreToolUse-<tool>-1.json as received, with the sandbox's paths
+made neutral (`sanitise`). Prints what it wrote and the tools each client offered.
 """
 
 import argparse
@@ -33,6 +34,16 @@ def pre_tool_use_stdins(sb):
     return out
 
 
+def sanitise(raw, sb):
+    """The payload with the sandbox's paths as PROVENANCE.md's placeholders: the project as
+    /home/user/project (Claude Code's transcript folder name, its path with `/` as `-`, as
+    -home-user-project) and the pinned HOME as /home/user. Everything else is left as sent."""
+    text = raw.decode("utf-8")
+    text = text.replace(sb.proj.replace("/", "-"), "-home-user-project")
+    text = text.replace(sb.proj, "/home/user/project").replace(sb.home, "/home/user")
+    return text.encode("utf-8")
+
+
 def offered_tools(sb):
     names = set()
     for r in sb.log.all():
@@ -42,8 +53,8 @@ def offered_tools(sb):
     return sorted(names)
 
 
-def capture_claude(capn, extra, got):
-    sb = Sandbox(capn, keep=True)
+def capture_claude(capn, extra, got, keep):
+    sb = Sandbox(capn, keep=keep)
     try:
         sb.start_mock()
         sb.capn_init()
@@ -56,15 +67,16 @@ def capture_claude(capn, extra, got):
                            timeout=claude.TURN, stdin=subprocess.DEVNULL)
             new = pre_tool_use_stdins(sb)[before:]
             if new:
-                got[("claude", tool)] = new[0]
+                got[("claude", tool)] = sanitise(new[0], sb)
         print("claude offered:", offered_tools(sb))
     finally:
         sb.close()
-        print("claude sandbox:", sb.root)
+        if keep:
+            print("kept:", sb.root)
 
 
-def capture_codex(capn, got):
-    sb = Sandbox(capn, keep=True)
+def capture_codex(capn, got, keep):
+    sb = Sandbox(capn, keep=keep)
     try:
         sb.start_mock()
         sb.capn_init()
@@ -74,11 +86,12 @@ def capture_codex(capn, got):
                        capture_output=True, text=True, timeout=codex.TURN, stdin=subprocess.DEVNULL)
         new = pre_tool_use_stdins(sb)
         if new:
-            got[("codex", "shell")] = new[0]
+            got[("codex", "shell")] = sanitise(new[0], sb)
         print("codex offered:", offered_tools(sb))
     finally:
         sb.close()
-        print("codex sandbox:", sb.root)
+        if keep:
+            print("kept:", sb.root)
 
 
 def main():
@@ -89,12 +102,13 @@ def main():
                     help="extra environment for claude (EMBEDDED_SEARCH_TOOLS=0 brings back "
                          "the Grep and Glob tools 2.1.332 leaves out)")
     ap.add_argument("--only", choices=["claude", "codex"])
+    ap.add_argument("--keep", action="store_true", help="keep the sandboxes (printed)")
     args = ap.parse_args()
     got = {}
     if args.only in (None, "claude"):
-        capture_claude(args.capn, dict(kv.split("=", 1) for kv in args.claude_env), got)
+        capture_claude(args.capn, dict(kv.split("=", 1) for kv in args.claude_env), got, args.keep)
     if args.only in (None, "codex"):
-        capture_codex(args.capn, got)
+        capture_codex(args.capn, got, args.keep)
     for (host, tool), raw in got.items():
         d = os.path.join(args.out, host)
         os.makedirs(d, exist_ok=True)
