@@ -7,7 +7,7 @@
 //! mid-command), so every help text here keeps its lines under 100 columns by hand, and an example
 //! too long for one line is continued with a trailing `\\`, as a shell reads it.
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand};
 
 /// capn: a memory for coding agents that survives sessions and compactions.
 ///
@@ -172,51 +172,8 @@ pub struct ListArgs {
     pub json: bool,
 }
 
-/// Which agent host sends the hook payload.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
-pub enum Host {
-    /// Claude Code.
-    #[default]
-    Claude,
-    /// OpenAI Codex CLI.
-    Codex,
-}
-
-/// The hook events capn handles.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum HookEvent {
-    /// SessionStart: inject the contract, or recovery after a compaction.
-    SessionStart,
-    /// PreCompact: record whether a fresh /compact-prep state exists.
-    PreCompact,
-    /// PostCompact: drop the session's compaction marker.
-    PostCompact,
-    /// UserPromptSubmit: deliver the recovery or the context warning, once; offer charted answers.
-    UserPromptSubmit,
-    /// PreToolUse: offer charted answers before a search (Grep, Glob, sub-agents, shell greps).
-    PreToolUse,
-}
-
-impl From<Host> for crate::hook::Host {
-    fn from(h: Host) -> Self {
-        match h {
-            Host::Claude => crate::hook::Host::Claude,
-            Host::Codex => crate::hook::Host::Codex,
-        }
-    }
-}
-
-impl From<HookEvent> for crate::hook::HookEvent {
-    fn from(e: HookEvent) -> Self {
-        match e {
-            HookEvent::SessionStart => crate::hook::HookEvent::SessionStart,
-            HookEvent::PreCompact => crate::hook::HookEvent::PreCompact,
-            HookEvent::PostCompact => crate::hook::HookEvent::PostCompact,
-            HookEvent::UserPromptSubmit => crate::hook::HookEvent::UserPromptSubmit,
-            HookEvent::PreToolUse => crate::hook::HookEvent::PreToolUse,
-        }
-    }
-}
+pub use crate::events::HookEvent;
+pub use crate::hosts::Host;
 
 /// `capn hook`.
 #[derive(Debug, Args)]

@@ -16,7 +16,7 @@
 //! defaults apply, and the reason is reported) and never written through.
 
 use anyhow::Result;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::path::Path;
 
 /// The default context-use warning threshold, in percent.
@@ -70,69 +70,27 @@ impl Config {
     pub fn load_checked(path: &Path) -> (Config, Vec<String>) {
         let mut c = Config::default();
         let mut problems = Vec::new();
-        let text = match read(path) {
-            Ok(Some(t)) => t,
-            Ok(None) => return (c, problems),
-            Err(e) => {
-                problems.push(format!("could not read it ({e})"));
-                return (c, problems);
-            }
-        };
-        // A UTF-8 BOM (some editors write one) is not part of the JSON.
-        let json = text.strip_prefix("\u{feff}".as_bytes()).unwrap_or(&text);
-        let map = match serde_json::from_slice::<Value>(json) {
-            Ok(Value::Object(map)) => map,
-            Ok(_) => {
-                problems.push("it is not a JSON object".into());
-                return (c, problems);
-            }
-            Err(e) => {
-                problems.push(format!("it is not valid JSON ({e})"));
-                return (c, problems);
-            }
-        };
+        if let Some(map) = read_object(path, &mut problems) {
+            c.apply(&map, &mut problems);
+        }
+        (c, problems)
+    }
+
+    /// Takes each setting of `map` that is valid; a key of the wrong type or range keeps its
+    /// default and adds a problem.
+    fn apply(&mut self, map: &Map<String, Value>, problems: &mut Vec<String>) {
         match map.get("embedding") {
             None => {}
-            Some(Value::Bool(b)) => c.embedding = *b,
+            Some(Value::Bool(b)) => self.embedding = *b,
             Some(v) => problems.push(format!("\"embedding\" must be true or false, not {v}")),
         }
-        match map.get("offer") {
-            None => {}
-            Some(Value::Bool(b)) => {
-                c.offer_prompt = *b;
-                c.offer_search = *b;
-            }
-            Some(Value::Object(o)) => {
-                // A misspelt moment ("serach") would otherwise leave it on in silence.
-                for key in o
-                    .keys()
-                    .filter(|k| !matches!(k.as_str(), "prompt" | "search"))
-                {
-                    problems.push(format!(
-                        "\"offer\" has an unknown key {key:?} (the moments are \"prompt\" and \"search\")"
-                    ));
-                }
-                for (key, slot) in [
-                    ("prompt", &mut c.offer_prompt),
-                    ("search", &mut c.offer_search),
-                ] {
-                    match o.get(key) {
-                        None => {}
-                        Some(Value::Bool(b)) => *slot = *b,
-                        Some(v) => problems.push(format!(
-                            "\"offer\".\"{key}\" must be true or false, not {v}"
-                        )),
-                    }
-                }
-            }
-            Some(v) => problems.push(format!(
-                "\"offer\" must be true, false or {{\"prompt\": bool, \"search\": bool}}, not {v}"
-            )),
+        if let Some(v) = map.get("offer") {
+            self.apply_offer(v, problems);
         }
         match map.get("stale_days") {
             None => {}
             Some(v) => match v.as_u64().and_then(|n| u32::try_from(n).ok()) {
-                Some(n) => c.stale_days = n,
+                Some(n) => self.stale_days = n,
                 None => problems.push(format!(
                     "\"stale_days\" must be a whole number of days (0: never), not {v}"
                 )),
@@ -140,19 +98,82 @@ impl Config {
         }
         match map.get("shared") {
             None => {}
-            Some(Value::Bool(b)) => c.shared = *b,
+            Some(Value::Bool(b)) => self.shared = *b,
             Some(v) => problems.push(format!("\"shared\" must be true or false, not {v}")),
         }
         match map.get("warn_at") {
             None => {}
             Some(v) => match v.as_u64().filter(|n| (1..=100).contains(n)) {
-                Some(n) => c.warn_at = n as u8,
+                Some(n) => self.warn_at = n as u8,
                 None => problems.push(format!(
                     "\"warn_at\" must be a whole number from 1 to 100, not {v}"
                 )),
             },
         }
-        (c, problems)
+    }
+
+    /// `"offer"`: `true`/`false` for both moments, or `{"prompt": bool, "search": bool}`.
+    fn apply_offer(&mut self, v: &Value, problems: &mut Vec<String>) {
+        let o = match v {
+            Value::Bool(b) => {
+                self.offer_prompt = *b;
+                self.offer_search = *b;
+                return;
+            }
+            Value::Object(o) => o,
+            v => {
+                problems.push(format!(
+                    "\"offer\" must be true, false or {{\"prompt\": bool, \"search\": bool}}, not {v}"
+                ));
+                return;
+            }
+        };
+        // A misspelt moment ("serach") would otherwise leave it on in silence.
+        for key in o
+            .keys()
+            .filter(|k| !matches!(k.as_str(), "prompt" | "search"))
+        {
+            problems.push(format!(
+                "\"offer\" has an unknown key {key:?} (the moments are \"prompt\" and \"search\")"
+            ));
+        }
+        for (key, slot) in [
+            ("prompt", &mut self.offer_prompt),
+            ("search", &mut self.offer_search),
+        ] {
+            match o.get(key) {
+                None => {}
+                Some(Value::Bool(b)) => *slot = *b,
+                Some(v) => problems.push(format!(
+                    "\"offer\".\"{key}\" must be true or false, not {v}"
+                )),
+            }
+        }
+    }
+}
+
+/// The config file as a JSON object, or `None` (missing, unreadable, not JSON, not an object;
+/// the last three add a problem). A UTF-8 BOM (some editors write one) is not part of the JSON.
+fn read_object(path: &Path, problems: &mut Vec<String>) -> Option<Map<String, Value>> {
+    let text = match read(path) {
+        Ok(Some(t)) => t,
+        Ok(None) => return None,
+        Err(e) => {
+            problems.push(format!("could not read it ({e})"));
+            return None;
+        }
+    };
+    let json = text.strip_prefix("\u{feff}".as_bytes()).unwrap_or(&text);
+    match serde_json::from_slice::<Value>(json) {
+        Ok(Value::Object(map)) => Some(map),
+        Ok(_) => {
+            problems.push("it is not a JSON object".into());
+            None
+        }
+        Err(e) => {
+            problems.push(format!("it is not valid JSON ({e})"));
+            None
+        }
     }
 }
 
@@ -171,7 +192,7 @@ fn read(path: &Path) -> std::result::Result<Option<Vec<u8>>, crate::fsutil::Read
 
 /// Sets `key` to `value` in the config file at `path`, keeping every other byte (key order,
 /// numbers as written, escapes, duplicate keys, a UTF-8 BOM: the format-preserving editor of
-/// [`crate::install::jsonedit`], as for the host settings files). Creates the file when missing.
+/// [`crate::jsonedit`], as for the host settings files). Creates the file when missing.
 /// Returns `true` when the file changed.
 ///
 /// Errors: an existing file that is not a JSON object is left untouched and reported
@@ -179,7 +200,7 @@ fn read(path: &Path) -> std::result::Result<Option<Vec<u8>>, crate::fsutil::Read
 pub fn set_key(path: &Path, key: &str, value: Value) -> Result<bool> {
     let bytes =
         crate::fsutil::read_opt(path, "config", crate::fsutil::limits::CONFIG)?.unwrap_or_default();
-    let mut doc = crate::install::jsonedit::Doc::parse(&bytes)
+    let mut doc = crate::jsonedit::Doc::parse(&bytes)
         .map_err(|e| anyhow::anyhow!("could not parse config: {}: {e}", path.display()))?;
     if doc.value().get(key) == Some(&value) {
         return Ok(false);

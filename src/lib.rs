@@ -8,6 +8,17 @@
 //!   decision structure of a long session alive across Claude Code's lossy compaction.
 //!
 //! [`main_entry`] is the whole program; `main.rs` only calls it.
+//!
+//! Layers, lowest first; a module names only its own layer and lower ones, and no two modules
+//! name each other, directly or through others (checked over the source by tests in
+//! `layers.rs`, which list the few edges still to remove):
+//! 0. `fsutil`, `pathcmp`, `clock`, `env`, `error`, `process`, `hex`: the system and plain data;
+//! 1. `events`, `hosts`, `jsonedit`, `present`, `config`: the vocabularies and formats the rest
+//!    share (the hook events, the host tables, format-preserving JSON edits, output text,
+//!    `.capn/config.json`);
+//! 2. `store`, `embed`; 3. `recall`;
+//! 4. `hook`, `install`, `session`, `contract`: what runs inside the hosts and what sets them up;
+//! 5. `cmd`: one file per subcommand; 6. `cli`: the clap definitions; then this file.
 
 /// Writes one diagnostic line on stderr and ignores any write error (stderr closed, a broken
 /// pipe, a full disk). `eprintln!` panics on a write error, which on a hook path would turn into
@@ -26,9 +37,15 @@ pub mod contract;
 pub mod embed;
 pub mod env;
 pub mod error;
+pub mod events;
 pub mod fsutil;
+pub mod hex;
 pub mod hook;
+pub mod hosts;
 pub mod install;
+pub mod jsonedit;
+#[cfg(test)]
+mod layers;
 pub mod pathcmp;
 pub mod present;
 pub mod process;
@@ -105,7 +122,6 @@ pub(crate) fn write_diag(args: std::fmt::Arguments<'_>) {
     let _ = std::io::stderr().lock().write_all(line.as_bytes());
 }
 
-/// True for `capn hook ...` and `capn statusline ...`: the paths that must exit 0 whatever happens.
 /// Adds clap's "a similar subcommand exists" tip for a swapped pair of letters (`capn aks`),
 /// which clap's own similarity measure misses, when clap suggested nothing.
 fn suggest_transposed(e: &mut clap::Error) {
@@ -131,6 +147,7 @@ fn suggest_transposed(e: &mut clap::Error) {
     }
 }
 
+/// True for `capn hook ...` and `capn statusline ...`: the paths that must exit 0 whatever happens.
 fn is_hook_command(args: &[OsString]) -> bool {
     matches!(
         args.get(1).and_then(|a| a.to_str()),
@@ -183,7 +200,7 @@ fn run_hook_argv(args: &[OsString]) -> anyhow::Result<()> {
         }
     };
     match cli.command {
-        cli::Command::Hook(a) => hook::run(a.event.into(), a.host.into()),
+        cli::Command::Hook(a) => hook::run(a.event, a.host),
         cli::Command::Statusline(a) => hook::statusline::run(&a.into()),
         _ => Ok(()),
     }
@@ -197,17 +214,11 @@ fn fast_hook_args(args: &[OsString]) -> Option<(hook::HookEvent, hook::Host)> {
         [_, "hook", event, rest @ ..] => (*event, rest),
         _ => return None,
     };
-    let event = match event {
-        "session-start" => hook::HookEvent::SessionStart,
-        "pre-compact" => hook::HookEvent::PreCompact,
-        "post-compact" => hook::HookEvent::PostCompact,
-        "user-prompt-submit" => hook::HookEvent::UserPromptSubmit,
-        "pre-tool-use" => hook::HookEvent::PreToolUse,
-        _ => return None,
-    };
+    let event = hook::HookEvent::from_subcommand(event)?;
     let host = match rest {
-        [] | ["--host", "claude"] | ["--host=claude"] => hook::Host::Claude,
-        ["--host", "codex"] | ["--host=codex"] => hook::Host::Codex,
+        [] => hook::Host::Claude,
+        ["--host", flag] => hook::Host::from_flag(flag)?,
+        [flag] => hook::Host::from_flag(flag.strip_prefix("--host=")?)?,
         _ => return None,
     };
     Some((event, host))

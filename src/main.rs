@@ -1,7 +1,8 @@
-//! The `capn` binary: parse arguments, run, map the outcome to an exit code.
+//! The `capn` binary: hands argv to the library and returns its exit code.
 //!
-//! All logic lives in the library (`capn_hook::run`); this file only maps errors to exit codes in
-//! one place. Hook subcommands never reach the error path: they exit 0 whatever happens.
+//! All logic lives in the library: `capn_hook::main_entry` parses the arguments, runs the
+//! command and maps its outcome to an exit code (errors are printed and mapped in one place,
+//! `report` in lib.rs; hook subcommands never reach it: they exit 0 whatever happens).
 
 use std::process::ExitCode;
 

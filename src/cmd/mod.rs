@@ -30,7 +30,7 @@ pub fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Uninstall(a) => uninstall::run(&a),
         Command::Doctor(a) => doctor::run(&a),
         Command::Hook(a) => {
-            crate::hook::guard(|| crate::hook::run(a.event.into(), a.host.into()));
+            crate::hook::guard(|| crate::hook::run(a.event, a.host));
             Ok(ExitCode::SUCCESS)
         }
         Command::Statusline(a) => {

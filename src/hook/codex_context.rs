@@ -69,7 +69,7 @@ pub fn check(ctx: &Ctx, s: &SessionDir) -> anyhow::Result<Option<String>> {
                 threshold: Some(threshold),
                 transcript_path: ctx.call.transcript_path.clone(),
                 cwd: ctx.call.cwd.clone(),
-                ..Marker::now("UserPromptSubmit")
+                ..Marker::now(super::HookEvent::UserPromptSubmit.name())
             };
             s.write_marker(session::CONTEXT_WARNED, &m)?;
             Ok(Some(super::text::context_warning(

@@ -29,7 +29,7 @@
 //! next prompt and B cannot both deliver it. B records `handoff.json` (`from_session: A`), which
 //! `capn state show` uses to find A's state while B has none of its own.
 
-use super::Ctx;
+use super::{Ctx, HookEvent};
 use crate::session::{self, Marker, SessionDir, SessionId};
 use std::path::Path;
 use std::time::{Duration, SystemTime};
@@ -74,7 +74,7 @@ pub fn take_over(ctx: &Ctx, s: &SessionDir, arrival: Arrival) -> Option<(Session
     let (marker, event) = match arrival {
         Arrival::SessionStartCompact => {
             let m = other.claim(session::COMPACTED).ok()??;
-            (m, "SessionStart")
+            (m, HookEvent::SessionStart)
         }
         Arrival::FirstPrompt => {
             if !same_transcript(ctx.call.transcript_path.as_deref(), &marker) {
@@ -86,13 +86,13 @@ pub fn take_over(ctx: &Ctx, s: &SessionDir, arrival: Arrival) -> Option<(Session
                 return None;
             }
             let m = other.claim(session::COMPACTED).ok()??;
-            (m, "UserPromptSubmit")
+            (m, HookEvent::UserPromptSubmit)
         }
     };
     let record = Marker {
         from_session: Some(other.id.to_string()),
         cwd: ctx.call.cwd.clone(),
-        ..Marker::now(event)
+        ..Marker::now(event.name())
     };
     if let Err(e) = s.write_marker(session::HANDOFF, &record) {
         diag!("capn: could not record the session handoff: {e:#}");
@@ -134,7 +134,7 @@ fn candidates(state_dir: &Path, s: &SessionDir, project: &str) -> Vec<(SessionDi
             .and_then(|at| now.duration_since(at).ok())
             .is_some_and(|age| age <= HANDOFF_MAX_AGE);
         if recent
-            && m.event.as_deref() == Some("PostCompact")
+            && m.event.as_deref() == Some(HookEvent::PostCompact.name())
             && marker_project(&m)
                 .is_some_and(|p| crate::pathcmp::same(Path::new(&p), Path::new(&project)))
         {

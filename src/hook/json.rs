@@ -150,6 +150,9 @@ impl<'de> Visitor<'de> for Seed<'_> {
     }
 }
 
+/// The byte a JSON object starts with (RFC 8259, section 4).
+pub const OBJECT_OPEN: u8 = b'{';
+
 /// `bytes` without a leading UTF-8 byte-order mark (and the white space before it).
 pub fn strip_bom(bytes: &[u8]) -> &[u8] {
     let start = bytes

@@ -61,31 +61,8 @@ pub mod wire;
 
 pub use skill::SKILL_MD;
 
-/// Which host's vocabulary and output shapes a hook uses (`--host claude|codex`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Host {
-    /// Claude Code.
-    #[default]
-    Claude,
-    /// OpenAI Codex CLI.
-    Codex,
-}
-
-/// The hook events capn handles (hooks reference: SessionStart, PreCompact, PostCompact,
-/// UserPromptSubmit, PreToolUse).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HookEvent {
-    /// SessionStart: the contract, or the recovery after a compaction.
-    SessionStart,
-    /// PreCompact: record whether a fresh /compact-prep state exists.
-    PreCompact,
-    /// PostCompact: drop the session's compaction marker.
-    PostCompact,
-    /// UserPromptSubmit: recovery or context reminder, once; offers.
-    UserPromptSubmit,
-    /// PreToolUse: offers before a search.
-    PreToolUse,
-}
+pub use crate::events::HookEvent;
+pub use crate::hosts::Host;
 use crate::session::{self, Marker, SessionDir, SessionId};
 use anyhow::{Context, Result};
 use std::io::Write;
@@ -134,17 +111,6 @@ pub fn read_stdin_bytes() -> Vec<u8> {
     stdin::read_payload()
 }
 
-/// The host's name for an event (`hookEventName`, and `hook_event_name` on stdin).
-pub fn event_name(event: HookEvent) -> &'static str {
-    match event {
-        HookEvent::SessionStart => "SessionStart",
-        HookEvent::PreCompact => "PreCompact",
-        HookEvent::PostCompact => "PostCompact",
-        HookEvent::UserPromptSubmit => "UserPromptSubmit",
-        HookEvent::PreToolUse => "PreToolUse",
-    }
-}
-
 /// What one hook run works with.
 #[derive(Debug)]
 pub struct Ctx {
@@ -174,12 +140,12 @@ impl Ctx {
     }
 
     /// A marker for `event` stamped now, carrying the payload's trigger, transcript and cwd.
-    pub fn marker(&self, event: &str) -> Marker {
+    pub fn marker(&self, event: HookEvent) -> Marker {
         Marker {
             trigger: self.call.trigger.clone(),
             transcript_path: self.call.transcript_path.clone(),
             cwd: self.call.cwd.clone(),
-            ..Marker::now(event)
+            ..Marker::now(event.name())
         }
     }
 }
@@ -197,7 +163,7 @@ pub fn run(event: HookEvent, host: Host) -> Result<()> {
         return Ok(());
     };
     drop(bytes);
-    let name = event_name(event);
+    let name = event.name();
     if let Some(sent) = input.hook_event_name.as_deref() {
         if sent != name {
             diag!(

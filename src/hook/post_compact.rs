@@ -10,7 +10,7 @@
 //! left behind; the check runs before and after writing the marker, so the two hooks cannot
 //! both miss each other (see [`crate::hook`]).
 
-use super::Ctx;
+use super::{Ctx, HookEvent};
 use crate::session::{self, SessionDir};
 use anyhow::Result;
 use std::time::SystemTime;
@@ -29,7 +29,7 @@ pub fn run(ctx: &Ctx) -> Result<()> {
     } else {
         let marker = session::Marker {
             project: super::handoff::project_of(ctx),
-            ..ctx.marker("PostCompact")
+            ..ctx.marker(HookEvent::PostCompact)
         };
         s.write_marker(session::COMPACTED, &marker)?;
         if delivered_covers_this_compaction(&s) {

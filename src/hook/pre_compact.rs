@@ -6,7 +6,7 @@
 //! "Fresh" means saved at most [`crate::session::FRESH_STATE_MAX_AGE`] ago and after the
 //! previous PreCompact of the session.
 
-use super::Ctx;
+use super::{Ctx, HookEvent};
 use crate::session::{self, rfc3339};
 use anyhow::Result;
 use std::time::SystemTime;
@@ -28,7 +28,7 @@ pub fn run(ctx: &Ctx) -> Result<()> {
             .map_or(true, |age| age <= session::FRESH_STATE_MAX_AGE);
         recent && previous.is_none_or(|p| t > p)
     });
-    let mut m = ctx.marker("PreCompact");
+    let mut m = ctx.marker(HookEvent::PreCompact);
     m.fresh_state = Some(fresh);
     m.state_saved_at = saved.map(rfc3339);
     s.write_marker(session::PRECOMPACT, &m)

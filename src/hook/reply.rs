@@ -1,9 +1,10 @@
 //! What the hosts accept from a hook on stdout: nothing, or one JSON object with only the keys
-//! the event allows (each host's keys and schemas are in its table, [`crate::install::hosts`]),
-//! never a block or a stop, and short enough (hooks reference, sections 1.4, 1.5 and 5). The hooks keep to it by construction ([`super::envelope`]); `capn doctor` checks
-//! the replies of the registered commands against it.
+//! the event allows (each host's keys and schemas are in its table, [`crate::hosts`]), never a
+//! block or a stop, and short enough (hooks reference, sections 1.4, 1.5 and 5). The hooks keep
+//! to it by construction ([`super::envelope`]); `capn doctor` checks the replies of the
+//! registered commands against it.
 
-use super::Host;
+use super::{HookEvent, Host};
 use serde_json::Value;
 
 /// The most characters a hook's stdout may hold: far below Claude Code's 10,000-character cap on
@@ -20,31 +21,11 @@ pub fn check(
     stdout: &str,
     validate: &dyn Fn(&Value) -> Result<(), String>,
 ) -> Result<Option<String>, String> {
-    let trimmed = stdout.trim();
-    if trimmed.is_empty() {
+    let Some(v) = parse(event, stdout)? else {
         return Ok(None);
-    }
-    let snippet: String = trimmed.chars().take(80).collect();
-    if matches!(event, "PreCompact" | "PostCompact") {
-        return Err(format!(
-            "printed {snippet:?} on {event}, which must print nothing (a reply there is dropped whole)"
-        ));
-    }
-    let chars = stdout.chars().count();
-    if chars > STDOUT_MAX_CHARS {
-        return Err(format!(
-            "stdout is {chars} characters; capn keeps it under {STDOUT_MAX_CHARS} (Claude Code cuts at 10,000)"
-        ));
-    }
-    if !trimmed.starts_with('{') {
-        return Err(format!(
-            "stdout is not one JSON object: {snippet:?} (plain text or a stray line before the JSON)"
-        ));
-    }
-    let v: Value = serde_json::from_str(trimmed)
-        .map_err(|e| format!("stdout is not exactly one JSON object: {e}"))?;
+    };
     let obj = v.as_object().ok_or("stdout is not a JSON object")?;
-    let spec = crate::install::hosts::of(host);
+    let spec = crate::hosts::of(host);
     if let Some(top) = spec.top_keys {
         if let Some(k) = obj.keys().find(|k| !top.contains(&k.as_str())) {
             return Err(format!(
@@ -67,6 +48,36 @@ pub fn check(
     Ok(context)
 }
 
+/// The reply as JSON: `None` for an empty stdout; `Err` for any output on an event that must
+/// print nothing, a stdout over [`STDOUT_MAX_CHARS`], or one that is not exactly one JSON value
+/// starting with an object's brace (plain text, a stray line before the JSON).
+fn parse(event: &str, stdout: &str) -> Result<Option<Value>, String> {
+    let trimmed = stdout.trim();
+    if trimmed.is_empty() {
+        return Ok(None);
+    }
+    let snippet: String = trimmed.chars().take(80).collect();
+    if HookEvent::from_name(event).is_some_and(HookEvent::prints_nothing) {
+        return Err(format!(
+            "printed {snippet:?} on {event}, which must print nothing (a reply there is dropped whole)"
+        ));
+    }
+    let chars = stdout.chars().count();
+    if chars > STDOUT_MAX_CHARS {
+        return Err(format!(
+            "stdout is {chars} characters; capn keeps it under {STDOUT_MAX_CHARS} (Claude Code cuts at 10,000)"
+        ));
+    }
+    if trimmed.as_bytes().first() != Some(&super::json::OBJECT_OPEN) {
+        return Err(format!(
+            "stdout is not one JSON object: {snippet:?} (plain text or a stray line before the JSON)"
+        ));
+    }
+    serde_json::from_str(trimmed)
+        .map(Some)
+        .map_err(|e| format!("stdout is not exactly one JSON object: {e}"))
+}
+
 /// Checks `hookSpecificOutput` (hooks reference, 1.4): an object naming `event`, with only the
 /// keys Claude Code accepts there, and an `additionalContext` string under capn's cap, which is
 /// returned.
@@ -85,7 +96,7 @@ fn specific_output(host: Host, event: &str, h: &Value) -> Result<Option<String>,
             return Err("hookSpecificOutput has no hookEventName: the reply is rejected".into())
         }
     }
-    if let Some(allowed) = (crate::install::hosts::of(host).specific_keys)(event) {
+    if let Some(allowed) = (crate::hosts::of(host).specific_keys)(event) {
         if let Some(k) = h.keys().find(|k| !allowed.contains(&k.as_str())) {
             return Err(format!("hookSpecificOutput.{k} is not accepted on {event}"));
         }

@@ -14,7 +14,7 @@
 //! set (section 1.6), so the `/compact-prep` skill and `capn state` know the session. The file
 //! belongs to the host, so it is appended to (`O_APPEND`), not atomically replaced.
 
-use super::Ctx;
+use super::{Ctx, HookEvent};
 use crate::session::{self, SessionDir};
 use anyhow::{Context, Result};
 use std::io::Write;
@@ -66,7 +66,7 @@ pub fn run(ctx: &Ctx) -> Result<Option<String>> {
     if let Err(e) = export_session_id(&s) {
         diag!("capn: {e:#}");
     }
-    let mut delivered = ctx.marker("SessionStart");
+    let mut delivered = ctx.marker(HookEvent::SessionStart);
     delivered.source = Some("compact".into());
     if let Err(e) = s.write_marker(session::COMPACT_DELIVERED, &delivered) {
         diag!("capn: could not record the delivered recovery (it may be delivered again): {e:#}");

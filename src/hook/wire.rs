@@ -27,8 +27,8 @@ where
 }
 
 /// The common stdin of a hook event on Claude Code and Codex (hooks reference, sections 1.3,
-/// 1.4 and 5), for the events capn handles: SessionStart, PreCompact, PostCompact and
-/// UserPromptSubmit.
+/// 1.4 and 5), for every event capn handles ([`crate::events::HookEvent`]), with the fields of
+/// each (`source`, `trigger`, `prompt`, `tool_name` and `tool_input`).
 #[derive(Debug, Default, Clone, Deserialize)]
 #[serde(default)]
 pub struct HookInput {
@@ -81,7 +81,7 @@ impl HookInput {
 fn parse_object<T: DeserializeOwned>(bytes: &[u8]) -> Option<T> {
     let bytes = super::json::strip_bom(bytes);
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace())?;
-    if *first != b'{' {
+    if *first != super::json::OBJECT_OPEN {
         return None;
     }
     super::json::from_slice(bytes)

@@ -20,8 +20,6 @@
 //! handlers identical to the table's ([`remove_table_handlers`]).
 
 pub mod git_hook;
-pub mod hosts;
-pub mod jsonedit;
 pub mod record;
 pub mod schema;
 pub mod shared;
@@ -32,14 +30,15 @@ mod upgrade;
 pub use statusline::*;
 pub use upgrade::{upgrade_matchers, OLD_SESSION_START_MATCHER};
 
+use crate::jsonedit;
 use anyhow::{anyhow, Result};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
-/// The Claude Code registrations (`hooks-config/claude.json`).
-pub const CLAUDE_TABLE: &str = include_str!("../../hooks-config/claude.json");
-/// The Codex registrations (`hooks-config/codex.json`).
-pub const CODEX_TABLE: &str = include_str!("../../hooks-config/codex.json");
+/// The host tables moved to [`crate::hosts`] (below both `hook` and `install`); this path stays
+/// for `cmd/init.rs` until it names `crate::hosts` itself.
+pub use crate::hosts;
+pub use crate::hosts::{CLAUDE_TABLE, CODEX_TABLE};
 
 /// The capn subcommands older versions registered that ours replace (see the module docs).
 const LEGACY_SUBCOMMANDS: [&str; 2] = ["context", "nudge"];

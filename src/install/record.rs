@@ -172,7 +172,7 @@ pub struct RecordedReplaced {
 /// Lowercase hex SHA-256 of `bytes`.
 pub fn sha256_hex(bytes: &[u8]) -> String {
     use sha2::{Digest, Sha256};
-    crate::store::entry::hex(&Sha256::digest(bytes))
+    crate::hex::encode(&Sha256::digest(bytes))
 }
 
 /// One hook handler `init` added.
@@ -295,7 +295,7 @@ fn load_with(root: &Path, key: impl FnOnce() -> std::result::Result<Vec<u8>, Str
         .project
         .as_ref()
         .map_or_else(|| here.clone(), |p| PathBuf::from(&p.path));
-    let ok = crate::store::fresh::decode_hex32(&claimed)
+    let ok = crate::hex::decode32(&claimed)
         .is_some_and(|m| signer(&key, &signed_for, &r).verify_slice(&m).is_ok());
     if !ok {
         return Loaded::Foreign("its signature is not this user's".into());
@@ -509,7 +509,7 @@ impl InstallRecord {
         // Unsigned when this user's key cannot be made: `uninstall` then works as without one.
         let unsigned = match key() {
             Ok(key) => {
-                r.mac = Some(crate::store::entry::hex(
+                r.mac = Some(crate::hex::encode(
                     &signer(&key, &resolved(root), &r).finalize().into_bytes(),
                 ));
                 None

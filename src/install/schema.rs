@@ -5,7 +5,8 @@
 //! structs use `deny_unknown_fields`, the published schemas `additionalProperties: false`), so a
 //! reply that does not validate is rejected whole. The schemas are the ones generated from
 //! `codex-rs/hooks/schema/generated/` (see `tests/fixtures/conformance/PROVENANCE.md`); they are
-//! embedded from `assets/codex-schemas/`, the repository's one copy (tests read them there too).
+//! embedded from `assets/codex-schemas/`, the repository's one copy (tests read them there too),
+//! by the host tables ([`crate::hosts::codex_output_schemas`]).
 //!
 //! Supported keywords: `type` (one name or a list), `const`, `enum`, `properties`, `required`,
 //! `additionalProperties` (boolean or schema), `anyOf`, `allOf`, `oneOf`, `if`/`then`/`else`,
@@ -19,50 +20,6 @@
 use regex::Regex;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
-
-/// Codex's SessionStart output schema (`session-start.command.output.schema.json`).
-pub const CODEX_SESSION_START_OUTPUT: &str =
-    include_str!("../../assets/codex-schemas/session-start.command.output.schema.json");
-/// The SessionStart output schema of Codex commit 658d027 (`hookSpecificOutput.env`, no nulls):
-/// a reply must satisfy both generations.
-pub const CODEX_SESSION_START_OUTPUT_658D027: &str = include_str!(
-    "../../assets/codex-schemas/variants/658d027/session-start.command.output.schema.json"
-);
-/// Codex's UserPromptSubmit output schema.
-pub const CODEX_USER_PROMPT_SUBMIT_OUTPUT: &str =
-    include_str!("../../assets/codex-schemas/user-prompt-submit.command.output.schema.json");
-/// Codex's PreCompact output schema.
-pub const CODEX_PRE_COMPACT_OUTPUT: &str =
-    include_str!("../../assets/codex-schemas/pre-compact.command.output.schema.json");
-/// Codex's PreToolUse output schema.
-pub const CODEX_PRE_TOOL_USE_OUTPUT: &str =
-    include_str!("../../assets/codex-schemas/pre-tool-use.command.output.schema.json");
-/// Codex's PostCompact output schema.
-pub const CODEX_POST_COMPACT_OUTPUT: &str =
-    include_str!("../../assets/codex-schemas/post-compact.command.output.schema.json");
-
-/// The embedded Codex output schemas a reply to `event` (`SessionStart`, `PreCompact`,
-/// `PostCompact`, `UserPromptSubmit`) must satisfy, as `(name, schema text)`; empty for other
-/// events.
-pub fn codex_output_schemas(event: &str) -> Vec<(&'static str, &'static str)> {
-    match event {
-        "SessionStart" => vec![
-            ("session-start.command.output", CODEX_SESSION_START_OUTPUT),
-            (
-                "session-start.command.output (658d027)",
-                CODEX_SESSION_START_OUTPUT_658D027,
-            ),
-        ],
-        "UserPromptSubmit" => vec![(
-            "user-prompt-submit.command.output",
-            CODEX_USER_PROMPT_SUBMIT_OUTPUT,
-        )],
-        "PreCompact" => vec![("pre-compact.command.output", CODEX_PRE_COMPACT_OUTPUT)],
-        "PostCompact" => vec![("post-compact.command.output", CODEX_POST_COMPACT_OUTPUT)],
-        "PreToolUse" => vec![("pre-tool-use.command.output", CODEX_PRE_TOOL_USE_OUTPUT)],
-        _ => Vec::new(),
-    }
-}
 
 /// Why a schema cannot be used. `at` is the keyword's location in the schema, as a JSON pointer
 /// fragment (`#/properties/decision`).
@@ -456,16 +413,15 @@ fn audit_map(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hosts::{
+        codex_output_schemas, CODEX_PRE_COMPACT_OUTPUT, CODEX_SESSION_START_OUTPUT,
+        CODEX_USER_PROMPT_SUBMIT_OUTPUT,
+    };
     use serde_json::json;
 
     #[test]
     fn every_embedded_codex_schema_loads() {
-        for event in [
-            "SessionStart",
-            "UserPromptSubmit",
-            "PreCompact",
-            "PostCompact",
-        ] {
+        for event in crate::events::HookEvent::ALL.map(|e| e.name()) {
             let schemas = codex_output_schemas(event);
             assert!(!schemas.is_empty(), "{event}");
             for (name, text) in schemas {

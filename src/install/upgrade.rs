@@ -2,6 +2,7 @@
 //! 18): capn 0.3's SessionStart matcher.
 
 use super::{located, our_subcommand, put_back, SettingsFile};
+use crate::events::HookEvent;
 use serde_json::Value;
 
 /// The SessionStart matcher capn 0.3 registered. It leaves out `fork` (Claude Code reports a
@@ -18,11 +19,12 @@ pub const OLD_SESSION_START_MATCHER: &str = "startup|resume|clear|compact";
 /// what it was, so the install record and `uninstall` still find it. A matcher the user chose
 /// (any other value) is left alone: `capn doctor` names it. Returns how many handlers moved.
 pub fn upgrade_matchers(file: &mut SettingsFile) -> usize {
-    let ours = |h: &Value| our_subcommand(h).as_deref() == Some("session-start");
+    let ours =
+        |h: &Value| our_subcommand(h).as_deref() == Some(HookEvent::SessionStart.subcommand());
     let old: Vec<(usize, usize, Value, bool)> = located(&file.json)
         .into_iter()
         .filter(|h| {
-            h.event == "SessionStart"
+            h.event == HookEvent::SessionStart.name()
                 && h.group.get("matcher").and_then(Value::as_str) == Some(OLD_SESSION_START_MATCHER)
                 && ours(h.handler)
         })

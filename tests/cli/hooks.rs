@@ -2,7 +2,7 @@
 //! never-exit-non-zero rule (hooks reference, section 7).
 
 use crate::schema;
-use crate::util::{hook_payload, hook_subcommand, Env, Run};
+use crate::util::{hook_payload, hook_subcommand, hook_subcommands, Env, Run};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -10,13 +10,6 @@ use std::time::{Duration, SystemTime};
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/conformance")
 }
-
-const EVENTS: [&str; 4] = [
-    "session-start",
-    "pre-compact",
-    "post-compact",
-    "user-prompt-submit",
-];
 
 fn hook(env: &Env, event: &str, host: &str, payload: &[u8]) -> Run {
     env.run_stdin(&["hook", event, "--host", host], payload)
@@ -98,7 +91,7 @@ fn is_warning(text: &str) -> bool {
 // ---------------------------------------------------------------- conformance payloads
 
 /// Every captured payload through the matching subcommand (or, for events capn does not
-/// handle, through all four): exit 0, and stdout empty or one object the host accepts.
+/// handle, through every one): exit 0, and stdout empty or one object the host accepts.
 #[test]
 fn every_conformance_payload_is_answered_in_the_hosts_envelope() {
     let mut seen = 0;
@@ -115,7 +108,7 @@ fn every_conformance_payload_is_answered_in_the_hosts_envelope() {
             let bytes = std::fs::read(&f).unwrap();
             let targets: Vec<&str> = match hook_subcommand(event) {
                 Some(s) => vec![s],
-                None => EVENTS.to_vec(),
+                None => hook_subcommands(),
             };
             for sub in targets {
                 // A fresh state dir per run: each payload is judged on its own.
@@ -143,8 +136,9 @@ fn every_conformance_payload_is_answered_in_the_hosts_envelope() {
             }
         }
     }
-    // 19 Claude and 8 Codex payloads; the 7 of events capn does not handle go through all four.
-    assert_eq!(seen, 20 + 7 * 4, "the fixture set changed");
+    // 21 Claude and 9 Codex payloads (3 of them PreToolUse); the 7 of events capn does not
+    // handle go through all five subcommands.
+    assert_eq!(seen, 23 + 7 * 5, "the fixture set changed");
 }
 
 /// Codex's strict schemas accept the recovery and the warning on both events that print.
@@ -701,7 +695,7 @@ fn hostile_input_exits_zero_and_writes_nothing_outside_the_state_dir() {
     std::fs::create_dir_all(env.state_dir()).unwrap();
     let before = snapshot(env.tmp.path(), &env.state_dir());
     for (name, bytes) in &cases {
-        for event in EVENTS {
+        for event in hook_subcommands() {
             let r = env.run_stdin(&["hook", event], bytes);
             assert_eq!(r.code, 0, "{name} via {event}: {}", r.stderr);
             if !r.stdout.is_empty() {
@@ -757,6 +751,23 @@ fn mismatched_event_name_does_nothing() {
     .ok();
     assert_eq!(r.stdout, "");
     assert!(env.session_dir("m").join("compacted.json").exists());
+    // Every subcommand, given any other event's payload, answers nothing and claims nothing.
+    for sub in hook_subcommands() {
+        for other in capn_hook::events::HookEvent::ALL {
+            if other.subcommand() == sub {
+                continue;
+            }
+            let extra = json!({"prompt": "x", "source": "compact", "trigger": "manual",
+                               "tool_name": "Grep", "tool_input": {"pattern": "x"}});
+            let r = hook(&env, sub, "claude", &payload(other.name(), "m", extra)).ok();
+            assert_eq!(r.stdout, "", "{} payload via {sub}", other.name());
+            assert!(
+                env.session_dir("m").join("compacted.json").exists(),
+                "{} payload via {sub} claimed the marker",
+                other.name()
+            );
+        }
+    }
 }
 
 #[test]

@@ -67,6 +67,14 @@ fn hook_exits_zero_when_stderr_is_a_broken_pipe() {
         let (code, _) = run_with_broken_stderr(&env, args, stdin);
         assert_eq!(code, 0, "capn {args:?} exited {code} with a broken stderr");
     }
+    // Every event's subcommand has the diagnostic of a payload that is not JSON to write.
+    for sub in crate::util::hook_subcommands() {
+        let (code, _) = run_with_broken_stderr(&env, &["hook", sub], b"not json");
+        assert_eq!(
+            code, 0,
+            "capn hook {sub} exited {code} with a broken stderr"
+        );
+    }
 }
 
 /// Contract: the status line always prints one line and exits 0.

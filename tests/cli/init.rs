@@ -290,8 +290,10 @@ fn unparseable_settings_are_left_untouched_and_init_exits_1() {
         let env = Env::git();
         env.write(file, text);
         let run = env.run(&["init"]).code(1);
+        // The error names the file (`<root>/.claude/settings.json: <why>`), dot and all, and
+        // says it was left alone.
         assert!(
-            run.stderr.contains(file.trim_start_matches('.')) || run.stderr.contains(file),
+            run.stderr.contains(&format!("{file}: ")) && run.stderr.contains("left untouched"),
             "{file}: {}",
             run.stderr
         );

@@ -11,8 +11,9 @@ const PRUNE_ONLY_HOOK: &str =
     "#!/bin/sh\n# Added by capn init: check the charts after each commit (deletes only charts stale past the retention).\ncommand -v capn >/dev/null 2>&1 && { capn prune --expired >/dev/null 2>&1 & }\n";
 
 /// `uninstall` removes exactly what `init` added. A hand-written registration (the one
-/// docs/compaction-survival.md tells users to write) made init add nothing to
-/// .claude/settings.json, yet uninstall deletes the user's whole file.
+/// docs/compaction-survival.md tells users to write) makes init add nothing to
+/// .claude/settings.json, and uninstall then leaves the user's file in place (it once deleted
+/// the whole file).
 #[test]
 fn uninstall_keeps_a_registration_init_did_not_add() {
     let env = Env::git();
@@ -182,9 +183,10 @@ fn uninstall_never_deletes_a_post_commit_file_outside_the_project() {
 
 /// hooks-config/README.md: "A handler already registered as ours (in any file that counts for
 /// the host) is not added again". `~/.claude/settings.json` counts for Claude Code (doctor reads
-/// it), but init only looks at the project files: with a user-level registration, a fresh
-/// `capn init` registers SessionStart a second time, and `capn doctor` then fails the install
-/// init just made ("registered 2 times ... so it runs more than once").
+/// it), so with a user-level registration a fresh `capn init` does not register SessionStart a
+/// second time, and `capn doctor` passes the install init just made. (init once looked at the
+/// project files only, and doctor then failed: "registered 2 times ... so it runs more than
+/// once".)
 #[test]
 fn init_does_not_register_again_what_the_user_settings_already_register() {
     let env = Env::git();
@@ -221,16 +223,17 @@ fn init_does_not_register_again_what_the_user_settings_already_register() {
 }
 
 /// `capn init --help`: "--git  Also run `capn prune` after each commit". An existing
-/// post-commit hook that is not executable (disabled with chmod -x) gets the line appended and
-/// init reports "added capn prune to .git/hooks/post-commit", but git ignores the hook ("hint:
-/// The '.git/hooks/post-commit' hook was ignored because it's not set as executable"), so prune
-/// never runs, and `capn doctor` says all checks are ok. Init should say so (or refuse).
+/// post-commit hook that is not executable (disabled with chmod -x) is ignored by git ("hint:
+/// The '.git/hooks/post-commit' hook was ignored because it's not set as executable"), so a
+/// prune line in it would never run. init once appended the line anyway and reported success;
+/// it now refuses (exit 1), says why and what to do, and leaves the hook's bytes and mode alone.
 #[cfg(unix)]
 #[test]
 fn init_git_does_not_silently_add_prune_to_a_hook_git_ignores() {
     use std::os::unix::fs::PermissionsExt;
     let env = Env::git();
-    let hook = env.write(".git/hooks/post-commit", "#!/bin/sh\necho disabled\n");
+    let disabled = "#!/bin/sh\necho disabled\n";
+    let hook = env.write(".git/hooks/post-commit", disabled);
     fs::set_permissions(&hook, fs::Permissions::from_mode(0o644)).unwrap();
     let run = env.run(&["init", "--git"]);
     let mode = fs::metadata(&hook).unwrap().permissions().mode();
@@ -241,6 +244,17 @@ fn init_git_does_not_silently_add_prune_to_a_hook_git_ignores() {
         run.stdout,
         run.stderr
     );
+    let what = format!("stdout: {}\nstderr: {}", run.stdout, run.stderr);
+    assert_eq!(run.code, 1, "{what}");
+    for words in [
+        ".git/hooks/post-commit is not executable, so git ignores it",
+        "nothing was written",
+        "chmod +x",
+    ] {
+        assert!(run.stderr.contains(words), "missing {words:?}\n{what}");
+    }
+    assert_eq!(env.read(".git/hooks/post-commit"), disabled, "{what}");
+    assert_eq!(mode & 0o777, 0o644, "the hook's mode changed");
 }
 
 /// A breaker's planted `.capn/install.json` (a repository can commit one): a "replaced

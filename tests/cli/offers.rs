@@ -282,6 +282,58 @@ fn the_payloads_the_pinned_clients_send_for_a_shell_search_get_the_offer() {
     }
 }
 
+/// Every captured PreToolUse payload (tests/fixtures/conformance, real runs of the pinned
+/// clients: Claude Code's `Bash` search and `Agent` sub-agent, Codex's shell search), with only
+/// `cwd` pointed at the test project, gets exactly the offer, in a shape Codex's schema accepts.
+#[test]
+fn the_captured_pre_tool_use_payloads_get_exactly_the_offer() {
+    let env = store(None);
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/conformance/payloads");
+    let mut seen = Vec::new();
+    for host in ["claude", "codex"] {
+        let mut files: Vec<_> = std::fs::read_dir(dir.join(host))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| {
+                p.file_name()
+                    .unwrap()
+                    .to_str()
+                    .unwrap()
+                    .starts_with("PreToolUse-")
+            })
+            .collect();
+        files.sort();
+        for f in files {
+            let mut p: Value = serde_json::from_slice(&std::fs::read(&f).unwrap()).unwrap();
+            p["cwd"] = json!(env.root);
+            let run = env
+                .run_stdin(
+                    &["hook", "pre-tool-use", "--host", host],
+                    &serde_json::to_vec(&p).unwrap(),
+                )
+                .ok();
+            let name = f.file_name().unwrap().to_string_lossy().into_owned();
+            assert_eq!(run.stdout, format!("{OFFER}\n"), "{host}/{name}");
+            assert_eq!(run.stderr, "", "{host}/{name}");
+            if host == "codex" {
+                let v: Value = serde_json::from_str(&run.stdout).unwrap();
+                let schema = schema::load("pre-tool-use.command.output.schema.json");
+                assert!(schema::validate(&schema, &v).is_empty(), "{v}");
+            }
+            seen.push(format!("{host}/{name}"));
+        }
+    }
+    assert_eq!(
+        seen,
+        [
+            "claude/PreToolUse-Agent-1.json",
+            "claude/PreToolUse-Bash-1.json",
+            "codex/PreToolUse-shell-1.json"
+        ]
+    );
+}
+
 /// Writes an entry file as a pull would bring it (the index does not know it): id `n` in hex,
 /// backed by a file that does not exist, with `details` (may be empty).
 fn write_generated_entry(env: &Env, n: u32, details: &str) {

@@ -74,7 +74,7 @@ fn init_then_uninstall_gives_back_the_same_bytes_and_init_twice_changes_nothing(
         // An existing statusline command is wrapped by ours: that line is capn's to change.
         let statusline = String::from_utf8_lossy(&original).contains("\"statusLine\"");
         // The syntax tree spreads an object written on one line over lines when a property is
-        // added to it (a known limit, see src/install/jsonedit.rs): here `"hooks": {...}` and `{}`.
+        // added to it (a known limit, see src/jsonedit.rs): here `"hooks": {...}` and `{}`.
         let one_line_hooks = name.contains("compact-arrays") || name.contains("empty-hooks");
         if multi_line && !legacy && !statusline && !one_line_hooks {
             assert!(

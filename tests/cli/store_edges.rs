@@ -24,8 +24,8 @@ fn chart_id(env: &Env, args: &[&str]) -> String {
 }
 
 /// Staleness: a backing file must be inside the project root. Chart refuses `sub/f.txt` when
-/// `sub` is a symlink to a folder outside the root, but an entry charted before `sub` was
-/// swapped for such a symlink keeps answering.
+/// `sub` is a symlink to a folder outside the root, and an entry charted before `sub` was
+/// swapped for such a symlink is stale: it no longer answers (it once kept answering).
 #[cfg(unix)]
 #[test]
 fn backing_file_reached_through_a_symlinked_dir_outside_the_root_is_stale() {

@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+use capn_hook::events::HookEvent;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -305,15 +306,14 @@ impl Env {
 }
 
 /// The `capn hook` subcommand for a host event name (`SessionStart` -> `session-start`), if capn
-/// handles it.
+/// handles it (the library's one table, `capn_hook::events`).
 pub fn hook_subcommand(event: &str) -> Option<&'static str> {
-    match event {
-        "SessionStart" => Some("session-start"),
-        "PreCompact" => Some("pre-compact"),
-        "PostCompact" => Some("post-compact"),
-        "UserPromptSubmit" => Some("user-prompt-submit"),
-        _ => None,
-    }
+    HookEvent::from_name(event).map(HookEvent::subcommand)
+}
+
+/// Every `capn hook` subcommand, one per event capn handles.
+pub fn hook_subcommands() -> Vec<&'static str> {
+    HookEvent::ALL.iter().map(|e| e.subcommand()).collect()
 }
 
 /// A Claude Code hook payload for `event` in session `sid` run from `cwd`, plus `extra` fields

@@ -26,6 +26,9 @@ carry the whole history, so only the last message counts and a directive acts on
   when the request offers one, else its Bash tool running `rg` (2.1.332 offers no Grep); for
   Codex, its shell tool (whichever of `shell_command`, `shell`, `exec_command` the request
   offers) running `rg`. Codex's next request, which carries the call's output, gets text.
+- `E2E_TOOL=<name>`: answer with a call to Claude Code's tool <name> (Grep, Glob, Bash, Task or
+  Agent) with the input in TOOL_INPUTS, when the request offers that tool (capture_pre_tool_use.py
+  records the PreToolUse payloads these calls produce).
 A compaction's summary request (the client's compact prompt as the last user message) gets a
 fixed summary.
 """
@@ -47,6 +50,15 @@ SUMMARY_TEXT = "<analysis>e2e</analysis>\n<summary>E2E-SUMMARY: the user sent te
 # The /compact-prep state the mocked model saves (the Codex driver saves the same file).
 # The search E2E_SEARCH makes the model run: words of a chart the offer check charts.
 SEARCH_PATTERN = "stripe.*webhook|handleStripeWebhook"
+# The inputs E2E_TOOL=<name> calls each tool with (Task and Agent are one tool's two names).
+TOOL_INPUTS = {
+    "Grep": {"pattern": SEARCH_PATTERN, "path": "src"},
+    "Glob": {"pattern": "src/**/*webhook*.ts"},
+    "Bash": {"command": f"rg -n '{SEARCH_PATTERN}' src", "description": "Search for the webhook handler"},
+    "Task": {"description": "Find the webhook handler", "subagent_type": "general-purpose",
+             "prompt": "Find where Stripe payment webhooks are handled in src/."},
+}
+TOOL_INPUTS["Agent"] = TOOL_INPUTS["Task"]
 STATE_MD = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "state.md")).read()
 
 
@@ -134,6 +146,12 @@ def anthropic_plan(state, body):
             return "error", None
     if is_summary_request(body, last):
         return "text", SUMMARY_TEXT
+    tool = re.search(r"E2E_TOOL=(\w+)", last)
+    if tool and body.get("tools"):
+        names = {t.get("name") for t in body["tools"] if isinstance(t, dict)}
+        if tool.group(1) in names and tool.group(1) in TOOL_INPUTS:
+            return "tool", (tool.group(1), TOOL_INPUTS[tool.group(1)])
+        return "text", "no such tool offered: " + ",".join(sorted(n for n in names if n))
     if "E2E_SEARCH" in last and body.get("tools"):
         # Claude Code 2.1.332 offers no Grep tool (its searches go through Bash); an older or
         # newer client that offers one gets the Grep call.

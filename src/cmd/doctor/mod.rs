@@ -40,8 +40,9 @@
 //!    [`crate::hook::text::MAX_CHARS`] and stdout under [`STDOUT_MAX_CHARS`]. What the hooks
 //!    are for is checked too: SessionStart injects context (and exports `CAPN_SESSION_ID` on
 //!    Claude Code), PreCompact and PostCompact leave their markers, UserPromptSubmit delivers the
-//!    recovery after a compaction. The statusline command runs through `sh -c` with a synthetic
-//!    statusline payload: exit 0 and one line holding the capn segment.
+//!    recovery after a compaction. The statusline command runs split into words (no shell, and
+//!    without what follows `--wrap`) with a synthetic statusline payload: exit 0 and one line
+//!    holding the capn segment (`statusline_run.rs`).
 //! 6. **A launcher's PATH**: every registered capn command started with `PATH=/usr/bin:/bin`,
 //!    as a GUI launcher starts hosts; a warning with the fix when `capn` resolves only through
 //!    the user's shell PATH (`doctor/launcher.rs`).
@@ -66,6 +67,7 @@ mod registrations;
 mod safe_run;
 mod settings;
 mod skill;
+mod statusline_run;
 mod store;
 
 use crate::cli::DoctorArgs;
@@ -250,7 +252,7 @@ pub fn diagnose(root: &Path) -> Result<Vec<Check>> {
     let files = load_settings(root, &mut checks);
     let post_commit_git = post_commit::check(root, &mut checks);
     let from_plugin = plugin::claude_hooks_from_plugin(&files, &mut checks);
-    for spec in crate::install::hosts::HOSTS {
+    for spec in crate::hosts::HOSTS {
         if from_plugin && spec.host == Host::Claude {
             let dir = sandbox.path().join("statusline");
             std::fs::create_dir_all(&dir)
@@ -302,12 +304,13 @@ use path::*;
 use registrations::*;
 use settings::*;
 use skill::*;
+use statusline_run::*;
 use store::*;
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::install::hosts::CODEX;
+    use crate::hosts::CODEX;
 
     fn codex_input_schema(event: &str) -> Schema {
         let text = match event {

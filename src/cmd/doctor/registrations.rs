@@ -1,6 +1,7 @@
 //! Doctor check 4: registrations.
 
 use super::*;
+use crate::events::HookEvent;
 
 /// A capn handler found in a settings file.
 #[derive(Debug, Clone)]
@@ -52,18 +53,6 @@ pub(super) fn table_entries(table: &str) -> Vec<(String, Option<Value>, Value)> 
         .into_iter()
         .map(|(event, g, h)| (event.to_string(), g.get("matcher").cloned(), h.clone()))
         .collect()
-}
-
-/// The event a capn hook subcommand answers.
-pub(super) fn event_of(sub: &str) -> Option<&'static str> {
-    match sub {
-        "session-start" => Some("SessionStart"),
-        "pre-compact" => Some("PreCompact"),
-        "post-compact" => Some("PostCompact"),
-        "user-prompt-submit" => Some("UserPromptSubmit"),
-        "pre-tool-use" => Some("PreToolUse"),
-        _ => None,
-    }
 }
 
 /// True when a matcher selects `value` (hooks reference, 1.1 "Matcher syntax": `*`, `""` or no
@@ -468,6 +457,13 @@ fn duplicates_check(what: &str, matches: &[&Ours]) -> Option<Check> {
     ))
 }
 
+/// Every `capn hook` subcommand, for messages: `a, b or c`.
+fn subcommand_list() -> String {
+    let subs: Vec<&str> = HookEvent::ALL.iter().map(|e| e.subcommand()).collect();
+    let (last, rest) = subs.split_last().expect("there are events");
+    format!("{} or {last}", rest.join(", "))
+}
+
 /// Failed checks for capn handlers the table does not have: a wrong subcommand or a wrong event.
 fn unexpected_handlers(
     spec: &HostSpec,
@@ -482,15 +478,19 @@ fn unexpected_handlers(
         if expected {
             continue;
         }
-        let why = match event_of(&o.sub) {
+        let why = match HookEvent::from_subcommand(&o.sub).map(HookEvent::name) {
             Some(e) if e != o.event => format!(
                 "that is the {e} hook; on {} it answers nothing (it checks hook_event_name)",
                 o.event
             ),
-            Some(_) => format!("capn does not register a {} hook for {}", o.event, spec.label),
+            Some(_) => format!(
+                "capn does not register a {} hook for {}",
+                o.event, spec.label
+            ),
             None => format!(
-                "`{}` is not a capn hook (capn hook takes session-start, pre-compact, post-compact, user-prompt-submit or pre-tool-use)",
-                o.sub
+                "`{}` is not a capn hook (capn hook takes {})",
+                o.sub,
+                subcommand_list()
             ),
         };
         checks.push(Check::failed(

@@ -2,7 +2,7 @@
 
 use super::*;
 
-pub(super) use crate::install::hosts::{HostSpec, CLAUDE};
+pub(super) use crate::hosts::{HostSpec, CLAUDE};
 
 /// A settings file as doctor read it.
 pub(super) struct Loaded {
@@ -22,7 +22,7 @@ impl Loaded {
 pub(super) fn load_settings(root: &Path, checks: &mut Vec<Check>) -> Vec<Loaded> {
     let home = crate::env::home_dir();
     let mut out = Vec::new();
-    for spec in crate::install::hosts::HOSTS {
+    for spec in crate::hosts::HOSTS {
         let user = home
             .as_ref()
             .map(|h| (spec.user_label, h.join(spec.user_file)));

@@ -73,9 +73,16 @@ fn check_store_files(root: &Path, checks: &mut Vec<Check>) {
         ));
         return;
     }
+    check_entries(root, &store, what, checks);
+    check_config_file(&store.config_path(), checks);
+}
+
+/// The entries folder: present, with how many charts parse (a warning names the first that
+/// does not).
+fn check_entries(root: &Path, store: &Store, what: String, checks: &mut Vec<Check>) {
     match crate::hook::statusline::chart_count(root) {
         Some(n) => {
-            let malformed = malformed_entries(&store);
+            let malformed = malformed_entries(store);
             let good = n.saturating_sub(malformed.len());
             let mode = if store.config().shared {
                 ", shared: entries committed to git"
@@ -108,9 +115,12 @@ fn check_store_files(root: &Path, checks: &mut Vec<Check>) {
             FIX_INIT,
         )),
     }
-    let path = store.config_path();
+}
+
+/// `.capn/config.json` (at `path`), when there is one: readable, JSON, and each setting valid.
+fn check_config_file(path: &Path, checks: &mut Vec<Check>) {
     use crate::fsutil::{limits, read_limited, Follow, ReadError};
-    let text = match read_limited(&path, limits::CONFIG, Follow::Never)
+    let text = match read_limited(path, limits::CONFIG, Follow::Never)
         .map(|b| String::from_utf8_lossy(&b).into_owned())
     {
         Ok(t) => t,
@@ -150,7 +160,7 @@ fn check_store_files(root: &Path, checks: &mut Vec<Check>) {
                     ));
                 }
                 // "offer" is read by the same rules as the hooks read it.
-                let (_, problems) = crate::config::Config::load_checked(&path);
+                let (_, problems) = crate::config::Config::load_checked(path);
                 p.extend(
                     problems
                         .into_iter()

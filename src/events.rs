@@ -1,0 +1,112 @@
+//! The hook-event vocabulary, in one place: the events capn handles, each with the host's name
+//! for it (`hook_event_name` on stdin, `hookEventName` in a reply, the key in a settings file's
+//! `hooks`) and the `capn hook` subcommand that answers it. Every other module converts through
+//! [`HookEvent`] (hooks reference, sections 1.4 and 5: Claude Code and Codex share the names).
+
+/// The hook events capn handles (hooks reference: SessionStart, PreCompact, PostCompact,
+/// UserPromptSubmit, PreToolUse).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HookEvent {
+    /// SessionStart: the contract, or the recovery after a compaction.
+    SessionStart,
+    /// PreCompact: record whether a fresh /compact-prep state exists.
+    PreCompact,
+    /// PostCompact: drop the session's compaction marker.
+    PostCompact,
+    /// UserPromptSubmit: recovery or context reminder, once; offers.
+    UserPromptSubmit,
+    /// PreToolUse: offers before a search (Grep, Glob, sub-agents, shell greps).
+    PreToolUse,
+}
+
+/// Each event with its host name and its subcommand: the one table the conversions read.
+const NAMES: [(HookEvent, &str, &str); 5] = [
+    (HookEvent::SessionStart, "SessionStart", "session-start"),
+    (HookEvent::PreCompact, "PreCompact", "pre-compact"),
+    (HookEvent::PostCompact, "PostCompact", "post-compact"),
+    (
+        HookEvent::UserPromptSubmit,
+        "UserPromptSubmit",
+        "user-prompt-submit",
+    ),
+    (HookEvent::PreToolUse, "PreToolUse", "pre-tool-use"),
+];
+
+impl HookEvent {
+    /// Every event, in the order the registration tables list them.
+    pub const ALL: [HookEvent; 5] = [
+        HookEvent::SessionStart,
+        HookEvent::PreCompact,
+        HookEvent::PostCompact,
+        HookEvent::UserPromptSubmit,
+        HookEvent::PreToolUse,
+    ];
+
+    fn row(self) -> &'static (HookEvent, &'static str, &'static str) {
+        &NAMES[self as usize]
+    }
+
+    /// The host's name (`SessionStart`): `hook_event_name` on stdin, `hookEventName` in a reply.
+    pub fn name(self) -> &'static str {
+        self.row().1
+    }
+
+    /// The `capn hook` subcommand that answers the event (`session-start`).
+    pub fn subcommand(self) -> &'static str {
+        self.row().2
+    }
+
+    /// The event a host name stands for; `None` for an event capn does not handle (`Stop`).
+    pub fn from_name(name: &str) -> Option<HookEvent> {
+        NAMES.iter().find(|r| r.1 == name).map(|r| r.0)
+    }
+
+    /// The event a `capn hook` subcommand answers; `None` for anything else.
+    pub fn from_subcommand(sub: &str) -> Option<HookEvent> {
+        NAMES.iter().find(|r| r.2 == sub).map(|r| r.0)
+    }
+
+    /// True when the host takes nothing on stdout for the event (PreCompact, PostCompact: a
+    /// reply there is dropped whole; hooks reference 1.4).
+    pub fn prints_nothing(self) -> bool {
+        matches!(self, HookEvent::PreCompact | HookEvent::PostCompact)
+    }
+}
+
+impl std::fmt::Display for HookEvent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// `capn hook <event>` takes the subcommand spellings.
+impl clap::ValueEnum for HookEvent {
+    fn value_variants<'a>() -> &'a [Self] {
+        &Self::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.subcommand()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_rows_are_in_variant_order_and_convert_both_ways() {
+        for (i, e) in HookEvent::ALL.into_iter().enumerate() {
+            assert_eq!(NAMES[i].0, e);
+            assert_eq!(HookEvent::from_name(e.name()), Some(e));
+            assert_eq!(HookEvent::from_subcommand(e.subcommand()), Some(e));
+        }
+        assert_eq!(HookEvent::PreToolUse.name(), "PreToolUse");
+        assert_eq!(
+            HookEvent::UserPromptSubmit.subcommand(),
+            "user-prompt-submit"
+        );
+        assert_eq!(HookEvent::from_name("Stop"), None);
+        assert_eq!(HookEvent::from_subcommand("SessionStart"), None);
+    }
+}

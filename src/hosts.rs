@@ -1,0 +1,217 @@
+//! The hosts capn works with ([`Host`]), one table each: the project settings files `init`
+//! edits, the user-level file the host merges in too (read, never written), what `init`
+//! registers (`hooks-config/<host>.json`), and what the host accepts from a hook on stdout (its
+//! top-level and `hookSpecificOutput` keys, its published output schemas). The hooks (their
+//! reply check, [`crate::hook::reply`]), `install`, `init`, `uninstall` and `doctor` take these
+//! from here; this module imports neither side.
+//! Sources: hooks reference, sections 1.1 and 1.4-1.5 (Claude Code) and 5 (Codex).
+
+/// Which host's vocabulary and output shapes a hook uses (`--host claude|codex`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Host {
+    /// Claude Code.
+    #[default]
+    Claude,
+    /// OpenAI Codex CLI.
+    Codex,
+}
+
+impl Host {
+    /// The `--host` value naming the host (`claude`, `codex`).
+    pub fn flag(self) -> &'static str {
+        match self {
+            Host::Claude => "claude",
+            Host::Codex => "codex",
+        }
+    }
+
+    /// The host a `--host` value names; `None` for anything else.
+    pub fn from_flag(flag: &str) -> Option<Host> {
+        [Host::Claude, Host::Codex]
+            .into_iter()
+            .find(|h| h.flag() == flag)
+    }
+}
+
+/// `--host` takes [`Host::flag`]'s spellings.
+impl clap::ValueEnum for Host {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[Host::Claude, Host::Codex]
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        let help = match self {
+            Host::Claude => "Claude Code",
+            Host::Codex => "OpenAI Codex CLI",
+        };
+        Some(clap::builder::PossibleValue::new(self.flag()).help(help))
+    }
+}
+
+/// The Claude Code registrations (`hooks-config/claude.json`).
+pub const CLAUDE_TABLE: &str = include_str!("../hooks-config/claude.json");
+/// The Codex registrations (`hooks-config/codex.json`).
+pub const CODEX_TABLE: &str = include_str!("../hooks-config/codex.json");
+
+/// Codex's SessionStart output schema (`session-start.command.output.schema.json`).
+pub const CODEX_SESSION_START_OUTPUT: &str =
+    include_str!("../assets/codex-schemas/session-start.command.output.schema.json");
+/// The SessionStart output schema of Codex commit 658d027 (`hookSpecificOutput.env`, no nulls):
+/// a reply must satisfy both generations.
+pub const CODEX_SESSION_START_OUTPUT_658D027: &str = include_str!(
+    "../assets/codex-schemas/variants/658d027/session-start.command.output.schema.json"
+);
+/// Codex's UserPromptSubmit output schema.
+pub const CODEX_USER_PROMPT_SUBMIT_OUTPUT: &str =
+    include_str!("../assets/codex-schemas/user-prompt-submit.command.output.schema.json");
+/// Codex's PreCompact output schema.
+pub const CODEX_PRE_COMPACT_OUTPUT: &str =
+    include_str!("../assets/codex-schemas/pre-compact.command.output.schema.json");
+/// Codex's PreToolUse output schema.
+pub const CODEX_PRE_TOOL_USE_OUTPUT: &str =
+    include_str!("../assets/codex-schemas/pre-tool-use.command.output.schema.json");
+/// Codex's PostCompact output schema.
+pub const CODEX_POST_COMPACT_OUTPUT: &str =
+    include_str!("../assets/codex-schemas/post-compact.command.output.schema.json");
+
+/// The embedded Codex output schemas a reply to `event` (a host event name: `SessionStart`,
+/// `PreCompact`, `PostCompact`, `UserPromptSubmit`, `PreToolUse`) must satisfy, as `(name,
+/// schema text)`; empty for other events.
+pub fn codex_output_schemas(event: &str) -> Vec<(&'static str, &'static str)> {
+    match event {
+        "SessionStart" => vec![
+            ("session-start.command.output", CODEX_SESSION_START_OUTPUT),
+            (
+                "session-start.command.output (658d027)",
+                CODEX_SESSION_START_OUTPUT_658D027,
+            ),
+        ],
+        "UserPromptSubmit" => vec![(
+            "user-prompt-submit.command.output",
+            CODEX_USER_PROMPT_SUBMIT_OUTPUT,
+        )],
+        "PreCompact" => vec![("pre-compact.command.output", CODEX_PRE_COMPACT_OUTPUT)],
+        "PostCompact" => vec![("post-compact.command.output", CODEX_POST_COMPACT_OUTPUT)],
+        "PreToolUse" => vec![("pre-tool-use.command.output", CODEX_PRE_TOOL_USE_OUTPUT)],
+        _ => Vec::new(),
+    }
+}
+
+/// One host's files and registrations.
+#[derive(Debug)]
+pub struct HostSpec {
+    /// The host.
+    pub host: Host,
+    /// Its short name in check labels (`Claude`, `Codex`).
+    pub label: &'static str,
+    /// Its product name in messages (`Claude Code`, `Codex`).
+    pub name: &'static str,
+    /// The project files `capn init` writes, relative to the project root.
+    pub files: &'static [&'static str],
+    /// The user-level file the host merges in, relative to the home dir.
+    pub user_file: &'static str,
+    /// [`HostSpec::user_file`] as messages show it (`~/...`).
+    pub user_label: &'static str,
+    /// What `capn init` registers: the JSON of `hooks-config/<host>.json`.
+    pub table: &'static str,
+    /// The top-level keys of a hook reply the host knows (others make it report an error);
+    /// `None` when its schemas say (Codex).
+    pub top_keys: Option<&'static [&'static str]>,
+    /// The `hookSpecificOutput` keys the host accepts on an event; `None` when its schemas say.
+    pub specific_keys: fn(&str) -> Option<&'static [&'static str]>,
+    /// The host's published output schemas for an event, as (name, JSON text); empty for none.
+    pub output_schemas: fn(&str) -> Vec<(&'static str, &'static str)>,
+}
+
+impl HostSpec {
+    /// True when `rel` (a project file, or the user file as labelled) is one of this host's.
+    pub fn owns(&self, rel: &str) -> bool {
+        self.files.contains(&rel) || self.user_label == rel
+    }
+
+    /// Every file of the host, for messages: `a, b or c`.
+    pub fn all_files(&self) -> String {
+        let mut all: Vec<&str> = self.files.to_vec();
+        all.push(self.user_label);
+        let last = all.pop().unwrap_or_default();
+        if all.is_empty() {
+            last.to_string()
+        } else {
+            format!("{} or {last}", all.join(", "))
+        }
+    }
+}
+
+/// Claude Code's accepted `hookSpecificOutput` keys (hooks reference, 1.4): SessionStart has a
+/// few of its own; UserPromptSubmit and PreToolUse take the event name, `additionalContext` and
+/// `sessionTitle` (capn prints only the first two).
+fn claude_specific_keys(event: &str) -> Option<&'static [&'static str]> {
+    Some(match event {
+        "SessionStart" => &[
+            "hookEventName",
+            "additionalContext",
+            "sessionTitle",
+            "reloadSkills",
+            "watchPaths",
+            "initialUserMessage",
+        ],
+        _ => &["hookEventName", "additionalContext", "sessionTitle"],
+    })
+}
+
+fn no_keys(_: &str) -> Option<&'static [&'static str]> {
+    None
+}
+
+fn no_schemas(_: &str) -> Vec<(&'static str, &'static str)> {
+    Vec::new()
+}
+
+/// Claude Code: `.claude/settings.json`, `.claude/settings.local.json`, `~/.claude/settings.json`.
+pub const CLAUDE: HostSpec = HostSpec {
+    host: Host::Claude,
+    label: "Claude",
+    name: "Claude Code",
+    files: &[".claude/settings.json", ".claude/settings.local.json"],
+    user_file: ".claude/settings.json",
+    user_label: "~/.claude/settings.json",
+    table: CLAUDE_TABLE,
+    // Hooks reference, 1.5 "Universal fields".
+    top_keys: Some(&[
+        "continue",
+        "stopReason",
+        "suppressOutput",
+        "systemMessage",
+        "terminalSequence",
+        "decision",
+        "reason",
+        "hookSpecificOutput",
+    ]),
+    specific_keys: claude_specific_keys,
+    output_schemas: no_schemas,
+};
+
+/// Codex: `.codex/hooks.json` and `~/.codex/hooks.json`.
+pub const CODEX: HostSpec = HostSpec {
+    host: Host::Codex,
+    label: "Codex",
+    name: "Codex",
+    files: &[".codex/hooks.json"],
+    user_file: ".codex/hooks.json",
+    user_label: "~/.codex/hooks.json",
+    table: CODEX_TABLE,
+    top_keys: None,
+    specific_keys: no_keys,
+    output_schemas: codex_output_schemas,
+};
+
+/// Both hosts, Claude Code first.
+pub const HOSTS: [&HostSpec; 2] = [&CLAUDE, &CODEX];
+
+/// The table of `host`.
+pub fn of(host: Host) -> &'static HostSpec {
+    match host {
+        Host::Claude => &CLAUDE,
+        Host::Codex => &CODEX,
+    }
+}
