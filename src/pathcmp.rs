@@ -133,15 +133,16 @@ pub fn within(path: &Path, root: &Path) -> bool {
         || strip_root_with(SYSTEM, &path.to_string_lossy(), &root.to_string_lossy()).is_some()
 }
 
-/// Whether the path key `key` (project-relative) is capn's store folder or lies inside it, under
-/// `rules`: on a folding system `.CAPN/x` is inside `.capn/`.
-pub fn in_store_with(rules: Rules, key: &str) -> bool {
-    components(rules, key).first().map(String::as_str) == Some(crate::store::STORE_DIR)
+/// Whether the path key `key` (relative, `/` or `\\` separated) is the folder `name` or lies
+/// inside it, under `rules`: on a folding system `.CAPN/x` lies inside `.capn`. `name` is one
+/// component, written as `rules` fold it (lower case, NFC).
+pub fn under_top_folder_with(rules: Rules, key: &str, name: &str) -> bool {
+    components(rules, key).first().map(String::as_str) == Some(name)
 }
 
-/// [`in_store_with`] on this system.
-pub fn in_store(key: &str) -> bool {
-    in_store_with(SYSTEM, key)
+/// [`under_top_folder_with`] on this system.
+pub fn under_top_folder(key: &str, name: &str) -> bool {
+    under_top_folder_with(SYSTEM, key, name)
 }
 
 #[cfg(test)]
@@ -213,11 +214,12 @@ mod tests {
 
     #[test]
     fn the_store_folder_is_found_in_any_case_where_names_fold() {
-        assert!(in_store_with(MAC, ".CAPN/entries/x.md"));
-        assert!(in_store_with(WINDOWS, r".Capn\config.json"));
-        assert!(in_store_with(EXACT, ".capn"));
-        assert!(!in_store_with(EXACT, ".CAPN/x"));
-        assert!(!in_store_with(MAC, ".capnx/a"));
-        assert!(!in_store_with(MAC, "docs/.capn"));
+        let in_store = |rules, key| under_top_folder_with(rules, key, ".capn");
+        assert!(in_store(MAC, ".CAPN/entries/x.md"));
+        assert!(in_store(WINDOWS, r".Capn\config.json"));
+        assert!(in_store(EXACT, ".capn"));
+        assert!(!in_store(EXACT, ".CAPN/x"));
+        assert!(!in_store(MAC, ".capnx/a"));
+        assert!(!in_store(MAC, "docs/.capn"));
     }
 }

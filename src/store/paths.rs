@@ -88,7 +88,7 @@ pub fn resolve_backing_file(
     input: &str,
 ) -> Result<(String, PathBuf), String> {
     let (key, abs) = resolve_key(root, cwd, input)?;
-    if crate::pathcmp::in_store(&key) {
+    if crate::pathcmp::under_top_folder(&key, super::STORE_DIR) {
         return Err(format!("{input}: inside the capn store"));
     }
     if !super::entry::is_valid_key(&key) {
