@@ -11,7 +11,7 @@ use std::process::ExitCode;
 /// when it does not, stderr says so. Outside any project it says so (exit 0: nothing to bust).
 pub fn run(args: &BustArgs) -> Result<ExitCode> {
     let cwd = std::env::current_dir().context("could not read the working directory")?;
-    let cwd = dunce::canonicalize(&cwd).unwrap_or(cwd);
+    let cwd = crate::fsutil::resolved(&cwd);
     let store = Store::discover(&cwd);
     if super::ask::is_outside_project(&store) {
         diag!("capn: {}", super::ask::outside_project("bust"));

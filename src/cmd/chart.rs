@@ -60,7 +60,7 @@ fn choose_id(
 pub fn run(args: &ChartArgs) -> Result<ExitCode> {
     let (question, inputs) = checked_args(args)?;
     let cwd = std::env::current_dir().context("could not read the working directory")?;
-    let cwd = dunce::canonicalize(&cwd).unwrap_or(cwd);
+    let cwd = crate::fsutil::resolved(&cwd);
     let store = Store::discover(&cwd);
     let said = match &args.like {
         Some(id) => like(&store, question, id, args.details.as_deref())?,

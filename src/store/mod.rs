@@ -48,7 +48,7 @@ impl Store {
     /// worktree without a `.capn/` of its own, the main checkout's, with this worktree's own
     /// derived files in `<main>/.capn/worktrees/<name>/` ([`worktree`]).
     pub fn at(root: PathBuf) -> Store {
-        let root = dunce::canonicalize(&root).unwrap_or(root);
+        let root = crate::fsutil::resolved(&root);
         let own = root.join(STORE_DIR);
         if std::fs::symlink_metadata(&own).is_err() {
             if let Some(l) = worktree::linked(&root) {
