@@ -13,8 +13,8 @@ pub fn run(args: &BustArgs) -> Result<ExitCode> {
     let cwd = std::env::current_dir().context("could not read the working directory")?;
     let cwd = crate::fsutil::resolved(&cwd);
     let store = Store::discover(&cwd);
-    if super::ask::is_outside_project(&store) {
-        diag!("capn: {}", super::ask::outside_project("bust"));
+    if store.is_outside_project() {
+        diag!("capn: {}", super::messages::outside_project("bust"));
         return Ok(ExitCode::SUCCESS);
     }
     let (key, abs) = paths::resolve_key(&store.root, &cwd, args.path.trim()).map_err(Refused)?;

@@ -95,8 +95,8 @@ pub fn run(args: &ListArgs) -> Result<ExitCode> {
     let mut so = std::io::stdout().lock();
     so.write_all(out.as_bytes())?;
     if !args.json && names.is_empty() {
-        if super::ask::is_outside_project(&store) {
-            diag!("capn: {}", super::ask::outside_project("list"));
+        if store.is_outside_project() {
+            diag!("capn: {}", super::messages::outside_project("list"));
         } else {
             diag!("capn: nothing charted yet");
         }
@@ -168,7 +168,7 @@ fn human(
         out.push_str(&format!(
             "  changed since charted: {} (hidden until they are back as charted; `{}` deletes it)\n",
             changed,
-            super::prune::deleting_command(shared)
+            super::messages::deleting_command(shared)
         ));
     }
     if !unchecked.is_empty() {

@@ -7,6 +7,7 @@ pub mod context;
 pub mod doctor;
 pub mod init;
 pub mod list;
+pub mod messages;
 pub mod prune;
 pub mod state;
 pub mod unchart;

@@ -154,6 +154,12 @@ impl Store {
         self.dir.is_dir()
     }
 
+    /// True when this store is outside any project: no `.capn/` at or above the working
+    /// directory, and its root is not a git repository.
+    pub fn is_outside_project(&self) -> bool {
+        !self.exists() && !self.root.join(".git").exists()
+    }
+
     /// Checks that `.capn/` and `.capn/entries/` are real folders (or absent): capn never reads
     /// or writes its store through a symlink, which could lead anywhere.
     ///
