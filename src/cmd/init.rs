@@ -8,6 +8,10 @@
 //! broken one stops `init` with nothing changed.
 
 use crate::cli::InitArgs;
+use crate::install::project::{
+    check_project_paths, user_settings, CLAUDE_LOCAL_SETTINGS, CLAUDE_SETTINGS, CODEX_HOOKS,
+    PROJECT_SETTINGS, USER_CLAUDE_SETTINGS, USER_CODEX_HOOKS,
+};
 use crate::install::record::{
     self, InstallRecord, RecordedPostCommit, RecordedReplaced, RecordedStatusline,
 };
@@ -18,16 +22,6 @@ use anyhow::{Context, Result};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-
-/// The Claude Code project settings file, relative to the project root.
-pub const CLAUDE_SETTINGS: &str = crate::install::hosts::CLAUDE.files[0];
-/// The Claude Code local settings file, relative to the project root.
-pub const CLAUDE_LOCAL_SETTINGS: &str = crate::install::hosts::CLAUDE.files[1];
-/// The Codex hooks file, relative to the project root.
-pub const CODEX_HOOKS: &str = crate::install::hosts::CODEX.files[0];
-
-/// The three project settings files, in the order `init` and `uninstall` handle them.
-pub const PROJECT_SETTINGS: [&str; 3] = [CLAUDE_SETTINGS, CLAUDE_LOCAL_SETTINGS, CODEX_HOOKS];
 
 /// Everything `init` will change, worked out before anything is written.
 struct Plan {
@@ -544,30 +538,11 @@ const OFFERS_NOTE: &str = "offers: charted answers matching the user's prompt or
 /// [`OFFERS_NOTE`] when embedding is off: the injection gate needs it, so nothing is offered.
 const OFFERS_OFF_NOTE: &str = "offers: none while embedding is off (the offer gate needs it; capn init --embedding turns them on)";
 
-/// The user-level Claude Code settings file, relative to the home folder.
-pub const USER_CLAUDE_SETTINGS: &str = crate::install::hosts::CLAUDE.user_file;
-/// The user-level Codex hooks file, relative to the home folder.
-pub const USER_CODEX_HOOKS: &str = crate::install::hosts::CODEX.user_file;
-
 /// The user-level settings files, read once per run: `~/.claude/settings.json` and
 /// `~/.codex/hooks.json` (each `None` when missing, unreadable or unparseable).
 struct UserFiles {
     claude: Option<SettingsFile>,
     codex: Option<SettingsFile>,
-}
-
-/// The user-level settings file `rel` (relative to the home folder), when there is a home
-/// folder and the file parses (a broken user file is doctor's to report, not init's to fix).
-fn user_settings(rel: &str) -> Option<SettingsFile> {
-    let home = crate::env::home_dir()?;
-    SettingsFile::load_user(&home.join(rel)).ok()
-}
-
-/// The statusline command in the user's `~/.claude/settings.json`, if any (project settings
-/// override it, so ours must wrap it to keep it visible).
-pub fn user_statusline_command() -> Option<String> {
-    let f = user_settings(USER_CLAUDE_SETTINGS)?;
-    crate::install::statusline_command(&f.json).map(str::to_string)
 }
 
 /// Sets `"shared"` in `.capn/config.json` (`capn init --shared` or `--local`) and says what to
@@ -630,26 +605,6 @@ fn plan_gitignore(path: &Path) -> Result<Option<Vec<u8>>> {
     new.extend_from_slice(b".capn/");
     new.extend_from_slice(eol);
     Ok(Some(new))
-}
-
-/// Checks that no folder on the way from `root` to any project file `init` and `uninstall` may
-/// read, write or delete (the settings files, `.gitignore`, the skill) is a symlink: a committed
-/// `.claude -> ../elsewhere` or `.claude/skills -> /anywhere` would lead reads, writes and
-/// deletes out of the project.
-///
-/// Errors: [`crate::fsutil::check_inside`]'s, naming the folder; nothing has been touched.
-pub fn check_project_paths(root: &Path) -> Result<()> {
-    let mut paths: Vec<PathBuf> = PROJECT_SETTINGS.iter().map(|r| root.join(r)).collect();
-    paths.push(root.join(".gitignore"));
-    paths.push(skill_path(root));
-    for p in paths {
-        crate::fsutil::check_inside(root, &p).map_err(|e| {
-            anyhow::anyhow!(
-                "{e:#}; nothing was changed (replace the symlinked folder with a real one, or register the capn hooks and skill by hand: INSTALL.md, \"Registering by hand\")"
-            )
-        })?;
-    }
-    Ok(())
 }
 
 /// What `init` does with the skill file.

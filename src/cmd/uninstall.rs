@@ -20,7 +20,7 @@
 //! them). A settings file that does not parse is left untouched and reported.
 
 use crate::cli::UninstallArgs;
-use crate::cmd::init::{CODEX_HOOKS, PROJECT_SETTINGS};
+use crate::install::project::{self, CODEX_HOOKS, PROJECT_SETTINGS};
 use crate::install::record::{self, InstallRecord};
 use crate::install::{self, git_hook, SettingsFile};
 use crate::store::Store;
@@ -34,7 +34,7 @@ pub fn run(_args: &UninstallArgs) -> Result<ExitCode> {
     let store = Store::from_env()?;
     store.check_dirs()?;
     let root = store.root.clone();
-    crate::cmd::init::check_project_paths(&root)?;
+    project::check_project_paths(&root)?;
     // Writers of .capn/ hold the lock: the install record is read, then deleted.
     let _lock = store.lock_for_setup()?;
     // Plan first: every file read and every edit made in memory before the first write.
@@ -270,7 +270,7 @@ fn edit_unrecorded(
     files: &mut [(&str, SettingsFile)],
     done: &mut Vec<String>,
 ) -> Result<Vec<std::path::PathBuf>> {
-    let user_statusline = crate::cmd::init::user_statusline_command();
+    let user_statusline = project::user_statusline_command();
     for (rel, f) in files.iter_mut() {
         let table = if *rel == CODEX_HOOKS {
             install::CODEX_TABLE

@@ -22,6 +22,7 @@
 pub mod git_hook;
 pub mod hosts;
 pub mod jsonedit;
+pub mod project;
 pub mod record;
 pub mod schema;
 pub mod shared;
