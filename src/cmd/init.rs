@@ -18,7 +18,7 @@ use crate::install::record::{
 use crate::install::skill::skill_path;
 use crate::install::{self, git_hook, shared, SettingsFile};
 use crate::store::Store;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -644,38 +644,9 @@ fn install_skill(root: &Path, plan: &SkillPlan) -> Result<Option<String>> {
             "kept {rel}: it differs from the bundled /compact-prep skill (delete it and run capn init to update)"
         ))),
         SkillPlan::Install => {
-            if let Some(dir) = path.parent() {
-                crate::fsutil::ensure_dir_inside(root, dir)?;
-            }
-            crate::fsutil::write_atomic(&path, crate::hook::skill::SKILL_MD.as_bytes())?;
+            crate::install::skill::install(root)?;
             Ok(Some(format!("installed the /compact-prep skill in {rel}")))
         }
-    }
-}
-
-/// Removes the bundled skill if it is unmodified (and its folder if left empty). Returns what it
-/// did.
-///
-/// Errors: the file cannot be removed.
-pub fn uninstall_skill(root: &Path) -> Result<Option<String>> {
-    let path = skill_path(root);
-    let rel = crate::store::display_rel(root, &path);
-    match crate::fsutil::read_host_file(&path, "skill")? {
-        Some(text) if text == crate::hook::skill::SKILL_MD.as_bytes() => {
-            std::fs::remove_file(&path)
-                .with_context(|| format!("could not remove {}", path.display()))?;
-            if let Some(dir) = path.parent() {
-                let _ = std::fs::remove_dir(dir);
-                if let Some(skills) = dir.parent() {
-                    let _ = std::fs::remove_dir(skills);
-                }
-            }
-            Ok(Some(format!("removed the /compact-prep skill from {rel}")))
-        }
-        Some(_) => Ok(Some(format!(
-            "kept {rel}: it was changed after capn init installed it"
-        ))),
-        None => Ok(None),
     }
 }
 

@@ -64,7 +64,7 @@ pub fn run(_args: &UninstallArgs) -> Result<ExitCode> {
     };
     // The other files uninstall may touch: refused now (a FIFO, a symlink) rather than after the
     // settings were written.
-    crate::fsutil::read_host_file(&crate::install::skill::skill_path(&root), "skill")?;
+    crate::install::skill::read_skill(&root)?;
     if let Ok(path) = git_hook::post_commit_path(&root) {
         crate::fsutil::read_host_file(&path, "post-commit hook")?;
     }
@@ -236,7 +236,7 @@ fn edit_recorded(
 /// Removes the skill and the post-commit line the record names.
 fn undo_recorded_files(rec: &InstallRecord, root: &Path, done: &mut Vec<String>) -> Result<()> {
     if rec.skill {
-        done.extend(crate::cmd::init::uninstall_skill(root)?);
+        done.extend(remove_skill(root)?);
     }
     if let Some(pc) = &rec.post_commit {
         // Only ever this project's hook as git runs it now: the recorded path is a check, not a
@@ -291,13 +291,29 @@ fn edit_unrecorded(
 
 /// Removes the unmodified skill and the `capn prune` line.
 fn undo_unrecorded_files(root: &Path, done: &mut Vec<String>) -> Result<()> {
-    done.extend(crate::cmd::init::uninstall_skill(root)?);
+    done.extend(remove_skill(root)?);
     if let Ok(path) = git_hook::post_commit_path(root) {
         let created = crate::fsutil::read_host_file(&path, "post-commit hook")
             .is_ok_and(|t| t.as_deref().is_some_and(git_hook::is_created_hook_text));
         done.extend(remove_post_commit_line(root, &path, created)?);
     }
     Ok(())
+}
+
+/// Removes the bundled skill if it is unmodified ([`crate::install::skill::remove_bundled`]).
+/// Returns what it did.
+///
+/// Errors: the file cannot be read or removed.
+fn remove_skill(root: &Path) -> Result<Option<String>> {
+    use crate::install::skill::{remove_bundled, skill_path, Removed};
+    let rel = crate::store::display_rel(root, &skill_path(root));
+    Ok(match remove_bundled(root)? {
+        Removed::Nothing => None,
+        Removed::Bundled => Some(format!("removed the /compact-prep skill from {rel}")),
+        Removed::Kept => Some(format!(
+            "kept {rel}: it was changed after capn init installed it"
+        )),
+    })
 }
 
 /// Removes the `capn prune` line from the hook at `path`; deletes the file when `created` (init
