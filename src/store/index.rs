@@ -283,8 +283,8 @@ pub fn load_within(
     let mut read_before = None;
     if let (Check::Folder, Some(f)) = (check, folder) {
         match trusted_by_folder(store, f, model) {
-            Ok(snap) => return Ok(Some(snap)),
-            Err(read) => read_before = Some(read),
+            Trusted::Yes(snap) => return Ok(Some(snap)),
+            Trusted::No(read) => read_before = Some(read),
         }
     }
     let (listing, saw_temp_files) = list_entry_files(&dir)?;
@@ -304,8 +304,8 @@ pub fn load_within(
             snap.saw_temp_files = saw_temp_files;
             return Ok(Some(snap));
         }
-        match splice(store, snap, old, &changes, &listing, max_reads, max_bytes) {
-            Spliced::Done(mut snap) => {
+        match splice(store, &mut snap, old, &changes, &listing, max_reads, max_bytes) {
+            Spliced::Done => {
                 snap.folder = folder;
                 snap.saw_temp_files = saw_temp_files;
                 return Ok(Some(snap));
@@ -325,23 +325,27 @@ pub fn load_within(
 /// What [`read_index`] gave.
 type IndexRead = Option<(IndexFile, LoadedVectors, u64)>;
 
+/// What [`trusted_by_folder`] found.
+enum Trusted {
+    /// The index, vouched for by the folder's stamp.
+    Yes(Snapshot),
+    /// Not vouched for: what the read found, for the next strategies.
+    No(IndexRead),
+}
+
 /// The first strategy of [`load_within`], for [`Check::Folder`]: the index alone, when the
 /// entries folder's stamp `f` is the one it records, not racy, over a store of at least
-/// [`FOLDER_TRUST_MIN_FILES`] entries. Otherwise what the read found, for the next strategies.
-fn trusted_by_folder(
-    store: &Store,
-    f: FolderStamp,
-    model: Option<&'static Model>,
-) -> std::result::Result<Snapshot, IndexRead> {
+/// [`FOLDER_TRUST_MIN_FILES`] entries.
+fn trusted_by_folder(store: &Store, f: FolderStamp, model: Option<&'static Model>) -> Trusted {
     match read_index(store, TRUSTED_READ_MAX, model) {
         Some((idx, vectors, _))
             if idx.folder == Some(f)
                 && !f.is_racy(idx.built_at_ns)
                 && idx.listed.0 >= FOLDER_TRUST_MIN_FILES =>
         {
-            Ok(Snapshot::from_index(idx, vectors, model))
+            Trusted::Yes(Snapshot::from_index(idx, vectors, model))
         }
-        read => Err(read),
+        read => Trusted::No(read),
     }
 }
 
@@ -387,7 +391,7 @@ fn changes_since(
 /// What [`splice`] came to.
 enum Spliced {
     /// The changed entries were read and spliced in.
-    Done(Snapshot),
+    Done,
     /// Splicing would read more than the bounds allow.
     OverBounds,
     /// Most entries changed, or the splice failed: read them all.
@@ -396,10 +400,11 @@ enum Spliced {
 
 /// The third strategy of [`load_within`]: entry files added, removed or rewritten by another
 /// tool (a `git pull`, an editor) are read alone and spliced into the index's snapshot, as a
-/// writer's own change is (when most of them changed, reading them all is as cheap).
+/// writer's own change is (when most of them changed, reading them all is as cheap). `snap` is
+/// left unusable unless it says [`Spliced::Done`].
 fn splice(
     store: &Store,
-    mut snap: Snapshot,
+    snap: &mut Snapshot,
     old: Vec<Listed>,
     changes: &Changes,
     listing: &[Listed],
@@ -427,7 +432,7 @@ fn splice(
         return Spliced::OverBounds;
     }
     match snap.refresh(store, removed, changed, listing) {
-        Ok(()) => Spliced::Done(snap),
+        Ok(()) => Spliced::Done,
         Err(_) => Spliced::ReadAll,
     }
 }
