@@ -43,25 +43,7 @@ pub fn run(_args: &UninstallArgs) -> Result<ExitCode> {
         files.push((rel, SettingsFile::load(&root.join(rel))?));
     }
     let mut done = Vec::new();
-    let mut foreign = false;
-    let rec = match record::load(&root) {
-        record::Loaded::Found(r) => Some(r),
-        record::Loaded::Missing => None,
-        record::Loaded::Unreadable(why) => {
-            done.push(format!("could not read the install record: {why}"));
-            None
-        }
-        record::Loaded::Foreign(why) => {
-            // Not this user's (module docs of install::record): trusted for nothing, and kept.
-            done.push(format!(
-                "ignored the install record .capn/install.json and left it in place: {why} \
-                 (capn trusts only a record capn init wrote for you in this project; this one may \
-                 have come with the repository)"
-            ));
-            foreign = true;
-            None
-        }
-    };
+    let (rec, foreign) = trusted_record(&root, &mut done);
     // The other files uninstall may touch: refused now (a FIFO, a symlink) rather than after the
     // settings were written.
     crate::install::skill::read_skill(&root)?;
@@ -90,13 +72,42 @@ pub fn run(_args: &UninstallArgs) -> Result<ExitCode> {
     if !foreign {
         record::remove(&root)?;
     }
+    report(&store, &done, &kept)?;
+    Ok(ExitCode::SUCCESS)
+}
 
+/// The install record to act on, if there is one this user's capn wrote for this project, and
+/// whether there was one that is not (a foreign record: trusted for nothing, and kept). What is
+/// wrong with one that is not used is said in `done`.
+fn trusted_record(root: &Path, done: &mut Vec<String>) -> (Option<InstallRecord>, bool) {
+    match record::load(root) {
+        record::Loaded::Found(r) => (Some(r), false),
+        record::Loaded::Missing => (None, false),
+        record::Loaded::Unreadable(why) => {
+            done.push(format!("could not read the install record: {why}"));
+            (None, false)
+        }
+        record::Loaded::Foreign(why) => {
+            // Not this user's (module docs of install::record): trusted for nothing, and kept.
+            done.push(format!(
+                "ignored the install record .capn/install.json and left it in place: {why} \
+                 (capn trusts only a record capn init wrote for you in this project; this one may \
+                 have come with the repository)"
+            ));
+            (None, true)
+        }
+    }
+}
+
+/// Prints what was removed (`done`) and kept, and that the charts stay.
+fn report(store: &Store, done: &[String], kept: &[String]) -> Result<()> {
+    let root = &store.root;
     let mut out = std::io::stdout().lock();
     if done.is_empty() && kept.is_empty() {
         writeln!(out, "nothing of capn's is installed in {}", root.display())?;
     } else {
         writeln!(out, "capn uninstall in {}:", root.display())?;
-        for line in done.iter().chain(&kept) {
+        for line in done.iter().chain(kept) {
             writeln!(out, "  {line}")?;
         }
         if !kept.is_empty() {
@@ -112,7 +123,7 @@ pub fn run(_args: &UninstallArgs) -> Result<ExitCode> {
             "kept .capn/ (your charts) and its .gitignore line; remove them by hand if you want: rm -rf .capn"
         )?;
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 /// Writes the edited settings files, after checking that every one may be written (nothing is
