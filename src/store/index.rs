@@ -304,7 +304,9 @@ pub fn load_within(
             snap.saw_temp_files = saw_temp_files;
             return Ok(Some(snap));
         }
-        match splice(store, &mut snap, old, &changes, &listing, max_reads, max_bytes) {
+        match splice(
+            store, &mut snap, old, &changes, &listing, max_reads, max_bytes,
+        ) {
             Spliced::Done => {
                 snap.folder = folder;
                 snap.saw_temp_files = saw_temp_files;
