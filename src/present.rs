@@ -350,6 +350,23 @@ pub fn chart_line<'a>(question: &str, files: impl ExactSizeIterator<Item = &'a S
     )
 }
 
+/// A chart as messages name it: `"<question>" ("<file>", "<file>")`, the question and each path
+/// quoted, escaped and capped by [`quote`] (at most [`MAX_FILES`] paths named,
+/// the rest counted).
+pub fn named_chart<'a>(question: &str, files: impl IntoIterator<Item = &'a String>) -> String {
+    let q = quote(question, MAX_QUESTION_CHARS);
+    let files: Vec<&String> = files.into_iter().collect();
+    let mut shown: Vec<String> = files
+        .iter()
+        .take(MAX_FILES)
+        .map(|f| quote(f, MAX_PATH_CHARS))
+        .collect();
+    if files.len() > MAX_FILES {
+        shown.push(format!("+{} more", files.len() - MAX_FILES));
+    }
+    format!("{q} ({})", shown.join(", "))
+}
+
 /// A serde_json formatter that writes every hidden character of a string as a `\uXXXX` escape
 /// (serde_json escapes only `"`, `\` and U+0000..U+001F itself).
 struct InertFormatter;

@@ -78,21 +78,6 @@ pub const CANDIDATE_HEADER: &str =
 pub const RELATED_HEADER: &str =
     "capn: possibly related charts (not answers: similar questions whose files may help; check them before exploring):";
 
-/// The message `ask` prints (after `capn: `) instead of the ordinary nudge outside any project
-/// (no `.capn/` in the working directory or above, and not inside a git repository); `list`,
-/// `prune`, `bust` and `unchart` say the same.
-pub fn outside_project(command: &str) -> String {
-    format!(
-        "not inside a project: there is no .capn/ here or in any parent folder, and this is not a git repository. Charts are kept per project: run `capn {command}` from inside one, or `capn init` at a project's root to start charting there."
-    )
-}
-
-/// True when `store` is outside any project: no `.capn/` at or above the working directory,
-/// and its root is not a git repository.
-pub fn is_outside_project(store: &Store) -> bool {
-    !store.exists() && !store.root.join(".git").exists()
-}
-
 /// Runs `capn ask`: exit 0 with hits on stdout, exit 1 with a nudge on stderr on a miss.
 pub fn run(args: &AskArgs) -> Result<ExitCode> {
     if !args.extra.is_empty() {
@@ -115,8 +100,8 @@ pub fn run(args: &AskArgs) -> Result<ExitCode> {
     let store = Store::from_env()?;
     // A .capn that is a symlink, a file or a FIFO is an error to report, not an empty store.
     store.check_dirs()?;
-    if is_outside_project(&store) {
-        diag!("capn: {}", outside_project("ask"));
+    if store.is_outside_project() {
+        diag!("capn: {}", super::messages::outside_project("ask"));
         return Ok(ExitCode::from(1));
     }
     let limit = args.limit as usize;
@@ -146,7 +131,7 @@ pub const MAX_NAMED_HIDDEN: usize = 5;
 /// `capn: hid 1 chart whose files changed since it was charted: "<question>" ("src/x.ts"); it
 /// answers again once the files are back as charted (capn prune deletes stale charts)`, with
 /// `capn prune --yes` in a `shared` store; several
-/// are separated by `; `, at most [`MAX_NAMED_HIDDEN`] named, each as [`named_chart`] shows it.
+/// are separated by `; `, at most [`MAX_NAMED_HIDDEN`] named, each as [`present::named_chart`] shows it.
 /// Nothing was deleted.
 pub fn hidden_note(hidden: &[Hidden], shared: bool) -> String {
     if hidden.is_empty() {
@@ -156,7 +141,7 @@ pub fn hidden_note(hidden: &[Hidden], shared: bool) -> String {
     let named: Vec<String> = hidden
         .iter()
         .take(MAX_NAMED_HIDDEN)
-        .map(|r| named_chart(&r.question, &r.changed))
+        .map(|r| present::named_chart(&r.question, &r.changed))
         .collect();
     let more = if n > MAX_NAMED_HIDDEN {
         format!("; and {} more", n - MAX_NAMED_HIDDEN)
@@ -171,25 +156,8 @@ pub fn hidden_note(hidden: &[Hidden], shared: bool) -> String {
     format!(
         "capn: hid {n} {noun} whose files changed since {was} charted: {}{more}; {it} again once the files are back as charted ({} deletes stale charts)\n",
         named.join("; "),
-        super::prune::deleting_command(shared)
+        super::messages::deleting_command(shared)
     )
-}
-
-/// A chart as messages name it: `"<question>" ("<file>", "<file>")`, the question and each path
-/// quoted, escaped and capped by [`present::quote`] (at most [`present::MAX_FILES`] paths named,
-/// the rest counted).
-pub fn named_chart<'a>(question: &str, files: impl IntoIterator<Item = &'a String>) -> String {
-    let q = present::quote(question, present::MAX_QUESTION_CHARS);
-    let files: Vec<&String> = files.into_iter().collect();
-    let mut shown: Vec<String> = files
-        .iter()
-        .take(present::MAX_FILES)
-        .map(|f| present::quote(f, present::MAX_PATH_CHARS))
-        .collect();
-    if files.len() > present::MAX_FILES {
-        shown.push(format!("+{} more", files.len() - present::MAX_FILES));
-    }
-    format!("{q} ({})", shown.join(", "))
 }
 
 /// The answers as JSONL for stdout or, on a miss, the text for stderr ([`miss_text`]).

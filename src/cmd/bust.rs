@@ -11,10 +11,10 @@ use std::process::ExitCode;
 /// when it does not, stderr says so. Outside any project it says so (exit 0: nothing to bust).
 pub fn run(args: &BustArgs) -> Result<ExitCode> {
     let cwd = std::env::current_dir().context("could not read the working directory")?;
-    let cwd = dunce::canonicalize(&cwd).unwrap_or(cwd);
+    let cwd = crate::fsutil::resolved(&cwd);
     let store = Store::discover(&cwd);
-    if super::ask::is_outside_project(&store) {
-        diag!("capn: {}", super::ask::outside_project("bust"));
+    if store.is_outside_project() {
+        diag!("capn: {}", super::messages::outside_project("bust"));
         return Ok(ExitCode::SUCCESS);
     }
     let (key, abs) = paths::resolve_key(&store.root, &cwd, args.path.trim()).map_err(Refused)?;

@@ -8,26 +8,20 @@
 //! broken one stops `init` with nothing changed.
 
 use crate::cli::InitArgs;
+use crate::install::project::{
+    check_project_paths, user_settings, CLAUDE_LOCAL_SETTINGS, CLAUDE_SETTINGS, CODEX_HOOKS,
+    PROJECT_SETTINGS, USER_CLAUDE_SETTINGS, USER_CODEX_HOOKS,
+};
 use crate::install::record::{
     self, InstallRecord, RecordedPostCommit, RecordedReplaced, RecordedStatusline,
 };
 use crate::install::skill::skill_path;
 use crate::install::{self, git_hook, shared, SettingsFile};
 use crate::store::Store;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-
-/// The Claude Code project settings file, relative to the project root.
-pub const CLAUDE_SETTINGS: &str = crate::install::hosts::CLAUDE.files[0];
-/// The Claude Code local settings file, relative to the project root.
-pub const CLAUDE_LOCAL_SETTINGS: &str = crate::install::hosts::CLAUDE.files[1];
-/// The Codex hooks file, relative to the project root.
-pub const CODEX_HOOKS: &str = crate::install::hosts::CODEX.files[0];
-
-/// The three project settings files, in the order `init` and `uninstall` handle them.
-pub const PROJECT_SETTINGS: [&str; 3] = [CLAUDE_SETTINGS, CLAUDE_LOCAL_SETTINGS, CODEX_HOOKS];
 
 /// Everything `init` will change, worked out before anything is written.
 struct Plan {
@@ -63,6 +57,9 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
     apply(&store, args, plan, lock)
 }
 
+/// Works out everything `init` will change (see [`Plan`]), writing nothing.
+///
+/// Errors: a refusal (a file that does not parse or must not be written); nothing was changed.
 fn plan(root: &Path, args: &InitArgs) -> Result<Plan> {
     let mut done: Vec<String> = Vec::new();
     // Parse every settings file first: a broken one means nothing is written at all.
@@ -80,17 +77,7 @@ fn plan(root: &Path, args: &InitArgs) -> Result<Plan> {
     let store = Store::at(root.to_path_buf());
     let shared = args.shared || (!args.local && store.config().shared);
     let store_ignore = shared::plan_store_ignore(&store.dir.join(".gitignore"), shared)?;
-    let gitignore_path = root.join(".gitignore");
-    let gitignore = if shared {
-        plan_gitignore_shared(&gitignore_path)
-    } else {
-        plan_gitignore(&gitignore_path)
-    };
-    let gitignore = gitignore.map_err(|e| {
-        anyhow::anyhow!(
-            "{e:#}; nothing was changed (add the line .capn/ to your .gitignore yourself, or make it a regular file, then run capn init again)"
-        )
-    })?;
+    let gitignore = plan_root_gitignore(root, shared)?;
     // The user-level files count for their host too (only read: never written by init).
     let user = UserFiles {
         claude: user_settings(USER_CLAUDE_SETTINGS),
@@ -103,25 +90,7 @@ fn plan(root: &Path, args: &InitArgs) -> Result<Plan> {
     };
 
     // What this run adds is merged into what earlier runs recorded (see install::record).
-    let mut rec = match record::load(root) {
-        record::Loaded::Found(r) => r,
-        record::Loaded::Missing => InstallRecord::default(),
-        record::Loaded::Unreadable(why) => {
-            done.push(format!(
-                "replaced the unreadable install record ({why}); capn uninstall will only remove \
-                 what this run records"
-            ));
-            InstallRecord::default()
-        }
-        record::Loaded::Foreign(why) => {
-            done.push(format!(
-                "replaced the install record .capn/install.json: {why} (capn trusts only a \
-                 record capn init wrote for you in this project; this one may have come with the \
-                 repository); capn uninstall will only remove what this run records"
-            ));
-            InstallRecord::default()
-        }
-    };
+    let mut rec = earlier_record(root, &mut done);
     let fresh: Vec<bool> = PROJECT_SETTINGS.iter().map(|f| !rec.touches(f)).collect();
     merge_hooks(
         root,
@@ -142,13 +111,7 @@ fn plan(root: &Path, args: &InitArgs) -> Result<Plan> {
         skill,
     )?;
     if store_ignore == shared::StoreIgnore::Write {
-        let path = store.dir.join(".gitignore");
-        if let Some(why) = crate::fsutil::unwritable_reason(&path) {
-            anyhow::bail!(
-                "could not write {}: {why}; nothing was changed",
-                path.display()
-            );
-        }
+        refuse_unwritable(&store.dir.join(".gitignore"))?;
     }
     record_fits(&rec, [&claude, &claude_local, &codex], &fresh)?;
     Ok(Plan {
@@ -164,6 +127,59 @@ fn plan(root: &Path, args: &InitArgs) -> Result<Plan> {
         fresh,
         done,
     })
+}
+
+/// The new bytes of the project's `.gitignore` ([`plan_gitignore_shared`] for a `shared`
+/// store, else [`plan_gitignore`]), or `None` when it needs no change.
+///
+/// Errors: theirs, with what to do instead; nothing has been written.
+fn plan_root_gitignore(root: &Path, shared: bool) -> Result<Option<Vec<u8>>> {
+    let path = root.join(".gitignore");
+    let gitignore = if shared {
+        plan_gitignore_shared(&path)
+    } else {
+        plan_gitignore(&path)
+    };
+    gitignore.map_err(|e| {
+        anyhow::anyhow!(
+            "{e:#}; nothing was changed (add the line .capn/ to your .gitignore yourself, or make it a regular file, then run capn init again)"
+        )
+    })
+}
+
+/// What earlier runs recorded (see [`crate::install::record`]), or an empty record, with a line
+/// in `done` when the one there is replaced (unreadable, or not this user's).
+fn earlier_record(root: &Path, done: &mut Vec<String>) -> InstallRecord {
+    match record::load(root) {
+        record::Loaded::Found(r) => r,
+        record::Loaded::Missing => InstallRecord::default(),
+        record::Loaded::Unreadable(why) => {
+            done.push(format!(
+                "replaced the unreadable install record ({why}); capn uninstall will only remove \
+                 what this run records"
+            ));
+            InstallRecord::default()
+        }
+        record::Loaded::Foreign(why) => {
+            done.push(format!(
+                "replaced the install record .capn/install.json: {why} (capn trusts only a \
+                 record capn init wrote for you in this project; this one may have come with the \
+                 repository); capn uninstall will only remove what this run records"
+            ));
+            InstallRecord::default()
+        }
+    }
+}
+
+/// Fails, naming `path`, when capn's own file there must not be written.
+fn refuse_unwritable(path: &Path) -> Result<()> {
+    if let Some(why) = crate::fsutil::unwritable_reason(path) {
+        anyhow::bail!(
+            "could not write {}: {why}; nothing was changed",
+            path.display()
+        );
+    }
+    Ok(())
 }
 
 /// Fails with the reason when a file `init` is about to change must not be written (see
@@ -196,12 +212,7 @@ fn refusals(
         Store::at(root.to_path_buf()).config_path(),
         record::record_path(root),
     ] {
-        if let Some(why) = crate::fsutil::unwritable_reason(&path) {
-            anyhow::bail!(
-                "could not write {}: {why}; nothing was changed",
-                path.display()
-            );
-        }
+        refuse_unwritable(&path)?;
     }
     if let SkillPlan::Install = skill {
         let path = skill_path(root);
@@ -372,6 +383,8 @@ fn merge_statusline(
     }
 }
 
+/// Carries out `plan`: the store, its config, the `.gitignore` files, the settings files, the
+/// skill and the post-commit hook, saving the install record before each change it names.
 fn apply(
     store: &Store,
     args: &InitArgs,
@@ -392,82 +405,17 @@ fn apply(
         fresh,
         mut done,
     } = plan;
-    if !store.entries_dir().is_dir() {
-        crate::fsutil::ensure_dir_inside(store.home(), &store.entries_dir())?;
-        done.insert(0, format!("created {}", store.describe()));
-    }
-    if store.is_borrowed() {
-        // A linked worktree: one memory for the repository, never a second store here.
-        crate::fsutil::ensure_dir_inside(store.home(), &store.local)?;
-        done.insert(
-            0,
-            format!(
-                "store: {} (this worktree checks charts against its own files)",
-                store.describe()
-            ),
-        );
-    }
+    make_store(store, &mut done)?;
     // Writers of .capn/ hold the lock: config.json and install.json are written below.
     let _lock = match lock {
         Some(lock) => Some(lock),
         None => store.lock_for_setup()?,
     };
-    let embedding = if args.no_embedding {
-        Some(false)
-    } else if args.embedding || !store.config_path().exists() {
-        Some(true)
-    } else {
-        None
-    };
-    if let Some(on) = embedding {
-        if crate::config::set_key(&store.config_path(), "embedding", on.into())? {
-            let mode = if on { "on" } else { "off (BM25 only)" };
-            done.push(format!("set embedding {mode} in .capn/config.json"));
-        }
-    }
-    if args.shared || args.local {
-        done.extend(set_shared(store, shared)?);
-    }
-    if let Some(bytes) = gitignore {
-        crate::fsutil::write_atomic(&root.join(".gitignore"), &bytes)?;
-        done.push(if shared {
-            "removed the .capn/ line from .gitignore (shared: the charts are committed)".into()
-        } else {
-            "added .capn/ to .gitignore".into()
-        });
-    }
-    let store_gitignore = store.dir.join(".gitignore");
-    match store_ignore {
-        shared::StoreIgnore::Keep => {}
-        shared::StoreIgnore::Write => {
-            crate::fsutil::write_atomic(&store_gitignore, shared::STORE_GITIGNORE.as_bytes())?;
-            done.push(
-                "wrote .capn/.gitignore: git tracks only the charts (entries/*.md) and config.json"
-                    .into(),
-            );
-        }
-        shared::StoreIgnore::Remove => {
-            crate::fsutil::remove_if_exists(&store_gitignore)?;
-            done.push("removed .capn/.gitignore".into());
-        }
-    }
+    set_config(store, args, shared, &mut done)?;
+    write_gitignores(store, gitignore, shared, store_ignore, &mut done)?;
     let codex_changed = codex.changed();
     // Why the install record could not be signed, as its latest save found (`None`: signed).
-    let mut unsigned = None;
-    for ((f, label), fresh) in [
-        (&claude, CLAUDE_SETTINGS),
-        (&claude_local, CLAUDE_LOCAL_SETTINGS),
-        (&codex, CODEX_HOOKS),
-    ]
-    .into_iter()
-    .zip(fresh)
-    {
-        // Recorded first: a record naming a change that did not happen removes nothing, while a
-        // change without a record could never be undone.
-        record_change(&mut rec, f, label, fresh);
-        unsigned = rec.save(&root)?;
-        f.save()?;
-    }
+    let mut unsigned = save_settings(&root, [&claude, &claude_local, &codex], fresh, &mut rec)?;
     if let SkillPlan::Install = skill {
         rec.skill = true;
         unsigned = rec.save(&root)?;
@@ -499,6 +447,110 @@ fn apply(
         ));
     }
     report(&root, codex_changed, done)
+}
+
+/// Creates `.capn/entries/` (and, in a linked worktree, this worktree's folder of derived files
+/// in the main checkout's store), saying so first in `done`.
+fn make_store(store: &Store, done: &mut Vec<String>) -> Result<()> {
+    if !store.entries_dir().is_dir() {
+        crate::fsutil::ensure_dir_inside(store.home(), &store.entries_dir())?;
+        done.insert(0, format!("created {}", store.describe()));
+    }
+    if store.is_borrowed() {
+        // A linked worktree: one memory for the repository, never a second store here.
+        crate::fsutil::ensure_dir_inside(store.home(), &store.local)?;
+        done.insert(
+            0,
+            format!(
+                "store: {} (this worktree checks charts against its own files)",
+                store.describe()
+            ),
+        );
+    }
+    Ok(())
+}
+
+/// Sets `embedding` (on for a new store, or as `--embedding`/`--no-embedding` say) and, with
+/// `--shared` or `--local`, `shared` in `.capn/config.json`.
+///
+/// Errors: the config file cannot be parsed or written.
+fn set_config(store: &Store, args: &InitArgs, shared: bool, done: &mut Vec<String>) -> Result<()> {
+    let embedding = if args.no_embedding {
+        Some(false)
+    } else if args.embedding || !store.config_path().exists() {
+        Some(true)
+    } else {
+        None
+    };
+    if let Some(on) = embedding {
+        if crate::config::set_key(&store.config_path(), "embedding", on.into())? {
+            let mode = if on { "on" } else { "off (BM25 only)" };
+            done.push(format!("set embedding {mode} in .capn/config.json"));
+        }
+    }
+    if args.shared || args.local {
+        done.extend(set_shared(store, shared)?);
+    }
+    Ok(())
+}
+
+/// Writes the project's `.gitignore` (the planned bytes, if any) and adds or removes
+/// `.capn/.gitignore` as planned.
+///
+/// Errors: a file cannot be written or removed.
+fn write_gitignores(
+    store: &Store,
+    gitignore: Option<Vec<u8>>,
+    shared: bool,
+    store_ignore: shared::StoreIgnore,
+    done: &mut Vec<String>,
+) -> Result<()> {
+    if let Some(bytes) = gitignore {
+        crate::fsutil::write_atomic(&store.root.join(".gitignore"), &bytes)?;
+        done.push(if shared {
+            "removed the .capn/ line from .gitignore (shared: the charts are committed)".into()
+        } else {
+            "added .capn/ to .gitignore".into()
+        });
+    }
+    let store_gitignore = store.dir.join(".gitignore");
+    match store_ignore {
+        shared::StoreIgnore::Keep => {}
+        shared::StoreIgnore::Write => {
+            crate::fsutil::write_atomic(&store_gitignore, shared::STORE_GITIGNORE.as_bytes())?;
+            done.push(
+                "wrote .capn/.gitignore: git tracks only the charts (entries/*.md) and config.json"
+                    .into(),
+            );
+        }
+        shared::StoreIgnore::Remove => {
+            crate::fsutil::remove_if_exists(&store_gitignore)?;
+            done.push("removed .capn/.gitignore".into());
+        }
+    }
+    Ok(())
+}
+
+/// Saves the three settings files of [`PROJECT_SETTINGS`], each recorded in `rec` (and the
+/// record saved) before it is written. Returns why the record could not be signed, as its last
+/// save found (`None`: signed).
+///
+/// Errors: the record or a settings file cannot be written.
+fn save_settings(
+    root: &Path,
+    files: [&SettingsFile; 3],
+    fresh: Vec<bool>,
+    rec: &mut InstallRecord,
+) -> Result<Option<String>> {
+    let mut unsigned = None;
+    for ((f, label), fresh) in files.into_iter().zip(PROJECT_SETTINGS).zip(fresh) {
+        // Recorded first: a record naming a change that did not happen removes nothing, while a
+        // change without a record could never be undone.
+        record_change(rec, f, label, fresh);
+        unsigned = rec.save(root)?;
+        f.save()?;
+    }
+    Ok(unsigned)
 }
 
 fn report(root: &Path, codex_changed: bool, mut done: Vec<String>) -> Result<ExitCode> {
@@ -544,30 +596,11 @@ const OFFERS_NOTE: &str = "offers: charted answers matching the user's prompt or
 /// [`OFFERS_NOTE`] when embedding is off: the injection gate needs it, so nothing is offered.
 const OFFERS_OFF_NOTE: &str = "offers: none while embedding is off (the offer gate needs it; capn init --embedding turns them on)";
 
-/// The user-level Claude Code settings file, relative to the home folder.
-pub const USER_CLAUDE_SETTINGS: &str = crate::install::hosts::CLAUDE.user_file;
-/// The user-level Codex hooks file, relative to the home folder.
-pub const USER_CODEX_HOOKS: &str = crate::install::hosts::CODEX.user_file;
-
 /// The user-level settings files, read once per run: `~/.claude/settings.json` and
 /// `~/.codex/hooks.json` (each `None` when missing, unreadable or unparseable).
 struct UserFiles {
     claude: Option<SettingsFile>,
     codex: Option<SettingsFile>,
-}
-
-/// The user-level settings file `rel` (relative to the home folder), when there is a home
-/// folder and the file parses (a broken user file is doctor's to report, not init's to fix).
-fn user_settings(rel: &str) -> Option<SettingsFile> {
-    let home = crate::env::home_dir()?;
-    SettingsFile::load_user(&home.join(rel)).ok()
-}
-
-/// The statusline command in the user's `~/.claude/settings.json`, if any (project settings
-/// override it, so ours must wrap it to keep it visible).
-pub fn user_statusline_command() -> Option<String> {
-    let f = user_settings(USER_CLAUDE_SETTINGS)?;
-    crate::install::statusline_command(&f.json).map(str::to_string)
 }
 
 /// Sets `"shared"` in `.capn/config.json` (`capn init --shared` or `--local`) and says what to
@@ -632,26 +665,6 @@ fn plan_gitignore(path: &Path) -> Result<Option<Vec<u8>>> {
     Ok(Some(new))
 }
 
-/// Checks that no folder on the way from `root` to any project file `init` and `uninstall` may
-/// read, write or delete (the settings files, `.gitignore`, the skill) is a symlink: a committed
-/// `.claude -> ../elsewhere` or `.claude/skills -> /anywhere` would lead reads, writes and
-/// deletes out of the project.
-///
-/// Errors: [`crate::fsutil::check_inside`]'s, naming the folder; nothing has been touched.
-pub fn check_project_paths(root: &Path) -> Result<()> {
-    let mut paths: Vec<PathBuf> = PROJECT_SETTINGS.iter().map(|r| root.join(r)).collect();
-    paths.push(root.join(".gitignore"));
-    paths.push(skill_path(root));
-    for p in paths {
-        crate::fsutil::check_inside(root, &p).map_err(|e| {
-            anyhow::anyhow!(
-                "{e:#}; nothing was changed (replace the symlinked folder with a real one, or register the capn hooks and skill by hand: INSTALL.md, \"Registering by hand\")"
-            )
-        })?;
-    }
-    Ok(())
-}
-
 /// What `init` does with the skill file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum SkillPlan {
@@ -689,38 +702,9 @@ fn install_skill(root: &Path, plan: &SkillPlan) -> Result<Option<String>> {
             "kept {rel}: it differs from the bundled /compact-prep skill (delete it and run capn init to update)"
         ))),
         SkillPlan::Install => {
-            if let Some(dir) = path.parent() {
-                crate::fsutil::ensure_dir_inside(root, dir)?;
-            }
-            crate::fsutil::write_atomic(&path, crate::hook::skill::SKILL_MD.as_bytes())?;
+            crate::install::skill::install(root)?;
             Ok(Some(format!("installed the /compact-prep skill in {rel}")))
         }
-    }
-}
-
-/// Removes the bundled skill if it is unmodified (and its folder if left empty). Returns what it
-/// did.
-///
-/// Errors: the file cannot be removed.
-pub fn uninstall_skill(root: &Path) -> Result<Option<String>> {
-    let path = skill_path(root);
-    let rel = crate::store::display_rel(root, &path);
-    match crate::fsutil::read_host_file(&path, "skill")? {
-        Some(text) if text == crate::hook::skill::SKILL_MD.as_bytes() => {
-            std::fs::remove_file(&path)
-                .with_context(|| format!("could not remove {}", path.display()))?;
-            if let Some(dir) = path.parent() {
-                let _ = std::fs::remove_dir(dir);
-                if let Some(skills) = dir.parent() {
-                    let _ = std::fs::remove_dir(skills);
-                }
-            }
-            Ok(Some(format!("removed the /compact-prep skill from {rel}")))
-        }
-        Some(_) => Ok(Some(format!(
-            "kept {rel}: it was changed after capn init installed it"
-        ))),
-        None => Ok(None),
     }
 }
 

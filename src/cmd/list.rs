@@ -25,15 +25,7 @@ pub fn run(args: &ListArgs) -> Result<ExitCode> {
     store.check_dirs()?;
     let dir = store.entries_dir();
     let names = crate::store::entry_names(&dir)?;
-    // The stat cache is bounded by the size of the entries it was built from, as for ask.
-    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-    let entry_bytes = crate::fsutil::stat_names_in(&dir, &refs, false)
-        .into_iter()
-        .filter_map(Result::ok)
-        .map(|st| st.size)
-        .fold(0u64, u64::saturating_add);
-    let limit = crate::fsutil::limits::derived(entry_bytes, names.len() as u64);
-    let mut cache = StatCache::load(&store.stat_cache_path(), limit);
+    let mut cache = stat_cache(&store, &names);
     let shared = store.config().shared;
     let mut out = String::new();
     for name in &names {
@@ -56,28 +48,7 @@ pub fn run(args: &ListArgs) -> Result<ExitCode> {
             .map(|(p, _)| p)
             .collect();
         if args.json {
-            let v = serde_json::json!({
-                "id": entry.id,
-                "question": entry.question,
-                "files": entry.files.keys().collect::<Vec<_>>(),
-            });
-            let mut v = v;
-            if !entry.details.is_empty() {
-                v["details"] = entry.details.clone().into();
-            }
-            if !entry.phrasings.is_empty() {
-                v["phrasings"] = serde_json::json!(entry.phrasings);
-            }
-            v["at"] = entry.at.clone().into();
-            if !changed.is_empty() {
-                v["changed"] = serde_json::json!(changed);
-            }
-            if !unchecked.is_empty() {
-                v["unchecked"] = serde_json::json!(unchecked);
-            }
-            // Whole (an export), but hidden characters as `\uXXXX` escapes (crate::present).
-            out.push_str(&crate::present::json_line(&v)?);
-            out.push('\n');
+            out.push_str(&json(&entry, &changed, &unchecked)?);
         } else {
             let gone: Vec<bool> = changed
                 .iter()
@@ -95,13 +66,60 @@ pub fn run(args: &ListArgs) -> Result<ExitCode> {
     let mut so = std::io::stdout().lock();
     so.write_all(out.as_bytes())?;
     if !args.json && names.is_empty() {
-        if super::ask::is_outside_project(&store) {
-            diag!("capn: {}", super::ask::outside_project("list"));
+        if store.is_outside_project() {
+            diag!("capn: {}", super::messages::outside_project("list"));
         } else {
             diag!("capn: nothing charted yet");
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The stat cache, bounded by the size of the entries `names` (in `.capn/entries/`) it was built
+/// from, as for ask.
+fn stat_cache(store: &Store, names: &[String]) -> StatCache {
+    let dir = store.entries_dir();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let entry_bytes = crate::fsutil::stat_names_in(&dir, &refs, false)
+        .into_iter()
+        .filter_map(Result::ok)
+        .map(|st| st.size)
+        .fold(0u64, u64::saturating_add);
+    let limit = crate::fsutil::limits::derived(entry_bytes, names.len() as u64);
+    StatCache::load(&store.stat_cache_path(), limit)
+}
+
+/// One entry as `list --json` prints it, a line: `{"id","question","files","details"?,
+/// "phrasings"?,"at","changed"?,"unchecked"?}`, whole (an export), but hidden characters as
+/// `\uXXXX` escapes ([`crate::present::json_line`]).
+///
+/// Errors: serde_json's.
+fn json(
+    entry: &crate::store::entry::Entry,
+    changed: &[&String],
+    unchecked: &[&String],
+) -> Result<String> {
+    let mut v = serde_json::json!({
+        "id": entry.id,
+        "question": entry.question,
+        "files": entry.files.keys().collect::<Vec<_>>(),
+    });
+    if !entry.details.is_empty() {
+        v["details"] = entry.details.clone().into();
+    }
+    if !entry.phrasings.is_empty() {
+        v["phrasings"] = serde_json::json!(entry.phrasings);
+    }
+    v["at"] = entry.at.clone().into();
+    if !changed.is_empty() {
+        v["changed"] = serde_json::json!(changed);
+    }
+    if !unchecked.is_empty() {
+        v["unchecked"] = serde_json::json!(unchecked);
+    }
+    let mut line = crate::present::json_line(&v)?;
+    line.push('\n');
+    Ok(line)
 }
 
 /// A path as `list` shows it: a JSON string literal ([`present::quote`], so `a.ts, src` is one
@@ -168,7 +186,7 @@ fn human(
         out.push_str(&format!(
             "  changed since charted: {} (hidden until they are back as charted; `{}` deletes it)\n",
             changed,
-            super::prune::deleting_command(shared)
+            super::messages::deleting_command(shared)
         ));
     }
     if !unchecked.is_empty() {

@@ -21,8 +21,8 @@ use std::process::ExitCode;
 pub fn run(args: &PruneArgs) -> Result<ExitCode> {
     let store = Store::from_env()?;
     if !store.exists() {
-        if super::ask::is_outside_project(&store) {
-            diag!("capn: {}", super::ask::outside_project("prune"));
+        if store.is_outside_project() {
+            diag!("capn: {}", super::messages::outside_project("prune"));
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -83,16 +83,6 @@ pub fn run(args: &PruneArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The command that deletes stale charts, as messages name it: `capn prune`, or in a shared
-/// store (where `prune` only lists them) `capn prune --yes`.
-pub fn deleting_command(shared: bool) -> &'static str {
-    if shared {
-        "capn prune --yes"
-    } else {
-        "capn prune"
-    }
-}
-
 /// One line per chart, `  "<question>" (<files>)`.
 fn named(entries: &[crate::store::entry::Entry]) -> String {
     entries
@@ -100,7 +90,7 @@ fn named(entries: &[crate::store::entry::Entry]) -> String {
         .map(|e| {
             format!(
                 "  {}\n",
-                super::ask::named_chart(&e.question, e.files.keys())
+                crate::present::named_chart(&e.question, e.files.keys())
             )
         })
         .collect()

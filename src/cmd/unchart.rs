@@ -12,8 +12,8 @@ use std::process::ExitCode;
 pub fn run(args: &UnchartArgs) -> Result<ExitCode> {
     let id = args.id.trim();
     let store = Store::from_env()?;
-    if super::ask::is_outside_project(&store) {
-        return Err(Refused(super::ask::outside_project("unchart")).into());
+    if store.is_outside_project() {
+        return Err(Refused(super::messages::outside_project("unchart")).into());
     }
     if !crate::store::entry::is_valid_id(id) || !store.exists() {
         return Err(Refused(format!("unknown id: {id}")).into());

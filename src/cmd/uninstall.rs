@@ -20,7 +20,7 @@
 //! them). A settings file that does not parse is left untouched and reported.
 
 use crate::cli::UninstallArgs;
-use crate::cmd::init::{CODEX_HOOKS, PROJECT_SETTINGS};
+use crate::install::project::{self, CODEX_HOOKS, PROJECT_SETTINGS};
 use crate::install::record::{self, InstallRecord};
 use crate::install::{self, git_hook, SettingsFile};
 use crate::store::Store;
@@ -34,7 +34,7 @@ pub fn run(_args: &UninstallArgs) -> Result<ExitCode> {
     let store = Store::from_env()?;
     store.check_dirs()?;
     let root = store.root.clone();
-    crate::cmd::init::check_project_paths(&root)?;
+    project::check_project_paths(&root)?;
     // Writers of .capn/ hold the lock: the install record is read, then deleted.
     let _lock = store.lock_for_setup()?;
     // Plan first: every file read and every edit made in memory before the first write.
@@ -43,28 +43,10 @@ pub fn run(_args: &UninstallArgs) -> Result<ExitCode> {
         files.push((rel, SettingsFile::load(&root.join(rel))?));
     }
     let mut done = Vec::new();
-    let mut foreign = false;
-    let rec = match record::load(&root) {
-        record::Loaded::Found(r) => Some(r),
-        record::Loaded::Missing => None,
-        record::Loaded::Unreadable(why) => {
-            done.push(format!("could not read the install record: {why}"));
-            None
-        }
-        record::Loaded::Foreign(why) => {
-            // Not this user's (module docs of install::record): trusted for nothing, and kept.
-            done.push(format!(
-                "ignored the install record .capn/install.json and left it in place: {why} \
-                 (capn trusts only a record capn init wrote for you in this project; this one may \
-                 have come with the repository)"
-            ));
-            foreign = true;
-            None
-        }
-    };
+    let (rec, foreign) = trusted_record(&root, &mut done);
     // The other files uninstall may touch: refused now (a FIFO, a symlink) rather than after the
     // settings were written.
-    crate::fsutil::read_host_file(&crate::install::skill::skill_path(&root), "skill")?;
+    crate::install::skill::read_skill(&root)?;
     if let Ok(path) = git_hook::post_commit_path(&root) {
         crate::fsutil::read_host_file(&path, "post-commit hook")?;
     }
@@ -90,13 +72,42 @@ pub fn run(_args: &UninstallArgs) -> Result<ExitCode> {
     if !foreign {
         record::remove(&root)?;
     }
+    report(&store, &done, &kept)?;
+    Ok(ExitCode::SUCCESS)
+}
 
+/// The install record to act on, if there is one this user's capn wrote for this project, and
+/// whether there was one that is not (a foreign record: trusted for nothing, and kept). What is
+/// wrong with one that is not used is said in `done`.
+fn trusted_record(root: &Path, done: &mut Vec<String>) -> (Option<InstallRecord>, bool) {
+    match record::load(root) {
+        record::Loaded::Found(r) => (Some(r), false),
+        record::Loaded::Missing => (None, false),
+        record::Loaded::Unreadable(why) => {
+            done.push(format!("could not read the install record: {why}"));
+            (None, false)
+        }
+        record::Loaded::Foreign(why) => {
+            // Not this user's (module docs of install::record): trusted for nothing, and kept.
+            done.push(format!(
+                "ignored the install record .capn/install.json and left it in place: {why} \
+                 (capn trusts only a record capn init wrote for you in this project; this one may \
+                 have come with the repository)"
+            ));
+            (None, true)
+        }
+    }
+}
+
+/// Prints what was removed (`done`) and kept, and that the charts stay.
+fn report(store: &Store, done: &[String], kept: &[String]) -> Result<()> {
+    let root = &store.root;
     let mut out = std::io::stdout().lock();
     if done.is_empty() && kept.is_empty() {
         writeln!(out, "nothing of capn's is installed in {}", root.display())?;
     } else {
         writeln!(out, "capn uninstall in {}:", root.display())?;
-        for line in done.iter().chain(&kept) {
+        for line in done.iter().chain(kept) {
             writeln!(out, "  {line}")?;
         }
         if !kept.is_empty() {
@@ -112,7 +123,7 @@ pub fn run(_args: &UninstallArgs) -> Result<ExitCode> {
             "kept .capn/ (your charts) and its .gitignore line; remove them by hand if you want: rm -rf .capn"
         )?;
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 /// Writes the edited settings files, after checking that every one may be written (nothing is
@@ -236,7 +247,7 @@ fn edit_recorded(
 /// Removes the skill and the post-commit line the record names.
 fn undo_recorded_files(rec: &InstallRecord, root: &Path, done: &mut Vec<String>) -> Result<()> {
     if rec.skill {
-        done.extend(crate::cmd::init::uninstall_skill(root)?);
+        done.extend(remove_skill(root)?);
     }
     if let Some(pc) = &rec.post_commit {
         // Only ever this project's hook as git runs it now: the recorded path is a check, not a
@@ -270,7 +281,7 @@ fn edit_unrecorded(
     files: &mut [(&str, SettingsFile)],
     done: &mut Vec<String>,
 ) -> Result<Vec<std::path::PathBuf>> {
-    let user_statusline = crate::cmd::init::user_statusline_command();
+    let user_statusline = project::user_statusline_command();
     for (rel, f) in files.iter_mut() {
         let table = if *rel == CODEX_HOOKS {
             install::CODEX_TABLE
@@ -291,13 +302,29 @@ fn edit_unrecorded(
 
 /// Removes the unmodified skill and the `capn prune` line.
 fn undo_unrecorded_files(root: &Path, done: &mut Vec<String>) -> Result<()> {
-    done.extend(crate::cmd::init::uninstall_skill(root)?);
+    done.extend(remove_skill(root)?);
     if let Ok(path) = git_hook::post_commit_path(root) {
         let created = crate::fsutil::read_host_file(&path, "post-commit hook")
             .is_ok_and(|t| t.as_deref().is_some_and(git_hook::is_created_hook_text));
         done.extend(remove_post_commit_line(root, &path, created)?);
     }
     Ok(())
+}
+
+/// Removes the bundled skill if it is unmodified ([`crate::install::skill::remove_bundled`]).
+/// Returns what it did.
+///
+/// Errors: the file cannot be read or removed.
+fn remove_skill(root: &Path) -> Result<Option<String>> {
+    use crate::install::skill::{remove_bundled, skill_path, Removed};
+    let rel = crate::store::display_rel(root, &skill_path(root));
+    Ok(match remove_bundled(root)? {
+        Removed::Nothing => None,
+        Removed::Bundled => Some(format!("removed the /compact-prep skill from {rel}")),
+        Removed::Kept => Some(format!(
+            "kept {rel}: it was changed after capn init installed it"
+        )),
+    })
 }
 
 /// Removes the `capn prune` line from the hook at `path`; deletes the file when `created` (init

@@ -51,15 +51,12 @@ pub mod pre_compact;
 pub mod pre_tool_use;
 pub mod reply;
 pub mod session_start;
-pub mod skill;
 pub mod statusline;
 pub mod stdin;
 pub mod text;
 pub mod transcript;
 pub mod user_prompt_submit;
 pub mod wire;
-
-pub use skill::SKILL_MD;
 
 pub use crate::events::HookEvent;
 pub use crate::hosts::Host;

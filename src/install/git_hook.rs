@@ -255,10 +255,7 @@ pub fn post_commit_path(root: &Path) -> Result<PathBuf> {
 pub fn same_path(a: &Path, b: &Path) -> bool {
     fn resolved(p: &Path) -> PathBuf {
         match (p.parent(), p.file_name()) {
-            (Some(dir), Some(name)) => dir
-                .canonicalize()
-                .map(|d| d.join(name))
-                .unwrap_or_else(|_| p.to_path_buf()),
+            (Some(dir), Some(name)) => crate::fsutil::resolved(dir).join(name),
             _ => p.to_path_buf(),
         }
     }

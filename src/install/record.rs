@@ -21,6 +21,19 @@
 //! without a record (removing only what is identical to what `init` writes, deleting no settings
 //! file) and leaves that file alone. When no key can be made, `init` says the record is unsigned.
 //!
+//! **Why it stays in the project, signed** (weighed in issue 23 against a record in the per-user
+//! state dir, trusted from its location as zoxide and atuin trust their state). A record there
+//! would keep both guarantees: every byte in it was written by this user's capn, so `uninstall`
+//! could restore only the user's own bytes and never act on a record a repository shipped,
+//! provided the state dir is refused inside the project, as the key's is now. But it would not
+//! be far less code: the HMAC and the key (about 120 lines) go, while a file per project keyed
+//! by its resolved path, a sweep of records whose project is gone, and the `ProjectId` match
+//! that lets a moved project keep its record all stay or are added; and reading a 0.3 record to
+//! migrate it means verifying its `mac`, so the key code stays for at least one release anyway.
+//! It would also change what users see (`rm -rf .capn` no longer takes the record with it; a
+//! record outlives its project) and rewrite the tests that forge, move and copy
+//! `.capn/install.json`. That is a format change for its own release, not a structure pass.
+//!
 //! Shape (version 1; unknown keys are ignored):
 //!
 //! ```json

@@ -1,14 +1,25 @@
-//! The bundled `/compact-prep` skill as a project holds it: where `init` installs it and what is
-//! there now (init decides from this what to write, doctor what to report).
+//! The bundled `/compact-prep` skill, the one owner of its rules: what it is (embedded in the
+//! binary, so `capn init` can install it without the source tree), where a project holds it,
+//! what is there now (init decides from this what to write, doctor what to report, uninstall
+//! what to remove), and how it is installed and removed.
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
+
+/// `skills/compact-prep/SKILL.md`: YAML frontmatter (`name`, `description` with the mandatory
+/// triggers and what must not trigger it, `argument-hint`, `allowed-tools: Read, Write,
+/// Bash(capn state:*)`) and the procedure. Installed as `<skills dir>/compact-prep/SKILL.md`
+/// (hooks reference, section 4).
+pub const SKILL_MD: &str = include_str!("../../skills/compact-prep/SKILL.md");
+
+/// The skill's directory name, which is also its slash command (`/compact-prep`).
+pub const SKILL_NAME: &str = "compact-prep";
 
 /// Where `init` installs the bundled `/compact-prep` skill (skills reference: project skills live
 /// in `.claude/skills/<name>/SKILL.md`).
 pub fn skill_path(root: &Path) -> PathBuf {
     root.join(".claude/skills")
-        .join(crate::hook::skill::SKILL_NAME)
+        .join(SKILL_NAME)
         .join("SKILL.md")
 }
 
@@ -17,7 +28,7 @@ pub fn skill_path(root: &Path) -> PathBuf {
 pub enum SkillFile {
     /// There is none.
     Missing,
-    /// Exactly the bundled skill ([`crate::hook::skill::SKILL_MD`]).
+    /// Exactly the bundled skill ([`SKILL_MD`]).
     Bundled,
     /// Another text (the user's edits, or an older capn's copy).
     Edited,
@@ -32,8 +43,121 @@ pub fn read_skill(root: &Path) -> Result<SkillFile> {
     Ok(
         match crate::fsutil::read_host_file(&skill_path(root), "skill")? {
             None => SkillFile::Missing,
-            Some(b) if b == crate::hook::skill::SKILL_MD.as_bytes() => SkillFile::Bundled,
+            Some(b) if b == SKILL_MD.as_bytes() => SkillFile::Bundled,
             Some(_) => SkillFile::Edited,
         },
     )
+}
+
+/// Writes the bundled skill to [`skill_path`] (creating its folders inside `root`, never through
+/// a symlink), replacing whatever is there: the caller has checked with [`read_skill`] that
+/// nothing is.
+///
+/// Errors: a folder on the way cannot be made, or the file cannot be written.
+pub fn install(root: &Path) -> Result<()> {
+    let path = skill_path(root);
+    if let Some(dir) = path.parent() {
+        crate::fsutil::ensure_dir_inside(root, dir)?;
+    }
+    crate::fsutil::write_atomic(&path, SKILL_MD.as_bytes())
+}
+
+/// What [`remove_bundled`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Removed {
+    /// There was no skill file.
+    Nothing,
+    /// It was the bundled skill: deleted, with its folders when left empty.
+    Bundled,
+    /// It holds another text (changed after `init` installed it): kept.
+    Kept,
+}
+
+/// Removes the project's skill file if it is exactly the bundled one (and its folder and the
+/// skills folder when left empty); keeps any other text.
+///
+/// Errors: it is a symlink, a FIFO or other special file, or cannot be read or removed.
+pub fn remove_bundled(root: &Path) -> Result<Removed> {
+    let path = skill_path(root);
+    Ok(match read_skill(root)? {
+        SkillFile::Missing => Removed::Nothing,
+        SkillFile::Edited => Removed::Kept,
+        SkillFile::Bundled => {
+            std::fs::remove_file(&path)
+                .with_context(|| format!("could not remove {}", path.display()))?;
+            if let Some(dir) = path.parent() {
+                let _ = std::fs::remove_dir(dir);
+                if let Some(skills) = dir.parent() {
+                    let _ = std::fs::remove_dir(skills);
+                }
+            }
+            Removed::Bundled
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frontmatter() -> &'static str {
+        let rest = SKILL_MD.strip_prefix("---\n").expect("starts with ---");
+        let end = rest.find("\n---\n").expect("frontmatter closes");
+        &rest[..end]
+    }
+
+    #[test]
+    fn frontmatter_has_the_required_keys() {
+        let fm = frontmatter();
+        let has = |line: &str| fm.lines().any(|l| l == line);
+        assert!(has("name: compact-prep"), "{fm}");
+        assert!(
+            has("allowed-tools: Read, Write, Bash(capn state:*)"),
+            "{fm}"
+        );
+        assert!(fm.lines().any(|l| l.starts_with("argument-hint: ")));
+        // The folded (>-) description, whitespace collapsed as YAML does.
+        let desc = fm.split("description:").nth(1).unwrap();
+        let desc = desc.split("\nargument-hint:").next().unwrap();
+        let desc = desc.split_whitespace().collect::<Vec<_>>().join(" ");
+        for needle in [
+            "/compact-prep",
+            "compact prep",
+            "prepare for compaction",
+            "Do not trigger",
+        ] {
+            assert!(desc.contains(needle), "description lacks {needle:?}");
+        }
+        for not in [
+            "recovering after a compaction",
+            "progress reports",
+            "making a plan",
+        ] {
+            assert!(
+                desc.contains(not),
+                "description lacks the non-trigger {not:?}"
+            );
+        }
+        // The description must fit the host's 1,536-character cap.
+        assert!(desc.len() < 1536);
+    }
+
+    #[test]
+    fn body_lists_the_nine_headings_in_order_and_the_commands() {
+        let mut at = 0;
+        for h in crate::session::STATE_HEADINGS {
+            let i = SKILL_MD[at..]
+                .find(&format!("{h}\n"))
+                .unwrap_or_else(|| panic!("{h} missing or out of order"));
+            at += i + h.len();
+        }
+        for cmd in [
+            "capn state path",
+            "capn state save",
+            "capn state show",
+            "/compact",
+        ] {
+            assert!(SKILL_MD.contains(cmd), "missing {cmd}");
+        }
+    }
 }

@@ -282,20 +282,13 @@ pub fn load_within(
     // rather than read again. `None` when no such read was made.
     let mut read_before = None;
     if let (Check::Folder, Some(f)) = (check, folder) {
-        match read_index(store, TRUSTED_READ_MAX, model) {
-            Some((idx, vectors, _))
-                if idx.folder == Some(f)
-                    && !f.is_racy(idx.built_at_ns)
-                    && idx.listed.0 >= FOLDER_TRUST_MIN_FILES =>
-            {
-                return Ok(Some(Snapshot::from_index(idx, vectors, model)));
-            }
-            read => read_before = Some(read),
+        match trusted_by_folder(store, f, model) {
+            Trusted::Yes(snap) => return Ok(Some(snap)),
+            Trusted::No(read) => read_before = Some(read),
         }
     }
     let (listing, saw_temp_files) = list_entry_files(&dir)?;
-    let listed = listing::totals(&listing);
-    let limit = limit_for(listed);
+    let limit = limit_for(listing::totals(&listing));
     let read = match read_before {
         // Read under the larger bound: kept only if it also fits the listing's.
         Some(read) => read.filter(|(_, _, size)| *size <= limit),
@@ -305,62 +298,22 @@ pub fn load_within(
     if let Some((old, idx, vectors)) = indexed {
         let built_at_ns = idx.built_at_ns;
         let mut snap = Snapshot::from_index(idx, vectors, model);
-        let (removed, mut changed) = listing::diff(&old, &listing);
-        // Entries written within the racy window may have changed without changing their
-        // stamp: re-read just those and compare them with the index.
-        let racy: Vec<&Listed> = listing
-            .iter()
-            .filter(|l| l.mtime_ns.saturating_add(entry_racy_window_ns(l.mtime_ns)) >= built_at_ns)
-            .collect();
-        let disagree: Vec<String> = racy
-            .iter()
-            .filter(|l| changed.binary_search(&l.name).is_err())
-            .filter(|l| !snap.agrees_with_file(store, &l.name))
-            .map(|l| l.name.clone())
-            .collect();
-        changed.extend(disagree);
-        if removed.is_empty() && changed.is_empty() {
-            if racy.len() > RACY_RESAVE_MIN {
-                // Verified now: a writer re-saves the index with this time, so these files are
-                // not re-read on every call. For a few (the entry just charted) that re-read is
-                // cheaper than rewriting the whole index.
-                snap.built_at_ns = start_ns;
-                snap.index_dirty = true;
-            }
-            if snap.folder != folder {
-                // The listing agrees but the folder's stamp is not the recorded one (a temp
-                // file came and went, or a writer could not vouch for it): a writer records the
-                // stamp seen before this listing, so readers trust it again.
+        let changes = changes_since(store, &snap, &old, &listing, built_at_ns);
+        if changes.removed.is_empty() && changes.changed.is_empty() {
+            snap.unchanged(listing, folder, changes.racy, start_ns);
+            snap.saw_temp_files = saw_temp_files;
+            return Ok(Some(snap));
+        }
+        match splice(
+            store, &mut snap, old, &changes, &listing, max_reads, max_bytes,
+        ) {
+            Spliced::Done => {
                 snap.folder = folder;
-                snap.index_dirty = true;
+                snap.saw_temp_files = saw_temp_files;
+                return Ok(Some(snap));
             }
-            snap.listing = Some(listing);
-            snap.saw_temp_files = saw_temp_files;
-            return Ok(Some(snap));
-        }
-        // Entry files added, removed or rewritten by another tool (a `git pull`, an editor):
-        // read only those and splice them in, as a writer's own change is (when most of them
-        // changed, reading them all is as cheap).
-        snap.listed = listing::totals(&old);
-        snap.listing = Some(old);
-        let few = 2 * (removed.len() + changed.len()) <= listing.len().max(16);
-        let changed_bytes = || {
-            changed
-                .iter()
-                .filter_map(|n| {
-                    // The listing is sorted by name.
-                    let at = listing.binary_search_by(|l| l.name.as_str().cmp(n)).ok()?;
-                    listing.get(at)
-                })
-                .fold(0u64, |sum, l| sum.saturating_add(l.size))
-        };
-        if few && (changed.len() > max_reads || changed_bytes() > max_bytes) {
-            return Ok(None);
-        }
-        if few && snap.refresh(store, &removed, &changed, &listing).is_ok() {
-            snap.folder = folder;
-            snap.saw_temp_files = saw_temp_files;
-            return Ok(Some(snap));
+            Spliced::OverBounds => return Ok(None),
+            Spliced::ReadAll => {}
         }
     }
     if listing.len() > max_reads || listing::totals(&listing).1 > max_bytes {
@@ -369,6 +322,121 @@ pub fn load_within(
     let mut snap = Snapshot::rebuild(store, listing, folder, start_ns)?;
     snap.saw_temp_files = saw_temp_files;
     Ok(Some(snap))
+}
+
+/// What [`read_index`] gave.
+type IndexRead = Option<(IndexFile, LoadedVectors, u64)>;
+
+/// What [`trusted_by_folder`] found.
+enum Trusted {
+    /// The index, vouched for by the folder's stamp.
+    Yes(Snapshot),
+    /// Not vouched for: what the read found, for the next strategies.
+    No(IndexRead),
+}
+
+/// The first strategy of [`load_within`], for [`Check::Folder`]: the index alone, when the
+/// entries folder's stamp `f` is the one it records, not racy, over a store of at least
+/// [`FOLDER_TRUST_MIN_FILES`] entries.
+fn trusted_by_folder(store: &Store, f: FolderStamp, model: Option<&'static Model>) -> Trusted {
+    match read_index(store, TRUSTED_READ_MAX, model) {
+        Some((idx, vectors, _))
+            if idx.folder == Some(f)
+                && !f.is_racy(idx.built_at_ns)
+                && idx.listed.0 >= FOLDER_TRUST_MIN_FILES =>
+        {
+            Trusted::Yes(Snapshot::from_index(idx, vectors, model))
+        }
+        read => Trusted::No(read),
+    }
+}
+
+/// How the entry files listed now differ from the listing the index was built from.
+struct Changes {
+    /// Entry files gone since.
+    removed: Vec<String>,
+    /// Entry files added or rewritten since, and racy ones whose text disagrees with the index.
+    changed: Vec<String>,
+    /// How many files were written within the racy window of the index's build time.
+    racy: usize,
+}
+
+/// Compares the listing `now` with the index's `old` one (built at `built_at_ns`). Entries
+/// written within the racy window may have changed without changing their stamp: those are
+/// re-read and compared with the index.
+fn changes_since(
+    store: &Store,
+    snap: &Snapshot,
+    old: &[Listed],
+    now: &[Listed],
+    built_at_ns: i64,
+) -> Changes {
+    let (removed, mut changed) = listing::diff(old, now);
+    let racy: Vec<&Listed> = now
+        .iter()
+        .filter(|l| l.mtime_ns.saturating_add(entry_racy_window_ns(l.mtime_ns)) >= built_at_ns)
+        .collect();
+    let disagree: Vec<String> = racy
+        .iter()
+        .filter(|l| changed.binary_search(&l.name).is_err())
+        .filter(|l| !snap.agrees_with_file(store, &l.name))
+        .map(|l| l.name.clone())
+        .collect();
+    changed.extend(disagree);
+    Changes {
+        removed,
+        changed,
+        racy: racy.len(),
+    }
+}
+
+/// What [`splice`] came to.
+enum Spliced {
+    /// The changed entries were read and spliced in.
+    Done,
+    /// Splicing would read more than the bounds allow.
+    OverBounds,
+    /// Most entries changed, or the splice failed: read them all.
+    ReadAll,
+}
+
+/// The third strategy of [`load_within`]: entry files added, removed or rewritten by another
+/// tool (a `git pull`, an editor) are read alone and spliced into the index's snapshot, as a
+/// writer's own change is (when most of them changed, reading them all is as cheap). `snap` is
+/// left unusable unless it says [`Spliced::Done`].
+fn splice(
+    store: &Store,
+    snap: &mut Snapshot,
+    old: Vec<Listed>,
+    changes: &Changes,
+    listing: &[Listed],
+    max_reads: usize,
+    max_bytes: u64,
+) -> Spliced {
+    let Changes {
+        removed, changed, ..
+    } = changes;
+    snap.listed = listing::totals(&old);
+    snap.listing = Some(old);
+    let few = 2 * (removed.len() + changed.len()) <= listing.len().max(16);
+    if !few {
+        return Spliced::ReadAll;
+    }
+    let changed_bytes = changed
+        .iter()
+        .filter_map(|n| {
+            // The listing is sorted by name.
+            let at = listing.binary_search_by(|l| l.name.as_str().cmp(n)).ok()?;
+            listing.get(at)
+        })
+        .fold(0u64, |sum, l| sum.saturating_add(l.size));
+    if changed.len() > max_reads || changed_bytes > max_bytes {
+        return Spliced::OverBounds;
+    }
+    match snap.refresh(store, removed, changed, listing) {
+        Ok(()) => Spliced::Done,
+        Err(_) => Spliced::ReadAll,
+    }
 }
 
 /// A 64-bit signature of an entry's phrasings and details (FNV-1a over [`Entry::asked`] and
@@ -413,6 +481,33 @@ pub fn build_bm25(entries: &[Entry]) -> Bm25Index {
 }
 
 impl Snapshot {
+    /// The second strategy of [`load_within`]: the index agrees with the entry files listed
+    /// now (`racy` of them written within its racy window, and re-read). Takes the listing and
+    /// marks the index for re-saving when that spares later calls work.
+    fn unchanged(
+        &mut self,
+        listing: Vec<Listed>,
+        folder: Option<FolderStamp>,
+        racy: usize,
+        start_ns: i64,
+    ) {
+        if racy > RACY_RESAVE_MIN {
+            // Verified now: a writer re-saves the index with this time, so these files are
+            // not re-read on every call. For a few (the entry just charted) that re-read is
+            // cheaper than rewriting the whole index.
+            self.built_at_ns = start_ns;
+            self.index_dirty = true;
+        }
+        if self.folder != folder {
+            // The listing agrees but the folder's stamp is not the recorded one (a temp
+            // file came and went, or a writer could not vouch for it): a writer records the
+            // stamp seen before this listing, so readers trust it again.
+            self.folder = folder;
+            self.index_dirty = true;
+        }
+        self.listing = Some(listing);
+    }
+
     /// The snapshot `index.bin` (and its vectors) describe; no listing (see [`load`]).
     fn from_index(idx: IndexFile, vectors: LoadedVectors, model: Option<&'static Model>) -> Self {
         let (vectors, vectors_tag) = match vectors {

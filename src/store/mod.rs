@@ -18,8 +18,15 @@ pub mod paths;
 pub mod phrasing;
 pub mod provenance;
 pub mod retention;
+mod stale;
 pub mod worktree;
+mod writer;
 
+use stale::note_unchecked;
+pub use stale::{changed_files, entry_is_fresh, entry_is_stale, stale_positions};
+pub use writer::Writer;
+
+use anyhow::Result;
 use std::path::{Path, PathBuf};
 
 /// Name of the store folder at the project root.
@@ -48,7 +55,7 @@ impl Store {
     /// worktree without a `.capn/` of its own, the main checkout's, with this worktree's own
     /// derived files in `<main>/.capn/worktrees/<name>/` ([`worktree`]).
     pub fn at(root: PathBuf) -> Store {
-        let root = dunce::canonicalize(&root).unwrap_or(root);
+        let root = crate::fsutil::resolved(&root);
         let own = root.join(STORE_DIR);
         if std::fs::symlink_metadata(&own).is_err() {
             if let Some(l) = worktree::linked(&root) {
@@ -152,6 +159,12 @@ impl Store {
     /// True when `.capn/` exists.
     pub fn exists(&self) -> bool {
         self.dir.is_dir()
+    }
+
+    /// True when this store is outside any project: no `.capn/` at or above the working
+    /// directory, and its root is not a git repository.
+    pub fn is_outside_project(&self) -> bool {
+        !self.exists() && !self.root.join(".git").exists()
     }
 
     /// Checks that `.capn/` and `.capn/entries/` are real folders (or absent): capn never reads
@@ -265,87 +278,6 @@ pub fn hook_root(cwd: &Path) -> PathBuf {
     find_root(cwd)
 }
 
-use anyhow::{Context, Result};
-use entry::Entry;
-use fresh::StatCache;
-use index::Snapshot;
-use lock::StoreLock;
-
-/// A store opened for writing: the lock is held for the life of this value, and the snapshot was
-/// loaded under it, so it is the truth until this writer changes it.
-pub struct Writer {
-    /// The store.
-    pub store: Store,
-    /// Entries and index, loaded under the lock.
-    pub snap: Snapshot,
-    /// The stat cache.
-    pub cache: StatCache,
-    _lock: StoreLock,
-}
-
-impl Store {
-    /// Creates `.capn/entries/` if missing, takes the writers' lock (waiting for it) and loads the
-    /// entries, listing and stat'ing every entry file ([`index::Check::Files`]), so entries edited
-    /// in place are re-indexed (`prune`, `unchart`, `bust`).
-    ///
-    /// Errors: the store cannot be created, locked or listed.
-    pub fn open_writer(&self) -> Result<Writer> {
-        self.open_writer_with(index::Check::Files)
-    }
-
-    /// [`Store::open_writer`] with the index checked as `check` says: `chart` trusts the entries
-    /// folder's stamp on a large store ([`index::Check::Folder`]), so its cost does not grow with
-    /// the store; the listing it then records is the one `index.bin` held, updated for the
-    /// entry it writes.
-    ///
-    /// Errors: the store cannot be created, locked or listed.
-    pub fn open_writer_with(&self, check: index::Check) -> Result<Writer> {
-        self.check_dirs()?;
-        crate::fsutil::ensure_dir_inside(self.home(), &self.entries_dir())?;
-        let lock = StoreLock::acquire(&self.lock_path())?;
-        self.writer_from(lock, check)
-    }
-
-    /// The writers' lock alone, for commands that write capn's own files in `.capn/` other than
-    /// the entries and the derived files (`init`: `config.json`, `install.json`; `uninstall`).
-    /// `None` when there is no `.capn/` yet (nothing to guard).
-    ///
-    /// Errors: the lock file cannot be created or locked.
-    pub fn lock_for_setup(&self) -> Result<Option<StoreLock>> {
-        if !self.dir.is_dir() {
-            return Ok(None);
-        }
-        StoreLock::acquire(&self.lock_path()).map(Some)
-    }
-
-    /// Like [`Store::open_writer`], but only if the lock is free now and the store exists, and
-    /// with the index trusted by the entries folder's stamp ([`index::Check::Folder`]): for
-    /// readers that may delete what they find stale on the way (`ask`). Changing entries lists
-    /// the folder first ([`Writer::ensure_listed`]).
-    pub fn try_open_writer(&self) -> Option<Writer> {
-        if !self.exists() || self.check_dirs().is_err() {
-            return None;
-        }
-        let lock = StoreLock::try_acquire(&self.lock_path())?;
-        self.writer_from(lock, index::Check::Folder).ok()
-    }
-
-    fn writer_from(&self, lock: StoreLock, check: index::Check) -> Result<Writer> {
-        if self.is_borrowed() {
-            // This worktree's own derived files (the stat cache) live here.
-            crate::fsutil::ensure_dir_inside(self.home(), &self.local)?;
-        }
-        let snap = index::load(self, check)?;
-        let cache = StatCache::load(&self.stat_cache_path(), snap.derived_limit());
-        Ok(Writer {
-            store: self.clone(),
-            snap,
-            cache,
-            _lock: lock,
-        })
-    }
-}
-
 /// Prints `capn: warning: <error chain>` on stderr (write errors ignored).
 pub fn warn(e: &anyhow::Error) {
     diag!("capn: warning: {e:#}");
@@ -391,248 +323,5 @@ pub fn display_rel(root: &Path, path: &Path) -> String {
             .collect::<Vec<_>>()
             .join("/"),
         Err(_) => path.display().to_string(),
-    }
-}
-
-/// Positions of entries that must not answer: a backing file changed, vanished or was replaced
-/// (stale: hidden and kept; `prune` deletes these), or could not be checked (hidden and kept; a
-/// note on stderr names the file once per process). Each distinct path is checked once.
-pub fn stale_positions(root: &Path, snap: &Snapshot, cache: &mut StatCache) -> Vec<usize> {
-    let keys: Vec<&str> = snap.paths.iter().map(String::as_str).collect();
-    let states = cache.states(root, &keys);
-    for (k, st) in keys.iter().zip(&states) {
-        if let fresh::FileState::Unchecked(kind) = st {
-            note_unchecked(k, *kind);
-        }
-    }
-    // Judged once per (path, recorded hash): most paths are recorded with one hash.
-    let mut judged: std::collections::HashMap<(u32, [u8; 32]), bool> = Default::default();
-    (0..snap.len())
-        .filter(|&i| {
-            !snap.refs.of(i).all(|(p, h)| {
-                *judged.entry((p, *h)).or_insert_with(|| {
-                    let state = states[p as usize];
-                    cache.judge(root, keys[p as usize], state, Some(h)) == fresh::Judged::Fresh
-                })
-            })
-        })
-        .collect()
-}
-
-/// Says once per process and file that `key` could not be checked, so its charts are hidden.
-pub(super) fn note_unchecked(key: &str, kind: std::io::ErrorKind) {
-    static NOTED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
-    let Ok(mut noted) = NOTED.lock() else { return };
-    if noted.iter().any(|k| k == key) {
-        return;
-    }
-    noted.push(key.to_string());
-    let why = match kind {
-        std::io::ErrorKind::FileTooLarge => {
-            format!("over the {} MiB limit", fresh::MAX_BACKING_BYTES >> 20)
-        }
-        k => std::io::Error::from(k).to_string(),
-    };
-    diag!("capn: note: could not check {key} ({why}): charts backed by it are hidden, not deleted");
-}
-
-/// True when a backing file of `e` has definitely changed since it was charted (gone, replaced,
-/// or hashing differently). A file that cannot be checked does not make an entry stale.
-pub fn entry_is_stale(root: &Path, e: &Entry, cache: &mut StatCache) -> bool {
-    e.files.iter().any(|(p, h)| cache.is_changed(root, p, h))
-}
-
-/// True when every backing file of `e` hashes as charted right now (line ends aside); false
-/// when one changed or could not be checked.
-pub fn entry_is_fresh(root: &Path, e: &Entry, cache: &mut StatCache) -> bool {
-    e.files.iter().all(|(p, h)| cache.is_current(root, p, h))
-}
-
-/// The backing files of `e` that have definitely changed ([`StatCache::is_changed`]), in the
-/// entry's order.
-pub fn changed_files<'e>(root: &Path, e: &'e Entry, cache: &mut StatCache) -> Vec<&'e String> {
-    e.files
-        .iter()
-        .filter(|(p, h)| cache.is_changed(root, p, h))
-        .map(|(p, _)| p)
-        .collect()
-}
-
-impl Writer {
-    /// Deletes the entries at `positions` that are confirmed by `confirm` after re-reading their
-    /// file (so an entry rewritten in place since the index was built is judged by what it says
-    /// now), then rebuilds the derived state. Returns the deleted entries as they were read just
-    /// before deletion (so a caller can say which charts went and why).
-    ///
-    /// Errors: an entry file cannot be removed or the folder cannot be listed.
-    pub fn delete_positions_listed(
-        &mut self,
-        positions: &[usize],
-        confirm: &mut dyn FnMut(&Entry, &mut StatCache) -> bool,
-    ) -> Result<Vec<Entry>> {
-        if positions.is_empty() {
-            return Ok(Vec::new());
-        }
-        let ids: Vec<String> = positions
-            .iter()
-            .map(|&i| self.snap.ids[i].clone())
-            .collect();
-        self.ensure_listed()?;
-        let mut drop = Vec::new();
-        let mut removed = Vec::new();
-        let mut disagree = false;
-        let was_current = self.snap.folder_is_current(&self.store);
-        for id in ids {
-            let Some(i) = self.snap.position(&id) else {
-                continue;
-            };
-            let path = self.store.entry_path(&id);
-            let name = format!("{id}.md");
-            let e = match index::read_entry(&path, &name) {
-                Ok(e) => {
-                    if !self.snap.agrees_with(i, &e) {
-                        disagree = true;
-                    }
-                    if !confirm(&e, &mut self.cache) {
-                        continue;
-                    }
-                    e
-                }
-                // Gone already (another writer) or no longer parses: it is not ours to delete.
-                Err(_) => {
-                    disagree = true;
-                    continue;
-                }
-            };
-            crate::fsutil::remove_if_exists(&path).with_context(|| {
-                format!(
-                    "could not delete entry: {}",
-                    display_rel(&self.store.root, &path)
-                )
-            })?;
-            drop.push(id);
-            removed.push(e);
-        }
-        if disagree {
-            self.snap = Snapshot::reloaded(&self.store)?;
-            return Ok(removed);
-        }
-        if drop.is_empty() {
-            return Ok(removed);
-        }
-        let store = self.store.clone();
-        let touched: Vec<String> = drop.iter().map(|id| format!("{id}.md")).collect();
-        self.apply_or_reload(&drop, Vec::new(), &touched)?;
-        self.snap.folder_changed(&store, was_current);
-        Ok(removed)
-    }
-
-    /// Deletes the entries at `positions` unconditionally (unchart, bust); returns how many.
-    ///
-    /// Errors: as [`Writer::delete_positions_listed`].
-    pub fn delete_positions(&mut self, positions: &[usize]) -> Result<usize> {
-        self.delete_positions_listed(positions, &mut |_, _| true)
-            .map(|removed| removed.len())
-    }
-
-    /// Deletes the entries at `positions` whose files are stale when re-checked from the entry
-    /// file itself (prune, ask; an entry whose files could not be checked is kept) and returns
-    /// them (ask names them on a miss).
-    ///
-    /// Errors: as [`Writer::delete_positions_listed`].
-    pub fn delete_stale_listed(&mut self, positions: &[usize]) -> Result<Vec<Entry>> {
-        let root = self.store.root.clone();
-        self.delete_positions_listed(positions, &mut |e, cache| entry_is_stale(&root, e, cache))
-    }
-
-    /// [`Writer::delete_stale_listed`], except that an entry current in another checkout of
-    /// the repository ([`worktree::other_checkouts`]: the main checkout and every linked
-    /// worktree) is kept: it is stale only here, and every checkout shares one memory. The
-    /// other checkouts' files are hashed without a stat cache (their stamps are theirs).
-    ///
-    /// Errors: as [`Writer::delete_stale_listed`].
-    pub fn delete_stale_in_every_checkout(&mut self, positions: &[usize]) -> Result<Vec<Entry>> {
-        let root = self.store.root.clone();
-        let others = worktree::other_checkouts(self.store.home(), &root);
-        let fresh_elsewhere = |e: &Entry| {
-            others
-                .iter()
-                .any(|o| entry_is_fresh(o, e, &mut StatCache::default()))
-        };
-        self.delete_positions_listed(positions, &mut |e, cache| {
-            entry_is_stale(&root, e, cache) && !fresh_elsewhere(e)
-        })
-    }
-
-    /// Makes sure every entry file was listed when the snapshot was loaded (a writer opened by
-    /// [`Store::try_open_writer`] trusted the folder stamp): writers need the listing to record
-    /// what they change. Call it before deciding what to change, since it may reload.
-    ///
-    /// Errors: the entries folder cannot be listed.
-    pub fn ensure_listed(&mut self) -> Result<()> {
-        if !self.snap.is_listed() {
-            self.snap = index::load(&self.store, index::Check::Files)?;
-        }
-        Ok(())
-    }
-
-    /// [`Snapshot::apply`]; when that fails (an inconsistent index), the snapshot is rebuilt
-    /// from the entry files, which already hold the change.
-    ///
-    /// Errors: the entries folder cannot be listed.
-    pub(super) fn apply_or_reload(
-        &mut self,
-        remove: &[String],
-        insert: Vec<Entry>,
-        touched: &[String],
-    ) -> Result<()> {
-        if self
-            .snap
-            .apply(&self.store, remove, insert, touched)
-            .is_err()
-        {
-            self.snap = Snapshot::reloaded(&self.store)?;
-        }
-        Ok(())
-    }
-
-    /// [`Writer::finish`], reporting a failure on stderr instead of failing the command: the
-    /// derived files are rebuilt from the entries next time, so a full disk or a broken
-    /// `index.bin` must not turn an answer or a successful chart into an error.
-    pub fn finish_or_warn(self) {
-        if let Err(e) = self.finish() {
-            warn(&e);
-        }
-    }
-
-    /// Writes every derived file that is out of date: the index, the texts, map.json and the stat
-    /// cache (pruned to paths that entries still reference).
-    ///
-    /// Errors: a derived file cannot be written.
-    pub fn finish(mut self) -> Result<()> {
-        // Temp files of writers killed mid-write (older than any write in progress).
-        let max_age = std::time::Duration::from_secs(600);
-        crate::fsutil::remove_stale_temp_files(&self.store.dir, max_age);
-        // capn 0.3 kept every entry's text in texts.bin for rebuilding; the index is now
-        // updated in place, so a file left by that version is only stale.
-        let _ = crate::fsutil::remove_if_exists(&self.store.texts_path());
-        if self.snap.saw_temp_files {
-            crate::fsutil::remove_stale_temp_files(&self.store.entries_dir(), max_age);
-        }
-        if self.snap.content_changed || !self.store.map_path().exists() {
-            map::save(&self.store.map_path(), &self.snap)?;
-        }
-        index::save(&self.store, &mut self.snap)?;
-        // Pruning the cache to live paths needs a set of every path: only worth building when
-        // the cache is written anyway or the entries changed.
-        if self.cache.is_dirty() || self.snap.content_changed {
-            let live: std::collections::HashSet<&str> =
-                self.snap.paths.iter().map(String::as_str).collect();
-            self.cache.save(
-                &self.store.stat_cache_path(),
-                Some(&|k: &str| live.contains(k)),
-            )?;
-        }
-        Ok(())
     }
 }

@@ -74,11 +74,10 @@ fn check_store_files(root: &Path, checks: &mut Vec<Check>) {
         return;
     }
     check_entries(root, &store, what, checks);
-    check_config_file(&store.config_path(), checks);
+    check_config(&store, checks);
 }
 
-/// The entries folder: present, with how many charts parse (a warning names the first that
-/// does not).
+/// The entries folder: present, how many charts, and the malformed ones.
 fn check_entries(root: &Path, store: &Store, what: String, checks: &mut Vec<Check>) {
     match crate::hook::statusline::chart_count(root) {
         Some(n) => {
@@ -117,10 +116,11 @@ fn check_entries(root: &Path, store: &Store, what: String, checks: &mut Vec<Chec
     }
 }
 
-/// `.capn/config.json` (at `path`), when there is one: readable, JSON, and each setting valid.
-fn check_config_file(path: &Path, checks: &mut Vec<Check>) {
+/// `.capn/config.json`, when there is one: readable, JSON, and its keys valid.
+fn check_config(store: &Store, checks: &mut Vec<Check>) {
+    let path = store.config_path();
     use crate::fsutil::{limits, read_limited, Follow, ReadError};
-    let text = match read_limited(path, limits::CONFIG, Follow::Never)
+    let text = match read_limited(&path, limits::CONFIG, Follow::Never)
         .map(|b| String::from_utf8_lossy(&b).into_owned())
     {
         Ok(t) => t,
@@ -138,41 +138,44 @@ fn check_config_file(path: &Path, checks: &mut Vec<Check>) {
         "edit {} (keys: \"embedding\": true|false, \"warn_at\": 1..100, \"offer\": true|false|{{\"prompt\": bool, \"search\": bool}}), or delete it and run capn init",
         path.display()
     );
-    // A UTF-8 BOM is not part of the JSON (the config loader and init skip it too).
-    let problem =
-        match serde_json::from_str::<Value>(text.strip_prefix('\u{feff}').unwrap_or(&text)) {
-            Err(e) => Some(format!("{} is not JSON: {e}", path.display())),
-            Ok(Value::Object(m)) => {
-                let mut p = Vec::new();
-                if m.get("embedding").is_some_and(|v| !v.is_boolean()) {
-                    p.push(format!(
-                        "\"embedding\" is {}, not true or false",
-                        m["embedding"]
-                    ));
-                }
-                if m.get("warn_at")
-                    .is_some_and(|v| !v.as_u64().is_some_and(|n| (1..=100).contains(&n)))
-                {
-                    p.push(format!(
-                        "\"warn_at\" is {}, not an integer 1..100 (the statusline uses {} instead)",
-                        m["warn_at"],
-                        crate::config::DEFAULT_WARN_AT
-                    ));
-                }
-                // "offer" is read by the same rules as the hooks read it.
-                let (_, problems) = crate::config::Config::load_checked(path);
-                p.extend(
-                    problems
-                        .into_iter()
-                        .filter(|q| q.starts_with("\"offer\""))
-                        .map(|q| format!("{q} (offers stay on)")),
-                );
-                (!p.is_empty()).then(|| format!("{}: {}", path.display(), p.join("; ")))
-            }
-            Ok(_) => Some(format!("{} is not a JSON object", path.display())),
-        };
-    match problem {
+    match config_problem(&path, &text) {
         None => checks.push(Check::ok(".capn/config.json parses")),
         Some(why) => checks.push(Check::failed(".capn/config.json", why, fix)),
+    }
+}
+
+/// What is wrong with the config file at `path`, which holds `text`, or `None`.
+fn config_problem(path: &Path, text: &str) -> Option<String> {
+    // A UTF-8 BOM is not part of the JSON (the config loader and init skip it too).
+    match serde_json::from_str::<Value>(text.strip_prefix('\u{feff}').unwrap_or(text)) {
+        Err(e) => Some(format!("{} is not JSON: {e}", path.display())),
+        Ok(Value::Object(m)) => {
+            let mut p = Vec::new();
+            if m.get("embedding").is_some_and(|v| !v.is_boolean()) {
+                p.push(format!(
+                    "\"embedding\" is {}, not true or false",
+                    m["embedding"]
+                ));
+            }
+            if m.get("warn_at")
+                .is_some_and(|v| !v.as_u64().is_some_and(|n| (1..=100).contains(&n)))
+            {
+                p.push(format!(
+                    "\"warn_at\" is {}, not an integer 1..100 (the statusline uses {} instead)",
+                    m["warn_at"],
+                    crate::config::DEFAULT_WARN_AT
+                ));
+            }
+            // "offer" is read by the same rules as the hooks read it.
+            let (_, problems) = crate::config::Config::load_checked(path);
+            p.extend(
+                problems
+                    .into_iter()
+                    .filter(|q| q.starts_with("\"offer\""))
+                    .map(|q| format!("{q} (offers stay on)")),
+            );
+            (!p.is_empty()).then(|| format!("{}: {}", path.display(), p.join("; ")))
+        }
+        Ok(_) => Some(format!("{} is not a JSON object", path.display())),
     }
 }

@@ -1,0 +1,56 @@
+//! The project files `init` and `uninstall` both handle, and the rules both apply to them: the
+//! host settings files (from [`super::hosts`]), the user-level files read beside them, and the
+//! check that no folder on the way to any of them is a symlink.
+
+use super::SettingsFile;
+use anyhow::Result;
+use std::path::{Path, PathBuf};
+
+/// The Claude Code project settings file, relative to the project root.
+pub const CLAUDE_SETTINGS: &str = super::hosts::CLAUDE.files[0];
+/// The Claude Code local settings file, relative to the project root.
+pub const CLAUDE_LOCAL_SETTINGS: &str = super::hosts::CLAUDE.files[1];
+/// The Codex hooks file, relative to the project root.
+pub const CODEX_HOOKS: &str = super::hosts::CODEX.files[0];
+
+/// The three project settings files, in the order `init` and `uninstall` handle them.
+pub const PROJECT_SETTINGS: [&str; 3] = [CLAUDE_SETTINGS, CLAUDE_LOCAL_SETTINGS, CODEX_HOOKS];
+
+/// The user-level Claude Code settings file, relative to the home folder.
+pub const USER_CLAUDE_SETTINGS: &str = super::hosts::CLAUDE.user_file;
+/// The user-level Codex hooks file, relative to the home folder.
+pub const USER_CODEX_HOOKS: &str = super::hosts::CODEX.user_file;
+
+/// The user-level settings file `rel` (relative to the home folder), when there is a home
+/// folder and the file parses (a broken user file is doctor's to report, not init's to fix).
+pub fn user_settings(rel: &str) -> Option<SettingsFile> {
+    let home = crate::env::home_dir()?;
+    SettingsFile::load_user(&home.join(rel)).ok()
+}
+
+/// The statusline command in the user's `~/.claude/settings.json`, if any (project settings
+/// override it, so ours must wrap it to keep it visible).
+pub fn user_statusline_command() -> Option<String> {
+    let f = user_settings(USER_CLAUDE_SETTINGS)?;
+    super::statusline_command(&f.json).map(str::to_string)
+}
+
+/// Checks that no folder on the way from `root` to any project file `init` and `uninstall` may
+/// read, write or delete (the settings files, `.gitignore`, the skill) is a symlink: a committed
+/// `.claude -> ../elsewhere` or `.claude/skills -> /anywhere` would lead reads, writes and
+/// deletes out of the project.
+///
+/// Errors: [`crate::fsutil::check_inside`]'s, naming the folder; nothing has been touched.
+pub fn check_project_paths(root: &Path) -> Result<()> {
+    let mut paths: Vec<PathBuf> = PROJECT_SETTINGS.iter().map(|r| root.join(r)).collect();
+    paths.push(root.join(".gitignore"));
+    paths.push(super::skill::skill_path(root));
+    for p in paths {
+        crate::fsutil::check_inside(root, &p).map_err(|e| {
+            anyhow::anyhow!(
+                "{e:#}; nothing was changed (replace the symlinked folder with a real one, or register the capn hooks and skill by hand: INSTALL.md, \"Registering by hand\")"
+            )
+        })?;
+    }
+    Ok(())
+}

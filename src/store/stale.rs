@@ -1,0 +1,71 @@
+//! Which charts must not answer now: an entry whose backing files changed, vanished or were
+//! replaced is stale (hidden and kept); one whose files could not be checked is hidden too.
+
+use super::entry::Entry;
+use super::fresh::{self, StatCache};
+use super::index::Snapshot;
+use std::path::Path;
+
+/// Positions of entries that must not answer: a backing file changed, vanished or was replaced
+/// (stale: hidden and kept; `prune` deletes these), or could not be checked (hidden and kept; a
+/// note on stderr names the file once per process). Each distinct path is checked once.
+pub fn stale_positions(root: &Path, snap: &Snapshot, cache: &mut StatCache) -> Vec<usize> {
+    let keys: Vec<&str> = snap.paths.iter().map(String::as_str).collect();
+    let states = cache.states(root, &keys);
+    for (k, st) in keys.iter().zip(&states) {
+        if let fresh::FileState::Unchecked(kind) = st {
+            note_unchecked(k, *kind);
+        }
+    }
+    // Judged once per (path, recorded hash): most paths are recorded with one hash.
+    let mut judged: std::collections::HashMap<(u32, [u8; 32]), bool> = Default::default();
+    (0..snap.len())
+        .filter(|&i| {
+            !snap.refs.of(i).all(|(p, h)| {
+                *judged.entry((p, *h)).or_insert_with(|| {
+                    let state = states[p as usize];
+                    cache.judge(root, keys[p as usize], state, Some(h)) == fresh::Judged::Fresh
+                })
+            })
+        })
+        .collect()
+}
+
+/// Says once per process and file that `key` could not be checked, so its charts are hidden.
+pub(super) fn note_unchecked(key: &str, kind: std::io::ErrorKind) {
+    static NOTED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let Ok(mut noted) = NOTED.lock() else { return };
+    if noted.iter().any(|k| k == key) {
+        return;
+    }
+    noted.push(key.to_string());
+    let why = match kind {
+        std::io::ErrorKind::FileTooLarge => {
+            format!("over the {} MiB limit", fresh::MAX_BACKING_BYTES >> 20)
+        }
+        k => std::io::Error::from(k).to_string(),
+    };
+    diag!("capn: note: could not check {key} ({why}): charts backed by it are hidden, not deleted");
+}
+
+/// True when a backing file of `e` has definitely changed since it was charted (gone, replaced,
+/// or hashing differently). A file that cannot be checked does not make an entry stale.
+pub fn entry_is_stale(root: &Path, e: &Entry, cache: &mut StatCache) -> bool {
+    e.files.iter().any(|(p, h)| cache.is_changed(root, p, h))
+}
+
+/// True when every backing file of `e` hashes as charted right now (line ends aside); false
+/// when one changed or could not be checked.
+pub fn entry_is_fresh(root: &Path, e: &Entry, cache: &mut StatCache) -> bool {
+    e.files.iter().all(|(p, h)| cache.is_current(root, p, h))
+}
+
+/// The backing files of `e` that have definitely changed ([`StatCache::is_changed`]), in the
+/// entry's order.
+pub fn changed_files<'e>(root: &Path, e: &'e Entry, cache: &mut StatCache) -> Vec<&'e String> {
+    e.files
+        .iter()
+        .filter(|(p, h)| cache.is_changed(root, p, h))
+        .map(|(p, _)| p)
+        .collect()
+}

@@ -1,0 +1,263 @@
+//! The store opened for writing ([`Writer`]): the writers' lock, held for its life, and the
+//! snapshot and stat cache loaded under it; deletions and the save of the derived files.
+
+use super::entry::Entry;
+use super::fresh::StatCache;
+use super::index::{self, Snapshot};
+use super::lock::StoreLock;
+use super::{display_rel, entry_is_fresh, entry_is_stale, map, warn, worktree, Store};
+use anyhow::{Context, Result};
+
+/// A store opened for writing: the lock is held for the life of this value, and the snapshot was
+/// loaded under it, so it is the truth until this writer changes it.
+pub struct Writer {
+    /// The store.
+    pub store: Store,
+    /// Entries and index, loaded under the lock.
+    pub snap: Snapshot,
+    /// The stat cache.
+    pub cache: StatCache,
+    _lock: StoreLock,
+}
+
+impl Store {
+    /// Creates `.capn/entries/` if missing, takes the writers' lock (waiting for it) and loads the
+    /// entries, listing and stat'ing every entry file ([`index::Check::Files`]), so entries edited
+    /// in place are re-indexed (`prune`, `unchart`, `bust`).
+    ///
+    /// Errors: the store cannot be created, locked or listed.
+    pub fn open_writer(&self) -> Result<Writer> {
+        self.open_writer_with(index::Check::Files)
+    }
+
+    /// [`Store::open_writer`] with the index checked as `check` says: `chart` trusts the entries
+    /// folder's stamp on a large store ([`index::Check::Folder`]), so its cost does not grow with
+    /// the store; the listing it then records is the one `index.bin` held, updated for the
+    /// entry it writes.
+    ///
+    /// Errors: the store cannot be created, locked or listed.
+    pub fn open_writer_with(&self, check: index::Check) -> Result<Writer> {
+        self.check_dirs()?;
+        crate::fsutil::ensure_dir_inside(self.home(), &self.entries_dir())?;
+        let lock = StoreLock::acquire(&self.lock_path())?;
+        self.writer_from(lock, check)
+    }
+
+    /// The writers' lock alone, for commands that write capn's own files in `.capn/` other than
+    /// the entries and the derived files (`init`: `config.json`, `install.json`; `uninstall`).
+    /// `None` when there is no `.capn/` yet (nothing to guard).
+    ///
+    /// Errors: the lock file cannot be created or locked.
+    pub fn lock_for_setup(&self) -> Result<Option<StoreLock>> {
+        if !self.dir.is_dir() {
+            return Ok(None);
+        }
+        StoreLock::acquire(&self.lock_path()).map(Some)
+    }
+
+    /// Like [`Store::open_writer`], but only if the lock is free now and the store exists, and
+    /// with the index trusted by the entries folder's stamp ([`index::Check::Folder`]): for
+    /// readers that may delete what they find stale on the way (`ask`). Changing entries lists
+    /// the folder first ([`Writer::ensure_listed`]).
+    pub fn try_open_writer(&self) -> Option<Writer> {
+        if !self.exists() || self.check_dirs().is_err() {
+            return None;
+        }
+        let lock = StoreLock::try_acquire(&self.lock_path())?;
+        self.writer_from(lock, index::Check::Folder).ok()
+    }
+
+    fn writer_from(&self, lock: StoreLock, check: index::Check) -> Result<Writer> {
+        if self.is_borrowed() {
+            // This worktree's own derived files (the stat cache) live here.
+            crate::fsutil::ensure_dir_inside(self.home(), &self.local)?;
+        }
+        let snap = index::load(self, check)?;
+        let cache = StatCache::load(&self.stat_cache_path(), snap.derived_limit());
+        Ok(Writer {
+            store: self.clone(),
+            snap,
+            cache,
+            _lock: lock,
+        })
+    }
+}
+
+impl Writer {
+    /// Deletes the entries at `positions` that are confirmed by `confirm` after re-reading their
+    /// file (so an entry rewritten in place since the index was built is judged by what it says
+    /// now), then rebuilds the derived state. Returns the deleted entries as they were read just
+    /// before deletion (so a caller can say which charts went and why).
+    ///
+    /// Errors: an entry file cannot be removed or the folder cannot be listed.
+    pub fn delete_positions_listed(
+        &mut self,
+        positions: &[usize],
+        confirm: &mut dyn FnMut(&Entry, &mut StatCache) -> bool,
+    ) -> Result<Vec<Entry>> {
+        if positions.is_empty() {
+            return Ok(Vec::new());
+        }
+        let ids: Vec<String> = positions
+            .iter()
+            .map(|&i| self.snap.ids[i].clone())
+            .collect();
+        self.ensure_listed()?;
+        let mut drop = Vec::new();
+        let mut removed = Vec::new();
+        let mut disagree = false;
+        let was_current = self.snap.folder_is_current(&self.store);
+        for id in ids {
+            let Some(i) = self.snap.position(&id) else {
+                continue;
+            };
+            let path = self.store.entry_path(&id);
+            let name = format!("{id}.md");
+            let e = match index::read_entry(&path, &name) {
+                Ok(e) => {
+                    if !self.snap.agrees_with(i, &e) {
+                        disagree = true;
+                    }
+                    if !confirm(&e, &mut self.cache) {
+                        continue;
+                    }
+                    e
+                }
+                // Gone already (another writer) or no longer parses: it is not ours to delete.
+                Err(_) => {
+                    disagree = true;
+                    continue;
+                }
+            };
+            crate::fsutil::remove_if_exists(&path).with_context(|| {
+                format!(
+                    "could not delete entry: {}",
+                    display_rel(&self.store.root, &path)
+                )
+            })?;
+            drop.push(id);
+            removed.push(e);
+        }
+        if disagree {
+            self.snap = Snapshot::reloaded(&self.store)?;
+            return Ok(removed);
+        }
+        if drop.is_empty() {
+            return Ok(removed);
+        }
+        let store = self.store.clone();
+        let touched: Vec<String> = drop.iter().map(|id| format!("{id}.md")).collect();
+        self.apply_or_reload(&drop, Vec::new(), &touched)?;
+        self.snap.folder_changed(&store, was_current);
+        Ok(removed)
+    }
+
+    /// Deletes the entries at `positions` unconditionally (unchart, bust); returns how many.
+    ///
+    /// Errors: as [`Writer::delete_positions_listed`].
+    pub fn delete_positions(&mut self, positions: &[usize]) -> Result<usize> {
+        self.delete_positions_listed(positions, &mut |_, _| true)
+            .map(|removed| removed.len())
+    }
+
+    /// Deletes the entries at `positions` whose files are stale when re-checked from the entry
+    /// file itself (prune, ask; an entry whose files could not be checked is kept) and returns
+    /// them (ask names them on a miss).
+    ///
+    /// Errors: as [`Writer::delete_positions_listed`].
+    pub fn delete_stale_listed(&mut self, positions: &[usize]) -> Result<Vec<Entry>> {
+        let root = self.store.root.clone();
+        self.delete_positions_listed(positions, &mut |e, cache| entry_is_stale(&root, e, cache))
+    }
+
+    /// [`Writer::delete_stale_listed`], except that an entry current in another checkout of
+    /// the repository ([`worktree::other_checkouts`]: the main checkout and every linked
+    /// worktree) is kept: it is stale only here, and every checkout shares one memory. The
+    /// other checkouts' files are hashed without a stat cache (their stamps are theirs).
+    ///
+    /// Errors: as [`Writer::delete_stale_listed`].
+    pub fn delete_stale_in_every_checkout(&mut self, positions: &[usize]) -> Result<Vec<Entry>> {
+        let root = self.store.root.clone();
+        let others = worktree::other_checkouts(self.store.home(), &root);
+        let fresh_elsewhere = |e: &Entry| {
+            others
+                .iter()
+                .any(|o| entry_is_fresh(o, e, &mut StatCache::default()))
+        };
+        self.delete_positions_listed(positions, &mut |e, cache| {
+            entry_is_stale(&root, e, cache) && !fresh_elsewhere(e)
+        })
+    }
+
+    /// Makes sure every entry file was listed when the snapshot was loaded (a writer opened by
+    /// [`Store::try_open_writer`] trusted the folder stamp): writers need the listing to record
+    /// what they change. Call it before deciding what to change, since it may reload.
+    ///
+    /// Errors: the entries folder cannot be listed.
+    pub fn ensure_listed(&mut self) -> Result<()> {
+        if !self.snap.is_listed() {
+            self.snap = index::load(&self.store, index::Check::Files)?;
+        }
+        Ok(())
+    }
+
+    /// [`Snapshot::apply`]; when that fails (an inconsistent index), the snapshot is rebuilt
+    /// from the entry files, which already hold the change.
+    ///
+    /// Errors: the entries folder cannot be listed.
+    pub(super) fn apply_or_reload(
+        &mut self,
+        remove: &[String],
+        insert: Vec<Entry>,
+        touched: &[String],
+    ) -> Result<()> {
+        if self
+            .snap
+            .apply(&self.store, remove, insert, touched)
+            .is_err()
+        {
+            self.snap = Snapshot::reloaded(&self.store)?;
+        }
+        Ok(())
+    }
+
+    /// [`Writer::finish`], reporting a failure on stderr instead of failing the command: the
+    /// derived files are rebuilt from the entries next time, so a full disk or a broken
+    /// `index.bin` must not turn an answer or a successful chart into an error.
+    pub fn finish_or_warn(self) {
+        if let Err(e) = self.finish() {
+            warn(&e);
+        }
+    }
+
+    /// Writes every derived file that is out of date: the index, the texts, map.json and the stat
+    /// cache (pruned to paths that entries still reference).
+    ///
+    /// Errors: a derived file cannot be written.
+    pub fn finish(mut self) -> Result<()> {
+        // Temp files of writers killed mid-write (older than any write in progress).
+        let max_age = std::time::Duration::from_secs(600);
+        crate::fsutil::remove_stale_temp_files(&self.store.dir, max_age);
+        // capn 0.3 kept every entry's text in texts.bin for rebuilding; the index is now
+        // updated in place, so a file left by that version is only stale.
+        let _ = crate::fsutil::remove_if_exists(&self.store.texts_path());
+        if self.snap.saw_temp_files {
+            crate::fsutil::remove_stale_temp_files(&self.store.entries_dir(), max_age);
+        }
+        if self.snap.content_changed || !self.store.map_path().exists() {
+            map::save(&self.store.map_path(), &self.snap)?;
+        }
+        index::save(&self.store, &mut self.snap)?;
+        // Pruning the cache to live paths needs a set of every path: only worth building when
+        // the cache is written anyway or the entries changed.
+        if self.cache.is_dirty() || self.snap.content_changed {
+            let live: std::collections::HashSet<&str> =
+                self.snap.paths.iter().map(String::as_str).collect();
+            self.cache.save(
+                &self.store.stat_cache_path(),
+                Some(&|k: &str| live.contains(k)),
+            )?;
+        }
+        Ok(())
+    }
+}
