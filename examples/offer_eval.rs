@@ -156,7 +156,7 @@ fn cases() -> Vec<Case> {
                 return None;
             };
             let recallable =
-                moment != "prompt" || capn_hook::hook::offer::is_recallable_prompt(input);
+                moment != "prompt" || capn_hook::recall::offer::is_recallable_prompt(input);
             Some(Case {
                 repo: repo.into(),
                 moment: moment.into(),

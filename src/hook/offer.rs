@@ -213,13 +213,6 @@ fn render(moment: Moment, lines: &[String]) -> String {
     out
 }
 
-/// True when a prompt is worth recalling over: not a slash command, and at least three words
-/// and twelve characters.
-pub fn is_recallable_prompt(prompt: &str) -> bool {
-    let p = prompt.trim();
-    !p.starts_with('/') && p.chars().count() >= 12 && p.split_whitespace().count() >= 3
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -236,8 +229,5 @@ mod tests {
             l,
             r#"capn: "Where is \"x\"\nhandled?" -> "src/f0.ts", "src/f1.ts", "src/f2.ts", "src/f3.ts", "src/f4.ts", (+2 more)"#
         );
-        assert!(!is_recallable_prompt("/compact keep the webhook details"));
-        assert!(!is_recallable_prompt("yes go"));
-        assert!(is_recallable_prompt("fix the stripe webhook retry"));
     }
 }

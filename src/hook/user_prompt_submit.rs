@@ -31,7 +31,7 @@ pub fn run(ctx: &Ctx) -> Result<Option<String>> {
     };
     let notice = notice(ctx, &s)?;
     let prompt = ctx.call.prompt.as_deref();
-    let offers = match prompt.filter(|p| offer::is_recallable_prompt(p)) {
+    let offers = match prompt.filter(|p| crate::recall::offer::is_recallable_prompt(p)) {
         Some(p) => offer::offers(ctx, Moment::Prompt, p).unwrap_or_else(|e| {
             diag!("capn: no offers for this prompt: {e:#}");
             None

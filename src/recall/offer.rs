@@ -134,6 +134,13 @@ pub fn select(
     enough.then_some(Pick { doc, exact: false })
 }
 
+/// True when a prompt is worth recalling over: not a slash command, and at least three words
+/// and twelve characters.
+pub fn is_recallable_prompt(prompt: &str) -> bool {
+    let p = prompt.trim();
+    !p.starts_with('/') && p.chars().count() >= 12 && p.split_whitespace().count() >= 3
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -241,5 +248,12 @@ mod tests {
             pick("where are payment webhooks handled", &|d| d != 0),
             None
         );
+    }
+
+    #[test]
+    fn slash_commands_and_short_prompts_are_not_recalled_over() {
+        assert!(!is_recallable_prompt("/compact keep the webhook details"));
+        assert!(!is_recallable_prompt("yes go"));
+        assert!(is_recallable_prompt("fix the stripe webhook retry"));
     }
 }
