@@ -25,9 +25,6 @@ pub const CLAUDE_ENV_FILE: &str = "CLAUDE_ENV_FILE";
 /// `PATH`.
 pub const PATH: &str = "PATH";
 
-/// The user's home folder, as a shell expands `~` with it.
-pub const HOME: &str = "HOME";
-
 /// `USERPROFILE`: the user's home folder on Windows, as Node's `os.homedir()` (so Claude Code
 /// and Codex) reads it.
 pub const USERPROFILE: &str = "USERPROFILE";

@@ -649,17 +649,6 @@ pub fn write_if_changed(path: &Path, bytes: &[u8], durability: Durability) -> Re
     Ok(true)
 }
 
-/// Reads a file to a string under the rules of this module (no symlink followed, regular files
-/// only, at most [`limits::HOST_FILE`] bytes), naming `what` and the path on error
-/// (`could not read <what>: <path>: <cause>`).
-pub fn read_to_string(path: &Path, what: &str) -> Result<String> {
-    let bytes = read_limited(path, limits::HOST_FILE, Follow::Never)
-        .map_err(anyhow::Error::new)
-        .with_context(|| format!("could not read {what}: {}", path.display()))?;
-    String::from_utf8(bytes)
-        .map_err(|_| anyhow::anyhow!("could not read {what}: {}: not valid UTF-8", path.display()))
-}
-
 /// Reads a host file capn edits or checks (a settings file, `.gitignore`, a git hook, the skill
 /// file, `CLAUDE_ENV_FILE`) as bytes under this module's rules: no symlink followed (dangling or
 /// not: capn never reads or writes through one), a regular file (a FIFO, socket, device or folder

@@ -36,6 +36,7 @@ pub const SYSTEM: Rules = Rules {
     backslash: cfg!(windows),
 };
 
+#[cfg(test)]
 /// Linux (and other Unix) rules: bytes compare exactly, only `/` separates.
 pub const EXACT: Rules = Rules {
     fold: false,
@@ -86,12 +87,6 @@ pub fn fold(rules: Rules, name: &str) -> String {
     } else {
         name.to_string()
     }
-}
-
-/// The comparison key of a path or a path key under `rules`: its [`components`] joined by `/`.
-/// Two paths name the same file (as far as text can tell) when their keys are equal.
-pub fn key_with(rules: Rules, s: &str) -> String {
-    components(rules, s).join("/")
 }
 
 /// Whether `a` and `b` name the same path under `rules`.

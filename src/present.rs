@@ -259,19 +259,6 @@ pub fn printable_capped(s: &str, max_chars: usize) -> String {
     out
 }
 
-/// `s` cut to at most `max_chars` characters, the last of them [`CUT_MARK`] when cut (for JSON
-/// fields, which [`json_line`] then escapes).
-pub fn capped(s: &str, max_chars: usize) -> std::borrow::Cow<'_, str> {
-    match s.char_indices().nth(max_chars) {
-        None => std::borrow::Cow::Borrowed(s),
-        Some(_) => {
-            let mut out: String = s.chars().take(max_chars.saturating_sub(1)).collect();
-            out.push(CUT_MARK);
-            std::borrow::Cow::Owned(out)
-        }
-    }
-}
-
 /// How many characters `c` takes once [`json_line`] has written it: 2 for `"`, `\\` and the
 /// short escapes (`\n`...), 6 per UTF-16 unit for a `\uXXXX` escape, else 1.
 fn escaped_len(c: char) -> usize {

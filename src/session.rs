@@ -355,13 +355,6 @@ impl SessionDir {
         self.refresh_seen(true)
     }
 
-    /// Marks the session as alive for GC by rewriting `<dir>/seen`, if the dir already exists
-    /// (never creates it) and `seen` is missing or older than [`GC_INTERVAL`]: at most one
-    /// write a day, so a SessionStart normally costs one `stat`.
-    pub fn touch_if_exists(&self) -> Result<()> {
-        self.refresh_seen(false)
-    }
-
     /// Rewrites `<dir>/seen` when it is missing or older than [`GC_INTERVAL`]; creates the dir
     /// first when `create`, else does nothing without one.
     fn refresh_seen(&self, create: bool) -> Result<()> {

@@ -272,7 +272,7 @@ fn merge_hooks(
 ) -> Result<()> {
     let from_plugin = claude_from_plugin(claude, claude_local, user);
     let mut hosts = vec![(
-        install::CODEX_TABLE,
+        crate::hosts::CODEX_TABLE,
         codex,
         vec![],
         &user.codex,
@@ -287,7 +287,7 @@ fn merge_hooks(
         hosts.insert(
             0,
             (
-                install::CLAUDE_TABLE,
+                crate::hosts::CLAUDE_TABLE,
                 claude,
                 vec![claude_local],
                 &user.claude,

@@ -284,9 +284,9 @@ fn edit_unrecorded(
     let user_statusline = project::user_statusline_command();
     for (rel, f) in files.iter_mut() {
         let table = if *rel == CODEX_HOOKS {
-            install::CODEX_TABLE
+            crate::hosts::CODEX_TABLE
         } else {
-            install::CLAUDE_TABLE
+            crate::hosts::CLAUDE_TABLE
         };
         for event in install::remove_table_handlers(table, f)? {
             done.push(format!("removed the {event} hook from {rel}"));

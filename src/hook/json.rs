@@ -3,7 +3,7 @@
 //! serde_json is strict where hosts are not: a UTF-8 byte-order mark before the value, a lone
 //! UTF-16 surrogate escape (`"\ud83d"`, a string cut inside an emoji), an invalid escape, a raw
 //! control character or invalid UTF-8 inside a string each make the whole value fail, and with it
-//! the numbers capn needs (context use, session id). [`parse_value`] and [`from_slice`] first try
+//! the numbers capn needs (context use, session id). [`from_slice`] first tries
 //! the bytes as they are (the fast, usual case), then once more after [`repair`], which changes
 //! only the offending characters inside strings.
 
@@ -181,11 +181,6 @@ pub fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> Option<T> {
     // Bounded while parsed, so this fallback costs no more memory than the first try.
     let Bounded(value) = serde_json::from_slice(&fixed).ok()?;
     serde_json::from_value(value).ok()
-}
-
-/// [`from_slice`] into an ignored value: `Some(())` when `bytes` hold one JSON value.
-pub fn parse_value(bytes: &[u8]) -> Option<()> {
-    from_slice::<serde::de::IgnoredAny>(bytes).map(|_| ())
 }
 
 /// Rewrites what serde_json rejects inside JSON strings, leaving everything else byte for byte:

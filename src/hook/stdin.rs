@@ -103,6 +103,7 @@ pub fn read_payload() -> Vec<u8> {
 /// thread waits for the next chunk no longer than the idle times and [`MAX_READ_TIME`] allow.
 /// When the read ends on a timeout the reader thread stays blocked in its `read` until the
 /// process exits (a hook exits right after), holding nothing but its last chunk.
+#[cfg_attr(all(unix, not(target_vendor = "apple")), allow(dead_code))]
 pub fn read_threaded<R: std::io::Read + Send + 'static>(mut reader: R, cap: usize) -> Vec<u8> {
     use std::sync::mpsc::{sync_channel, RecvTimeoutError};
     let (tx, rx) = sync_channel::<Vec<u8>>(4);

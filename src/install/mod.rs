@@ -29,17 +29,12 @@ mod statusline;
 mod upgrade;
 
 pub use statusline::*;
-pub use upgrade::{upgrade_matchers, OLD_SESSION_START_MATCHER};
+pub use upgrade::OLD_SESSION_START_MATCHER;
 
 use crate::jsonedit;
 use anyhow::{anyhow, Result};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
-
-/// The host tables moved to [`crate::hosts`] (below both `hook` and `install`); this path stays
-/// for `cmd/init.rs` until it names `crate::hosts` itself.
-pub use crate::hosts;
-pub use crate::hosts::{CLAUDE_TABLE, CODEX_TABLE};
 
 /// The capn subcommands older versions registered that ours replace (see the module docs).
 const LEGACY_SUBCOMMANDS: [&str; 2] = ["context", "nudge"];
@@ -474,6 +469,7 @@ pub struct MergeReport {
 /// registered. Legacy handlers are removed from `target` and `others`.
 ///
 /// Errors: `table` is not valid (a bug in the embedded data).
+#[cfg(test)]
 pub fn merge(
     table: &str,
     target: &mut SettingsFile,
@@ -482,7 +478,7 @@ pub fn merge(
     merge_counting(table, target, others, &[])
 }
 
-/// [`merge`], also treating handlers of ours in `read_only` (the user-level files the host
+/// A merge of `table` into `target`, also treating handlers of ours in `read_only` (the user-level files the host
 /// merges in, `~/.claude/settings.json`, `~/.codex/hooks.json`) as registered. Those are only
 /// read, never changed: a handler registered there is not added again to the project.
 ///
@@ -596,6 +592,7 @@ pub fn remove_table_handlers(table: &str, file: &mut SettingsFile) -> Result<Vec
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hosts::CLAUDE_TABLE;
 
     fn file(json: Value) -> SettingsFile {
         let text = serde_json::to_vec_pretty(&json).unwrap();

@@ -1,5 +1,5 @@
 //! The project files `init` and `uninstall` both handle, and the rules both apply to them: the
-//! host settings files (from [`super::hosts`]), the user-level files read beside them, and the
+//! host settings files (from [`crate::hosts`]), the user-level files read beside them, and the
 //! check that no folder on the way to any of them is a symlink.
 
 use super::SettingsFile;
@@ -7,19 +7,19 @@ use anyhow::Result;
 use std::path::{Path, PathBuf};
 
 /// The Claude Code project settings file, relative to the project root.
-pub const CLAUDE_SETTINGS: &str = super::hosts::CLAUDE.files[0];
+pub const CLAUDE_SETTINGS: &str = crate::hosts::CLAUDE.files[0];
 /// The Claude Code local settings file, relative to the project root.
-pub const CLAUDE_LOCAL_SETTINGS: &str = super::hosts::CLAUDE.files[1];
+pub const CLAUDE_LOCAL_SETTINGS: &str = crate::hosts::CLAUDE.files[1];
 /// The Codex hooks file, relative to the project root.
-pub const CODEX_HOOKS: &str = super::hosts::CODEX.files[0];
+pub const CODEX_HOOKS: &str = crate::hosts::CODEX.files[0];
 
 /// The three project settings files, in the order `init` and `uninstall` handle them.
 pub const PROJECT_SETTINGS: [&str; 3] = [CLAUDE_SETTINGS, CLAUDE_LOCAL_SETTINGS, CODEX_HOOKS];
 
 /// The user-level Claude Code settings file, relative to the home folder.
-pub const USER_CLAUDE_SETTINGS: &str = super::hosts::CLAUDE.user_file;
+pub const USER_CLAUDE_SETTINGS: &str = crate::hosts::CLAUDE.user_file;
 /// The user-level Codex hooks file, relative to the home folder.
-pub const USER_CODEX_HOOKS: &str = super::hosts::CODEX.user_file;
+pub const USER_CODEX_HOOKS: &str = crate::hosts::CODEX.user_file;
 
 /// The user-level settings file `rel` (relative to the home folder), when there is a home
 /// folder and the file parses (a broken user file is doctor's to report, not init's to fix).

@@ -3,7 +3,8 @@
 //! ([`super::SettingsFile`]). Shapes: hooks reference, section 2 (`statusLine: {type: "command",
 //! command, padding}`).
 
-use super::{SettingsFile, CLAUDE_TABLE};
+use super::SettingsFile;
+use crate::hosts::CLAUDE_TABLE;
 use serde_json::{Map, Value};
 
 /// The statusline command `init` installs when there is none to wrap.

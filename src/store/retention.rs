@@ -46,8 +46,6 @@ fn load(path: &Path, limit: u64) -> StaleSince {
 pub struct Expired {
     /// The charts deleted: stale here for longer than the retention.
     pub deleted: Vec<Entry>,
-    /// How many stale charts are kept (hidden) for now.
-    pub kept: usize,
 }
 
 impl Writer {
@@ -64,7 +62,6 @@ impl Writer {
         if self.store.config().shared {
             return Ok(Expired {
                 deleted: Vec::new(),
-                kept: stale.len(),
             });
         }
         let path = self.store.stale_since_path();
@@ -94,9 +91,6 @@ impl Writer {
                 crate::fsutil::Durability::Rebuildable,
             )?;
         }
-        Ok(Expired {
-            kept: stale.len() - deleted.len(),
-            deleted,
-        })
+        Ok(Expired { deleted })
     }
 }

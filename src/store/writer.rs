@@ -161,21 +161,13 @@ impl Writer {
     }
 
     /// Deletes the entries at `positions` whose files are stale when re-checked from the entry
-    /// file itself (prune, ask; an entry whose files could not be checked is kept) and returns
-    /// them (ask names them on a miss).
+    /// file itself, and returns them. Kept: an entry whose files could not be checked, and one
+    /// current in another checkout of the repository ([`worktree::other_checkouts`]: the main
+    /// checkout and every linked worktree), which is stale only here: every checkout shares one
+    /// memory. The other checkouts' files are hashed without a stat cache (their stamps are
+    /// theirs).
     ///
     /// Errors: as [`Writer::delete_positions_listed`].
-    pub fn delete_stale_listed(&mut self, positions: &[usize]) -> Result<Vec<Entry>> {
-        let root = self.store.root.clone();
-        self.delete_positions_listed(positions, &mut |e, cache| entry_is_stale(&root, e, cache))
-    }
-
-    /// [`Writer::delete_stale_listed`], except that an entry current in another checkout of
-    /// the repository ([`worktree::other_checkouts`]: the main checkout and every linked
-    /// worktree) is kept: it is stale only here, and every checkout shares one memory. The
-    /// other checkouts' files are hashed without a stat cache (their stamps are theirs).
-    ///
-    /// Errors: as [`Writer::delete_stale_listed`].
     pub fn delete_stale_in_every_checkout(&mut self, positions: &[usize]) -> Result<Vec<Entry>> {
         let root = self.store.root.clone();
         let others = worktree::other_checkouts(self.store.home(), &root);

@@ -37,7 +37,7 @@
 //!    accepts and `hookEventName` equal to the event; for Codex valid against Codex's output
 //!    schema of the event ([`crate::install::schema`], section 5 "Strict parsing"); no
 //!    `continue: false` or `decision: "block"`; `additionalContext` under
-//!    [`crate::hook::text::MAX_CHARS`] and stdout under [`STDOUT_MAX_CHARS`]. What the hooks
+//!    [`crate::hook::text::MAX_CHARS`] and stdout under [`crate::hook::reply::STDOUT_MAX_CHARS`]. What the hooks
 //!    are for is checked too: SessionStart injects context (and exports `CAPN_SESSION_ID` on
 //!    Claude Code), PreCompact and PostCompact leave their markers, UserPromptSubmit delivers the
 //!    recovery after a compaction. The statusline command runs split into words (no shell, and
@@ -90,8 +90,6 @@ pub const HOOK_BUDGET: Duration = Duration::from_secs(2);
 /// The most the statusline run may take (it is debounced 300 ms and cancelled by the next
 /// update; hooks reference, section 2).
 pub const STATUSLINE_BUDGET: Duration = Duration::from_secs(1);
-
-pub use crate::hook::reply::STDOUT_MAX_CHARS;
 
 /// The most bytes kept of a child's stdout or stderr (the rest is read and dropped).
 const CAPTURE_MAX: u64 = 1 << 20;
@@ -428,7 +426,10 @@ mod tests {
         .to_string();
         let e = check_output(Host::Claude, "SessionStart", &long, &none).unwrap_err();
         assert!(e.contains("cap"), "{e}");
-        let huge = format!("{{\"systemMessage\":\"{}\"}}", "y".repeat(STDOUT_MAX_CHARS));
+        let huge = format!(
+            "{{\"systemMessage\":\"{}\"}}",
+            "y".repeat(crate::hook::reply::STDOUT_MAX_CHARS)
+        );
         let e = check_output(Host::Claude, "SessionStart", &huge, &none).unwrap_err();
         assert!(e.contains("stdout is"), "{e}");
     }

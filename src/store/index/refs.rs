@@ -44,11 +44,6 @@ impl Refs {
         self.ends.len()
     }
 
-    /// True when there are no entries.
-    pub fn is_empty(&self) -> bool {
-        self.ends.is_empty()
-    }
-
     /// The run of entry `i` (a position below [`Refs::len`]): its backing files as (path
     /// number, recorded SHA-256).
     pub fn of(&self, i: usize) -> impl ExactSizeIterator<Item = (u32, &[u8; 32])> + '_ {
