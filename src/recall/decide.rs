@@ -6,10 +6,10 @@
 //!    and splits those past the ranking's own threshold (coverage + cosine ≥ `gate`, or the
 //!    BM25 coverage floor) from those merely close (coverage + cosine ≥ `related_min`);
 //! 3. **decision** ([`decide`]): the answer gate (`super::gate`) reads the ranked charts best
-//!    first; those it lets through are *answers*; on a miss, the charts it turned down are
-//!    *strong* candidates (past the ranking's threshold, stopped only by question words the
-//!    chart does not hold: probably the same question asked in other words) and the merely
-//!    close ones *weak* candidates ("possibly related"), at most [`MAX_CANDIDATES`];
+//!    first; those it lets through are *answers*; on a miss, the charts it turned down only for
+//!    common words (`gate::Question::is_strong`: probably the same question asked in other
+//!    words) are *strong* candidates, and the other turned-down charts, then the merely close
+//!    ones, *weak* candidates ("possibly related"), at most [`MAX_CANDIDATES`];
 //! 4. **presentation**: `crate::cmd::ask` prints them.
 //!
 //! Each candidate carries the question words its chart does not hold ([`Candidate::missing`]),
@@ -35,8 +35,9 @@ pub const MAX_RANKED_SCORE: u8 = 99;
 pub struct Candidate {
     /// The chart as ranked.
     pub hit: FusedHit,
-    /// True when it passed the ranking's own threshold and only the answer gate stopped it:
-    /// probably this question in other words. False for a chart that is merely close.
+    /// True when it passed the ranking's own threshold and the answer gate stopped it only for
+    /// common words (`gate::Question::is_strong`): probably this question in other words. False
+    /// for a chart that lacks a rarer word or holds an opposite, and for one merely close.
     pub strong: bool,
     /// The question's words (as asked, lowercase) that the chart does not hold in any form,
     /// most telling first, at most [`MAX_MISSING`].
@@ -140,11 +141,12 @@ pub fn decide(
         };
     }
     let cap = MAX_CANDIDATES.min(ask.limit.max(1));
-    let strong = gated
-        .demoted
-        .iter()
-        .filter_map(|&d| find(d))
-        .map(|h| (h, true));
+    // Strong candidates first; the other turned-down charts lead the weak ones (rank order).
+    let (strong, turned_down): (Vec<_>, Vec<_>) = gated.demoted.iter().partition(|(_, s)| *s);
+    let strong = strong
+        .into_iter()
+        .chain(turned_down)
+        .filter_map(|&(d, s)| find(d).map(|h| (h, s)));
     let weak = ranking.close.iter().map(|&h| (h, false));
     let mut candidates: Vec<Candidate> = Vec::new();
     for (hit, strong) in strong.chain(weak) {
