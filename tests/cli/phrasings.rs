@@ -363,3 +363,35 @@ fn multi_phrasing_entries_stay_readable_by_capn_0_2() {
     assert_eq!(list.jsonl().len(), 2, "{}", list.stderr);
     assert!(list.stderr.is_empty(), "{}", list.stderr);
 }
+
+/// Re-charting with the very files of a chart, in words recall does not bring close to its
+/// question but sharing a word with it, is a phrasing too (the files are the answer either way);
+/// the same words with other files make a new entry.
+#[test]
+fn the_same_files_in_distant_words_sharing_one_merge() {
+    let env = Env::git();
+    env.run(&["init"]).ok();
+    env.write("src/links/create.ts", "create()\n");
+    env.write("src/links/other.ts", "other()\n");
+    let chart =
+        "Where is a link create request validated and persisted after the API route parses it?";
+    env.run(&["chart", chart, "--files", "src/links/create.ts"])
+        .ok();
+    let q = "where is a new short link saved to the database?";
+    let run = env
+        .run(&["chart", q, "--files", "src/links/create.ts"])
+        .ok();
+    assert!(run.stdout.contains("another phrasing"), "{}", run.stdout);
+    assert_eq!(entry_files(&env).len(), 1);
+    let hits = env.run(&["ask", q]).ok().jsonl();
+    assert_eq!(hits[0]["question"], chart);
+    assert_eq!(hits[0]["score"], 100);
+    env.run(&[
+        "chart",
+        "where is a new short link cached?",
+        "--files",
+        "src/links/other.ts",
+    ])
+    .ok();
+    assert_eq!(entry_files(&env).len(), 2);
+}
