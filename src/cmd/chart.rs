@@ -147,27 +147,7 @@ fn chart_files(
             write_entry(&mut w, e, &hashed)?;
             (id.clone(), format!("charted {id}"))
         }
-        Placement::Phrasing(mut e) => {
-            let added = e.add_phrasing(question);
-            e.at = at;
-            // The other question's details stay: new ones are added after them.
-            match details {
-                Some(d) if !e.details.contains(d) && !e.details.is_empty() => {
-                    e.details = format!("{}\n\n{d}", e.details);
-                }
-                Some(d) if e.details.is_empty() => e.details = d.to_string(),
-                _ => {}
-            }
-            let id = e.id.clone();
-            let q = serde_json::to_string(&e.question).unwrap_or_default();
-            write_entry(&mut w, e, &hashed)?;
-            let said = if added {
-                format!("charted {id}: the same files as {q}, a similar question: added as another phrasing of it (no new entry); asked in these words, it now answers with that chart")
-            } else {
-                format!("charted {id}: already a phrasing of {q} (no new entry)")
-            };
-            (id, said)
-        }
+        Placement::Phrasing(e) => add_phrasing(&mut w, e, question, details, at, &hashed)?,
         Placement::New => {
             let root = w.store.root.clone();
             let cache = &mut w.cache;
@@ -195,6 +175,40 @@ fn chart_files(
             replaced.join(", ")
         )
     })
+}
+
+/// Adds `question` as another phrasing of `e` (a chart with the very files just hashed), charted
+/// `at`; `details`, when given and new, are added after the chart's own. Returns the id and what
+/// to print.
+///
+/// Errors: [`Refused`] for an oversized entry; the entry cannot be written.
+fn add_phrasing(
+    w: &mut crate::store::Writer,
+    mut e: Entry,
+    question: &str,
+    details: Option<&str>,
+    at: String,
+    hashed: &[crate::store::ops::Hashed],
+) -> Result<(String, String)> {
+    let added = e.add_phrasing(question);
+    e.at = at;
+    // The other question's details stay: new ones are added after them.
+    match details {
+        Some(d) if !e.details.contains(d) && !e.details.is_empty() => {
+            e.details = format!("{}\n\n{d}", e.details);
+        }
+        Some(d) if e.details.is_empty() => e.details = d.to_string(),
+        _ => {}
+    }
+    let id = e.id.clone();
+    let q = serde_json::to_string(&e.question).unwrap_or_default();
+    write_entry(w, e, hashed)?;
+    let said = if added {
+        format!("charted {id}: the same files as {q}, a similar question: added as another phrasing of it (no new entry); asked in these words, it now answers with that chart")
+    } else {
+        format!("charted {id}: already a phrasing of {q} (no new entry)")
+    };
+    Ok((id, said))
 }
 
 /// The backing files `inputs` (relative to `cwd`) as entry keys with their SHA-256 hex, and what
