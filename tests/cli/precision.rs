@@ -356,6 +356,12 @@ fn a_question_asking_the_opposite_is_not_answered() {
             let run = env.run(&["ask", asked]);
             assert_eq!(run.code, 1, "{mode:?} {asked}: {}", run.stdout);
             assert_eq!(run.stdout, "", "{mode:?} {asked}");
+            // Nor is the chart said to be "probably charted already" (a new user saw that).
+            assert!(
+                !run.stderr.contains("candidate {"),
+                "{mode:?} {asked}: {}",
+                run.stderr
+            );
         }
         for (asked, id) in [
             ("where do we send emails", &sent),
