@@ -177,11 +177,11 @@ fn chart_files(
     })
 }
 
-/// Adds `question` as another phrasing of `e`, a current chart with the same files and a
-/// similar question, and `details` after its own (unless it holds them already). Returns the id
-/// and what to print.
+/// Adds `question` as another phrasing of `e` (a chart with the very files just hashed), charted
+/// `at`; `details`, when given and new, are added after the chart's own. Returns the id and what
+/// to print.
 ///
-/// Errors: the entry cannot be written.
+/// Errors: [`Refused`] for an oversized entry; the entry cannot be written.
 fn add_phrasing(
     w: &mut crate::store::Writer,
     mut e: Entry,

@@ -6,17 +6,17 @@
 //!    and splits those past the ranking's own threshold (coverage + cosine ≥ `gate`, or the
 //!    BM25 coverage floor) from those merely close (coverage + cosine ≥ `related_min`);
 //! 3. **decision** ([`decide`]): the answer gate (`super::gate`) reads the ranked charts best
-//!    first; those it lets through are *answers*; on a miss, the charts it turned down are
-//!    *strong* candidates (past the ranking's threshold, stopped only by question words the
-//!    chart does not hold: probably the same question asked in other words) and the merely
-//!    close ones *weak* candidates ("possibly related"), at most [`MAX_CANDIDATES`];
+//!    first; those it lets through are *answers*; on a miss, the charts it turned down only for
+//!    common words (`gate::Question::is_strong`: probably the same question asked in other
+//!    words) are *strong* candidates, and the other turned-down charts, then the merely close
+//!    ones, *weak* candidates ("possibly related"), at most [`MAX_CANDIDATES`];
 //! 4. **presentation**: `crate::cmd::ask` prints them.
 //!
 //! Each candidate carries the question words its chart does not hold ([`Candidate::missing`]),
 //! so whoever reads it (an agent) can tell a rewording from a near miss at a glance.
 
 use super::gate::{self, Question};
-use super::semantic::{self, FusedHit, Vectors};
+use super::semantic::{self, FusedHit, Ranking, Vectors};
 use super::{Ask, Bm25Index};
 use crate::embed::Model;
 
@@ -35,8 +35,9 @@ pub const MAX_RANKED_SCORE: u8 = 99;
 pub struct Candidate {
     /// The chart as ranked.
     pub hit: FusedHit,
-    /// True when it passed the ranking's own threshold and only the answer gate stopped it:
-    /// probably this question in other words. False for a chart that is merely close.
+    /// True when it passed the ranking's own threshold and the answer gate stopped it only for
+    /// common words (`gate::Question::is_strong`): probably this question in other words. False
+    /// for a chart that lacks a rarer word or holds an opposite, and for one merely close.
     pub strong: bool,
     /// The question's words (as asked, lowercase) that the chart does not hold in any form,
     /// most telling first, at most [`MAX_MISSING`].
@@ -52,16 +53,6 @@ pub struct Decision {
     /// When there are no answers: strong candidates first, then weak ones, each in fused rank
     /// order, at most [`MAX_CANDIDATES`].
     pub candidates: Vec<Candidate>,
-}
-
-/// The ranked charts of one question (the fusion step's output).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Ranking {
-    /// Charts past the ranking's own threshold, best first: the pool answers come from.
-    pub passing: Vec<FusedHit>,
-    /// Charts close enough to show on a miss (in fused mode, coverage + cosine ≥ `related_min`),
-    /// best first by the same fused score; may repeat charts of `passing`.
-    pub close: Vec<FusedHit>,
 }
 
 /// Runs the whole path (module docs) for `ask`: fused when `vectors` (the store's, with the
@@ -140,11 +131,12 @@ pub fn decide(
         };
     }
     let cap = MAX_CANDIDATES.min(ask.limit.max(1));
-    let strong = gated
-        .demoted
-        .iter()
-        .filter_map(|&d| find(d))
-        .map(|h| (h, true));
+    // Strong candidates first; the other turned-down charts lead the weak ones (rank order).
+    let (strong, turned_down): (Vec<_>, Vec<_>) = gated.demoted.iter().partition(|(_, s)| *s);
+    let strong = strong
+        .into_iter()
+        .chain(turned_down)
+        .filter_map(|&(d, s)| find(d).map(|h| (h, s)));
     let weak = ranking.close.iter().map(|&h| (h, false));
     let mut candidates: Vec<Candidate> = Vec::new();
     for (hit, strong) in strong.chain(weak) {
@@ -165,5 +157,170 @@ pub fn decide(
     Decision {
         answers: Vec::new(),
         candidates,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recall::semantic::embed_all;
+    use crate::recall::Doc;
+
+    fn setup(qs: &[&str]) -> (Bm25Index, Vectors, &'static Model) {
+        let model = crate::embed::model().expect("this build embeds a model");
+        let files: Vec<Vec<String>> = qs.iter().map(|_| Vec::new()).collect();
+        let docs: Vec<Doc<'_>> = qs
+            .iter()
+            .zip(&files)
+            .map(|(q, f)| Doc {
+                question: q,
+                details: "",
+                files: f,
+            })
+            .collect();
+        let bm25 = Bm25Index::build(&docs);
+        let vectors = embed_all(model, qs.iter().map(|q| (*q, "")));
+        (bm25, vectors, model)
+    }
+
+    fn run(
+        bm25: &Bm25Index,
+        vectors: &Vectors,
+        qs: &[&str],
+        query: &str,
+        allowed: &dyn Fn(usize) -> bool,
+    ) -> Decision {
+        let model = crate::embed::model().unwrap();
+        let t = model.thresholds();
+        let text = |d: usize| {
+            qs.get(d).map(|q| crate::recall::gate::DocText {
+                question: q.to_string(),
+                ..Default::default()
+            })
+        };
+        let ask = Ask {
+            query,
+            limit: 5,
+            thresholds: &t,
+            allowed,
+            text: &text,
+        };
+        let q = model.embed(query);
+        search(bm25, Some((vectors, &q)), &ask, Some(model))
+    }
+
+    #[test]
+    fn exact_questions_answer_and_unrelated_ones_do_not() {
+        let qs = [
+            "Where are Stripe payment webhooks verified and handled?",
+            "How is the PDF of a signed document rendered?",
+            "Which component renders the team members table?",
+        ];
+        let (bm25, vectors, _) = setup(&qs);
+        for (i, q) in qs.iter().enumerate() {
+            let r = run(&bm25, &vectors, &qs, q, &|_| true);
+            assert_eq!(r.answers.first().map(|h| h.doc), Some(i), "{q}");
+            assert_eq!(r.answers[0].score, 100, "an exact re-ask scores 100");
+        }
+        let r = run(
+            &bm25,
+            &vectors,
+            &qs,
+            "kubernetes helm chart ingress annotations",
+            &|_| true,
+        );
+        assert!(r.answers.is_empty(), "{r:?}");
+        let r = run(&bm25, &vectors, &qs, qs[0], &|d| d != 0);
+        assert!(r.answers.iter().all(|h| h.doc != 0));
+    }
+
+    #[test]
+    fn a_near_miss_is_related_not_an_answer() {
+        let qs = [
+            "Where are payment webhooks handled?",
+            "How does API rate limiting work?",
+            "How is the PDF certificate page rendered?",
+            "How is the project root located?",
+        ];
+        let (bm25, vectors, _) = setup(&qs);
+        for (near, chart) in [
+            ("Where are payment refunds handled?", 0),
+            ("How does API pagination work?", 1),
+            ("Where is the login page rendered?", 2),
+            ("what license is this project under?", 3),
+        ] {
+            let r = run(&bm25, &vectors, &qs, near, &|_| true);
+            assert!(r.answers.is_empty(), "{near}: {r:?}");
+            assert_eq!(
+                r.candidates.first().map(|c| c.hit.doc),
+                Some(chart),
+                "{near}: {r:?}"
+            );
+        }
+        let r = run(
+            &bm25,
+            &vectors,
+            &qs,
+            "where are the payment webhooks handled",
+            &|_| true,
+        );
+        assert_eq!(r.answers.first().map(|h| h.doc), Some(0), "{r:?}");
+    }
+}
+
+/// The recall pipeline is one straight path: no module of `recall/` uses one that uses it back
+/// (issue 23 found gate ↔ semantic, then semantic ↔ decide). Read from the sources, tests aside.
+#[cfg(test)]
+mod layering {
+    use std::collections::{BTreeMap, BTreeSet};
+
+    fn uses() -> BTreeMap<String, BTreeSet<String>> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/recall");
+        let mut names = BTreeSet::new();
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let path = e.unwrap().path();
+            if path.extension().is_some_and(|x| x == "rs") {
+                names.insert(path.file_stem().unwrap().to_string_lossy().into_owned());
+            }
+        }
+        let mut out = BTreeMap::new();
+        for name in &names {
+            let text = std::fs::read_to_string(dir.join(format!("{name}.rs"))).unwrap();
+            // Code only: doc links name other modules without using them.
+            let code: String = text
+                .split("#[cfg(test)]")
+                .next()
+                .unwrap_or_default()
+                .lines()
+                .filter(|l| !l.trim_start().starts_with("//"))
+                .collect();
+            let used: BTreeSet<String> = names
+                .iter()
+                .filter(|other| *other != name && *other != "mod")
+                .filter(|other| {
+                    code.contains(&format!("super::{other}"))
+                        || code.contains(&format!("crate::recall::{other}"))
+                })
+                .cloned()
+                .collect();
+            out.insert(name.clone(), used);
+        }
+        out
+    }
+
+    #[test]
+    fn no_recall_module_uses_one_that_uses_it_back() {
+        let uses = uses();
+        assert!(uses["decide"].contains("semantic") && uses["decide"].contains("gate"));
+        for (a, used) in &uses {
+            for b in used {
+                if a != "mod" && b != "mod" {
+                    assert!(
+                        !uses.get(b).is_some_and(|u| u.contains(a)),
+                        "recall/{a}.rs and recall/{b}.rs use each other"
+                    );
+                }
+            }
+        }
     }
 }

@@ -134,6 +134,10 @@ struct QueryTerm {
     docs: Vec<u32>,
 }
 
+/// How much higher than `salient` a word's weight may be for it to count as common when the gate
+/// judges whether a turned-down chart is a strong candidate ([`Question::is_strong`]).
+pub const STRONG_SALIENT: f32 = 1.25;
+
 /// Share of a question's weight from which a term's docs are looked up even when it weighs less
 /// than `min_salience` ([`Question::new`]): below every setting of `2 · salient_share` the
 /// gate is run with (halving the shipped 0.15 gives 0.15).
@@ -367,6 +371,26 @@ impl Question {
         )
     }
 
+    /// True when `doc`, which the gate turned down, is stopped only by common words: it holds
+    /// no opposite of a question word and would answer if words weighing under
+    /// [`STRONG_SALIENT`] × `salient` (in about one software sentence of two hundred, not one of
+    /// a hundred) counted as generic. Such a chart is probably this question in other words; a
+    /// chart that lacks a rarer word (the name of another thing: "passkey", "shopify", "csv")
+    /// probably asks something else, however high it ranks.
+    pub fn is_strong(
+        &self,
+        doc: usize,
+        text: &dyn Fn(usize) -> Option<DocText>,
+        model: Option<&Model>,
+        t: &Thresholds,
+    ) -> bool {
+        let lenient = Thresholds {
+            salient: (t.salient * STRONG_SALIENT).min(1.0),
+            ..*t
+        };
+        self.unmatched_doc(doc, text, model, &lenient) == Some(None)
+    }
+
     /// The words of the question (as asked, lowercase) that doc `doc` does not hold in any form
     /// the gate accepts: its opposite word first, if it holds one instead, then every
     /// non-generic term (or one heavy enough to block however generic: module docs, step 1)
@@ -492,9 +516,20 @@ impl Question {
                 return true;
             }
             let d = cache.entry(w.clone()).or_insert_with(|| model.embed(w));
-            dot(&v, d) >= align
+            dot(&v, d) >= align && !shares_a_root_only(model, word, w)
         })
     }
+}
+
+/// True when two words are made of several WordPieces each, begin with the same pieces and then
+/// both go on differently (`std ##in` and `std ##out`, `user ##name` and `user ##id`): the shared
+/// pieces, not the meaning, make their mean vectors close, so they are different things of one
+/// root and must not align by vector. (`derived` still matches an agent noun; a word whose
+/// pieces begin the other's, `postgres` and `postgresql`, may align.)
+fn shares_a_root_only(model: &Model, a: &str, b: &str) -> bool {
+    let (pa, pb) = (model.tokenizer().tokenize(a), model.tokenizer().tokenize(b));
+    let common = pa.iter().zip(&pb).take_while(|(x, y)| x == y).count();
+    common > 0 && common < pa.len() && common < pb.len()
 }
 
 /// True when two stems are one word's derivations: the longer is the shorter (at least
@@ -604,8 +639,9 @@ pub struct Gated {
     /// The answers that are exact re-asks: of the chart's question (found by its index marker)
     /// or of one of its other phrasings (found in the ranked charts' text).
     pub exact: Vec<usize>,
-    /// Ranked candidates that failed the gate (at most "related"), best first.
-    pub demoted: Vec<usize>,
+    /// Ranked candidates that failed the gate (at most "related"), best first, each with
+    /// whether it is *strong* ([`Question::is_strong`]).
+    pub demoted: Vec<(usize, bool)>,
 }
 
 pub use super::Ask;
@@ -650,7 +686,10 @@ pub fn apply(question: &Question, ranked: &[usize], ask: &Ask<'_>, model: Option
         }
         match question.unmatched_doc(doc, ask.text, model, ask.thresholds) {
             Some(None) => out.answers.push(doc),
-            Some(Some(_)) => out.demoted.push(doc),
+            Some(Some(_)) => {
+                let strong = question.is_strong(doc, ask.text, model, ask.thresholds);
+                out.demoted.push((doc, strong));
+            }
             None => {}
         }
     }
@@ -832,6 +871,38 @@ mod tests {
         );
         let q = Question::new(&bm25, "where are payment webhooks handled", t.salient);
         assert_eq!(q.unmatched_doc(0, &|_| None, Some(model()), &t), Some(None));
+    }
+
+    #[test]
+    fn words_of_one_root_with_other_endings_do_not_align() {
+        // A new user's near miss: "stdin" against a chart about "stdout" answered, because the
+        // two mean vectors share the piece "std".
+        let charts = [
+            "Where are search results printed to stdout with colors?",
+            "Where are payment webhooks handled?",
+        ];
+        let (bm25, docs) = index(&charts);
+        let t = model().thresholds();
+        for (asked, word) in [
+            (
+                "Where are search results read from stdin with colors?",
+                "stdin",
+            ),
+            (
+                "Where are search results printed to stderr with colors?",
+                "stderr",
+            ),
+        ] {
+            let q = Question::new(&bm25, asked, 0.0);
+            assert_eq!(
+                q.unmatched(&docs[0].as_doc(), Some(model()), &t),
+                Some(word),
+                "{asked}"
+            );
+        }
+        assert!(shares_a_root_only(model(), "stdin", "stdout"));
+        assert!(!shares_a_root_only(model(), "postgres", "postgresql"));
+        assert!(!shares_a_root_only(model(), "webhooks", "callbacks"));
     }
 
     #[test]

@@ -10,7 +10,6 @@
 //! Both thresholds belong to the model (`assets/model/config.json`); what answers is decided
 //! after this step (`super::decide`).
 
-use super::decide::Ranking;
 use super::{Ask, Bm25Index, Candidate};
 use crate::embed::Model;
 
@@ -398,6 +397,16 @@ impl FusedHit {
     }
 }
 
+/// The ranked charts of one question (the fusion step's output).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Ranking {
+    /// Charts past the ranking's own threshold, best first: the pool answers come from.
+    pub passing: Vec<FusedHit>,
+    /// Charts close enough to show on a miss (in fused mode, coverage + cosine ≥ `related_min`),
+    /// best first by the same fused score; may repeat charts of `passing`.
+    pub close: Vec<FusedHit>,
+}
+
 /// Ranks every entry by BM25 and cosine fused (module docs): the fusion step of
 /// [`super::decide`]. `passing`: the entries whose coverage + cosine reaches the model's `gate`,
 /// by fused score; `close`: those reaching `related_min`, by the same fused score (one order:
@@ -476,50 +485,6 @@ pub fn embed_all<'a, Q: AsRef<str>>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::recall::Doc;
-
-    fn setup(qs: &[&str]) -> (Bm25Index, Vectors, &'static Model) {
-        let model = crate::embed::model().expect("this build embeds a model");
-        let files: Vec<Vec<String>> = qs.iter().map(|_| Vec::new()).collect();
-        let docs: Vec<Doc<'_>> = qs
-            .iter()
-            .zip(&files)
-            .map(|(q, f)| Doc {
-                question: q,
-                details: "",
-                files: f,
-            })
-            .collect();
-        let bm25 = Bm25Index::build(&docs);
-        let vectors = embed_all(model, qs.iter().map(|q| (*q, "")));
-        (bm25, vectors, model)
-    }
-
-    fn run(
-        bm25: &Bm25Index,
-        vectors: &Vectors,
-        qs: &[&str],
-        query: &str,
-        allowed: &dyn Fn(usize) -> bool,
-    ) -> crate::recall::decide::Decision {
-        let model = crate::embed::model().unwrap();
-        let t = model.thresholds();
-        let text = |d: usize| {
-            qs.get(d).map(|q| crate::recall::gate::DocText {
-                question: q.to_string(),
-                ..Default::default()
-            })
-        };
-        let ask = Ask {
-            query,
-            limit: 5,
-            thresholds: &t,
-            allowed,
-            text: &text,
-        };
-        let q = model.embed(query);
-        crate::recall::decide::search(bm25, Some((vectors, &q)), &ask, Some(model))
-    }
 
     /// A vectors file opened for streaming gives the cosines of the same vectors held in memory,
     /// across several stream buffers; opened whole on first other use, it is the same set; a
@@ -566,64 +531,6 @@ mod tests {
         let got = cut.cosines(&q);
         assert_eq!(got.len(), n);
         assert!(got[STREAM_ENTRIES..].iter().all(|&c| c == 0.0));
-    }
-
-    #[test]
-    fn exact_questions_answer_and_unrelated_ones_do_not() {
-        let qs = [
-            "Where are Stripe payment webhooks verified and handled?",
-            "How is the PDF of a signed document rendered?",
-            "Which component renders the team members table?",
-        ];
-        let (bm25, vectors, _) = setup(&qs);
-        for (i, q) in qs.iter().enumerate() {
-            let r = run(&bm25, &vectors, &qs, q, &|_| true);
-            assert_eq!(r.answers.first().map(|h| h.doc), Some(i), "{q}");
-            assert_eq!(r.answers[0].score, 100, "an exact re-ask scores 100");
-        }
-        let r = run(
-            &bm25,
-            &vectors,
-            &qs,
-            "kubernetes helm chart ingress annotations",
-            &|_| true,
-        );
-        assert!(r.answers.is_empty(), "{r:?}");
-        let r = run(&bm25, &vectors, &qs, qs[0], &|d| d != 0);
-        assert!(r.answers.iter().all(|h| h.doc != 0));
-    }
-
-    #[test]
-    fn a_near_miss_is_related_not_an_answer() {
-        let qs = [
-            "Where are payment webhooks handled?",
-            "How does API rate limiting work?",
-            "How is the PDF certificate page rendered?",
-            "How is the project root located?",
-        ];
-        let (bm25, vectors, _) = setup(&qs);
-        for (near, chart) in [
-            ("Where are payment refunds handled?", 0),
-            ("How does API pagination work?", 1),
-            ("Where is the login page rendered?", 2),
-            ("what license is this project under?", 3),
-        ] {
-            let r = run(&bm25, &vectors, &qs, near, &|_| true);
-            assert!(r.answers.is_empty(), "{near}: {r:?}");
-            assert_eq!(
-                r.candidates.first().map(|c| c.hit.doc),
-                Some(chart),
-                "{near}: {r:?}"
-            );
-        }
-        let r = run(
-            &bm25,
-            &vectors,
-            &qs,
-            "where are the payment webhooks handled",
-            &|_| true,
-        );
-        assert_eq!(r.answers.first().map(|h| h.doc), Some(0), "{r:?}");
     }
 
     #[test]

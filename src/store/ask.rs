@@ -62,7 +62,7 @@ pub struct Related {
     /// The chart.
     pub entry: Entry,
     /// True when it is probably the same question in other words (passed the ranking's
-    /// threshold; only words it does not hold kept it from answering).
+    /// threshold; only common words it does not hold kept it from answering).
     pub strong: bool,
     /// The question's words the chart does not hold, most telling first.
     pub missing: Vec<String>,

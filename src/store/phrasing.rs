@@ -4,9 +4,9 @@
 //! - [`Writer::asking`]: the chart that already has the question as one of its phrasings (its
 //!   `# ` question or another, once case, punctuation and whitespace are set aside);
 //! - [`Writer::similar_chart`]: a current chart with exactly the given backing files (paths and
-//!   hashes) that the question reaches in recall: among those charts alone, it is an answer or a
-//!   candidate (`crate::recall::decide`). Charting a question in other words with the same
-//!   files then adds a phrasing to that chart;
+//!   hashes) that the question reaches in recall (among those charts alone, it is an answer or a
+//!   candidate, `crate::recall::decide`) or shares a word with. Charting a question in other
+//!   words with the same files then adds a phrasing to that chart;
 //! - [`Writer::current_chart`]: the chart `capn chart "<words>" --like <id>` confirms, refused
 //!   clearly when the id is no chart or its files changed.
 
@@ -46,8 +46,9 @@ impl Writer {
     }
 
     /// A current chart backed by exactly `files` (path → SHA-256 hex, as just hashed) whose
-    /// question `question` reaches: asked of those charts alone, it is an answer or a candidate
-    /// (unless both questions hold codes, [`codes`], and not the same ones). The best such
+    /// question `question` reaches: asked of those charts alone, it is an answer or a candidate,
+    /// or failing that it shares an index term with it (unless both questions hold codes,
+    /// [`codes`], and not the same ones). The best such
     /// chart, read from its file; `None` when there is none.
     pub fn similar_chart(&self, question: &str, files: &BTreeMap<String, String>) -> Option<Entry> {
         let same: Vec<usize> = (0..self.snap.len())
@@ -101,9 +102,14 @@ impl Writer {
                 asked.is_empty() || held.is_empty() || held == asked
             })
         };
+        // Past recall's own candidates, a chart with these very files that shares a word with
+        // the question is the same answer (its files are what an ask returns): merged too.
+        let mut sharing = self.snap.bm25.candidates(question, &allowed);
+        sharing.sort_by(|a, b| b.bm25.total_cmp(&a.bm25).then(a.doc.cmp(&b.doc)));
         let ranked = d.answers.iter().map(|h| h.doc);
         let best = ranked
             .chain(d.candidates.iter().map(|c| c.hit.doc))
+            .chain(sharing.iter().map(|c| c.doc))
             .find(|&doc| same_codes(doc))?;
         read(best)
     }

@@ -150,8 +150,8 @@ fn related_lines_and_the_removal_note_quote_a_hostile_entry() {
     let run = env
         .run(&["ask", "where are stripe payment refunds issued"])
         .code(1);
-    // The closest chart is a strong candidate here ("probably charted already"); its line is
-    // quoted, escaped and capped like a related line (paths at 120 characters).
+    // The closest chart lacks "refunds", a rare word: a related line, quoted, escaped and capped
+    // (paths at 120 characters), as a candidate line is.
     let line = run
         .stderr
         .lines()
@@ -160,7 +160,7 @@ fn related_lines_and_the_removal_note_quote_a_hostile_entry() {
     assert_eq!(
         line,
         format!(
-            "candidate {{\"id\":\"{id}\",\"question\":\"{HOSTILE_Q_QUOTED}\",\"files\":[\"{}…\",\"src/api/stripe-webhooks.ts\"],\"not_in_chart\":[\"refunds\",\"issued\"]}}",
+            "related {{\"id\":\"{id}\",\"question\":\"{HOSTILE_Q_QUOTED}\",\"files\":[\"{}…\",\"src/api/stripe-webhooks.ts\"],\"not_in_chart\":[\"refunds\",\"issued\"]}}",
             &long_path()[..119],
         )
     );

@@ -34,18 +34,74 @@ fn entry_files(env: &Env) -> Vec<String> {
 #[test]
 fn a_strong_candidate_is_said_first_with_what_differs_and_how_to_confirm() {
     let env = two_charts();
+    env.write("src/api/stripe.ts", "verify()\n");
+    env.run(&[
+        "chart",
+        "Where are Stripe payment webhooks verified and stored?",
+        "--files",
+        "src/api/stripe.ts",
+    ])
+    .ok();
+    // Only a common word ("still") keeps the chart from answering: probably the same question.
+    let q = "Where are Stripe payment webhooks still verified and stored?";
+    let run = env.run(&["ask", q]).code(1);
+    assert_eq!(run.stdout, "");
+    assert_eq!(
+        run.stderr,
+        "capn: probably charted already, in other words (not an answer yet: the question has words the chart does not hold, listed as not_in_chart):\n\
+candidate {\"id\":\"ef1c9146\",\"question\":\"Where are Stripe payment webhooks verified and stored?\",\"files\":[\"src/api/stripe.ts\"],\"not_in_chart\":[\"still\"]}\n\
+candidate {\"id\":\"2d1b0350\",\"question\":\"Where are payment webhooks handled?\",\"files\":[\"src/api/webhooks.ts\"],\"not_in_chart\":[\"still\"]}\n\
+capn: if one of them asks the same thing, read its files instead of searching, and confirm it so that these words answer next time: capn chart \"Where are Stripe payment webhooks still verified and stored?\" --like <its id>\n\
+capn: if it does not: no charted answer yet. Explore as usual; once you have found the files that answer it, chart them:\n  \
+capn chart \"Where are Stripe payment webhooks still verified and stored?\" --files <files> [--details \"<extra context>\"]\n"
+    );
+}
+
+#[test]
+fn a_near_miss_that_ranks_first_is_only_possibly_related() {
+    // A new user saw near misses labelled "probably charted already": the chart lacks the
+    // question's subject ("refunds"), a rare word, so it is at most possibly related.
+    let env = two_charts();
     let run = env
         .run(&["ask", "Where are payment refunds handled?"])
         .code(1);
     assert_eq!(run.stdout, "");
     assert_eq!(
         run.stderr,
-        "capn: probably charted already, in other words (not an answer yet: the question has words the chart does not hold, listed as not_in_chart):\n\
-candidate {\"id\":\"2d1b0350\",\"question\":\"Where are payment webhooks handled?\",\"files\":[\"src/api/webhooks.ts\"],\"not_in_chart\":[\"refunds\"]}\n\
-capn: if it asks the same thing, read its files instead of searching, and confirm it so that these words answer next time: capn chart \"Where are payment refunds handled?\" --like 2d1b0350\n\
-capn: if it does not: no charted answer yet. Explore as usual; once you have found the files that answer it, chart them:\n  \
-capn chart \"Where are payment refunds handled?\" --files <files> [--details \"<extra context>\"]\n"
+        "capn: no charted answer yet. Explore as usual; once you have found the files that answer it, chart them:\n  \
+capn chart \"Where are payment refunds handled?\" --files <files> [--details \"<extra context>\"]\n\
+capn: possibly related charts (not answers: similar questions whose files may help; check them before exploring):\n\
+related {\"id\":\"2d1b0350\",\"question\":\"Where are payment webhooks handled?\",\"files\":[\"src/api/webhooks.ts\"],\"not_in_chart\":[\"refunds\"]}\n\
+capn: if one of them answers it, read its files and confirm it: capn chart \"Where are payment refunds handled?\" --like 2d1b0350\n"
     );
+}
+
+#[test]
+fn a_chart_of_one_root_with_another_ending_does_not_answer() {
+    // A new user's near miss: "stdin" answered by a chart about "stdout" (their mean token
+    // vectors share the piece "std").
+    let env = Env::git();
+    env.run(&["init"]).ok();
+    env.write("src/output.rs", "print()\n");
+    env.run(&[
+        "chart",
+        "Where are search results printed to stdout with colors?",
+        "--files",
+        "src/output.rs",
+    ])
+    .ok();
+    for q in [
+        "Where are search results read from stdin with colors?",
+        "Where are search results printed to stderr with colors?",
+    ] {
+        let run = env.run(&["ask", q]).code(1);
+        assert_eq!(run.stdout, "", "{q}");
+        assert!(
+            !run.stderr.contains("probably charted"),
+            "{q}: {}",
+            run.stderr
+        );
+    }
 }
 
 #[test]
@@ -306,4 +362,36 @@ fn multi_phrasing_entries_stay_readable_by_capn_0_2() {
     let list = env.run(&["list", "--json"]).ok();
     assert_eq!(list.jsonl().len(), 2, "{}", list.stderr);
     assert!(list.stderr.is_empty(), "{}", list.stderr);
+}
+
+/// Re-charting with the very files of a chart, in words recall does not bring close to its
+/// question but sharing a word with it, is a phrasing too (the files are the answer either way);
+/// the same words with other files make a new entry.
+#[test]
+fn the_same_files_in_distant_words_sharing_one_merge() {
+    let env = Env::git();
+    env.run(&["init"]).ok();
+    env.write("src/links/create.ts", "create()\n");
+    env.write("src/links/other.ts", "other()\n");
+    let chart =
+        "Where is a link create request validated and persisted after the API route parses it?";
+    env.run(&["chart", chart, "--files", "src/links/create.ts"])
+        .ok();
+    let q = "where is a new short link saved to the database?";
+    let run = env
+        .run(&["chart", q, "--files", "src/links/create.ts"])
+        .ok();
+    assert!(run.stdout.contains("another phrasing"), "{}", run.stdout);
+    assert_eq!(entry_files(&env).len(), 1);
+    let hits = env.run(&["ask", q]).ok().jsonl();
+    assert_eq!(hits[0]["question"], chart);
+    assert_eq!(hits[0]["score"], 100);
+    env.run(&[
+        "chart",
+        "where is a new short link cached?",
+        "--files",
+        "src/links/other.ts",
+    ])
+    .ok();
+    assert_eq!(entry_files(&env).len(), 2);
 }
