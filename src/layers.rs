@@ -1,213 +1,340 @@
-//! The layer order of the crate's modules (stated in lib.rs), checked over the source: a module
-//! names (`crate::<module>`) only modules of its own layer or a lower one, and no module reaches
-//! itself through the modules it names (no import circle, within a layer either).
+//! The layer check: every module imports only from layers below its own, as the `# Layers`
+//! list in `lib.rs` states, and no two sibling modules import each other (directly or round a
+//! longer circle). It reads the sources under `src/` (code outside `#[cfg(test)]` and comments),
+//! so a change that breaks the order fails `cargo test` with the file and line.
 
-/// Each top-level module and its layer, lowest first (lib.rs's module docs say why).
-pub(crate) const LAYERS: &[(&str, u8)] = &[
-    ("clock", 0),
-    ("env", 0),
-    ("error", 0),
-    ("fsutil", 0),
-    ("hex", 0),
-    ("pathcmp", 0),
-    ("process", 0),
-    ("config", 1),
-    ("events", 1),
-    ("hosts", 1),
-    ("jsonedit", 1),
-    ("present", 1),
-    ("embed", 2),
-    ("store", 2),
-    ("recall", 3),
-    ("contract", 4),
-    ("hook", 4),
-    ("install", 4),
-    ("session", 4),
-    ("cmd", 5),
-    ("cli", 6),
-];
+use regex::Regex;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
 
-/// Folders whose modules are being reworked elsewhere: their own imports are not checked here
-/// yet (imports of them still are).
-const UNCHECKED_SOURCES: &[&str] = &["cmd", "recall", "store"];
-
-/// Edges known to break the order, each with what removes it (pathcmp -> store also closes the
-/// circle config -> fsutil -> pathcmp -> store -> config).
-const KNOWN: &[(&str, &str, &str)] = &[(
-    "pathcmp",
-    "store",
-    "store::STORE_DIR is the store's name for its folder; it moves down with the store split",
-)];
-
-fn layer(module: &str) -> Option<u8> {
-    LAYERS.iter().find(|(m, _)| *m == module).map(|(_, l)| *l)
+/// One reference from a source file to a module path, e.g. `recall::gate` from `store/index.rs:26`.
+struct Reference {
+    from: Vec<String>,
+    to: Vec<String>,
+    at: String,
 }
 
-/// The top-level modules a line of code names as `crate::<module>` (also in `crate::{a, b}`).
-pub(crate) fn named_modules(line: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let ident_end = |s: &str| {
-        s.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .unwrap_or(s.len())
-    };
-    for (at, _) in line.match_indices("crate::") {
-        if line[..at].ends_with('$') {
-            continue; // `$crate::` in a macro: the crate root, no module
+fn src_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+/// The ranks of the top-level modules, from lib.rs's `# Layers` list: `N. `a`, `b`` lines.
+fn ranks() -> BTreeMap<String, usize> {
+    let lib = std::fs::read_to_string(src_dir().join("lib.rs")).expect("read src/lib.rs");
+    let item = Regex::new(r"^//! (\d+)\. (.*)$").unwrap();
+    let name = Regex::new(r"`(\w+)`").unwrap();
+    let mut ranks = BTreeMap::new();
+    let mut inside = false;
+    for line in lib.lines() {
+        if line.starts_with("//! # ") {
+            inside = line == "//! # Layers";
+            continue;
         }
-        let rest = &line[at + "crate::".len()..];
-        if let Some(group) = rest.strip_prefix('{') {
-            let group = &group[..group.find('}').unwrap_or(group.len())];
-            for item in group.split(',') {
-                let item = item.trim();
-                out.push(&item[..ident_end(item)]);
+        let Some(c) = item.captures(line).filter(|_| inside) else {
+            continue;
+        };
+        let rank: usize = c[1].parse().unwrap();
+        for n in name.captures_iter(&c[2]) {
+            ranks.insert(n[1].to_string(), rank);
+        }
+    }
+    assert!(!ranks.is_empty(), "lib.rs has no `# Layers` list");
+    ranks
+}
+
+/// Every `.rs` file under `dir` with its module path (`src/store/index/apply.rs` →
+/// `[store, index, apply]`; `mod.rs` and `lib.rs` name their folder).
+fn modules(dir: &Path, path: &[String], out: &mut Vec<(PathBuf, Vec<String>)>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        let stem = p.file_stem().unwrap().to_string_lossy().to_string();
+        if p.is_dir() {
+            let mut sub = path.to_vec();
+            sub.push(stem);
+            modules(&p, &sub, out);
+        } else if p.extension().is_some_and(|e| e == "rs") && !p.ends_with("src/layers.rs") {
+            let mut m = path.to_vec();
+            if !matches!(stem.as_str(), "mod" | "lib" | "main") {
+                m.push(stem);
             }
-        } else {
-            out.push(&rest[..ident_end(rest)]);
+            out.push((p, m));
+        }
+    }
+}
+
+/// The code of a file that counts: up to its first top-level `#[cfg(test)]`, without comments.
+fn code_lines(text: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.starts_with("#[cfg(test)]") {
+            break;
+        }
+        let code = line.split("//").next().unwrap_or("");
+        if !code.trim().is_empty() {
+            out.push((i + 1, code.to_string()));
         }
     }
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::path::Path;
-
-    fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                rust_files(&p, out);
-            } else if p.extension().is_some_and(|x| x == "rs") {
-                out.push(p);
+/// `segments` (as written after `crate`, `super` or `self`) resolved against module `here`.
+fn resolve(here: &[String], head: &str, segments: &[&str]) -> Vec<String> {
+    let mut path: Vec<String> = match head {
+        "crate" => Vec::new(),
+        "self" => here.to_vec(),
+        _ => here[..here.len().saturating_sub(1)].to_vec(),
+    };
+    for s in segments {
+        match *s {
+            "super" => {
+                path.pop();
             }
+            "self" => {}
+            s => path.push(s.to_string()),
         }
     }
+    path
+}
 
-    #[test]
-    fn no_module_names_a_higher_layer() {
-        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-        let mut files = Vec::new();
-        rust_files(&src, &mut files);
-        let mut wrong = Vec::new();
-        let mut modules_seen = std::collections::BTreeSet::new();
-        for f in &files {
-            let rel = f
-                .strip_prefix(&src)
-                .unwrap()
-                .to_string_lossy()
-                .replace('\\', "/");
-            let top = rel.split('/').next().unwrap().trim_end_matches(".rs");
-            if matches!(top, "lib" | "main" | "layers") {
-                continue;
+/// The paths a `use` tree names: `a::{b, c::{d}}` → `a::b`, `a::c::d`.
+fn expand(tree: &str) -> Vec<String> {
+    let tree = tree.trim();
+    let Some(open) = tree.find('{') else {
+        return vec![tree.split(" as ").next().unwrap_or("").trim().to_string()];
+    };
+    let prefix = &tree[..open];
+    let inner = &tree[open + 1..tree.rfind('}').unwrap_or(tree.len())];
+    let (mut depth, mut start, mut parts) = (0, 0, Vec::new());
+    for (i, ch) in inner.char_indices() {
+        match ch {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&inner[start..i]);
+                start = i + 1;
             }
-            modules_seen.insert(top.to_string());
-            let own = layer(top).unwrap_or_else(|| panic!("{rel}: module {top} has no layer"));
-            if UNCHECKED_SOURCES.contains(&top) {
-                continue;
-            }
-            let text = std::fs::read_to_string(f).unwrap();
-            for (n, line) in text.lines().enumerate() {
-                if line.starts_with("#[cfg(test)]") {
-                    break; // tests may reach anywhere
-                }
-                if line.trim_start().starts_with("//") {
-                    continue; // doc links name modules without importing them
-                }
-                for m in named_modules(line) {
-                    let Some(theirs) = layer(m) else { continue };
-                    let known = KNOWN.iter().any(|(a, b, _)| *a == top && *b == m);
-                    if theirs > own && !known {
-                        wrong.push(format!(
-                            "{rel}:{}: {top} (layer {own}) names {m} (layer {theirs})",
-                            n + 1
-                        ));
-                    }
-                }
-            }
-        }
-        assert!(
-            wrong.is_empty(),
-            "lower layers name higher ones:\n{}",
-            wrong.join("\n")
-        );
-        let listed: std::collections::BTreeSet<String> =
-            LAYERS.iter().map(|(m, _)| m.to_string()).collect();
-        assert_eq!(
-            modules_seen, listed,
-            "LAYERS and src/ list different modules"
-        );
-    }
-
-    /// The top-level modules each top-level module names outside its tests, less the
-    /// [`KNOWN`] edges.
-    fn module_edges() -> std::collections::BTreeMap<String, std::collections::BTreeSet<String>> {
-        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-        let mut files = Vec::new();
-        rust_files(&src, &mut files);
-        let mut edges = std::collections::BTreeMap::<String, std::collections::BTreeSet<_>>::new();
-        for f in &files {
-            let rel = f
-                .strip_prefix(&src)
-                .unwrap()
-                .to_string_lossy()
-                .replace('\\', "/");
-            let top = rel
-                .split('/')
-                .next()
-                .unwrap()
-                .trim_end_matches(".rs")
-                .to_string();
-            let text = std::fs::read_to_string(f).unwrap();
-            for line in text.lines() {
-                if line.starts_with("#[cfg(test)]") {
-                    break;
-                }
-                if line.trim_start().starts_with("//") {
-                    continue;
-                }
-                for m in named_modules(line) {
-                    let known = KNOWN.iter().any(|(a, b, _)| *a == top && *b == m);
-                    if m != top && layer(m).is_some() && !known {
-                        edges.entry(top.clone()).or_default().insert(m.to_string());
-                    }
-                }
-            }
-        }
-        edges
-    }
-
-    #[test]
-    fn no_two_modules_name_each_other_even_through_others() {
-        let edges = module_edges();
-        // Depth-first from each module: reaching it again is a circle.
-        for start in edges.keys() {
-            let mut stack = vec![(start.clone(), vec![start.clone()])];
-            let mut seen = std::collections::BTreeSet::new();
-            while let Some((at, trail)) = stack.pop() {
-                for next in edges.get(&at).into_iter().flatten() {
-                    let mut t = trail.clone();
-                    t.push(next.clone());
-                    assert!(next != start, "import circle: {}", t.join(" -> "));
-                    if seen.insert(next.clone()) {
-                        stack.push((next.clone(), t));
-                    }
-                }
-            }
+            _ => {}
         }
     }
+    parts.push(&inner[start..]);
+    parts
+        .into_iter()
+        .filter(|p| !p.trim().is_empty())
+        .flat_map(expand)
+        .map(|p| format!("{prefix}{p}"))
+        .collect()
+}
 
-    #[test]
-    fn named_modules_reads_paths_groups_and_skips_macros() {
-        assert_eq!(named_modules("use crate::hosts::Host;"), ["hosts"]);
-        assert_eq!(
-            named_modules("let a = crate::hex::encode(&crate::store::x());"),
-            ["hex", "store"]
-        );
-        assert_eq!(
-            named_modules("use crate::{events::HookEvent, hosts};"),
-            ["events", "hosts"]
-        );
-        assert!(named_modules("$crate::write_diag(x)").is_empty());
+/// Every reference to a module path in `file`, whose module path is `here`.
+fn references(file: &Path, here: &[String]) -> Vec<Reference> {
+    let text = std::fs::read_to_string(file).unwrap();
+    let lines = code_lines(&text);
+    let inline = Regex::new(r"\b(crate|super|self)((?:::\w+)+)").unwrap();
+    let use_stmt = Regex::new(r"(?s)\buse\s+(crate|super|self)::([^;]*);").unwrap();
+    let at = |n: usize| format!("{}:{n}", file.strip_prefix(src_dir()).unwrap().display());
+    let mut out = Vec::new();
+    let mut push = |head: &str, rest: &str, n: usize| {
+        let segs: Vec<&str> = rest.split("::").filter(|s| !s.is_empty()).collect();
+        let to = resolve(here, head, &segs);
+        out.push(Reference {
+            from: here.to_vec(),
+            to,
+            at: at(n),
+        });
+    };
+    for (n, line) in &lines {
+        for c in inline.captures_iter(line) {
+            push(&c[1], &c[2], *n);
+        }
     }
+    let line_mark = Regex::new(r"\x00\d+\x00").unwrap();
+    let joined: String = lines
+        .iter()
+        .map(|(n, l)| format!("\u{0}{n}\u{0}{l}\n"))
+        .collect();
+    for c in use_stmt.captures_iter(&joined) {
+        let n = joined[..c.get(0).unwrap().start()]
+            .rsplit('\u{0}')
+            .nth(1)
+            .unwrap_or("0");
+        let body = line_mark.replace_all(&c[2], "");
+        for p in expand(&body) {
+            push(&c[1], &p, n.parse().unwrap_or(0));
+        }
+    }
+    out
+}
+
+/// The longest prefix of `path` that is a module.
+fn module_of(known: &BTreeSet<Vec<String>>, path: &[String]) -> Vec<String> {
+    (0..=path.len())
+        .rev()
+        .map(|k| path[..k].to_vec())
+        .find(|p| known.contains(p))
+        .unwrap_or_default()
+}
+
+fn all_references() -> (BTreeSet<Vec<String>>, Vec<Reference>) {
+    let mut files = Vec::new();
+    modules(&src_dir(), &[], &mut files);
+    let known: BTreeSet<Vec<String>> = files.iter().map(|(_, m)| m.clone()).collect();
+    let mut refs = Vec::new();
+    for (file, here) in &files {
+        if file.ends_with("main.rs") {
+            continue;
+        }
+        for mut r in references(file, here) {
+            r.to = module_of(&known, &r.to);
+            refs.push(r);
+        }
+    }
+    (known, refs)
+}
+
+/// A circle among `edges` (node → nodes), as its nodes in order, if there is one.
+fn circle(edges: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    fn visit(
+        n: &str,
+        edges: &BTreeMap<String, BTreeSet<String>>,
+        stack: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(i) = stack.iter().position(|s| s == n) {
+            return Some(stack[i..].to_vec());
+        }
+        if !done.insert(n.to_string()) {
+            return None;
+        }
+        stack.push(n.to_string());
+        for next in edges.get(n).into_iter().flatten() {
+            if let Some(c) = visit(next, edges, stack, done) {
+                return Some(c);
+            }
+        }
+        stack.pop();
+        None
+    }
+    let mut done = BTreeSet::new();
+    edges
+        .keys()
+        .find_map(|n| visit(n, edges, &mut Vec::new(), &mut done))
+}
+
+#[test]
+fn every_module_imports_only_from_lower_layers() {
+    let ranks = ranks();
+    let (known, refs) = all_references();
+    let mut wrong = Vec::new();
+    for top in known.iter().filter_map(|m| m.first()) {
+        if !ranks.contains_key(top) {
+            wrong.push(format!(
+                "module `{top}` is in no layer of lib.rs's `# Layers` list"
+            ));
+        }
+    }
+    for r in &refs {
+        let (Some(from), Some(to)) = (r.from.first(), r.to.first()) else {
+            continue;
+        };
+        if from != to && ranks.get(to) >= ranks.get(from) {
+            wrong.push(format!(
+                "{}: `{from}` (layer {:?}) uses `{}`",
+                r.at,
+                ranks.get(from),
+                r.to.join("::")
+            ));
+        }
+    }
+    wrong.sort();
+    wrong.dedup();
+    assert!(
+        wrong.is_empty(),
+        "layer order broken:\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn no_two_sibling_modules_import_each_other() {
+    let (_, refs) = all_references();
+    let mut by_parent: BTreeMap<Vec<String>, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();
+    let mut at = BTreeMap::new();
+    for r in &refs {
+        let common = r.from.iter().zip(&r.to).take_while(|(a, b)| a == b).count();
+        let (Some(a), Some(b)) = (r.from.get(common), r.to.get(common)) else {
+            continue;
+        };
+        let parent = r.from[..common].to_vec();
+        by_parent
+            .entry(parent.clone())
+            .or_default()
+            .entry(a.clone())
+            .or_default()
+            .insert(b.clone());
+        at.entry((parent, a.clone(), b.clone()))
+            .or_insert_with(|| r.at.clone());
+    }
+    let mut wrong = Vec::new();
+    for (parent, edges) in &mut by_parent {
+        while let Some(c) = circle(edges) {
+            let steps: Vec<String> = (0..c.len())
+                .map(|i| {
+                    let (a, b) = (&c[i], &c[(i + 1) % c.len()]);
+                    format!(
+                        "{a} -> {b} ({})",
+                        at[&(parent.clone(), a.clone(), b.clone())]
+                    )
+                })
+                .collect();
+            wrong.push(format!(
+                "in `crate::{}`: {}",
+                parent.join("::"),
+                steps.join(", ")
+            ));
+            // Cut the circle's first step and look again, so every circle is named.
+            edges
+                .get_mut(&c[0])
+                .map(|next| next.remove(&c[1 % c.len()]));
+        }
+    }
+    assert!(wrong.is_empty(), "import circles:\n{}", wrong.join("\n"));
+}
+
+#[test]
+fn the_checker_reads_use_trees_relative_paths_and_circles() {
+    let here = |m: &str| m.split("::").map(String::from).collect::<Vec<_>>();
+    assert_eq!(
+        expand("recall::{gate, semantic::{self, Vectors as V}}"),
+        [
+            "recall::gate",
+            "recall::semantic::self",
+            "recall::semantic::Vectors"
+        ]
+    );
+    assert_eq!(
+        resolve(&here("store::index::apply"), "super", &["super", "fresh"]),
+        here("store::fresh")
+    );
+    assert_eq!(
+        resolve(&here("recall::gate"), "crate", &["hook", "offer"]),
+        here("hook::offer")
+    );
+    assert_eq!(
+        resolve(&here("recall"), "self", &["gate"]),
+        here("recall::gate")
+    );
+    let edges = |pairs: &[(&str, &str)]| {
+        let mut m: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for (a, b) in pairs {
+            m.entry(a.to_string()).or_default().insert(b.to_string());
+        }
+        m
+    };
+    assert_eq!(circle(&edges(&[("a", "b"), ("b", "c")])), None);
+    let found = circle(&edges(&[("a", "b"), ("b", "c"), ("c", "a")])).unwrap();
+    assert_eq!(found.len(), 3, "{found:?}");
 }

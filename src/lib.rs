@@ -9,16 +9,20 @@
 //!
 //! [`main_entry`] is the whole program; `main.rs` only calls it.
 //!
-//! Layers, lowest first; a module names only its own layer and lower ones, and no two modules
-//! name each other, directly or through others (checked over the source by tests in
-//! `layers.rs`, which list the few edges still to remove):
-//! 0. `fsutil`, `pathcmp`, `clock`, `env`, `error`, `process`, `hex`: the system and plain data;
-//! 1. `events`, `hosts`, `jsonedit`, `present`, `config`: the vocabularies and formats the rest
-//!    share (the hook events, the host tables, format-preserving JSON edits, output text,
-//!    `.capn/config.json`);
-//! 2. `store`, `embed`; 3. `recall`;
-//! 4. `hook`, `install`, `session`, `contract`: what runs inside the hosts and what sets them up;
-//! 5. `cmd`: one file per subcommand; 6. `cli`: the clap definitions; then this file.
+//! # Layers
+//! Lowest first. A module uses only modules of a lower layer (and its own submodules), and no
+//! two sibling modules use each other, directly or round a longer circle. `layers.rs` checks both
+//! over the source on every `cargo test` and names the file and line of a break.
+//! 1. `error`, `clock`, `env`, `hex`, `pathcmp`, `present`, `contract`, `embed`, `events`: plain
+//!    data, the output text rules and the vocabularies (the hook events);
+//! 2. `fsutil`, `jsonedit`, `hosts`: the file system, format-preserving JSON edits, the host tables;
+//! 3. `process`, `config`, `session`, `recall`: child processes, `.capn/config.json`, the per-user
+//!    session state, and the recall engine (BM25, vectors, the decision);
+//! 4. `store`: `.capn/` (entries, freshness, the derived index);
+//! 5. `install`: what sets the hosts up;
+//! 6. `hook`: what runs inside the hosts;
+//! 7. `cli`: the clap definitions;
+//! 8. `cmd`: one file per subcommand; then this file.
 
 /// Writes one diagnostic line on stderr and ignores any write error (stderr closed, a broken
 /// pipe, a full disk). `eprintln!` panics on a write error, which on a hook path would turn into
@@ -29,36 +33,42 @@ macro_rules! diag {
     };
 }
 
-pub mod cli;
-pub mod clock;
-pub mod cmd;
-pub mod config;
-pub mod contract;
+// The public surface is deliberate: `main_entry` (the program), `events` (the hook-event table
+// the integration tests drive), `recall` and `embed` (the recall engine the in-process
+// evaluations in `examples/` measure) and `schema` (the Codex output-schema checker the
+// conformance tests run). Everything else is crate-private.
+pub(crate) mod cli;
+pub(crate) mod clock;
+pub(crate) mod cmd;
+pub(crate) mod config;
+pub(crate) mod contract;
 pub mod embed;
-pub mod env;
-pub mod error;
+pub(crate) mod env;
+pub(crate) mod error;
 pub mod events;
-pub mod fsutil;
-pub mod hex;
-pub mod hook;
-pub mod hosts;
-pub mod install;
-pub mod jsonedit;
+pub(crate) mod fsutil;
+pub(crate) mod hex;
+pub(crate) mod hook;
+pub(crate) mod hosts;
+pub(crate) mod install;
+pub(crate) mod jsonedit;
 #[cfg(test)]
 mod layers;
-pub mod pathcmp;
-pub mod present;
-pub mod process;
+pub(crate) mod pathcmp;
+pub(crate) mod present;
+pub(crate) mod process;
 pub mod recall;
-pub mod session;
-pub mod store;
+pub(crate) mod session;
+pub(crate) mod store;
 
 use clap::Parser;
 use std::ffi::OsString;
 use std::io::Write;
 use std::process::ExitCode;
 
-pub use error::SilentExit;
+use error::SilentExit;
+pub use hosts::codex_output_schemas;
+pub use install::schema;
 
 /// Runs `capn` with the given argv (including argv\[0\]) and returns the process exit code.
 ///

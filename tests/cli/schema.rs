@@ -1,7 +1,7 @@
-//! The Codex output schemas through the library's checker (`capn_hook::install::schema`, with the
-//! schemas the host tables embed, `capn_hook::hosts`), which `capn doctor` uses too. `hooks.rs` validates hook replies with [`load`] and [`validate`].
+//! The Codex output schemas through the library's checker (`capn_hook::schema`, with the
+//! schemas the host tables embed, `capn_hook::codex_output_schemas`), which `capn doctor` uses too. `hooks.rs` validates hook replies with [`load`] and [`validate`].
 
-use capn_hook::install::schema::Schema;
+use capn_hook::schema::Schema;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
@@ -55,7 +55,7 @@ fn embedded_schemas_are_the_fixture_files() {
         ("PostCompact", "post-compact.command.output.schema.json"),
     ] {
         let on_disk = std::fs::read_to_string(dir().join(file)).unwrap();
-        let embedded = capn_hook::hosts::codex_output_schemas(event);
+        let embedded = capn_hook::codex_output_schemas(event);
         assert_eq!(embedded[0].1, on_disk, "{file}");
     }
 }
