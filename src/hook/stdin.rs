@@ -33,6 +33,18 @@ pub const IDLE_BEFORE_FIRST_BYTE: Duration = Duration::from_millis(1500);
 /// even a 16 MiB one, arrives in milliseconds).
 pub const MAX_READ_TIME: Duration = Duration::from_secs(2);
 
+/// How long a silence ends the read, given the scan so far and whether any byte came: the one
+/// rule both readers follow ([`read_from`] and [`read_threaded`]).
+fn idle_time(scan: &Scan, any_byte: bool) -> Duration {
+    if scan.complete() {
+        IDLE_AFTER_VALUE
+    } else if any_byte {
+        IDLE_BEFORE_VALUE
+    } else {
+        IDLE_BEFORE_FIRST_BYTE
+    }
+}
+
 /// An incremental scan of a JSON text's structure, byte by byte and once per byte (so a huge
 /// payload costs linear time however it is split into reads): it tells when the first top-level
 /// object or array has closed, and whether anything but white space followed it.
@@ -134,11 +146,7 @@ pub fn read_threaded<R: std::io::Read + Send + 'static>(mut reader: R, cap: usiz
     let mut buf = Vec::new();
     let mut scan = Scan::default();
     while buf.len() < cap {
-        let idle = if scan.complete() {
-            IDLE_AFTER_VALUE
-        } else {
-            IDLE_BEFORE_VALUE
-        };
+        let idle = idle_time(&scan, !buf.is_empty());
         let Some(left) = MAX_READ_TIME.checked_sub(start.elapsed()) else {
             break;
         };
@@ -166,13 +174,7 @@ pub fn read_from(fd: impl std::os::fd::AsFd, cap: usize) -> Vec<u8> {
     let mut scan = Scan::default();
     let mut scanned = 0;
     while buf.len() < cap {
-        let idle = if scan.complete() {
-            IDLE_AFTER_VALUE
-        } else if buf.is_empty() {
-            IDLE_BEFORE_FIRST_BYTE
-        } else {
-            IDLE_BEFORE_VALUE
-        };
+        let idle = idle_time(&scan, !buf.is_empty());
         let Some(left) = MAX_READ_TIME.checked_sub(start.elapsed()) else {
             break;
         };
@@ -265,6 +267,19 @@ mod threaded_tests {
         assert_eq!(read_threaded(r, 1024), b"{}");
         assert!(t.elapsed() < Duration::from_millis(200));
         assert_eq!(read_threaded(std::io::repeat(b'x'), 100_000).len(), 100_000);
+    }
+
+    /// The threaded reader waits as long as the polling one for a host that is slow to start
+    /// writing (it used the shorter in-value silence, so a payload begun after 400 ms was lost).
+    #[test]
+    fn a_late_first_byte_is_waited_for() {
+        let (r, mut w) = std::io::pipe().unwrap();
+        let late = std::thread::spawn(move || {
+            std::thread::sleep(IDLE_BEFORE_VALUE + Duration::from_millis(300));
+            w.write_all(b"{}").unwrap();
+        });
+        assert_eq!(read_threaded(r, 1024), b"{}");
+        late.join().unwrap();
     }
 
     #[test]
