@@ -4,7 +4,7 @@
 //! - the **chart** (`store`, `recall`, `embed`, `cmd::{chart,ask,...}`): questions mapped to the files
 //!   that answer them, each file pinned by SHA-256; an answer whose files changed is hidden until
 //!   they hash as charted again;
-//! - **compaction survival** (`hook`, `session`, `cmd::{statusline,state}`): hooks that keep the
+//! - **compaction survival** (`hook`, `hook::statusline`, `session`, `cmd::state`): hooks that keep the
 //!   decision structure of a long session alive across Claude Code's lossy compaction.
 //!
 //! [`main_entry`] is the whole program; `main.rs` only calls it.
@@ -35,8 +35,9 @@ macro_rules! diag {
 
 // The public surface is deliberate: `main_entry` (the program), `events` (the hook-event table
 // the integration tests drive), `recall` and `embed` (the recall engine the in-process
-// evaluations in `examples/` measure) and `schema` (the Codex output-schema checker the
-// conformance tests run). Everything else is crate-private.
+// evaluations in `examples/` measure), `schema` and `codex_output_schemas` (the Codex
+// output-schema checker and the schemas embedded, which the conformance tests compare).
+// Everything else is crate-private.
 pub(crate) mod cli;
 pub(crate) mod clock;
 pub(crate) mod cmd;
@@ -108,7 +109,7 @@ pub fn main_entry(args: Vec<OsString>) -> ExitCode {
 
 /// Runs a parsed command line. `Ok` carries the exit code (a miss is `Ok(1)`), `Err` a failure
 /// that [`main_entry`] prints and maps to exit 1.
-pub fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
     cmd::dispatch(cli.command)
 }
 

@@ -4,8 +4,8 @@
 //!
 //! An offer is a short block in `additionalContext`: one line saying where the lines come from and
 //! that they are quoted data ([`crate::present`] owns how entry text is shown),
-//! then at most [`crate::recall::offer::MAX_OFFERS`] lines `capn: "<question>" -> "<file>", ...
-//! (<where the chart came from>)`.
+//! then one line `capn: "<question>" -> "<file>", ... (<where the chart came from>)`: the gate
+//! offers at most one chart per text.
 //! Every rule that keeps offers rare and right lives here or in [`crate::recall::offer`]:
 //! - the injection gate ([`crate::recall::offer::select`]) is stricter than `ask`'s;
 //! - an offered entry's backing files are checked (SHA-256, through the stat cache) just before

@@ -1,13 +1,14 @@
 //! Lexical recall: BM25F over the question, the details and the backing file paths.
 //!
-//! INTERFACE (the store and `ask` depend on exactly this; the implementation is free):
+//! INTERFACE (what the store builds and the decision reads; the implementation is free):
 //! - [`Doc`]: one entry's text fields.
 //! - [`Bm25Index::build`]: builds a serialisable index over docs in the given order (doc number =
 //!   position in the slice).
-//! - [`Bm25Index::search`]: ranked hits that pass the relevance floor, best first, at most
-//!   `limit`, skipping docs for which `allowed(doc)` is false.
 //! - [`Bm25Index::candidates`]: every matching doc with its raw BM25 and its coverage, for fusing
-//!   with another signal; `search` is `candidates` + [`passes_floor`] + [`display_score`].
+//!   with another signal (`semantic`, then `decide`).
+//! - [`Bm25Index::search`]: BM25 alone: `candidates` + [`passes_floor`] + [`display_score`],
+//!   ranked hits best first, at most `limit`, skipping docs for which `allowed(doc)` is false
+//!   (for the in-process evaluations in `examples/` and the tests; `ask` goes through `decide`).
 //! - [`VERSION`]: bumped whenever tokenisation or the index layout changes (the stored index is
 //!   rebuilt on mismatch).
 //!

@@ -40,9 +40,6 @@ use super::gate::Question;
 use super::semantic::Vectors;
 use super::Bm25Index;
 
-/// The most charts offered at once (the gate offers one per text; the bound is for the block).
-pub const MAX_OFFERS: usize = 3;
-
 /// The gate's thresholds (module docs, rules 2 to 4).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Params {
