@@ -660,7 +660,7 @@ fn plan_gitignore(path: &Path) -> Result<Option<Vec<u8>>> {
     if !new.is_empty() && !new.ends_with(b"\n") {
         new.extend_from_slice(eol);
     }
-    new.extend_from_slice(b".capn/");
+    new.extend_from_slice(format!("{}/", crate::store::STORE_DIR).as_bytes());
     new.extend_from_slice(eol);
     Ok(Some(new))
 }

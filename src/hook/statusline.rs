@@ -130,7 +130,8 @@ pub fn segment(input: &StatusInput, warn_at: Option<u8>) -> Segment {
             threshold = Some(t);
             let mut s = format!("ctx {} {}", crate::hook::text::percent_label(p), bar(p));
             if p >= f64::from(t) {
-                s.push_str(" /compact-prep");
+                s.push_str(" /");
+                s.push_str(crate::install::skill::SKILL_NAME);
             }
             parts.push(s);
         }
@@ -237,10 +238,9 @@ pub fn chart_count(root: &Path) -> Option<usize> {
     let store = crate::store::Store::at(root.to_path_buf());
     // A symlinked store is not counted (nor read): it could lead anywhere.
     store.check_dirs().ok()?;
-    let store = store.dir;
-    let rd = match std::fs::read_dir(store.join("entries")) {
+    let rd = match std::fs::read_dir(store.entries_dir()) {
         Ok(rd) => rd,
-        Err(_) => return store.is_dir().then_some(0),
+        Err(_) => return store.dir.is_dir().then_some(0),
     };
     Some(
         rd.flatten()

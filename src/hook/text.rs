@@ -188,11 +188,13 @@ pub fn percent_label(percent: f64) -> String {
     format!("{}%", percent.floor() as i64)
 }
 
-/// How the prep skill is invoked on each host.
-fn prep_name(host: Host) -> &'static str {
+/// How the prep skill is invoked on each host: `/compact-prep` in Claude Code, its bare name in
+/// Codex.
+fn prep_name(host: Host) -> String {
+    let name = crate::install::skill::SKILL_NAME;
     match host {
-        Host::Claude => "/compact-prep",
-        Host::Codex => "compact-prep",
+        Host::Claude => format!("/{name}"),
+        Host::Codex => name.to_string(),
     }
 }
 

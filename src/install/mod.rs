@@ -268,7 +268,9 @@ pub fn our_subcommand(handler: &Value) -> Option<String> {
     None
 }
 
-fn is_capn(c: &str) -> bool {
+/// True when the command word `c` runs capn: `capn`, a path ending in `/capn`, or a Windows
+/// path ending in `\capn.exe`.
+pub(super) fn is_capn(c: &str) -> bool {
     c == "capn" || c.ends_with("/capn") || c.ends_with("\\capn.exe")
 }
 

@@ -24,10 +24,13 @@ pub const STORE_GITIGNORE: &str = "\
 /// The lines of a project `.gitignore` that ignore the whole store, as capn writes them or
 /// equivalently (trailing spaces aside).
 pub fn ignores_store(line: &[u8]) -> bool {
-    matches!(
-        line.trim_ascii_end(),
-        b".capn" | b".capn/" | b"/.capn" | b"/.capn/" | b".capn/*" | b"/.capn/*"
-    )
+    let line = line.trim_ascii_end();
+    let line = line.strip_prefix(b"/").unwrap_or(line);
+    let line = line
+        .strip_suffix(b"/*")
+        .or_else(|| line.strip_suffix(b"/"))
+        .unwrap_or(line);
+    line == crate::store::STORE_DIR.as_bytes()
 }
 
 /// The project `.gitignore` (`bytes`) without its lines that ignore the whole store, every other
@@ -84,5 +87,25 @@ mod tests {
             b"target/\r\n/node_modules\nx"
         );
         assert_eq!(without_store_lines(b"target/\n.capn/index.bin\n"), None);
+    }
+
+    #[test]
+    fn the_lines_that_ignore_the_whole_store() {
+        for l in [
+            ".capn", ".capn/", "/.capn", "/.capn/", ".capn/*", "/.capn/*", ".capn/  ",
+        ] {
+            assert!(ignores_store(l.as_bytes()), "{l}");
+        }
+        for l in [
+            "//.capn",
+            ".capn//",
+            ".capn/entries",
+            "x/.capn",
+            ".capnx",
+            "capn",
+            "",
+        ] {
+            assert!(!ignores_store(l.as_bytes()), "{l}");
+        }
     }
 }

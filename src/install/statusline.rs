@@ -56,7 +56,7 @@ pub fn statusline_value(json: &Map<String, Value>) -> Option<&Value> {
 pub fn is_our_statusline(command: &str) -> bool {
     let mut words = command.split_whitespace();
     let first = words.next().unwrap_or("");
-    (first == "capn" || first.ends_with("/capn")) && words.next() == Some("statusline")
+    super::is_capn(first) && words.next() == Some("statusline")
 }
 
 /// The command ours wraps, if `command` is ours with `--wrap '<theirs>'`.
