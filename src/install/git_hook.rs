@@ -314,7 +314,10 @@ fn hooks_dir_from_git(root: &Path) -> GitAnswer {
             .map(|l| l.trim_end_matches('\r'))
             .filter(|l| !l.is_empty())
             .map(PathBuf::from);
-        if top.canonicalize().ok()? != root.canonicalize().ok()? {
+        if !crate::pathcmp::same(
+            &crate::fsutil::resolved(&top),
+            &crate::fsutil::resolved(root),
+        ) {
             return None;
         }
         let hooks = if hooks.is_absolute() {

@@ -40,10 +40,11 @@ fn read_line(path: &Path) -> Option<String> {
     (!line.is_empty()).then(|| line.to_string())
 }
 
-/// `p` joined to `base` when relative, lexically normalised, then canonicalised.
+/// `p` joined to `base` when relative, lexically normalised, then canonicalised (in the plain
+/// form on Windows, as [`crate::fsutil::resolved`] gives it, so every path here compares alike).
 fn resolve(base: &Path, p: &str) -> Option<PathBuf> {
     let joined = super::paths::normalize(&base.join(p))?;
-    std::fs::canonicalize(joined).ok()
+    dunce::canonicalize(joined).ok()
 }
 
 /// True when `p` is a real folder (not a symlink) owned by the user running capn.
@@ -81,7 +82,7 @@ pub fn linked(root: &Path) -> Option<Linked> {
         return None;
     }
     let back = resolve(&gitdir, &read_line(&gitdir.join("gitdir"))?)?;
-    if back != std::fs::canonicalize(&dot_git).ok()? {
+    if back != dunce::canonicalize(&dot_git).ok()? {
         return None;
     }
     // The main checkout: the folder whose `.git` folder is the common dir.
@@ -90,7 +91,7 @@ pub fn linked(root: &Path) -> Option<Linked> {
     }
     let main_root = common.parent()?.to_path_buf();
     let main_git = main_root.join(".git");
-    if !own_real_dir(&main_git) || std::fs::canonicalize(&main_git).ok()? != common {
+    if !own_real_dir(&main_git) || dunce::canonicalize(&main_git).ok()? != common {
         return None;
     }
     let name = gitdir.file_name()?.to_str()?.to_string();
@@ -110,8 +111,8 @@ pub fn other_checkouts(main_root: &Path, this: &Path) -> Vec<PathBuf> {
     if !own_real_dir(&main_git) {
         return out;
     }
-    let this = std::fs::canonicalize(this).unwrap_or_else(|_| this.to_path_buf());
-    let main = std::fs::canonicalize(main_root).unwrap_or_else(|_| main_root.to_path_buf());
+    let this = crate::fsutil::resolved(this);
+    let main = crate::fsutil::resolved(main_root);
     if main != this {
         out.push(main.clone());
     }
@@ -126,7 +127,8 @@ pub fn other_checkouts(main_root: &Path, this: &Path) -> Vec<PathBuf> {
             continue;
         };
         let confirmed = linked(&root).is_some_and(|l| l.main_root == main);
-        if confirmed && root != this {
+        // git writes the path as it was given (`C:/x` on Windows): compared resolved, as `this`.
+        if confirmed && crate::fsutil::resolved(&root) != this {
             out.push(root);
         }
     }
