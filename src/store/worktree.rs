@@ -155,7 +155,7 @@ mod tests {
     #[test]
     fn a_linked_worktree_finds_its_main_checkout() {
         let dir = tempfile::tempdir().unwrap();
-        let dir = dir.path().canonicalize().unwrap();
+        let dir = crate::fsutil::resolved(dir.path());
         let (m, w) = layout(&dir);
         assert_eq!(
             linked(&w),
@@ -172,7 +172,7 @@ mod tests {
     #[test]
     fn a_link_that_does_not_hold_is_not_followed() {
         let dir = tempfile::tempdir().unwrap();
-        let dir = dir.path().canonicalize().unwrap();
+        let dir = crate::fsutil::resolved(dir.path());
         let (m, w) = layout(&dir);
         let gd = m.join(".git/worktrees/w");
         // The git dir does not name this .git file back (a planted .git file).
