@@ -259,11 +259,17 @@ fn every_module_imports_only_from_lower_layers() {
     let ranks = ranks();
     let (known, refs) = all_references();
     // A reader that found nothing would pass every rule: the crate has hundreds of uses.
-    assert!(refs.len() > 300, "only {} references found in src/", refs.len());
+    assert!(
+        refs.len() > 300,
+        "only {} references found in src/",
+        refs.len()
+    );
     let mut wrong = Vec::new();
     for name in ranks.keys() {
         if !known.contains(&vec![name.clone()]) {
-            wrong.push(format!("lib.rs's `# Layers` list names `{name}`, which is no module"));
+            wrong.push(format!(
+                "lib.rs's `# Layers` list names `{name}`, which is no module"
+            ));
         }
     }
     for top in known.iter().filter_map(|m| m.first()) {

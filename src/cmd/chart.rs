@@ -229,7 +229,7 @@ fn hash_inputs(
             .map_err(|e| Refused(with_comma_hint(e, files_arg, cwd)))?;
         let at_ns = now_ns();
         let hash = hash_file(&store.root, &abs)?;
-        files.insert(key.clone(), crate::store::entry::hex(&hash));
+        files.insert(key.clone(), crate::hex::encode(&hash));
         hashed.push((key, abs, hash, at_ns));
     }
     Ok((files, hashed))

@@ -101,7 +101,7 @@ fn freshness(root: &Path, e: &Entry, cache: &mut StatCache) -> Freshness {
     let mut changed = Vec::new();
     let mut unchecked = false;
     for ((key, want), state) in e.files.iter().zip(states) {
-        match cache.judge(root, key, state, super::fresh::decode_hex32(want).as_ref()) {
+        match cache.judge(root, key, state, crate::hex::decode32(want).as_ref()) {
             super::fresh::Judged::Fresh => {}
             super::fresh::Judged::Unchecked(kind) => {
                 super::note_unchecked(key, kind);

@@ -63,18 +63,7 @@ pub const MAX_PHRASINGS: usize = 8;
 
 /// The full lowercase hex SHA-256 of a question; ids are prefixes of it.
 pub fn question_hash(question: &str) -> String {
-    hex(&Sha256::digest(question.as_bytes()))
-}
-
-/// Lowercase hex of bytes (a table look-up per nibble: map.json renders one per backing file).
-pub fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for &b in bytes {
-        s.push(char::from(DIGITS[usize::from(b >> 4)]));
-        s.push(char::from(DIGITS[usize::from(b & 0xf)]));
-    }
-    s
+    crate::hex::encode(&Sha256::digest(question.as_bytes()))
 }
 
 /// The id lengths tried in order when a shorter prefix belongs to a different question.

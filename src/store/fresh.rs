@@ -417,20 +417,6 @@ fn hash_missed(e: &crate::fsutil::ReadError) -> Missed {
     }
 }
 
-/// Decodes 64 hex digits.
-pub fn decode_hex32(s: &str) -> Option<[u8; 32]> {
-    if s.len() != 64 {
-        return None;
-    }
-    let mut out = [0u8; 32];
-    for (i, chunk) in s.as_bytes().chunks(2).enumerate() {
-        let hi = (chunk[0] as char).to_digit(16)?;
-        let lo = (chunk[1] as char).to_digit(16)?;
-        out[i] = (hi * 16 + lo) as u8;
-    }
-    Some(out)
-}
-
 /// How one backing file stands against the hash an entry recorded for it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Judged {
@@ -683,7 +669,7 @@ impl StatCache {
     /// still matches but whose hash was damaged (`stat.bin` is derived and may be hostile) never
     /// deletes an entry; the fresh hash replaces it.
     pub fn is_changed(&mut self, root: &Path, key: &str, hex: &str) -> bool {
-        let Some(want) = decode_hex32(hex) else {
+        let Some(want) = crate::hex::decode32(hex) else {
             return true;
         };
         let stamp = stamp_of_key(root, key);
@@ -703,7 +689,7 @@ impl StatCache {
         hex: &str,
         budget: &mut u64,
     ) -> bool {
-        let Some(want) = decode_hex32(hex) else {
+        let Some(want) = crate::hex::decode32(hex) else {
             return false;
         };
         let stamp = stamp_of_key(root, key);
@@ -724,7 +710,7 @@ impl StatCache {
     /// only a confirmed match counts).
     pub fn is_current(&mut self, root: &Path, key: &str, hex: &str) -> bool {
         let state = self.state(root, key);
-        self.judge(root, key, state, decode_hex32(hex).as_ref()) == Judged::Fresh
+        self.judge(root, key, state, crate::hex::decode32(hex).as_ref()) == Judged::Fresh
     }
 }
 

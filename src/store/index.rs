@@ -643,12 +643,9 @@ impl Snapshot {
             .map(|(i, p)| (*p, i as u32))
             .collect();
         self.refs = Refs::from_runs(entries.iter().map(|e| {
-            e.files.iter().map(|(p, h)| {
-                (
-                    pos[p.as_str()],
-                    super::fresh::decode_hex32(h).unwrap_or([0; 32]),
-                )
-            })
+            e.files
+                .iter()
+                .map(|(p, h)| (pos[p.as_str()], crate::hex::decode32(h).unwrap_or([0; 32])))
         }));
         self.sigs = entries.iter().map(text_sig).collect();
         self.paths = path_set.into_iter().map(str::to_string).collect();
@@ -696,9 +693,10 @@ impl Snapshot {
         self.ids[i] == e.id
             && self.sigs[i] == text_sig(e)
             && self.refs.of(i).len() == e.files.len()
-            && self.files_of(i).zip(&e.files).all(|((p, h), (ep, eh))| {
-                p == ep && super::fresh::decode_hex32(eh).as_ref() == Some(h)
-            })
+            && self
+                .files_of(i)
+                .zip(&e.files)
+                .all(|((p, h), (ep, eh))| p == ep && crate::hex::decode32(eh).as_ref() == Some(h))
     }
 
     /// The listing after the files named in `touched` were written or deleted: the others keep

@@ -23,7 +23,7 @@ pub fn render(snap: &Snapshot) -> String {
                 hash: String::new(),
                 entries: Vec::new(),
             });
-            item.hash = super::entry::hex(hash);
+            item.hash = crate::hex::encode(hash);
             item.entries.push(&snap.ids[i]);
         }
     }

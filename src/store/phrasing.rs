@@ -55,7 +55,7 @@ impl Writer {
             .filter(|&i| {
                 self.snap.refs.of(i).len() == files.len()
                     && self.snap.files_of(i).zip(files).all(|((p, h), (fp, fh))| {
-                        p == fp && super::fresh::decode_hex32(fh).as_ref() == Some(h)
+                        p == fp && crate::hex::decode32(fh).as_ref() == Some(h)
                     })
             })
             .collect();

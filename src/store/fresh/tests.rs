@@ -39,7 +39,7 @@ fn a_hashing_budget_leaves_large_unvouched_files_unhashed() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
     let p = write_old(&root, "big.bin", &[7u8; 4096]);
-    let hex = crate::store::entry::hex(&hash_file(&root, &p).unwrap());
+    let hex = crate::hex::encode(&hash_file(&root, &p).unwrap());
     let mut cache = StatCache::default();
     let mut budget = 4095;
     assert!(!cache.is_current_within(&root, "big.bin", &hex, &mut budget));
@@ -71,7 +71,7 @@ fn a_file_that_differs_only_in_line_ends_is_fresh() {
     for (key, want) in [("a.txt", charted_lf), ("b.txt", charted_crlf)] {
         let state = cache.state(&root, key);
         assert_eq!(cache.judge(&root, key, state, Some(&want)), Judged::Fresh);
-        assert!(!cache.is_changed(&root, key, &crate::store::entry::hex(&want)));
+        assert!(!cache.is_changed(&root, key, &crate::hex::encode(&want)));
     }
     // A real change is still one.
     write_old(&root, "a.txt", b"one\r\nTWO\r\n");
@@ -136,7 +136,7 @@ fn trusts_old_unchanged_files_without_rehashing() {
     let FileState::Hash(real) = first else {
         panic!("{first:?}")
     };
-    let hex = crate::store::entry::hex(&real);
+    let hex = crate::hex::encode(&real);
     assert!(!cache.is_changed(&root, "a.txt", &hex));
     assert_eq!(cache.state(&root, "a.txt"), FileState::Hash(real));
     assert!(cache.is_dirty());

@@ -208,12 +208,7 @@ impl Snapshot {
             .map(|e| {
                 e.files
                     .iter()
-                    .map(|(p, h)| {
-                        (
-                            number(p),
-                            crate::store::fresh::decode_hex32(h).unwrap_or([0; 32]),
-                        )
-                    })
+                    .map(|(p, h)| (number(p), crate::hex::decode32(h).unwrap_or([0; 32])))
                     .collect()
             })
             .collect();
