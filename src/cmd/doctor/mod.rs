@@ -474,6 +474,39 @@ mod tests {
         assert!(invocation(Host::Codex, &chained, Path::new("/proj")).is_err());
     }
 
+    /// The local settings' statusLine wins over the project's, which wins over the user's.
+    #[test]
+    fn the_effective_statusline_follows_claude_codes_precedence() {
+        let dir = tempfile::tempdir().unwrap();
+        let loaded = |rel: &'static str| {
+            let path = match rel.strip_prefix("~/") {
+                Some(r) => dir.path().join("home").join(r),
+                None => dir.path().join("project").join(rel),
+            };
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            let sl = json!({"statusLine": {"type": "command", "command": rel}});
+            std::fs::write(&path, sl.to_string()).unwrap();
+            Loaded {
+                rel,
+                file: Some(SettingsFile::load(&path).unwrap()),
+            }
+        };
+        let pick = |rels: &[&'static str]| {
+            let files: Vec<Loaded> = rels.iter().map(|r| loaded(r)).collect();
+            effective_statusline(&files).map(|(rel, sl)| (rel, sl["command"].clone()))
+        };
+        let (user, project, local) = (
+            "~/.claude/settings.json",
+            ".claude/settings.json",
+            ".claude/settings.local.json",
+        );
+        assert_eq!(pick(&[user, project, local]), Some((local, json!(local))));
+        assert_eq!(pick(&[local, user, project]), Some((local, json!(local))));
+        assert_eq!(pick(&[user, project]), Some((project, json!(project))));
+        assert_eq!(pick(&[user]), Some((user, json!(user))));
+        assert_eq!(pick(&[]), None);
+    }
+
     #[test]
     fn registration_problems_are_named() {
         let o = |handler: Value, matcher: Option<&str>| Ours {
