@@ -181,12 +181,20 @@ pub use crate::hosts::Host;
     after_help = "Registered by `capn init`; not meant to be run by hand.\n\nExample:\n  echo '{\"session_id\":\"abc\",\"source\":\"startup\"}' | capn hook session-start"
 )]
 pub struct HookArgs {
-    /// The event: session-start, pre-compact, post-compact, user-prompt-submit, pre-tool-use.
-    #[arg(value_enum, hide_possible_values = true)]
+    // The help lists the subcommands from the event table: clap's own list of possible values
+    // would put `-h`'s EVENT line over 100 columns.
+    #[arg(value_enum, hide_possible_values = true, help = event_help())]
     pub event: HookEvent,
     /// The host's output shape.
     #[arg(long, value_enum, default_value_t = Host::Claude)]
     pub host: Host,
+}
+
+/// The help of `capn hook`'s EVENT: `The event: session-start, pre-compact, ...`, every
+/// [`HookEvent`] in table order.
+fn event_help() -> String {
+    let subs: Vec<&str> = HookEvent::ALL.iter().map(|e| e.subcommand()).collect();
+    format!("The event: {}", subs.join(", "))
 }
 
 /// `capn statusline`.

@@ -6,6 +6,8 @@
 //! from here; this module imports neither side.
 //! Sources: hooks reference, sections 1.1 and 1.4-1.5 (Claude Code) and 5 (Codex).
 
+use crate::events::HookEvent;
+
 /// Which host's vocabulary and output shapes a hook uses (`--host claude|codex`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Host {
@@ -74,27 +76,38 @@ pub const CODEX_PRE_TOOL_USE_OUTPUT: &str =
 pub const CODEX_POST_COMPACT_OUTPUT: &str =
     include_str!("../assets/codex-schemas/post-compact.command.output.schema.json");
 
-/// The embedded Codex output schemas a reply to `event` (a host event name: `SessionStart`,
-/// `PreCompact`, `PostCompact`, `UserPromptSubmit`, `PreToolUse`) must satisfy, as `(name,
-/// schema text)`; empty for other events.
-pub fn codex_output_schemas(event: &str) -> Vec<(&'static str, &'static str)> {
+/// The embedded Codex output schema of `event`
+/// (`assets/codex-schemas/<subcommand>.command.output.schema.json`).
+fn codex_output_schema(event: HookEvent) -> &'static str {
     match event {
-        "SessionStart" => vec![
-            ("session-start.command.output", CODEX_SESSION_START_OUTPUT),
-            (
-                "session-start.command.output (658d027)",
-                CODEX_SESSION_START_OUTPUT_658D027,
-            ),
-        ],
-        "UserPromptSubmit" => vec![(
-            "user-prompt-submit.command.output",
-            CODEX_USER_PROMPT_SUBMIT_OUTPUT,
-        )],
-        "PreCompact" => vec![("pre-compact.command.output", CODEX_PRE_COMPACT_OUTPUT)],
-        "PostCompact" => vec![("post-compact.command.output", CODEX_POST_COMPACT_OUTPUT)],
-        "PreToolUse" => vec![("pre-tool-use.command.output", CODEX_PRE_TOOL_USE_OUTPUT)],
-        _ => Vec::new(),
+        HookEvent::SessionStart => CODEX_SESSION_START_OUTPUT,
+        HookEvent::PreCompact => CODEX_PRE_COMPACT_OUTPUT,
+        HookEvent::PostCompact => CODEX_POST_COMPACT_OUTPUT,
+        HookEvent::UserPromptSubmit => CODEX_USER_PROMPT_SUBMIT_OUTPUT,
+        HookEvent::PreToolUse => CODEX_PRE_TOOL_USE_OUTPUT,
     }
+}
+
+/// The embedded Codex output schemas a reply to `event` must satisfy, as `(name, schema text)`:
+/// the schema of the event, named after its file (`session-start.command.output`), then for
+/// SessionStart the 658d027 generation (`session-start.command.output (658d027)`).
+pub fn codex_event_output_schemas(event: HookEvent) -> Vec<(String, &'static str)> {
+    let name = format!("{}.command.output", event.subcommand());
+    let mut all = vec![(name.clone(), codex_output_schema(event))];
+    if event == HookEvent::SessionStart {
+        all.push((
+            format!("{name} (658d027)"),
+            CODEX_SESSION_START_OUTPUT_658D027,
+        ));
+    }
+    all
+}
+
+/// [`codex_event_output_schemas`] of the event a host event name (`SessionStart`,
+/// `PreCompact`, `PostCompact`, `UserPromptSubmit`, `PreToolUse`) stands for; empty for other
+/// names.
+pub fn codex_output_schemas(event: &str) -> Vec<(String, &'static str)> {
+    HookEvent::from_name(event).map_or_else(Vec::new, codex_event_output_schemas)
 }
 
 /// One host's files and registrations.
@@ -120,7 +133,7 @@ pub struct HostSpec {
     /// The `hookSpecificOutput` keys the host accepts on an event; `None` when its schemas say.
     pub specific_keys: fn(&str) -> Option<&'static [&'static str]>,
     /// The host's published output schemas for an event, as (name, JSON text); empty for none.
-    pub output_schemas: fn(&str) -> Vec<(&'static str, &'static str)>,
+    pub output_schemas: fn(HookEvent) -> Vec<(String, &'static str)>,
 }
 
 impl HostSpec {
@@ -146,8 +159,8 @@ impl HostSpec {
 /// few of its own; UserPromptSubmit and PreToolUse take the event name, `additionalContext` and
 /// `sessionTitle` (capn prints only the first two).
 fn claude_specific_keys(event: &str) -> Option<&'static [&'static str]> {
-    Some(match event {
-        "SessionStart" => &[
+    Some(match HookEvent::from_name(event) {
+        Some(HookEvent::SessionStart) => &[
             "hookEventName",
             "additionalContext",
             "sessionTitle",
@@ -163,7 +176,7 @@ fn no_keys(_: &str) -> Option<&'static [&'static str]> {
     None
 }
 
-fn no_schemas(_: &str) -> Vec<(&'static str, &'static str)> {
+fn no_schemas(_: HookEvent) -> Vec<(String, &'static str)> {
     Vec::new()
 }
 
@@ -202,7 +215,7 @@ pub const CODEX: HostSpec = HostSpec {
     table: CODEX_TABLE,
     top_keys: None,
     specific_keys: no_keys,
-    output_schemas: codex_output_schemas,
+    output_schemas: codex_event_output_schemas,
 };
 
 /// Both hosts, Claude Code first.

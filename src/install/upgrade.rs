@@ -37,12 +37,13 @@ pub fn upgrade_matchers(file: &mut SettingsFile) -> usize {
             (h.group_index, h.index, h.handler.clone(), only_ours)
         })
         .collect();
+    let event = HookEvent::SessionStart.name();
     for (gi, hi, handler, only_ours) in old.iter().rev() {
         if *only_ours {
-            file.doc.remove_group_key("SessionStart", *gi, "matcher");
+            file.doc.remove_group_key(event, *gi, "matcher");
             file.json = file.doc.value();
-        } else if file.remove_handler_at("SessionStart", *gi, *hi) {
-            put_back(file, "SessionStart", None, handler, Some((*gi, *hi)));
+        } else if file.remove_handler_at(event, *gi, *hi) {
+            put_back(file, event, None, handler, Some((*gi, *hi)));
         }
     }
     old.len()

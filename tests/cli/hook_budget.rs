@@ -129,9 +129,9 @@ fn hostile(root: &str, event: &str, field: &str, shape: &str, n: usize) -> Vec<u
     format!(r#"{head}"{field}":{body},"prompt":"the stripe webhook handler"}}"#).into_bytes()
 }
 
-/// Every hook, on an 8 MB array, 650,000 keys and nested arrays in `tool_input` (and the
-/// array in `prompt`), runs in bounded memory and within the budget: the values are bounded while
-/// parsed. Before, serde built the whole tree first (1.1 GB for a 16 MB array, seconds of CPU); the
+/// Every hook on both hosts, on an 8 MB array, 650,000 keys and nested arrays in `tool_input`
+/// (and the array in `prompt`), runs in bounded memory and within the budget: the values are
+/// bounded while parsed. Before, serde built the whole tree first (1.1 GB for a 16 MB array, seconds of CPU); the
 /// address-space limit of 384 MiB makes that an allocation failure, so this fails without the
 /// fix.
 #[cfg(unix)]
@@ -140,13 +140,8 @@ fn huge_values_in_any_field_are_bounded_while_parsed() {
     let env = store();
     let root = env.root.display().to_string();
     let bin = env!("CARGO_BIN_EXE_capn");
-    for (event, sub) in [
-        ("PreToolUse", "pre-tool-use"),
-        ("UserPromptSubmit", "user-prompt-submit"),
-        ("SessionStart", "session-start"),
-        ("PreCompact", "pre-compact"),
-        ("PostCompact", "post-compact"),
-    ] {
+    for (args, event) in crate::util::hook_command_lines() {
+        let sub = args[1..].join(" ");
         for (field, shape) in [
             ("tool_input", "array"),
             ("tool_input", "keys"),

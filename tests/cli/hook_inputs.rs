@@ -180,30 +180,16 @@ fn generated_inputs_never_hurt_the_session() {
     std::os::unix::fs::symlink(t.join("decoy.jsonl"), t.join("link-out")).unwrap();
     let state = env.home.join(".local/state");
     let before = snapshot(t, &state);
-    let commands: [(&[&str], &str); 11] = [
-        (&["hook", "pre-tool-use"], "PreToolUse"),
-        (&["hook", "pre-tool-use", "--host", "codex"], "PreToolUse"),
-        (&["hook", "session-start"], "SessionStart"),
-        (
-            &["hook", "session-start", "--host", "codex"],
-            "SessionStart",
-        ),
-        (&["hook", "pre-compact"], "PreCompact"),
-        (&["hook", "post-compact"], "PostCompact"),
-        (&["hook", "post-compact", "--host", "codex"], "PostCompact"),
-        (&["hook", "user-prompt-submit"], "UserPromptSubmit"),
-        (
-            &["hook", "user-prompt-submit", "--host", "codex"],
-            "UserPromptSubmit",
-        ),
-        (&["statusline"], ""),
-        (&["statusline", "--warn-at", "50"], ""),
-    ];
+    // Every event on both hosts, and the statusline.
+    let mut commands = crate::util::hook_command_lines();
+    commands.push((vec!["statusline"], ""));
+    commands.push((vec!["statusline", "--warn-at", "50"], ""));
     let mut rng = Rng(0x5eed_cafe_f00d_1234);
     let runs = 2000;
     let mut slowest = Duration::ZERO;
     for i in 0..runs {
-        let (args, event) = *rng.pick(&commands);
+        let (args, event) = rng.pick(&commands);
+        let (args, event): (&[&str], &str) = (args, event);
         let input = payload(&mut rng, &env, event);
         // About one run in twelve keeps stdin open, as a host may.
         let hold = rng.below(12) == 0;

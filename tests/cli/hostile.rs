@@ -258,8 +258,9 @@ fn a_backing_file_replaced_by_a_fifo_is_stale_and_never_blocks() {
     assert_eq!(listed[0]["changed"], serde_json::json!(["src/pay.ts"]));
 }
 
-/// Swaps a backing file for a FIFO and back while `ask` and `chart` run: none may hang. (Bounded:
-/// a fixed number of rounds.)
+/// Swaps a backing file for a FIFO and back while `ask` and `chart` run: none may hang, and each
+/// ends in an answer or a clear refusal (exit 0 or 1), never a panic. (Bounded: a fixed number
+/// of rounds.)
 #[test]
 fn a_backing_file_swapped_for_a_fifo_mid_check_never_blocks() {
     let env = Env::git();
@@ -290,14 +291,21 @@ fn a_backing_file_swapped_for_a_fifo_mid_check_never_blocks() {
         }
     }
     let guard = Stop(stop);
+    let settled = |what: &str, run: Run| {
+        assert!(
+            matches!(run.code, 0 | 1)
+                && !format!("{}{}", run.stdout, run.stderr).contains("panicked"),
+            "{what}: exit {}\nstdout: {}\nstderr: {}",
+            run.code,
+            run.stdout,
+            run.stderr
+        );
+    };
     for i in 0..40 {
-        env.run_within_5s(&[
-            "chart",
-            &format!("Question number {i}?"),
-            "--files",
-            "src/a.ts",
-        ]);
-        env.run_within_5s(&["ask", &format!("Question number {i}?")]);
+        let question = format!("Question number {i}?");
+        let chart = env.run_within_5s(&["chart", &question, "--files", "src/a.ts"]);
+        settled("chart", chart);
+        settled("ask", env.run_within_5s(&["ask", &question]));
     }
     drop(guard);
     swapper.join().unwrap();

@@ -237,13 +237,6 @@ fn init_git_does_not_silently_add_prune_to_a_hook_git_ignores() {
     fs::set_permissions(&hook, fs::Permissions::from_mode(0o644)).unwrap();
     let run = env.run(&["init", "--git"]);
     let mode = fs::metadata(&hook).unwrap().permissions().mode();
-    let said_so = (run.stdout.clone() + &run.stderr).contains("executable");
-    assert!(
-        mode & 0o111 != 0 || said_so,
-        "capn prune was added to a non-executable hook without a word\nstdout: {}\nstderr: {}",
-        run.stdout,
-        run.stderr
-    );
     let what = format!("stdout: {}\nstderr: {}", run.stdout, run.stderr);
     assert_eq!(run.code, 1, "{what}");
     for words in [

@@ -1,6 +1,8 @@
 //! The Codex output schemas through the library's checker (`capn_hook::schema`, with the
-//! schemas the host tables embed, `capn_hook::codex_output_schemas`), which `capn doctor` uses too. `hooks.rs` validates hook replies with [`load`] and [`validate`].
+//! schemas the host tables embed, `capn_hook::codex_output_schemas`), which `capn doctor` uses
+//! too. `hooks.rs` validates hook replies with [`load`] and [`validate`].
 
+use capn_hook::events::HookEvent;
 use capn_hook::schema::Schema;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -42,22 +44,31 @@ fn every_fixture_schema_is_in_the_supported_subset() {
     assert_eq!(n, 13, "the schema set changed");
 }
 
-/// The copies `capn doctor` embeds are the fixture files, byte for byte.
+/// The copies `capn doctor` embeds are the fixture files, byte for byte: for every event, each
+/// schema `codex_output_schemas` returns, the 658d027 variant of SessionStart included.
 #[test]
 fn embedded_schemas_are_the_fixture_files() {
-    for (event, file) in [
-        ("SessionStart", "session-start.command.output.schema.json"),
-        (
-            "UserPromptSubmit",
-            "user-prompt-submit.command.output.schema.json",
-        ),
-        ("PreCompact", "pre-compact.command.output.schema.json"),
-        ("PostCompact", "post-compact.command.output.schema.json"),
-    ] {
-        let on_disk = std::fs::read_to_string(dir().join(file)).unwrap();
-        let embedded = capn_hook::codex_output_schemas(event);
-        assert_eq!(embedded[0].1, on_disk, "{file}");
+    let mut compared = Vec::new();
+    for event in HookEvent::ALL {
+        let embedded = capn_hook::codex_output_schemas(event.name());
+        assert!(!embedded.is_empty(), "{event}: no schema embedded");
+        for (name, text) in embedded {
+            let stem = format!("{}.command.output", event.subcommand());
+            let file = match name.strip_prefix(&stem) {
+                Some("") => format!("{stem}.schema.json"),
+                Some(" (658d027)") => format!("variants/658d027/{stem}.schema.json"),
+                _ => panic!("{event}: unexpected schema name {name:?}"),
+            };
+            let on_disk = std::fs::read_to_string(dir().join(&file)).unwrap();
+            assert_eq!(text, on_disk, "{file}");
+            compared.push(file);
+        }
     }
+    assert_eq!(compared.len(), HookEvent::ALL.len() + 1, "{compared:?}");
+    assert!(
+        compared.contains(&"variants/658d027/session-start.command.output.schema.json".into()),
+        "{compared:?}"
+    );
 }
 
 #[test]

@@ -80,6 +80,26 @@ fn help_lists_the_state_headings_and_the_statusline_default() {
     assert!(run.stdout.contains("[default: 60"), "{}", run.stdout);
 }
 
+/// `capn hook -h` and `--help` list every event's subcommand, in the event table's order, from
+/// the one table (no hand-written list to fall behind).
+#[test]
+fn hook_help_lists_every_event() {
+    let env = Env::new();
+    let subs: Vec<&str> = capn_hook::events::HookEvent::ALL
+        .iter()
+        .map(|e| e.subcommand())
+        .collect();
+    let want = format!("The event: {}", subs.join(", "));
+    for flag in ["-h", "--help"] {
+        let run = env.run(&["hook", flag]).ok();
+        assert!(
+            run.stdout.lines().any(|l| l.trim_end().ends_with(&want)),
+            "{flag}: no line ending {want:?}\n{}",
+            run.stdout
+        );
+    }
+}
+
 /// Outside any project (no `.capn/`, not a git repository), `unchart` and `bust` say so, as `ask`,
 /// `list` and `prune` do, instead of "unknown id" or "busted 0 entries".
 #[test]

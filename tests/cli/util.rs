@@ -316,6 +316,21 @@ pub fn hook_subcommands() -> Vec<&'static str> {
     HookEvent::ALL.iter().map(|e| e.subcommand()).collect()
 }
 
+/// Every `capn hook` command line, one per event and host, with the event's host name:
+/// `(["hook", "pre-compact", "--host", "codex"], "PreCompact")`. Both hosts register all five
+/// events (`hooks-config/`); Claude Code's lines carry no `--host`, as `capn init` writes them.
+pub fn hook_command_lines() -> Vec<(Vec<&'static str>, &'static str)> {
+    let mut all = Vec::new();
+    for host in [&[][..], &["--host", "codex"][..]] {
+        for e in HookEvent::ALL {
+            let mut args = vec!["hook", e.subcommand()];
+            args.extend_from_slice(host);
+            all.push((args, e.name()));
+        }
+    }
+    all
+}
+
 /// A Claude Code hook payload for `event` in session `sid` run from `cwd`, plus `extra` fields
 /// (the common fields as the hooks reference lists them).
 pub fn hook_payload(event: &str, sid: &str, cwd: &Path, extra: serde_json::Value) -> Vec<u8> {

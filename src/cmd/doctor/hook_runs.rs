@@ -1,17 +1,18 @@
 //! Doctor check 5: hook runs.
 
 use super::*;
+use crate::events::HookEvent;
 
 /// One step of the synthetic session: the event, and its `source` (SessionStart) or `trigger`
 /// (PreCompact, PostCompact). PreToolUse is a search (Claude Code's Grep, Codex's shell `rg`),
 /// the call that takes the offer path.
-pub(super) const SCENARIO: [(&str, Option<&str>); 6] = [
-    ("SessionStart", Some("startup")),
-    ("PreToolUse", None),
-    ("PreCompact", Some("manual")),
-    ("PostCompact", Some("manual")),
-    ("UserPromptSubmit", None),
-    ("SessionStart", Some("compact")),
+pub(super) const SCENARIO: [(HookEvent, Option<&str>); 6] = [
+    (HookEvent::SessionStart, Some("startup")),
+    (HookEvent::PreToolUse, None),
+    (HookEvent::PreCompact, Some("manual")),
+    (HookEvent::PostCompact, Some("manual")),
+    (HookEvent::UserPromptSubmit, None),
+    (HookEvent::SessionStart, Some("compact")),
 ];
 
 /// The search of the synthetic PreToolUse payloads: words no chart is likely to hold, so the run
@@ -26,7 +27,7 @@ const SEARCH_PATTERN: &str = "capnDoctorSyntheticSearch";
 /// `tool_use_id`). The Codex payloads validate against Codex's input schemas.
 pub fn payload(
     host: Host,
-    event: &str,
+    event: HookEvent,
     detail: Option<&str>,
     sid: &str,
     cwd: &Path,
@@ -36,46 +37,49 @@ pub fn payload(
         "session_id": sid,
         "transcript_path": transcript.display().to_string(),
         "cwd": cwd.display().to_string(),
-        "hook_event_name": event,
+        "hook_event_name": event.name(),
     });
     let detail = detail.unwrap_or("");
     let extra = match (host, event) {
-        (Host::Claude, "SessionStart") => json!({"source": detail, "model": "claude-sonnet-5"}),
-        (Host::Claude, "PreCompact") => json!({"trigger": detail, "custom_instructions": ""}),
-        (Host::Claude, "PostCompact") => json!({
+        (Host::Claude, HookEvent::SessionStart) => {
+            json!({"source": detail, "model": "claude-sonnet-5"})
+        }
+        (Host::Claude, HookEvent::PreCompact) => {
+            json!({"trigger": detail, "custom_instructions": ""})
+        }
+        (Host::Claude, HookEvent::PostCompact) => json!({
             "trigger": detail,
             "compact_summary": "capn doctor: a synthetic compaction summary."
         }),
-        (Host::Claude, "UserPromptSubmit") => json!({
+        (Host::Claude, HookEvent::UserPromptSubmit) => json!({
             "prompt": "capn doctor: a synthetic prompt",
             "permission_mode": "default"
         }),
-        (Host::Claude, "PreToolUse") => json!({
+        (Host::Claude, HookEvent::PreToolUse) => json!({
             "tool_name": "Grep",
             "tool_input": {"pattern": SEARCH_PATTERN, "output_mode": "files_with_matches"},
             "tool_use_id": "capn-doctor-tool-1",
             "permission_mode": "default"
         }),
-        (Host::Codex, "PreToolUse") => json!({
+        (Host::Codex, HookEvent::PreToolUse) => json!({
             "tool_name": "Bash",
             "tool_input": {"command": format!("rg -n {SEARCH_PATTERN}")},
             "tool_use_id": "capn-doctor-tool-1",
             "model": "gpt-5.5",
             "permission_mode": "default"
         }),
-        (Host::Codex, "SessionStart") => json!({
+        (Host::Codex, HookEvent::SessionStart) => json!({
             "source": detail, "model": "gpt-5.5", "permission_mode": "default"
         }),
-        (Host::Codex, "PreCompact" | "PostCompact") => json!({
+        (Host::Codex, HookEvent::PreCompact | HookEvent::PostCompact) => json!({
             "trigger": detail, "model": "gpt-5.5", "turn_id": "capn-doctor-turn-1"
         }),
-        (Host::Codex, "UserPromptSubmit") => json!({
+        (Host::Codex, HookEvent::UserPromptSubmit) => json!({
             "prompt": "capn doctor: a synthetic prompt",
             "model": "gpt-5.5",
             "permission_mode": "default",
             "turn_id": "capn-doctor-turn-2"
         }),
-        _ => json!({}),
     };
     if let (Value::Object(m), Value::Object(x)) = (&mut v, extra) {
         m.extend(x);
@@ -272,7 +276,7 @@ pub(super) fn check_output(
     host: Host,
     event: &str,
     stdout: &str,
-    schemas: &[(&str, Schema)],
+    schemas: &[(String, Schema)],
 ) -> std::result::Result<Option<String>, String> {
     let validate = |v: &Value| {
         for (name, s) in schemas {
@@ -292,14 +296,15 @@ pub(super) fn check_output(
 /// Compiles the embedded Codex output schemas of `event` (none for Claude Code).
 pub(super) fn schemas_for(
     host: Host,
-    event: &str,
-) -> std::result::Result<Vec<(&'static str, Schema)>, String> {
+    event: HookEvent,
+) -> std::result::Result<Vec<(String, Schema)>, String> {
     (crate::hosts::of(host).output_schemas)(event)
         .into_iter()
-        .map(|(name, text)| {
-            Schema::parse(text)
-                .map(|s| (name, s))
-                .map_err(|e| format!("the embedded Codex schema {name} cannot be used: {e}"))
+        .map(|(name, text)| match Schema::parse(text) {
+            Ok(s) => Ok((name, s)),
+            Err(e) => Err(format!(
+                "the embedded Codex schema {name} cannot be used: {e}"
+            )),
         })
         .collect()
 }
@@ -333,17 +338,16 @@ pub(super) fn run_fix(spec: &HostSpec, o: &Ours, out: &Outcome, path: &OnPath) -
     )
 }
 
-/// Why a finished run is not a success, if it is not.
 /// What ran: a hook for an event, or the statusline.
 #[derive(Debug, Clone, Copy)]
-pub(super) enum Runs<'a> {
-    Hook(Host, &'a str),
+pub(super) enum Runs {
+    Hook(Host, HookEvent),
     Statusline,
 }
 
 /// Why a finished run is not a success (spawn error, timeout, non-zero exit), if it is not.
 pub(super) fn exit_problem(
-    runs: Runs<'_>,
+    runs: Runs,
     program: &str,
     out: &Outcome,
     budget: Duration,
@@ -389,13 +393,13 @@ pub(super) fn exit_problem(
         Some(2) => Some(format!(
             "exit 2: {}{stderr}",
             match (host, event) {
-                (Host::Claude, "UserPromptSubmit") =>
+                (Host::Claude, HookEvent::UserPromptSubmit) =>
                     "Claude Code reads it as \"block\" and erases the prompt",
-                (Host::Claude, "PreCompact") =>
+                (Host::Claude, HookEvent::PreCompact) =>
                     "Claude Code reads it as \"block\" and blocks the compaction",
                 (Host::Claude, _) =>
                     "Claude Code reports the hook as failed (and blocks where it can)",
-                (Host::Codex, "UserPromptSubmit") =>
+                (Host::Codex, HookEvent::UserPromptSubmit) =>
                     "Codex reads it as \"block\" and blocks the prompt",
                 (Host::Codex, _) => "Codex reports the hook as failed",
             }
@@ -433,7 +437,7 @@ pub(super) fn run_hooks(
     let mut skipped: Vec<String> = Vec::new();
     for (event, detail) in SCENARIO {
         let mut handlers: Vec<&Ours> = Vec::new();
-        for o in found.ours.iter().filter(|o| o.event == event) {
+        for o in found.ours.iter().filter(|o| o.event == event.name()) {
             // An identical handler in several files runs once (hooks reference, 1.1).
             if !handlers.iter().any(|h| h.handler == o.handler) {
                 handlers.push(o);
@@ -490,7 +494,7 @@ struct HookRun<'a> {
 
 impl HookRun<'_> {
     /// Runs one handler for `event` as the host would and judges what it did.
-    fn handler(&self, o: &Ours, inv: &Invocation, event: &str, detail: Option<&str>) -> Check {
+    fn handler(&self, o: &Ours, inv: &Invocation, event: HookEvent, detail: Option<&str>) -> Check {
         let spec = self.spec;
         let label = match detail {
             Some(d) => format!("{} {event}({d})", spec.label),
@@ -501,7 +505,7 @@ impl HookRun<'_> {
             Ok(s) => s,
             Err(e) => return Check::failed(what, e, "none from here: please report it"),
         };
-        let env_file = (spec.host == Host::Claude && event == "SessionStart").then(|| {
+        let env_file = (spec.host == Host::Claude && event == HookEvent::SessionStart).then(|| {
             self.env_files.set(self.env_files.get() + 1);
             self.dir
                 .join(format!("claude-env-{}.sh", self.env_files.get()))
@@ -529,7 +533,7 @@ impl HookRun<'_> {
         let Ok(stdout) = std::str::from_utf8(&out.stdout) else {
             return fail("stdout is not valid UTF-8".to_string());
         };
-        let context = match check_output(spec.host, event, stdout, &schemas) {
+        let context = match check_output(spec.host, event.name(), stdout, &schemas) {
             Ok(c) => c.filter(|c| !c.trim().is_empty()),
             Err(why) => return fail(why),
         };
@@ -580,16 +584,16 @@ impl HookRun<'_> {
     /// What is missing after a run that the host accepted: the context SessionStart must inject,
     /// the export it must append, the markers PreCompact and PostCompact must leave, the recovery
     /// the next prompt must deliver.
-    fn problem(&self, event: &str, detail: Option<&str>, seen: &Seen<'_>) -> Option<String> {
+    fn problem(&self, event: HookEvent, detail: Option<&str>, seen: &Seen<'_>) -> Option<String> {
         match event {
-            "SessionStart" if seen.context.is_none() => Some(match detail {
+            HookEvent::SessionStart if seen.context.is_none() => Some(match detail {
                 Some("compact") => {
                     "printed no context: the compaction recovery is not injected".to_string()
                 }
                 _ => "printed no context: the ask-before-search contract is not injected"
                     .to_string(),
             }),
-            "SessionStart" => seen.env_file.and_then(|f| {
+            HookEvent::SessionStart => seen.env_file.and_then(|f| {
                 let line = format!("export CAPN_SESSION_ID={SESSION_ID}");
                 let text = crate::fsutil::read_limited(
                     f,
@@ -602,15 +606,15 @@ impl HookRun<'_> {
                     format!("did not append `{line}` to $CLAUDE_ENV_FILE: /compact-prep and capn state cannot find the session")
                 })
             }),
-            "PreCompact" if !self.session.has(session::PRECOMPACT) => Some(
+            HookEvent::PreCompact if !self.session.has(session::PRECOMPACT) => Some(
                 "left no precompact.json in the session's state dir: the recovery cannot say whether /compact-prep ran"
                     .to_string(),
             ),
-            "PostCompact" if !self.session.has(session::COMPACTED) => Some(
+            HookEvent::PostCompact if !self.session.has(session::COMPACTED) => Some(
                 "left no compaction marker (compacted.json): the recovery would not reach the next prompt"
                     .to_string(),
             ),
-            "UserPromptSubmit" if seen.marker_before && seen.context.is_none() => Some(
+            HookEvent::UserPromptSubmit if seen.marker_before && seen.context.is_none() => Some(
                 "printed no context after a compaction: the recovery is not delivered".to_string(),
             ),
             _ => None,

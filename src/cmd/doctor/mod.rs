@@ -308,23 +308,24 @@ use store::*;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::events::HookEvent;
     use crate::hosts::CODEX;
 
-    fn codex_input_schema(event: &str) -> Schema {
+    fn codex_input_schema(event: HookEvent) -> Schema {
         let text = match event {
-            "SessionStart" => include_str!(
+            HookEvent::SessionStart => include_str!(
                 "../../../assets/codex-schemas/session-start.command.input.schema.json"
             ),
-            "PreCompact" => {
+            HookEvent::PreCompact => {
                 include_str!("../../../assets/codex-schemas/pre-compact.command.input.schema.json")
             }
-            "PostCompact" => {
+            HookEvent::PostCompact => {
                 include_str!("../../../assets/codex-schemas/post-compact.command.input.schema.json")
             }
-            "PreToolUse" => {
+            HookEvent::PreToolUse => {
                 include_str!("../../../assets/codex-schemas/pre-tool-use.command.input.schema.json")
             }
-            _ => include_str!(
+            HookEvent::UserPromptSubmit => include_str!(
                 "../../../assets/codex-schemas/user-prompt-submit.command.input.schema.json"
             ),
         };
@@ -347,7 +348,7 @@ mod tests {
         }
         let p = payload(
             Host::Claude,
-            "PostCompact",
+            HookEvent::PostCompact,
             Some("auto"),
             "s",
             Path::new("/p"),
@@ -384,7 +385,7 @@ mod tests {
 
     #[test]
     fn claude_output_rules() {
-        let none: Vec<(&str, Schema)> = Vec::new();
+        let none: Vec<(String, Schema)> = Vec::new();
         let ok =
             r#"{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"hi"}}"#;
         assert_eq!(
@@ -436,7 +437,7 @@ mod tests {
 
     #[test]
     fn codex_output_is_checked_against_its_schema() {
-        let schemas = schemas_for(Host::Codex, "SessionStart").unwrap();
+        let schemas = schemas_for(Host::Codex, HookEvent::SessionStart).unwrap();
         assert_eq!(schemas.len(), 2);
         let claude_only =
             r#"{"hookSpecificOutput":{"hookEventName":"SessionStart","sessionTitle":"t"}}"#;
@@ -471,6 +472,39 @@ mod tests {
         assert!(invocation(Host::Claude, &inside, Path::new("/proj")).is_err());
         let chained = json!({"command":"capn hook pre-compact && touch /tmp/x"});
         assert!(invocation(Host::Codex, &chained, Path::new("/proj")).is_err());
+    }
+
+    /// The local settings' statusLine wins over the project's, which wins over the user's.
+    #[test]
+    fn the_effective_statusline_follows_claude_codes_precedence() {
+        let dir = tempfile::tempdir().unwrap();
+        let loaded = |rel: &'static str| {
+            let path = match rel.strip_prefix("~/") {
+                Some(r) => dir.path().join("home").join(r),
+                None => dir.path().join("project").join(rel),
+            };
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            let sl = json!({"statusLine": {"type": "command", "command": rel}});
+            std::fs::write(&path, sl.to_string()).unwrap();
+            Loaded {
+                rel,
+                file: Some(SettingsFile::load(&path).unwrap()),
+            }
+        };
+        let pick = |rels: &[&'static str]| {
+            let files: Vec<Loaded> = rels.iter().map(|r| loaded(r)).collect();
+            effective_statusline(&files).map(|(rel, sl)| (rel, sl["command"].clone()))
+        };
+        let (user, project, local) = (
+            "~/.claude/settings.json",
+            ".claude/settings.json",
+            ".claude/settings.local.json",
+        );
+        assert_eq!(pick(&[user, project, local]), Some((local, json!(local))));
+        assert_eq!(pick(&[local, user, project]), Some((local, json!(local))));
+        assert_eq!(pick(&[user, project]), Some((project, json!(project))));
+        assert_eq!(pick(&[user]), Some((user, json!(user))));
+        assert_eq!(pick(&[]), None);
     }
 
     #[test]

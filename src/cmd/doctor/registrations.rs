@@ -155,7 +155,8 @@ pub(super) fn handler_problems(
             }
         }
     }
-    if o.event == "SessionStart" && table_matcher.is_none() {
+    let event = HookEvent::from_name(&o.event);
+    if event == Some(HookEvent::SessionStart) && table_matcher.is_none() {
         p.extend(session_start_gap(o));
     }
     let all = match table_matcher {
@@ -167,7 +168,10 @@ pub(super) fn handler_problems(
         // Fewer tools for the search hook is the user's choice (a warning, see
         // `check_registrations`) as long as it runs for one; any other event must see every
         // source the table names.
-        Ok(missing) if !missing.is_empty() && (o.event != "PreToolUse" || missing.len() == all) => {
+        Ok(missing)
+            if !missing.is_empty()
+                && (event != Some(HookEvent::PreToolUse) || missing.len() == all) =>
+        {
             p.push(format!(
                 "matcher {} does not select {}: the hook does not run then",
                 o.matcher.as_ref().map_or("(none)".into(), Value::to_string),
@@ -286,11 +290,12 @@ pub(super) fn check_registrations(
             if !broken.is_empty() {
                 why.push_str(&format!(" ({} does not parse)", broken.join(", ")));
             }
-            if event == "PreToolUse" && !search_offers {
+            let search = HookEvent::from_name(event) == Some(HookEvent::PreToolUse);
+            if search && !search_offers {
                 checks.push(Check::ok(format!(
                     "{what} not registered; search offers are off in .capn/config.json, so it would offer nothing"
                 )));
-            } else if event == "PreToolUse" {
+            } else if search {
                 checks.push(Check::failed(
                     what,
                     why,
@@ -304,8 +309,10 @@ pub(super) fn check_registrations(
         let table_json = Value::to_string(table_handler);
         for o in &matches {
             let problems = handler_problems(spec, o, table_matcher.as_ref());
-            let gap = match o.event.as_str() {
-                "PreToolUse" => matcher_gap(o, table_matcher.as_ref()).unwrap_or_default(),
+            let gap = match HookEvent::from_name(&o.event) {
+                Some(HookEvent::PreToolUse) => {
+                    matcher_gap(o, table_matcher.as_ref()).unwrap_or_default()
+                }
                 _ => Vec::new(),
             };
             match (problems.is_empty(), gap.is_empty(), table_matcher) {
@@ -334,13 +341,10 @@ pub(super) fn check_registrations(
 }
 
 /// The effective Claude Code statusline command and where it comes from: the local settings
-/// override the project's, which override the user's `~/.claude/settings.json`.
+/// override the project's, which override the user's `~/.claude/settings.json` (the host
+/// table's files, project file first, read in reverse, then its user file).
 pub(super) fn effective_statusline(files: &[Loaded]) -> Option<(&'static str, Value)> {
-    for rel in [
-        ".claude/settings.local.json",
-        ".claude/settings.json",
-        CLAUDE.user_label,
-    ] {
+    for &rel in CLAUDE.files.iter().rev().chain([&CLAUDE.user_label]) {
         let sl = files
             .iter()
             .find(|f| f.rel == rel)
