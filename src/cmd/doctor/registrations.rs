@@ -282,28 +282,13 @@ pub(super) fn check_registrations(
             .filter(|o| &o.event == event && o.sub == want)
             .collect();
         if matches.is_empty() {
-            let mut why = format!(
-                "no `{}` handler under {event} in {}",
-                display(table_handler),
-                spec.all_files()
-            );
-            if !broken.is_empty() {
-                why.push_str(&format!(" ({} does not parse)", broken.join(", ")));
-            }
-            let search = HookEvent::from_name(event) == Some(HookEvent::PreToolUse);
-            if search && !search_offers {
-                checks.push(Check::ok(format!(
-                    "{what} not registered; search offers are off in .capn/config.json, so it would offer nothing"
-                )));
-            } else if search {
-                checks.push(Check::failed(
-                    what,
-                    why,
-                    "capn init (registers it), or switch search offers off: \"offer\": {\"search\": false} in .capn/config.json",
-                ));
-            } else {
-                checks.push(Check::failed(what, why, FIX_INIT));
-            }
+            checks.push(missing_check(
+                spec,
+                event,
+                table_handler,
+                &broken,
+                search_offers,
+            ));
             continue;
         }
         let table_json = Value::to_string(table_handler);
@@ -337,6 +322,40 @@ pub(super) fn check_registrations(
             "the capn-hook 0.2 registration (`capn context`) is still there; 0.3's hooks replace it",
             "capn init (replaces it)",
         ));
+    }
+}
+
+/// The check for a handler of the host table that no file registers: failed, except for
+/// PreToolUse while search offers are off (it would offer nothing).
+fn missing_check(
+    spec: &HostSpec,
+    event: &str,
+    table_handler: &Value,
+    broken: &[&str],
+    search_offers: bool,
+) -> Check {
+    let what = format!("{} {event} hook", spec.label);
+    let mut why = format!(
+        "no `{}` handler under {event} in {}",
+        display(table_handler),
+        spec.all_files()
+    );
+    if !broken.is_empty() {
+        why.push_str(&format!(" ({} does not parse)", broken.join(", ")));
+    }
+    let search = HookEvent::from_name(event) == Some(HookEvent::PreToolUse);
+    if search && !search_offers {
+        Check::ok(format!(
+            "{what} not registered; search offers are off in .capn/config.json, so it would offer nothing"
+        ))
+    } else if search {
+        Check::failed(
+            what,
+            why,
+            "capn init (registers it), or switch search offers off: \"offer\": {\"search\": false} in .capn/config.json",
+        )
+    } else {
+        Check::failed(what, why, FIX_INIT)
     }
 }
 
