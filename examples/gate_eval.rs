@@ -186,9 +186,10 @@ fn sweep(stores: &BTreeMap<String, Store>, queries: &[Query], model: &Model) {
         .as_deref()
         .map(|s| &*s.to_string().leak());
     type Field = fn(&mut Thresholds) -> &mut f32;
-    let fields: [(&str, Field); 5] = [
+    let fields: [(&str, Field); 6] = [
         ("salient", |t| &mut t.salient),
         ("salient_share", |t| &mut t.salient_share),
+        ("held", |t| &mut t.held),
         ("align", |t| &mut t.align),
         ("gate", |t| &mut t.gate),
         ("related_min", |t| &mut t.related_min),

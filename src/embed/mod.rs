@@ -57,6 +57,9 @@ pub struct Thresholds {
     /// Share of the question's weight (0..=1) at which one unmatched, non-generic term keeps a
     /// chart from answering; twice this, summed over such terms, does too (`crate::recall::gate`).
     pub salient_share: f32,
+    /// Least share of the question's whole weight (0..=1, generic terms included) that a chart
+    /// must hold, exactly, by stem or by meaning, to answer it (`crate::recall::gate`).
+    pub held: f32,
 }
 
 #[derive(Deserialize)]

@@ -30,7 +30,11 @@
 //! 3. **Salience.** A term's share of the question is `w / Σ w` over the question's terms. The
 //!    chart answers unless an unmatched, non-generic term carries at least `salient_share` of the
 //!    question (0.15) or such terms together carry twice that. A long question can leave a few
-//!    minor words unmatched; a short one cannot leave out its subject.
+//!    minor words unmatched; a short one cannot leave out its subject. Nor can a chart answer
+//!    that holds less than `held` (0.5) of the question's whole weight, generic terms included
+//!    ("where are raw Stripe payloads persisted before processing?" against a chart of outgoing
+//!    webhook payloads in raw formats: each missing word is common, together they are most of
+//!    the question).
 //!
 //! Before these steps, a chart that holds the opposite of a question word instead of the word
 //! ("sent" for "received", "log in" for "log out") fails outright ([`super::opposites`]): token
@@ -132,6 +136,9 @@ struct QueryTerm {
     /// given to [`Question::new`] or carry a tenth of the question (`HEAVY_LOOKUP`); empty for
     /// the others, which never block.
     docs: Vec<u32>,
+    /// The docs holding the term (ascending), whatever its weight: whether a chart holds most
+    /// of the question ([`Question::mostly_unheld`]) counts generic terms too.
+    held_by: Vec<u32>,
 }
 
 /// How much higher than `salient` a word's weight may be for it to count as common when the gate
@@ -219,6 +226,7 @@ impl Question {
                 } else {
                     Vec::new()
                 },
+                held_by: Vec::new(),
                 term: term.into_owned(),
                 word,
             });
@@ -230,6 +238,12 @@ impl Question {
             if q.salience >= HEAVY_LOOKUP * total && bm25.df(&q.term).is_some() {
                 q.docs = bm25.docs_with(&q.term);
             }
+        }
+        for q in &mut terms {
+            q.held_by = match q.docs.is_empty() {
+                false => q.docs.clone(),
+                true => bm25.docs_with(&q.term),
+            };
         }
         Question {
             terms,
@@ -362,7 +376,7 @@ impl Question {
             }
         }
         let has =
-            |q: &QueryTerm| u32::try_from(doc).is_ok_and(|d| q.docs.binary_search(&d).is_ok());
+            |q: &QueryTerm| u32::try_from(doc).is_ok_and(|d| q.held_by.binary_search(&d).is_ok());
         self.judge(
             &has,
             &mut || text(doc).map(|d| doc_words(&d.as_doc())),
@@ -384,8 +398,11 @@ impl Question {
         model: Option<&Model>,
         t: &Thresholds,
     ) -> bool {
+        // A chart stopped because the common words it lacks are most of the question is
+        // stopped only by common words: strong, if it passes the rest.
         let lenient = Thresholds {
             salient: (t.salient * STRONG_SALIENT).min(1.0),
+            held: 0.0,
             ..*t
         };
         self.unmatched_doc(doc, text, model, &lenient) == Some(None)
@@ -393,7 +410,8 @@ impl Question {
 
     /// The words of the question (as asked, lowercase) that doc `doc` does not hold in any form
     /// the gate accepts: its opposite word first, if it holds one instead, then every
-    /// non-generic term (or one heavy enough to block however generic: module docs, step 1)
+    /// non-generic term (or one heavy enough to block however generic: module docs, step 1;
+    /// or any term, when the chart lacks more than `1 - held` of the question's weight)
     /// that is neither held exactly or by stem nor aligned by meaning, largest share first.
     /// What a candidate's reader needs to tell a rewording from a near miss; empty when the
     /// text cannot be read and the index alone holds everything.
@@ -418,11 +436,15 @@ impl Question {
         let words = chart.as_ref().map(|d| doc_words(&d.as_doc()));
         let heavy = 2.0 * t.salient_share * total;
         let d = u32::try_from(doc).unwrap_or(u32::MAX);
+        let unheld = |q: &&QueryTerm| q.held_by.binary_search(&d).is_err();
+        // When the chart lacks most of the question, its common words count too (`held`).
+        let unheld_share: f32 = self.terms.iter().filter(unheld).map(|q| q.salience).sum();
+        let most = unheld_share > (1.0 - t.held) * total;
         let mut terms: Vec<&QueryTerm> = self
             .terms
             .iter()
-            .filter(|q| q.salience >= t.salient || q.salience >= heavy)
-            .filter(|q| q.docs.binary_search(&d).is_err())
+            .filter(|q| most || q.salience >= t.salient || q.salience >= heavy)
+            .filter(unheld)
             .collect();
         terms.sort_by(|a, b| b.salience.total_cmp(&a.salience));
         for q in terms {
@@ -457,6 +479,24 @@ impl Question {
         if total <= 0.0 {
             return Some(None);
         }
+        let mut doc_words: Option<BTreeSet<String>> = None;
+        match self.salient_unmatched(has, words, &mut doc_words, model, t, total)? {
+            Some(word) => Some(Some(word)),
+            None => self.mostly_unheld(has, words, &mut doc_words, model, t, total),
+        }
+    }
+
+    /// [`Question::judge`]'s first rule: the heaviest unmatched non-generic term, when such
+    /// terms block (module docs, step 3). `doc_words` caches the chart's words.
+    fn salient_unmatched<'q>(
+        &'q self,
+        has: &dyn Fn(&QueryTerm) -> bool,
+        words: &mut dyn FnMut() -> Option<BTreeSet<String>>,
+        doc_words: &mut Option<BTreeSet<String>>,
+        model: Option<&Model>,
+        t: &Thresholds,
+        total: f32,
+    ) -> Option<Option<&'q str>> {
         let heavy = 2.0 * t.salient_share;
         let mut missing: Vec<(&QueryTerm, f32)> = self
             .terms
@@ -472,13 +512,12 @@ impl Question {
         }
         // Largest share first: the first term that does not align is the one to report.
         missing.sort_by(|a, b| b.1.total_cmp(&a.1));
-        let mut doc_words: Option<BTreeSet<String>> = None;
         let mut unmatched = 0.0f32;
         let mut worst = None;
         for (q, share) in missing {
             if let Some(m) = model.filter(|_| !is_code(&q.word)) {
                 if doc_words.is_none() {
-                    doc_words = Some(words()?);
+                    *doc_words = Some(words()?);
                 }
                 if self.aligns(m, &q.word, doc_words.as_ref()?, t.align) {
                     continue;
@@ -491,6 +530,39 @@ impl Question {
             }
         }
         Some(None)
+    }
+
+    /// The heaviest term of the question when the chart holds, in any form the gate accepts,
+    /// less than `held` (0.5) of the question's whole weight, generic words included: a chart
+    /// that holds only a few of a question's words answers some other question, even when each
+    /// missing word alone is too common to block. `None` inside when it holds enough; outer
+    /// `None` when the chart's words cannot be read.
+    fn mostly_unheld<'q>(
+        &'q self,
+        has: &dyn Fn(&QueryTerm) -> bool,
+        words: &mut dyn FnMut() -> Option<BTreeSet<String>>,
+        doc_words: &mut Option<BTreeSet<String>>,
+        model: Option<&Model>,
+        t: &Thresholds,
+        total: f32,
+    ) -> Option<Option<&'q str>> {
+        let mut unheld: Vec<&QueryTerm> = self.terms.iter().filter(|q| !has(q)).collect();
+        let share = |u: &[&QueryTerm]| u.iter().map(|q| q.salience).sum::<f32>() / total;
+        if share(&unheld) <= 1.0 - t.held {
+            return Some(None);
+        }
+        if let Some(m) = model {
+            if doc_words.is_none() {
+                *doc_words = Some(words()?);
+            }
+            let w = doc_words.as_ref()?;
+            unheld.retain(|q| is_code(&q.word) || !self.aligns(m, &q.word, w, t.align));
+        }
+        if share(&unheld) <= 1.0 - t.held {
+            return Some(None);
+        }
+        unheld.sort_by(|a, b| b.salience.total_cmp(&a.salience));
+        Some(unheld.first().map(|q| q.word.as_str()))
     }
 
     /// True when one of `words` is a derivation of `word` ([`derived`]) or has a token vector
@@ -512,7 +584,7 @@ impl Question {
             let s = stems
                 .entry(w.clone())
                 .or_insert_with(|| analyzer.stem_word(w));
-            if derived(&stem, s) {
+            if derived(&stem, s) || stem == *s {
                 return true;
             }
             let d = cache.entry(w.clone()).or_insert_with(|| model.embed(w));
@@ -973,6 +1045,41 @@ mod tests {
     }
 
     #[test]
+    fn a_chart_holding_under_half_of_the_question_does_not_answer() {
+        let t = model().thresholds();
+        let term = |word: &str, salience: f32, docs: Vec<u32>| QueryTerm {
+            term: word.into(),
+            word: word.into(),
+            salience,
+            compound: false,
+            docs: Vec::new(),
+            held_by: docs,
+        };
+        // "where are raw Stripe payloads persisted before processing?" against a chart of
+        // outgoing webhook payloads in raw formats: each missing word is generic and carries
+        // under 30%, together they carry 56%.
+        let q = Question {
+            terms: vec![
+                term("raw", 0.45, vec![0]),
+                term("payloads", 0.24, vec![0]),
+                term("stripe", 0.16, Vec::new()),
+                term("persisted", 0.35, Vec::new()),
+                term("processing", 0.36, Vec::new()),
+            ],
+            ..Default::default()
+        };
+        assert!(t.salient > 0.36 && t.held == 0.5);
+        assert_eq!(
+            q.unmatched_doc(0, &|_| None, None, &t),
+            Some(Some("processing"))
+        );
+        // Holding one more of them, the chart holds most of the question: it answers.
+        let mut most = q.clone();
+        most.terms[3].held_by = vec![0];
+        assert_eq!(most.unmatched_doc(0, &|_| None, None, &t), Some(None));
+    }
+
+    #[test]
     fn a_common_word_carrying_a_third_of_a_short_question_blocks() {
         let t = model().thresholds();
         let term = |word: &str, salience: f32, docs: Vec<u32>| QueryTerm {
@@ -980,6 +1087,7 @@ mod tests {
             word: word.into(),
             salience,
             compound: false,
+            held_by: docs.clone(),
             docs,
         };
         // "creating a custom field from settings": every word weighs under `salient`, and
