@@ -631,38 +631,13 @@ fn plan_gitignore_shared(path: &Path) -> Result<Option<Vec<u8>>> {
     Ok(shared::without_store_lines(&bytes))
 }
 
-/// The new bytes of `.gitignore` with a `.capn/` line added, or `None` when an equivalent line
-/// is there. Works on bytes (a `.gitignore` may hold any bytes; every other byte stays as it
-/// was), keeps the file's line ending style (CRLF or LF), and adds a line break first when the
-/// file lacks a final one.
+/// The new bytes of `.gitignore` with a `.capn/` line added ([`shared::with_store_line`]), or
+/// `None` when an equivalent line is there.
 ///
 /// Errors: the file is a symlink, a FIFO or other special file, or cannot be read.
 fn plan_gitignore(path: &Path) -> Result<Option<Vec<u8>>> {
     let bytes = crate::fsutil::read_host_file(path, ".gitignore")?.unwrap_or_default();
-    // As git reads it: trailing spaces do not count, leading ones do (`  .capn/` names another
-    // file), and a later `!.capn/` takes an earlier line back.
-    let ignores = shared::ignores_store;
-    let mut present = false;
-    for line in bytes.split(|b| *b == b'\n') {
-        let l = line.trim_ascii_end();
-        if ignores(l) {
-            present = true;
-        } else if l.strip_prefix(b"!").is_some_and(ignores) {
-            present = false;
-        }
-    }
-    if present {
-        return Ok(None);
-    }
-    let crlf = bytes.windows(2).any(|w| w == b"\r\n");
-    let eol: &[u8] = if crlf { b"\r\n" } else { b"\n" };
-    let mut new = bytes;
-    if !new.is_empty() && !new.ends_with(b"\n") {
-        new.extend_from_slice(eol);
-    }
-    new.extend_from_slice(format!("{}/", crate::store::STORE_DIR).as_bytes());
-    new.extend_from_slice(eol);
-    Ok(Some(new))
+    Ok(shared::with_store_line(bytes))
 }
 
 /// What `init` does with the skill file.

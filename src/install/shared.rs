@@ -3,7 +3,8 @@
 //! the derived files stay out of git through `.capn/.gitignore` ([`STORE_GITIGNORE`]), and the
 //! project's `.gitignore` no longer ignores `.capn/`. `capn init --local` switches back: capn's
 //! `.capn/` line returns to `.gitignore` and `.capn/.gitignore` goes (the entries stay in git's
-//! history; `git rm -r --cached .capn` stops tracking them).
+//! history; `git rm -r --cached .capn` stops tracking them). Both edits of the project's
+//! `.gitignore` live here: [`with_store_line`] and [`without_store_lines`].
 
 use anyhow::Result;
 use std::path::Path;
@@ -31,6 +32,36 @@ pub fn ignores_store(line: &[u8]) -> bool {
         .or_else(|| line.strip_suffix(b"/"))
         .unwrap_or(line);
     line == crate::store::STORE_DIR.as_bytes()
+}
+
+/// The project `.gitignore` (`bytes`) with a `.capn/` line added, or `None` when a line that
+/// ignores the whole store ([`ignores_store`]) is already in force. Works on bytes (a
+/// `.gitignore` may hold any bytes; every other byte stays as it was), keeps the file's line
+/// ending style (CRLF or LF), and adds a line break first when the file lacks a final one.
+pub fn with_store_line(bytes: Vec<u8>) -> Option<Vec<u8>> {
+    // As git reads it: trailing spaces do not count, leading ones do (`  .capn/` names another
+    // file), and a later `!.capn/` takes an earlier line back.
+    let mut present = false;
+    for line in bytes.split(|b| *b == b'\n') {
+        let l = line.trim_ascii_end();
+        if ignores_store(l) {
+            present = true;
+        } else if l.strip_prefix(b"!").is_some_and(ignores_store) {
+            present = false;
+        }
+    }
+    if present {
+        return None;
+    }
+    let crlf = bytes.windows(2).any(|w| w == b"\r\n");
+    let eol: &[u8] = if crlf { b"\r\n" } else { b"\n" };
+    let mut new = bytes;
+    if !new.is_empty() && !new.ends_with(b"\n") {
+        new.extend_from_slice(eol);
+    }
+    new.extend_from_slice(format!("{}/", crate::store::STORE_DIR).as_bytes());
+    new.extend_from_slice(eol);
+    Some(new)
 }
 
 /// The project `.gitignore` (`bytes`) without its lines that ignore the whole store, every other
