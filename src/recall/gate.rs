@@ -479,20 +479,22 @@ impl Question {
         if total <= 0.0 {
             return Some(None);
         }
-        let mut doc_words: Option<BTreeSet<String>> = None;
-        match self.salient_unmatched(has, words, &mut doc_words, model, t, total)? {
+        let mut words = ChartWords {
+            load: words,
+            got: None,
+        };
+        match self.salient_unmatched(has, &mut words, model, t, total)? {
             Some(word) => Some(Some(word)),
-            None => self.mostly_unheld(has, words, &mut doc_words, model, t, total),
+            None => self.mostly_unheld(has, &mut words, model, t, total),
         }
     }
 
     /// [`Question::judge`]'s first rule: the heaviest unmatched non-generic term, when such
-    /// terms block (module docs, step 3). `doc_words` caches the chart's words.
+    /// terms block (module docs, step 3).
     fn salient_unmatched<'q>(
         &'q self,
         has: &dyn Fn(&QueryTerm) -> bool,
-        words: &mut dyn FnMut() -> Option<BTreeSet<String>>,
-        doc_words: &mut Option<BTreeSet<String>>,
+        words: &mut ChartWords<'_>,
         model: Option<&Model>,
         t: &Thresholds,
         total: f32,
@@ -516,10 +518,7 @@ impl Question {
         let mut worst = None;
         for (q, share) in missing {
             if let Some(m) = model.filter(|_| !is_code(&q.word)) {
-                if doc_words.is_none() {
-                    *doc_words = Some(words()?);
-                }
-                if self.aligns(m, &q.word, doc_words.as_ref()?, t.align) {
+                if self.aligns(m, &q.word, words.get()?, t.align) {
                     continue;
                 }
             }
@@ -540,8 +539,7 @@ impl Question {
     fn mostly_unheld<'q>(
         &'q self,
         has: &dyn Fn(&QueryTerm) -> bool,
-        words: &mut dyn FnMut() -> Option<BTreeSet<String>>,
-        doc_words: &mut Option<BTreeSet<String>>,
+        words: &mut ChartWords<'_>,
         model: Option<&Model>,
         t: &Thresholds,
         total: f32,
@@ -552,10 +550,7 @@ impl Question {
             return Some(None);
         }
         if let Some(m) = model {
-            if doc_words.is_none() {
-                *doc_words = Some(words()?);
-            }
-            let w = doc_words.as_ref()?;
+            let w = words.get()?;
             unheld.retain(|q| is_code(&q.word) || !self.aligns(m, &q.word, w, t.align));
         }
         if share(&unheld) <= 1.0 - t.held {
@@ -654,6 +649,23 @@ fn doc_pieces(doc: &Doc<'_>, emit: &mut dyn FnMut(Piece<'_>)) {
         .chain(doc.files.iter().map(String::as_str));
     for text in texts {
         pieces(text, &mut buf, emit);
+    }
+}
+
+/// A chart's words for alignment ([`doc_words`]), read at most once per judgement and only when
+/// a rule needs them.
+struct ChartWords<'a> {
+    load: &'a mut dyn FnMut() -> Option<BTreeSet<String>>,
+    got: Option<BTreeSet<String>>,
+}
+
+impl ChartWords<'_> {
+    /// The words; `None` when they cannot be read.
+    fn get(&mut self) -> Option<&BTreeSet<String>> {
+        if self.got.is_none() {
+            self.got = Some((self.load)()?);
+        }
+        self.got.as_ref()
     }
 }
 
