@@ -14,7 +14,8 @@ struct Reference {
     at: String,
 }
 
-fn src_dir() -> PathBuf {
+/// The crate's `src/` folder.
+pub(crate) fn src_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
 }
 
@@ -40,6 +41,14 @@ fn ranks() -> BTreeMap<String, usize> {
     }
     assert!(!ranks.is_empty(), "lib.rs has no `# Layers` list");
     ranks
+}
+
+/// Every `.rs` file under `src/` but this one, with its module path ([`modules`]): what the
+/// checks that read the sources (here, and `events.rs`'s) walk.
+pub(crate) fn source_files() -> Vec<(PathBuf, Vec<String>)> {
+    let mut files = Vec::new();
+    modules(&src_dir(), &[], &mut files);
+    files
 }
 
 /// Every `.rs` file under `dir` with its module path (`src/store/index/apply.rs` →
@@ -69,7 +78,7 @@ fn modules(dir: &Path, path: &[String], out: &mut Vec<(PathBuf, Vec<String>)>) {
 /// The code of a file that counts: every line but comments and the items under a
 /// `#[cfg(test)]` (a test module, or a single test-only item), which are skipped through the end
 /// of their braces (or their `;`).
-fn code_lines(text: &str) -> Vec<(usize, String)> {
+pub(crate) fn code_lines(text: &str) -> Vec<(usize, String)> {
     let mut out = Vec::new();
     // Inside a test-only item: its brace depth so far, and whether its body has opened.
     let mut skipping: Option<(i64, bool)> = None;
@@ -209,8 +218,7 @@ fn module_of(known: &BTreeSet<Vec<String>>, path: &[String]) -> Vec<String> {
 }
 
 fn all_references() -> (BTreeSet<Vec<String>>, Vec<Reference>) {
-    let mut files = Vec::new();
-    modules(&src_dir(), &[], &mut files);
+    let files = source_files();
     let known: BTreeSet<Vec<String>> = files.iter().map(|(_, m)| m.clone()).collect();
     let mut refs = Vec::new();
     for (file, here) in &files {
