@@ -309,6 +309,39 @@ fn every_module_imports_only_from_lower_layers() {
     );
 }
 
+/// A subcommand depends only on the lower layers and `cmd::messages`: no module under `cmd/`
+/// uses another subcommand's (issue 23: uninstall took init's internals, four commands took
+/// ask's). Stricter than the circle rule below, which only forbids two commands using each other.
+#[test]
+fn no_command_uses_another() {
+    let (known, refs) = all_references();
+    let commands = known
+        .iter()
+        .filter(|m| m.len() == 2 && m[0] == "cmd")
+        .count();
+    assert!(commands >= 10, "only {commands} modules under cmd/");
+    let mut wrong: Vec<String> = refs
+        .iter()
+        .filter(|r| r.from.first().is_some_and(|m| m == "cmd") && r.to.first() == r.from.first())
+        .filter_map(|r| Some((r, r.from.get(1)?, r.to.get(1)?)))
+        .filter(|(_, a, b)| a != b && *b != "messages")
+        .map(|(r, _, _)| {
+            format!(
+                "{}: uses `{}`: move the shared rule to a lower layer or cmd/messages.rs",
+                r.at,
+                r.to.join("::")
+            )
+        })
+        .collect();
+    wrong.sort();
+    wrong.dedup();
+    assert!(
+        wrong.is_empty(),
+        "commands using each other:\n{}",
+        wrong.join("\n")
+    );
+}
+
 #[test]
 fn no_two_sibling_modules_import_each_other() {
     let (_, refs) = all_references();
