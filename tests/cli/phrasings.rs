@@ -396,3 +396,63 @@ fn the_same_files_in_distant_words_sharing_one_merge() {
     .ok();
     assert_eq!(entry_files(&env).len(), 2);
 }
+
+/// The JSON keys of a `candidate {…}` / `related {…}` line, in order (`"key":` occurrences).
+fn line_keys(line: &str) -> Vec<String> {
+    let json = &line[line.find('{').expect("a JSON object")..];
+    json.split('"')
+        .collect::<Vec<_>>()
+        .windows(2)
+        .filter(|w| w[1].starts_with(':'))
+        .map(|w| w[0].to_string())
+        .collect()
+}
+
+/// The first line of `text` that starts (after spaces) with `prefix`.
+fn line_starting<'a>(text: &'a str, prefix: &str) -> &'a str {
+    text.lines()
+        .find(|l| l.trim_start().starts_with(prefix))
+        .unwrap_or_else(|| panic!("no {prefix:?} line in:\n{text}"))
+}
+
+#[test]
+fn ask_help_shows_the_candidate_lines_a_miss_really_prints() {
+    // `ask --help` once showed `related {…,"score":N}` after candidates had lost their score
+    // and gained `not_in_chart`; the help is what an agent reads first.
+    let env = two_charts();
+    env.write("src/api/stripe.ts", "verify()\n");
+    env.run(&[
+        "chart",
+        "Where are Stripe payment webhooks verified and stored?",
+        "--files",
+        "src/api/stripe.ts",
+    ])
+    .ok();
+    let help = env.run(&["ask", "--help"]).ok().stdout;
+    let strong = env
+        .run(&[
+            "ask",
+            "Where are Stripe payment webhooks still verified and stored?",
+        ])
+        .code(1)
+        .stderr;
+    let weak = env
+        .run(&["ask", "Where are payment refunds handled?"])
+        .code(1)
+        .stderr;
+    for (prefix, real) in [("candidate {", &strong), ("related {", &weak)] {
+        assert_eq!(
+            line_keys(line_starting(&help, prefix)),
+            line_keys(line_starting(real, prefix)),
+            "{prefix}"
+        );
+    }
+    // The order the help gives: strong candidates, the nudge, then related charts.
+    let at = |text: &str, needle: &str| text.find(needle).unwrap_or(usize::MAX);
+    assert!(
+        at(&help, "candidate {") < at(&help, "nudge")
+            && at(&help, "nudge") < at(&help, "related {")
+    );
+    assert!(at(&strong, "candidate {") < at(&strong, "Explore as usual"));
+    assert!(at(&weak, "Explore as usual") < at(&weak, "related {"));
+}
