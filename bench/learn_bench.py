@@ -14,8 +14,10 @@ no entry.
 usage: learn_bench.py --capn CMD [--init=ARGS] [--pooled] [--confirm like|chart]
                       [--queries FILE.tsv ...] [--learn-kind para] [--json] [--verbose]
 Prints per phase and kind: n, first (right chart first: answer or first candidate), answered,
-wrong (answered, first answer not the right chart; for near/neg every answer is wrong), and the
-entries added by re-charting.
+wrong (answered, first answer not the right chart; for near/neg every answer is wrong); for the
+asks the right chart did not answer but was a candidate for, before and after learning, the words
+it lacked (`not_in_chart`, at most 5 an ask) and how many asks learning supplied such a word to;
+and the entries added by re-charting.
 """
 import argparse, glob, json, os, shlex, subprocess, sys, tempfile
 
@@ -35,14 +37,25 @@ def default_queries():
 
 def ask(cmd, q, ws, env):
     p, _ = rb.run(cmd, ["ask", q], ws, env)
-    return rb.ask_ids(p)
+    return rb.ask_ids(p) + (p,)
 
 
-def score(cmd, qs, stores, env, verbose, phase):
+def lacking(p, want):
+    """The `not_in_chart` words of the right chart's candidate line, or None if it is not one."""
+    for line in p.stderr.splitlines():
+        for prefix in ("candidate ", "related "):
+            if line.startswith(prefix + "{"):
+                try: c = json.loads(line[len(prefix):])
+                except Exception: continue
+                if c.get("id") == want: return set(c.get("not_in_chart", []))
+    return None
+
+
+def score(cmd, qs, stores, env, verbose, phase, lacks=None):
     res = {}
     for r, case, kind, q in qs:
         ws, ids = stores[r]
-        hits, cands = ask(cmd, q, ws, env)
+        hits, cands, p = ask(cmd, q, ws, env)
         want = ids.get(case) if kind not in ("neg", "near") else None
         first = (hits or cands or [None])[0]
         k = res.setdefault(kind, {"n": 0, "first": 0, "answered": 0, "wrong": 0})
@@ -50,10 +63,26 @@ def score(cmd, qs, stores, env, verbose, phase):
         if hits: k["answered"] += 1
         if hits and hits[0] != want: k["wrong"] += 1
         if want and first == want: k["first"] += 1
+        if lacks is not None and want and not hits:
+            words = lacking(p, want)
+            if words is not None: lacks[(kind, case)] = words
         if verbose and (want != first or (hits and hits[0] != want)):
             tag = "answered" if hits else ("candidate" if cands else "nothing")
             print(f"  [{phase}] {kind} {case}: {tag} first={first} want={want} :: {q}", file=sys.stderr)
     return res
+
+
+def supplied(before, after):
+    """What learning gave the questions their right chart did not answer, per kind: asks (right
+    chart a candidate both before and after), the words it lacked before and after (each list
+    holds at most 5), and the asks learning supplied at least one lacking word to."""
+    out = {}
+    for key in sorted(set(before) & set(after)):
+        k = out.setdefault(key[0], {"asks": 0, "lacked_before": 0, "lacked_after": 0, "supplied": 0})
+        k["asks"] += 1
+        k["lacked_before"] += len(before[key]); k["lacked_after"] += len(after[key])
+        k["supplied"] += bool(before[key] - after[key])
+    return out
 
 
 def build_stores(a, repos, env, tmp, tag):
@@ -108,13 +137,15 @@ def main():
     files = chart_files(repos)
     out = {}
     stores = build_stores(a, repos, env, tmp, "learn")
-    out["before"] = score(a.capn, qs, stores, env, a.verbose, "before")
+    lacks_before, lacks_after = {}, {}
+    out["before"] = score(a.capn, qs, stores, env, a.verbose, "before", lacks_before)
     for r, case, kind, q in qs:
         if kind == a.learn_kind:
             ws, ids = stores[r]
             confirm(a, q, case, ws, ids, files, env)
     after = [x for x in qs if x[2] != a.learn_kind]
-    out["after"] = score(a.capn, after, stores, env, a.verbose, "after")
+    out["after"] = score(a.capn, after, stores, env, a.verbose, "after", lacks_after)
+    out["lacking"] = supplied(lacks_before, lacks_after)
     fresh = build_stores(a, repos, env, tmp, "merge")
     n0 = entry_count(fresh)
     for r, case, kind, q in qs:
@@ -130,6 +161,7 @@ def main():
     else:
         for phase in ("before", "after"):
             for kind, k in sorted(out[phase].items()): print(phase, kind, k)
+        for kind, k in out["lacking"].items(): print("unanswered, right chart a candidate:", kind, k)
         print("re-charted in the other wordings, new entries:", out["recharted_new_entries"])
 
 
