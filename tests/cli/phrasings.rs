@@ -22,6 +22,20 @@ fn two_charts() -> Env {
     env
 }
 
+/// [`two_charts`] and a third, ef1c9146: "Where are Stripe payment webhooks verified and stored?".
+fn three_charts() -> Env {
+    let env = two_charts();
+    env.write("src/api/stripe.ts", "verify()\n");
+    env.run(&[
+        "chart",
+        "Where are Stripe payment webhooks verified and stored?",
+        "--files",
+        "src/api/stripe.ts",
+    ])
+    .ok();
+    env
+}
+
 fn entry_files(env: &Env) -> Vec<String> {
     let mut names: Vec<String> = fs::read_dir(env.root.join(".capn/entries"))
         .unwrap()
@@ -33,15 +47,7 @@ fn entry_files(env: &Env) -> Vec<String> {
 
 #[test]
 fn a_strong_candidate_is_said_first_with_what_differs_and_how_to_confirm() {
-    let env = two_charts();
-    env.write("src/api/stripe.ts", "verify()\n");
-    env.run(&[
-        "chart",
-        "Where are Stripe payment webhooks verified and stored?",
-        "--files",
-        "src/api/stripe.ts",
-    ])
-    .ok();
+    let env = three_charts();
     // Only common words keep the charts from answering: probably the same question. The
     // second holds under half of the question, so its every missing word is listed (`held`).
     let q = "Where are Stripe payment webhooks still verified and stored?";
@@ -419,15 +425,7 @@ fn line_starting<'a>(text: &'a str, prefix: &str) -> &'a str {
 fn ask_help_shows_the_candidate_lines_a_miss_really_prints() {
     // `ask --help` once showed `related {…,"score":N}` after candidates had lost their score
     // and gained `not_in_chart`; the help is what an agent reads first.
-    let env = two_charts();
-    env.write("src/api/stripe.ts", "verify()\n");
-    env.run(&[
-        "chart",
-        "Where are Stripe payment webhooks verified and stored?",
-        "--files",
-        "src/api/stripe.ts",
-    ])
-    .ok();
+    let env = three_charts();
     let help = env.run(&["ask", "--help"]).ok().stdout;
     let strong = env
         .run(&[
