@@ -89,22 +89,83 @@ fn like(store: &Store, question: &str, id: &str, details: Option<&str>) -> Resul
     store.check_dirs()?;
     let mut w = store.open_writer_with(crate::store::index::Check::Folder)?;
     let mut e = w.current_chart(id)?;
+    let moved = take_off_others(&mut w, question, &e.id)?;
     let added = e.add_phrasing(question);
     let new_details = details.is_some_and(|d| d != e.details);
     if let Some(d) = details {
         e.details = d.to_string();
     }
     let q = serde_json::to_string(&e.question).unwrap_or_default();
-    let said = if added {
-        format!("charted {id}: added as another phrasing of {q}; asked in these words, it now answers with that chart")
-    } else {
-        format!("charted {id}: already a phrasing of {q}; asked in these words, it answers with that chart")
+    let said = match &added {
+        Some(dropped) => format!(
+            "charted {id}: added as another phrasing of {q}{}{}; asked in these words, it now answers with that chart",
+            moved_note(&moved),
+            dropped_note(dropped)
+        ),
+        None => format!("charted {id}: already a phrasing of {q}; asked in these words, it answers with that chart"),
     };
-    if added || new_details {
+    if added.is_some() || new_details {
         write_entry(&mut w, e, &[])?;
     }
     w.finish_or_warn();
     Ok(said)
+}
+
+/// Takes `question` off the other charts that have it as a phrasing, so that it answers with
+/// chart `id` alone. Returns their ids.
+///
+/// Errors: [`Refused`] when it is another chart's own question (that chart answers it: asked,
+/// it would answer with both); a chart cannot be written.
+fn take_off_others(w: &mut crate::store::Writer, question: &str, id: &str) -> Result<Vec<String>> {
+    let norm = crate::recall::gate::normalise_question(question);
+    let mut moved = Vec::new();
+    for mut other in w.askers(question) {
+        if other.id == id {
+            continue;
+        }
+        if crate::recall::gate::normalise_question(&other.question) == norm {
+            return Err(Refused(format!(
+                "--like {id}: {} is the question of chart {}, which answers it; to have chart {id} answer it instead, unchart {} first; nothing was written",
+                crate::present::quote(question, crate::present::MAX_QUESTION_CHARS),
+                other.id,
+                other.id
+            ))
+            .into());
+        }
+        if other.remove_phrasing(question) {
+            moved.push(other.id.clone());
+            write_entry(w, other, &[])?;
+        }
+    }
+    Ok(moved)
+}
+
+/// ` (taken off chart <ids>)` when a phrasing moved to this chart, else empty.
+fn moved_note(moved: &[String]) -> String {
+    if moved.is_empty() {
+        return String::new();
+    }
+    let s = if moved.len() == 1 { "" } else { "s" };
+    format!(
+        " (taken off chart{s} {}, which no longer answers it)",
+        moved.join(", ")
+    )
+}
+
+/// `; its oldest phrasing "<p>" was dropped (a chart keeps 8)` when adding one dropped any.
+fn dropped_note(dropped: &[String]) -> String {
+    let keep = crate::store::entry::MAX_PHRASINGS;
+    match dropped {
+        [] => String::new(),
+        [p] => format!(
+            "; its oldest phrasing {} was dropped (a chart keeps {keep})",
+            crate::present::quote(p, crate::present::MAX_QUESTION_CHARS)
+        ),
+        many => format!(
+            "; its {} oldest phrasings were dropped (a chart keeps {keep})",
+            many.len()
+        ),
+    }
 }
 
 /// `capn chart "<question>" --files …`: hashes the files and, under the writers' lock, updates
@@ -137,7 +198,8 @@ fn chart_files(
     // A shared store replaces a version of this question only when it is fresh here: one
     // charted on other files (a teammate's branch) keeps its id, and this one takes the next.
     let shared = w.store.config().shared;
-    let (id, said) = match placed(&mut w, question, &files, shared)? {
+    let (placement, moved) = placed(&mut w, question, &files, shared)?;
+    let (id, said) = match placement {
         Placement::Same(mut e) => {
             (e.files, e.at) = (files, at);
             if let Some(d) = details {
@@ -160,11 +222,13 @@ fn chart_files(
                 question: question.to_string(),
                 details: details.unwrap_or("").to_string(),
                 phrasings: Vec::new(),
+                extra: Vec::new(),
             };
             write_entry(&mut w, entry, &hashed)?;
             (id.clone(), format!("charted {id}"))
         }
     };
+    let said = format!("{said}{}", moved_note(&moved));
     let replaced = replace_same_question(&mut w, &id, question, shared)?;
     w.finish_or_warn();
     Ok(if replaced.is_empty() {
@@ -193,6 +257,7 @@ fn add_phrasing(
     let added = e.add_phrasing(question);
     e.at = at;
     // The other question's details stay: new ones are added after them.
+    let before = e.details.clone();
     match details {
         Some(d) if !e.details.contains(d) && !e.details.is_empty() => {
             e.details = format!("{}\n\n{d}", e.details);
@@ -200,13 +265,20 @@ fn add_phrasing(
         Some(d) if e.details.is_empty() => e.details = d.to_string(),
         _ => {}
     }
+    let more_details = if e.details == before {
+        ""
+    } else {
+        "; your details were added to its own"
+    };
     let id = e.id.clone();
     let q = serde_json::to_string(&e.question).unwrap_or_default();
     write_entry(w, e, hashed)?;
-    let said = if added {
-        format!("charted {id}: the same files as {q}, a similar question: added as another phrasing of it (no new entry); asked in these words, it now answers with that chart")
-    } else {
-        format!("charted {id}: already a phrasing of {q} (no new entry)")
+    let said = match added {
+        Some(dropped) => format!(
+            "charted {id}: the same files as {q}, a similar question: added as another phrasing of it (no new entry){more_details}{}; asked in these words, it now answers with that chart",
+            dropped_note(&dropped)
+        ),
+        None => format!("charted {id}: already a phrasing of {q} (no new entry){more_details}"),
     };
     Ok((id, said))
 }
@@ -245,12 +317,12 @@ enum Placement {
     New,
 }
 
-/// Finds where `question` charted with `files` goes: the chart whose question it is; the chart
-/// that has it as a phrasing, if that chart has these very files (otherwise the phrasing is
-/// taken off that chart, which these files now answer instead); a current chart with these
+/// Finds where `question` charted with `files` goes: the chart whose question it is; a chart
+/// that has it as a phrasing, if that chart has these very files; a current chart with these
 /// files and a similar question ([`crate::store::Writer::similar_chart`]); else a new entry. In a
 /// `shared` store a chart of this very question that is not fresh here is left as it is (a new
-/// entry is written beside it).
+/// entry is written beside it). Every other chart that has it as a phrasing loses it (these
+/// files answer it now); their ids come back with the placement.
 ///
 /// Errors: a chart that loses the phrasing cannot be written.
 fn placed(
@@ -258,27 +330,37 @@ fn placed(
     question: &str,
     files: &BTreeMap<String, String>,
     shared: bool,
-) -> Result<Placement> {
-    if let Some(mut e) = w.asking(question) {
-        let norm = crate::recall::gate::normalise_question(question);
-        if crate::recall::gate::normalise_question(&e.question) == norm {
-            let root = w.store.root.clone();
-            if shared && !crate::store::entry_is_fresh(&root, &e, &mut w.cache) {
-                return Ok(Placement::New);
+) -> Result<(Placement, Vec<String>)> {
+    let norm = crate::recall::gate::normalise_question(question);
+    let own = |e: &Entry| crate::recall::gate::normalise_question(&e.question) == norm;
+    let mut askers = w.askers(question);
+    let placement = if let Some(at) = askers.iter().position(own) {
+        let e = askers.remove(at);
+        let root = w.store.root.clone();
+        if shared && !crate::store::entry_is_fresh(&root, &e, &mut w.cache) {
+            Placement::New
+        } else {
+            Placement::Same(e)
+        }
+    } else if let Some(at) = askers.iter().position(|e| &e.files == files) {
+        Placement::Phrasing(askers.remove(at))
+    } else {
+        match w.similar_chart(question, files) {
+            Some(e) => {
+                askers.retain(|a| a.id != e.id);
+                Placement::Phrasing(e)
             }
-            return Ok(Placement::Same(e));
+            None => Placement::New,
         }
-        if &e.files == files {
-            return Ok(Placement::Phrasing(e));
+    };
+    let mut moved = Vec::new();
+    for mut other in askers.into_iter().filter(|e| !own(e)) {
+        if other.remove_phrasing(question) {
+            moved.push(other.id.clone());
+            write_entry(w, other, &[])?;
         }
-        e.phrasings
-            .retain(|p| crate::recall::gate::normalise_question(p) != norm);
-        write_entry(w, e, &[])?;
     }
-    Ok(match w.similar_chart(question, files) {
-        Some(e) => Placement::Phrasing(e),
-        None => Placement::New,
-    })
+    Ok((placement, moved))
 }
 
 /// Deletes the other entries that ask `question` once case, punctuation and whitespace are set
@@ -321,11 +403,12 @@ fn replace_same_question(
     Ok(ids)
 }
 
-/// Checks that `entry` fits the entry size limit and parses back exactly (CRLF and blank edge
-/// lines of the details are normalised by the format, so the index holds what a reader will
-/// parse), then charts it ([`crate::store::Writer::chart`]).
+/// Checks that `entry` fits the entry size limit and parses back with the same phrasings (CRLF
+/// and blank edge lines of the details are normalised by the format, so the index holds what a
+/// reader will parse), then charts it ([`crate::store::Writer::chart`]).
 ///
-/// Errors: [`Refused`] for an oversized entry; the entry cannot be written.
+/// Errors: [`Refused`] for an oversized entry, or details that would read back as phrasings;
+/// the entry cannot be written.
 fn write_entry(
     w: &mut crate::store::Writer,
     entry: Entry,
@@ -341,9 +424,18 @@ fn write_entry(
         ))
         .into());
     }
-    let entry = Entry::parse(&text, &id)
+    let parsed = Entry::parse(&text, &id)
         .map_err(|e| anyhow::anyhow!("internal error: the new entry does not parse back: {e}"))?;
-    w.chart(entry, hashed)
+    if parsed.phrasings != entry.phrasings {
+        // Details whose last lines are `## Also asked as` and `- ` items would read back as
+        // phrasings (each then answering at 100): the one shape the format cannot hold.
+        return Err(Refused(format!(
+            "refusing to chart: the details end in a {:?} section of \"- \" lines, which is how an entry lists its other phrasings; reword that heading or add text after the list; nothing was written",
+            crate::store::entry::PHRASINGS_HEADING
+        ))
+        .into());
+    }
+    w.chart(parsed, hashed)
 }
 
 /// `error` with a hint when two neighbouring `--files` parts, joined by the comma `--files` split
@@ -379,6 +471,15 @@ fn checked_args(args: &ChartArgs) -> Result<(&str, Vec<&str>)> {
     }
     if question.contains(['\n', '\r']) {
         return Err(Refused("the question must be one line (it contains a newline)".into()).into());
+    }
+    // Recall matches a question by its letters and digits (an exact re-ask sets the rest
+    // aside): one with none could be charted but never asked again.
+    if crate::recall::gate::normalise_question(question).is_none() {
+        return Err(Refused(format!(
+            "the question {} has no letter or digit, so no ask could ever match it: ask it in words",
+            crate::present::quote(question, crate::present::MAX_QUESTION_CHARS)
+        ))
+        .into());
     }
     // `--files a, b` is common, so surrounding space is dropped, unless a file by the exact
     // name exists (format.md allows keys with leading or trailing space). `--file` is exact.

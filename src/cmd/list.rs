@@ -144,7 +144,8 @@ fn capped_list(items: impl ExactSizeIterator<Item = String>) -> String {
 
 /// One entry as `list` prints it without `--json`, through [`crate::present`]:
 /// `<id>  [stale] <question>` (or `[unchecked]` when a file could not be checked; the question
-/// cut at [`present::MAX_ASK_QUESTION_CHARS`]), its other phrasings, its files quoted (at most
+/// cut at [`present::MAX_ASK_QUESTION_CHARS`]), its other phrasings that count (the older ones
+/// past them counted), its files quoted (at most
 /// [`present::MAX_ASK_FILES`], the rest counted), the changed files (`(missing)` after those
 /// `gone` marks) and the unchecked ones when there are any, and its details (cut as `ask`); the
 /// command named to delete a stale chart is `capn prune --yes` in a `shared` store.
@@ -166,10 +167,17 @@ fn human(
         entry.id,
         present::printable_capped(&entry.question, present::MAX_ASK_QUESTION_CHARS)
     ));
-    for p in &entry.phrasings {
+    for p in entry.kept_phrasings() {
         out.push_str(&format!(
             "  also asked as: {}\n",
             present::printable_capped(p, present::MAX_ASK_QUESTION_CHARS)
+        ));
+    }
+    let past = entry.phrasings.len() - entry.kept_phrasings().len();
+    if past > 0 {
+        out.push_str(&format!(
+            "  (+{past} older phrasings in the file: a chart keeps the newest {}, the others do not answer)\n",
+            crate::store::entry::MAX_PHRASINGS
         ));
     }
     let files = capped_list(entry.files.keys().map(|f| quoted(f)));

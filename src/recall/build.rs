@@ -205,10 +205,11 @@ fn analyse<'d>(docs: impl Iterator<Item = (u32, &'d Doc<'d>)>) -> (Runs, Vec<(u3
             .map(|f| b.add(&analyzer, &mut buf, d, 2, f))
             .sum();
         lens.push((d, [q, det, files]));
-        // The exact re-ask marker of the chart's own question (its first line; other
-        // phrasings get none: `gate::apply`): a term only `exact_docs` looks up (no field
-        // counts it).
-        if let Some(key) = doc.question.lines().next().and_then(super::gate::exact_key) {
+        // The exact re-ask marker of each phrasing (each line of the question: the chart's
+        // own and the confirmed others): a term only `exact_docs` looks up (no field counts
+        // it). A phrasing made only of common words ("where is it?") has no term of its own
+        // to rank by, so its marker is what finds it.
+        for key in doc.question.lines().filter_map(super::gate::exact_key) {
             b.add_marker(&key, d);
         }
     }

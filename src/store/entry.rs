@@ -22,7 +22,8 @@
 //! similar question) follow the details as a last `## Also asked as` section of `- ` lines. capn
 //! 0.2 reads that section as part of the details (verbatim, so it survives 0.2 reading and
 //! listing the entry; charting the same question again in 0.2 replaces the entry, dropping it).
-//! Rules (format.md, "`.capn/entries/<id>.md`"): keys sorted, `/`-separated, relative to the project
+//! Frontmatter keys capn does not know are kept (`Entry::extra`) and written back after
+//! `files:`. Rules (format.md, "`.capn/entries/<id>.md`"): keys sorted, `/`-separated, relative to the project
 //! root; a key that is not a plain safe token is written as a JSON string literal; readers strip a
 //! UTF-8 BOM and accept CRLF; writers emit LF.
 
@@ -53,6 +54,11 @@ pub struct Entry {
     /// oldest first; at most [`MAX_PHRASINGS`].
     #[serde(default)]
     pub phrasings: Vec<String>,
+    /// Frontmatter lines of keys capn does not know (`owner: alice`), as `key: value` with the
+    /// key and value trimmed, in file order: kept and written back after `files:`, so a rewrite
+    /// loses nothing another tool or a newer capn put there.
+    #[serde(default)]
+    pub extra: Vec<String>,
 }
 
 /// The heading of the section that holds an entry's other phrasings (module docs).
@@ -143,6 +149,9 @@ impl Entry {
                 let _ = writeln!(s, "  {path}: {hash}");
             }
         }
+        for line in &self.extra {
+            let _ = writeln!(s, "{line}");
+        }
         s.push_str("---\n\n");
         let _ = writeln!(s, "# {}", self.question);
         if !self.details.is_empty() {
@@ -159,43 +168,65 @@ impl Entry {
         s
     }
 
-    /// Every phrasing of the chart, one per line: the question first, then [`Entry::phrasings`].
-    /// What recall indexes, embeds and judges as the chart's question (an exact re-ask of any
-    /// line answers).
+    /// The other phrasings that count: the newest [`MAX_PHRASINGS`] of [`Entry::phrasings`]
+    /// (a hand-edited or cloned entry may hold more; the rest are kept in the file but never
+    /// answer, and `chart` drops them when it next adds a phrasing).
+    pub fn kept_phrasings(&self) -> &[String] {
+        &self.phrasings[self.phrasings.len().saturating_sub(MAX_PHRASINGS)..]
+    }
+
+    /// Every phrasing of the chart that counts, one per line: the question first, then
+    /// [`Entry::kept_phrasings`]. What recall indexes, embeds and judges as the chart's question
+    /// (an exact re-ask of any line answers).
     pub fn asked(&self) -> std::borrow::Cow<'_, str> {
-        if self.phrasings.is_empty() {
+        let kept = self.kept_phrasings();
+        if kept.is_empty() {
             return std::borrow::Cow::Borrowed(&self.question);
         }
         let mut s = self.question.clone();
-        for p in &self.phrasings {
+        for p in kept {
             s.push('\n');
             s.push_str(p);
         }
         std::borrow::Cow::Owned(s)
     }
 
-    /// True when `question` is one of this chart's phrasings (its question or another), once
-    /// case, punctuation and whitespace are set aside.
+    /// True when `question` is one of this chart's phrasings that count (its question or one of
+    /// [`Entry::kept_phrasings`]), once case, punctuation and whitespace are set aside.
     pub fn is_phrasing(&self, question: &str) -> bool {
         let norm = crate::recall::gate::normalise_question(question);
         norm.is_some()
             && std::iter::once(&self.question)
-                .chain(&self.phrasings)
+                .chain(self.kept_phrasings())
                 .any(|p| crate::recall::gate::normalise_question(p) == norm)
     }
 
-    /// Adds `question` as another phrasing (trimmed, one line), unless it is one already; drops
-    /// the oldest past [`MAX_PHRASINGS`]. Returns false when nothing changed.
-    pub fn add_phrasing(&mut self, question: &str) -> bool {
+    /// Adds `question` as another phrasing (trimmed, one line), unless it is one already or has
+    /// no letter or digit (no ask could match it); keeps the newest [`MAX_PHRASINGS`]. Returns
+    /// `None` when nothing changed, else the phrasings dropped to make room, oldest first.
+    pub fn add_phrasing(&mut self, question: &str) -> Option<Vec<String>> {
         let q = question.trim();
-        if q.is_empty() || q.contains(['\n', '\r']) || self.is_phrasing(q) {
-            return false;
+        let matchable = crate::recall::gate::normalise_question(q).is_some();
+        if !matchable || q.contains(['\n', '\r']) || self.is_phrasing(q) {
+            return None;
         }
+        // A phrasing past the newest kept ones no longer counts: asked again, it comes back.
+        let norm = crate::recall::gate::normalise_question(q);
+        self.phrasings
+            .retain(|p| crate::recall::gate::normalise_question(p) != norm);
         self.phrasings.push(q.to_string());
-        if self.phrasings.len() > MAX_PHRASINGS {
-            self.phrasings.remove(0);
-        }
-        true
+        let over = self.phrasings.len().saturating_sub(MAX_PHRASINGS);
+        Some(self.phrasings.drain(..over).collect())
+    }
+
+    /// Takes `question` off this chart's other phrasings (once normalised as in
+    /// [`Entry::is_phrasing`]). Returns true when one was taken off.
+    pub fn remove_phrasing(&mut self, question: &str) -> bool {
+        let norm = crate::recall::gate::normalise_question(question);
+        let before = self.phrasings.len();
+        self.phrasings
+            .retain(|p| crate::recall::gate::normalise_question(p) != norm);
+        self.phrasings.len() != before
     }
 
     /// Parses an entry file's text. `file_id` (the file name without `.md`) is used when the
@@ -218,6 +249,7 @@ impl Entry {
         let mut in_files = false;
         let mut seen_files = false;
         let mut closed = false;
+        let mut extra = Vec::new();
         for line in lines.by_ref() {
             if line.trim_end() == "---" {
                 closed = true;
@@ -248,7 +280,8 @@ impl Entry {
                     }
                     in_files = true;
                 }
-                _ => {} // unknown keys are tolerated (forward compatibility)
+                // Unknown keys are tolerated (forward compatibility) and kept.
+                other => extra.push(format!("{other}: {value}").trim_end().to_string()),
             }
         }
         if !closed {
@@ -275,6 +308,7 @@ impl Entry {
             question,
             details,
             phrasings,
+            extra,
         })
     }
 }
@@ -441,7 +475,25 @@ mod tests {
             question: "Where are payment webhooks handled?".into(),
             details: "Router near line 40.\n\nSecond paragraph.".into(),
             phrasings: Vec::new(),
+            extra: Vec::new(),
         }
+    }
+
+    #[test]
+    fn frontmatter_keys_capn_does_not_know_survive_a_rewrite() {
+        let text =
+            "---\ncapn: 1\nowner: alice\nid: 9f3a1c2e\n  tags :  [billing] \nfiles:\n  src/a.ts: "
+                .to_string()
+                + &"ab".repeat(32)
+                + "\nreviewed:\n---\n\n# Where?\n";
+        let mut e = Entry::parse(&text, "x").unwrap();
+        assert_eq!(e.extra, ["owner: alice", "tags: [billing]", "reviewed:"]);
+        e.add_phrasing("where then?");
+        let back = Entry::parse(&e.render(), "x").unwrap();
+        assert_eq!(back, e);
+        assert!(e
+            .render()
+            .contains("\nowner: alice\ntags: [billing]\nreviewed:\n---\n"));
     }
 
     #[test]
@@ -500,16 +552,17 @@ mod tests {
     #[test]
     fn phrasings_round_trip_after_the_details_and_dedupe() {
         let mut e = sample();
-        assert!(e.add_phrasing("where do stripe callbacks land?"));
+        assert!(e.add_phrasing("where do stripe callbacks land?").is_some());
         assert!(
-            !e.add_phrasing("Where do Stripe callbacks land"),
+            e.add_phrasing("Where do Stripe callbacks land").is_none(),
             "same once normalised"
         );
         assert!(
-            !e.add_phrasing("where are payment webhooks handled"),
+            e.add_phrasing("where are payment webhooks handled")
+                .is_none(),
             "the question itself"
         );
-        assert!(!e.add_phrasing("two\nlines"));
+        assert!(e.add_phrasing("two\nlines").is_none());
         let text = e.render();
         assert!(text.ends_with(
             "Second paragraph.\n\n## Also asked as\n- where do stripe callbacks land?\n"
@@ -526,6 +579,50 @@ mod tests {
         }
         assert_eq!(e.phrasings.len(), MAX_PHRASINGS);
         assert_eq!(e.phrasings[0], "phrasing number 2", "the oldest go first");
+    }
+
+    #[test]
+    fn adding_a_phrasing_says_what_it_dropped_and_refuses_the_unmatchable() {
+        let mut e = sample();
+        for i in 0..MAX_PHRASINGS {
+            assert_eq!(
+                e.add_phrasing(&format!("phrasing number {i}")),
+                Some(vec![])
+            );
+        }
+        assert_eq!(
+            e.add_phrasing("one more"),
+            Some(vec!["phrasing number 0".to_string()])
+        );
+        assert_eq!(e.add_phrasing("ONE MORE?"), None, "already a phrasing");
+        assert_eq!(e.add_phrasing("???"), None, "no letter or digit");
+        assert_eq!(e.add_phrasing(" "), None);
+        assert!(e.remove_phrasing("one  more"));
+        assert!(!e.remove_phrasing("one more"));
+        assert_eq!(e.phrasings.len(), MAX_PHRASINGS - 1);
+    }
+
+    #[test]
+    fn only_the_newest_phrasings_count_however_many_the_file_holds() {
+        // A hand-edited or cloned entry is not bound by what `chart` writes: 5,000 phrasings
+        // must not all answer, nor make recall read them all.
+        let mut e = sample();
+        e.phrasings = (0..5000).map(|i| format!("phrasing number {i}")).collect();
+        let back = Entry::parse(&e.render(), "x").unwrap();
+        assert_eq!(back.phrasings.len(), 5000, "the file keeps them all");
+        assert_eq!(back.kept_phrasings().len(), MAX_PHRASINGS);
+        assert_eq!(back.kept_phrasings()[0], "phrasing number 4992");
+        assert_eq!(back.asked().lines().count(), 1 + MAX_PHRASINGS);
+        assert!(back.is_phrasing("phrasing number 4999"));
+        assert!(!back.is_phrasing("phrasing number 0"));
+        let mut again = back.clone();
+        assert_eq!(
+            again.add_phrasing("phrasing number 0").map(|d| d.len()),
+            Some(4992),
+            "the old copy of it goes with the rest"
+        );
+        assert_eq!(again.phrasings.len(), MAX_PHRASINGS);
+        assert_eq!(again.phrasings.last().unwrap(), "phrasing number 0");
     }
 
     #[test]

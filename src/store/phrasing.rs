@@ -1,8 +1,8 @@
 //! Phrasings: one chart, several ways of asking it. The writer finds the chart a question
 //! belongs to, so `chart` can learn a rewording instead of piling up near-duplicates:
 //!
-//! - [`Writer::asking`]: the chart that already has the question as one of its phrasings (its
-//!   `# ` question or another, once case, punctuation and whitespace are set aside);
+//! - [`Writer::askers`]: the charts that already have the question as one of their phrasings
+//!   (their `# ` question or another, once case, punctuation and whitespace are set aside);
 //! - [`Writer::similar_chart`]: a current chart with exactly the given backing files (paths and
 //!   hashes) that the question reaches in recall (among those charts alone, it is an answer or a
 //!   candidate, `crate::recall::decide`) or shares a word with. Charting a question in other
@@ -19,11 +19,13 @@ use anyhow::Result;
 use std::collections::BTreeMap;
 
 impl Writer {
-    /// The chart that has `question` as one of its phrasings (read from its file): one whose own
-    /// question it is first.
-    pub fn asking(&self, question: &str) -> Option<Entry> {
+    /// Every chart that has `question` as one of its phrasings that count
+    /// ([`Entry::is_phrasing`], read from its file), those whose own question it is first, then
+    /// in index order.
+    pub fn askers(&self, question: &str) -> Vec<Entry> {
         let norm = crate::recall::gate::normalise_question(question);
-        // Its own question by the index marker; another phrasing holds every word of it.
+        // By the phrasings' index markers; in an index written before phrasings had them,
+        // another phrasing holds every word of the question.
         let bm25 = &self.snap.bm25;
         let mut docs = bm25.exact_docs(question);
         docs.extend(
@@ -40,15 +42,14 @@ impl Writer {
             .filter_map(|id| read_entry(&self.store.entry_path(id), &format!("{id}.md")).ok())
             .filter(|e| e.is_phrasing(question))
             .collect();
-        // The chart whose own question it is comes before one that has it as a phrasing.
         found.sort_by_key(|e| crate::recall::gate::normalise_question(&e.question) != norm);
-        found.into_iter().next()
+        found
     }
 
     /// A current chart backed by exactly `files` (path → SHA-256 hex, as just hashed) whose
     /// question `question` reaches: asked of those charts alone, it is an answer or a candidate,
-    /// or failing that it shares an index term with it (unless both questions hold codes,
-    /// [`codes`], and not the same ones). The best such
+    /// or failing that it shares an index term with it (unless the question and one of the
+    /// chart's phrasings both hold codes, [`codes`], and not the same ones). The best such
     /// chart, read from its file; `None` when there is none.
     pub fn similar_chart(&self, question: &str, files: &BTreeMap<String, String>) -> Option<Entry> {
         let same: Vec<usize> = (0..self.snap.len())
@@ -94,12 +95,15 @@ impl Writer {
         // Two questions that both hold codes (words with a digit: `v2`, `oauth2`, "step 3")
         // and not the same ones are about different things: never merged. A code only one of
         // them holds ("429", "v2") narrows the question but does not change it.
+        // Every phrasing counts: a chart asked as "v2" has been confirmed to be about v2.
         let asked = codes(question);
         let same_codes = |doc: usize| {
             text(doc).is_some_and(|t| {
-                let first = t.question.lines().next().unwrap_or_default();
-                let held = codes(first);
-                asked.is_empty() || held.is_empty() || held == asked
+                asked.is_empty()
+                    || t.question.lines().all(|line| {
+                        let held = codes(line);
+                        held.is_empty() || held == asked
+                    })
             })
         };
         // Past recall's own candidates, a chart with these very files that shares a word with

@@ -18,6 +18,7 @@ mod init;
 mod inject;
 mod install_edges;
 mod offers;
+mod phrasing_edges;
 mod phrasings;
 mod plugin;
 mod precision;

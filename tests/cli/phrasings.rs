@@ -10,7 +10,7 @@ const WEBHOOKS: &str = "Where are payment webhooks handled?";
 const RATE: &str = "How does API rate limiting work?";
 
 /// Two charts, embedding on: 2d1b0350 (webhooks) and 73bd1d6b (rate limiting).
-fn two_charts() -> Env {
+pub(crate) fn two_charts() -> Env {
     let env = Env::git();
     env.run(&["init"]).ok();
     env.write("src/api/webhooks.ts", "route()\n");
@@ -23,7 +23,7 @@ fn two_charts() -> Env {
 }
 
 /// [`two_charts`] and a third, ef1c9146: "Where are Stripe payment webhooks verified and stored?".
-fn three_charts() -> Env {
+pub(crate) fn three_charts() -> Env {
     let env = two_charts();
     env.write("src/api/stripe.ts", "verify()\n");
     env.run(&[
