@@ -721,7 +721,7 @@ pub struct Gated {
     /// whose every salient term is matched; at most `limit`.
     pub answers: Vec<usize>,
     /// The answers that are exact re-asks: of the chart's question or one of its other
-    /// phrasings (found by their index markers, or in the ranked charts' text).
+    /// phrasings (found by an index marker, or in the ranked charts' text).
     pub exact: Vec<usize>,
     /// Ranked candidates that failed the gate (at most "related"), best first, each with
     /// whether it is *strong* ([`Question::is_strong`]).
@@ -731,11 +731,13 @@ pub struct Gated {
 pub use super::Ask;
 
 /// Applies the gate to `ranked` (doc numbers, best first, each already past the ranking's own
-/// threshold), with the question's exact re-asks put first: the charts that have it as one of
-/// their phrasings (index markers, one per phrasing), then the first [`MAX_CHECKS`] ranked
-/// charts whose text holds it as a phrasing (an index written before phrasings had markers).
-/// A candidate whose text cannot be read (or, for an exact re-ask, no longer says the question)
-/// is neither answer nor demoted.
+/// threshold), with the question's exact re-asks put first: the charts found by its index
+/// marker (their own question, or another phrasing with no term of its own), then the first
+/// [`MAX_CHECKS`] ranked charts whose text holds it as another phrasing (no marker, which at
+/// three phrasings an entry made the index a fifth larger: a phrasing with terms, asked
+/// again, holds every word of the question, so it ranks among the first). A candidate whose
+/// text cannot be read (or, for an exact re-ask, no longer says the question) is neither
+/// answer nor demoted.
 pub fn apply(question: &Question, ranked: &[usize], ask: &Ask<'_>, model: Option<&Model>) -> Gated {
     let mut out = Gated::default();
     let says = |doc: usize| {

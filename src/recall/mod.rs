@@ -372,10 +372,11 @@ impl Bm25Index {
         out
     }
 
-    /// The docs with a phrasing (a line of their question: the chart's own or a confirmed
-    /// other) equal to `query` once case, punctuation and whitespace are set aside
-    /// ([`gate::normalise_question`]), in doc order: an exact re-ask, which always answers. A
-    /// hash collision can name a doc that does not ask it: callers confirm against its text.
+    /// The docs whose question equals `query` once case, punctuation and whitespace are set
+    /// aside ([`gate::normalise_question`]), or one of their other phrasings that has no index
+    /// term of its own (only those get a marker), in doc order: an exact re-ask, which always
+    /// answers. A hash collision can name a doc that does not ask it: callers confirm against
+    /// its text.
     pub fn exact_docs(&self, query: &str) -> Vec<usize> {
         gate::exact_key(query).map_or_else(Vec::new, |key| {
             self.docs_with(&key)

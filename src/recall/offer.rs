@@ -26,8 +26,8 @@
 //!      replay *ingestion* chart). A search is a few words chosen to find code, so a right chart
 //!      holds most of them.
 //!
-//! A text that *is* a chart's question or one of its confirmed phrasings, asked again (case,
-//! punctuation and whitespace aside:
+//! A text that *is* a chart's question (or a confirmed phrasing of common words alone), asked
+//! again (case, punctuation and whitespace aside:
 //! [`super::gate::exact_key`]), points at that chart whatever the rules say, as it answers
 //! in `ask`: in a store of one or two charts no word weighs enough for rule 4, yet a prompt that
 //! repeats a charted question is the clearest pointer there is.
