@@ -5,6 +5,7 @@ mod chart;
 mod codex_reminder;
 mod concurrency;
 mod doctor;
+mod doctor_files;
 mod fork;
 mod git_scenarios;
 mod guest;
