@@ -15,6 +15,7 @@ mod hook_inputs;
 mod hooks;
 mod hooks_under_failure;
 mod hostile;
+mod hostile_content;
 mod init;
 mod inject;
 mod install_edges;
