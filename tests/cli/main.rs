@@ -13,6 +13,7 @@ mod handoff;
 mod hook_budget;
 mod hook_inputs;
 mod hooks;
+mod hooks_markers;
 mod hooks_under_failure;
 mod hostile;
 mod hostile_content;
