@@ -18,6 +18,7 @@ mod hooks_under_failure;
 mod hostile;
 mod hostile_content;
 mod init;
+mod init_git;
 mod inject;
 mod install_edges;
 mod offers;
