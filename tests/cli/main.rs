@@ -2,6 +2,7 @@
 //! XDG dirs pinned there (see `util`).
 
 mod chart;
+mod chart_store;
 mod codex_reminder;
 mod concurrency;
 mod doctor;
