@@ -43,12 +43,63 @@ fn ranks() -> BTreeMap<String, usize> {
     ranks
 }
 
-/// Every `.rs` file under `src/` but this one, with its module path ([`modules`]): what the
-/// checks that read the sources (here, and `events.rs`'s) walk.
+/// Every `.rs` file under `src/` but this one and those only tests compile ([`without_test_only`]),
+/// with its module path ([`modules`]): what the checks that read the sources (here, and
+/// `events.rs`'s) walk.
 pub(crate) fn source_files() -> Vec<(PathBuf, Vec<String>)> {
     let mut files = Vec::new();
     modules(&src_dir(), &[], &mut files);
+    let texts: Vec<String> = files
+        .iter()
+        .map(|(p, _)| std::fs::read_to_string(p).unwrap())
+        .collect();
+    without_test_only(files, &texts)
+}
+
+/// `files` (with their texts, in the same order) without the modules a parent declares under
+/// `#[cfg(test)]` (`#[cfg(test)] mod tests;` in `recall/gate.rs` makes `recall/gate/tests.rs`
+/// test code) and everything below them: such a file is to the checks what an inline
+/// `#[cfg(test)] mod tests { .. }` is to [`code_lines`].
+fn without_test_only(
+    files: Vec<(PathBuf, Vec<String>)>,
+    texts: &[String],
+) -> Vec<(PathBuf, Vec<String>)> {
+    let test_only: Vec<Vec<String>> = files
+        .iter()
+        .zip(texts)
+        .flat_map(|((_, here), text)| {
+            test_only_children(text).into_iter().map(|child| {
+                let mut m = here.clone();
+                m.push(child);
+                m
+            })
+        })
+        .collect();
     files
+        .into_iter()
+        .filter(|(_, m)| !test_only.iter().any(|t| m.starts_with(t)))
+        .collect()
+}
+
+/// The names of the file modules `text` declares under `#[cfg(test)]`: `tests` for
+/// `#[cfg(test)]` then `mod tests;` (other attributes may come between; an inline `mod x { .. }`
+/// has no file and is not named).
+fn test_only_children(text: &str) -> Vec<String> {
+    let decl = Regex::new(r"^(?:pub(?:\([\w:]+\))?\s+)?mod\s+(\w+)\s*;$").unwrap();
+    let mut out = Vec::new();
+    let mut after_cfg_test = false;
+    for line in text.lines() {
+        let code = strip_comment(line).trim();
+        if code == "#[cfg(test)]" {
+            after_cfg_test = true;
+        } else if after_cfg_test && !code.is_empty() && !code.starts_with("#[") {
+            if let Some(c) = decl.captures(code) {
+                out.push(c[1].to_string());
+            }
+            after_cfg_test = false;
+        }
+    }
+    out
 }
 
 /// Every `.rs` file under `dir` with its module path (`src/store/index/apply.rs` →
@@ -427,4 +478,51 @@ fn the_checker_reads_use_trees_relative_paths_and_circles() {
     assert_eq!(circle(&edges(&[("a", "b"), ("b", "c")])), None);
     let found = circle(&edges(&[("a", "b"), ("b", "c"), ("c", "a")])).unwrap();
     assert_eq!(found.len(), 3, "{found:?}");
+}
+
+#[test]
+fn files_declared_under_cfg_test_are_not_read_as_production_code() {
+    assert_eq!(
+        test_only_children(
+            "mod a;\n#[cfg(test)]\nmod tests;\n#[cfg(test)] // fixtures\n#[allow(dead_code)]\n\npub(crate) mod fixtures;\n#[cfg(test)]\nmod inline {\n}\n#[cfg(test)]\nfn t() {}\nmod b;\n// #[cfg(test)]\nmod c;"
+        ),
+        ["tests", "fixtures"]
+    );
+    let file = |p: &str, m: &str| {
+        let path = m.split("::").filter(|s| !s.is_empty()).map(String::from);
+        (PathBuf::from(p), path.collect::<Vec<_>>())
+    };
+    let files = vec![
+        file("src/lib.rs", ""),
+        file("src/recall/mod.rs", "recall"),
+        file("src/recall/gate.rs", "recall::gate"),
+        file("src/recall/gate/reask.rs", "recall::gate::reask"),
+        file("src/recall/gate/tests.rs", "recall::gate::tests"),
+        file("src/recall/gate/tests/a.rs", "recall::gate::tests::a"),
+        file("src/recall/tests_data.rs", "recall::tests_data"),
+    ];
+    let texts = [
+        "mod recall;",
+        "mod gate;\nmod tests_data;",
+        "mod reask;\n#[cfg(test)]\nmod tests;",
+        "",
+        "mod cases;",
+        "",
+        "",
+    ]
+    .map(String::from);
+    let kept: Vec<String> = without_test_only(files, &texts)
+        .into_iter()
+        .map(|(p, _)| p.display().to_string())
+        .collect();
+    assert_eq!(
+        kept,
+        [
+            "src/lib.rs",
+            "src/recall/mod.rs",
+            "src/recall/gate.rs",
+            "src/recall/gate/reask.rs",
+            "src/recall/tests_data.rs"
+        ]
+    );
 }

@@ -149,9 +149,10 @@ fn payload(rng: &mut Rng, env: &Env, event: &str) -> Vec<u8> {
     bytes
 }
 
-#[test]
-fn generated_inputs_never_hurt_the_session() {
-    let env = Env::git();
+/// The project the generated inputs run in (initialised, three charts, offers on), and beside it
+/// in the temp dir the files payloads may name: a transcript decoy, a FIFO and a symlink leading
+/// out.
+fn set_up(env: &Env) {
     env.run(&["init"]).ok();
     // Charts and offers on, so prompts and searches go through the offer path too.
     for (q, f) in [
@@ -178,6 +179,13 @@ fn generated_inputs_never_hurt_the_session() {
         .unwrap()
         .success());
     std::os::unix::fs::symlink(t.join("decoy.jsonl"), t.join("link-out")).unwrap();
+}
+
+#[test]
+fn generated_inputs_never_hurt_the_session() {
+    let env = Env::git();
+    set_up(&env);
+    let t = env.tmp.path();
     let state = env.home.join(".local/state");
     let before = snapshot(t, &state);
     // Every event on both hosts, and the statusline.

@@ -2,9 +2,11 @@
 //! XDG dirs pinned there (see `util`).
 
 mod chart;
+mod chart_store;
 mod codex_reminder;
 mod concurrency;
 mod doctor;
+mod doctor_files;
 mod fork;
 mod git_scenarios;
 mod guest;
@@ -12,9 +14,12 @@ mod handoff;
 mod hook_budget;
 mod hook_inputs;
 mod hooks;
+mod hooks_markers;
 mod hooks_under_failure;
 mod hostile;
+mod hostile_content;
 mod init;
+mod init_git;
 mod inject;
 mod install_edges;
 mod offers;

@@ -283,12 +283,19 @@ fn the_same_files_with_a_similar_question_merge_and_ids_and_details_stay() {
         assert_eq!(hits[0]["id"], "2d1b0350", "{q}");
         assert_eq!(hits[0]["details"], "Router near line 40", "{q}");
     }
+    other_files_and_codes(&env);
+}
+
+/// The merged chart of the test above, charted again: with its own question and other files it
+/// is updated, not copied; questions that hold different codes are different charts, and a code
+/// only the new question holds makes a phrasing.
+fn other_files_and_codes(env: &Env) {
     // Its own question with other files: the chart is updated, not copied.
     env.write("src/api/other.ts", "x\n");
     env.write("src/api/variants.ts", "v\n");
     env.run(&["chart", WEBHOOKS, "--files", "src/api/other.ts"])
         .ok();
-    assert_eq!(entry_files(&env), ["2d1b0350.md"]);
+    assert_eq!(entry_files(env), ["2d1b0350.md"]);
     // Two questions that hold different codes are different questions.
     for q in [
         "where is webhook variant 2 handled?",
@@ -298,7 +305,7 @@ fn the_same_files_with_a_similar_question_merge_and_ids_and_details_stay() {
         env.run(&["chart", q, "--files", "src/api/variants.ts"])
             .ok();
     }
-    assert_eq!(entry_files(&env).len(), 4, "{:?}", entry_files(&env));
+    assert_eq!(entry_files(env).len(), 4, "{:?}", entry_files(env));
     // A code only the new question holds narrows it without changing it: a phrasing.
     let run = env
         .run(&[
@@ -309,7 +316,7 @@ fn the_same_files_with_a_similar_question_merge_and_ids_and_details_stay() {
         ])
         .ok();
     assert!(run.stdout.contains("another phrasing"), "{}", run.stdout);
-    assert_eq!(entry_files(&env).len(), 4);
+    assert_eq!(entry_files(env).len(), 4);
 }
 
 /// An entry with phrasings keeps the one `# ` heading capn-hook 0.2 parses as the question; the
