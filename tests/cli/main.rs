@@ -21,6 +21,7 @@ mod offers;
 mod phrasings;
 mod plugin;
 mod precision;
+mod readme_examples;
 mod roundtrip;
 mod schema;
 mod semantic;
