@@ -93,11 +93,13 @@ impl StoreLock {
         }
         let start = Instant::now();
         let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let got = file.lock().map(|()| file);
-            // The waiter gave up: `got` is dropped here, which unlocks.
-            let _ = tx.send(got);
-        });
+        std::thread::Builder::new()
+            .spawn(move || {
+                let got = file.lock().map(|()| file);
+                // The waiter gave up: `got` is dropped here, which unlocks.
+                let _ = tx.send(got);
+            })
+            .with_context(|| format!("could not wait for the lock: {}", path.display()))?;
         let got = match rx.recv_timeout(wait.notice_after.min(wait.give_up_after)) {
             Err(RecvTimeoutError::Timeout) if wait.notice_after < wait.give_up_after => {
                 notice();
