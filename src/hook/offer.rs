@@ -150,14 +150,28 @@ fn entry_key(id: &str) -> String {
     format!("{}/entries/{id}.md", crate::store::STORE_DIR)
 }
 
+/// How long a hook waits for [`OFFER_LOCK`] before it offers nothing: every holder keeps it for
+/// one small read and write, so only a stuck holder keeps a hook waiting this long, and a hook
+/// must return promptly whatever happens.
+const OFFER_LOCK_WAIT: crate::store::lock::Wait = crate::store::lock::Wait {
+    notice_after: std::time::Duration::MAX,
+    give_up_after: std::time::Duration::from_secs(1),
+};
+
 /// Records `e` as offered in the session's file `name`, under [`OFFER_LOCK`]: the record is read
 /// again under the lock, so of several hooks that picked the same chart at once exactly one
-/// offers it (`Ok(true)`), and no hook's record is lost to another's write.
+/// offers it (`Ok(true)`), and no hook's record is lost to another's write. `Ok(false)` when the
+/// lock stays held for [`OFFER_LOCK_WAIT`].
 ///
 /// Errors: the session dir, the lock or the record cannot be written.
 fn claim(s: &SessionDir, name: &str, e: &crate::store::entry::Entry) -> Result<bool> {
     s.ensure()?;
-    let _lock = crate::store::lock::StoreLock::acquire(&offer_lock_path(s))?;
+    let lock_path = offer_lock_path(s);
+    let held =
+        crate::store::lock::StoreLock::acquire_within(&lock_path, OFFER_LOCK_WAIT, &mut || {})?;
+    let Some(_lock) = held else {
+        return Ok(false);
+    };
     let Some(mut offered) = read_offered(s, name) else {
         return Ok(false);
     };

@@ -132,7 +132,9 @@ impl Writer {
             .into());
         }
         let path = self.store.entry_path(id);
-        if !path.exists() {
+        // Not `exists()`, which follows a symlink: a dangling one is refused as a symlink by
+        // `read_entry` below, not reported as a missing chart.
+        if std::fs::symlink_metadata(&path).is_err() {
             return Err(Refused(format!(
                 "--like {id}: there is no chart {id} (`capn list` shows the charts); nothing was written"
             ))

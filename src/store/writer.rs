@@ -4,9 +4,24 @@
 use super::entry::Entry;
 use super::fresh::StatCache;
 use super::index::{self, Snapshot};
-use super::lock::StoreLock;
+use super::lock::{StoreLock, Wait};
 use super::{display_rel, entry_is_fresh, entry_is_stale, map, warn, worktree, Store};
 use anyhow::{Context, Result};
+use std::time::Duration;
+
+/// How long a writer waits for `.capn/lock` before it says on stderr that it is waiting.
+pub const LOCK_NOTICE_AFTER: Duration = Duration::from_secs(1);
+
+/// How long a writer waits for `.capn/lock` in all before it gives up, writing nothing. capn's
+/// own writers hold it for milliseconds (seconds when a large store's index is rebuilt), and a
+/// killed one releases it, so only a stuck or foreign holder keeps a writer waiting this long.
+pub const LOCK_GIVE_UP_AFTER: Duration = Duration::from_secs(30);
+
+/// The wait of every writer of `.capn/`.
+const WRITERS_WAIT: Wait = Wait {
+    notice_after: LOCK_NOTICE_AFTER,
+    give_up_after: LOCK_GIVE_UP_AFTER,
+};
 
 /// A store opened for writing: the lock is held for the life of this value, and the snapshot was
 /// loaded under it, so it is the truth until this writer changes it.
@@ -21,7 +36,8 @@ pub struct Writer {
 }
 
 impl Store {
-    /// Creates `.capn/entries/` if missing, takes the writers' lock (waiting for it) and loads the
+    /// Creates `.capn/entries/` if missing, takes the writers' lock (waiting for it a bounded
+    /// time, see [`Store::lock_writers`]) and loads the
     /// entries, listing and stat'ing every entry file ([`index::Check::Files`]), so entries edited
     /// in place are re-indexed (`prune`, `unchart`, `bust`).
     ///
@@ -39,7 +55,7 @@ impl Store {
     pub fn open_writer_with(&self, check: index::Check) -> Result<Writer> {
         self.check_dirs()?;
         crate::fsutil::ensure_dir_inside(self.home(), &self.entries_dir())?;
-        let lock = StoreLock::acquire(&self.lock_path())?;
+        let lock = self.lock_writers(WRITERS_WAIT)?;
         self.writer_from(lock, check)
     }
 
@@ -47,12 +63,32 @@ impl Store {
     /// the entries and the derived files (`init`: `config.json`, `install.json`; `uninstall`).
     /// `None` when there is no `.capn/` yet (nothing to guard).
     ///
-    /// Errors: the lock file cannot be created or locked.
+    /// Errors: as [`Store::lock_writers`].
     pub fn lock_for_setup(&self) -> Result<Option<StoreLock>> {
         if !self.dir.is_dir() {
             return Ok(None);
         }
-        StoreLock::acquire(&self.lock_path()).map(Some)
+        self.lock_writers(WRITERS_WAIT).map(Some)
+    }
+
+    /// The writers' lock, `.capn/lock`, waited for as `wait` says (for every writer
+    /// [`LOCK_NOTICE_AFTER`] and [`LOCK_GIVE_UP_AFTER`]): while another process holds it, one
+    /// line on stderr says what capn is waiting for, and then it gives up.
+    ///
+    /// Errors: the lock file cannot be created or locked, or it was still held at the end of
+    /// the wait (the error names the path and what to do).
+    fn lock_writers(&self, wait: Wait) -> Result<StoreLock> {
+        let path = self.lock_path();
+        let shown = display_rel(&self.root, &path);
+        let mut notice =
+            || diag!("capn: waiting for {shown} (another capn is writing the store)...");
+        match StoreLock::acquire_within(&path, wait, &mut notice)? {
+            Some(lock) => Ok(lock),
+            None => anyhow::bail!(
+                "could not lock the store: {shown}: another process held it for {} s, so capn gave up; nothing was written. Run the command again once the other capn is done; if none is running, end the process that holds the file open (`lsof {shown}` names it)",
+                wait.give_up_after.as_secs_f32()
+            ),
+        }
     }
 
     /// Like [`Store::open_writer`], but only if the lock is free now and the store exists, and
@@ -251,5 +287,29 @@ impl Writer {
             )?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_writer_gives_up_on_a_held_lock_naming_the_path_and_what_to_do() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::at(dir.path().to_path_buf());
+        std::fs::create_dir_all(&store.dir).unwrap();
+        let held = StoreLock::acquire(&store.lock_path()).unwrap();
+        let wait = Wait {
+            notice_after: Duration::from_millis(50),
+            give_up_after: Duration::from_millis(200),
+        };
+        let err = store.lock_writers(wait).unwrap_err();
+        assert_eq!(
+            format!("{err:#}"),
+            "could not lock the store: .capn/lock: another process held it for 0.2 s, so capn gave up; nothing was written. Run the command again once the other capn is done; if none is running, end the process that holds the file open (`lsof .capn/lock` names it)"
+        );
+        drop(held);
+        assert!(store.lock_writers(wait).is_ok());
     }
 }

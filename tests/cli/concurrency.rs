@@ -130,6 +130,81 @@ fn init_plans_under_the_writers_lock() {
     assert_eq!(env.read(".claude/settings.json"), mine);
 }
 
+/// A writer that cannot take `.capn/lock` at once says so on stderr, once, after about a second
+/// (it waited silently and without end), writes nothing while it waits, and goes on when the
+/// lock is free. (Giving up after `LOCK_GIVE_UP_AFTER` is tested in the store's unit tests,
+/// with a short wait, so this test does not take 30 s.)
+#[test]
+fn a_writer_waiting_for_the_lock_says_so_once_and_goes_on_once_it_is_free() {
+    use std::io::BufRead;
+    let env = Env::git();
+    env.write("src/a.ts", "a");
+    env.run(&["init", "--no-embedding"]).ok();
+    let id = env
+        .run(&["chart", "Where is A?", "--files", "src/a.ts"])
+        .ok()
+        .stdout
+        .trim()
+        .strip_prefix("charted ")
+        .unwrap()
+        .to_string();
+    let entries = || {
+        std::fs::read_dir(env.root.join(".capn/entries"))
+            .unwrap()
+            .count()
+    };
+    for (args, said) in [
+        (
+            vec!["chart", "Where is B?", "--files", "src/a.ts"],
+            "charted ",
+        ),
+        (vec!["unchart", id.as_str()], "uncharted "),
+    ] {
+        let before = entries();
+        let lock = hold_writers_lock(&env);
+        let mut child = env
+            .cmd(&args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stderr = child.stderr.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let reader = std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stderr).lines() {
+                let _ = tx.send(line.unwrap());
+            }
+        });
+        let start = std::time::Instant::now();
+        let first = rx.recv_timeout(std::time::Duration::from_secs(10));
+        let waited = start.elapsed();
+        if first.is_err() {
+            let _ = child.kill();
+        }
+        assert_eq!(
+            first.as_deref(),
+            Ok("capn: waiting for .capn/lock (another capn is writing the store)..."),
+            "{args:?}"
+        );
+        assert!(
+            waited >= std::time::Duration::from_millis(500),
+            "{waited:?}"
+        );
+        assert!(child.try_wait().unwrap().is_none(), "{args:?} did not wait");
+        assert_eq!(entries(), before, "{args:?} wrote while it waited");
+        drop(lock);
+        let out = child.wait_with_output().unwrap();
+        reader.join().unwrap();
+        assert!(out.status.success(), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stdout).starts_with(said),
+            "{args:?}"
+        );
+        assert!(rx.try_recv().is_err(), "{args:?}: more on stderr");
+    }
+    assert_eq!(entries(), 1);
+}
+
 /// Takes the store's writers' lock (`.capn/lock`) as another capn would; released on drop.
 fn hold_writers_lock(env: &Env) -> std::fs::File {
     let lock = std::fs::File::options()

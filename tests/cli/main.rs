@@ -27,6 +27,7 @@ mod phrasing_edges;
 mod phrasings;
 mod plugin;
 mod precision;
+mod readme_examples;
 mod roundtrip;
 mod schema;
 mod semantic;

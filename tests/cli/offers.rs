@@ -125,6 +125,48 @@ fn a_search_gets_its_chart_once_per_session_and_again_after_a_compaction() {
     assert_eq!(grep(&env, "s1", "claude").stdout.trim_end(), OFFER);
 }
 
+/// Takes the lock at `path` as another process would; released on drop.
+fn hold_lock(path: &std::path::Path) -> std::fs::File {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let lock = std::fs::File::options()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .unwrap();
+    lock.lock().unwrap();
+    lock
+}
+
+/// Hooks never wait on a lock another process keeps: with `.capn/lock` held the offer is made
+/// at once (the hook writes nothing in `.capn/` it cannot skip), and with `offer.lock` held it is
+/// not made, after at most a second (the hook waited for it without end), and is made by
+/// the next hook once the lock is free.
+#[test]
+fn a_held_lock_never_keeps_a_search_hook_waiting() {
+    let env = store(None);
+    let limit = std::time::Duration::from_secs(5);
+    let payload = |sid: &str| {
+        serde_json::to_vec(&json!({"session_id": sid, "hook_event_name": "PreToolUse",
+            "cwd": env.root, "tool_name": "Grep",
+            "tool_input": {"pattern": "stripe.*webhook|handleStripeWebhook", "path": "src/api"}}))
+        .unwrap()
+    };
+    let hook = || env.cmd(&["hook", "pre-tool-use", "--host", "claude"]);
+    let writers = hold_lock(&env.root.join(".capn/lock"));
+    let (run, _) = env.run_bounded(hook(), &payload("s1"), false, limit);
+    assert_eq!(run.stdout.trim_end(), OFFER);
+    drop(writers);
+    let offers = hold_lock(&env.state_dir().join("offer.lock"));
+    let (run, took) = env.run_bounded(hook(), &payload("s2"), false, limit);
+    assert_eq!((run.code, run.stdout.as_str()), (0, ""), "{}", run.stderr);
+    assert!(took < std::time::Duration::from_secs(3), "took {took:?}");
+    drop(offers);
+    let (run, _) = env.run_bounded(hook(), &payload("s2"), false, limit);
+    assert_eq!(run.stdout.trim_end(), OFFER);
+}
+
 #[test]
 fn codex_s_shell_search_gets_the_offer_in_a_shape_its_schema_accepts() {
     let env = store(None);

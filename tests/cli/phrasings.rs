@@ -226,6 +226,44 @@ fn like_on_a_missing_or_malformed_id_is_refused_clearly() {
     assert!(!bare.root.join(".capn").exists());
 }
 
+/// A symlink at an entry's path is refused as a symlink whether it dangles or not (a dangling
+/// one was reported as "there is no chart", though `capn list` named it a symlink), and nothing
+/// is written, through the link or beside it. The decoys are in the test's temp dir.
+#[cfg(unix)]
+#[test]
+fn like_on_a_symlinked_entry_is_refused_as_a_symlink_dangling_or_not() {
+    let env = two_charts();
+    let decoy = env.tmp.path().join("decoy.md");
+    fs::write(
+        &decoy,
+        env.read(".capn/entries/2d1b0350.md")
+            .replace("2d1b0350", "eeeeeeee"),
+    )
+    .unwrap();
+    let missing = env.tmp.path().join("missing-decoy.md");
+    let entries = env.root.join(".capn/entries");
+    std::os::unix::fs::symlink(&missing, entries.join("dddddddd.md")).unwrap();
+    std::os::unix::fs::symlink(&decoy, entries.join("eeeeeeee.md")).unwrap();
+    let before = fs::read_to_string(&decoy).unwrap();
+    for id in ["dddddddd", "eeeeeeee"] {
+        let run = env.run(&["chart", "some wording", "--like", id]).code(1);
+        assert_eq!(run.stdout, "");
+        assert_eq!(
+            run.stderr,
+            format!(
+                "capn: --like {id}: is a symlink (capn does not follow it here); nothing was written\n"
+            )
+        );
+    }
+    assert!(!missing.exists(), "the dangling link's target was created");
+    assert_eq!(fs::read_to_string(&decoy).unwrap(), before);
+    assert_eq!(entry_files(&env).len(), 4);
+    assert!(fs::symlink_metadata(entries.join("dddddddd.md"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+}
+
 #[test]
 fn the_same_files_with_a_similar_question_merge_and_ids_and_details_stay() {
     let env = Env::git();

@@ -55,6 +55,51 @@ fn an_exact_re_ask_answers_in_both_modes_even_of_single_letters() {
     }
 }
 
+/// Unicode sentence punctuation is set aside like `?` and `"`: a Spanish question asked without
+/// its opening `¿` or with `¡…!`, or one wrapped in `«»` or `„“` or ended with the Arabic `؟`,
+/// is the charted question asked again (these scored 98-99, as ranked hits). The hit is the
+/// contract line, compared whole.
+#[test]
+fn an_exact_re_ask_sets_unicode_sentence_punctuation_aside_in_both_modes() {
+    let es = "¿Dónde se manejan los reembolsos?";
+    let en = "Where are payment webhooks handled?";
+    for mode in MODES {
+        let env = store(mode);
+        let en_id = chart(&env, en, "src/a.ts");
+        let es_id = chart(&env, es, "src/b.ts");
+        let line = |id: &str, q: &str, file: &str| {
+            format!(
+                "{{\"id\":\"{id}\",\"question\":\"{q}\",\"files\":[\"{file}\"],\"score\":100}}\n"
+            )
+        };
+        for asked in [
+            "Dónde se manejan los reembolsos?",
+            "¡Dónde se manejan los reembolsos!",
+            "«¿Dónde se manejan los reembolsos?»",
+        ] {
+            let run = env.run(&["ask", asked]).ok();
+            assert_eq!(
+                run.stdout,
+                line(&es_id, es, "src/b.ts"),
+                "{mode:?} {asked:?}"
+            );
+        }
+        for asked in [
+            "«Where are payment webhooks handled»",
+            "„Where are payment webhooks handled?“",
+            "‹Where are payment webhooks handled›",
+            "Where are payment webhooks handled؟",
+        ] {
+            let run = env.run(&["ask", asked]).ok();
+            assert_eq!(
+                run.stdout,
+                line(&en_id, en, "src/a.ts"),
+                "{mode:?} {asked:?}"
+            );
+        }
+    }
+}
+
 #[test]
 fn an_exact_re_ask_of_a_long_question_answers_in_both_modes() {
     let q = "Where are Stripe payment webhooks verified, retried after a failure, and logged for audit?";

@@ -46,9 +46,19 @@ pub fn normalise_question(question: &str) -> Option<String> {
 }
 
 /// Characters that only shape a sentence, so [`normalise_question`] drops them: a symbol run
-/// made only of these is a word break.
-const SENTENCE_PUNCTUATION: &str =
-    ".,;:?!'\"`()[]{}<>-_/\\|\u{2018}\u{2019}\u{201c}\u{201d}\u{2026}\u{2013}\u{2014}";
+/// made only of these is a word break. As they stand after NFKC (which already turns full-width
+/// `？！，` and the Greek question mark into ASCII): ASCII sentence marks, quotes and brackets;
+/// typographic quotes (`‘’‚‛“”„‟‹›«»`); hyphens and dashes (`‐‒–—―`; `‑` becomes `‐`); `…`;
+/// the Spanish opening `¿¡`; Arabic `،؛؟`; CJK `、。` and corner and angle brackets (`「」『』【】
+/// 〈〉《》`); Devanagari `।॥`. Symbols that can be part of a name (`#`, `+`, `=`, `*`, `&`,
+/// `@`, `%`, the math minus) are not here.
+const SENTENCE_PUNCTUATION: &str = concat!(
+    ".,;:?!'\"`()[]{}<>-_/\\|",
+    "\u{2018}\u{2019}\u{201a}\u{201b}\u{201c}\u{201d}\u{201e}\u{201f}\u{2039}\u{203a}\u{ab}\u{bb}",
+    "\u{2010}\u{2012}\u{2013}\u{2014}\u{2015}\u{2026}\u{bf}\u{a1}",
+    "\u{60c}\u{61b}\u{61f}\u{3001}\u{3002}\u{300c}\u{300d}\u{300e}\u{300f}\u{3010}\u{3011}",
+    "\u{3008}\u{3009}\u{300a}\u{300b}\u{964}\u{965}",
+);
 
 /// The index term that marks a chart's question for exact re-asks: `\u{1}` and the 16 hex
 /// digits of a 64-bit FNV-1a hash of [`normalise_question`]. The control character keeps it apart

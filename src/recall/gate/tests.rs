@@ -98,6 +98,44 @@ fn questions_normalise_case_punctuation_and_whitespace_away() {
 }
 
 #[test]
+fn unicode_sentence_punctuation_and_quotes_are_set_aside_too() {
+    for (a, b) in [
+        (
+            "¿Dónde se manejan los reembolsos?",
+            "Dónde se manejan los reembolsos?",
+        ),
+        (
+            "¡Dónde se manejan los reembolsos!",
+            "dónde se manejan los reembolsos",
+        ),
+        ("«Where is X»", "where is x"),
+        ("‹Where is X›", "where is x"),
+        ("„Where is X“", "where is x"),
+        ("‚Where is X‘", "where is x"),
+        ("Where is X؟", "where is x"),
+        ("أين، يتم التعامل مع الدفع؟", "أين يتم التعامل مع الدفع"),
+        ("支付回调、退款在哪里。", "支付回调 退款在哪里"),
+        ("「支付回调」在哪里", "支付回调 在哪里"),
+        (
+            "Where is log‐in ‒ or log‑in ― handled?",
+            "where is log in or log in handled",
+        ),
+        ("कहाँ है।", "कहाँ है"),
+    ] {
+        assert_eq!(normalise_question(a), normalise_question(b), "{a} / {b}");
+    }
+    // Still apart: a symbol that is part of a name, among the new marks.
+    assert_ne!(
+        normalise_question("«How is the C++ extension built?»"),
+        normalise_question("«How is the C extension built?»")
+    );
+    assert_ne!(
+        normalise_question("¿Dónde está el operador ==?"),
+        normalise_question("¿Dónde está el operador !=?")
+    );
+}
+
+#[test]
 fn the_exact_marker_finds_the_chart_but_is_no_search_term() {
     let (bm25, _) = index(&["Where is X?", "Where is Y?"]);
     assert_eq!(bm25.exact_docs("where is x"), [0]);
