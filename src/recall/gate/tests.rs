@@ -136,6 +136,18 @@ fn unicode_sentence_punctuation_and_quotes_are_set_aside_too() {
 }
 
 #[test]
+fn a_phrasing_of_common_words_alone_gets_a_marker_and_one_with_terms_does_not() {
+    // The chart's own question always has its marker; another phrasing only when it has no
+    // term to be found by ("where is it?"): one with terms ranks among the first when asked.
+    let (bm25, _) = index(&["Where are payment webhooks handled?\nwhere is it\nstripe callbacks"]);
+    assert_eq!(bm25.exact_docs("Where are payment webhooks handled"), [0]);
+    assert_eq!(bm25.exact_docs("Where is it?"), [0]);
+    assert_eq!(bm25.exact_docs("stripe callbacks"), Vec::<usize>::new());
+    assert_eq!(bm25.candidates("stripe callbacks", &|_| true).len(), 1);
+    assert!(bm25.candidates("where is it", &|_| true).is_empty());
+}
+
+#[test]
 fn the_exact_marker_finds_the_chart_but_is_no_search_term() {
     let (bm25, _) = index(&["Where is X?", "Where is Y?"]);
     assert_eq!(bm25.exact_docs("where is x"), [0]);
