@@ -458,13 +458,7 @@ fn main() {
         let n: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(1_000);
         let runs: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(100);
         let s = synthetic(n);
-        let docs: Vec<Doc<'_>> = (0..n)
-            .map(|i| Doc {
-                question: &s.questions[i],
-                details: &s.details[i],
-                files: &s.files[i],
-            })
-            .collect();
+        let docs = s.docs();
         let chars: usize = docs
             .iter()
             .map(|d| {

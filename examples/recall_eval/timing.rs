@@ -5,21 +5,6 @@ use super::{load, Chart};
 use capn_hook::recall::{Bm25Index, Doc};
 use std::time::Instant;
 
-/// xorshift64*: deterministic synthetic data without a dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
-        xs[(self.next() % xs.len() as u64) as usize]
-    }
-}
-
 /// The vocabulary of `bench/scale_bench.py`.
 const WORDS: &str = "payment webhook stripe invoice checkout subscription plan billing ledger payout \
     tax meter usage event ingest kafka clickhouse query runner insight funnel trend session replay \
@@ -35,11 +20,24 @@ pub(crate) struct Synthetic {
     pub(crate) files: Vec<Vec<String>>,
 }
 
+impl Synthetic {
+    /// The entries as the index builder takes them.
+    pub(crate) fn docs(&self) -> Vec<Doc<'_>> {
+        (0..self.questions.len())
+            .map(|i| Doc {
+                question: &self.questions[i],
+                details: &self.details[i],
+                files: &self.files[i],
+            })
+            .collect()
+    }
+}
+
 /// N entries shaped like `scale_bench.py`'s: a 6-word question with a number, 25 words of
 /// details, 3 files.
 pub(crate) fn synthetic(n: usize) -> Synthetic {
     let words: Vec<&str> = WORDS.split_whitespace().collect();
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rng = fastrand::Rng::with_seed(0x9e37_79b9_7f4a_7c15);
     let mut s = Synthetic {
         questions: Vec::new(),
         details: Vec::new(),
@@ -47,15 +45,15 @@ pub(crate) fn synthetic(n: usize) -> Synthetic {
     };
     let nfiles = n.max(10);
     for i in 0..n {
-        let q: Vec<&str> = (0..6).map(|_| rng.pick(&words)).collect();
+        let q: Vec<&str> = (0..6).map(|_| words[rng.usize(..words.len())]).collect();
         s.questions
             .push(format!("Where is {} handled #{i}?", q.join(" ")));
-        let d: Vec<&str> = (0..25).map(|_| rng.pick(&words)).collect();
+        let d: Vec<&str> = (0..25).map(|_| words[rng.usize(..words.len())]).collect();
         s.details.push(d.join(" "));
         s.files.push(
             (0..3)
                 .map(|_| {
-                    let f = (rng.next() % nfiles as u64) as usize;
+                    let f = rng.usize(..nfiles);
                     format!("src/m{}/{}_{f}.ts", f % 97, words[f % words.len()])
                 })
                 .collect(),
@@ -126,21 +124,15 @@ pub(crate) fn cmd_timing() {
     println!("per call: mean thread CPU time (the machine may be shared) and median wall time");
     for n in [100, 1_000, 10_000] {
         let s = synthetic(n);
-        let docs: Vec<Doc<'_>> = (0..n)
-            .map(|i| Doc {
-                question: &s.questions[i],
-                details: &s.details[i],
-                files: &s.files[i],
-            })
-            .collect();
+        let docs = s.docs();
         let (build, index) = time(5, || Bm25Index::build(&docs));
         let (ser, bytes) = time(5, || postcard::to_stdvec(&index).expect("serialize"));
         let (de, back) = time(5, || {
             postcard::from_bytes::<Bm25Index>(&bytes).expect("deserialize")
         });
         let questions: Vec<usize> = {
-            let mut rng = Rng(42);
-            (0..200).map(|_| (rng.next() % n as u64) as usize).collect()
+            let mut rng = fastrand::Rng::with_seed(42);
+            (0..200).map(|_| rng.usize(..n)).collect()
         };
         let mut k = 0;
         let (search, _) = time(200, || {
@@ -201,13 +193,7 @@ pub(crate) fn cmd_ask_sim(n: usize) {
     let path = std::env::temp_dir().join(format!("recall_eval_{n}.idx"));
     if !path.exists() {
         let s = synthetic(n);
-        let docs: Vec<Doc<'_>> = (0..n)
-            .map(|i| Doc {
-                question: &s.questions[i],
-                details: &s.details[i],
-                files: &s.files[i],
-            })
-            .collect();
+        let docs = s.docs();
         let bytes = postcard::to_stdvec(&Bm25Index::build(&docs)).expect("serialize");
         std::fs::write(&path, bytes).expect("write index");
         println!("wrote {}; run again to measure", path.display());

@@ -322,17 +322,23 @@ fn a_minor_unmatched_word_of_a_long_question_does_not_block() {
     );
 }
 
-#[test]
-fn a_chart_holding_under_half_of_the_question_does_not_answer() {
-    let t = model().thresholds();
-    let term = |word: &str, salience: f32, docs: Vec<u32>| QueryTerm {
+/// A question term held by `docs`; `looked_up`: its docs were looked up (it weighs at least
+/// `salient`, or carries a tenth of the question), as `Question::new` does.
+fn query_term(word: &str, salience: f32, docs: Vec<u32>, looked_up: bool) -> QueryTerm {
+    QueryTerm {
         term: word.into(),
         word: word.into(),
         salience,
         compound: false,
-        docs: Vec::new(),
+        docs: if looked_up { docs.clone() } else { Vec::new() },
         held_by: docs,
-    };
+    }
+}
+
+#[test]
+fn a_chart_holding_under_half_of_the_question_does_not_answer() {
+    let t = model().thresholds();
+    let term = |word: &str, salience: f32, docs: Vec<u32>| query_term(word, salience, docs, false);
     // "where are raw Stripe payloads persisted before processing?" against a chart of
     // outgoing webhook payloads in raw formats: each missing word is generic and carries
     // under 30%, together they carry 56%.
@@ -360,14 +366,7 @@ fn a_chart_holding_under_half_of_the_question_does_not_answer() {
 #[test]
 fn a_common_word_carrying_a_third_of_a_short_question_blocks() {
     let t = model().thresholds();
-    let term = |word: &str, salience: f32, docs: Vec<u32>| QueryTerm {
-        term: word.into(),
-        word: word.into(),
-        salience,
-        compound: false,
-        held_by: docs.clone(),
-        docs,
-    };
+    let term = |word: &str, salience: f32, docs: Vec<u32>| query_term(word, salience, docs, true);
     // "creating a custom field from settings": every word weighs under `salient`, and
     // "custom", which the chart lacks, carries over half of the question.
     let q = Question {
