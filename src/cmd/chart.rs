@@ -89,55 +89,85 @@ fn like(store: &Store, question: &str, id: &str, details: Option<&str>) -> Resul
     store.check_dirs()?;
     let mut w = store.open_writer_with(crate::store::index::Check::Folder)?;
     let mut e = w.current_chart(id)?;
-    let moved = take_off_others(&mut w, question, &e.id)?;
+    let others = taking_off_others(&mut w, question, &e.id)?;
     let added = e.add_phrasing(question);
-    let new_details = details.is_some_and(|d| d != e.details);
+    let details_note = match details {
+        Some(d) if d != e.details && d.is_empty() => "; its details were cleared",
+        Some(d) if d != e.details => "; its details were replaced by yours",
+        _ => "",
+    };
     if let Some(d) = details {
         e.details = d.to_string();
     }
     let q = serde_json::to_string(&e.question).unwrap_or_default();
+    let moved: Vec<String> = others.iter().map(|o| o.id.clone()).collect();
     let said = match &added {
         Some(dropped) => format!(
-            "charted {id}: added as another phrasing of {q}{}{}; asked in these words, it now answers with that chart",
+            "charted {id}: added as another phrasing of {q}{}{}{details_note}; asked in these words, it now answers with that chart",
             moved_note(&moved),
             dropped_note(dropped)
         ),
-        None => format!("charted {id}: already a phrasing of {q}; asked in these words, it answers with that chart"),
+        None => format!("charted {id}: already a phrasing of {q}{details_note}; asked in these words, it answers with that chart"),
     };
-    if added.is_some() || new_details {
-        write_entry(&mut w, e, &[])?;
+    if added.is_some() || !details_note.is_empty() {
+        // Every entry is checked before any is written: a refusal writes nothing.
+        let e = checked(e)?;
+        write_checked(&mut w, others, e, &[])?;
     }
     w.finish_or_warn();
     Ok(said)
 }
 
-/// Takes `question` off the other charts that have it as a phrasing, so that it answers with
-/// chart `id` alone. Returns their ids.
+/// The other charts that have `question` as a phrasing, each with it taken off (not written
+/// yet), so that it answers with chart `id` alone.
 ///
 /// Errors: [`Refused`] when it is another chart's own question (that chart answers it: asked,
-/// it would answer with both); a chart cannot be written.
-fn take_off_others(w: &mut crate::store::Writer, question: &str, id: &str) -> Result<Vec<String>> {
+/// it would answer with both), with what to do when that chart is stale; an entry would not
+/// read back as written ([`checked`]).
+fn taking_off_others(w: &mut crate::store::Writer, question: &str, id: &str) -> Result<Vec<Entry>> {
     let norm = crate::recall::gate::normalise_question(question);
-    let mut moved = Vec::new();
+    let mut others = Vec::new();
     for mut other in w.askers(question) {
         if other.id == id {
             continue;
         }
         if crate::recall::gate::normalise_question(&other.question) == norm {
+            let quoted = crate::present::quote(question, crate::present::MAX_QUESTION_CHARS);
+            let root = w.store.root.clone();
+            let advice = if crate::store::entry_is_fresh(&root, &other, &mut w.cache) {
+                format!(
+                    "which answers it; to have chart {id} answer it instead, unchart {} first",
+                    other.id
+                )
+            } else {
+                format!("which is stale (its files changed), so it answers nothing now; if chart {id}'s files answer it, chart it afresh on them: capn chart {quoted} --files <files>")
+            };
             return Err(Refused(format!(
-                "--like {id}: {} is the question of chart {}, which answers it; to have chart {id} answer it instead, unchart {} first; nothing was written",
-                crate::present::quote(question, crate::present::MAX_QUESTION_CHARS),
-                other.id,
+                "--like {id}: {quoted} is the question of chart {}, {advice}; nothing was written",
                 other.id
             ))
             .into());
         }
         if other.remove_phrasing(question) {
-            moved.push(other.id.clone());
-            write_entry(w, other, &[])?;
+            others.push(checked(other)?);
         }
     }
-    Ok(moved)
+    Ok(others)
+}
+
+/// Writes `others` (charts that lost a phrasing) and then `entry`, all already [`checked`].
+///
+/// Errors: an entry cannot be written.
+fn write_checked(
+    w: &mut crate::store::Writer,
+    others: Vec<Entry>,
+    entry: Entry,
+    hashed: &[crate::store::ops::Hashed],
+) -> Result<()> {
+    for other in others {
+        w.chart(other, &[])?;
+    }
+    w.chart(entry, hashed)
 }
 
 /// ` (taken off chart <ids>)` when a phrasing moved to this chart, else empty.
@@ -198,18 +228,17 @@ fn chart_files(
     // A shared store replaces a version of this question only when it is fresh here: one
     // charted on other files (a teammate's branch) keeps its id, and this one takes the next.
     let shared = w.store.config().shared;
-    let (placement, moved) = placed(&mut w, question, &files, shared)?;
-    let (id, said) = match placement {
+    let (placement, others) = placed(&mut w, question, &files, shared)?;
+    let (entry, said) = match placement {
         Placement::Same(mut e) => {
             (e.files, e.at) = (files, at);
             if let Some(d) = details {
                 e.details = d.to_string();
             }
-            let id = e.id.clone();
-            write_entry(&mut w, e, &hashed)?;
-            (id.clone(), format!("charted {id}"))
+            let said = format!("charted {}", e.id);
+            (e, said)
         }
-        Placement::Phrasing(e) => add_phrasing(&mut w, e, question, details, at, &hashed)?,
+        Placement::Phrasing(e) => with_phrasing(e, question, details, at),
         Placement::New => {
             let root = w.store.root.clone();
             let cache = &mut w.cache;
@@ -224,10 +253,14 @@ fn chart_files(
                 phrasings: Vec::new(),
                 extra: Vec::new(),
             };
-            write_entry(&mut w, entry, &hashed)?;
-            (id.clone(), format!("charted {id}"))
+            (entry, format!("charted {id}"))
         }
     };
+    // Every entry is checked before any is written: a refusal writes nothing.
+    let entry = checked(entry)?;
+    let id = entry.id.clone();
+    let moved: Vec<String> = others.iter().map(|o| o.id.clone()).collect();
+    write_checked(&mut w, others, entry, &hashed)?;
     let said = format!("{said}{}", moved_note(&moved));
     let replaced = replace_same_question(&mut w, &id, question, shared)?;
     w.finish_or_warn();
@@ -241,28 +274,25 @@ fn chart_files(
     })
 }
 
-/// Adds `question` as another phrasing of `e` (a chart with the very files just hashed), charted
-/// `at`; `details`, when given and new, are added after the chart's own. Returns the id and what
-/// to print.
-///
-/// Errors: [`Refused`] for an oversized entry; the entry cannot be written.
-fn add_phrasing(
-    w: &mut crate::store::Writer,
+/// `e` (a chart with the very files just hashed) with `question` as another phrasing, charted
+/// `at`; `details`, when given and new, are added after the chart's own. Returns it (not
+/// written yet) and what to print.
+fn with_phrasing(
     mut e: Entry,
     question: &str,
     details: Option<&str>,
     at: String,
-    hashed: &[crate::store::ops::Hashed],
-) -> Result<(String, String)> {
+) -> (Entry, String) {
     let added = e.add_phrasing(question);
     e.at = at;
-    // The other question's details stay: new ones are added after them.
+    // The other question's details stay: new ones are added after them, unless they are one
+    // of its paragraphs already.
     let before = e.details.clone();
     match details {
-        Some(d) if !e.details.contains(d) && !e.details.is_empty() => {
+        Some(d) if e.details.is_empty() => e.details = d.to_string(),
+        Some(d) if !d.is_empty() && !e.details.split("\n\n").any(|p| p == d) => {
             e.details = format!("{}\n\n{d}", e.details);
         }
-        Some(d) if e.details.is_empty() => e.details = d.to_string(),
         _ => {}
     }
     let more_details = if e.details == before {
@@ -272,7 +302,6 @@ fn add_phrasing(
     };
     let id = e.id.clone();
     let q = serde_json::to_string(&e.question).unwrap_or_default();
-    write_entry(w, e, hashed)?;
     let said = match added {
         Some(dropped) => format!(
             "charted {id}: the same files as {q}, a similar question: added as another phrasing of it (no new entry){more_details}{}; asked in these words, it now answers with that chart",
@@ -280,7 +309,7 @@ fn add_phrasing(
         ),
         None => format!("charted {id}: already a phrasing of {q} (no new entry){more_details}"),
     };
-    Ok((id, said))
+    (e, said)
 }
 
 /// The backing files `inputs` (relative to `cwd`) as entry keys with their SHA-256 hex, and what
@@ -321,16 +350,18 @@ enum Placement {
 /// that has it as a phrasing, if that chart has these very files; a current chart with these
 /// files and a similar question ([`crate::store::Writer::similar_chart`]); else a new entry. In a
 /// `shared` store a chart of this very question that is not fresh here is left as it is (a new
-/// entry is written beside it). Every other chart that has it as a phrasing loses it (these
-/// files answer it now); their ids come back with the placement.
+/// entry is written beside it). A similar chart that already keeps [`MAX_PHRASINGS`]
+/// (`crate::store::entry`) others takes no more: a new entry is written. Every other chart that
+/// has it as a phrasing loses it (these files answer it now): they come back with the placement,
+/// [`checked`], for the caller to write.
 ///
-/// Errors: a chart that loses the phrasing cannot be written.
+/// Errors: such a chart would not read back as written.
 fn placed(
     w: &mut crate::store::Writer,
     question: &str,
     files: &BTreeMap<String, String>,
     shared: bool,
-) -> Result<(Placement, Vec<String>)> {
+) -> Result<(Placement, Vec<Entry>)> {
     let norm = crate::recall::gate::normalise_question(question);
     let own = |e: &Entry| crate::recall::gate::normalise_question(&e.question) == norm;
     let mut askers = w.askers(question);
@@ -345,7 +376,10 @@ fn placed(
     } else if let Some(at) = askers.iter().position(|e| &e.files == files) {
         Placement::Phrasing(askers.remove(at))
     } else {
-        match w.similar_chart(question, files) {
+        // A chart that holds all the phrasings it keeps takes no more by merging: the oldest
+        // would stop answering, and this is another question (one file can answer many).
+        let room = |e: &Entry| e.kept_phrasings().len() < crate::store::entry::MAX_PHRASINGS;
+        match w.similar_chart(question, files).filter(room) {
             Some(e) => {
                 askers.retain(|a| a.id != e.id);
                 Placement::Phrasing(e)
@@ -353,14 +387,13 @@ fn placed(
             None => Placement::New,
         }
     };
-    let mut moved = Vec::new();
+    let mut others = Vec::new();
     for mut other in askers.into_iter().filter(|e| !own(e)) {
         if other.remove_phrasing(question) {
-            moved.push(other.id.clone());
-            write_entry(w, other, &[])?;
+            others.push(checked(other)?);
         }
     }
-    Ok((placement, moved))
+    Ok((placement, others))
 }
 
 /// Deletes the other entries that ask `question` once case, punctuation and whitespace are set
@@ -403,22 +436,18 @@ fn replace_same_question(
     Ok(ids)
 }
 
-/// Checks that `entry` fits the entry size limit and parses back with the same phrasings (CRLF
-/// and blank edge lines of the details are normalised by the format, so the index holds what a
-/// reader will parse), then charts it ([`crate::store::Writer::chart`]).
+/// `entry` as a reader will parse it, checked: it fits the entry size limit and parses back
+/// with the same phrasings (CRLF and blank edge lines of the details are normalised by the
+/// format, so the index holds what a reader will parse). Nothing is written.
 ///
-/// Errors: [`Refused`] for an oversized entry, or details that would read back as phrasings;
-/// the entry cannot be written.
-fn write_entry(
-    w: &mut crate::store::Writer,
-    entry: Entry,
-    hashed: &[crate::store::ops::Hashed],
-) -> Result<()> {
+/// Errors: [`Refused`] for an oversized entry, or one whose details would read back as
+/// phrasings.
+fn checked(entry: Entry) -> Result<Entry> {
     let id = entry.id.clone();
     let text = entry.render();
     if text.len() as u64 > crate::fsutil::limits::ENTRY {
         return Err(Refused(format!(
-            "refusing to chart: the entry would be {} bytes, over the {}-byte limit for an entry (fewer files or shorter details); nothing was written",
+            "refusing to chart: entry {id} would be {} bytes, over the {}-byte limit for an entry (its files, details, phrasings and other frontmatter); nothing was written",
             text.len(),
             crate::fsutil::limits::ENTRY
         ))
@@ -430,12 +459,12 @@ fn write_entry(
         // Details whose last lines are `## Also asked as` and `- ` items would read back as
         // phrasings (each then answering at 100): the one shape the format cannot hold.
         return Err(Refused(format!(
-            "refusing to chart: the details end in a {:?} section of \"- \" lines, which is how an entry lists its other phrasings; reword that heading or add text after the list; nothing was written",
+            "refusing to chart: the details of entry {id} end in a {:?} section of \"- \" lines, which is how an entry lists its other phrasings; reword that heading or add text after the list; nothing was written",
             crate::store::entry::PHRASINGS_HEADING
         ))
         .into());
     }
-    w.chart(parsed, hashed)
+    Ok(parsed)
 }
 
 /// `error` with a hint when two neighbouring `--files` parts, joined by the comma `--files` split
@@ -501,6 +530,17 @@ fn checked_args(args: &ChartArgs) -> Result<(&str, Vec<&str>)> {
                 .filter(|f| !f.is_empty()),
         )
         .collect();
+    if args
+        .details
+        .as_deref()
+        .is_some_and(crate::store::entry::details_hold_phrasings)
+    {
+        return Err(Refused(format!(
+            "refusing to chart: the details end in a {:?} section of \"- \" lines, which is how an entry lists its other phrasings; reword that heading or add text after the list; nothing was written",
+            crate::store::entry::PHRASINGS_HEADING
+        ))
+        .into());
+    }
     if args.like.is_some() {
         if !inputs.is_empty() {
             return Err(Refused(

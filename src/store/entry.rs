@@ -220,10 +220,13 @@ impl Entry {
     }
 
     /// Takes `question` off this chart's other phrasings (once normalised as in
-    /// [`Entry::is_phrasing`]). Returns true when one was taken off.
+    /// [`Entry::is_phrasing`]), and with it any older ones past [`Entry::kept_phrasings`]: they
+    /// answer nothing, and one of them would count again once a newer one is gone. Returns true
+    /// when `question` was taken off.
     pub fn remove_phrasing(&mut self, question: &str) -> bool {
         let norm = crate::recall::gate::normalise_question(question);
-        let before = self.phrasings.len();
+        let before = self.kept_phrasings().len();
+        self.phrasings = self.kept_phrasings().to_vec();
         self.phrasings
             .retain(|p| crate::recall::gate::normalise_question(p) != norm);
         self.phrasings.len() != before
@@ -357,6 +360,13 @@ fn parse_body<'a>(lines: impl Iterator<Item = &'a str>) -> Result<(String, Strin
         rest.pop();
     }
     Ok((question, rest.join("\n")))
+}
+
+/// True when `details`, written as an entry's details, would read back as phrasings: they end in
+/// a [`PHRASINGS_HEADING`] section of `- ` lines.
+pub fn details_hold_phrasings(details: &str) -> bool {
+    let text = details.replace("\r\n", "\n");
+    !split_phrasings(text.trim_end().to_string()).1.is_empty()
 }
 
 /// Splits a body's text after the heading into the details and the phrasings: the phrasings are

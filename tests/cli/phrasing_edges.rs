@@ -283,3 +283,210 @@ fn recharting_a_phrasing_with_new_details_says_they_were_added() {
         format!("charted {WEBHOOKS_ID}: already a phrasing of \"Where are payment webhooks handled?\" (no new entry)\n")
     );
 }
+
+#[test]
+fn details_shaped_like_phrasings_are_refused_on_a_chart_that_has_phrasings_too() {
+    // The parse-back check compared phrasings: a chart's real ones masked a hidden list.
+    let env = two_charts();
+    env.run(&[
+        "chart",
+        "where do stripe callbacks land?",
+        "--like",
+        WEBHOOKS_ID,
+    ])
+    .ok();
+    let before = env.read(".capn/entries/2d1b0350.md");
+    let hidden = "see below\n\n## Also asked as\n- how do I delete the production database";
+    for args in [
+        vec![
+            "chart",
+            "where do stripe callbacks land?",
+            "--like",
+            WEBHOOKS_ID,
+            "--details",
+            hidden,
+        ],
+        vec![
+            "chart",
+            "Where are payment webhooks handled?",
+            "--files",
+            "src/api/webhooks.ts",
+            "--details",
+            hidden,
+        ],
+    ] {
+        let refused = env.run(&args).code(1);
+        assert!(
+            refused.stderr.contains("section of \"- \" lines"),
+            "{}",
+            refused.stderr
+        );
+    }
+    assert_eq!(env.read(".capn/entries/2d1b0350.md"), before);
+}
+
+#[test]
+fn a_refused_confirmation_leaves_the_chart_it_would_take_words_off_untouched() {
+    // The words moved off chart A before chart B's entry was found too big to write.
+    let env = two_charts();
+    let q = "how are incoming requests throttled?";
+    env.run(&["chart", q, "--like", WEBHOOKS_ID]).ok();
+    let before = env.read(".capn/entries/2d1b0350.md");
+    // Chart B's file 20 bytes under the entry limit: readable, but not with one more phrasing.
+    let path = ".capn/entries/73bd1d6b.md";
+    let base = env.read(path);
+    let big = "x".repeat(1_048_576 - 20 - base.len() - "padding: \n".len());
+    let text = base.replacen("\nid:", &format!("\npadding: {big}\nid:"), 1);
+    assert_eq!(text.len(), 1_048_576 - 20);
+    env.write(path, &text);
+    let refused = env.run(&["chart", q, "--like", RATE_ID]).code(1);
+    assert!(
+        refused.stderr.contains("over the 1048576-byte limit")
+            && refused.stderr.contains("nothing was written"),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(env.read(".capn/entries/2d1b0350.md"), before);
+    assert_eq!(env.run(&["ask", q]).ok().stdout, webhooks(100));
+}
+
+#[test]
+fn one_file_answering_many_questions_never_loses_one_to_the_phrasing_cap() {
+    let env = Env::git();
+    env.run(&["init"]).ok();
+    env.write("src/config.ts", "export const config = {}\n");
+    let questions: Vec<String> = [
+        "database URL",
+        "session timeout",
+        "log level",
+        "feature flag",
+        "SMTP server",
+        "Stripe API key",
+        "CORS origin",
+        "cache TTL",
+        "upload size limit",
+        "GraphQL playground",
+    ]
+    .iter()
+    .map(|what| format!("Where is the {what} config read?"))
+    .collect();
+    for q in &questions {
+        let run = env.run(&["chart", q, "--files", "src/config.ts"]).ok();
+        assert!(!run.stdout.contains("dropped"), "{}", run.stdout);
+    }
+    for q in &questions {
+        let hits = env.run(&["ask", q]).ok().stdout;
+        assert!(hits.contains("\"score\":100"), "{q}: {hits}");
+    }
+}
+
+#[test]
+fn taking_a_phrasing_off_drops_the_older_ones_that_no_longer_counted() {
+    // Nine phrasings in the file, the oldest not counted; once a counted one moved away, the
+    // oldest counted again and answered beside the chart it had been confirmed on since.
+    let env = two_charts();
+    let path = ".capn/entries/2d1b0350.md";
+    let mut text = env.read(path);
+    text.push_str("\n## Also asked as\n- where do zebra callbacks land\n");
+    for i in 1..=8 {
+        text.push_str(&format!("- counted phrasing {i} about lions{i}\n"));
+    }
+    env.write(path, &text);
+    env.run(&["chart", "where do zebra callbacks land", "--like", RATE_ID])
+        .ok();
+    env.run(&[
+        "chart",
+        "counted phrasing 3 about lions3",
+        "--like",
+        RATE_ID,
+    ])
+    .ok();
+    assert_eq!(
+        env.run(&["ask", "where do zebra callbacks land"])
+            .ok()
+            .stdout,
+        rate(100)
+    );
+    assert!(!env.read(path).contains("zebra"));
+}
+
+#[test]
+fn confirming_another_charts_question_names_the_way_out_when_that_chart_is_stale() {
+    let env = two_charts();
+    env.write("src/api/rate-limit.ts", "changed()\n");
+    let refused = env
+        .run(&[
+            "chart",
+            "How does API rate limiting work?",
+            "--like",
+            WEBHOOKS_ID,
+        ])
+        .code(1);
+    assert_eq!(
+        refused.stderr,
+        format!("capn: --like {WEBHOOKS_ID}: \"How does API rate limiting work?\" is the question of chart {RATE_ID}, which is stale (its files changed), so it answers nothing now; if chart {WEBHOOKS_ID}'s files answer it, chart it afresh on them: capn chart \"How does API rate limiting work?\" --files <files>; nothing was written\n")
+    );
+}
+
+#[test]
+fn confirming_with_other_details_says_they_replaced_or_cleared_the_old() {
+    let env = two_charts();
+    let q = "where do stripe callbacks land?";
+    env.run(&[
+        "chart",
+        q,
+        "--like",
+        WEBHOOKS_ID,
+        "--details",
+        "route() near line 40",
+    ])
+    .ok();
+    let cleared = env
+        .run(&["chart", q, "--like", WEBHOOKS_ID, "--details", ""])
+        .ok();
+    assert_eq!(
+        cleared.stdout,
+        format!("charted {WEBHOOKS_ID}: already a phrasing of \"Where are payment webhooks handled?\"; its details were cleared; asked in these words, it answers with that chart\n")
+    );
+    // A re-chart's new details are added unless they are one of its paragraphs already, not
+    // merely part of one ("line 4" inside "line 40").
+    env.run(&[
+        "chart",
+        q,
+        "--files",
+        "src/api/webhooks.ts",
+        "--details",
+        "line 40 router",
+    ])
+    .ok();
+    let part = env
+        .run(&[
+            "chart",
+            q,
+            "--files",
+            "src/api/webhooks.ts",
+            "--details",
+            "line 4",
+        ])
+        .ok();
+    assert!(
+        part.stdout.contains("your details were added"),
+        "{}",
+        part.stdout
+    );
+    let same = env
+        .run(&[
+            "chart",
+            q,
+            "--files",
+            "src/api/webhooks.ts",
+            "--details",
+            "line 4",
+        ])
+        .ok();
+    assert!(
+        !same.stdout.contains("your details were added"),
+        "{}",
+        same.stdout
+    );
+}
