@@ -245,74 +245,94 @@ impl Entry {
         if lines.next().map(str::trim_end) != Some("---") {
             return Err("missing frontmatter (the file must start with ---)".into());
         }
-        let mut id = None;
-        let mut at = String::new();
-        let mut version = None;
-        let mut files = BTreeMap::new();
-        let mut in_files = false;
-        let mut seen_files = false;
-        let mut closed = false;
-        let mut extra = Vec::new();
-        for line in lines.by_ref() {
-            if line.trim_end() == "---" {
-                closed = true;
-                break;
-            }
-            if line.trim().is_empty() {
-                continue;
-            }
-            if in_files && (line.starts_with(' ') || line.starts_with('\t')) {
-                add_file_line(&mut files, line)?;
-                continue;
-            }
-            in_files = false;
-            let Some((key, value)) = line.split_once(':') else {
-                return Err(format!("bad frontmatter line: {}", clip(line)));
-            };
-            let value = value.trim();
-            match key.trim() {
-                "capn" => version = Some(value.to_string()),
-                "id" if id.is_some() => return Err("two id lines".into()),
-                "id" => id = Some(value.trim_matches(|c| c == '"' || c == '\'').to_string()),
-                "at" => at = valid_at(value.trim_matches(|c| c == '"' || c == '\'')),
-                "files" if seen_files => return Err("two files: blocks".into()),
-                "files" => {
-                    seen_files = true;
-                    if !value.is_empty() && value != "{}" {
-                        return Err(format!("bad files line: {}", clip(line)));
-                    }
-                    in_files = true;
-                }
-                // Unknown keys are tolerated (forward compatibility) and kept.
-                other => extra.push(format!("{other}: {value}").trim_end().to_string()),
-            }
-        }
-        if !closed {
-            return Err("truncated frontmatter (no closing ---)".into());
-        }
-        match version.as_deref() {
-            Some("1") => {}
-            Some(v) => return Err(format!("unsupported format version: capn: {}", clip(v))),
-            None => return Err("missing 'capn:' version line".into()),
-        }
-        let id = id.unwrap_or_else(|| file_id.to_string());
+        let front = parse_frontmatter(&mut lines)?;
+        let id = front.id.unwrap_or_else(|| file_id.to_string());
         if !is_valid_id(&id) {
             return Err(format!("bad id: {}", clip(&id)));
         }
-        if files.is_empty() {
+        if front.files.is_empty() {
             return Err("no backing files".into());
         }
         let (question, details) = parse_body(lines)?;
         let (details, phrasings) = split_phrasings(details);
         Ok(Entry {
             id,
-            at,
-            files,
+            at: front.at,
+            files: front.files,
             question,
             details,
             phrasings,
-            extra,
+            extra: front.extra,
         })
+    }
+}
+
+/// What the frontmatter says ([`parse_frontmatter`]).
+#[derive(Default)]
+struct Frontmatter {
+    id: Option<String>,
+    at: String,
+    files: BTreeMap<String, String>,
+    extra: Vec<String>,
+}
+
+/// Reads the frontmatter's lines up to and including the closing `---`. A key capn does not
+/// know is kept as `key: value` (trimmed); the indented or `- ` lines that follow it (a YAML
+/// block: `review:` then `  owner: bob`, `tags:` then `  - billing`) are its own, kept as they
+/// are and never read as keys. Errors: a one-line reason.
+fn parse_frontmatter<'a>(lines: &mut impl Iterator<Item = &'a str>) -> Result<Frontmatter, String> {
+    let mut front = Frontmatter::default();
+    let mut version = None;
+    let (mut in_files, mut in_unknown, mut seen_files, mut closed) = (false, false, false, false);
+    for line in lines.by_ref() {
+        if line.trim_end() == "---" {
+            closed = true;
+            break;
+        }
+        if line.trim().is_empty() {
+            continue;
+        }
+        let nested = line.starts_with([' ', '\t']);
+        if in_files && nested {
+            add_file_line(&mut front.files, line)?;
+            continue;
+        }
+        if in_unknown && (nested || line.starts_with("- ")) {
+            front.extra.push(line.trim_end().to_string());
+            continue;
+        }
+        (in_files, in_unknown) = (false, false);
+        let Some((key, value)) = line.split_once(':') else {
+            return Err(format!("bad frontmatter line: {}", clip(line)));
+        };
+        let value = value.trim();
+        let unquoted = || value.trim_matches(|c| c == '"' || c == '\'').to_string();
+        match key.trim() {
+            "capn" => version = Some(value.to_string()),
+            "id" if front.id.is_some() => return Err("two id lines".into()),
+            "id" => front.id = Some(unquoted()),
+            "at" => front.at = valid_at(&unquoted()),
+            "files" if seen_files => return Err("two files: blocks".into()),
+            "files" if !value.is_empty() && value != "{}" => {
+                return Err(format!("bad files line: {}", clip(line)));
+            }
+            "files" => (seen_files, in_files) = (true, true),
+            // Unknown keys are tolerated (forward compatibility) and kept.
+            other => {
+                front
+                    .extra
+                    .push(format!("{other}: {value}").trim_end().to_string());
+                in_unknown = true;
+            }
+        }
+    }
+    if !closed {
+        return Err("truncated frontmatter (no closing ---)".into());
+    }
+    match version.as_deref() {
+        Some("1") => Ok(front),
+        Some(v) => Err(format!("unsupported format version: capn: {}", clip(v))),
+        None => Err("missing 'capn:' version line".into()),
     }
 }
 
@@ -487,6 +507,24 @@ mod tests {
             phrasings: Vec::new(),
             extra: Vec::new(),
         }
+    }
+
+    #[test]
+    fn a_yaml_block_under_an_unknown_key_stays_its_own() {
+        // `jira:` then `  id: PROJ-12` once read as a second id line; `tags:` then `  - billing`
+        // as a bad line; `review:` then `  owner: bob` was flattened on rewrite.
+        let block = "jira:\n  id: PROJ-12\ntags:\n  - billing\n- infra\nreview:\n  owner: bob\nsummary: |\n  two\n    lines";
+        let text = format!(
+            "---\ncapn: 1\nid: 9f3a1c2e\nfiles:\n  src/a.ts: {}\n{block}\n---\n\n# Where?\n",
+            "ab".repeat(32)
+        );
+        let mut e = Entry::parse(&text, "x").unwrap();
+        assert_eq!(e.id, "9f3a1c2e");
+        assert_eq!(e.extra.join("\n"), block);
+        e.add_phrasing("where then?");
+        let back = Entry::parse(&e.render(), "x").unwrap();
+        assert_eq!(back, e);
+        assert!(e.render().contains(&format!("{block}\n---\n")));
     }
 
     #[test]
