@@ -90,7 +90,8 @@ fn stat_cache(store: &Store, names: &[String]) -> StatCache {
 }
 
 /// One entry as `list --json` prints it, a line: `{"id","question","files","details"?,
-/// "phrasings"?,"at","changed"?,"unchecked"?}`, whole (an export), but hidden characters as
+/// "phrasings"?,"uncounted_phrasings"? (how many of the oldest phrasings do not count),"at",
+/// "changed"?,"unchecked"?}`, whole (an export), but hidden characters as
 /// `\uXXXX` escapes ([`crate::present::json_line`]).
 ///
 /// Errors: serde_json's.
@@ -109,6 +110,11 @@ fn json(
     }
     if !entry.phrasings.is_empty() {
         v["phrasings"] = serde_json::json!(entry.phrasings);
+    }
+    // A hand-edited entry may list more than the newest ones that count.
+    let uncounted = entry.phrasings.len() - entry.kept_phrasings().len();
+    if uncounted > 0 {
+        v["uncounted_phrasings"] = uncounted.into();
     }
     v["at"] = entry.at.clone().into();
     if !changed.is_empty() {

@@ -169,6 +169,11 @@ fn only_the_newest_phrasings_of_a_hand_edited_entry_count() {
     assert!(list.contains(
         "  (+4992 older phrasings in the file: a chart keeps the newest 8, the others do not answer)\n"
     ));
+    let json = env.run(&["list", "--json"]).ok().jsonl();
+    assert_eq!(json[0]["id"], WEBHOOKS_ID);
+    assert_eq!(json[0]["phrasings"].as_array().unwrap().len(), 5000);
+    assert_eq!(json[0]["uncounted_phrasings"], 4992);
+    assert!(json[1].get("uncounted_phrasings").is_none());
     assert_eq!(
         env.run(&["ask", "hand phrasing 4999 zebra4999"])
             .ok()
