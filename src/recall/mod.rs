@@ -61,7 +61,7 @@ use tokenize::Analyzer;
 pub use tokenize::analyze;
 
 /// Version of the tokeniser and index layout; part of the derived index's header.
-pub const VERSION: u32 = 8;
+pub const VERSION: u32 = 9;
 
 /// Phantom docs (containing none of the query's terms) added to the doc count `N` in the IDF.
 ///
