@@ -51,6 +51,7 @@ pub mod opposites;
 pub mod semantic;
 mod stopwords;
 mod tokenize;
+mod unicode;
 
 use blob::{get_varint, SharedBlob, U32s};
 use build::FxMap;

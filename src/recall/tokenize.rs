@@ -1,8 +1,10 @@
 //! Tokeniser: text (a question, details or a file path) to index terms.
 //!
 //! Steps, identical for docs and queries:
-//! 1. Text with any non-ASCII byte is NFKC-normalised (full-width forms become ASCII, ligatures
-//!    split); pure ASCII and text already in NFKC skip this.
+//! 1. Text with any non-ASCII byte loses its format characters (general category `Cf`: the
+//!    soft hyphen, zero-width space and joiners, so `pay\u{ad}ment` is `payment`) and is
+//!    NFKC-normalised (full-width forms become ASCII, ligatures split); pure ASCII skips this,
+//!    and text already in NFKC skips the normalising.
 //! 2. The text splits into *words* (runs of letters and digits) and *CJK runs* (Han, Hiragana,
 //!    Katakana, Hangul). Everything else separates: spaces, punctuation, `/`, `.`, `_`, `-`,
 //!    apostrophes. So `apps/web/get-final-url.ts` gives `apps web get final url ts` and
@@ -96,8 +98,9 @@ pub(crate) fn pieces(text: &str, buf: &mut String, emit: &mut dyn FnMut(Piece<'_
     if text.is_ascii() {
         return ascii_pieces(text, buf, emit);
     }
+    let text = super::unicode::strip_format(text);
     let text: Cow<'_, str> = match unicode_normalization::is_nfkc_quick(text.chars()) {
-        unicode_normalization::IsNormalized::Yes => Cow::Borrowed(text),
+        unicode_normalization::IsNormalized::Yes => text,
         _ => Cow::Owned(text.nfkc().collect()),
     };
     // Words and CJK runs never span whitespace: ASCII segments take the fast path.
@@ -560,6 +563,16 @@ mod tests {
     fn full_width_and_diacritics_normalise() {
         assert_eq!(terms("ＷＥＢＨＯＯＫ"), terms("webhook"));
         assert_eq!(terms("café résumé"), terms("cafe resume"));
+    }
+
+    #[test]
+    fn format_characters_are_not_there() {
+        assert_eq!(terms("pay\u{ad}ment"), ["payment"]);
+        assert_eq!(
+            terms("pay\u{200b}ments web\u{200d}hook"),
+            ["pay", "ment", "webhook"]
+        );
+        assert_eq!(terms("\u{feff}C#"), ["c#"]);
     }
 
     #[test]

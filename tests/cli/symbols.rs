@@ -124,3 +124,81 @@ fn a_bare_word_is_not_the_same_word_as_a_symbol_name() {
         assert_eq!(run.jsonl()[0]["id"], ids[1].as_str(), "{mode:?}");
     }
 }
+
+#[test]
+fn a_symbol_name_asked_again_in_other_punctuation_is_the_chart_asked_again() {
+    let questions = [
+        "How do we compile C#?",
+        "How do we compile C++?",
+        "How do we compile C?",
+        "Where is operator== defined?",
+        "Where is a != b checked?",
+        "Where is a == b checked?",
+    ];
+    for mode in MODES {
+        let (env, ids) = store(mode, &questions);
+        for (asked, chart) in [
+            ("How do we compile C#", 0),
+            ("how do we compile (C#)?", 0),
+            ("«How do we compile C#»", 0),
+            ("How do we compile C#。", 0),
+            ("„How do we compile C++?“", 1),
+            ("how do we compile c", 2),
+            ("Where is operator == defined?", 3),
+            ("Where is a!=b checked?", 4),
+            ("where is a==b checked", 5),
+        ] {
+            let run = env.run(&["ask", asked]).ok();
+            let first = run.stdout.lines().next().unwrap_or_default();
+            assert_eq!(
+                first,
+                hit(&ids, &questions, chart, 100),
+                "{mode:?} {asked:?}"
+            );
+        }
+        // Re-charting it without its "?" updates the chart: no second entry.
+        env.write("src/z.ts", "// z\n");
+        let run = env.run(&["chart", "How do we compile C#", "--files", "src/z.ts"]);
+        assert_eq!(
+            run.ok().stdout.trim(),
+            format!("charted {}", ids[0]),
+            "{mode:?}"
+        );
+        let list = env.run(&["list"]).ok().stdout;
+        assert_eq!(list.matches("compile C#").count(), 1, "{mode:?}\n{list}");
+    }
+}
+
+#[test]
+fn unicode_punctuation_and_invisible_characters_are_set_aside() {
+    let questions = [
+        "Where are payment webhooks handled?",
+        "How does API rate limiting work?",
+    ];
+    for mode in MODES {
+        let (env, ids) = store(mode, &questions);
+        for asked in [
+            "Where are payment webhooks handled‽",
+            "Where are payment webhooks handled۔",
+            "Where are payment webhooks handled።",
+            "Where are payment webhooks handled፧",
+            "Where are payment webhooks handled՞",
+            "〝Where are payment webhooks handled〞",
+            "〔Where are payment webhooks handled〕",
+            "〖Where are payment webhooks handled〗",
+            "״Where are payment webhooks handled״",
+            "Where are pay\u{ad}ment webhooks handled?",
+            "Where are payment\u{200b} webhooks handled?",
+            "Where are payment\u{200b}webhooks handled?",
+        ] {
+            let run = env.run(&["ask", asked]).ok();
+            let first = run.stdout.lines().next().unwrap_or_default();
+            assert_eq!(first, hit(&ids, &questions, 0, 100), "{mode:?} {asked:?}");
+        }
+        // A soft hyphen inside a word is no break for ranking either.
+        let run = env
+            .run(&["ask", "where do we handle pay\u{ad}ment webhooks"])
+            .ok();
+        assert_eq!(run.jsonl()[0]["id"], ids[0].as_str(), "{mode:?}");
+    }
+}
