@@ -12,7 +12,7 @@
 //!    codes like a word with a digit: a name written with `#` or `+` right after its word
 //!    (`C#`, `F#`, `C++` give `c#`, `f#`, `c++`, not `c`), and an operator ([`OPERATORS`]:
 //!    `==`, `!=`, `<=`, `&&`, `->`, `::`…) wherever it stands (`a!=b` and `a != b` alike).
-//!    (ASCII text only: a symbol inside a run of non-ASCII letters separates.)
+//!    (A symbol after a word with non-ASCII letters separates: `café#` is `cafe`.)
 //! 3. A word splits at camelCase boundaries: `getFinalUrl` gives `get final url`, `HTTPServer`
 //!    gives `http server`, while a plural acronym (`URLs`, `PDFs`) stays whole. A word that split
 //!    also yields its whole lowercase form as a [`Piece::Compound`] (`ClickHouse` gives `click`,
@@ -122,7 +122,13 @@ fn unicode_segment(seg: &str, buf: &mut String, emit: &mut dyn FnMut(Piece<'_>))
         } else if is_word_char(c) {
             is_word_char
         } else {
-            chars.next();
+            // An operator beside non-ASCII text ("a!=bの") is still one.
+            let skip = if c.is_ascii() {
+                operator(seg, start, emit)
+            } else {
+                c.len_utf8()
+            };
+            while chars.next_if(|&(i, _)| i < start + skip).is_some() {}
             continue;
         };
         let mut end = start;
@@ -132,6 +138,18 @@ fn unicode_segment(seg: &str, buf: &mut String, emit: &mut dyn FnMut(Piece<'_>))
             }
             end = i + c.len_utf8();
             chars.next();
+        }
+        // So is a symbol name ("C#の"): its symbols join the ASCII word before them.
+        let sym = seg.as_bytes()[end..]
+            .iter()
+            .position(|c| !SYMBOL_NAME_CHARS.contains(c))
+            .unwrap_or(seg.len() - end);
+        if sym > 0 && !is_cjk(c) && seg[start..end].is_ascii() {
+            let after = seg[end + sym..].chars().next();
+            if !after.is_some_and(is_word_char) {
+                while chars.next_if(|&(i, _)| i < end + sym).is_some() {}
+                end += sym;
+            }
         }
         let run = &seg[start..end];
         if is_cjk(c) {
