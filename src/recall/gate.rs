@@ -26,7 +26,9 @@
 //!    vectors from the embedded model (the mean of each word's WordPiece rows, `crate::embed`)
 //!    reaches `align`. Inflections and close synonyms reach it ("verification"/"verified",
 //!    "pick"/"chosen"); different things of one kind do not ("refunds"/"webhooks"). A word with a
-//!    digit is a code (`oauth2`, `s3`), as in the tokeniser, and matches only exactly.
+//!    digit or a symbol is a code (`oauth2`, `s3`, `c#`, `c++`, `==`, `!=`), as in the
+//!    tokeniser, and matches only exactly. A bare word ("C") is not matched by the same word
+//!    written as a symbol name (`C#`, `C++`): a chart that holds only such a form fails outright.
 //! 3. **Salience.** A term's share of the question is `w / Σ w` over the question's terms. The
 //!    chart answers unless an unmatched, non-generic term carries at least `salient_share` of the
 //!    question (0.15) or such terms together carry twice that. A long question can leave a few
@@ -124,7 +126,27 @@ pub struct Question {
     stems: RefCell<HashMap<String, String>>,
     /// What a chart could contradict ([`super::opposites`]).
     opposable: Opposable,
+    /// The question's bare words that some chart holds only as a symbol name ([`Suffixed`]).
+    suffixed: Vec<Suffixed>,
 }
+
+/// A bare word of a question (`c` of "compile C") that some chart holds written with a name
+/// symbol (`c#`, `c++`; [`super::tokenize::SYMBOL_NAME_CHARS`]): a chart that holds such a form
+/// and not the bare word names another thing, so it does not answer.
+#[derive(Debug, Clone)]
+struct Suffixed {
+    /// The word as asked, lowercase.
+    word: String,
+    /// Its index term, if it has one (a one-letter word has none).
+    term: Option<String>,
+    /// Docs holding a symbol form of the word (ascending).
+    forms: Vec<u32>,
+    /// Docs holding its term (ascending).
+    bare: Vec<u32>,
+}
+
+/// What a name symbol run may be after a word, as [`Suffixed`] looks the forms up.
+const NAME_SUFFIXES: [&str; 3] = ["#", "+", "++"];
 
 impl Question {
     /// Analyses `query` against `bm25` (for document frequencies). Terms are unique; a camelCase
@@ -138,7 +160,13 @@ impl Question {
         let mut terms = Vec::new();
         let mut buf = String::new();
         let idf_max = bm25.idf_of(0);
+        let mut suffixed: Vec<Suffixed> = Vec::new();
         pieces(query, &mut buf, &mut |p| {
+            if let Piece::Word(w) | Piece::Letter(w) = p {
+                if !suffixed.iter().any(|s| s.word == w) {
+                    suffixed.extend(Suffixed::new(bm25, &analyzer, p, w));
+                }
+            }
             let Some(term) = analyzer.term(p) else { return };
             let compound = matches!(p, Piece::Compound(_));
             if !seen.insert(term.to_string()) {
@@ -154,7 +182,11 @@ impl Question {
                 1.0
             };
             let word = match p {
-                Piece::Word(w) | Piece::Compound(w) | Piece::Cjk(w) => w.to_string(),
+                Piece::Word(w)
+                | Piece::Compound(w)
+                | Piece::Cjk(w)
+                | Piece::Symbol(w)
+                | Piece::Letter(w) => w.to_string(),
             };
             let salience = r_store * background::informativeness(&term);
             terms.push(QueryTerm {
@@ -196,7 +228,17 @@ impl Question {
                 o.retain(&|word, stem| bm25.df(stem).is_some() || is_stop_word(word));
                 o
             },
+            suffixed,
         }
+    }
+
+    /// The question's bare word that doc `doc` holds only as a symbol name ([`Suffixed`]).
+    fn suffixed_only(&self, doc: usize) -> Option<&str> {
+        let d = u32::try_from(doc).ok()?;
+        self.suffixed
+            .iter()
+            .find(|s| s.forms.binary_search(&d).is_ok() && s.bare.binary_search(&d).is_err())
+            .map(|s| s.word.as_str())
     }
 
     /// Per doc, the evidence that this text points at it: the summed weight of this text's
@@ -289,6 +331,13 @@ impl Question {
             return Some(word);
         }
         let (terms, words) = doc_vocabulary(doc);
+        let suffixed_only = self.suffixed.iter().find(|s| {
+            let form = |suffix: &&str| terms.contains(&format!("{}{suffix}", s.word));
+            NAME_SUFFIXES.iter().any(form) && !s.term.as_ref().is_some_and(|t| terms.contains(t))
+        });
+        if let Some(s) = suffixed_only {
+            return Some(&s.word);
+        }
         self.judge(
             &|q| terms.contains(&q.term),
             &mut || Some(words.clone()),
@@ -313,6 +362,9 @@ impl Question {
             if let Some(word) = self.contradicted(&t.as_doc()) {
                 return Some(Some(word));
             }
+        }
+        if let Some(word) = self.suffixed_only(doc) {
+            return Some(Some(word));
         }
         let has =
             |q: &QueryTerm| u32::try_from(doc).is_ok_and(|d| q.held_by.binary_search(&d).is_ok());
@@ -371,6 +423,7 @@ impl Question {
             .and_then(|d| self.contradicted(&d.as_doc()))
             .map(str::to_string)
             .into_iter()
+            .chain(self.suffixed_only(doc).map(str::to_string))
             .collect();
         let words = chart.as_ref().map(|d| doc_words(&d.as_doc()));
         let heavy = 2.0 * t.salient_share * total;
@@ -560,10 +613,41 @@ const DERIVED_MIN_STEM: usize = 5;
 /// `process` → `processor`), as stems.
 const AGENT_SUFFIXES: [&str; 2] = ["er", "or"];
 
-/// A word with a digit (`oauth2`, `s3`, `v2`) is a code, as in the tokeniser: it matches only
-/// exactly, never by meaning (its WordPiece rows are mostly those of its letters).
+/// A word with a digit (`oauth2`, `s3`, `v2`) or a symbol (`c#`, `c++`, `==`) is a code, as in
+/// the tokeniser: it matches only exactly, never by meaning (its WordPiece rows are mostly those
+/// of its letters).
 fn is_code(word: &str) -> bool {
-    word.bytes().any(|b| b.is_ascii_digit())
+    word.bytes()
+        .any(|b| b.is_ascii_digit() || b.is_ascii_punctuation())
+}
+
+impl Suffixed {
+    /// The entry for bare word `w` (piece `p`) when some chart of `bm25` holds a symbol form
+    /// of it.
+    fn new(bm25: &Bm25Index, analyzer: &Analyzer, p: Piece<'_>, w: &str) -> Option<Suffixed> {
+        let mut form = String::with_capacity(w.len() + 2);
+        let mut forms: Vec<u32> = Vec::new();
+        for suffix in NAME_SUFFIXES {
+            form.clear();
+            form.push_str(w);
+            form.push_str(suffix);
+            if bm25.df(&form).is_some() {
+                forms.extend(bm25.docs_with(&form));
+            }
+        }
+        if forms.is_empty() {
+            return None;
+        }
+        forms.sort_unstable();
+        forms.dedup();
+        let term = analyzer.term(p).map(|t| t.into_owned());
+        Some(Suffixed {
+            word: w.to_string(),
+            bare: term.as_deref().map_or_else(Vec::new, |t| bm25.docs_with(t)),
+            term,
+            forms,
+        })
+    }
 }
 
 /// A chart's distinct words (lowercase, unstemmed, stop words left out) over its question,

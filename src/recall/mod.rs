@@ -51,6 +51,7 @@ pub mod opposites;
 pub mod semantic;
 mod stopwords;
 mod tokenize;
+mod unicode;
 
 use blob::{get_varint, SharedBlob, U32s};
 use build::FxMap;
@@ -61,7 +62,7 @@ use tokenize::Analyzer;
 pub use tokenize::analyze;
 
 /// Version of the tokeniser and index layout; part of the derived index's header.
-pub const VERSION: u32 = 8;
+pub const VERSION: u32 = 9;
 
 /// Phantom docs (containing none of the query's terms) added to the doc count `N` in the IDF.
 ///

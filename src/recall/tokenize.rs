@@ -1,12 +1,18 @@
 //! Tokeniser: text (a question, details or a file path) to index terms.
 //!
 //! Steps, identical for docs and queries:
-//! 1. Text with any non-ASCII byte is NFKC-normalised (full-width forms become ASCII, ligatures
-//!    split); pure ASCII and text already in NFKC skip this.
+//! 1. Text with any non-ASCII byte loses its format characters (general category `Cf`: the
+//!    soft hyphen, zero-width space and joiners, so `pay\u{ad}ment` is `payment`) and is
+//!    NFKC-normalised (full-width forms become ASCII, ligatures split); pure ASCII skips this,
+//!    and text already in NFKC skips the normalising.
 //! 2. The text splits into *words* (runs of letters and digits) and *CJK runs* (Han, Hiragana,
 //!    Katakana, Hangul). Everything else separates: spaces, punctuation, `/`, `.`, `_`, `-`,
 //!    apostrophes. So `apps/web/get-final-url.ts` gives `apps web get final url ts` and
-//!    `redis_streams` gives `redis streams`.
+//!    `redis_streams` gives `redis streams`. Two kinds of symbols make terms of their own,
+//!    codes like a word with a digit: a name written with `#` or `+` right after its word
+//!    (`C#`, `F#`, `C++` give `c#`, `f#`, `c++`, not `c`), and an operator ([`OPERATORS`]:
+//!    `==`, `!=`, `<=`, `&&`, `->`, `::`…) wherever it stands (`a!=b` and `a != b` alike).
+//!    (A symbol after a word with non-ASCII letters separates: `café#` is `cafe`.)
 //! 3. A word splits at camelCase boundaries: `getFinalUrl` gives `get final url`, `HTTPServer`
 //!    gives `http server`, while a plural acronym (`URLs`, `PDFs`) stays whole. A word that split
 //!    also yields its whole lowercase form as a [`Piece::Compound`] (`ClickHouse` gives `click`,
@@ -36,7 +42,26 @@ pub(crate) enum Piece<'a> {
     Compound(&'a str),
     /// A CJK character bigram (or a lone CJK character): a final term.
     Cjk(&'a str),
+    /// A name or operator written with symbols ([`SYMBOL_NAME_CHARS`], [`OPERATORS`]): `c#`,
+    /// `c++`, `f#`, `==`, `!=`, `->`. A final term, a code like a word with a digit.
+    Symbol(&'a str),
+    /// A one-letter word (`c` of "compile C"), lowercase: no term of its own, but the gate needs
+    /// it to tell "C" from a chart's "C#".
+    Letter(&'a str),
 }
+
+/// Symbols that, written right after a word and before a break, make one name with it: `C#`,
+/// `F#`, `C++`, `g++`, `Notepad++`. Such a name is one term (`c#`), not its word.
+pub(crate) const SYMBOL_NAME_CHARS: &[u8] = b"#+";
+
+/// Operators kept as terms of their own wherever they stand (`a!=b`, `a != b`, `operator==`):
+/// a question about `==` is not one about `!=`. Other runs of these characters separate.
+pub(crate) const OPERATORS: [&str; 12] = [
+    "==", "!=", "===", "!==", "<=", ">=", "<=>", "&&", "||", "->", "=>", "::",
+];
+
+/// Characters [`OPERATORS`] are made of.
+const OPERATOR_CHARS: &[u8] = b"=!<>&|-:";
 
 /// True for characters indexed as CJK bigrams.
 fn is_cjk(c: char) -> bool {
@@ -73,8 +98,9 @@ pub(crate) fn pieces(text: &str, buf: &mut String, emit: &mut dyn FnMut(Piece<'_
     if text.is_ascii() {
         return ascii_pieces(text, buf, emit);
     }
+    let text = super::unicode::strip_format(text);
     let text: Cow<'_, str> = match unicode_normalization::is_nfkc_quick(text.chars()) {
-        unicode_normalization::IsNormalized::Yes => Cow::Borrowed(text),
+        unicode_normalization::IsNormalized::Yes => text,
         _ => Cow::Owned(text.nfkc().collect()),
     };
     // Words and CJK runs never span whitespace: ASCII segments take the fast path.
@@ -96,7 +122,13 @@ fn unicode_segment(seg: &str, buf: &mut String, emit: &mut dyn FnMut(Piece<'_>))
         } else if is_word_char(c) {
             is_word_char
         } else {
-            chars.next();
+            // An operator beside non-ASCII text ("a!=bの") is still one.
+            let skip = if c.is_ascii() {
+                operator(seg, start, emit)
+            } else {
+                c.len_utf8()
+            };
+            while chars.next_if(|&(i, _)| i < start + skip).is_some() {}
             continue;
         };
         let mut end = start;
@@ -106,6 +138,18 @@ fn unicode_segment(seg: &str, buf: &mut String, emit: &mut dyn FnMut(Piece<'_>))
             }
             end = i + c.len_utf8();
             chars.next();
+        }
+        // So is a symbol name ("C#の"): its symbols join the ASCII word before them.
+        let sym = seg.as_bytes()[end..]
+            .iter()
+            .position(|c| !SYMBOL_NAME_CHARS.contains(c))
+            .unwrap_or(seg.len() - end);
+        if sym > 0 && !is_cjk(c) && seg[start..end].is_ascii() {
+            let after = seg[end + sym..].chars().next();
+            if !after.is_some_and(is_word_char) {
+                while chars.next_if(|&(i, _)| i < end + sym).is_some() {}
+                end += sym;
+            }
         }
         let run = &seg[start..end];
         if is_cjk(c) {
@@ -173,7 +217,7 @@ fn ascii_pieces(text: &str, buf: &mut String, emit: &mut dyn FnMut(Piece<'_>)) {
     let mut i = 0;
     while i < n {
         if class(i) & ALNUM == 0 {
-            i += 1;
+            i += operator(text, i, emit);
             continue;
         }
         let start = i;
@@ -181,6 +225,29 @@ fn ascii_pieces(text: &str, buf: &mut String, emit: &mut dyn FnMut(Piece<'_>)) {
             .iter()
             .position(|&c| ASCII_CLASS[usize::from(c)] & ALNUM == 0)
             .unwrap_or(n - i);
+        let sym = b[i..]
+            .iter()
+            .position(|c| !SYMBOL_NAME_CHARS.contains(c))
+            .unwrap_or(n - i);
+        if sym > 0 && b.get(i + sym).is_none_or(|&c| class_of(c) & ALNUM == 0) {
+            i += sym;
+            if i - start <= MAX_TERM_BYTES {
+                buf.clear();
+                buf.extend(
+                    text[start..i]
+                        .bytes()
+                        .map(|c| char::from(c.to_ascii_lowercase())),
+                );
+                emit(Piece::Symbol(buf));
+            }
+            continue;
+        }
+        if i - start == 1 && b[start].is_ascii_alphabetic() {
+            buf.clear();
+            buf.push(char::from(b[start].to_ascii_lowercase()));
+            emit(Piece::Letter(buf));
+            continue;
+        }
         if !b[start..i].iter().any(u8::is_ascii_uppercase) {
             let w = &text[start..i];
             // One letter carries nothing ("a", "s"); one digit does ("step 2", "v 3").
@@ -211,6 +278,29 @@ fn ascii_pieces(text: &str, buf: &mut String, emit: &mut dyn FnMut(Piece<'_>)) {
         }
         emit_parts(&text[start..i], &cuts[..ncuts], buf, emit);
     }
+}
+
+/// The character class of one ASCII byte.
+fn class_of(c: u8) -> u8 {
+    ASCII_CLASS[usize::from(c)]
+}
+
+/// At byte `i` of `text` (not a letter or digit): emits the run of [`OPERATOR_CHARS`] starting
+/// there when it is one of [`OPERATORS`]; returns how many bytes to skip (at least one).
+fn operator(text: &str, i: usize, emit: &mut dyn FnMut(Piece<'_>)) -> usize {
+    let b = &text.as_bytes()[i..];
+    let len = b
+        .iter()
+        .position(|c| !OPERATOR_CHARS.contains(c))
+        .unwrap_or(b.len());
+    if len < 2 {
+        return 1;
+    }
+    let run = &text[i..i + len];
+    if OPERATORS.contains(&run) {
+        emit(Piece::Symbol(run));
+    }
+    len
 }
 
 /// Splits a word with non-ASCII letters at camelCase boundaries and emits its parts.
@@ -351,7 +441,8 @@ impl Analyzer {
             }
             Piece::Word(w) if is_stop_word(w) => None,
             Piece::Word(w) | Piece::Compound(w) => Some(self.stemmer.stem(w)),
-            Piece::Cjk(s) => Some(Cow::Borrowed(s)),
+            Piece::Cjk(s) | Piece::Symbol(s) => Some(Cow::Borrowed(s)),
+            Piece::Letter(_) => None,
         }
     }
 
@@ -490,6 +581,42 @@ mod tests {
     fn full_width_and_diacritics_normalise() {
         assert_eq!(terms("ＷＥＢＨＯＯＫ"), terms("webhook"));
         assert_eq!(terms("café résumé"), terms("cafe resume"));
+    }
+
+    #[test]
+    fn format_characters_are_not_there() {
+        assert_eq!(terms("pay\u{ad}ment"), ["payment"]);
+        assert_eq!(
+            terms("pay\u{200b}ments web\u{200d}hook"),
+            ["pay", "ment", "webhook"]
+        );
+        assert_eq!(terms("\u{feff}C#"), ["c#"]);
+    }
+
+    #[test]
+    fn symbol_names_and_operators_are_terms_of_their_own() {
+        assert_eq!(terms("How do we compile C#?"), ["compil", "c#"]);
+        assert_eq!(terms("C++ and F# and g++"), ["c++", "f#", "g++"]);
+        assert_eq!(terms("compile C"), ["compil"]);
+        assert_eq!(terms("Where is a != b checked?"), ["!=", "check"]);
+        assert_eq!(terms("a==b"), ["=="]);
+        assert_eq!(terms("operator==(x)"), ["oper", "=="]);
+        assert_eq!(
+            terms("x -> y, a::b, p && q, r || s, i <= j"),
+            ["->", "::", "&&", "||", "<="]
+        );
+        // Other runs separate, as before; a `+` between letters is no name.
+        assert_eq!(
+            terms("--files a+b get-final-url"),
+            ["file", "get", "final", "url"]
+        );
+        let mut letters = Vec::new();
+        pieces("compile C, x", &mut String::new(), &mut |p| {
+            if let Piece::Letter(l) = p {
+                letters.push(l.to_string());
+            }
+        });
+        assert_eq!(letters, ["c", "x"]);
     }
 
     #[test]

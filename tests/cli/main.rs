@@ -34,5 +34,6 @@ mod semantic;
 mod state;
 mod statusline;
 mod store_edges;
+mod symbols;
 mod usage;
 mod util;

@@ -2,63 +2,96 @@
 //! punctuation and whitespace, is found by its index marker ([`exact_key`]) and confirmed
 //! against the chart's own text ([`normalise_question`]) before it answers ([`super::apply`]).
 
-/// The normalised form of a question for exact re-asks: NFKC (full-width forms become ASCII, as
-/// in the tokeniser), lowercase, every run of whitespace and sentence punctuation
-/// ([`SENTENCE_PUNCTUATION`]: `?`, `,`, quotes, brackets, `-`…) replaced by one space, trimmed.
-/// A run holding any other symbol is kept as written, so "C++" and "C#" stay apart from "C",
-/// and "==" from "!=". `None` when nothing is left.
+use super::super::tokenize::OPERATORS;
+use super::super::unicode::{is_punctuation, strip_format};
+use std::borrow::Cow;
+
+/// The normalised form of a question for exact re-asks: format characters (soft hyphen,
+/// zero-width space…) removed, NFKC (full-width forms become ASCII, as in the tokeniser),
+/// lowercase, every run of whitespace and sentence punctuation ([`is_sentence_punctuation`]:
+/// `?`, `,`, quotes, brackets, `-`, `‽`, `。`…) replaced by one space, trimmed. The other
+/// symbols of a run are words of their own: an operator of the tokeniser's
+/// ([`OPERATORS`]: `==`, `!=`, `->`… even where its characters are sentence punctuation), or a
+/// run of other symbols (`#`, `++`). So "C#?", "(C#)" and "C#。" are all `c #`, "operator=="
+/// and "a!=b" are `operator ==` and `a != b` as with spaces, while "C", "C#" and "C++" stay
+/// three questions and "==" and "!=" two. `None` when nothing is left.
 pub fn normalise_question(question: &str) -> Option<String> {
     use unicode_normalization::UnicodeNormalization;
-    let text: std::borrow::Cow<'_, str> = if question.is_ascii() {
-        std::borrow::Cow::Borrowed(question)
+    let question = strip_format(question);
+    let text: Cow<'_, str> = if question.is_ascii() {
+        question
     } else {
-        std::borrow::Cow::Owned(question.nfkc().collect())
+        Cow::Owned(question.nfkc().collect())
     };
-    let mut out = String::with_capacity(text.len());
+    let mut out = String::with_capacity(text.len() + 8);
     let mut run = String::new();
-    let gap = |out: &mut String| {
-        if !out.is_empty() && !out.ends_with(' ') {
-            out.push(' ');
-        }
-    };
-    let flush = |out: &mut String, run: &mut String| {
-        if run.chars().any(|c| !SENTENCE_PUNCTUATION.contains(c)) {
-            out.push_str(run);
-        } else if !run.is_empty() {
-            gap(out);
-        }
-        run.clear();
-    };
     for c in text.chars().flat_map(char::to_lowercase) {
         if c.is_alphanumeric() {
-            flush(&mut out, &mut run);
+            symbol_run(&mut out, &run);
+            run.clear();
             out.push(c);
         } else if c.is_whitespace() {
-            flush(&mut out, &mut run);
+            symbol_run(&mut out, &run);
+            run.clear();
             gap(&mut out);
         } else {
             run.push(c);
         }
     }
-    flush(&mut out, &mut run);
+    symbol_run(&mut out, &run);
     let trimmed = out.trim();
     (!trimmed.is_empty()).then(|| trimmed.to_string())
 }
 
-/// Characters that only shape a sentence, so [`normalise_question`] drops them: a symbol run
-/// made only of these is a word break. As they stand after NFKC (which already turns full-width
-/// `？！，` and the Greek question mark into ASCII): ASCII sentence marks, quotes and brackets;
-/// typographic quotes (`‘’‚‛“”„‟‹›«»`); hyphens and dashes (`‐‒–—―`; `‑` becomes `‐`); `…`;
-/// the Spanish opening `¿¡`; Arabic `،؛؟`; CJK `、。` and corner and angle brackets (`「」『』【】
-/// 〈〉《》`); Devanagari `।॥`. Symbols that can be part of a name (`#`, `+`, `=`, `*`, `&`,
-/// `@`, `%`, the math minus) are not here.
-const SENTENCE_PUNCTUATION: &str = concat!(
-    ".,;:?!'\"`()[]{}<>-_/\\|",
-    "\u{2018}\u{2019}\u{201a}\u{201b}\u{201c}\u{201d}\u{201e}\u{201f}\u{2039}\u{203a}\u{ab}\u{bb}",
-    "\u{2010}\u{2012}\u{2013}\u{2014}\u{2015}\u{2026}\u{bf}\u{a1}",
-    "\u{60c}\u{61b}\u{61f}\u{3001}\u{3002}\u{300c}\u{300d}\u{300e}\u{300f}\u{3010}\u{3011}",
-    "\u{3008}\u{3009}\u{300a}\u{300b}\u{964}\u{965}",
-);
+/// Ends `out`'s current word (one space, none at the start or after a space).
+fn gap(out: &mut String) {
+    if !out.is_empty() && !out.ends_with(' ') {
+        out.push(' ');
+    }
+}
+
+/// Appends a run of non-word, non-space characters to `out` as [`normalise_question`] says:
+/// operators and other symbols as words of their own, sentence punctuation as a break.
+fn symbol_run(out: &mut String, run: &str) {
+    if run.is_empty() {
+        return;
+    }
+    gap(out);
+    let mut rest = run;
+    while let Some(c) = rest.chars().next() {
+        let op = OPERATORS
+            .iter()
+            .filter(|op| rest.starts_with(*op))
+            .max_by_key(|op| op.len());
+        if let Some(op) = op {
+            gap(out);
+            out.push_str(op);
+            gap(out);
+            rest = &rest[op.len()..];
+            continue;
+        }
+        if is_sentence_punctuation(c) {
+            gap(out);
+        } else {
+            out.push(c);
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    gap(out);
+}
+
+/// Characters that only shape a sentence, so [`normalise_question`] sets them aside: in ASCII
+/// the sentence marks, quotes and brackets `.,;:?!'"`()[]{}<>-_/\|` (not `#`, `+`, `=`, `*`,
+/// `&`, `@`, `%`, `$`, `~`, `^`, which can be part of a name or an operator); beyond ASCII every
+/// character of Unicode general category `P*` (`¿`, `«»`, `„“`, `‽`, `؟`, `۔`, `።`, `՞`, `、。`,
+/// `〝〞`, `〔〕`, `״`…), as they stand after NFKC.
+fn is_sentence_punctuation(c: char) -> bool {
+    if c.is_ascii() {
+        ".,;:?!'\"`()[]{}<>-_/\\|".contains(c)
+    } else {
+        is_punctuation(c)
+    }
+}
 
 /// The index term that marks a chart's question for exact re-asks: `\u{1}` and the 16 hex
 /// digits of a 64-bit FNV-1a hash of [`normalise_question`]. The control character keeps it apart

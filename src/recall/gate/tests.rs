@@ -87,7 +87,7 @@ fn questions_normalise_case_punctuation_and_whitespace_away() {
     }
     assert_eq!(
         normalise_question("How is the C++ extension built?").as_deref(),
-        Some("how is the c++ extension built")
+        Some("how is the c ++ extension built")
     );
     assert_eq!(
         normalise_question("Where is log-in (SAML/OIDC) handled?!").as_deref(),
@@ -95,6 +95,47 @@ fn questions_normalise_case_punctuation_and_whitespace_away() {
     );
     assert_ne!(exact_key("Where is X?"), exact_key("Where is Y?"));
     assert!(exact_key("Where is X?").unwrap().starts_with('\u{1}'));
+}
+
+#[test]
+fn punctuation_around_a_symbol_is_set_aside_and_a_symbol_run_is_a_word() {
+    for (a, b) in [
+        ("How do we compile C#?", "how do we compile c#"),
+        ("how do we compile (C#)?", "How do we compile C#"),
+        ("«How do we compile C#»", "How do we compile C#"),
+        ("How do we compile C#。", "How do we compile C#"),
+        ("„How do we compile C++?“", "How do we compile C++"),
+        (
+            "Where is operator== defined?",
+            "Where is operator == defined",
+        ),
+        ("Where is a!=b checked?", "Where is a != b checked"),
+        (
+            "Is x->y or a::b or p||q set?",
+            "is x -> y or a :: b or p || q set",
+        ),
+        ("Is x<=>y used?", "is x <=> y used"),
+    ] {
+        assert_eq!(normalise_question(a), normalise_question(b), "{a} / {b}");
+    }
+    assert_eq!(
+        normalise_question("(C#)?").as_deref(),
+        Some("c #"),
+        "punctuation leaves the symbol"
+    );
+    let apart = [
+        "How do we compile C?",
+        "How do we compile C#?",
+        "How do we compile C++?",
+        "Where is a == b checked?",
+        "Where is a != b checked?",
+        "Where is a = b checked?",
+    ];
+    for (i, a) in apart.iter().enumerate() {
+        for b in &apart[i + 1..] {
+            assert_ne!(normalise_question(a), normalise_question(b), "{a} / {b}");
+        }
+    }
 }
 
 #[test]
@@ -125,6 +166,20 @@ fn unicode_sentence_punctuation_and_quotes_are_set_aside_too() {
         assert_eq!(normalise_question(a), normalise_question(b), "{a} / {b}");
     }
     // Still apart: a symbol that is part of a name, among the new marks.
+    for (a, b) in [
+        ("Where is X‽", "where is x"),
+        ("Where is X۔", "where is x"),
+        ("Where is X። or ፧", "where is x or"),
+        ("Where is X՞", "where is x"),
+        ("〝Where〞 〔is〕 〖X〗", "where is x"),
+        ("״Where is X״", "where is x"),
+        (
+            "Where is pay\u{ad}ment\u{200b}hook handled\u{200d}?",
+            "where is payment hook handled",
+        ),
+    ] {
+        assert_eq!(normalise_question(a), normalise_question(b), "{a} / {b}");
+    }
     assert_ne!(
         normalise_question("«How is the C++ extension built?»"),
         normalise_question("«How is the C extension built?»")
