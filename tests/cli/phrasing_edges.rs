@@ -13,6 +13,12 @@ fn hit(id: &str, question: &str, file: &str, score: u8) -> String {
     format!("{{\"id\":\"{id}\",\"question\":\"{question}\",\"files\":[\"{file}\"],\"score\":{score}}}\n")
 }
 
+fn entry_count(env: &Env) -> usize {
+    std::fs::read_dir(env.root.join(".capn/entries"))
+        .unwrap()
+        .count()
+}
+
 fn webhooks(score: u8) -> String {
     hit(
         WEBHOOKS_ID,
@@ -59,12 +65,7 @@ fn a_question_with_no_letter_or_digit_is_refused_as_a_phrasing_and_a_chart() {
     env.run(&["chart", "?!", "--files", "src/api/webhooks.ts"])
         .code(1);
     assert_eq!(env.read(".capn/entries/2d1b0350.md"), before);
-    assert_eq!(
-        std::fs::read_dir(env.root.join(".capn/entries"))
-            .unwrap()
-            .count(),
-        2
-    );
+    assert_eq!(entry_count(&env), 2);
 }
 
 #[test]
@@ -253,12 +254,7 @@ fn a_phrasing_with_a_code_keeps_a_question_with_another_code_apart() {
         ])
         .ok();
     assert!(!v3.stdout.contains("phrasing"), "{}", v3.stdout);
-    assert_eq!(
-        std::fs::read_dir(env.root.join(".capn/entries"))
-            .unwrap()
-            .count(),
-        2
-    );
+    assert_eq!(entry_count(&env), 2);
 }
 
 #[test]
