@@ -82,6 +82,21 @@ fn is_punctuation(c: char) -> bool {
     }
 }
 
+/// True for a character beyond ASCII of Unicode general category `P*` (punctuation: `‽`, `«`,
+/// `؟`, `、`…), from the generated [`PUNCTUATION`] table (whose non-ASCII part is exactly `P*`).
+pub(crate) fn is_non_ascii_punctuation(c: char) -> bool {
+    !c.is_ascii() && in_table(PUNCTUATION, c)
+}
+
+/// True for a format character (general category `Cf`: U+00AD soft hyphen, U+200B zero-width
+/// space, U+200D zero-width joiner, U+FEFF, bidi controls…): the generated [`OTHER`] table
+/// (`Cc Cf Co Cs`) less the controls (`Cc`) and the private-use areas (`Co`, fixed by the
+/// Unicode standard); a `char` is never a surrogate (`Cs`).
+pub(crate) fn is_format(c: char) -> bool {
+    let private_use = matches!(c as u32, 0xE000..=0xF8FF | 0xF0000..=0xFFFFD | 0x100000..=0x10FFFD);
+    !c.is_ascii() && !c.is_control() && !private_use && in_table(OTHER, c)
+}
+
 /// Slots of the precomputed open-addressing table in `vocab.index` (a power of two).
 const INDEX_SLOTS: usize = 1 << 16;
 /// A free slot.
