@@ -100,11 +100,10 @@ fn like(store: &Store, question: &str, id: &str, details: Option<&str>) -> Resul
         e.details = d.to_string();
     }
     let q = serde_json::to_string(&e.question).unwrap_or_default();
-    let moved: Vec<String> = others.iter().map(|o| o.id.clone()).collect();
     let said = match &added {
         Some(dropped) => format!(
             "charted {id}: added as another phrasing of {q}{}{}{details_note}; asked in these words, it now answers with that chart",
-            moved_note(&moved),
+            moved_note(&others),
             dropped_note(dropped)
         ),
         None => format!("charted {id}: already a phrasing of {q}{details_note}; asked in these words, it answers with that chart"),
@@ -170,15 +169,16 @@ fn write_checked(
     w.chart(entry, hashed)
 }
 
-/// ` (taken off chart <ids>)` when a phrasing moved to this chart, else empty.
-fn moved_note(moved: &[String]) -> String {
-    if moved.is_empty() {
+/// ` (taken off chart <ids>)` when a phrasing moved to this chart from `others`, else empty.
+fn moved_note(others: &[Entry]) -> String {
+    if others.is_empty() {
         return String::new();
     }
-    let s = if moved.len() == 1 { "" } else { "s" };
+    let s = if others.len() == 1 { "" } else { "s" };
+    let ids: Vec<&str> = others.iter().map(|o| o.id.as_str()).collect();
     format!(
         " (taken off chart{s} {}, which no longer answers it)",
-        moved.join(", ")
+        ids.join(", ")
     )
 }
 
@@ -259,9 +259,8 @@ fn chart_files(
     // Every entry is checked before any is written: a refusal writes nothing.
     let entry = checked(entry)?;
     let id = entry.id.clone();
-    let moved: Vec<String> = others.iter().map(|o| o.id.clone()).collect();
+    let said = format!("{said}{}", moved_note(&others));
     write_checked(&mut w, others, entry, &hashed)?;
-    let said = format!("{said}{}", moved_note(&moved));
     let replaced = replace_same_question(&mut w, &id, question, shared)?;
     w.finish_or_warn();
     Ok(if replaced.is_empty() {
@@ -458,13 +457,23 @@ fn checked(entry: Entry) -> Result<Entry> {
     if parsed.phrasings != entry.phrasings {
         // Details whose last lines are `## Also asked as` and `- ` items would read back as
         // phrasings (each then answering at 100): the one shape the format cannot hold.
-        return Err(Refused(format!(
-            "refusing to chart: the details of entry {id} end in a {:?} section of \"- \" lines, which is how an entry lists its other phrasings; reword that heading or add text after the list; nothing was written",
-            crate::store::entry::PHRASINGS_HEADING
-        ))
-        .into());
+        return Err(phrasing_shaped_details(&format!(
+            "the details of entry {id}"
+        )));
     }
     Ok(parsed)
+}
+
+/// The refusal of `what` (details given or kept) that end in a [`PHRASINGS_HEADING`] list of
+/// `- ` lines: written, they would read back as phrasings (each answering at 100).
+///
+/// [`PHRASINGS_HEADING`]: crate::store::entry::PHRASINGS_HEADING
+fn phrasing_shaped_details(what: &str) -> anyhow::Error {
+    Refused(format!(
+        "refusing to chart: {what} end in a {:?} section of \"- \" lines, which is how an entry lists its other phrasings; reword that heading or add text after the list; nothing was written",
+        crate::store::entry::PHRASINGS_HEADING
+    ))
+    .into()
 }
 
 /// `error` with a hint when two neighbouring `--files` parts, joined by the comma `--files` split
@@ -535,11 +544,7 @@ fn checked_args(args: &ChartArgs) -> Result<(&str, Vec<&str>)> {
         .as_deref()
         .is_some_and(crate::store::entry::details_hold_phrasings)
     {
-        return Err(Refused(format!(
-            "refusing to chart: the details end in a {:?} section of \"- \" lines, which is how an entry lists its other phrasings; reword that heading or add text after the list; nothing was written",
-            crate::store::entry::PHRASINGS_HEADING
-        ))
-        .into());
+        return Err(phrasing_shaped_details("the details"));
     }
     if args.like.is_some() {
         if !inputs.is_empty() {

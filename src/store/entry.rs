@@ -54,9 +54,10 @@ pub struct Entry {
     /// oldest first; at most [`MAX_PHRASINGS`].
     #[serde(default)]
     pub phrasings: Vec<String>,
-    /// Frontmatter lines of keys capn does not know (`owner: alice`), as `key: value` with the
-    /// key and value trimmed, in file order: kept and written back after `files:`, so a rewrite
-    /// loses nothing another tool or a newer capn put there.
+    /// Frontmatter lines of keys capn does not know, in file order: each key line as
+    /// `key: value` (trimmed), the indented or `- ` lines of its YAML block after it as written.
+    /// Kept and written back after `files:`, so a rewrite loses nothing another tool or a newer
+    /// capn put there.
     #[serde(default)]
     pub extra: Vec<String>,
 }
@@ -170,7 +171,7 @@ impl Entry {
 
     /// The other phrasings that count: the newest [`MAX_PHRASINGS`] of [`Entry::phrasings`]
     /// (a hand-edited or cloned entry may hold more; the rest are kept in the file but never
-    /// answer, and `chart` drops them when it next adds a phrasing).
+    /// answer, and `chart` drops them when it next adds or takes off a phrasing).
     pub fn kept_phrasings(&self) -> &[String] {
         &self.phrasings[self.phrasings.len().saturating_sub(MAX_PHRASINGS)..]
     }
@@ -194,11 +195,14 @@ impl Entry {
     /// True when `question` is one of this chart's phrasings that count (its question or one of
     /// [`Entry::kept_phrasings`]), once case, punctuation and whitespace are set aside.
     pub fn is_phrasing(&self, question: &str) -> bool {
-        let norm = crate::recall::gate::normalise_question(question);
-        norm.is_some()
-            && std::iter::once(&self.question)
-                .chain(self.kept_phrasings())
-                .any(|p| crate::recall::gate::normalise_question(p) == norm)
+        crate::recall::gate::normalise_question(question).is_some_and(|n| self.asks_normalised(&n))
+    }
+
+    /// [`Entry::is_phrasing`] for a question already normalised.
+    fn asks_normalised(&self, norm: &str) -> bool {
+        std::iter::once(&self.question)
+            .chain(self.kept_phrasings())
+            .any(|p| crate::recall::gate::normalise_question(p).as_deref() == Some(norm))
     }
 
     /// Adds `question` as another phrasing (trimmed, one line), unless it is one already or has
@@ -206,14 +210,13 @@ impl Entry {
     /// `None` when nothing changed, else the phrasings dropped to make room, oldest first.
     pub fn add_phrasing(&mut self, question: &str) -> Option<Vec<String>> {
         let q = question.trim();
-        let matchable = crate::recall::gate::normalise_question(q).is_some();
-        if !matchable || q.contains(['\n', '\r']) || self.is_phrasing(q) {
+        let norm = crate::recall::gate::normalise_question(q)?;
+        if q.contains(['\n', '\r']) || self.asks_normalised(&norm) {
             return None;
         }
         // A phrasing past the newest kept ones no longer counts: asked again, it comes back.
-        let norm = crate::recall::gate::normalise_question(q);
         self.phrasings
-            .retain(|p| crate::recall::gate::normalise_question(p) != norm);
+            .retain(|p| crate::recall::gate::normalise_question(p).as_deref() != Some(&norm));
         self.phrasings.push(q.to_string());
         let over = self.phrasings.len().saturating_sub(MAX_PHRASINGS);
         Some(self.phrasings.drain(..over).collect())

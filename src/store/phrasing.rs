@@ -24,8 +24,8 @@ impl Writer {
     /// in index order.
     pub fn askers(&self, question: &str) -> Vec<Entry> {
         let norm = crate::recall::gate::normalise_question(question);
-        // By the phrasings' index markers; in an index written before phrasings had them,
-        // another phrasing holds every word of the question.
+        // By the index marker (its own question, or a phrasing with no term of its own); any
+        // other phrasing holds every word of the question.
         let bm25 = &self.snap.bm25;
         let mut docs = bm25.exact_docs(question);
         docs.extend(
