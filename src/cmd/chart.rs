@@ -106,9 +106,12 @@ fn like(store: &Store, question: &str, id: &str, details: Option<&str>) -> Resul
             moved_note(&others),
             dropped_note(dropped)
         ),
-        None => format!("charted {id}: already a phrasing of {q}{details_note}; asked in these words, it answers with that chart"),
+        None => format!(
+            "charted {id}: already a phrasing of {q}{}{details_note}; asked in these words, it answers with that chart",
+            moved_note(&others)
+        ),
     };
-    if added.is_some() || !details_note.is_empty() {
+    if added.is_some() || !details_note.is_empty() || !others.is_empty() {
         // Every entry is checked before any is written: a refusal writes nothing.
         let e = checked(e)?;
         write_checked(&mut w, others, e, &[])?;

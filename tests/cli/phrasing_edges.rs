@@ -491,3 +491,23 @@ fn confirming_with_other_details_says_they_replaced_or_cleared_the_old() {
         same.stdout
     );
 }
+
+#[test]
+fn confirming_words_a_chart_already_has_takes_them_off_another_that_lists_them_too() {
+    // Both charts listed the words (a hand edit, an old build): --like on one of them changed
+    // nothing on it, so nothing was written and the other kept answering at 100.
+    let env = two_charts();
+    let q = "where do throttled callbacks land?";
+    env.run(&["chart", q, "--like", RATE_ID]).ok();
+    let path = ".capn/entries/2d1b0350.md";
+    let text = env.read(path);
+    env.write(path, &format!("{text}\n## Also asked as\n- {q}\n"));
+    env.run(&["list"]).ok();
+    let again = env.run(&["chart", q, "--like", RATE_ID]).ok();
+    assert_eq!(
+        again.stdout,
+        format!("charted {RATE_ID}: already a phrasing of \"How does API rate limiting work?\" (taken off chart {WEBHOOKS_ID}, which no longer answers it); asked in these words, it answers with that chart\n")
+    );
+    assert_eq!(env.run(&["ask", q]).ok().stdout, rate(100));
+    assert_eq!(env.read(path), text);
+}
