@@ -42,12 +42,8 @@ def ask(cmd, q, ws, env):
 
 def lacking(p, want):
     """The `not_in_chart` words of the right chart's candidate line, or None if it is not one."""
-    for line in p.stderr.splitlines():
-        for prefix in ("candidate ", "related "):
-            if line.startswith(prefix + "{"):
-                try: c = json.loads(line[len(prefix):])
-                except Exception: continue
-                if c.get("id") == want: return set(c.get("not_in_chart", []))
+    for c in rb.candidates(p):
+        if c.get("id") == want: return set(c.get("not_in_chart", []))
     return None
 
 

@@ -112,7 +112,7 @@ fn json(
         v["phrasings"] = serde_json::json!(entry.phrasings);
     }
     // A hand-edited entry may list more than the newest ones that count.
-    let uncounted = entry.phrasings.len() - entry.kept_phrasings().len();
+    let uncounted = entry.uncounted_phrasings();
     if uncounted > 0 {
         v["uncounted_phrasings"] = uncounted.into();
     }
@@ -179,7 +179,7 @@ fn human(
             present::printable_capped(p, present::MAX_ASK_QUESTION_CHARS)
         ));
     }
-    let past = entry.phrasings.len() - entry.kept_phrasings().len();
+    let past = entry.uncounted_phrasings();
     if past > 0 {
         out.push_str(&format!(
             "  (+{past} older phrasings in the file: a chart keeps the newest {}, the others do not answer)\n",

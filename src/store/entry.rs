@@ -173,7 +173,12 @@ impl Entry {
     /// (a hand-edited or cloned entry may hold more; the rest are kept in the file but never
     /// answer, and `chart` drops them when it next adds or takes off a phrasing).
     pub fn kept_phrasings(&self) -> &[String] {
-        &self.phrasings[self.phrasings.len().saturating_sub(MAX_PHRASINGS)..]
+        &self.phrasings[self.uncounted_phrasings()..]
+    }
+
+    /// How many of the oldest [`Entry::phrasings`] do not count (past [`MAX_PHRASINGS`]).
+    pub fn uncounted_phrasings(&self) -> usize {
+        self.phrasings.len().saturating_sub(MAX_PHRASINGS)
     }
 
     /// Every phrasing of the chart that counts, one per line: the question first, then
