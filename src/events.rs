@@ -34,6 +34,14 @@ const NAMES: [(HookEvent, &str, &str); 5] = [
     (HookEvent::PreToolUse, "PreToolUse", "pre-tool-use"),
 ];
 
+/// GitHub Copilot CLI's names for the events capn handles (it has no post-compact event).
+const COPILOT_NAMES: [(HookEvent, &str); 4] = [
+    (HookEvent::SessionStart, "sessionStart"),
+    (HookEvent::UserPromptSubmit, "userPromptSubmitted"),
+    (HookEvent::PreToolUse, "preToolUse"),
+    (HookEvent::PreCompact, "preCompact"),
+];
+
 impl HookEvent {
     /// Every event, in the order the registration tables list them.
     pub const ALL: [HookEvent; 5] = [
@@ -61,6 +69,20 @@ impl HookEvent {
     /// The event a host name stands for; `None` for an event capn does not handle (`Stop`).
     pub fn from_name(name: &str) -> Option<HookEvent> {
         NAMES.iter().find(|r| r.1 == name).map(|r| r.0)
+    }
+
+    /// The event a payload's `hook_event_name` stands for, in any host's spelling: Claude Code's,
+    /// Codex's, Qwen Code's and Gemini CLI's `SessionStart` (as [`HookEvent::from_name`]), or
+    /// GitHub Copilot CLI's camelCase names (`sessionStart`, `userPromptSubmitted`, `preToolUse`,
+    /// `preCompact`; ../shared/reference/hosts-offline.md). `None` for an event capn does not
+    /// handle.
+    pub fn from_wire_name(name: &str) -> Option<HookEvent> {
+        HookEvent::from_name(name).or_else(|| {
+            COPILOT_NAMES
+                .iter()
+                .find(|(_, n)| *n == name)
+                .map(|(e, _)| *e)
+        })
     }
 
     /// The event a `capn hook` subcommand answers; `None` for anything else.

@@ -82,6 +82,11 @@ pub fn main_entry(args: Vec<OsString>) -> ExitCode {
     if hook_path {
         return hook::guard(|| run_hook_argv(&args));
     }
+    if args.len() == 1 {
+        if let Some(code) = bare_hook_run() {
+            return code;
+        }
+    }
     let cli = match cli::Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(e) => {
@@ -105,6 +110,21 @@ pub fn main_entry(args: Vec<OsString>) -> ExitCode {
         Ok(code) => code,
         Err(e) => report(&e),
     }
+}
+
+/// A bare `capn` whose stdin is not a terminal and not empty: a host that ran a registration
+/// without its `args` ([`hook::bare`]), answered as a hook (exit 0 whatever happens). `None`
+/// (then clap prints the usage and exits 1) for a terminal or an empty stdin.
+fn bare_hook_run() -> Option<ExitCode> {
+    use std::io::IsTerminal;
+    if std::io::stdin().is_terminal() {
+        return None;
+    }
+    let bytes = hook::read_stdin_bytes();
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return None;
+    }
+    Some(hook::guard(|| hook::bare::run(&bytes)))
 }
 
 /// Runs a parsed command line. `Ok` carries the exit code (a miss is `Ok(1)`), `Err` a failure

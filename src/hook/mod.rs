@@ -41,6 +41,7 @@
 //! claiming its own marker back if SessionStart delivered in between. Whatever the interleaving,
 //! the recovery is delivered exactly once.
 
+pub mod bare;
 pub mod call;
 pub mod codex_context;
 pub mod handoff;
@@ -147,6 +148,16 @@ impl Ctx {
     }
 }
 
+/// How a reply carries its `additionalContext` (see [`envelope`] and [`guest_envelope`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReplyShape {
+    /// `hookSpecificOutput` only: what Claude Code and Codex accept (and what `--host` runs).
+    Nested,
+    /// A host that ran a Claude Code registration without its `args` ([`bare`]): GitHub Copilot
+    /// CLI reads a top-level `additionalContext`, Cursor the nested one.
+    Guest,
+}
+
 /// Runs one hook event: reads the payload ([`stdin`]), parses it, runs the event, and prints the host
 /// envelope when the event has something to inject. Empty or non-JSON stdin does nothing.
 /// A payload whose `hook_event_name` names a different event does nothing either (a
@@ -160,15 +171,24 @@ pub fn run(event: HookEvent, host: Host) -> Result<()> {
         return Ok(());
     };
     drop(bytes);
-    let name = event.name();
     if let Some(sent) = input.hook_event_name.as_deref() {
-        if sent != name {
+        if HookEvent::from_wire_name(sent) != Some(event) {
             diag!(
-                "capn: `capn hook` was run for {name} but the payload is {sent:?}; nothing to do"
+                "capn: `capn hook` was run for {event} but the payload is for {}; nothing to do",
+                crate::present::quote(sent, 64)
             );
             return Ok(());
         }
     }
+    run_input(event, host, input, ReplyShape::Nested)
+}
+
+/// Runs `event` on a parsed payload and prints its reply in `shape` (nothing when the event has
+/// nothing to inject).
+///
+/// Errors: the session state or the store could not be read or written (the caller, [`guard`],
+/// reports them on stderr and exits 0).
+pub fn run_input(event: HookEvent, host: Host, input: HookInput, shape: ReplyShape) -> Result<()> {
     let ctx = Ctx {
         host,
         call: input.into(),
@@ -186,10 +206,14 @@ pub fn run(event: HookEvent, host: Host) -> Result<()> {
         HookEvent::UserPromptSubmit => user_prompt_submit::run(&ctx)?,
         HookEvent::PreToolUse => pre_tool_use::run(&ctx)?,
     };
-    if let Some(text) = context {
-        emit(name, &text)?;
-    }
-    Ok(())
+    let Some(text) = context else {
+        return Ok(());
+    };
+    let reply = match shape {
+        ReplyShape::Nested => envelope(event.name(), &text),
+        ReplyShape::Guest => guest_envelope(event, &text),
+    };
+    emit(reply)
 }
 
 /// The one JSON object a hook prints: `{"hookSpecificOutput":{"hookEventName":<event>,
@@ -206,9 +230,29 @@ pub fn envelope(event_name: &str, text: &str) -> String {
     v.to_string()
 }
 
-/// Prints [`envelope`] and a newline on stdout in one write.
-fn emit(event_name: &str, text: &str) -> Result<()> {
-    let mut line = envelope(event_name, text);
+/// The reply to a host that ran a Claude Code registration without its `args`
+/// ([`ReplyShape::Guest`]): [`envelope`] plus a top-level `additionalContext`, which is where
+/// GitHub Copilot CLI reads context on sessionStart and userPromptSubmitted (it ignores
+/// `hookSpecificOutput` there; ../shared/reference/hosts-offline.md, "GitHub Copilot CLI"),
+/// while Cursor reads the nested one. On PreToolUse Copilot reads `hookSpecificOutput` and would
+/// show a top-level copy as a second message, so that event gets [`envelope`] alone. Claude Code
+/// never sees this shape: it always passes `args`.
+pub fn guest_envelope(event: HookEvent, text: &str) -> String {
+    let text = text::truncate(text.to_string());
+    let nested = serde_json::json!({
+        "hookEventName": event.name(),
+        "additionalContext": text,
+    });
+    let v = if event == HookEvent::PreToolUse {
+        serde_json::json!({ "hookSpecificOutput": nested })
+    } else {
+        serde_json::json!({ "additionalContext": text, "hookSpecificOutput": nested })
+    };
+    v.to_string()
+}
+
+/// Prints `reply` and a newline on stdout in one write.
+fn emit(mut line: String) -> Result<()> {
     line.push('\n');
     let mut out = std::io::stdout().lock();
     out.write_all(line.as_bytes())

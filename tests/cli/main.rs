@@ -1,6 +1,7 @@
 //! The integration test binary: every test runs the built `capn` in a temp dir with HOME and the
 //! XDG dirs pinned there (see `util`).
 
+mod args_dropped;
 mod chart;
 mod chart_store;
 mod codex_reminder;

@@ -1,0 +1,83 @@
+//! A bare `capn` with a hook payload on stdin: a host ran one of capn's Claude Code registrations
+//! without its `args`.
+//!
+//! `capn init` registers Claude Code hooks in the exec form (`"command": "capn", "args": ["hook",
+//! "session-start"]`; hooks reference 1.1). Hosts that also run `.claude/settings.json` hooks
+//! but do not know `args` run the bare `capn`: GitHub Copilot CLI does (and treats a failing
+//! preToolUse hook as a denial of the tool call), Gemini CLI and Qwen Code ignore `args` in their
+//! own files too (../shared/reference/hosts-offline.md). So a bare `capn` whose stdin is a JSON
+//! object is a hook run: the event comes from the payload's `hook_event_name` (any host's
+//! spelling, [`HookEvent::from_wire_name`]) and the reply takes the [`ReplyShape::Guest`] shape
+//! the hosts that drop `args` read. Whatever the payload holds, the run exits 0 (the caller
+//! wraps it in [`super::guard`]): an event capn does not handle, or a payload it cannot place,
+//! gets no output.
+
+use super::wire::HookInput;
+use super::{HookEvent, Host, ReplyShape};
+use anyhow::Result;
+
+/// Runs the hook a bare `capn` was given `bytes` (its whole stdin) for: prints the reply, or
+/// nothing for a payload that is not a JSON object or names no event capn handles.
+///
+/// Errors: as [`super::run_input`] (reported on stderr by [`super::guard`], exit 0).
+pub fn run(bytes: &[u8]) -> Result<()> {
+    let Some(input) = HookInput::parse(bytes) else {
+        diag!("capn: no command given, and stdin is not a hook payload; nothing to do (capn --help lists the commands)");
+        return Ok(());
+    };
+    let Some(event) = event_of(&input) else {
+        let sent = input.hook_event_name.as_deref().unwrap_or("");
+        diag!(
+            "capn: a hook payload for {} reached a bare `capn`: capn does not handle that event; nothing to do",
+            crate::present::quote(sent, 64)
+        );
+        return Ok(());
+    };
+    // The payloads of hosts that run Claude Code's registrations are Claude-shaped (snake_case
+    // fields, Claude Code's tool names), so Claude Code's vocabulary reads them.
+    super::run_input(event, Host::Claude, input, ReplyShape::Guest)
+}
+
+/// The event a payload is for: its `hook_event_name`; without one, the event whose own field it
+/// carries (`source`: SessionStart, `prompt`: UserPromptSubmit). A tool payload without a name
+/// is left alone: it could be a PostToolUse, which capn does not answer.
+pub fn event_of(input: &HookInput) -> Option<HookEvent> {
+    match input.hook_event_name.as_deref() {
+        Some(name) => HookEvent::from_wire_name(name),
+        None if input.source.is_some() => Some(HookEvent::SessionStart),
+        None if input.prompt.is_some() && input.tool_name.is_none() => {
+            Some(HookEvent::UserPromptSubmit)
+        }
+        None => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(json: &str) -> Option<HookEvent> {
+        event_of(&HookInput::parse(json.as_bytes()).unwrap())
+    }
+
+    #[test]
+    fn the_event_comes_from_the_name_in_any_spelling_or_from_its_field() {
+        assert_eq!(
+            event(r#"{"hook_event_name":"PreToolUse","tool_name":"Grep"}"#),
+            Some(HookEvent::PreToolUse)
+        );
+        assert_eq!(
+            event(r#"{"hook_event_name":"userPromptSubmitted"}"#),
+            Some(HookEvent::UserPromptSubmit)
+        );
+        assert_eq!(event(r#"{"hook_event_name":"PostToolUse"}"#), None);
+        assert_eq!(event(r#"{"hook_event_name":"Stop"}"#), None);
+        assert_eq!(event(r#"{"source":"new"}"#), Some(HookEvent::SessionStart));
+        assert_eq!(
+            event(r#"{"prompt":"hi"}"#),
+            Some(HookEvent::UserPromptSubmit)
+        );
+        assert_eq!(event(r#"{"tool_name":"Grep","tool_input":{}}"#), None);
+        assert_eq!(event(r#"{}"#), None);
+    }
+}

@@ -1,0 +1,178 @@
+//! Hosts that run capn's Claude Code registrations without their `args` (issue 31): GitHub
+//! Copilot CLI runs the hooks in `.claude/settings.json` as the bare `command`, and a preToolUse
+//! hook that fails denies the tool call. A bare `capn` with a hook payload on stdin is a hook
+//! run: exit 0 whatever the payload, and the reply in the shape those hosts read (a top-level
+//! `additionalContext`, plus the nested one; PreToolUse: the nested one only).
+//!
+//! The payloads follow what Copilot CLI 1.0.102 sends to `.claude/settings.json` hooks
+//! (../shared/reference/hosts-offline.md, "GitHub Copilot CLI": PascalCase event names,
+//! snake_case fields, Claude Code's tool names, `source: "new"`, `initial_prompt`).
+
+use crate::util::{Env, Run};
+use serde_json::{json, Value};
+
+/// Every handler `capn init` wrote into `.claude/settings.json`, as (event, command) where the
+/// command is what a host that drops `args` runs.
+fn registered_commands(env: &Env) -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(env.root.join(".claude/settings.json")).unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    let mut all = Vec::new();
+    for (event, groups) in v["hooks"].as_object().unwrap() {
+        for g in groups.as_array().unwrap() {
+            for h in g["hooks"].as_array().unwrap() {
+                all.push((event.clone(), h["command"].as_str().unwrap().to_string()));
+            }
+        }
+    }
+    all
+}
+
+/// Runs the bare `capn` (no arguments) with `payload` on stdin.
+fn bare(env: &Env, payload: &Value) -> Run {
+    env.run_stdin(&[], &serde_json::to_vec(payload).unwrap())
+}
+
+/// What Copilot CLI sends a `.claude/settings.json` hook for `event`, in session `sid`.
+fn copilot_payload(env: &Env, event: &str, sid: &str) -> Value {
+    let mut p = json!({"session_id": sid, "hook_event_name": event, "cwd": env.root,
+                       "transcript_path": null, "timestamp": 1_764_849_600_000_u64});
+    let extra = match event {
+        "SessionStart" => json!({"source": "new", "initial_prompt": "fix the webhook retries"}),
+        "UserPromptSubmit" => json!({"prompt": "fix the webhook retries"}),
+        "PreToolUse" => json!({"tool_name": "Grep", "tool_input": {"pattern": "webhook"}}),
+        "PostToolUse" => json!({"tool_name": "Grep", "tool_input": {"pattern": "webhook"},
+                                "tool_response": {"resultType": "success"}}),
+        "PreCompact" => json!({"trigger": "manual", "custom_instructions": ""}),
+        _ => json!({"stop_hook_active": false}),
+    };
+    for (k, x) in extra.as_object().unwrap() {
+        p[k] = x.clone();
+    }
+    p
+}
+
+fn contract(env: &Env) -> String {
+    env.run(&["context"]).ok().stdout
+}
+
+#[test]
+fn every_registration_run_without_its_args_exits_0_and_never_denies() {
+    let env = Env::git();
+    env.run(&["init"]).ok();
+    let commands = registered_commands(&env);
+    assert!(commands.len() >= 5, "{commands:?}");
+    for (event, command) in commands {
+        assert_eq!(
+            command, "capn",
+            "{event}: a host that drops args runs {command:?}"
+        );
+        let run = bare(&env, &copilot_payload(&env, &event, "s1")).ok();
+        assert!(!run.stdout.contains("deny"), "{event}: {}", run.stdout);
+        assert!(
+            !run.stdout.contains("\"decision\""),
+            "{event}: {}",
+            run.stdout
+        );
+    }
+}
+
+#[test]
+fn copilot_gets_the_contract_at_session_start_where_it_reads_it() {
+    let env = Env::git();
+    env.run(&["init"]).ok();
+    let run = bare(&env, &copilot_payload(&env, "SessionStart", "s2")).ok();
+    let text = contract(&env);
+    let want = json!({
+        "additionalContext": text,
+        "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text},
+    });
+    assert_eq!(run.stdout, format!("{want}\n"));
+    assert_eq!(run.stderr, "");
+}
+
+#[test]
+fn a_search_gets_its_offer_in_the_nested_field_only() {
+    let env = Env::git();
+    env.run(&["init"]).ok();
+    env.write("src/api/stripe-webhooks.ts", "// stripe webhooks\n");
+    env.run(&[
+        "chart",
+        "Where are payment webhooks from Stripe handled?",
+        "--files",
+        "src/api/stripe-webhooks.ts",
+    ])
+    .ok();
+    let mut p = copilot_payload(&env, "PreToolUse", "s3");
+    p["tool_input"] = json!({"pattern": "stripe.*webhook|handleStripeWebhook", "path": "src/api"});
+    let run = bare(&env, &p).ok();
+    let v: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(
+        v.as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["hookSpecificOutput"],
+        "{}",
+        run.stdout
+    );
+    assert_eq!(v["hookSpecificOutput"]["hookEventName"], "PreToolUse");
+    let context = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(
+        context.contains("\"src/api/stripe-webhooks.ts\""),
+        "{context}"
+    );
+    // The same search again in the session is not offered twice.
+    assert_eq!(bare(&env, &p).ok().stdout, "");
+}
+
+#[test]
+fn events_capn_does_not_handle_and_odd_input_get_nothing_and_exit_0() {
+    let env = Env::git();
+    env.run(&["init"]).ok();
+    for event in [
+        "PostToolUse",
+        "Stop",
+        "SessionEnd",
+        "agentStop",
+        "postToolUse",
+        "",
+    ] {
+        let run = bare(&env, &copilot_payload(&env, event, "s4")).ok();
+        assert_eq!(run.stdout, "", "{event}");
+    }
+    // A camelCase payload without an event name cannot be placed: nothing.
+    let run = bare(
+        &env,
+        &json!({"sessionId": "s5", "toolName": "bash", "toolArgs": "{}"}),
+    )
+    .ok();
+    assert_eq!(run.stdout, "");
+    for junk in [
+        &b"not json"[..],
+        b"[1,2]",
+        b"{\"hook_event_name\":",
+        b"\xff\xfe",
+    ] {
+        let run = env.run_stdin(&[], junk).ok();
+        assert_eq!(run.stdout, "", "{junk:?}");
+    }
+    // A hostile event name reaches stderr escaped and capped.
+    let mut p = copilot_payload(&env, "Stop", "s6");
+    p["hook_event_name"] = json!(format!("\u{1b}]0;x\u{7}{}", "A".repeat(5000)));
+    let run = bare(&env, &p).ok();
+    assert!(!run.stderr.contains('\u{1b}'), "{}", run.stderr);
+    assert!(run.stderr.len() < 400, "{}", run.stderr.len());
+}
+
+#[test]
+fn a_bare_capn_in_a_project_without_capn_is_silent() {
+    let env = Env::git();
+    for event in [
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreToolUse",
+        "PreCompact",
+    ] {
+        let run = bare(&env, &copilot_payload(&env, event, "s7")).ok();
+        assert!(!run.stdout.contains("deny"), "{event}: {}", run.stdout);
+    }
+}
