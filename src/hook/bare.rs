@@ -25,12 +25,9 @@ pub fn run(bytes: &[u8]) -> Result<()> {
         diag!("capn: no command given, and stdin is not a hook payload; nothing to do (capn --help lists the commands)");
         return Ok(());
     };
+    // An event capn does not answer (PostToolUse, Stop, SessionEnd, ...) gets nothing, not
+    // even a note: the host runs every registration it finds, and a note on each would be noise.
     let Some(event) = event_of(&input) else {
-        let sent = input.hook_event_name.as_deref().unwrap_or("");
-        diag!(
-            "capn: a hook payload for {} reached a bare `capn`: capn does not handle that event; nothing to do",
-            crate::present::quote(sent, 64)
-        );
         return Ok(());
     };
     // The payloads of hosts that run Claude Code's registrations are Claude-shaped (snake_case

@@ -155,12 +155,11 @@ fn events_capn_does_not_handle_and_odd_input_get_nothing_and_exit_0() {
         let run = env.run_stdin(&[], junk).ok();
         assert_eq!(run.stdout, "", "{junk:?}");
     }
-    // A hostile event name reaches stderr escaped and capped.
+    // A hostile event name is not echoed anywhere.
     let mut p = copilot_payload(&env, "Stop", "s6");
     p["hook_event_name"] = json!(format!("\u{1b}]0;x\u{7}{}", "A".repeat(5000)));
     let run = bare(&env, &p).ok();
-    assert!(!run.stderr.contains('\u{1b}'), "{}", run.stderr);
-    assert!(run.stderr.len() < 400, "{}", run.stderr.len());
+    assert_eq!((run.stdout.as_str(), run.stderr.as_str()), ("", ""));
 }
 
 #[test]
@@ -175,4 +174,38 @@ fn a_bare_capn_in_a_project_without_capn_is_silent() {
         let run = bare(&env, &copilot_payload(&env, event, "s7")).ok();
         assert!(!run.stdout.contains("deny"), "{event}: {}", run.stdout);
     }
+}
+
+/// The payloads Copilot CLI 1.0.102 sent to `.claude/settings.json` hooks, captured
+/// (tests/fixtures/conformance/PROVENANCE.md), replayed into the bare `capn` of an initialised
+/// project: exit 0 for every one, the contract at session start, nothing for the events capn
+/// does not answer, and never a denial.
+#[test]
+fn the_captured_copilot_payloads_replayed() {
+    let env = Env::git();
+    env.run(&["init"]).ok();
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/conformance/payloads/copilot-claude");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let mut p: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        p["cwd"] = json!(env.root);
+        let run = bare(&env, &p).ok();
+        seen += 1;
+        if name.starts_with("SessionStart") {
+            let text = contract(&env);
+            let want = json!({
+                "additionalContext": text,
+                "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text},
+            });
+            assert_eq!(run.stdout, format!("{want}\n"), "{name}");
+        } else {
+            // No chart matches these: nothing to inject, and no event is ever denied.
+            assert_eq!(run.stdout, "", "{name}");
+        }
+        assert_eq!(run.stderr, "", "{name}");
+    }
+    assert_eq!(seen, 6);
 }

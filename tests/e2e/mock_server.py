@@ -6,6 +6,8 @@ Serves, on 127.0.0.1 only:
 - Anthropic Messages: POST /v1/messages (streaming SSE when the body has "stream": true,
   JSON otherwise) and POST /v1/messages/count_tokens;
 - OpenAI Responses (for Codex): POST /v1/responses (SSE) and POST /v1/responses/compact;
+- OpenAI Chat Completions (for GitHub Copilot CLI): POST /v1/chat/completions (SSE when the
+  body has "stream": true, JSON otherwise) and GET /v1/models;
 - anything else: 404 with a JSON error (and still logged).
 
 Every request is appended to the log file as one JSON line
@@ -284,6 +286,56 @@ def responses_compact(handler, state, body):
         {"type": "message", "role": "user", "content": [
             {"type": "input_text", "text": "E2E-SUMMARY: the user sent test prompts."}]}]})
 
+CHAT_MODEL = "e2e-mock"
+
+
+def chat_shell_tool(body):
+    """The name of the shell tool a Chat Completions request offers (Copilot CLI: `bash`)."""
+    names = [t.get("function", {}).get("name") for t in body.get("tools") or []]
+    return next((n for n in ("bash", "shell", "powershell") if n in names), None)
+
+
+def chat_completions(handler, state, body):
+    """Chat Completions (Copilot CLI): `E2E_SEARCH` in the last user message gets a call of the
+    shell tool running `rg` for SEARCH_PATTERN; a request whose last message is the tool's result,
+    and anything else, gets text."""
+    msgs = body.get("messages") or []
+    last = msgs[-1] if msgs else {}
+    tool = chat_shell_tool(body)
+    user = [m for m in msgs if m.get("role") == "user"]
+    text_of = lambda m: m.get("content") if isinstance(m.get("content"), str) else " ".join(
+        p.get("text", "") for p in m.get("content") or [] if isinstance(p, dict))
+    if last.get("role") != "tool" and tool and user and "E2E_SEARCH" in text_of(user[-1]):
+        args = {"command": f"rg -n '{SEARCH_PATTERN}' src", "description": "Search the handler"}
+        msg = {"role": "assistant", "content": None, "tool_calls": [{
+            "index": 0, "id": state.next_id("call"), "type": "function",
+            "function": {"name": tool, "arguments": json.dumps(args)}}]}
+        finish = "tool_calls"
+    else:
+        msg = {"role": "assistant", "content": "E2E-DONE."}
+        finish = "stop"
+    usage = {"prompt_tokens": 100, "completion_tokens": 5, "total_tokens": 105}
+    if not body.get("stream"):
+        send_json(handler, 200, {"id": state.next_id("chatcmpl"), "object": "chat.completion",
+                                 "model": CHAT_MODEL, "usage": usage,
+                                 "choices": [{"index": 0, "message": msg, "finish_reason": finish}]})
+        return
+    cid = state.next_id("chatcmpl")
+    chunk = lambda delta, fin: {"id": cid, "object": "chat.completion.chunk", "model": CHAT_MODEL,
+                                "choices": [{"index": 0, "delta": delta, "finish_reason": fin}]}
+    events = [chunk(msg, None), dict(chunk({}, finish), usage=usage)]
+    handler.send_response(200)
+    handler.send_header("content-type", "text/event-stream")
+    handler.send_header("cache-control", "no-cache")
+    handler.send_header("connection", "close")
+    handler.end_headers()
+    for e in events:
+        handler.wfile.write(b"data: " + json.dumps(e).encode() + b"\n\n")
+    handler.wfile.write(b"data: [DONE]\n\n")
+    handler.wfile.flush()
+    handler.close_connection = True
+
+
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
@@ -319,6 +371,10 @@ class Handler(BaseHTTPRequestHandler):
             responses_compact(self, state, body)
         elif self.command == "POST" and path.endswith("/responses"):
             responses_api(self, state, body)
+        elif self.command == "POST" and path.endswith("/chat/completions"):
+            chat_completions(self, state, body)
+        elif self.command == "GET" and path.endswith("/models"):
+            send_json(self, 200, {"object": "list", "data": [{"id": CHAT_MODEL, "object": "model"}]})
         else:
             send_json(self, 404, {"type": "error", "error": {"type": "not_found_error",
                                                               "message": "e2e mock: " + path}})

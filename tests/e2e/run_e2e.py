@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs the end-to-end suite against the pinned clients in node_modules (see run.sh).
 
-Usage: run_e2e.py --capn PATH [--keep] [--only claude|codex]
+Usage: run_e2e.py --capn PATH [--keep] [--only claude|codex|copilot]
 Prints one line per check (PASS / FAIL with what it saw / N/A with why) and closes with
 "N passed, N failed". Exit 1 when any check failed.
 """
@@ -13,6 +13,7 @@ import sys
 from harness import Results, Sandbox, expect
 import claude
 import codex
+import copilot
 import features
 import offers
 
@@ -30,7 +31,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--capn", required=True)
     ap.add_argument("--keep", action="store_true", help="keep the sandboxes (printed)")
-    ap.add_argument("--only", choices=["claude", "codex"])
+    ap.add_argument("--only", choices=["claude", "codex", "copilot"])
     args = ap.parse_args()
     # run.sh's overall timeout sends SIGTERM: leave through the finally blocks, which stop the
     # clients' tmux servers and the mock
@@ -62,6 +63,18 @@ def main():
             offers.run_codex(sb, res, codex.codex_bin, codex.codex_env, codex.TURN)
             res.run("codex: no capn run exited non-zero or wrote stderr", check_capn_calls, sb,
                     "codex")
+        finally:
+            sb.close()
+            if args.keep:
+                print(f"kept: {sb.root}")
+    if args.only in (None, "copilot"):
+        sb = Sandbox(args.capn, args.keep)
+        try:
+            sb.start_mock()
+            sb.capn_init()
+            copilot.run(sb, res)
+            res.run("copilot: no capn run exited non-zero or wrote stderr",
+                    copilot.check_capn_calls, sb)
         finally:
             sb.close()
             if args.keep:

@@ -44,6 +44,12 @@ BREAKS = {
         "claude",
         ["claude: contract arrives once at startup",
          "claude: no capn run exited non-zero or wrote stderr"]),
+    "a bare capn exits 1 with the usage, as capn 0.3 did (Copilot CLI drops args)": (
+        'if [ "$#" -eq 0 ]; then cat >/dev/null; echo "Usage: capn <COMMAND>" >&2; exit 1; fi',
+        "copilot",
+        ["copilot: no hook denied a tool call",
+         "copilot: contract arrives once at session start",
+         "copilot: no capn run exited non-zero or wrote stderr"]),
 }
 
 
