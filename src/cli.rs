@@ -50,7 +50,7 @@ pub enum Command {
     Prune(PruneArgs),
     /// List every charted answer.
     List(ListArgs),
-    /// Run a hook for Claude Code or Codex (reads the host's JSON on stdin, always exits 0).
+    /// Run a hook for an agent host (reads the host's JSON on stdin, always exits 0).
     Hook(HookArgs),
     /// Print the Claude Code status line segment (reads the statusline JSON on stdin).
     Statusline(StatuslineArgs),
@@ -65,9 +65,19 @@ pub enum Command {
 /// `capn init`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  capn init\n  capn init --git\n  capn init --shared\n  capn init --no-embedding"
+    after_help = "Examples:\n  capn init\n  capn init --git\n  capn init --shared\n  capn init --no-embedding\n  capn init --host gemini --host qwen"
 )]
 pub struct InitArgs {
+    /// Set up only this host; repeatable (claude, codex, gemini, qwen, copilot).
+    ///
+    /// Default: Claude Code, Codex, and Gemini CLI or Qwen Code where .gemini/ or .qwen/ is.
+    #[arg(
+        long = "host",
+        value_enum,
+        value_name = "HOST",
+        hide_possible_values = true
+    )]
+    pub hosts: Vec<Host>,
     /// Also run `capn prune --expired` after each commit (the retention rule).
     #[arg(long)]
     pub git: bool,
@@ -185,8 +195,8 @@ pub struct HookArgs {
     // would put `-h`'s EVENT line over 100 columns.
     #[arg(value_enum, hide_possible_values = true, help = event_help())]
     pub event: HookEvent,
-    /// The host's output shape.
-    #[arg(long, value_enum, default_value_t = Host::Claude)]
+    /// The host's shapes: claude, codex, gemini, qwen or copilot.
+    #[arg(long, value_enum, default_value_t = Host::Claude, hide_possible_values = true)]
     pub host: Host,
 }
 
@@ -194,7 +204,9 @@ pub struct HookArgs {
 /// [`HookEvent`] in table order.
 fn event_help() -> String {
     let subs: Vec<&str> = HookEvent::ALL.iter().map(|e| e.subcommand()).collect();
-    format!("The event: {}", subs.join(", "))
+    // Three to a line: the help stays under 100 columns however many events there are.
+    let lines: Vec<String> = subs.chunks(3).map(|c| c.join(", ")).collect();
+    format!("The event:\n{}", lines.join(",\n"))
 }
 
 /// `capn statusline`.

@@ -19,10 +19,14 @@ pub enum HookEvent {
     UserPromptSubmit,
     /// PreToolUse: offers before a search (Grep, Glob, sub-agents, shell greps).
     PreToolUse,
+    /// PostToolUse: the same offers after a search, for hosts whose pre-tool event cannot add
+    /// context but whose post-tool event can (Gemini CLI's AfterTool, Qwen Code's PostToolUse,
+    /// Copilot CLI's postToolUse: the text is appended to the tool's result).
+    PostToolUse,
 }
 
 /// Each event with its host name and its subcommand: the one table the conversions read.
-const NAMES: [(HookEvent, &str, &str); 5] = [
+const NAMES: [(HookEvent, &str, &str); 6] = [
     (HookEvent::SessionStart, "SessionStart", "session-start"),
     (HookEvent::PreCompact, "PreCompact", "pre-compact"),
     (HookEvent::PostCompact, "PostCompact", "post-compact"),
@@ -32,24 +36,39 @@ const NAMES: [(HookEvent, &str, &str); 5] = [
         "user-prompt-submit",
     ),
     (HookEvent::PreToolUse, "PreToolUse", "pre-tool-use"),
+    (HookEvent::PostToolUse, "PostToolUse", "post-tool-use"),
 ];
 
-/// GitHub Copilot CLI's names for the events capn handles (it has no post-compact event).
-const COPILOT_NAMES: [(HookEvent, &str); 4] = [
+/// GitHub Copilot CLI's names for the events capn handles, in its own hook files
+/// (`.github/hooks/*.json`: camelCase; the payloads captured from the client). It has no
+/// post-compact event.
+pub const COPILOT_NAMES: [(HookEvent, &str); 5] = [
     (HookEvent::SessionStart, "sessionStart"),
     (HookEvent::UserPromptSubmit, "userPromptSubmitted"),
     (HookEvent::PreToolUse, "preToolUse"),
+    (HookEvent::PostToolUse, "postToolUse"),
     (HookEvent::PreCompact, "preCompact"),
+];
+
+/// Gemini CLI's names where they differ from Claude Code's (../shared/reference/hosts-offline.md):
+/// BeforeAgent (the prompt), BeforeTool and AfterTool. Its PreCompress is left out: it fires
+/// before every model call, so it says nothing about a compression; it has no post-compress
+/// event.
+pub const GEMINI_NAMES: [(HookEvent, &str); 3] = [
+    (HookEvent::UserPromptSubmit, "BeforeAgent"),
+    (HookEvent::PreToolUse, "BeforeTool"),
+    (HookEvent::PostToolUse, "AfterTool"),
 ];
 
 impl HookEvent {
     /// Every event, in the order the registration tables list them.
-    pub const ALL: [HookEvent; 5] = [
+    pub const ALL: [HookEvent; 6] = [
         HookEvent::SessionStart,
         HookEvent::PreCompact,
         HookEvent::PostCompact,
         HookEvent::UserPromptSubmit,
         HookEvent::PreToolUse,
+        HookEvent::PostToolUse,
     ];
 
     fn row(self) -> &'static (HookEvent, &'static str, &'static str) {
@@ -72,17 +91,26 @@ impl HookEvent {
     }
 
     /// The event a payload's `hook_event_name` stands for, in any host's spelling: Claude Code's,
-    /// Codex's, Qwen Code's and Gemini CLI's `SessionStart` (as [`HookEvent::from_name`]), or
-    /// GitHub Copilot CLI's camelCase names (`sessionStart`, `userPromptSubmitted`, `preToolUse`,
-    /// `preCompact`; ../shared/reference/hosts-offline.md). `None` for an event capn does not
+    /// Codex's and Qwen Code's (as [`HookEvent::from_name`]), or one of [`COPILOT_NAMES`] and
+    /// [`GEMINI_NAMES`]. `None` for an event capn does not
     /// handle.
     pub fn from_wire_name(name: &str) -> Option<HookEvent> {
         HookEvent::from_name(name).or_else(|| {
             COPILOT_NAMES
                 .iter()
+                .chain(&GEMINI_NAMES)
                 .find(|(_, n)| *n == name)
                 .map(|(e, _)| *e)
         })
+    }
+
+    /// The name `host_names` (such as [`GEMINI_NAMES`]) gives the event, else
+    /// [`HookEvent::name`].
+    pub fn name_in(self, host_names: &[(HookEvent, &'static str)]) -> &'static str {
+        host_names
+            .iter()
+            .find(|(e, _)| *e == self)
+            .map_or(self.name(), |(_, n)| n)
     }
 
     /// The event a `capn hook` subcommand answers; `None` for anything else.

@@ -8,7 +8,7 @@
 
 use crate::events::HookEvent;
 
-/// Which host's vocabulary and output shapes a hook uses (`--host claude|codex`).
+/// Which host's vocabulary and output shapes a hook uses (`--host claude|codex|gemini|qwen|copilot`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Host {
     /// Claude Code.
@@ -16,44 +16,76 @@ pub enum Host {
     Claude,
     /// OpenAI Codex CLI.
     Codex,
+    /// Google Gemini CLI.
+    Gemini,
+    /// Qwen Code.
+    Qwen,
+    /// GitHub Copilot CLI, through its own hook files (`.github/hooks/*.json`).
+    Copilot,
 }
 
 impl Host {
-    /// The `--host` value naming the host (`claude`, `codex`).
+    /// Every host, in the order messages list them.
+    pub const ALL: [Host; 5] = [
+        Host::Claude,
+        Host::Codex,
+        Host::Gemini,
+        Host::Qwen,
+        Host::Copilot,
+    ];
+
+    /// The `--host` value naming the host (`claude`, `codex`, `gemini`, `qwen`, `copilot`).
     pub fn flag(self) -> &'static str {
         match self {
             Host::Claude => "claude",
             Host::Codex => "codex",
+            Host::Gemini => "gemini",
+            Host::Qwen => "qwen",
+            Host::Copilot => "copilot",
         }
     }
 
     /// The host a `--host` value names; `None` for anything else.
     pub fn from_flag(flag: &str) -> Option<Host> {
-        [Host::Claude, Host::Codex]
-            .into_iter()
-            .find(|h| h.flag() == flag)
+        Host::ALL.into_iter().find(|h| h.flag() == flag)
     }
 }
 
 /// `--host` takes [`Host::flag`]'s spellings.
 impl clap::ValueEnum for Host {
     fn value_variants<'a>() -> &'a [Self] {
-        &[Host::Claude, Host::Codex]
+        &Host::ALL
     }
 
     fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
-        let help = match self {
-            Host::Claude => "Claude Code",
-            Host::Codex => "OpenAI Codex CLI",
-        };
-        Some(clap::builder::PossibleValue::new(self.flag()).help(help))
+        Some(clap::builder::PossibleValue::new(self.flag()).help(of(*self).name))
     }
+}
+
+/// How a host reads the context a hook adds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReplyField {
+    /// `{"hookSpecificOutput": {"hookEventName": <the host's event name>, "additionalContext":
+    /// <text>}}` (Claude Code, Codex, Gemini CLI, Qwen Code).
+    Nested,
+    /// `{"additionalContext": <text>}` (GitHub Copilot CLI's own hook files; it ignores
+    /// `hookSpecificOutput` except on preToolUse).
+    TopLevel,
 }
 
 /// The Claude Code registrations (`hooks-config/claude.json`).
 pub const CLAUDE_TABLE: &str = include_str!("../hooks-config/claude.json");
 /// The Codex registrations (`hooks-config/codex.json`).
 pub const CODEX_TABLE: &str = include_str!("../hooks-config/codex.json");
+/// The Gemini CLI registrations (`hooks-config/gemini.json`; timeouts in milliseconds).
+pub const GEMINI_TABLE: &str = include_str!("../hooks-config/gemini.json");
+/// The Qwen Code registrations (`hooks-config/qwen.json`).
+pub const QWEN_TABLE: &str = include_str!("../hooks-config/qwen.json");
+/// The GitHub Copilot CLI hook file (`hooks-config/copilot.json`), written whole.
+pub const COPILOT_TABLE: &str = include_str!("../hooks-config/copilot.json");
+/// Codex's PostToolUse output schema.
+pub const CODEX_POST_TOOL_USE_OUTPUT: &str =
+    include_str!("../assets/codex-schemas/post-tool-use.command.output.schema.json");
 
 /// Codex's SessionStart output schema (`session-start.command.output.schema.json`).
 pub const CODEX_SESSION_START_OUTPUT: &str =
@@ -85,6 +117,7 @@ fn codex_output_schema(event: HookEvent) -> &'static str {
         HookEvent::PostCompact => CODEX_POST_COMPACT_OUTPUT,
         HookEvent::UserPromptSubmit => CODEX_USER_PROMPT_SUBMIT_OUTPUT,
         HookEvent::PreToolUse => CODEX_PRE_TOOL_USE_OUTPUT,
+        HookEvent::PostToolUse => CODEX_POST_TOOL_USE_OUTPUT,
     }
 }
 
@@ -134,6 +167,14 @@ pub struct HostSpec {
     pub specific_keys: fn(&str) -> Option<&'static [&'static str]>,
     /// The host's published output schemas for an event, as (name, JSON text); empty for none.
     pub output_schemas: fn(HookEvent) -> Vec<(String, &'static str)>,
+    /// The host's names for capn's events where they differ from Claude Code's
+    /// ([`crate::events::GEMINI_NAMES`], ...): what it sends as `hook_event_name`, the key in its
+    /// hook file, and the `hookEventName` of a reply.
+    pub event_names: &'static [(HookEvent, &'static str)],
+    /// Where the host reads a hook's context.
+    pub reply: ReplyField,
+    /// What the host cannot carry, for `init`'s report and the docs (empty: everything).
+    pub limits: &'static str,
 }
 
 impl HostSpec {
@@ -202,6 +243,9 @@ pub const CLAUDE: HostSpec = HostSpec {
     ]),
     specific_keys: claude_specific_keys,
     output_schemas: no_schemas,
+    event_names: &[],
+    reply: ReplyField::Nested,
+    limits: "",
 };
 
 /// Codex: `.codex/hooks.json` and `~/.codex/hooks.json`.
@@ -216,15 +260,94 @@ pub const CODEX: HostSpec = HostSpec {
     top_keys: None,
     specific_keys: no_keys,
     output_schemas: codex_event_output_schemas,
+    event_names: &[],
+    reply: ReplyField::Nested,
+    limits: "no status line (Codex has no command status line, so no /compact-prep reminder from it; the reminder comes from the token counts in its rollout file)",
 };
 
-/// Both hosts, Claude Code first.
+/// The top-level reply keys of Gemini CLI's hook output (its hooks documentation: the common
+/// fields plus `hookSpecificOutput`).
+const GEMINI_TOP_KEYS: &[&str] = &[
+    "continue",
+    "stopReason",
+    "suppressOutput",
+    "systemMessage",
+    "decision",
+    "reason",
+    "hookSpecificOutput",
+];
+
+fn context_keys(_: &str) -> Option<&'static [&'static str]> {
+    Some(&["hookEventName", "additionalContext"])
+}
+
+/// Gemini CLI: `.gemini/settings.json` and `~/.gemini/settings.json` (command hooks, one shell
+/// string each, timeouts in milliseconds; ../shared/reference/hosts-offline.md).
+pub const GEMINI: HostSpec = HostSpec {
+    host: Host::Gemini,
+    label: "Gemini",
+    name: "Gemini CLI",
+    files: &[".gemini/settings.json"],
+    user_file: ".gemini/settings.json",
+    user_label: "~/.gemini/settings.json",
+    table: GEMINI_TABLE,
+    top_keys: Some(GEMINI_TOP_KEYS),
+    specific_keys: context_keys,
+    output_schemas: no_schemas,
+    event_names: &crate::events::GEMINI_NAMES,
+    reply: ReplyField::Nested,
+    limits: "no recovery after a compression (it has no post-compress event, and PreCompress fires before every model call) and no status line; offers after a search come with the tool's result (AfterTool), since BeforeTool cannot add context",
+};
+
+/// Qwen Code: `.qwen/settings.json` and `~/.qwen/settings.json` (Claude-shaped, one shell string
+/// per command).
+pub const QWEN: HostSpec = HostSpec {
+    host: Host::Qwen,
+    label: "Qwen",
+    name: "Qwen Code",
+    files: &[".qwen/settings.json"],
+    user_file: ".qwen/settings.json",
+    user_label: "~/.qwen/settings.json",
+    table: QWEN_TABLE,
+    top_keys: CLAUDE.top_keys,
+    specific_keys: claude_specific_keys,
+    output_schemas: no_schemas,
+    event_names: &[],
+    reply: ReplyField::Nested,
+    limits: "no status line; offers after a search come with the tool's result (PostToolUse), since PreToolUse cannot add context",
+};
+
+/// GitHub Copilot CLI's own hook file, `.github/hooks/capn.json` (`~/.copilot/hooks/` for the
+/// user). Copilot also runs `.claude/settings.json`, without `args` ([`crate::hook::bare`]).
+pub const COPILOT: HostSpec = HostSpec {
+    host: Host::Copilot,
+    label: "Copilot",
+    name: "GitHub Copilot CLI",
+    files: &[".github/hooks/capn.json"],
+    user_file: ".copilot/hooks/capn.json",
+    user_label: "~/.copilot/hooks/capn.json",
+    table: COPILOT_TABLE,
+    top_keys: None,
+    specific_keys: no_keys,
+    output_schemas: no_schemas,
+    event_names: &crate::events::COPILOT_NAMES,
+    reply: ReplyField::TopLevel,
+    limits: "no post-compact event (recovery is armed by preCompact and delivered with the next prompt) and no status line",
+};
+
+/// The hosts a plain `capn init` registers and `capn doctor` checks: Claude Code first.
 pub const HOSTS: [&HostSpec; 2] = [&CLAUDE, &CODEX];
+
+/// Every host's table, in [`Host::ALL`]'s order.
+pub const ALL_HOSTS: [&HostSpec; 5] = [&CLAUDE, &CODEX, &GEMINI, &QWEN, &COPILOT];
 
 /// The table of `host`.
 pub fn of(host: Host) -> &'static HostSpec {
     match host {
         Host::Claude => &CLAUDE,
         Host::Codex => &CODEX,
+        Host::Gemini => &GEMINI,
+        Host::Qwen => &QWEN,
+        Host::Copilot => &COPILOT,
     }
 }

@@ -8,9 +8,11 @@
 //! broken one stops `init` with nothing changed.
 
 use crate::cli::InitArgs;
+use crate::hosts::Host;
+use crate::install::more_hosts::{self, CopilotPlan};
 use crate::install::project::{
     check_project_paths, user_settings, CLAUDE_LOCAL_SETTINGS, CLAUDE_SETTINGS, CODEX_HOOKS,
-    PROJECT_SETTINGS, USER_CLAUDE_SETTINGS, USER_CODEX_HOOKS,
+    GEMINI_SETTINGS, PROJECT_SETTINGS, QWEN_SETTINGS, USER_CLAUDE_SETTINGS, USER_CODEX_HOOKS,
 };
 use crate::install::record::{
     self, InstallRecord, RecordedPostCommit, RecordedReplaced, RecordedStatusline,
@@ -28,6 +30,10 @@ struct Plan {
     claude: SettingsFile,
     claude_local: SettingsFile,
     codex: SettingsFile,
+    gemini: SettingsFile,
+    qwen: SettingsFile,
+    /// Copilot CLI's own hook file, when Copilot is set up.
+    copilot: Option<CopilotPlan>,
     gitignore: Option<Vec<u8>>,
     skill: SkillPlan,
     git_hook: Option<(PathBuf, git_hook::AddPlan)>,
@@ -62,10 +68,25 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
 /// Errors: a refusal (a file that does not parse or must not be written); nothing was changed.
 fn plan(root: &Path, args: &InitArgs) -> Result<Plan> {
     let mut done: Vec<String> = Vec::new();
-    // Parse every settings file first: a broken one means nothing is written at all.
-    let mut claude = SettingsFile::load(&root.join(CLAUDE_SETTINGS))?;
-    let mut claude_local = SettingsFile::load(&root.join(CLAUDE_LOCAL_SETTINGS))?;
-    let mut codex = SettingsFile::load(&root.join(CODEX_HOOKS))?;
+    let hosts = more_hosts::selected(root, &args.hosts);
+    // Parse every settings file of the hosts set up first: a broken one means nothing is
+    // written at all. (Another host's file is not even read: a placeholder that stays unchanged.)
+    let load = |host: Host, rel: &str| -> Result<SettingsFile> {
+        if hosts.contains(&host) {
+            SettingsFile::load(&root.join(rel))
+        } else {
+            SettingsFile::from_bytes(&root.join(rel), None)
+        }
+    };
+    let mut claude = load(Host::Claude, CLAUDE_SETTINGS)?;
+    let mut claude_local = load(Host::Claude, CLAUDE_LOCAL_SETTINGS)?;
+    let mut codex = load(Host::Codex, CODEX_HOOKS)?;
+    let mut gemini = load(Host::Gemini, GEMINI_SETTINGS)?;
+    let mut qwen = load(Host::Qwen, QWEN_SETTINGS)?;
+    let copilot = match hosts.contains(&Host::Copilot) {
+        true => Some(more_hosts::plan_copilot(root)?),
+        false => None,
+    };
     // Worked out (and refused, for a hook that is not a shell script) before anything is written.
     let git_hook = if args.git {
         let path = git_hook::post_commit_path(root)?;
@@ -83,7 +104,9 @@ fn plan(root: &Path, args: &InitArgs) -> Result<Plan> {
         claude: user_settings(USER_CLAUDE_SETTINGS),
         codex: user_settings(USER_CODEX_HOOKS),
     };
-    let skill = if claude_from_plugin(&claude, &claude_local, &user) {
+    let skill = if !hosts.contains(&Host::Claude) {
+        SkillPlan::NotClaude
+    } else if claude_from_plugin(&claude, &claude_local, &user) {
         SkillPlan::FromPlugin
     } else {
         plan_skill(root)?
@@ -92,32 +115,32 @@ fn plan(root: &Path, args: &InitArgs) -> Result<Plan> {
     // What this run adds is merged into what earlier runs recorded (see install::record).
     let mut rec = earlier_record(root, &mut done);
     let fresh: Vec<bool> = PROJECT_SETTINGS.iter().map(|f| !rec.touches(f)).collect();
-    merge_hooks(
-        root,
-        &mut claude,
-        &mut claude_local,
-        &mut codex,
-        &user,
-        &mut rec,
-        &mut done,
-    )?;
-    merge_statusline(&mut claude, &mut claude_local, &user, &mut rec, &mut done);
+    let targets = Targets {
+        claude: &mut claude,
+        claude_local: &mut claude_local,
+        codex: &mut codex,
+        gemini: &mut gemini,
+        qwen: &mut qwen,
+    };
+    merge_hooks(root, &hosts, targets, &user, &mut rec, &mut done)?;
+    if hosts.contains(&Host::Claude) {
+        merge_statusline(&mut claude, &mut claude_local, &user, &mut rec, &mut done);
+    }
 
     // Every refusal before the first write.
-    refusals(
-        root,
-        [&claude, &claude_local, &codex],
-        gitignore.is_some(),
-        skill,
-    )?;
+    let files = [&claude, &claude_local, &codex, &gemini, &qwen];
+    refusals(root, files, gitignore.is_some(), skill)?;
     if store_ignore == shared::StoreIgnore::Write {
         refuse_unwritable(&store.dir.join(".gitignore"))?;
     }
-    record_fits(&rec, [&claude, &claude_local, &codex], &fresh)?;
+    record_fits(&rec, files, &fresh)?;
     Ok(Plan {
         claude,
         claude_local,
         codex,
+        gemini,
+        qwen,
+        copilot,
         gitignore,
         skill,
         git_hook,
@@ -186,7 +209,7 @@ fn refuse_unwritable(path: &Path) -> Result<()> {
 /// [`SettingsFile::refusal`] and [`crate::fsutil::unwritable_reason`]).
 fn refusals(
     root: &Path,
-    files: [&SettingsFile; 3],
+    files: [&SettingsFile; 5],
     gitignore_changes: bool,
     skill: SkillPlan,
 ) -> Result<()> {
@@ -230,7 +253,7 @@ fn refusals(
 /// `uninstall` to read back ([`crate::fsutil::limits::HOST_FILE`]): the record keeps each
 /// changed settings file's bytes from before `init`, escaped as JSON, so a settings file of
 /// a few MiB can make one twice its size, and a record uninstall cannot read restores nothing.
-fn record_fits(rec: &InstallRecord, files: [&SettingsFile; 3], fresh: &[bool]) -> Result<()> {
+fn record_fits(rec: &InstallRecord, files: [&SettingsFile; 5], fresh: &[bool]) -> Result<()> {
     let mut trial = rec.clone();
     for ((f, label), fresh) in files.into_iter().zip(PROJECT_SETTINGS).zip(fresh) {
         record_change(&mut trial, f, label, *fresh);
@@ -259,41 +282,70 @@ fn record_change(rec: &mut InstallRecord, f: &SettingsFile, label: &str, fresh: 
     }
 }
 
-/// Merges the hook tables into the settings files (in memory) and records what was added and
-/// what older registrations were replaced.
+/// The settings files the hook tables are merged into (see [`merge_hooks`]).
+struct Targets<'a> {
+    claude: &'a mut SettingsFile,
+    claude_local: &'a mut SettingsFile,
+    codex: &'a mut SettingsFile,
+    gemini: &'a mut SettingsFile,
+    qwen: &'a mut SettingsFile,
+}
+
+/// Merges the hook tables of the `selected` hosts into their settings files (in memory) and
+/// records what was added and what older registrations were replaced.
 fn merge_hooks(
     root: &Path,
-    claude: &mut SettingsFile,
-    claude_local: &mut SettingsFile,
-    codex: &mut SettingsFile,
+    selected: &[Host],
+    t: Targets<'_>,
     user: &UserFiles,
     rec: &mut InstallRecord,
     done: &mut Vec<String>,
 ) -> Result<()> {
-    let from_plugin = claude_from_plugin(claude, claude_local, user);
-    let mut hosts = vec![(
-        crate::hosts::CODEX_TABLE,
-        codex,
-        vec![],
-        &user.codex,
-        CODEX_HOOKS,
-    )];
-    if from_plugin {
+    let from_plugin = claude_from_plugin(t.claude, t.claude_local, user);
+    let gemini_user = user_settings(crate::hosts::GEMINI.user_file);
+    let qwen_user = user_settings(crate::hosts::QWEN.user_file);
+    let mut hosts = Vec::new();
+    if selected.contains(&Host::Claude) && from_plugin {
         done.push(format!(
             "Claude Code hooks: the capn plugin ({}) registers them; not added to {CLAUDE_SETTINGS}",
             install::PLUGIN_ID
         ));
-    } else {
-        hosts.insert(
-            0,
-            (
-                crate::hosts::CLAUDE_TABLE,
-                claude,
-                vec![claude_local],
-                &user.claude,
-                CLAUDE_SETTINGS,
-            ),
-        );
+    } else if selected.contains(&Host::Claude) {
+        let others = vec![t.claude_local];
+        hosts.push((
+            crate::hosts::CLAUDE_TABLE,
+            t.claude,
+            others,
+            &user.claude,
+            CLAUDE_SETTINGS,
+        ));
+    }
+    if selected.contains(&Host::Codex) {
+        hosts.push((
+            crate::hosts::CODEX_TABLE,
+            t.codex,
+            vec![],
+            &user.codex,
+            CODEX_HOOKS,
+        ));
+    }
+    if selected.contains(&Host::Gemini) {
+        hosts.push((
+            crate::hosts::GEMINI_TABLE,
+            t.gemini,
+            vec![],
+            &gemini_user,
+            GEMINI_SETTINGS,
+        ));
+    }
+    if selected.contains(&Host::Qwen) {
+        hosts.push((
+            crate::hosts::QWEN_TABLE,
+            t.qwen,
+            vec![],
+            &qwen_user,
+            QWEN_SETTINGS,
+        ));
     }
     for (table, target, others, user, label) in hosts {
         let mut others = others;
@@ -324,6 +376,10 @@ fn merge_hooks(
         }
         for event in &report.added {
             done.push(format!("registered the {event} hook in {label}"));
+        }
+        let spec = crate::hosts::of(crate::install::project::host_of_file(label));
+        if !report.added.is_empty() && !matches!(spec.host, Host::Claude | Host::Codex) {
+            done.push(format!("{}: {}", spec.name, spec.limits));
         }
         for (event, handler) in &report.handlers {
             rec.add_handler(label, event, handler);
@@ -396,6 +452,9 @@ fn apply(
         claude,
         claude_local,
         codex,
+        gemini,
+        qwen,
+        copilot,
         gitignore,
         skill,
         git_hook,
@@ -415,7 +474,11 @@ fn apply(
     write_gitignores(store, gitignore, shared, store_ignore, &mut done)?;
     let codex_changed = codex.changed();
     // Why the install record could not be signed, as its latest save found (`None`: signed).
-    let mut unsigned = save_settings(&root, [&claude, &claude_local, &codex], fresh, &mut rec)?;
+    let files = [&claude, &claude_local, &codex, &gemini, &qwen];
+    let mut unsigned = save_settings(&root, files, fresh, &mut rec)?;
+    if let Some(plan) = &copilot {
+        done.extend(copilot_step(&root, plan, &mut rec, &mut unsigned)?);
+    }
     if let SkillPlan::Install = skill {
         rec.skill = true;
         unsigned = rec.save(&root)?;
@@ -531,14 +594,39 @@ fn write_gitignores(
     Ok(())
 }
 
-/// Saves the three settings files of [`PROJECT_SETTINGS`], each recorded in `rec` (and the
+/// Creates Copilot CLI's hook file per `plan`, recorded first (so `uninstall` deletes it);
+/// returns what to report.
+///
+/// Errors: the record or the file cannot be written.
+fn copilot_step(
+    root: &Path,
+    plan: &CopilotPlan,
+    rec: &mut InstallRecord,
+    unsigned: &mut Option<String>,
+) -> Result<Option<String>> {
+    let file = more_hosts::COPILOT_FILE;
+    Ok(match plan {
+        CopilotPlan::Present => None,
+        CopilotPlan::Differs => Some(format!(
+            "left {file} as it is: it differs from what capn writes (delete it and run capn init --host copilot again to replace it)"
+        )),
+        CopilotPlan::Create => {
+            rec.add_created_file(file);
+            *unsigned = rec.save(root)?;
+            more_hosts::write_copilot(root, plan)?;
+            Some(format!("registered the Copilot CLI hooks in {file}"))
+        }
+    })
+}
+
+/// Saves the settings files of [`PROJECT_SETTINGS`], each recorded in `rec` (and the
 /// record saved) before it is written. Returns why the record could not be signed, as its last
 /// save found (`None`: signed).
 ///
 /// Errors: the record or a settings file cannot be written.
 fn save_settings(
     root: &Path,
-    files: [&SettingsFile; 3],
+    files: [&SettingsFile; 5],
     fresh: Vec<bool>,
     rec: &mut InstallRecord,
 ) -> Result<Option<String>> {
@@ -651,6 +739,8 @@ enum SkillPlan {
     Differs,
     /// The capn plugin ships it (`/capn:compact-prep`): nothing to install.
     FromPlugin,
+    /// Claude Code is not set up in this run: nothing to install.
+    NotClaude,
 }
 
 /// Reads the skill file (never blocking, never through a symlink) and decides.
@@ -672,7 +762,7 @@ fn install_skill(root: &Path, plan: &SkillPlan) -> Result<Option<String>> {
     let path = skill_path(root);
     let rel = crate::store::display_rel(root, &path);
     match plan {
-        SkillPlan::Present | SkillPlan::FromPlugin => Ok(None),
+        SkillPlan::Present | SkillPlan::FromPlugin | SkillPlan::NotClaude => Ok(None),
         SkillPlan::Differs => Ok(Some(format!(
             "kept {rel}: it differs from the bundled /compact-prep skill (delete it and run capn init to update)"
         ))),

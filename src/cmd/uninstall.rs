@@ -20,7 +20,9 @@
 //! them). A settings file that does not parse is left untouched and reported.
 
 use crate::cli::UninstallArgs;
-use crate::install::project::{self, CODEX_HOOKS, PROJECT_SETTINGS};
+use crate::hosts::Host;
+use crate::install::more_hosts;
+use crate::install::project::{self, PROJECT_SETTINGS};
 use crate::install::record::{self, InstallRecord};
 use crate::install::{self, git_hook, SettingsFile};
 use crate::store::Store;
@@ -38,12 +40,12 @@ pub fn run(_args: &UninstallArgs) -> Result<ExitCode> {
     // Writers of .capn/ hold the lock: the install record is read, then deleted.
     let _lock = store.lock_for_setup()?;
     // Plan first: every file read and every edit made in memory before the first write.
-    let mut files = Vec::new();
-    for rel in PROJECT_SETTINGS {
-        files.push((rel, SettingsFile::load(&root.join(rel))?));
-    }
     let mut done = Vec::new();
     let (rec, foreign) = trusted_record(&root, &mut done);
+    let mut files = Vec::new();
+    for rel in PROJECT_SETTINGS {
+        files.push((rel, load_settings(&root, rel, rec.as_ref(), &mut done)?));
+    }
     // The other files uninstall may touch: refused now (a FIFO, a symlink) rather than after the
     // settings were written.
     crate::install::skill::read_skill(&root)?;
@@ -74,6 +76,33 @@ pub fn run(_args: &UninstallArgs) -> Result<ExitCode> {
     }
     report(&store, &done, &kept)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Loads the settings file `rel`. Claude Code's and Codex's must parse (a broken one stops
+/// `uninstall` with nothing changed, as before). Another host's file that does not parse and that
+/// the record names nothing in is left alone (said in `done`): it is no reason to keep capn's
+/// handlers in the others.
+///
+/// Errors: [`SettingsFile::load`]'s.
+fn load_settings(
+    root: &Path,
+    rel: &str,
+    rec: Option<&InstallRecord>,
+    done: &mut Vec<String>,
+) -> Result<SettingsFile> {
+    let path = root.join(rel);
+    let host = project::host_of_file(rel);
+    match SettingsFile::load(&path) {
+        Ok(f) => Ok(f),
+        Err(e)
+            if !matches!(host, Host::Claude | Host::Codex)
+                && !rec.is_some_and(|r| r.touches(rel) || r.created(rel)) =>
+        {
+            done.push(format!("left {rel} alone: {e:#}"));
+            SettingsFile::from_bytes(&path, None)
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// The install record to act on, if there is one this user's capn wrote for this project, and
@@ -249,6 +278,9 @@ fn undo_recorded_files(rec: &InstallRecord, root: &Path, done: &mut Vec<String>)
     if rec.skill {
         done.extend(remove_skill(root)?);
     }
+    if rec.created(more_hosts::COPILOT_FILE) {
+        done.extend(more_hosts::remove_copilot(root)?);
+    }
     if let Some(pc) = &rec.post_commit {
         // Only ever this project's hook as git runs it now: the recorded path is a check, not a
         // target (a moved project's record names another project's hook; see RecordedPostCommit).
@@ -283,15 +315,11 @@ fn edit_unrecorded(
 ) -> Result<Vec<std::path::PathBuf>> {
     let user_statusline = project::user_statusline_command();
     for (rel, f) in files.iter_mut() {
-        let table = if *rel == CODEX_HOOKS {
-            crate::hosts::CODEX_TABLE
-        } else {
-            crate::hosts::CLAUDE_TABLE
-        };
-        for event in install::remove_table_handlers(table, f)? {
+        let host = project::host_of_file(rel);
+        for event in install::remove_table_handlers(crate::hosts::of(host).table, f)? {
             done.push(format!("removed the {event} hook from {rel}"));
         }
-        if *rel != CODEX_HOOKS {
+        if host == Host::Claude {
             if let Some(what) = install::unmerge_statusline(f, user_statusline.as_deref()) {
                 done.push(format!("{what} in {rel}"));
             }
@@ -303,6 +331,8 @@ fn edit_unrecorded(
 /// Removes the unmodified skill and the `capn prune` line.
 fn undo_unrecorded_files(root: &Path, done: &mut Vec<String>) -> Result<()> {
     done.extend(remove_skill(root)?);
+    // Only exactly what init writes is deleted.
+    done.extend(more_hosts::remove_copilot(root)?);
     if let Ok(path) = git_hook::post_commit_path(root) {
         let created = crate::fsutil::read_host_file(&path, "post-commit hook")
             .is_ok_and(|t| t.as_deref().is_some_and(git_hook::is_created_hook_text));

@@ -30,6 +30,11 @@ pub fn run(bytes: &[u8]) -> Result<()> {
     let Some(event) = event_of(&input) else {
         return Ok(());
     };
+    // Copilot CLI runs capn's own file too when the project has one: that run answers.
+    let root = super::call::Call::from(input.clone()).project_root();
+    if root.is_some_and(|r| crate::install::more_hosts::copilot_registered(&r)) {
+        return Ok(());
+    }
     // The payloads of hosts that run Claude Code's registrations are Claude-shaped (snake_case
     // fields, Claude Code's tool names), so Claude Code's vocabulary reads them.
     super::run_input(event, Host::Claude, input, ReplyShape::Guest)
@@ -67,7 +72,11 @@ mod tests {
             event(r#"{"hook_event_name":"userPromptSubmitted"}"#),
             Some(HookEvent::UserPromptSubmit)
         );
-        assert_eq!(event(r#"{"hook_event_name":"PostToolUse"}"#), None);
+        assert_eq!(
+            event(r#"{"hook_event_name":"AfterTool"}"#),
+            Some(HookEvent::PostToolUse)
+        );
+        assert_eq!(event(r#"{"hook_event_name":"Notification"}"#), None);
         assert_eq!(event(r#"{"hook_event_name":"Stop"}"#), None);
         assert_eq!(event(r#"{"source":"new"}"#), Some(HookEvent::SessionStart));
         assert_eq!(

@@ -130,9 +130,20 @@ impl From<HookInput> for Call {
             tool: w
                 .tool_name
                 .map(|t| cut_to(t, MAX_WORD_BYTES))
-                .zip(w.tool_input.map(bounded_value)),
+                .zip(w.tool_input.map(object_of).map(bounded_value)),
             agent,
         }
+    }
+}
+
+/// A tool input as an object: Copilot CLI has sent `toolArgs` as the JSON text of one, which is
+/// parsed (within the payload's own bounds); anything else is kept as sent.
+fn object_of(v: Value) -> Value {
+    match v {
+        Value::String(text) if text.trim_start().starts_with('{') => {
+            serde_json::from_str(&text).unwrap_or(Value::String(text))
+        }
+        other => other,
     }
 }
 

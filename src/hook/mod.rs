@@ -48,6 +48,7 @@ pub mod handoff;
 pub mod json;
 pub mod offer;
 pub mod post_compact;
+pub mod post_tool_use;
 pub mod pre_compact;
 pub mod pre_tool_use;
 pub mod reply;
@@ -197,6 +198,11 @@ pub fn run_input(event: HookEvent, host: Host, input: HookInput, shape: ReplySha
         HookEvent::SessionStart => session_start::run(&ctx)?,
         HookEvent::PreCompact => {
             pre_compact::run(&ctx)?;
+            if host == Host::Copilot {
+                // Copilot CLI has no post-compact event: its preCompact is the only sign of a
+                // compaction, so it also arms the recovery the next prompt delivers.
+                post_compact::run(&ctx)?;
+            }
             None
         }
         HookEvent::PostCompact => {
@@ -205,12 +211,13 @@ pub fn run_input(event: HookEvent, host: Host, input: HookInput, shape: ReplySha
         }
         HookEvent::UserPromptSubmit => user_prompt_submit::run(&ctx)?,
         HookEvent::PreToolUse => pre_tool_use::run(&ctx)?,
+        HookEvent::PostToolUse => post_tool_use::run(&ctx)?,
     };
     let Some(text) = context else {
         return Ok(());
     };
     let reply = match shape {
-        ReplyShape::Nested => envelope(event.name(), &text),
+        ReplyShape::Nested => host_envelope(host, event, &text),
         ReplyShape::Guest => guest_envelope(event, &text),
     };
     emit(reply)
@@ -228,6 +235,20 @@ pub fn envelope(event_name: &str, text: &str) -> String {
         }
     });
     v.to_string()
+}
+
+/// The reply `host` reads for `event` ([`crate::hosts::HostSpec::reply`]): [`envelope`] with the
+/// host's name for the event (Gemini CLI: `BeforeAgent`, `AfterTool`), or, for GitHub Copilot
+/// CLI's own hook files, `{"additionalContext": <text>}` alone. `text` is cut below
+/// [`text::MAX_CHARS`].
+pub fn host_envelope(host: Host, event: HookEvent, text: &str) -> String {
+    let spec = crate::hosts::of(host);
+    match spec.reply {
+        crate::hosts::ReplyField::Nested => envelope(event.name_in(spec.event_names), text),
+        crate::hosts::ReplyField::TopLevel => {
+            serde_json::json!({ "additionalContext": text::truncate(text.to_string()) }).to_string()
+        }
+    }
 }
 
 /// The reply to a host that ran a Claude Code registration without its `args`

@@ -85,7 +85,8 @@ impl Recovery<'_> {
                     Host::Claude => (format!("{prep} state"), format!("fresh {prep}")),
                     // Codex has no compact-prep skill: the file can only have been written some
                     // other way (`capn state`), so it is named for what it is.
-                    Host::Codex => ("saved session state".to_string(), "fresh save".to_string()),
+                    // Nor do the other hosts.
+                    _ => ("saved session state".to_string(), "fresh save".to_string()),
                 };
                 s.push_str(&format!(
                     "The {state} for this session is {path}, saved {}.",
@@ -104,7 +105,7 @@ impl Recovery<'_> {
                 let saved = match self.host {
                     Host::Claude => format!("No {prep} state was saved for this session"),
                     // No skill to point at on Codex: say where the context is instead.
-                    Host::Codex => "No session state file was saved for this session".to_string(),
+                    _ => "No session state file was saved for this session".to_string(),
                 };
                 s.push_str(&format!(
                     "{saved} ({path} does not exist), so plan, phase and decisions have to be \
@@ -116,6 +117,7 @@ impl Recovery<'_> {
         let tasks = match self.host {
             Host::Claude => "the task list (TaskList)",
             Host::Codex => "the task list (the plan tool)",
+            _ => "the task list (the todo tool)",
         };
         s.push_str("Restoring the session before continuing with the user's message consists of: ");
         if self.state_saved_at.is_some() {
@@ -157,8 +159,9 @@ pub fn context_warning(host: Host, percent: Option<f64>, threshold: Option<u8>) 
             "Running {prep} before /compact saves plan, phase, decisions, constraints and \
              workers to the session state file so they survive it"
         ),
-        // Codex has no compact-prep skill: what survives is what is written down.
-        Host::Codex => "Writing plan, phase, decisions, constraints and workers into the plan \
+        // Codex (and the other hosts) have no compact-prep skill: what survives is what is
+        // written down.
+        _ => "Writing plan, phase, decisions, constraints and workers into the plan \
                         file and the plan tool before /compact lets them survive it"
             .to_string(),
     };
@@ -194,7 +197,7 @@ fn prep_name(host: Host) -> String {
     let name = crate::install::skill::SKILL_NAME;
     match host {
         Host::Claude => format!("/{name}"),
-        Host::Codex => name.to_string(),
+        _ => name.to_string(),
     }
 }
 

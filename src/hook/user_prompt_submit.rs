@@ -23,7 +23,7 @@ use anyhow::Result;
 
 /// Runs UserPromptSubmit; returns the `additionalContext` to inject, if any.
 pub fn run(ctx: &Ctx) -> Result<Option<String>> {
-    if ctx.call.is_subagent() {
+    if ctx.call.is_subagent() || is_continuation(ctx) {
         return Ok(None);
     }
     let Some(s) = ctx.session()? else {
@@ -42,6 +42,13 @@ pub fn run(ctx: &Ctx) -> Result<Option<String>> {
         (Some(n), Some(o)) => Some(format!("{n}\n\n{o}")),
         (n, o) => n.or(o),
     })
+}
+
+/// True for Qwen Code's second UserPromptSubmit of a turn: it fires again with `prompt: ""` on
+/// each tool-result continuation (../shared/reference/hosts-offline.md; the captured
+/// `payloads/qwen/UserPromptSubmit-2.json`). Answering it would inject mid-turn, again.
+fn is_continuation(ctx: &Ctx) -> bool {
+    ctx.host == super::Host::Qwen && ctx.call.prompt.as_deref() == Some("")
 }
 
 /// The recovery or reminder due for this prompt, if any (the list in the module docs).

@@ -32,17 +32,19 @@ where
 #[derive(Debug, Default, Clone, Deserialize)]
 #[serde(default)]
 pub struct HookInput {
-    /// The session id; validated against format.md before any use.
-    #[serde(deserialize_with = "lenient")]
+    /// The session id; validated against format.md before any use. (`sessionId` in GitHub
+    /// Copilot CLI's own hook files, whose payloads are camelCase.)
+    #[serde(deserialize_with = "lenient", alias = "sessionId")]
     pub session_id: Option<String>,
-    /// The transcript path (Codex may send `null`).
-    #[serde(deserialize_with = "lenient")]
+    /// The transcript path (Codex may send `null`; Copilot: `transcriptPath`).
+    #[serde(deserialize_with = "lenient", alias = "transcriptPath")]
     pub transcript_path: Option<String>,
     /// The host's working directory (follows the agent's `cd`).
     #[serde(deserialize_with = "lenient")]
     pub cwd: Option<String>,
-    /// `SessionStart`, `PreCompact`, ... (missing in some hand-written fixtures).
-    #[serde(deserialize_with = "lenient")]
+    /// `SessionStart`, `PreCompact`, ... (missing in some hand-written fixtures and in Copilot
+    /// CLI's own payloads).
+    #[serde(deserialize_with = "lenient", alias = "hookEventName")]
     pub hook_event_name: Option<String>,
     /// SessionStart: `startup|resume|clear|compact|fork`.
     #[serde(deserialize_with = "lenient")]
@@ -60,11 +62,14 @@ pub struct HookInput {
     /// UserPromptSubmit: the user's prompt (recalled over for proactive offers).
     #[serde(deserialize_with = "lenient")]
     pub prompt: Option<String>,
-    /// PreToolUse: the tool about to run (`Grep`, `Glob`, `Bash`, `Task`, `Agent`; Codex: `Bash`).
-    #[serde(deserialize_with = "lenient")]
+    /// PreToolUse: the tool about to run (`Grep`, `Glob`, `Bash`, `Task`, `Agent`; Codex: `Bash`;
+    /// Gemini CLI and Qwen Code: `grep_search`, `run_shell_command`, ...; Copilot CLI:
+    /// `toolName`, `bash`, `grep`, ...).
+    #[serde(deserialize_with = "lenient", alias = "toolName")]
     pub tool_name: Option<String>,
-    /// PreToolUse: the tool's input object, as sent.
-    #[serde(deserialize_with = "lenient")]
+    /// PreToolUse: the tool's input object, as sent (Copilot CLI: `toolArgs`, an object or a
+    /// JSON text of one).
+    #[serde(deserialize_with = "lenient", alias = "toolArgs")]
     pub tool_input: Option<serde_json::Value>,
 }
 

@@ -20,6 +20,7 @@
 //! handlers identical to the table's ([`remove_table_handlers`]).
 
 pub mod git_hook;
+pub mod more_hosts;
 pub mod project;
 pub mod record;
 pub mod schema;

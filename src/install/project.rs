@@ -13,8 +13,29 @@ pub const CLAUDE_LOCAL_SETTINGS: &str = crate::hosts::CLAUDE.files[1];
 /// The Codex hooks file, relative to the project root.
 pub const CODEX_HOOKS: &str = crate::hosts::CODEX.files[0];
 
-/// The three project settings files, in the order `init` and `uninstall` handle them.
-pub const PROJECT_SETTINGS: [&str; 3] = [CLAUDE_SETTINGS, CLAUDE_LOCAL_SETTINGS, CODEX_HOOKS];
+/// The Gemini CLI project settings file, relative to the project root.
+pub const GEMINI_SETTINGS: &str = crate::hosts::GEMINI.files[0];
+/// The Qwen Code project settings file, relative to the project root.
+pub const QWEN_SETTINGS: &str = crate::hosts::QWEN.files[0];
+
+/// The project settings files capn merges its handlers into, in the order `init` and
+/// `uninstall` handle them. (Copilot CLI's hook file is capn's own whole file instead:
+/// [`super::more_hosts`].)
+pub const PROJECT_SETTINGS: [&str; 5] = [
+    CLAUDE_SETTINGS,
+    CLAUDE_LOCAL_SETTINGS,
+    CODEX_HOOKS,
+    GEMINI_SETTINGS,
+    QWEN_SETTINGS,
+];
+
+/// The host whose settings file `rel` (one of [`PROJECT_SETTINGS`]) is.
+pub fn host_of_file(rel: &str) -> crate::hosts::Host {
+    crate::hosts::ALL_HOSTS
+        .iter()
+        .find(|s| s.files.contains(&rel))
+        .map_or(crate::hosts::Host::Claude, |s| s.host)
+}
 
 /// The user-level Claude Code settings file, relative to the home folder.
 pub const USER_CLAUDE_SETTINGS: &str = crate::hosts::CLAUDE.user_file;
@@ -43,6 +64,7 @@ pub fn user_statusline_command() -> Option<String> {
 /// Errors: [`crate::fsutil::check_inside`]'s, naming the folder; nothing has been touched.
 pub fn check_project_paths(root: &Path) -> Result<()> {
     let mut paths: Vec<PathBuf> = PROJECT_SETTINGS.iter().map(|r| root.join(r)).collect();
+    paths.push(root.join(super::more_hosts::COPILOT_FILE));
     paths.push(root.join(".gitignore"));
     paths.push(super::skill::skill_path(root));
     for p in paths {

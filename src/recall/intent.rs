@@ -10,6 +10,8 @@
 //! Shapes understood (Claude Code tool inputs, hooks reference "PreToolUse"; Codex's shell tool):
 //! - `Grep` `{pattern, path?, glob?, type?}`; `Glob` `{pattern, path?}`;
 //! - `Task` / `Agent` `{prompt?, description?}` (a sub-agent such as Explore);
+//! - the same tools of Gemini CLI, Qwen Code and Copilot CLI under their own names
+//!   ([`canonical_tool`]; `dir_path` and `include_pattern` read as `path` and `glob`);
 //! - `Bash` `{command}` and Codex's shell `{command: "…" | ["bash", "-lc", "…"]}`, when a segment
 //!   of the command line runs `grep`, `egrep`, `rg`, `ag`, `ack`, `git grep`, `find` or `fd`.
 //!
@@ -44,17 +46,26 @@ pub const MAX_INTENT_CHARS: usize = 2000;
 /// `exec_command`...); `input` is its `tool_input` object.
 pub fn from_tool_call(tool_name: &str, input: &Value) -> Option<SearchIntent> {
     let s = |k: &str| input.get(k).and_then(Value::as_str).unwrap_or("");
-    let (text, kind) = match tool_name {
+    // Gemini CLI and Qwen Code name the folder `dir_path` and the file filter `include_pattern`.
+    let path = || {
+        path_words(
+            Some(s("path"))
+                .filter(|p| !p.is_empty())
+                .unwrap_or(s("dir_path")),
+        )
+    };
+    let (text, kind) = match canonical_tool(tool_name) {
         "Grep" => (
             join([
                 regex_words(s("pattern")),
-                path_words(s("path")),
+                path(),
                 glob_words(s("glob")),
+                glob_words(s("include_pattern")),
             ]),
             IntentKind::Pattern,
         ),
         "Glob" => (
-            join([glob_words(s("pattern")), path_words(s("path"))]),
+            join([glob_words(s("pattern")), path()]),
             IntentKind::Pattern,
         ),
         "Task" | "Agent" => (
@@ -78,6 +89,20 @@ pub fn from_tool_call(tool_name: &str, input: &Value) -> Option<SearchIntent> {
         text: text.chars().take(MAX_INTENT_CHARS).collect(),
         kind,
     })
+}
+
+/// Claude Code's name for another host's search tool (as the payloads captured from the clients
+/// name them): Gemini CLI's and Qwen Code's `grep_search` (`search_file_content` before it),
+/// `glob` and `invoke_agent`/`task`; Copilot CLI's `grep`, `glob` and `task`. Shell tools
+/// (`run_shell_command`, `bash`, Codex's `shell`) and anything else keep their name: their
+/// `command` is read as a command line.
+fn canonical_tool(name: &str) -> &str {
+    match name {
+        "grep" | "grep_search" | "search_file_content" => "Grep",
+        "glob" => "Glob",
+        "task" | "invoke_agent" => "Task",
+        other => other,
+    }
 }
 
 /// A Codex argv (`["bash", "-lc", "rg foo src"]`, `["powershell.exe", "-Command", "rg foo"]`,

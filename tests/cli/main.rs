@@ -24,6 +24,7 @@ mod init_git;
 mod inject;
 mod install_edges;
 mod offers;
+mod other_hosts;
 mod phrasing_edges;
 mod phrasings;
 mod plugin;

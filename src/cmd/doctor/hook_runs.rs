@@ -80,6 +80,10 @@ pub fn payload(
             "permission_mode": "default",
             "turn_id": "capn-doctor-turn-2"
         }),
+        // Registered by neither host: doctor runs only what the tables register.
+        (Host::Claude | Host::Codex, HookEvent::PostToolUse) => json!({}),
+        // The other hosts are not checked by doctor's registration runs.
+        (Host::Gemini | Host::Qwen | Host::Copilot, _) => json!({}),
     };
     if let (Value::Object(m), Value::Object(x)) = (&mut v, extra) {
         m.extend(x);
@@ -402,6 +406,8 @@ pub(super) fn exit_problem(
                 (Host::Codex, HookEvent::UserPromptSubmit) =>
                     "Codex reads it as \"block\" and blocks the prompt",
                 (Host::Codex, _) => "Codex reports the hook as failed",
+                (Host::Gemini | Host::Qwen | Host::Copilot, _) =>
+                    "the host reports the hook as failed (and may block)",
             }
         )),
         Some(127) => Some(format!("exit 127: command not found{stderr}")),

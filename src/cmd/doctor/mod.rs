@@ -328,6 +328,9 @@ mod tests {
             HookEvent::UserPromptSubmit => include_str!(
                 "../../../assets/codex-schemas/user-prompt-submit.command.input.schema.json"
             ),
+            HookEvent::PostToolUse => {
+                panic!("capn registers no PostToolUse hook for Codex: doctor never sends one")
+            }
         };
         Schema::parse(text).unwrap()
     }
