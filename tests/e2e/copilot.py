@@ -19,7 +19,7 @@ import offers
 HERE = os.path.dirname(os.path.abspath(__file__))
 copilot_bin = os.path.join(HERE, "node_modules", ".bin", "copilot")
 CONTRACT_HEAD = "capn (project memory) is available in this repository."
-PROMPT = "E2E_SEARCH find where the stripe payment webhook is handled"
+PROMPT = "E2E_SEARCH now"  # two words: never recalled over, so only the search offers
 
 
 def client_env(sb):

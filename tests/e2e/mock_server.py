@@ -6,8 +6,10 @@ Serves, on 127.0.0.1 only:
 - Anthropic Messages: POST /v1/messages (streaming SSE when the body has "stream": true,
   JSON otherwise) and POST /v1/messages/count_tokens;
 - OpenAI Responses (for Codex): POST /v1/responses (SSE) and POST /v1/responses/compact;
-- OpenAI Chat Completions (for GitHub Copilot CLI): POST /v1/chat/completions (SSE when the
-  body has "stream": true, JSON otherwise) and GET /v1/models;
+- OpenAI Chat Completions (for GitHub Copilot CLI and Qwen Code): POST /v1/chat/completions
+  (SSE when the body has "stream": true, JSON otherwise) and GET /v1/models;
+- Gemini API (for Gemini CLI): POST /v1beta/models/<m>:streamGenerateContent (SSE),
+  :generateContent (JSON: the model router's and the summaries' calls) and :countTokens;
 - anything else: 404 with a JSON error (and still logged).
 
 Every request is appended to the log file as one JSON line
@@ -292,7 +294,8 @@ CHAT_MODEL = "e2e-mock"
 def chat_shell_tool(body):
     """The name of the shell tool a Chat Completions request offers (Copilot CLI: `bash`)."""
     names = [t.get("function", {}).get("name") for t in body.get("tools") or []]
-    return next((n for n in ("bash", "shell", "powershell") if n in names), None)
+    return next((n for n in ("bash", "run_shell_command", "shell", "powershell") if n in names),
+                None)
 
 
 def chat_completions(handler, state, body):
@@ -306,7 +309,7 @@ def chat_completions(handler, state, body):
     text_of = lambda m: m.get("content") if isinstance(m.get("content"), str) else " ".join(
         p.get("text", "") for p in m.get("content") or [] if isinstance(p, dict))
     if last.get("role") != "tool" and tool and user and "E2E_SEARCH" in text_of(user[-1]):
-        args = {"command": f"rg -n '{SEARCH_PATTERN}' src", "description": "Search the handler"}
+        args = {"command": f"grep -rnE '{SEARCH_PATTERN}' src", "description": "Search the handler"}
         msg = {"role": "assistant", "content": None, "tool_calls": [{
             "index": 0, "id": state.next_id("call"), "type": "function",
             "function": {"name": tool, "arguments": json.dumps(args)}}]}
@@ -335,6 +338,44 @@ def chat_completions(handler, state, body):
     handler.wfile.flush()
     handler.close_connection = True
 
+
+
+def gemini_text_of(content):
+    return " ".join(p.get("text", "") for p in content.get("parts") or [] if isinstance(p, dict))
+
+
+def gemini_api(handler, state, body, path):
+    """Gemini CLI's calls. `E2E_SEARCH` in the last user text (with no function response after
+    it) gets a `grep_search` call for SEARCH_PATTERN in src; the router's call (a schema asking
+    for `complexity_score`) gets a simple route; anything else gets text."""
+    usage = {"promptTokenCount": 100, "candidatesTokenCount": 5, "totalTokenCount": 105}
+    if path.endswith(":countTokens"):
+        return send_json(handler, 200, {"totalTokens": 100})
+    contents = body.get("contents") or []
+    last = contents[-1] if contents else {}
+    answered = any("functionResponse" in p for p in last.get("parts") or [])
+    if path.endswith(":generateContent"):
+        if "complexity" in json.dumps(body.get("generationConfig") or {}):
+            text = json.dumps({"complexity_reasoning": "e2e", "complexity_score": 1})
+        else:
+            text = SUMMARY_TEXT
+        return send_json(handler, 200, {"candidates": [{"content": {"role": "model", "parts": [
+            {"text": text}]}, "finishReason": "STOP", "index": 0}], "usageMetadata": usage})
+    names = [f.get("name") for t in body.get("tools") or [] for f in t.get("functionDeclarations") or []]
+    if not answered and "grep_search" in names and "E2E_SEARCH" in gemini_text_of(last):
+        parts = [{"functionCall": {"name": "grep_search",
+                                   "args": {"pattern": SEARCH_PATTERN, "dir_path": "src"}}}]
+    else:
+        parts = [{"text": "E2E-DONE " + state.next_id("gemini")}]
+    resp = {"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP",
+                            "index": 0}], "usageMetadata": usage}
+    data = ("data: " + json.dumps(resp) + "\r\n\r\n").encode()
+    handler.send_response(200)
+    handler.send_header("content-type", "text/event-stream")
+    handler.send_header("content-length", str(len(data)))
+    handler.end_headers()
+    handler.wfile.write(data)
+    handler.wfile.flush()
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -373,6 +414,8 @@ class Handler(BaseHTTPRequestHandler):
             responses_api(self, state, body)
         elif self.command == "POST" and path.endswith("/chat/completions"):
             chat_completions(self, state, body)
+        elif self.command == "POST" and path.startswith("/v1beta/models/"):
+            gemini_api(self, state, body, path)
         elif self.command == "GET" and path.endswith("/models"):
             send_json(self, 200, {"object": "list", "data": [{"id": CHAT_MODEL, "object": "model"}]})
         else:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs the end-to-end suite against the pinned clients in node_modules (see run.sh).
 
-Usage: run_e2e.py --capn PATH [--keep] [--only claude|codex|copilot]
+Usage: run_e2e.py --capn PATH [--keep] [--only claude|codex|copilot|gemini|qwen]
 Prints one line per check (PASS / FAIL with what it saw / N/A with why) and closes with
 "N passed, N failed". Exit 1 when any check failed.
 """
@@ -14,6 +14,8 @@ from harness import Results, Sandbox, expect
 import claude
 import codex
 import copilot
+import gemini
+import qwen
 import features
 import offers
 
@@ -31,7 +33,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--capn", required=True)
     ap.add_argument("--keep", action="store_true", help="keep the sandboxes (printed)")
-    ap.add_argument("--only", choices=["claude", "codex", "copilot"])
+    ap.add_argument("--only", choices=["claude", "codex", "copilot", "gemini", "qwen"])
     args = ap.parse_args()
     # run.sh's overall timeout sends SIGTERM: leave through the finally blocks, which stop the
     # clients' tmux servers and the mock
@@ -75,6 +77,19 @@ def main():
             copilot.run(sb, res)
             res.run("copilot: no capn run exited non-zero or wrote stderr",
                     copilot.check_capn_calls, sb)
+        finally:
+            sb.close()
+            if args.keep:
+                print(f"kept: {sb.root}")
+    for name, module in (("gemini", gemini), ("qwen", qwen)):
+        if args.only not in (None, name):
+            continue
+        sb = Sandbox(args.capn, args.keep)
+        try:
+            sb.start_mock()
+            module.prepare(sb)
+            sb.capn_init()
+            module.run(sb, res)
         finally:
             sb.close()
             if args.keep:

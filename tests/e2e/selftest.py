@@ -50,6 +50,15 @@ BREAKS = {
         ["copilot: no hook denied a tool call",
          "copilot: contract arrives once at session start",
          "copilot: no capn run exited non-zero or wrote stderr"]),
+    "post-tool-use offers nothing (Gemini CLI)": (
+        'if [ "$1 $2" = "hook post-tool-use" ]; then cat >/dev/null; exit 0; fi',
+        "gemini",
+        ["gemini: a grep_search for a charted answer's words gets the offer once"]),
+    "session-start replies in Copilot's top-level shape on Qwen Code": (
+        'if [ "$1 $2 $4" = "hook session-start qwen" ]; then shift 4; '
+        'exec "$REAL" hook session-start --host copilot "$@"; fi',
+        "qwen",
+        ["qwen: contract arrives once at session start"]),
 }
 
 
