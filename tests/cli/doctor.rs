@@ -353,7 +353,7 @@ fn a_capn_on_path_that_is_not_this_binary_is_a_warning() {
         "{line}"
     );
     assert!(
-        run.stdout.contains("all 32 checks ok, 1 warning"),
+        run.stdout.contains("all 33 checks ok, 1 warning"),
         "{}",
         run.stdout
     );
@@ -645,5 +645,40 @@ fn doctor_never_runs_a_repository_capn_reached_another_way() {
         with_launcher.stdout.contains("inside this project"),
         "{}",
         with_launcher.stdout
+    );
+}
+
+/// Copilot CLI runs the Claude Code registrations without their args: doctor runs the bare
+/// `capn` too, and fails a `capn` that exits 1 there (as 0.3 did), naming the fix.
+#[cfg(unix)]
+#[test]
+fn doctor_runs_the_registrations_as_a_host_that_drops_args() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = Env::git();
+    init(&env);
+    let run = doctor(&env);
+    assert!(
+        run.stdout.lines().any(|l| l
+            == "ok    Claude Code hooks run without their args (as Copilot CLI runs them): exit 0, the contract at session start, no tool denied"),
+        "{}",
+        run.stdout
+    );
+    // A capn that is 0.3 when bare: usage on stderr, exit 1.
+    let dir = env.tmp.path().join("bin03");
+    std::fs::create_dir_all(&dir).unwrap();
+    let wrapper = dir.join("capn");
+    let real = env!("CARGO_BIN_EXE_capn");
+    std::fs::write(
+        &wrapper,
+        format!("#!/bin/sh\nif [ \"$#\" -eq 0 ]; then cat >/dev/null; echo 'Usage: capn <COMMAND>' >&2; exit 1; fi\nexec '{real}' \"$@\"\n"),
+    )
+    .unwrap();
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let run = doctor_in(&env, &env.root, path_with(&dir));
+    let (line, fix) = failure(&run, &["without their args", "SessionStart: exit 1"]);
+    assert!(line.contains("Usage: capn <COMMAND>"), "{line}");
+    assert!(
+        fix.contains("Copilot CLI then denies every tool call"),
+        "{fix}"
     );
 }

@@ -43,6 +43,9 @@
 //!    recovery after a compaction. The statusline command runs split into words (no shell, and
 //!    without what follows `--wrap`) with a synthetic statusline payload: exit 0 and one line
 //!    holding the capn segment (`statusline_run.rs`).
+//! 5b. **Args dropped**: the `command` of Claude Code's registrations run alone, as GitHub
+//!    Copilot CLI runs it (`doctor/args_dropped.rs`): exit 0, the contract at session start, no
+//!    tool denied.
 //! 6. **A launcher's PATH**: every registered capn command started with `PATH=/usr/bin:/bin`,
 //!    as a GUI launcher starts hosts; a warning with the fix when `capn` resolves only through
 //!    the user's shell PATH (`doctor/launcher.rs`).
@@ -58,6 +61,7 @@
 //! when it ends; it runs in well under a second (about 11 process starts). A `--wrap`ped user
 //! statusline is run too, as Claude Code would run it; what that command does is its own.
 
+mod args_dropped;
 mod hook_runs;
 mod launcher;
 mod path;
@@ -275,6 +279,10 @@ pub fn diagnose(root: &Path) -> Result<Vec<Check>> {
             .with_context(|| format!("could not create {}", dir.display()))?;
         run_hooks(spec, root, &dir, &found, &path, &mut checks);
         if spec.host == Host::Claude {
+            let dir = sandbox.path().join("bare");
+            std::fs::create_dir_all(&dir)
+                .with_context(|| format!("could not create {}", dir.display()))?;
+            args_dropped::check(root, &dir, &found, &mut checks);
             let dir = sandbox.path().join("statusline");
             std::fs::create_dir_all(&dir)
                 .with_context(|| format!("could not create {}", dir.display()))?;

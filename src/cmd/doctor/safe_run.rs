@@ -96,6 +96,8 @@ pub fn check(argv: &[String], root: &Path) -> Result<SafeRun, String> {
         // 0), and it writes only in the state dir, which doctor points at a sandbox.
         [hook, more @ ..] if hook == "hook" && more.iter().all(|a| plain_word(a)) => rest.to_vec(),
         [context] if context == "context" => rest.to_vec(),
+        // The bare `capn` a host that drops `args` runs: a hook run on the payload it is given.
+        [] => Vec::new(),
         [statusline, opts @ ..] if statusline == "statusline" => {
             statusline_args(opts).ok_or_else(not_ours)?
         }

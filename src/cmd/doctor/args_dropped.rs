@@ -1,0 +1,92 @@
+//! Doctor check: capn's Claude Code registrations still work when a host runs them without their
+//! exec-form `args`, as GitHub Copilot CLI does (and, per its docs, Cursor may): the bare `capn`
+//! must exit 0, put the contract where Copilot reads it at session start, and never deny a tool
+//! (a failing preToolUse hook denies the tool call in Copilot; see [`crate::hook::bare`]).
+
+use super::hook_runs::{exit_problem, payload, run_captured, Runs};
+use super::registrations::Found;
+use super::{safe_run, Check};
+use crate::hook::{HookEvent, Host};
+use serde_json::Value;
+use std::path::Path;
+use std::time::Duration;
+
+/// How long one bare run may take.
+const BUDGET: Duration = Duration::from_secs(5);
+
+/// Runs the `command` of the first exec-form Claude Code registration (the bare `capn`, no
+/// arguments) with a SessionStart and a PreToolUse payload, in `dir` as the state dir; one check.
+pub(super) fn check(root: &Path, dir: &Path, found: &Found, checks: &mut Vec<Check>) {
+    let Some(command) = found
+        .ours
+        .iter()
+        .filter(|o| o.handler.get("args").is_some_and(Value::is_array))
+        .find_map(|o| o.handler.get("command").and_then(Value::as_str))
+    else {
+        return;
+    };
+    let what = "Claude Code hooks run without their args (as Copilot CLI runs them)";
+    let run = match safe_run::check(&[command.to_string()], root) {
+        Ok(run) => run,
+        Err(why) => return checks.push(Check::warn(what, why, None)),
+    };
+    for (event, detail) in [
+        (HookEvent::SessionStart, "startup"),
+        (HookEvent::PreToolUse, ""),
+    ] {
+        let bytes = payload(
+            Host::Claude,
+            event,
+            Some(detail),
+            "capn-doctor-bare",
+            root,
+            &dir.join("t.jsonl"),
+        );
+        let mut cmd = safe_run::command(&run, None);
+        cmd.current_dir(root)
+            .env(crate::session::STATE_DIR_ENV, dir)
+            .env_remove("CLAUDE_PROJECT_DIR");
+        let out = run_captured(cmd, bytes.to_string().as_bytes(), BUDGET);
+        let secs = BUDGET.as_secs_f64();
+        let problem = exit_problem(
+            Runs::Hook(Host::Copilot, event),
+            &run.program,
+            &out,
+            BUDGET,
+            secs,
+        )
+        .or_else(|| reply_problem(event, &out.stdout));
+        if let Some(why) = problem {
+            let fix =
+                "upgrade capn (0.3 exits 1 here, and Copilot CLI then denies every tool call)";
+            return checks.push(Check::failed(what, format!("{event}: {why}"), fix));
+        }
+    }
+    checks.push(Check::ok(format!(
+        "{what}: exit 0, the contract at session start, no tool denied"
+    )));
+}
+
+/// What is wrong with a bare run's stdout for `event`: not one JSON object, a denial or block,
+/// or (SessionStart) no top-level `additionalContext`.
+fn reply_problem(event: HookEvent, stdout: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(stdout);
+    if text.trim().is_empty() {
+        return (event == HookEvent::SessionStart)
+            .then(|| "printed nothing: Copilot CLI gets no contract".to_string());
+    }
+    let Ok(v) = serde_json::from_str::<Value>(text.trim()) else {
+        return Some("stdout is not one JSON object".to_string());
+    };
+    let denies = v
+        .pointer("/hookSpecificOutput/permissionDecision")
+        .and_then(Value::as_str)
+        == Some("deny")
+        || v.get("decision").and_then(Value::as_str) == Some("block");
+    if denies {
+        return Some("the reply denies or blocks".to_string());
+    }
+    let top = v.get("additionalContext").and_then(Value::as_str);
+    (event == HookEvent::SessionStart && top.is_none_or(str::is_empty))
+        .then(|| "no top-level additionalContext: Copilot CLI gets no contract".to_string())
+}
