@@ -43,9 +43,8 @@
 //!    recovery after a compaction. The statusline command runs split into words (no shell, and
 //!    without what follows `--wrap`) with a synthetic statusline payload: exit 0 and one line
 //!    holding the capn segment (`statusline_run.rs`).
-//! 5b. **Args dropped**: the `command` of Claude Code's registrations run alone, as GitHub
-//!    Copilot CLI runs it (`doctor/args_dropped.rs`): exit 0, the contract at session start, no
-//!    tool denied.
+//!    Then the `command` of Claude Code's registrations runs alone, as GitHub Copilot CLI runs
+//!    it (`doctor/args_dropped.rs`): exit 0, the contract at session start, no tool denied.
 //! 6. **A launcher's PATH**: every registered capn command started with `PATH=/usr/bin:/bin`,
 //!    as a GUI launcher starts hosts; a warning with the fix when `capn` resolves only through
 //!    the user's shell PATH (`doctor/launcher.rs`).
