@@ -123,7 +123,10 @@ impl From<HookInput> for Call {
         Call {
             session_id: w.session_id,
             transcript_path: bounded_path(w.transcript_path),
-            cwd: bounded_path(w.cwd),
+            cwd: bounded_path(
+                w.cwd
+                    .or_else(|| w.workspace_roots.and_then(|r| r.into_iter().next())),
+            ),
             source: w.source.map(|s| cut_to(s, MAX_WORD_BYTES)),
             trigger: w.trigger.map(|s| cut_to(s, MAX_WORD_BYTES)),
             prompt: w.prompt.map(|p| cut_to(p, MAX_PROMPT_BYTES)),

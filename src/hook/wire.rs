@@ -33,8 +33,13 @@ where
 #[serde(default)]
 pub struct HookInput {
     /// The session id; validated against format.md before any use. (`sessionId` in GitHub
-    /// Copilot CLI's own hook files, whose payloads are camelCase.)
-    #[serde(deserialize_with = "lenient", alias = "sessionId")]
+    /// Copilot CLI's own hook files, whose payloads are camelCase; `conversation_id` in Cursor's,
+    /// per its hooks documentation.)
+    #[serde(
+        deserialize_with = "lenient",
+        alias = "sessionId",
+        alias = "conversation_id"
+    )]
     pub session_id: Option<String>,
     /// The transcript path (Codex may send `null`; Copilot: `transcriptPath`).
     #[serde(deserialize_with = "lenient", alias = "transcriptPath")]
@@ -42,6 +47,9 @@ pub struct HookInput {
     /// The host's working directory (follows the agent's `cd`).
     #[serde(deserialize_with = "lenient")]
     pub cwd: Option<String>,
+    /// Cursor (documented, not captured): the workspace folders, for a payload with no `cwd`.
+    #[serde(deserialize_with = "lenient")]
+    pub workspace_roots: Option<Vec<String>>,
     /// `SessionStart`, `PreCompact`, ... (missing in some hand-written fixtures and in Copilot
     /// CLI's own payloads).
     #[serde(deserialize_with = "lenient", alias = "hookEventName")]

@@ -209,3 +209,45 @@ fn the_captured_copilot_payloads_replayed() {
     }
     assert_eq!(seen, 6);
 }
+
+/// Cursor (not installable here) also runs `.claude/settings.json` hooks. Its documented payload
+/// fields (cursor.com/docs/agent/hooks, "third-party hooks"; documented, not captured):
+/// `conversation_id` for the session, `workspace_roots` instead of `cwd`. Whether it passes the
+/// `args` or not, the session-start contract arrives in the nested field it reads, and a tool
+/// call is never denied.
+#[test]
+fn cursor_s_documented_payloads_with_and_without_args() {
+    let env = Env::git();
+    env.run(&["init"]).ok();
+    let start = json!({"conversation_id": "cursor-conv-1", "generation_id": "g1",
+                       "hook_event_name": "SessionStart", "workspace_roots": [env.root],
+                       "transcript_path": null});
+    let text = contract(&env);
+    let nested = json!({"hookEventName": "SessionStart", "additionalContext": text});
+    let with_args = env
+        .run_stdin(
+            &["hook", "session-start"],
+            &serde_json::to_vec(&start).unwrap(),
+        )
+        .ok();
+    assert_eq!(
+        with_args.stdout,
+        format!("{}\n", json!({"hookSpecificOutput": nested}))
+    );
+    let bare_run = bare(&env, &start).ok();
+    let v: Value = serde_json::from_str(&bare_run.stdout).unwrap();
+    assert_eq!(v["hookSpecificOutput"], nested);
+    let tool = json!({"conversation_id": "cursor-conv-1", "hook_event_name": "PreToolUse",
+                      "workspace_roots": [env.root], "tool_name": "Grep",
+                      "tool_input": {"pattern": "webhook"}});
+    for run in [
+        bare(&env, &tool).ok(),
+        env.run_stdin(
+            &["hook", "pre-tool-use"],
+            &serde_json::to_vec(&tool).unwrap(),
+        )
+        .ok(),
+    ] {
+        assert!(!run.stdout.contains("deny"), "{}", run.stdout);
+    }
+}
