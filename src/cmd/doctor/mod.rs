@@ -471,8 +471,11 @@ mod tests {
         let inv = invocation(Host::Claude, &exec, Path::new("/proj")).unwrap();
         assert_eq!(inv.program, "capn");
         assert_eq!(inv.args, ["hook", "session-start"]);
-        // Codex runs only `command`: a bare `capn` with no arguments is not a hook line.
-        assert!(invocation(Host::Codex, &exec, Path::new("/proj")).is_err());
+        // Codex runs only `command`: the bare `capn`, which answers the payload as a hook run
+        // (`hook::bare`), so doctor runs it the same way.
+        let bare = invocation(Host::Codex, &exec, Path::new("/proj")).unwrap();
+        assert_eq!(bare.program, "capn");
+        assert!(bare.args.is_empty());
         let shell = json!({"command":"capn hook pre-compact --host codex"});
         let inv = invocation(Host::Codex, &shell, Path::new("/proj")).unwrap();
         assert_eq!(inv.program, "capn");
