@@ -8,7 +8,7 @@
 
 use crate::events::HookEvent;
 
-/// Which host's vocabulary and output shapes a hook uses (`--host claude|codex|gemini|qwen|copilot`).
+/// Which host's vocabulary and output shapes a hook uses (`--host claude|codex|gemini|qwen|copilot|opencode`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Host {
     /// Claude Code.
@@ -22,19 +22,23 @@ pub enum Host {
     Qwen,
     /// GitHub Copilot CLI, through its own hook files (`.github/hooks/*.json`).
     Copilot,
+    /// OpenCode, through capn's plugin (`.opencode/plugins/capn.js`), which runs the hooks.
+    OpenCode,
 }
 
 impl Host {
     /// Every host, in the order messages list them.
-    pub const ALL: [Host; 5] = [
+    pub const ALL: [Host; 6] = [
         Host::Claude,
         Host::Codex,
         Host::Gemini,
         Host::Qwen,
         Host::Copilot,
+        Host::OpenCode,
     ];
 
-    /// The `--host` value naming the host (`claude`, `codex`, `gemini`, `qwen`, `copilot`).
+    /// The `--host` value naming the host (`claude`, `codex`, `gemini`, `qwen`, `copilot`,
+    /// `opencode`).
     pub fn flag(self) -> &'static str {
         match self {
             Host::Claude => "claude",
@@ -42,6 +46,7 @@ impl Host {
             Host::Gemini => "gemini",
             Host::Qwen => "qwen",
             Host::Copilot => "copilot",
+            Host::OpenCode => "opencode",
         }
     }
 
@@ -83,6 +88,8 @@ pub const GEMINI_TABLE: &str = include_str!("../hooks-config/gemini.json");
 pub const QWEN_TABLE: &str = include_str!("../hooks-config/qwen.json");
 /// The GitHub Copilot CLI hook file (`hooks-config/copilot.json`), written whole.
 pub const COPILOT_TABLE: &str = include_str!("../hooks-config/copilot.json");
+/// capn's OpenCode plugin (`hooks-config/opencode.js`), written whole.
+pub const OPENCODE_PLUGIN: &str = include_str!("../hooks-config/opencode.js");
 /// Codex's PostToolUse output schema.
 pub const CODEX_POST_TOOL_USE_OUTPUT: &str =
     include_str!("../assets/codex-schemas/post-tool-use.command.output.schema.json");
@@ -335,11 +342,30 @@ pub const COPILOT: HostSpec = HostSpec {
     limits: "no post-compact event (recovery is armed by preCompact and delivered with the next prompt) and no status line",
 };
 
+/// OpenCode: no command hooks; capn's plugin `.opencode/plugins/capn.js` (user:
+/// `~/.config/opencode/plugins/`) runs `capn hook <event> --host opencode` and puts the context
+/// where OpenCode's plugin API lets it (../shared/reference/hosts-offline.md, "OpenCode").
+pub const OPENCODE: HostSpec = HostSpec {
+    host: Host::OpenCode,
+    label: "OpenCode",
+    name: "OpenCode",
+    files: &[".opencode/plugins/capn.js"],
+    user_file: ".config/opencode/plugins/capn.js",
+    user_label: "~/.config/opencode/plugins/capn.js",
+    table: OPENCODE_PLUGIN,
+    top_keys: CLAUDE.top_keys,
+    specific_keys: context_keys,
+    output_schemas: no_schemas,
+    event_names: &[],
+    reply: ReplyField::Nested,
+    limits: "no status line; the contract rides in the system prompt of every call, offers after a search are appended to the tool's output, and the recovery after a compaction comes with the next message",
+};
+
 /// The hosts a plain `capn init` registers and `capn doctor` checks: Claude Code first.
 pub const HOSTS: [&HostSpec; 2] = [&CLAUDE, &CODEX];
 
 /// Every host's table, in [`Host::ALL`]'s order.
-pub const ALL_HOSTS: [&HostSpec; 5] = [&CLAUDE, &CODEX, &GEMINI, &QWEN, &COPILOT];
+pub const ALL_HOSTS: [&HostSpec; 6] = [&CLAUDE, &CODEX, &GEMINI, &QWEN, &COPILOT, &OPENCODE];
 
 /// The table of `host`.
 pub fn of(host: Host) -> &'static HostSpec {
@@ -349,5 +375,6 @@ pub fn of(host: Host) -> &'static HostSpec {
         Host::Gemini => &GEMINI,
         Host::Qwen => &QWEN,
         Host::Copilot => &COPILOT,
+        Host::OpenCode => &OPENCODE,
     }
 }

@@ -9,7 +9,7 @@
 
 use crate::cli::InitArgs;
 use crate::hosts::Host;
-use crate::install::more_hosts::{self, CopilotPlan};
+use crate::install::more_hosts::{self, OwnFile, OwnPlan};
 use crate::install::project::{
     check_project_paths, user_settings, CLAUDE_LOCAL_SETTINGS, CLAUDE_SETTINGS, CODEX_HOOKS,
     GEMINI_SETTINGS, PROJECT_SETTINGS, QWEN_SETTINGS, USER_CLAUDE_SETTINGS, USER_CODEX_HOOKS,
@@ -32,8 +32,8 @@ struct Plan {
     codex: SettingsFile,
     gemini: SettingsFile,
     qwen: SettingsFile,
-    /// Copilot CLI's own hook file, when Copilot is set up.
-    copilot: Option<CopilotPlan>,
+    /// The files capn owns whole of the hosts set up (Copilot CLI's hooks, OpenCode's plugin).
+    own: Vec<(OwnFile, OwnPlan)>,
     gitignore: Option<Vec<u8>>,
     skill: SkillPlan,
     git_hook: Option<(PathBuf, git_hook::AddPlan)>,
@@ -83,10 +83,13 @@ fn plan(root: &Path, args: &InitArgs) -> Result<Plan> {
     let mut codex = load(Host::Codex, CODEX_HOOKS)?;
     let mut gemini = load(Host::Gemini, GEMINI_SETTINGS)?;
     let mut qwen = load(Host::Qwen, QWEN_SETTINGS)?;
-    let copilot = match hosts.contains(&Host::Copilot) {
-        true => Some(more_hosts::plan_copilot(root)?),
-        false => None,
-    };
+    let mut own = Vec::new();
+    for file in more_hosts::OWN_FILES
+        .into_iter()
+        .filter(|f| hosts.contains(&f.host))
+    {
+        own.push((file, more_hosts::plan_own(root, &file)?));
+    }
     // Worked out (and refused, for a hook that is not a shell script) before anything is written.
     let git_hook = if args.git {
         let path = git_hook::post_commit_path(root)?;
@@ -140,7 +143,7 @@ fn plan(root: &Path, args: &InitArgs) -> Result<Plan> {
         codex,
         gemini,
         qwen,
-        copilot,
+        own,
         gitignore,
         skill,
         git_hook,
@@ -454,7 +457,7 @@ fn apply(
         codex,
         gemini,
         qwen,
-        copilot,
+        own,
         gitignore,
         skill,
         git_hook,
@@ -476,8 +479,8 @@ fn apply(
     // Why the install record could not be signed, as its latest save found (`None`: signed).
     let files = [&claude, &claude_local, &codex, &gemini, &qwen];
     let mut unsigned = save_settings(&root, files, fresh, &mut rec)?;
-    if let Some(plan) = &copilot {
-        done.extend(copilot_step(&root, plan, &mut rec, &mut unsigned)?);
+    for (file, plan) in &own {
+        done.extend(own_file_step(&root, file, plan, &mut rec, &mut unsigned)?);
     }
     if let SkillPlan::Install = skill {
         rec.skill = true;
@@ -594,27 +597,33 @@ fn write_gitignores(
     Ok(())
 }
 
-/// Creates Copilot CLI's hook file per `plan`, recorded first (so `uninstall` deletes it);
+/// Creates a file capn owns whole per `plan`, recorded first (so `uninstall` deletes it);
 /// returns what to report.
 ///
 /// Errors: the record or the file cannot be written.
-fn copilot_step(
+fn own_file_step(
     root: &Path,
-    plan: &CopilotPlan,
+    file: &OwnFile,
+    plan: &OwnPlan,
     rec: &mut InstallRecord,
     unsigned: &mut Option<String>,
 ) -> Result<Option<String>> {
-    let file = more_hosts::COPILOT_FILE;
+    let spec = crate::hosts::of(file.host);
     Ok(match plan {
-        CopilotPlan::Present => None,
-        CopilotPlan::Differs => Some(format!(
-            "left {file} as it is: it differs from what capn writes (delete it and run capn init --host copilot again to replace it)"
+        OwnPlan::Present => None,
+        OwnPlan::Differs => Some(format!(
+            "left {} as it is: it differs from what capn writes (delete it and run capn init --host {} again to replace it)",
+            file.rel,
+            file.host.flag()
         )),
-        CopilotPlan::Create => {
-            rec.add_created_file(file);
+        OwnPlan::Create => {
+            rec.add_created_file(file.rel);
             *unsigned = rec.save(root)?;
-            more_hosts::write_copilot(root, plan)?;
-            Some(format!("registered the Copilot CLI hooks in {file}"))
+            more_hosts::write_own(root, file, plan)?;
+            Some(format!(
+                "registered the {} hooks in {} ({})",
+                spec.name, file.rel, spec.limits
+            ))
         }
     })
 }

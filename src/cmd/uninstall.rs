@@ -278,8 +278,8 @@ fn undo_recorded_files(rec: &InstallRecord, root: &Path, done: &mut Vec<String>)
     if rec.skill {
         done.extend(remove_skill(root)?);
     }
-    if rec.created(more_hosts::COPILOT_FILE) {
-        done.extend(more_hosts::remove_copilot(root)?);
+    for file in more_hosts::OWN_FILES.iter().filter(|f| rec.created(f.rel)) {
+        done.extend(more_hosts::remove_own(root, file)?);
     }
     if let Some(pc) = &rec.post_commit {
         // Only ever this project's hook as git runs it now: the recorded path is a check, not a
@@ -332,7 +332,9 @@ fn edit_unrecorded(
 fn undo_unrecorded_files(root: &Path, done: &mut Vec<String>) -> Result<()> {
     done.extend(remove_skill(root)?);
     // Only exactly what init writes is deleted.
-    done.extend(more_hosts::remove_copilot(root)?);
+    for file in &more_hosts::OWN_FILES {
+        done.extend(more_hosts::remove_own(root, file)?);
+    }
     if let Ok(path) = git_hook::post_commit_path(root) {
         let created = crate::fsutil::read_host_file(&path, "post-commit hook")
             .is_ok_and(|t| t.as_deref().is_some_and(git_hook::is_created_hook_text));

@@ -4,19 +4,23 @@
 //! - Gemini CLI (`.gemini/settings.json`) and Qwen Code (`.qwen/settings.json`) list handlers as
 //!   Claude Code does, so their tables are merged like Claude Code's and Codex's
 //!   ([`super::merge_counting`], format-preserving, recorded for `uninstall`).
-//! - Copilot CLI reads every `.github/hooks/*.json`: capn writes its own file,
-//!   `.github/hooks/capn.json`, created whole from `hooks-config/copilot.json` and deleted by
-//!   `uninstall` only while it still holds exactly those bytes. Copilot also runs the hooks in
-//!   `.claude/settings.json` (without their `args`: [`crate::hook::bare`]), which then stand
-//!   back while this file exists, so the two never answer twice.
+//! - Copilot CLI reads every `.github/hooks/*.json`, and OpenCode every `.opencode/plugins/*.js`:
+//!   capn writes its own file there ([`OWN_FILES`]: `.github/hooks/capn.json` from
+//!   `hooks-config/copilot.json`, `.opencode/plugins/capn.js` from `hooks-config/opencode.js`),
+//!   created whole and deleted by `uninstall` only while it still holds exactly those bytes.
+//!   Copilot also runs the hooks in `.claude/settings.json` (without their `args`:
+//!   [`crate::hook::bare`]), which then stand back while its file exists, so the two never
+//!   answer twice.
 
 use crate::hosts::{self, Host};
 use anyhow::Result;
 use std::path::Path;
 
 /// The hosts `capn init` sets up: those named with `--host` (in [`Host::ALL`]'s order, each
-/// once), or, with none named, Claude Code and Codex plus each of Gemini CLI and Qwen Code whose
-/// folder (`.gemini/`, `.qwen/`) is in the project or in the home folder. Copilot CLI is never
+/// once), or, with none named, Claude Code and Codex plus each of Gemini CLI, Qwen Code and
+/// OpenCode whose
+/// folder (`.gemini/`, `.qwen/`, `.opencode/`) is in the project, or its user folder in the home
+/// folder. Copilot CLI is never
 /// added unasked: it already runs capn's Claude Code hooks.
 pub fn selected(root: &Path, requested: &[Host]) -> Vec<Host> {
     if !requested.is_empty() {
@@ -27,7 +31,7 @@ pub fn selected(root: &Path, requested: &[Host]) -> Vec<Host> {
     }
     let home = crate::env::home_dir();
     let mut all = vec![Host::Claude, Host::Codex];
-    for host in [Host::Gemini, Host::Qwen] {
+    for host in [Host::Gemini, Host::Qwen, Host::OpenCode] {
         if detected(root, home.as_deref(), host) {
             all.push(host);
         }
@@ -35,26 +39,70 @@ pub fn selected(root: &Path, requested: &[Host]) -> Vec<Host> {
     all
 }
 
-/// True when the host's settings folder (the parent of its first project file) is a folder in
-/// the project or in `home` (never followed through a symlink).
+/// True when the host's settings folder (the first folder of its project file: `.gemini`,
+/// `.qwen`, `.opencode`) is a folder in the project, or the folder of its user file is one in
+/// `home` (never followed through a symlink).
 fn detected(root: &Path, home: Option<&Path>, host: Host) -> bool {
     let spec = hosts::of(host);
-    let Some(dir) = Path::new(spec.files[0]).parent() else {
+    let first = |rel: &'static str| {
+        Path::new(rel)
+            .components()
+            .next()
+            .map(|c| c.as_os_str().to_owned())
+    };
+    let (Some(dir), Some(user_dir)) = (first(spec.files[0]), first(spec.user_file)) else {
         return false;
     };
-    let is_dir = |base: &Path| {
-        std::fs::symlink_metadata(base.join(dir)).is_ok_and(|m| m.file_type().is_dir())
+    let user_dir = match host {
+        // OpenCode's user config is ~/.config/opencode.
+        Host::OpenCode => Path::new(".config").join("opencode"),
+        _ => Path::new(&user_dir).to_path_buf(),
     };
-    is_dir(root) || home.is_some_and(is_dir)
+    let is_dir_at = |base: &Path, d: &Path| {
+        std::fs::symlink_metadata(base.join(d)).is_ok_and(|m| m.file_type().is_dir())
+    };
+    is_dir_at(root, Path::new(&dir)) || home.is_some_and(|h| is_dir_at(h, &user_dir))
 }
 
 /// Copilot CLI's hook file of capn's, relative to the project root (`.github/hooks/capn.json`).
 pub const COPILOT_FILE: &str = hosts::COPILOT.files[0];
 
-/// What `init` does with [`COPILOT_FILE`].
+/// A file capn owns whole in a project: Copilot CLI's hook file, or OpenCode's plugin.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OwnFile {
+    /// The host it is for.
+    pub host: Host,
+    /// Where it goes, relative to the project root.
+    pub rel: &'static str,
+    /// Its exact content ([`crate::hosts::HostSpec::table`]).
+    pub bytes: &'static [u8],
+    /// The folders `uninstall` removes when deleting the file leaves them empty, innermost first.
+    pub folders: &'static [&'static str],
+}
+
+/// Copilot CLI's hook file ([`COPILOT_FILE`]).
+pub const COPILOT: OwnFile = OwnFile {
+    host: Host::Copilot,
+    rel: COPILOT_FILE,
+    bytes: hosts::COPILOT_TABLE.as_bytes(),
+    folders: &[".github/hooks", ".github"],
+};
+
+/// OpenCode's plugin, `.opencode/plugins/capn.js`.
+pub const OPENCODE: OwnFile = OwnFile {
+    host: Host::OpenCode,
+    rel: hosts::OPENCODE.files[0],
+    bytes: hosts::OPENCODE_PLUGIN.as_bytes(),
+    folders: &[".opencode/plugins", ".opencode"],
+};
+
+/// Every file capn owns whole.
+pub const OWN_FILES: [OwnFile; 2] = [COPILOT, OPENCODE];
+
+/// What `init` does with an [`OwnFile`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CopilotPlan {
-    /// It holds capn's table already.
+pub enum OwnPlan {
+    /// It holds capn's bytes already.
     Present,
     /// Create it.
     Create,
@@ -62,64 +110,62 @@ pub enum CopilotPlan {
     Differs,
 }
 
-/// Works out [`CopilotPlan`] for the project, reading [`COPILOT_FILE`] without following a
-/// symlink or blocking ([`crate::fsutil::read_host_file`]).
+/// Works out [`OwnPlan`] for `file` in the project, reading it without following a symlink or
+/// blocking ([`crate::fsutil::read_host_file`]).
 ///
-/// Errors: the file is a symlink, a FIFO, a folder, or cannot be read (named); nothing was
-/// written.
-pub fn plan_copilot(root: &Path) -> Result<CopilotPlan> {
-    let path = root.join(COPILOT_FILE);
+/// Errors: a folder on the way is a symlink, or the file is a symlink, a FIFO, a folder, or
+/// cannot be read (named); nothing was written.
+pub fn plan_own(root: &Path, file: &OwnFile) -> Result<OwnPlan> {
+    let path = root.join(file.rel);
     crate::fsutil::check_inside(root, &path)?;
-    Ok(
-        match crate::fsutil::read_host_file(&path, "Copilot CLI hooks")? {
-            None => CopilotPlan::Create,
-            Some(bytes) if bytes == hosts::COPILOT_TABLE.as_bytes() => CopilotPlan::Present,
-            Some(_) => CopilotPlan::Differs,
-        },
-    )
+    Ok(match crate::fsutil::read_host_file(&path, file.rel)? {
+        None => OwnPlan::Create,
+        Some(bytes) if bytes == file.bytes => OwnPlan::Present,
+        Some(_) => OwnPlan::Differs,
+    })
 }
 
-/// Creates [`COPILOT_FILE`] with capn's table (atomically; its folders as needed). Returns
-/// whether it wrote.
+/// Creates `file` with capn's bytes (atomically; its folders as needed). Returns whether it
+/// wrote.
 ///
 /// Errors: a folder or the file cannot be written (named).
-pub fn write_copilot(root: &Path, plan: &CopilotPlan) -> Result<bool> {
-    if *plan != CopilotPlan::Create {
+pub fn write_own(root: &Path, file: &OwnFile, plan: &OwnPlan) -> Result<bool> {
+    if *plan != OwnPlan::Create {
         return Ok(false);
     }
-    let path = root.join(COPILOT_FILE);
+    let path = root.join(file.rel);
     if let Some(parent) = path.parent() {
         crate::fsutil::ensure_dir_inside(root, parent)?;
     }
-    crate::fsutil::write_atomic(&path, hosts::COPILOT_TABLE.as_bytes())?;
+    crate::fsutil::write_atomic(&path, file.bytes)?;
     Ok(true)
 }
 
-/// Deletes [`COPILOT_FILE`] when it holds exactly capn's table (a file edited since is kept,
-/// and said so), then the `.github/hooks/` and `.github/` folders if that left them empty.
-/// Returns what it did, for `uninstall`'s report.
+/// Deletes `file` when it holds exactly capn's bytes (a file edited since is kept, and said
+/// so), then its [`OwnFile::folders`] that this left empty. Returns what it did, for
+/// `uninstall`'s report.
 ///
 /// Errors: the file cannot be read or deleted (named).
-pub fn remove_copilot(root: &Path) -> Result<Option<String>> {
-    let path = root.join(COPILOT_FILE);
+pub fn remove_own(root: &Path, file: &OwnFile) -> Result<Option<String>> {
+    let path = root.join(file.rel);
     if crate::fsutil::check_inside(root, &path).is_err() {
         return Ok(None);
     }
-    match crate::fsutil::read_host_file(&path, "Copilot CLI hooks")? {
+    let name = hosts::of(file.host).name;
+    match crate::fsutil::read_host_file(&path, file.rel)? {
         None => Ok(None),
-        Some(bytes) if bytes == hosts::COPILOT_TABLE.as_bytes() => {
+        Some(bytes) if bytes == file.bytes => {
             std::fs::remove_file(&path)
                 .map_err(|e| anyhow::anyhow!("could not delete {}: {e}", path.display()))?;
-            for dir in [".github/hooks", ".github"] {
+            for dir in file.folders {
                 // Only an empty folder goes: remove_dir fails on anything else.
                 let _ = std::fs::remove_dir(root.join(dir));
             }
-            Ok(Some(format!(
-                "deleted {COPILOT_FILE} (the Copilot CLI hooks)"
-            )))
+            Ok(Some(format!("deleted {} (the {name} hooks)", file.rel)))
         }
         Some(_) => Ok(Some(format!(
-            "kept {COPILOT_FILE}: it was edited since capn init wrote it (delete it yourself)"
+            "kept {}: it was edited since capn init wrote it (delete it yourself)",
+            file.rel
         ))),
     }
 }
@@ -150,22 +196,23 @@ mod tests {
     }
 
     #[test]
-    fn the_copilot_file_is_created_whole_and_removed_only_unedited() {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = tmp.path();
-        assert_eq!(plan_copilot(root).unwrap(), CopilotPlan::Create);
-        assert!(write_copilot(root, &CopilotPlan::Create).unwrap());
-        assert!(copilot_registered(root));
-        assert_eq!(plan_copilot(root).unwrap(), CopilotPlan::Present);
-        assert!(remove_copilot(root)
-            .unwrap()
-            .unwrap()
-            .starts_with("deleted"));
-        assert!(!root.join(".github").exists());
-        write_copilot(root, &CopilotPlan::Create).unwrap();
-        std::fs::write(root.join(COPILOT_FILE), "{\"version\":1}").unwrap();
-        assert_eq!(plan_copilot(root).unwrap(), CopilotPlan::Differs);
-        assert!(remove_copilot(root).unwrap().unwrap().starts_with("kept"));
-        assert!(root.join(COPILOT_FILE).exists());
+    fn own_files_are_created_whole_and_removed_only_unedited() {
+        for file in OWN_FILES {
+            let tmp = tempfile::tempdir().unwrap();
+            let root = tmp.path();
+            assert_eq!(plan_own(root, &file).unwrap(), OwnPlan::Create);
+            assert!(write_own(root, &file, &OwnPlan::Create).unwrap());
+            assert_eq!(copilot_registered(root), file.host == Host::Copilot);
+            assert_eq!(plan_own(root, &file).unwrap(), OwnPlan::Present);
+            let said = remove_own(root, &file).unwrap().unwrap();
+            assert!(said.starts_with("deleted"), "{said}");
+            assert!(!root.join(file.folders.last().unwrap()).exists());
+            write_own(root, &file, &OwnPlan::Create).unwrap();
+            std::fs::write(root.join(file.rel), "edited").unwrap();
+            assert_eq!(plan_own(root, &file).unwrap(), OwnPlan::Differs);
+            let said = remove_own(root, &file).unwrap().unwrap();
+            assert!(said.starts_with("kept"), "{said}");
+            assert!(root.join(file.rel).exists());
+        }
     }
 }

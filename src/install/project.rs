@@ -64,7 +64,9 @@ pub fn user_statusline_command() -> Option<String> {
 /// Errors: [`crate::fsutil::check_inside`]'s, naming the folder; nothing has been touched.
 pub fn check_project_paths(root: &Path) -> Result<()> {
     let mut paths: Vec<PathBuf> = PROJECT_SETTINGS.iter().map(|r| root.join(r)).collect();
-    paths.push(root.join(super::more_hosts::COPILOT_FILE));
+    for file in super::more_hosts::OWN_FILES {
+        paths.push(root.join(file.rel));
+    }
     paths.push(root.join(".gitignore"));
     paths.push(super::skill::skill_path(root));
     for p in paths {

@@ -61,6 +61,7 @@ pub fn from_tool_call(tool_name: &str, input: &Value) -> Option<SearchIntent> {
                 path(),
                 glob_words(s("glob")),
                 glob_words(s("include_pattern")),
+                glob_words(s("include")),
             ]),
             IntentKind::Pattern,
         ),
@@ -93,7 +94,8 @@ pub fn from_tool_call(tool_name: &str, input: &Value) -> Option<SearchIntent> {
 
 /// Claude Code's name for another host's search tool (as the payloads captured from the clients
 /// name them): Gemini CLI's and Qwen Code's `grep_search` (`search_file_content` before it),
-/// `glob` and `invoke_agent`/`task`; Copilot CLI's `grep`, `glob` and `task`. Shell tools
+/// `glob` and `invoke_agent`/`task`; Copilot CLI's and OpenCode's `grep`, `glob` and `task`
+/// (OpenCode's file filter: `include`). Shell tools
 /// (`run_shell_command`, `bash`, Codex's `shell`) and anything else keep their name: their
 /// `command` is read as a command line.
 fn canonical_tool(name: &str) -> &str {

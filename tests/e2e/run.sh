@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# End-to-end suite: builds capn, installs the pinned Claude Code, Codex, Copilot CLI, Gemini CLI and Qwen Code clients from
+# End-to-end suite: builds capn, installs the pinned Claude Code, Codex, Copilot CLI, Gemini CLI, Qwen Code and OpenCode clients from
 # package-lock.json (npm ci), and runs them offline against a mock model server on 127.0.0.1
 # (see "End-to-end tests" in the README). Exit 1 when a check fails or the npm registry
 # cannot be reached; never a silent skip.
-#   tests/e2e/run.sh [--keep] [--only claude|codex|copilot|gemini|qwen]
+#   tests/e2e/run.sh [--keep] [--only claude|codex|copilot|gemini|qwen|opencode]
 # A plain run (no arguments) then runs selftest.py: the suite again against deliberately broken
 # hooks, each of which must make named checks fail.
 set -euo pipefail
@@ -31,7 +31,7 @@ fi
 
 echo "== e2e: npm ci (pinned clients, see tests/e2e/package.json)"
 (cd "$here" && timeout 300 npm ci --no-audit --no-fund --loglevel=error)
-echo "   $("$here/node_modules/.bin/claude" --version) / $("$here/node_modules/.bin/codex" --version) / copilot $("$here/node_modules/.bin/copilot" --version 2>/dev/null | head -1) / gemini $("$here/node_modules/.bin/gemini" --version 2>/dev/null) / qwen $("$here/node_modules/.bin/qwen" --version 2>/dev/null)"
+echo "   $("$here/node_modules/.bin/claude" --version) / $("$here/node_modules/.bin/codex" --version) / copilot $("$here/node_modules/.bin/copilot" --version 2>/dev/null | head -1) / gemini $("$here/node_modules/.bin/gemini" --version 2>/dev/null) / qwen $("$here/node_modules/.bin/qwen" --version 2>/dev/null) / opencode $("$here/node_modules/.bin/opencode" --version 2>/dev/null)"
 
 echo "== e2e: cargo build"
 (cd "$root" && cargo build --quiet --bin capn)

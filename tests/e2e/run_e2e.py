@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs the end-to-end suite against the pinned clients in node_modules (see run.sh).
 
-Usage: run_e2e.py --capn PATH [--keep] [--only claude|codex|copilot|gemini|qwen]
+Usage: run_e2e.py --capn PATH [--keep] [--only claude|codex|copilot|gemini|qwen|opencode]
 Prints one line per check (PASS / FAIL with what it saw / N/A with why) and closes with
 "N passed, N failed". Exit 1 when any check failed.
 """
@@ -15,6 +15,7 @@ import claude
 import codex
 import copilot
 import gemini
+import opencode
 import qwen
 import features
 import offers
@@ -33,7 +34,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--capn", required=True)
     ap.add_argument("--keep", action="store_true", help="keep the sandboxes (printed)")
-    ap.add_argument("--only", choices=["claude", "codex", "copilot", "gemini", "qwen"])
+    ap.add_argument("--only", choices=["claude", "codex", "copilot", "gemini", "qwen", "opencode"])
     args = ap.parse_args()
     # run.sh's overall timeout sends SIGTERM: leave through the finally blocks, which stop the
     # clients' tmux servers and the mock
@@ -81,7 +82,7 @@ def main():
             sb.close()
             if args.keep:
                 print(f"kept: {sb.root}")
-    for name, module in (("gemini", gemini), ("qwen", qwen)):
+    for name, module in (("gemini", gemini), ("qwen", qwen), ("opencode", opencode)):
         if args.only not in (None, name):
             continue
         sb = Sandbox(args.capn, args.keep)

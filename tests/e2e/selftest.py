@@ -59,6 +59,10 @@ BREAKS = {
         'exec "$REAL" hook session-start --host copilot "$@"; fi',
         "qwen",
         ["qwen: contract arrives once at session start"]),
+    "post-tool-use offers nothing through OpenCode's plugin": (
+        'if [ "$1 $2 $4" = "hook post-tool-use opencode" ]; then cat >/dev/null; exit 0; fi',
+        "opencode",
+        ["opencode: a shell grep for a charted answer's words gets the offer once"]),
 }
 
 

@@ -83,7 +83,7 @@ pub fn payload(
         // Registered by neither host: doctor runs only what the tables register.
         (Host::Claude | Host::Codex, HookEvent::PostToolUse) => json!({}),
         // The other hosts are not checked by doctor's registration runs.
-        (Host::Gemini | Host::Qwen | Host::Copilot, _) => json!({}),
+        (Host::Gemini | Host::Qwen | Host::Copilot | Host::OpenCode, _) => json!({}),
     };
     if let (Value::Object(m), Value::Object(x)) = (&mut v, extra) {
         m.extend(x);
@@ -406,7 +406,7 @@ pub(super) fn exit_problem(
                 (Host::Codex, HookEvent::UserPromptSubmit) =>
                     "Codex reads it as \"block\" and blocks the prompt",
                 (Host::Codex, _) => "Codex reports the hook as failed",
-                (Host::Gemini | Host::Qwen | Host::Copilot, _) =>
+                (Host::Gemini | Host::Qwen | Host::Copilot | Host::OpenCode, _) =>
                     "the host reports the hook as failed (and may block)",
             }
         )),

@@ -139,7 +139,7 @@ pub(super) fn handler_problems(
                 p.push("it answers with --host codex on Claude Code".into());
             }
         }
-        Host::Codex | Host::Gemini | Host::Qwen | Host::Copilot => {
+        Host::Codex | Host::Gemini | Host::Qwen | Host::Copilot | Host::OpenCode => {
             if h.get("args").is_some() {
                 p.push("Codex ignores \"args\" and runs only \"command\"".into());
             }
