@@ -35,5 +35,6 @@ mod state;
 mod statusline;
 mod store_edges;
 mod symbols;
+mod trust_recall;
 mod usage;
 mod util;
