@@ -12,7 +12,8 @@ use clap::{Args, Parser, Subcommand};
 /// capn: a memory for coding agents that survives sessions and compactions.
 ///
 /// Ask before you search; chart what was expensive to find. A charted answer is backed by the
-/// SHA-256 of its files and deletes itself as soon as one of them changes.
+/// SHA-256 of its files: while one of them differs from how it was charted, the chart is hidden
+/// (kept, not deleted) and `ask` says so; it answers again once they are back as charted.
 #[derive(Debug, Parser)]
 // bin_name: usage lines say `capn`, not the file name (`capn.exe` on Windows).
 #[command(
