@@ -265,3 +265,36 @@ fn identifiers_that_differ_only_in_underscores_or_dots_keep_their_charts() {
     let py = &env.run(&["ask", charts[0].0]).ok().jsonl()[0];
     assert_eq!(py["files"], json!(["py/a.py"]));
 }
+
+/// On a miss, a stale chart that was the best candidate is named, and no candidate ranked below
+/// it is suggested for `--like` in its place (before, the next one was).
+#[test]
+fn a_stale_best_candidate_is_named_and_no_lower_one_is_suggested() {
+    let env = Env::git();
+    env.run(&["init"]).ok();
+    let handled = "Where are payment webhooks handled?";
+    let retried = "Where are payment webhooks retried?";
+    let mut charts = vec![(handled, "src/a.ts"), (retried, "src/b.ts")];
+    charts.extend_from_slice(&crate::offers::OTHER_CHARTS[..3]);
+    crate::offers::chart_all(&env, &charts);
+    git(&env, &["add", "src"]);
+    git(&env, &["commit", "-qm", "first"]);
+    let near = "Where are payment refunds handled?";
+    // Fresh: both are possibly related (a near miss), the handled one first.
+    let run = env.run(&["ask", near]).code(1);
+    let related: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("related {"))
+        .collect();
+    assert_eq!(related.len(), 2, "{}", run.stderr);
+    assert!(related[0].contains(handled), "{}", run.stderr);
+    let id = related[0].split('"').nth(3).unwrap().to_string();
+    env.write("src/a.ts", "// changed\n");
+    let run = env.run(&["ask", near]).code(1);
+    assert_eq!(run.stdout, "");
+    assert_eq!(
+        run.stderr,
+        format!("{}{}", note(&id, handled, "src/a.ts"), nudge(near))
+    );
+}
