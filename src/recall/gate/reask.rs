@@ -122,3 +122,31 @@ pub fn exact_key(question: &str) -> Option<String> {
         .fold(OFFSET, |h, b| (h ^ u64::from(b)).wrapping_mul(PRIME));
     Some(format!("\u{1}{h:016x}"))
 }
+
+/// True when the asked question (`asked`, already [`normalise_question`]d) and a chart's
+/// question text (`chart`: its question and other phrasings, one a line) name the same thing as
+/// different identifiers: a word of one and a word of the other are made of the same letters
+/// and digits in the same order, split differently by `_` and `.` (`__init__` and `init`,
+/// `io_read` and `io.read`), and the chart's questions never use the asked form itself. Such a
+/// chart asks about another identifier, as a chart of "C#" does for "C": it is not an answer
+/// (the tokeniser reads both forms as the same terms, so the gate alone would let it answer).
+/// Details and paths are not read: they name identifiers in passing (`_id` beside "id").
+pub fn identifier_clash(asked: &str, chart: &str) -> bool {
+    let parts = |w: &str| -> Vec<String> {
+        w.split(['_', '.'])
+            .filter(|p| !p.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let held: Vec<String> = chart
+        .lines()
+        .filter_map(normalise_question)
+        .flat_map(|n| n.split(' ').map(str::to_string).collect::<Vec<_>>())
+        .collect();
+    asked.split(' ').any(|w| {
+        let p = parts(w);
+        !p.is_empty()
+            && !held.iter().any(|h| h == w)
+            && held.iter().any(|h| h != w && parts(h) == p)
+    })
+}

@@ -134,6 +134,37 @@ fn identifiers_with_underscores_or_dots_stay_apart() {
 }
 
 #[test]
+fn a_chart_of_another_identifier_form_clashes_and_other_words_do_not() {
+    let n = |q: &str| normalise_question(q).unwrap();
+    for (asked, chart) in [
+        ("What does __init__ do?", "What does init do?"),
+        ("What does init do?", "What does __init__ do?"),
+        ("What does io.read do?", "What does io_read do?"),
+        ("what does io_read do", "What does io.read do?"),
+    ] {
+        assert!(identifier_clash(&n(asked), chart), "{asked} / {chart}");
+    }
+    for (asked, chart) in [
+        ("What does __init__ do?", "What does __init__ do?"),
+        // A phrasing in the asked form: the chart has been confirmed to ask it.
+        (
+            "What does init do?",
+            "What does __init__ do?\nwhat does init do",
+        ),
+        // Words split by spaces, camelCase and other words are not identifier forms.
+        ("where is the user_id set?", "Where is the user id set?"),
+        ("where is userId set?", "Where is the user_id set?"),
+        (
+            "Where are payment webhooks handled?",
+            "Where are payment webhooks handled?",
+        ),
+        ("How is io read?", "How does the io module read files?"),
+    ] {
+        assert!(!identifier_clash(&n(asked), chart), "{asked} / {chart}");
+    }
+}
+
+#[test]
 fn punctuation_around_a_symbol_is_set_aside_and_a_symbol_run_is_a_word() {
     for (a, b) in [
         ("How do we compile C#?", "how do we compile c#"),
