@@ -12,7 +12,8 @@ use clap::{Args, Parser, Subcommand};
 /// capn: a memory for coding agents that survives sessions and compactions.
 ///
 /// Ask before you search; chart what was expensive to find. A charted answer is backed by the
-/// SHA-256 of its files and deletes itself as soon as one of them changes.
+/// SHA-256 of its files: while one of them differs from how it was charted, the chart is hidden
+/// (kept, not deleted) and `ask` says so; it answers again once they are back as charted.
 #[derive(Debug, Parser)]
 // bin_name: usage lines say `capn`, not the file name (`capn.exe` on Windows).
 #[command(
@@ -103,7 +104,7 @@ pub struct ContextArgs {}
 /// `capn ask`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Output: one JSON object per hit, best first:\n  {\"id\":\"9f3a1c2e\",\"question\":\"...\",\"files\":[\"a.ts\"],\"details\":\"...\",\"score\":87}\nscore: 100 when asked in a chart's own words (or a confirmed phrasing), else at most 99;\nit orders the hits of one ask and means nothing across asks.\nExit 0 with hits, 1 on a miss. A miss prints on stderr, in this order: at most three charts\nthat are not answers, each with the question's words the chart does not hold,\n  candidate {\"id\":\"...\",\"question\":\"...\",\"files\":[...],\"not_in_chart\":[...]}\n    probably this question in other words: if it asks the same thing, read its files and\n    confirm it (capn chart \"<question>\" --like <id>) so these words answer next time;\nthe nudge: how to chart the answer after exploring; then\n  related {\"id\":\"...\",\"question\":\"...\",\"files\":[...],\"not_in_chart\":[...]}\n    possibly related: not an answer, but its files may help.\n\nExamples:\n  capn ask \"where are payment webhooks handled?\"\n  capn ask \"how is a session token refreshed\" --limit 3"
+    after_help = "Output: one JSON object per hit, best first:\n  {\"id\":\"9f3a1c2e\",\"question\":\"...\",\"files\":[\"a.ts\"],\"details\":\"...\",\"score\":87}\nscore: 100 when asked in a chart's own words (or a confirmed phrasing), else at most 99;\nit orders the hits of one ask and means nothing across asks.\nExit 0 with hits, 1 on a miss. A stale chart (a file changed since it was charted) never\nanswers and is kept: stderr names it, its changed files and how to get it back, and when it is\nthe best match no other chart answers or is suggested in its place. A miss prints on stderr,\nin this order: at most three charts that are not answers, each with the question's words the\nchart does not hold,\n  candidate {\"id\":\"...\",\"question\":\"...\",\"files\":[...],\"not_in_chart\":[...]}\n    probably this question in other words: if it asks the same thing, read its files and\n    confirm it (capn chart \"<question>\" --like <id>) so these words answer next time;\nthe nudge: how to chart the answer after exploring; then\n  related {\"id\":\"...\",\"question\":\"...\",\"files\":[...],\"not_in_chart\":[...]}\n    possibly related: not an answer, but its files may help.\n\nExamples:\n  capn ask \"where are payment webhooks handled?\"\n  capn ask \"how is a session token refreshed\" --limit 3"
 )]
 pub struct AskArgs {
     /// The question, in your own words.
@@ -120,7 +121,7 @@ pub struct AskArgs {
 /// `capn chart`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Chart after real exploration: one atomic question, the files that answer it, and details\nfor line numbers and gotchas. Charting the same question again (case, punctuation and spacing\naside) updates its entry (same id; the old details stay unless --details is given); a similar\nquestion with the very same files becomes another phrasing of that chart. To confirm that a\ncandidate `capn ask` printed answers your question: capn chart \"<question>\" --like <id>.\n\nExamples:\n  capn chart \"where are payment webhooks handled?\" \\\n    --files src/api/webhooks.ts,src/billing/stripe.ts\n  capn chart \"how is the session cookie signed?\" --files src/auth/session.ts \\\n    --details \"sign() near line 80; key rotates daily\"\n  capn chart \"where do stripe callbacks land?\" --like 9f3a1c2e"
+    after_help = "Chart after real exploration: one atomic question, the files that answer it, and details\nfor line numbers and gotchas. Charting the same question again (case, punctuation and spacing\naside) updates its entry (same id; the old details stay unless --details is given). A rewording\nthat a chart with the very same files already answers becomes another phrasing of it; another\nquestion on the same files is a chart of its own (the output names the other). To confirm that a\ncandidate `capn ask` printed answers your question: capn chart \"<question>\" --like <id>.\n\nExamples:\n  capn chart \"where are payment webhooks handled?\" \\\n    --files src/api/webhooks.ts,src/billing/stripe.ts\n  capn chart \"how is the session cookie signed?\" --files src/auth/session.ts \\\n    --details \"sign() near line 80; key rotates daily\"\n  capn chart \"where do stripe callbacks land?\" --like 9f3a1c2e"
 )]
 pub struct ChartArgs {
     /// The question the files answer (one line).

@@ -110,13 +110,16 @@ pub fn run(args: &AskArgs) -> Result<ExitCode> {
     } else {
         Answers::default()
     };
-    // Read only when a note names a stale chart: how to delete one depends on the mode.
-    let shared = !answers.hidden.is_empty() && store.config().shared;
-    let out = render(question, &answers, shared)?;
+    let out = render(question, &answers)?;
     if out.hits.is_empty() {
         let mut err = std::io::stderr().lock();
         let _ = err.write_all(out.miss.as_bytes());
         return Ok(ExitCode::from(1));
+    }
+    // Fresh answers, and a stale chart among them: the note goes to stderr all the same.
+    if !answers.hidden.is_empty() {
+        let mut err = std::io::stderr().lock();
+        let _ = err.write_all(hidden_note(&answers.hidden).as_bytes());
     }
     let mut so = std::io::stdout().lock();
     so.write_all(out.hits.as_bytes())?;
@@ -127,13 +130,15 @@ pub fn run(args: &AskArgs) -> Result<ExitCode> {
 /// Most hidden charts named in the note; the rest are counted.
 pub const MAX_NAMED_HIDDEN: usize = 5;
 
-/// The line printed before the nudge when `ask` passed over stale charts, empty when it did not:
-/// `capn: hid 1 chart whose files changed since it was charted: "<question>" ("src/x.ts"); it
-/// answers again once the files are back as charted (capn prune deletes stale charts)`, with
-/// `capn prune --yes` in a `shared` store; several
-/// are separated by `; `, at most [`MAX_NAMED_HIDDEN`] named, each as [`present::named_chart`] shows it.
-/// Nothing was deleted.
-pub fn hidden_note(hidden: &[Hidden], shared: bool) -> String {
+/// The line printed when `ask` passed over stale charts (before the nudge on a miss, on stderr
+/// beside the answers on a hit), empty when it did not: `capn: hid 1 chart whose files changed
+/// since it was charted: <id> "<question>" ("src/x.ts"); it answers again once its files are
+/// back as charted (check out or restore the version it was charted on), or chart it afresh on
+/// the files that answer it now: capn chart "<its question>" --files <files>`. Several are separated by
+/// `; `, at most [`MAX_NAMED_HIDDEN`] named, each as [`present::named_chart`] shows it after its
+/// id. Nothing was deleted, and nothing here suggests deleting: a stale chart may be current on
+/// another branch.
+pub fn hidden_note(hidden: &[Hidden]) -> String {
     if hidden.is_empty() {
         return String::new();
     }
@@ -141,27 +146,35 @@ pub fn hidden_note(hidden: &[Hidden], shared: bool) -> String {
     let named: Vec<String> = hidden
         .iter()
         .take(MAX_NAMED_HIDDEN)
-        .map(|r| present::named_chart(&r.question, &r.changed))
+        .map(|r| format!("{} {}", r.id, present::named_chart(&r.question, &r.changed)))
         .collect();
     let more = if n > MAX_NAMED_HIDDEN {
         format!("; and {} more", n - MAX_NAMED_HIDDEN)
     } else {
         String::new()
     };
-    let (noun, was, it) = if n == 1 {
-        ("chart", "it was", "it answers")
+    let (noun, was, back) = if n == 1 {
+        (
+            "chart",
+            "it was",
+            "it answers again once its files are back as charted",
+        )
     } else {
-        ("charts", "they were", "they answer")
+        (
+            "charts",
+            "they were",
+            "each answers again once its files are back as charted",
+        )
     };
+    // The question is entry text: quoted above as data, never repeated inside a command.
     format!(
-        "capn: hid {n} {noun} whose files changed since {was} charted: {}{more}; {it} again once the files are back as charted ({} deletes stale charts)\n",
+        "capn: hid {n} {noun} whose files changed since {was} charted: {}{more}; {back} (check out or restore the version it was charted on), or chart it afresh on the files that answer it now: capn chart \"<its question>\" --files <files>\n",
         named.join("; "),
-        super::messages::deleting_command(shared)
     )
 }
 
 /// The answers as JSONL for stdout or, on a miss, the text for stderr ([`miss_text`]).
-fn render(question: &str, answers: &Answers, shared: bool) -> Result<Rendered> {
+fn render(question: &str, answers: &Answers) -> Result<Rendered> {
     let mut out = Rendered::default();
     for (e, score) in &answers.hits {
         let entry_file = format!("{}/entries/{}.md", crate::store::STORE_DIR, e.id);
@@ -177,7 +190,7 @@ fn render(question: &str, answers: &Answers, shared: bool) -> Result<Rendered> {
         out.hits.push('\n');
     }
     if out.hits.is_empty() {
-        out.miss = miss_text(question, answers, shared)?;
+        out.miss = miss_text(question, answers)?;
     }
     Ok(out)
 }
@@ -186,8 +199,8 @@ fn render(question: &str, answers: &Answers, shared: bool) -> Result<Rendered> {
 /// candidates, [`CANDIDATE_HEADER`], their `candidate` lines and how to use and confirm them,
 /// before the nudge (explore as usual, then chart); weak candidates after the nudge, under
 /// [`RELATED_HEADER`], with the same one line on confirming.
-pub fn miss_text(question: &str, answers: &Answers, shared: bool) -> Result<String> {
-    let mut out = hidden_note(&answers.hidden, shared);
+pub fn miss_text(question: &str, answers: &Answers) -> Result<String> {
+    let mut out = hidden_note(&answers.hidden);
     let (strong, weak): (Vec<&Related>, Vec<&Related>) =
         answers.related.iter().partition(|r| r.strong);
     if let Some(first) = strong.first() {

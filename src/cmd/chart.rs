@@ -247,6 +247,7 @@ fn chart_files(
             let cache = &mut w.cache;
             let mut keep = |e: &Entry| shared && !crate::store::entry_is_fresh(&root, e, cache);
             let id = choose_id(&w.store, question, &mut keep)?;
+            let neighbours = w.charts_on(&files);
             let entry = Entry {
                 id: id.clone(),
                 at,
@@ -256,7 +257,10 @@ fn chart_files(
                 phrasings: Vec::new(),
                 extra: Vec::new(),
             };
-            (entry, format!("charted {id}"))
+            (
+                entry,
+                format!("charted {id}{}", own_question_note(&id, &neighbours)),
+            )
         }
     };
     // Every entry is checked before any is written: a refusal writes nothing.
@@ -274,6 +278,38 @@ fn chart_files(
             replaced.join(", ")
         )
     })
+}
+
+/// ` (a question of its own: chart <id> "<question>" has the same files and asks something
+/// else)` when charts other than `id` are backed by the very files just charted (`neighbours`),
+/// else empty: a different question on the same files is a chart of its own, never merged into
+/// theirs (only a rewording that one of them already answers is). At most two are named.
+fn own_question_note(id: &str, neighbours: &[Entry]) -> String {
+    let others: Vec<&Entry> = neighbours.iter().filter(|e| e.id != id).collect();
+    let named: Vec<String> = others
+        .iter()
+        .take(2)
+        .map(|e| {
+            format!(
+                "{} {}",
+                e.id,
+                crate::present::quote(&e.question, crate::present::MAX_QUESTION_CHARS)
+            )
+        })
+        .collect();
+    match others.len() {
+        0 => String::new(),
+        1 => format!(
+            " (a question of its own: chart {} has the same files and asks something else)",
+            named[0]
+        ),
+        n => format!(
+            " (a question of its own: {} other charts, {}{}, have the same files and ask something else)",
+            n,
+            named.join(", "),
+            if n > 2 { ", …" } else { "" }
+        ),
+    }
 }
 
 /// `e` (a chart with the very files just hashed) with `question` as another phrasing, charted

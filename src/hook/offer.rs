@@ -9,8 +9,8 @@
 //! Every rule that keeps offers rare and right lives here or in [`crate::recall::offer`]:
 //! - the injection gate ([`crate::recall::offer::select`]) is stricter than `ask`'s;
 //! - an offered entry's backing files are checked (SHA-256, through the stat cache) just before
-//!   it is offered: a stale chart is never offered (it is left for `ask` or `prune` to delete:
-//!   the hook never waits for the writers' lock);
+//!   it is offered: a stale chart is never offered, and when the chart the gate picks is stale,
+//!   nothing is (never a chart ranked below it in its place; `ask` reports the stale one);
 //! - once per session: an entry offered once is not offered again until it is re-charted (its
 //!   `at` changes) or a compaction drops the earlier context ([`forget`]); sub-agents keep their
 //!   own record, since they do not see the main conversation;

@@ -61,7 +61,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 mod reask;
 mod words;
-pub use reask::{exact_key, normalise_question};
+pub use reask::{exact_key, identifier_clash, normalise_question};
 use words::{
     derived, doc_vocabulary, doc_words, dot, is_code, shares_a_root_only, ChartWords, Suffixed,
     NAME_SUFFIXES,
@@ -217,6 +217,21 @@ impl Question {
             },
             suffixed,
         }
+    }
+
+    /// True when doc `doc`'s questions name one of this question's identifiers in another
+    /// form ([`identifier_clash`]: `init` against `__init__`, `io_read` against `io.read`).
+    /// Only asked of a chart that would otherwise answer (its text is read for the answer
+    /// anyway).
+    fn names_another_identifier(
+        &self,
+        doc: usize,
+        text: &dyn Fn(usize) -> Option<DocText>,
+    ) -> bool {
+        let Some(norm) = &self.norm else {
+            return false;
+        };
+        text(doc).is_some_and(|d| identifier_clash(norm, &d.question))
     }
 
     /// The question's bare word that doc `doc` holds only as a symbol name ([`Suffixed`]).
@@ -651,6 +666,9 @@ pub fn apply(question: &Question, ranked: &[usize], ask: &Ask<'_>, model: Option
             continue;
         }
         match question.unmatched_doc(doc, ask.text, model, ask.thresholds) {
+            Some(None) if question.names_another_identifier(doc, ask.text) => {
+                out.demoted.push((doc, false));
+            }
             Some(None) => out.answers.push(doc),
             Some(Some(_)) => {
                 let strong = question.is_strong(doc, ask.text, model, ask.thresholds);

@@ -1,42 +1,44 @@
 //! Asking the store: charted answers that are current and verified, and the stale charts an
-//! ask passed over on the way. The whole freshness protocol of a read lives here, so `capn ask` (and any
+//! ask passed over. The whole freshness protocol of a read lives here, so `capn ask` (and any
 //! other reader) never handles entry positions, rebuilds or retries:
 //!
-//! 1. the search runs over the index through the decision (`recall::decide`: fused with the
-//!    embedding when the snapshot has vectors, then the answer gate), leaving out what earlier
-//!    rounds excluded;
+//! 1. the search runs once over the whole index through the decision (`recall::decide`: fused
+//!    with the embedding when the snapshot has vectors, then the answer gate), stale charts
+//!    included: a chart ranks by its question, whatever its files say now;
 //! 2. every entry it returns is read from its file and must say what the index says; if one was
-//!    edited in place, the snapshot is rebuilt from the entry files and the round starts again;
+//!    edited in place, the snapshot is rebuilt from the entry files and the search runs again;
 //! 3. only those entries' backing files are checked (stat cache; re-hash only on changed
-//!    metadata), so the cost does not grow with the store. A stale one is left out and kept
-//!    (stale hides, never destroys: it answers again once its files hash as charted, after a
-//!    branch switch back, a stash pop or a revert) and reported; one whose files cannot be
-//!    checked is left out and kept too. Either way the search runs again without it, so an
-//!    answer is never a stale chart and never hides a fresh one ranked below it (a related
-//!    suggestion that is not fresh is dropped without another round). After
-//!    [`MAX_ROUNDS`] rounds every entry is checked at once. The stat cache remembers the hash
-//!    a changed file had, so a stale chart is skipped again with one `stat` per file, unhashed.
+//!    metadata), so the cost does not grow with the store. A stale chart never answers and is
+//!    kept (stale hides, never destroys: it answers again once its files hash as charted, after
+//!    a branch switch back, a stash pop or a revert) and reported; one whose files cannot be
+//!    checked is left out and kept too. **A stale best match is reported, not replaced**: when
+//!    the chart that answers best is not fresh, nothing answers (the other answers of that
+//!    search ranked below it; only a fresh version of the very same question, charted on other
+//!    files for another branch or teammate, is the same best match), and no candidate is offered; when a lower answer is not fresh,
+//!    the fresh answers of the same search still answer (each passed the gate on its own) and
+//!    no chart moves up into its place. Candidates are offered down to the first that is not
+//!    fresh. The search never runs again without a stale chart, so what answers is what the
+//!    same search gave with every chart in it. The stat cache remembers the hash a changed file
+//!    had, so a stale chart costs one `stat` per file, unhashed.
 
 use super::entry::Entry;
 use super::fresh::StatCache;
 use super::index::{self, read_entry, Snapshot};
-use super::{stale_positions, Store, Writer};
+use super::{Store, Writer};
 use crate::recall::decide;
 use crate::recall::gate::DocText;
 use crate::recall::Ask;
 use anyhow::{Context, Result};
 use std::cell::{Cell, RefCell};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::path::Path;
-
-/// Search rounds that may each find stale or uncheckable entries among the results before
-/// `ask` checks every entry of the store at once (then one more search is final).
-pub const MAX_ROUNDS: usize = 8;
 
 /// A chart an ask left out because its files changed (it is kept, and answers again once they
 /// hash as charted).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Hidden {
+    /// Entry id.
+    pub id: String,
     /// The charted question.
     pub question: String,
     /// Backing files (keys relative to the project root) that changed, vanished or were replaced.
@@ -132,66 +134,70 @@ impl Store {
             }
         };
         report_malformed_of(self, &mut reading);
-        // Ids left out of the search: stale ones, and those that cannot be checked.
-        let mut left_out: BTreeSet<String> = BTreeSet::new();
-        let mut hidden = Vec::new();
-        for round in 0..=MAX_ROUNDS {
-            let (snap, cache) = reading.parts();
-            let excluded: Vec<usize> = if round == MAX_ROUNDS {
-                stale_positions(&self.root, snap, cache)
-            } else {
-                let mut v: Vec<usize> =
-                    left_out.iter().filter_map(|id| snap.position(id)).collect();
-                v.sort_unstable();
-                v
-            };
-            let mut found = answer(self, snap, question, limit, &excluded)?;
-            let mut passed_over = false;
-            for (e, _) in &found.hits {
-                match freshness(&self.root, e, cache) {
-                    Freshness::Fresh => continue,
-                    Freshness::Stale(changed) => hidden.push(Hidden {
-                        question: e.question.clone(),
-                        changed,
-                    }),
-                    Freshness::Unchecked => {}
-                }
-                left_out.insert(e.id.clone());
-                passed_over = true;
-            }
-            // A related suggestion that is not fresh is only dropped: the search runs again for
-            // answers (a stale one must not hide a fresh one), not for suggestions, so a store
-            // with many stale charts costs no extra rounds on a miss.
-            found
-                .related
-                .retain(|r| match freshness(&self.root, &r.entry, cache) {
-                    Freshness::Fresh => true,
-                    Freshness::Stale(changed) => {
-                        hidden.push(Hidden {
-                            question: r.entry.question.clone(),
-                            changed,
-                        });
-                        false
-                    }
-                    Freshness::Unchecked => false,
-                });
-            if !passed_over {
-                found.hidden = hidden;
-                if let Reading::Locked(w) = reading {
-                    w.finish_or_warn();
-                }
-                return Ok(found);
-            }
-        }
-        // The last round checked every entry, so what it found can only be stale if a file
-        // changed meanwhile: say nothing rather than loop.
+        let (snap, cache) = reading.parts();
+        let found = answer(self, snap, question, limit)?;
+        let found = settled(&self.root, found, cache);
         if let Reading::Locked(w) = reading {
             w.finish_or_warn();
         }
-        Ok(Answers {
-            hidden,
-            ..Answers::default()
-        })
+        Ok(found)
+    }
+}
+
+/// What one decision's charts give once their files are checked (module docs, step 3): the
+/// answers that are fresh, unless the best one is not (then only a fresh version of its very
+/// question, a chart of the same question on other files, answers; no other chart does, and no
+/// candidate is offered: the stale chart is reported in its place); the candidates down to the
+/// first that is not fresh. Every stale chart met on the way is in `hidden`.
+fn settled(root: &Path, found: Answers, cache: &mut StatCache) -> Answers {
+    let mut hidden = Vec::new();
+    let mut hits = Vec::new();
+    let mut best_hidden = false;
+    // The best answer's question: another version of it (a chart of the same question on other
+    // files, kept for another branch or teammate) is the same best match, not a lower chart.
+    let best = found
+        .hits
+        .first()
+        .and_then(|(e, _)| crate::recall::gate::normalise_question(&e.question));
+    for (rank, (e, score)) in found.hits.into_iter().enumerate() {
+        match freshness(root, &e, cache) {
+            Freshness::Fresh => {
+                hits.push((e, score));
+                continue;
+            }
+            Freshness::Stale(changed) => hidden.push(Hidden {
+                id: e.id.clone(),
+                question: e.question.clone(),
+                changed,
+            }),
+            Freshness::Unchecked => {}
+        }
+        best_hidden |= rank == 0;
+    }
+    if best_hidden {
+        hits.retain(|(e, _)| crate::recall::gate::normalise_question(&e.question) == best);
+    }
+    let mut related = Vec::new();
+    for r in found.related {
+        match freshness(root, &r.entry, cache) {
+            Freshness::Fresh => {
+                related.push(r);
+                continue;
+            }
+            Freshness::Stale(changed) => hidden.push(Hidden {
+                id: r.entry.id.clone(),
+                question: r.entry.question.clone(),
+                changed,
+            }),
+            Freshness::Unchecked => {}
+        }
+        // A chart ranked below one that is hidden is never offered in its place.
+        break;
+    }
+    Answers {
+        hits,
+        related,
+        hidden,
     }
 }
 
@@ -202,25 +208,13 @@ fn report_malformed_of(store: &Store, reading: &mut Reading) {
 }
 
 /// Searches and verifies (module docs, steps 1 and 2), once more after a rebuild when an entry
-/// file disagreed with the index; `excluded` (positions, sorted) are left out.
-fn answer(
-    store: &Store,
-    snap: &mut Snapshot,
-    question: &str,
-    limit: usize,
-    excluded: &[usize],
-) -> Result<Answers> {
-    if let Some(r) = verified(store, snap, question, limit, excluded)? {
+/// file disagreed with the index.
+fn answer(store: &Store, snap: &mut Snapshot, question: &str, limit: usize) -> Result<Answers> {
+    if let Some(r) = verified(store, snap, question, limit)? {
         return Ok(r);
     }
-    let ids: Vec<String> = excluded
-        .iter()
-        .filter_map(|&i| snap.ids.get(i).cloned())
-        .collect();
     *snap = Snapshot::reloaded(store)?;
-    let mut excluded: Vec<usize> = ids.iter().filter_map(|id| snap.position(id)).collect();
-    excluded.sort_unstable();
-    Ok(verified(store, snap, question, limit, &excluded)?.unwrap_or_default())
+    Ok(verified(store, snap, question, limit)?.unwrap_or_default())
 }
 
 /// The decision for `ask` (`recall::decide`: BM25 alone when the snapshot has no vectors,
@@ -241,9 +235,8 @@ fn verified(
     snap: &Snapshot,
     question: &str,
     limit: usize,
-    excluded: &[usize],
 ) -> Result<Option<Answers>> {
-    let allowed = |i: usize| excluded.binary_search(&i).is_err();
+    let allowed = |_: usize| true;
     let read_cache: RefCell<HashMap<usize, Option<Entry>>> = RefCell::default();
     let disagreed = Cell::new(false);
     let read = |doc: usize| -> Option<Entry> {
@@ -324,6 +317,7 @@ impl Store {
     /// The chart a prompt's or a search's `intent` points at, for a proactive offer
     /// ([`crate::recall::offer`]), when it is current: read from its file, agreeing with the
     /// index, not `skip`ped (already offered), and every backing file hashing as charted, now.
+    /// When the chart picked is stale, nothing is offered: never a chart ranked below it.
     /// `None` without embeddings (the offer gate needs them), when nothing passes, when bringing
     /// the index up to date would read more than [`HOOK_MAX_READS`] entry files or
     /// [`HOOK_MAX_READ_BYTES`], or when checking the chart would hash more than
@@ -358,8 +352,9 @@ impl Store {
         let qv = model.embed(intent);
         let mut cache = StatCache::load(&self.stat_cache_path(), snap.derived_limit());
         let mut budget = HOOK_MAX_HASH_BYTES;
-        // A stale pick is left out and the gate asked again (a stale chart is kept, so it must
-        // not hide a fresh one for good), a few times at most.
+        // A stale pick is never replaced by a chart ranked below it; only another version of
+        // the very question picked as an exact re-ask (a chart of it on other files) may stand
+        // in, a few times at most.
         let mut stale: Vec<usize> = Vec::new();
         for _ in 0..OFFER_PICKS {
             let allowed = |d: usize| !stale.contains(&d);
@@ -368,6 +363,9 @@ impl Store {
             let Some(crate::recall::offer::Pick { doc, exact }) = picked else {
                 return Ok(None);
             };
+            if !stale.is_empty() && !exact {
+                return Ok(None);
+            }
             let id = &snap.ids[doc];
             let Ok(e) = read_entry(&self.entry_path(id), &format!("{id}.md")) else {
                 return Ok(None);
@@ -387,12 +385,15 @@ impl Store {
             if fresh {
                 return Ok(Some(e));
             }
+            if !exact {
+                return Ok(None);
+            }
             stale.push(doc);
         }
         Ok(None)
     }
 }
 
-/// The most charts a hook's offer gate picks for one intent: each stale pick is left out and
-/// the gate asked again.
+/// The most charts a hook's offer gate picks for one intent: a stale exact pick may be followed
+/// by other versions of the same question ([`Store::offer`]).
 pub const OFFER_PICKS: usize = 3;

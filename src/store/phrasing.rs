@@ -4,9 +4,11 @@
 //! - [`Writer::askers`]: the charts that already have the question as one of their phrasings
 //!   (their `# ` question or another, once case, punctuation and whitespace are set aside);
 //! - [`Writer::similar_chart`]: a current chart with exactly the given backing files (paths and
-//!   hashes) that the question reaches in recall (among those charts alone, it is an answer or a
-//!   candidate, `crate::recall::decide`) or shares a word with. Charting a question in other
-//!   words with the same files then adds a phrasing to that chart;
+//!   hashes) that the question is a rewording of (among those charts alone, it answers the
+//!   question, `crate::recall::decide`). Charting a question in other words with the same files
+//!   then adds a phrasing to that chart; a different question on the same files (a candidate
+//!   at most, or one sharing a word) is a chart of its own ([`Writer::charts_on`] names the
+//!   charts it shares its files with);
 //! - [`Writer::current_chart`]: the chart `capn chart "<words>" --like <id>` confirms, refused
 //!   clearly when the id is no chart or its files changed.
 
@@ -46,20 +48,40 @@ impl Writer {
         found
     }
 
-    /// A current chart backed by exactly `files` (path → SHA-256 hex, as just hashed) whose
-    /// question `question` reaches: asked of those charts alone, it is an answer or a candidate,
-    /// or failing that it shares an index term with it (unless the question and one of the
-    /// chart's phrasings both hold codes, [`codes`], and not the same ones). The best such
-    /// chart, read from its file; `None` when there is none.
-    pub fn similar_chart(&self, question: &str, files: &BTreeMap<String, String>) -> Option<Entry> {
-        let same: Vec<usize> = (0..self.snap.len())
+    /// The positions of the charts backed by exactly `files` (path → SHA-256 hex, as just
+    /// hashed), in index order.
+    fn same_files(&self, files: &BTreeMap<String, String>) -> Vec<usize> {
+        (0..self.snap.len())
             .filter(|&i| {
                 self.snap.refs.of(i).len() == files.len()
                     && self.snap.files_of(i).zip(files).all(|((p, h), (fp, fh))| {
                         p == fp && crate::hex::decode32(fh).as_ref() == Some(h)
                     })
             })
-            .collect();
+            .collect()
+    }
+
+    /// The charts backed by exactly `files` (as just hashed), read from their files, in index
+    /// order: what `chart` names when it writes a question of its own on them.
+    pub fn charts_on(&self, files: &BTreeMap<String, String>) -> Vec<Entry> {
+        self.same_files(files)
+            .into_iter()
+            .filter_map(|doc| {
+                let id = self.snap.ids.get(doc)?;
+                let e = read_entry(&self.store.entry_path(id), &format!("{id}.md")).ok()?;
+                self.snap.agrees_with(doc, &e).then_some(e)
+            })
+            .collect()
+    }
+
+    /// A current chart backed by exactly `files` (path → SHA-256 hex, as just hashed) that
+    /// `question` is a rewording of: asked of the store, the chart *answers* it (the answer
+    /// gate, `crate::recall::decide`; a candidate or a shared word is not enough: one file
+    /// answers many questions), unless the question and one of the chart's phrasings both
+    /// hold codes ([`codes`]) and not the same ones. The best such chart, read from its file;
+    /// `None` when there is none.
+    pub fn similar_chart(&self, question: &str, files: &BTreeMap<String, String>) -> Option<Entry> {
+        let same = self.same_files(files);
         if same.is_empty() {
             return None;
         }
@@ -77,10 +99,11 @@ impl Writer {
         };
         let model = crate::embed::model()?;
         let thresholds = model.thresholds();
-        let allowed = |d: usize| same.binary_search(&d).is_ok();
+        // Asked of the whole store, as `ask` would be: it must answer with that chart.
+        let allowed = |_: usize| true;
         let ask = Ask {
             query: question,
-            limit: 1,
+            limit: self.snap.len(),
             thresholds: &thresholds,
             allowed: &allowed,
             text: &text,
@@ -106,15 +129,11 @@ impl Writer {
                     })
             })
         };
-        // Past recall's own candidates, a chart with these very files that shares a word with
-        // the question is the same answer (its files are what an ask returns): merged too.
-        let mut sharing = self.snap.bm25.candidates(question, &allowed);
-        sharing.sort_by(|a, b| b.bm25.total_cmp(&a.bm25).then(a.doc.cmp(&b.doc)));
-        let ranked = d.answers.iter().map(|h| h.doc);
-        let best = ranked
-            .chain(d.candidates.iter().map(|c| c.hit.doc))
-            .chain(sharing.iter().map(|c| c.doc))
-            .find(|&doc| same_codes(doc))?;
+        let best = d
+            .answers
+            .iter()
+            .map(|h| h.doc)
+            .find(|&doc| same.binary_search(&doc).is_ok() && same_codes(doc))?;
         read(best)
     }
 

@@ -172,7 +172,7 @@ fn related_lines_and_the_removal_note_quote_a_hostile_entry() {
     let first = run.stderr.lines().next().unwrap();
     assert_eq!(
         first,
-        format!("capn: hid 1 chart whose files changed since it was charted: \"{HOSTILE_Q_QUOTED}\" (\"src/api/stripe-webhooks.ts\"); it answers again once the files are back as charted (capn prune deletes stale charts)")
+        format!("capn: hid 1 chart whose files changed since it was charted: {id} \"{HOSTILE_Q_QUOTED}\" (\"src/api/stripe-webhooks.ts\"); it answers again once its files are back as charted (check out or restore the version it was charted on), or chart it afresh on the files that answer it now: capn chart \"<its question>\" --files <files>")
     );
 }
 

@@ -281,7 +281,7 @@ fn the_same_files_with_a_similar_question_merge_and_ids_and_details_stay() {
     let run = env
         .run(&[
             "chart",
-            "which handler processes stripe payment webhooks?",
+            "which handler processes payment webhooks?",
             "--files",
             "src/api/webhooks.ts",
         ])
@@ -294,7 +294,7 @@ fn the_same_files_with_a_similar_question_merge_and_ids_and_details_stay() {
     let again = env
         .run(&[
             "chart",
-            "Which handler processes Stripe payment webhooks",
+            "Which handler processes Payment webhooks",
             "--files",
             "src/api/webhooks.ts",
         ])
@@ -311,12 +311,12 @@ fn the_same_files_with_a_similar_question_merge_and_ids_and_details_stay() {
     let entry = env.read(".capn/entries/2d1b0350.md");
     assert!(
         entry.ends_with(&format!(
-            "\n# {WEBHOOKS}\n\nRouter near line 40\n\n## Also asked as\n- which handler processes stripe payment webhooks?\n"
+            "\n# {WEBHOOKS}\n\nRouter near line 40\n\n## Also asked as\n- which handler processes payment webhooks?\n"
         )),
         "{entry}"
     );
     // Both wordings answer with the one chart.
-    for q in [WEBHOOKS, "which handler processes stripe payment webhooks?"] {
+    for q in [WEBHOOKS, "which handler processes payment webhooks?"] {
         let hits = env.run(&["ask", q]).ok().jsonl();
         assert_eq!(hits[0]["id"], "2d1b0350", "{q}");
         assert_eq!(hits[0]["details"], "Router near line 40", "{q}");
@@ -344,17 +344,23 @@ fn other_files_and_codes(env: &Env) {
             .ok();
     }
     assert_eq!(entry_files(env).len(), 4, "{:?}", entry_files(env));
-    // A code only the new question holds narrows it without changing it: a phrasing.
+    // A code only the new question holds narrows it: the chart does not answer it (a
+    // candidate at most), so on the same files it is a question of its own, and says so.
     let run = env
         .run(&[
             "chart",
-            "which handler processes stripe payment webhooks on api v2?",
+            "which handler processes payment webhooks on api v2?",
             "--files",
             "src/api/other.ts",
         ])
         .ok();
-    assert!(run.stdout.contains("another phrasing"), "{}", run.stdout);
-    assert_eq!(entry_files(env).len(), 4);
+    assert!(
+        run.stdout
+            .contains("(a question of its own: chart 2d1b0350 \"Where are payment webhooks handled?\" has the same files and asks something else)"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(entry_files(env).len(), 5);
 }
 
 /// An entry with phrasings keeps the one `# ` heading capn-hook 0.2 parses as the question; the
@@ -417,10 +423,11 @@ fn multi_phrasing_entries_stay_readable_by_capn_0_2() {
 }
 
 /// Re-charting with the very files of a chart, in words recall does not bring close to its
-/// question but sharing a word with it, is a phrasing too (the files are the answer either way);
-/// the same words with other files make a new entry.
+/// question but sharing a word with it, is a question of its own (issue 28: one file answers
+/// many questions; only a rewording the chart already answers is merged), and `chart` names
+/// the chart it shares its files with; the same words with other files make a new entry too.
 #[test]
-fn the_same_files_in_distant_words_sharing_one_merge() {
+fn the_same_files_in_distant_words_sharing_one_are_a_chart_of_their_own() {
     let env = Env::git();
     env.run(&["init"]).ok();
     env.write("src/links/create.ts", "create()\n");
@@ -433,11 +440,20 @@ fn the_same_files_in_distant_words_sharing_one_merge() {
     let run = env
         .run(&["chart", q, "--files", "src/links/create.ts"])
         .ok();
-    assert!(run.stdout.contains("another phrasing"), "{}", run.stdout);
-    assert_eq!(entry_files(&env).len(), 1);
+    assert!(!run.stdout.contains("phrasing"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains(&format!(
+            "(a question of its own: chart 009bea12 \"{chart}\" has the same files and asks something else)"
+        )),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(entry_files(&env).len(), 2);
     let hits = env.run(&["ask", q]).ok().jsonl();
-    assert_eq!(hits[0]["question"], chart);
+    assert_eq!(hits[0]["question"], q);
     assert_eq!(hits[0]["score"], 100);
+    let hits = env.run(&["ask", chart]).ok().jsonl();
+    assert_eq!(hits[0]["question"], chart);
     env.run(&[
         "chart",
         "where is a new short link cached?",
@@ -445,7 +461,7 @@ fn the_same_files_in_distant_words_sharing_one_merge() {
         "src/links/other.ts",
     ])
     .ok();
-    assert_eq!(entry_files(&env).len(), 2);
+    assert_eq!(entry_files(&env).len(), 3);
 }
 
 /// The JSON keys of a `candidate {…}` / `related {…}` line, in order (`"key":` occurrences).

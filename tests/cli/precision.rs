@@ -198,14 +198,16 @@ fn a_near_miss_in_embedding_mode_suggests_the_chart_it_resembles() {
 fn a_miss_names_the_stale_charts_ask_hid_and_keeps_them() {
     for mode in MODES {
         let env = store(mode);
-        chart(&env, "Where is the session cookie signed?", "src/x.ts");
+        let id = chart(&env, "Where is the session cookie signed?", "src/x.ts");
         env.write("src/x.ts", "// changed\n");
         let q = "Where is the session cookie signed?";
         let run = env.run(&["ask", q]).code(1);
+        // Which chart, which files, how to get it back; never "prune" (issue 28: a stale chart
+        // may be current on another branch).
         assert_eq!(
             run.stderr,
             format!(
-                "capn: hid 1 chart whose files changed since it was charted: \"{q}\" (\"src/x.ts\"); it answers again once the files are back as charted (capn prune deletes stale charts)\n\
+                "capn: hid 1 chart whose files changed since it was charted: {id} \"{q}\" (\"src/x.ts\"); it answers again once its files are back as charted (check out or restore the version it was charted on), or chart it afresh on the files that answer it now: capn chart \"<its question>\" --files <files>\n\
                  capn: no charted answer yet. Explore as usual; once you have found the files that answer it, chart them:\n  \
                  capn chart \"{q}\" --files <files> [--details \"<extra context>\"]\n"
             ),
@@ -226,7 +228,7 @@ fn a_miss_names_the_stale_charts_ask_hid_and_keeps_them() {
 #[test]
 fn the_removal_note_counts_and_names_several_charts() {
     let env = store(&["--no-embedding"]);
-    chart(&env, "Where is the session cookie signed?", "src/a.ts");
+    let signed = chart(&env, "Where is the session cookie signed?", "src/a.ts");
     env.write("src/b.ts", "b");
     env.write("src/c.ts", "c");
     env.run(&[
@@ -239,16 +241,22 @@ fn the_removal_note_counts_and_names_several_charts() {
     chart(&env, "Where are invoices numbered?", "src/d.ts");
     env.write("src/a.ts", "changed");
     std::fs::remove_file(env.root.join("src/c.ts")).unwrap();
-    // Only the charts the search reaches are checked: both session-cookie charts, one after the
-    // other (the second is found once the first is gone).
-    let run = env
-        .run(&["ask", "where is the session cookie signed"])
-        .code(1);
+    // Only the charts the search reaches are checked: both session-cookie charts answer this
+    // question, and both are stale, so both are named, best first; the invoices chart is not
+    // reached.
+    let verified = env
+        .run(&["list", "--json"])
+        .ok()
+        .jsonl()
+        .iter()
+        .find(|v| v["question"] == "Where is the session cookie verified?")
+        .map(|v| v["id"].as_str().unwrap().to_string())
+        .unwrap();
+    let run = env.run(&["ask", "where is the session cookie"]).code(1);
     let first = run.stderr.lines().next().unwrap();
     assert_eq!(
         first,
-        // In entry-id order (ids are question hashes, so the order is fixed).
-        "capn: hid 2 charts whose files changed since they were charted: \"Where is the session cookie signed?\" (\"src/a.ts\"); \"Where is the session cookie verified?\" (\"src/a.ts\", \"src/c.ts\"); they answer again once the files are back as charted (capn prune deletes stale charts)"
+        format!("capn: hid 2 charts whose files changed since they were charted: {signed} \"Where is the session cookie signed?\" (\"src/a.ts\"); {verified} \"Where is the session cookie verified?\" (\"src/a.ts\", \"src/c.ts\"); each answers again once its files are back as charted (check out or restore the version it was charted on), or chart it afresh on the files that answer it now: capn chart \"<its question>\" --files <files>")
     );
 }
 

@@ -14,7 +14,10 @@ use std::borrow::Cow;
 /// ([`OPERATORS`]: `==`, `!=`, `->`… even where its characters are sentence punctuation), or a
 /// run of other symbols (`#`, `++`). So "C#?", "(C#)" and "C#。" are all `c #`, "operator=="
 /// and "a!=b" are `operator ==` and `a != b` as with spaces, while "C", "C#" and "C++" stay
-/// three questions and "==" and "!=" two. `None` when nothing is left.
+/// three questions and "==" and "!=" two. Identifiers stay apart the same way: `_` is part of
+/// a word, and a `.` between two word characters is too, so "`__init__`", "init", "`io_read`",
+/// "`io.read`" and "io read" are five questions, while a sentence's own full stop ("…main.")
+/// is set aside. `None` when nothing is left.
 pub fn normalise_question(question: &str) -> Option<String> {
     use unicode_normalization::UnicodeNormalization;
     let question = strip_format(question);
@@ -23,10 +26,15 @@ pub fn normalise_question(question: &str) -> Option<String> {
     } else {
         Cow::Owned(question.nfkc().collect())
     };
+    let chars: Vec<char> = text.chars().flat_map(char::to_lowercase).collect();
     let mut out = String::with_capacity(text.len() + 8);
     let mut run = String::new();
-    for c in text.chars().flat_map(char::to_lowercase) {
-        if c.is_alphanumeric() {
+    for (i, &c) in chars.iter().enumerate() {
+        let joins = c == '.'
+            && i > 0
+            && is_word_char(chars[i - 1])
+            && chars.get(i + 1).is_some_and(|&n| is_word_char(n));
+        if is_word_char(c) || joins {
             symbol_run(&mut out, &run);
             run.clear();
             out.push(c);
@@ -41,6 +49,12 @@ pub fn normalise_question(question: &str) -> Option<String> {
     symbol_run(&mut out, &run);
     let trimmed = out.trim();
     (!trimmed.is_empty()).then(|| trimmed.to_string())
+}
+
+/// True for the characters of a word in [`normalise_question`]: letters, digits and `_` (an
+/// identifier's, as in `__init__` or `io_read`).
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
 }
 
 /// Ends `out`'s current word (one space, none at the start or after a space).
@@ -81,13 +95,13 @@ fn symbol_run(out: &mut String, run: &str) {
 }
 
 /// Characters that only shape a sentence, so [`normalise_question`] sets them aside: in ASCII
-/// the sentence marks, quotes and brackets `.,;:?!'"`()[]{}<>-_/\|` (not `#`, `+`, `=`, `*`,
+/// the sentence marks, quotes and brackets `.,;:?!'"`()[]{}<>-/\|` (not `#`, `+`, `=`, `*`,
 /// `&`, `@`, `%`, `$`, `~`, `^`, which can be part of a name or an operator); beyond ASCII every
 /// character of Unicode general category `P*` (`¿`, `«»`, `„“`, `‽`, `؟`, `۔`, `።`, `՞`, `、。`,
 /// `〝〞`, `〔〕`, `״`…), as they stand after NFKC.
 fn is_sentence_punctuation(c: char) -> bool {
     if c.is_ascii() {
-        ".,;:?!'\"`()[]{}<>-_/\\|".contains(c)
+        ".,;:?!'\"`()[]{}<>-/\\|".contains(c)
     } else {
         is_punctuation(c)
     }
@@ -107,4 +121,32 @@ pub fn exact_key(question: &str) -> Option<String> {
         .bytes()
         .fold(OFFSET, |h, b| (h ^ u64::from(b)).wrapping_mul(PRIME));
     Some(format!("\u{1}{h:016x}"))
+}
+
+/// True when the asked question (`asked`, already [`normalise_question`]d) and a chart's
+/// question text (`chart`: its question and other phrasings, one a line) name the same thing as
+/// different identifiers: a word of one and a word of the other are made of the same letters
+/// and digits in the same order, split differently by `_` and `.` (`__init__` and `init`,
+/// `io_read` and `io.read`), and the chart's questions never use the asked form itself. Such a
+/// chart asks about another identifier, as a chart of "C#" does for "C": it is not an answer
+/// (the tokeniser reads both forms as the same terms, so the gate alone would let it answer).
+/// Details and paths are not read: they name identifiers in passing (`_id` beside "id").
+pub fn identifier_clash(asked: &str, chart: &str) -> bool {
+    let parts = |w: &str| -> Vec<String> {
+        w.split(['_', '.'])
+            .filter(|p| !p.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let held: Vec<String> = chart
+        .lines()
+        .filter_map(normalise_question)
+        .flat_map(|n| n.split(' ').map(str::to_string).collect::<Vec<_>>())
+        .collect();
+    asked.split(' ').any(|w| {
+        let p = parts(w);
+        !p.is_empty()
+            && !held.iter().any(|h| h == w)
+            && held.iter().any(|h| h != w && parts(h) == p)
+    })
 }

@@ -97,6 +97,73 @@ fn questions_normalise_case_punctuation_and_whitespace_away() {
     assert!(exact_key("Where is X?").unwrap().starts_with('\u{1}'));
 }
 
+/// Issue 28: "What does init do?" re-charted the chart of "What does __init__ do?" (one
+/// normal form), and `io.read` met `io_read`. Identifiers stay apart; a sentence's own
+/// punctuation is still set aside.
+#[test]
+fn identifiers_with_underscores_or_dots_stay_apart() {
+    let forms = [
+        "What does __init__ do?",
+        "What does init do?",
+        "What does io.read do?",
+        "What does io_read do?",
+        "What does io read do?",
+    ];
+    for (i, a) in forms.iter().enumerate() {
+        for b in &forms[i + 1..] {
+            assert_ne!(normalise_question(a), normalise_question(b), "{a} / {b}");
+            assert_ne!(exact_key(a), exact_key(b), "{a} / {b}");
+        }
+    }
+    assert_eq!(
+        normalise_question("What does __init__ do?").as_deref(),
+        Some("what does __init__ do")
+    );
+    assert_eq!(
+        normalise_question("Where is io.read defined...").as_deref(),
+        Some("where is io.read defined")
+    );
+    assert_eq!(
+        normalise_question("Where is main. Really?").as_deref(),
+        Some("where is main really")
+    );
+    assert_eq!(
+        exact_key("what does IO.read do"),
+        exact_key("What does io.read do?")
+    );
+}
+
+#[test]
+fn a_chart_of_another_identifier_form_clashes_and_other_words_do_not() {
+    let n = |q: &str| normalise_question(q).unwrap();
+    for (asked, chart) in [
+        ("What does __init__ do?", "What does init do?"),
+        ("What does init do?", "What does __init__ do?"),
+        ("What does io.read do?", "What does io_read do?"),
+        ("what does io_read do", "What does io.read do?"),
+    ] {
+        assert!(identifier_clash(&n(asked), chart), "{asked} / {chart}");
+    }
+    for (asked, chart) in [
+        ("What does __init__ do?", "What does __init__ do?"),
+        // A phrasing in the asked form: the chart has been confirmed to ask it.
+        (
+            "What does init do?",
+            "What does __init__ do?\nwhat does init do",
+        ),
+        // Words split by spaces, camelCase and other words are not identifier forms.
+        ("where is the user_id set?", "Where is the user id set?"),
+        ("where is userId set?", "Where is the user_id set?"),
+        (
+            "Where are payment webhooks handled?",
+            "Where are payment webhooks handled?",
+        ),
+        ("How is io read?", "How does the io module read files?"),
+    ] {
+        assert!(!identifier_clash(&n(asked), chart), "{asked} / {chart}");
+    }
+}
+
 #[test]
 fn punctuation_around_a_symbol_is_set_aside_and_a_symbol_run_is_a_word() {
     for (a, b) in [
