@@ -69,7 +69,7 @@ pub enum Command {
     after_help = "Examples:\n  capn init\n  capn init --git\n  capn init --shared\n  capn init --no-embedding\n  capn init --host gemini --host qwen"
 )]
 pub struct InitArgs {
-    /// Set up only this host; repeatable (claude, codex, gemini, qwen, copilot, opencode).
+    /// Only this host (repeatable): claude, codex, gemini, qwen, copilot, opencode.
     ///
     /// Default: Claude Code, Codex, and Gemini CLI or Qwen Code where .gemini/ or .qwen/ is.
     #[arg(
@@ -196,7 +196,7 @@ pub struct HookArgs {
     // would put `-h`'s EVENT line over 100 columns.
     #[arg(value_enum, hide_possible_values = true, help = event_help())]
     pub event: HookEvent,
-    /// The host's shapes: claude, codex, gemini, qwen, copilot or opencode.
+    /// The host: claude, codex, gemini, qwen, copilot or opencode.
     #[arg(long, value_enum, default_value_t = Host::Claude, hide_possible_values = true)]
     pub host: Host,
 }
