@@ -65,7 +65,7 @@ pub enum Command {
 /// `capn init`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  capn init\n  capn init --git\n  capn init --shared\n  capn init --no-embedding"
+    after_help = "Examples:\n  capn init\n  capn init --git\n  capn init --shared\n  capn init --no-embedding\n  capn init --no-nudge"
 )]
 pub struct InitArgs {
     /// Also run `capn prune --expired` after each commit (the retention rule).
@@ -83,6 +83,12 @@ pub struct InitArgs {
     /// Keep the charts out of git (the default; switches a shared store back).
     #[arg(long)]
     pub local: bool,
+    /// Ask the agent to chart a turn that explored hard (the Stop hook; the default).
+    #[arg(long, conflicts_with = "no_nudge")]
+    pub nudge: bool,
+    /// Never ask to chart at the end of a turn ("nudge": false in .capn/config.json).
+    #[arg(long)]
+    pub no_nudge: bool,
 }
 
 /// `capn context`.
@@ -190,11 +196,11 @@ pub struct HookArgs {
     pub host: Host,
 }
 
-/// The help of `capn hook`'s EVENT: `The event: session-start, pre-compact, ...`, every
-/// [`HookEvent`] in table order.
+/// The help of `capn hook`'s EVENT: `session-start, pre-compact, ...`, every [`HookEvent`] in
+/// table order.
 fn event_help() -> String {
     let subs: Vec<&str> = HookEvent::ALL.iter().map(|e| e.subcommand()).collect();
-    format!("The event: {}", subs.join(", "))
+    subs.join(", ")
 }
 
 /// `capn statusline`.

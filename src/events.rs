@@ -6,7 +6,7 @@
 //! and doc comments quote them as wire text), which a test here checks over `src/`.
 
 /// The hook events capn handles (hooks reference: SessionStart, PreCompact, PostCompact,
-/// UserPromptSubmit, PreToolUse).
+/// UserPromptSubmit, PreToolUse, Stop).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum HookEvent {
     /// SessionStart: the contract, or the recovery after a compaction.
@@ -19,10 +19,12 @@ pub enum HookEvent {
     UserPromptSubmit,
     /// PreToolUse: offers before a search (Grep, Glob, sub-agents, shell greps).
     PreToolUse,
+    /// Stop: the end of a turn; asks once to chart a turn that explored hard (docs/nudge.md).
+    Stop,
 }
 
 /// Each event with its host name and its subcommand: the one table the conversions read.
-const NAMES: [(HookEvent, &str, &str); 5] = [
+const NAMES: [(HookEvent, &str, &str); 6] = [
     (HookEvent::SessionStart, "SessionStart", "session-start"),
     (HookEvent::PreCompact, "PreCompact", "pre-compact"),
     (HookEvent::PostCompact, "PostCompact", "post-compact"),
@@ -32,16 +34,18 @@ const NAMES: [(HookEvent, &str, &str); 5] = [
         "user-prompt-submit",
     ),
     (HookEvent::PreToolUse, "PreToolUse", "pre-tool-use"),
+    (HookEvent::Stop, "Stop", "stop"),
 ];
 
 impl HookEvent {
     /// Every event, in the order the registration tables list them.
-    pub const ALL: [HookEvent; 5] = [
+    pub const ALL: [HookEvent; 6] = [
         HookEvent::SessionStart,
         HookEvent::PreCompact,
         HookEvent::PostCompact,
         HookEvent::UserPromptSubmit,
         HookEvent::PreToolUse,
+        HookEvent::Stop,
     ];
 
     fn row(self) -> &'static (HookEvent, &'static str, &'static str) {
@@ -58,7 +62,8 @@ impl HookEvent {
         self.row().2
     }
 
-    /// The event a host name stands for; `None` for an event capn does not handle (`Stop`).
+    /// The event a host name stands for; `None` for an event capn does not handle
+    /// (`SessionEnd`).
     pub fn from_name(name: &str) -> Option<HookEvent> {
         NAMES.iter().find(|r| r.1 == name).map(|r| r.0)
     }
@@ -72,6 +77,13 @@ impl HookEvent {
     /// reply there is dropped whole; hooks reference 1.4).
     pub fn prints_nothing(self) -> bool {
         matches!(self, HookEvent::PreCompact | HookEvent::PostCompact)
+    }
+
+    /// True when a reply may block the event with `{"decision":"block","reason":..}` (Stop: the
+    /// agent goes on with the reason as its next instruction; hooks reference 1.4, Codex's
+    /// `stop.command.output` schema). No other event of capn's ever blocks.
+    pub fn may_block(self) -> bool {
+        matches!(self, HookEvent::Stop)
     }
 }
 
@@ -108,7 +120,8 @@ mod tests {
             HookEvent::UserPromptSubmit.subcommand(),
             "user-prompt-submit"
         );
-        assert_eq!(HookEvent::from_name("Stop"), None);
+        assert_eq!(HookEvent::from_name("SessionEnd"), None);
+        assert_eq!(HookEvent::from_subcommand("stop"), Some(HookEvent::Stop));
         assert_eq!(HookEvent::from_subcommand("SessionStart"), None);
     }
 
@@ -123,7 +136,8 @@ mod tests {
         let mut found = Vec::new();
         let mut files = 0;
         for (p, _) in crate::layers::source_files() {
-            if p.ends_with("src/events.rs") {
+            // opposites.rs is a list of English word pairs (`("start", "stop")`), not events.
+            if p.ends_with("src/events.rs") || p.ends_with("src/recall/opposites.rs") {
                 continue;
             }
             files += 1;

@@ -7,7 +7,8 @@
 //!   because Claude Code reads exit 2 as "block" on UserPromptSubmit and PreCompact;
 //! - **stdout is nothing or one JSON object** in the envelope the host accepts for the event
 //!   (`hookSpecificOutput.hookEventName` + `additionalContext`, on SessionStart,
-//!   UserPromptSubmit and PreToolUse only; never any output on PreCompact/PostCompact), with only keys that
+//!   UserPromptSubmit and PreToolUse only; never any output on PreCompact/PostCompact;
+//!   `{"decision":"block","reason"}` on Stop, [`stop`]), with only keys that
 //!   Codex's strict schemas allow, so one shape serves both hosts;
 //! - **the payload is read** even when there is nothing to do (up to EOF, or shortly after one
 //!   complete JSON value when the host keeps stdin open; see [`stdin`]);
@@ -53,8 +54,11 @@ pub mod reply;
 pub mod session_start;
 pub mod statusline;
 pub mod stdin;
+pub mod stop;
 pub mod text;
 pub mod transcript;
+pub mod turn;
+pub mod turn_tools;
 pub mod user_prompt_submit;
 pub mod wire;
 
@@ -185,6 +189,12 @@ pub fn run(event: HookEvent, host: Host) -> Result<()> {
         }
         HookEvent::UserPromptSubmit => user_prompt_submit::run(&ctx)?,
         HookEvent::PreToolUse => pre_tool_use::run(&ctx)?,
+        HookEvent::Stop => {
+            if let Some(reason) = stop::run(&ctx)? {
+                print_line(block(&reason))?;
+            }
+            None
+        }
     };
     if let Some(text) = context {
         emit(name, &text)?;
@@ -206,9 +216,24 @@ pub fn envelope(event_name: &str, text: &str) -> String {
     v.to_string()
 }
 
+/// The Stop reply that blocks the stop: `{"decision":"block","reason":<reason>}`, accepted by
+/// Claude Code (hooks reference 1.4) and by Codex's `stop.command.output` schema (a block needs
+/// a non-blank `reason`). `reason` is cut below [`text::MAX_CHARS`].
+pub fn block(reason: &str) -> String {
+    let v = serde_json::json!({
+        "decision": "block",
+        "reason": text::truncate(reason.to_string()),
+    });
+    v.to_string()
+}
+
 /// Prints [`envelope`] and a newline on stdout in one write.
 fn emit(event_name: &str, text: &str) -> Result<()> {
-    let mut line = envelope(event_name, text);
+    print_line(envelope(event_name, text))
+}
+
+/// Prints `line` and a newline on stdout in one write.
+fn print_line(mut line: String) -> Result<()> {
     line.push('\n');
     let mut out = std::io::stdout().lock();
     out.write_all(line.as_bytes())

@@ -38,7 +38,17 @@ pub fn check(
         return Err("\"continue\": false stops the agent".into());
     }
     if obj.get("decision").and_then(Value::as_str) == Some("block") {
-        return Err(format!("\"decision\": \"block\" blocks {event}"));
+        if !HookEvent::from_name(event).is_some_and(HookEvent::may_block) {
+            return Err(format!("\"decision\": \"block\" blocks {event}"));
+        }
+        match obj.get("reason").and_then(Value::as_str) {
+            Some(r) if !r.trim().is_empty() => {}
+            _ => {
+                return Err(format!(
+                    "a block of {event} without a \"reason\" is rejected"
+                ))
+            }
+        }
     }
     let context = match obj.get("hookSpecificOutput") {
         Some(h) => specific_output(host, event, h)?,

@@ -66,6 +66,9 @@ pub struct HookInput {
     /// PreToolUse: the tool's input object, as sent.
     #[serde(deserialize_with = "lenient")]
     pub tool_input: Option<serde_json::Value>,
+    /// Stop: `true` when the agent is already going on because a Stop hook blocked.
+    #[serde(deserialize_with = "lenient")]
+    pub stop_hook_active: Option<bool>,
 }
 
 impl HookInput {

@@ -22,6 +22,7 @@ mod init;
 mod init_git;
 mod inject;
 mod install_edges;
+mod nudge;
 mod offers;
 mod phrasing_edges;
 mod phrasings;

@@ -89,7 +89,7 @@ fn hook_help_lists_every_event() {
         .iter()
         .map(|e| e.subcommand())
         .collect();
-    let want = format!("The event: {}", subs.join(", "));
+    let want = subs.join(", ");
     for flag in ["-h", "--help"] {
         let run = env.run(&["hook", flag]).ok();
         assert!(

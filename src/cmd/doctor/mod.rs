@@ -328,6 +328,9 @@ mod tests {
             HookEvent::UserPromptSubmit => include_str!(
                 "../../../assets/codex-schemas/user-prompt-submit.command.input.schema.json"
             ),
+            HookEvent::Stop => {
+                include_str!("../../../assets/codex-schemas/stop.command.input.schema.json")
+            }
         };
         Schema::parse(text).unwrap()
     }
