@@ -395,3 +395,66 @@ pub fn same_file(read: &str, charted: &str) -> bool {
         || (a.len() > b.len() && a.ends_with(b) && a.as_bytes()[a.len() - b.len() - 1] == b'/')
         || (b.len() > a.len() && b.ends_with(a) && b.as_bytes()[b.len() - a.len() - 1] == b'/')
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn conformance(name: &str) -> std::path::PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/conformance/transcripts")
+            .join(name)
+    }
+
+    #[test]
+    fn the_last_real_prompt_of_a_claude_transcript() {
+        // 1.jsonl ends with /compact: its summary (isCompactSummary), caveat (isMeta), command
+        // and local output are not prompts; the last turn is "do something requiring multiple
+        // tools": two Writes, a Read of a written file, three Bash runs.
+        let t = read(&conformance("1.jsonl")).unwrap();
+        assert!(t.complete);
+        assert_eq!(
+            t.prompt.as_deref(),
+            Some("do something requiring multiple tools in one turn,")
+        );
+        assert_eq!((t.searches, t.tool_calls), (0, 6));
+        assert_eq!(t.files.len(), 1);
+        assert_eq!(t.explored_files().count(), 0, "data.txt was written first");
+        assert!(!t.charted && !t.used_chart);
+    }
+
+    #[test]
+    fn a_transcript_without_a_prompt_is_measured_whole() {
+        // 2.jsonl starts mid-turn and its only user text is a compaction summary.
+        let t = read(&conformance("2.jsonl")).unwrap();
+        assert!(!t.complete);
+        assert_eq!(t.prompt, None);
+        assert_eq!(t.searches, 1);
+        assert_eq!(t.tool_calls, 9);
+    }
+
+    #[test]
+    fn the_last_prompt_of_a_codex_rollout() {
+        let t = read(&conformance("codex-rollout-1.jsonl")).unwrap();
+        assert!(t.complete);
+        assert_eq!(t.prompt.as_deref(), Some("X8 after second compact"));
+        assert_eq!(t.tool_calls, 0);
+    }
+
+    #[test]
+    fn a_cut_first_line_and_garbage_are_skipped() {
+        let tail = b"\"tool_result\"}]}}\nnot json\n{\"type\":\"user\",\"message\":{\"content\":\"hi\"}}\n";
+        let t = measure_tail(tail, false).unwrap();
+        assert_eq!(t.prompt.as_deref(), Some("hi"));
+        assert!(measure_tail(b"not json\n", false).is_none());
+        assert!(!measure_tail(b"not json\n", true).unwrap().complete);
+    }
+
+    #[test]
+    fn same_file_matches_on_path_boundaries() {
+        assert!(same_file("/p/src/a.ts", "src/a.ts"));
+        assert!(same_file("./src/a.ts", "src/a.ts"));
+        assert!(!same_file("/p/xsrc/a.ts", "src/a.ts"));
+        assert!(!same_file("", "a"));
+    }
+}
