@@ -19,6 +19,7 @@ Prints median, p90 and min wall ms and median CPU ms of the child per case.
 import argparse
 import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -111,6 +112,7 @@ def main():
             results[name][0].append(wall * 1000)
             results[name][1].append(cpu * 1000)
     sizes = {n: os.path.getsize(os.path.join(tmp, n + ".jsonl")) for n in files}
+    shutil.rmtree(tmp)
     for name, (walls, cpus) in results.items():
         walls.sort()
         size = f"{sizes[name] / 1e6:.1f} MB" if name in sizes else ""

@@ -128,6 +128,9 @@ fn an_exploring_turn_is_blocked_once_with_the_exact_reason() {
     let t = save(&env, Transcript::new().exploring(&env.root));
     let run = stop_as(&env, &t, false, &["--host", "codex"]);
     assert_eq!(run.stdout, expected_block());
+    let v: Value = serde_json::from_str(&run.stdout).unwrap();
+    let errs = crate::schema::validate(&crate::schema::load("stop.command.output.schema.json"), &v);
+    assert!(errs.is_empty(), "{errs:?}");
 }
 
 #[test]
