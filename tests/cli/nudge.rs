@@ -243,6 +243,35 @@ fn a_followed_nudge_does_not_count_as_ignored() {
     assert_eq!(state["pending"], false);
 }
 
+/// Followed nudges are not ignored, but a session still gets at most three.
+#[test]
+fn at_most_three_nudges_a_session() {
+    let env = project();
+    let mut t = Transcript::new();
+    for round in 0..4 {
+        t.exploring(&env.root);
+        let out = stop(&env, &save(&env, &t), false).stdout;
+        if round < 3 {
+            assert_eq!(out, expected_block(), "round {round}");
+        } else {
+            assert_eq!(out, "", "round {round}: three already");
+        }
+        t.tool(
+            "Bash",
+            json!({"command": "capn chart \"where are payment webhooks handled?\" --files src/a.ts"}),
+            "charted",
+        );
+        assert_eq!(stop(&env, &save(&env, &t), true).stdout, "");
+    }
+    let state: Value =
+        serde_json::from_slice(&std::fs::read(env.session_dir(SID).join("nudge.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        (state["count"].as_u64(), state["ignored"].as_u64()),
+        (Some(3), Some(0))
+    );
+}
+
 #[test]
 fn nudge_false_in_config_and_init_no_nudge_turn_it_off() {
     let env = project();
@@ -255,7 +284,14 @@ fn nudge_false_in_config_and_init_no_nudge_turn_it_off() {
     assert_eq!(config["nudge"], false);
     let t = save(&env, Transcript::new().exploring(&env.root));
     assert_eq!(stop(&env, &t, false).stdout, "");
+    let doctor = env.run(&["doctor"]).stdout;
+    assert!(
+        doctor.contains("ok    nudge to chart: off (\"nudge\": false in .capn/config.json"),
+        "{doctor}"
+    );
     env.run(&["init", "--nudge"]).ok();
+    let doctor = env.run(&["doctor"]).stdout;
+    assert!(doctor.contains("ok    nudge to chart: on"), "{doctor}");
     assert_eq!(stop(&env, &t, false).stdout, expected_block());
 }
 
