@@ -26,7 +26,7 @@ use crate::present;
 use crate::session::SessionDir;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The session-dir file that holds the nudge state.
 pub const NUDGE_STATE: &str = "nudge.json";
@@ -165,7 +165,9 @@ pub fn run(ctx: &Ctx) -> Result<Option<String>> {
             state.count += 1;
             state.pending = true;
             state.turn = t.key.clone();
-            Some(reason(&t, &root))
+            // `capn chart` takes paths relative to the directory it runs in: the agent's cwd.
+            let cwd = ctx.call.cwd.as_deref().map_or(root.clone(), PathBuf::from);
+            Some(reason(&t, &cwd))
         }
         _ => None,
     };
@@ -175,9 +177,10 @@ pub fn run(ctx: &Ctx) -> Result<Option<String>> {
     Ok(decision)
 }
 
-/// The block reason: what the turn cost, the files it read most (quoted as data, capped), the
-/// `capn chart` template, and the way out ("if nothing here will be asked again, stop").
-pub fn reason(t: &Turn, root: &Path) -> String {
+/// The block reason: what the turn cost, the files it read most (quoted as data, capped; paths
+/// under `cwd` relative to it, as `capn chart` run there takes them), the `capn chart` template,
+/// and the way out ("if nothing here will be asked again, stop").
+pub fn reason(t: &Turn, cwd: &Path) -> String {
     let mut files: Vec<&turn::FileRead> = t.explored_files().collect();
     if files.is_empty() {
         files = t.files.iter().collect();
@@ -187,7 +190,7 @@ pub fn reason(t: &Turn, root: &Path) -> String {
     let rel: Vec<String> = files
         .iter()
         .take(SHOWN_FILES)
-        .map(|f| relative(&f.path, root))
+        .map(|f| relative(&f.path, cwd))
         .collect();
     let mut out = format!(
         "capn: this turn explored ({}) and charted nothing.",
@@ -265,10 +268,11 @@ fn template(prompt: Option<&str>, files: &[String]) -> String {
     )
 }
 
-/// `path` relative to `root` when it lies under it (as a tool named it: absolute or relative).
-fn relative(path: &str, root: &Path) -> String {
+/// `path` relative to `dir` when it lies under it, else as the tool named it (absolute, or
+/// relative to the agent's cwd already).
+fn relative(path: &str, dir: &Path) -> String {
     let p = Path::new(path);
-    match p.strip_prefix(root) {
+    match p.strip_prefix(dir) {
         Ok(r) if !r.as_os_str().is_empty() => r.to_string_lossy().into_owned(),
         _ => path.trim_start_matches("./").to_string(),
     }

@@ -133,6 +133,26 @@ fn an_exploring_turn_is_blocked_once_with_the_exact_reason() {
     assert!(errs.is_empty(), "{errs:?}");
 }
 
+/// `capn chart` takes paths relative to where it runs: from a subfolder, the template names the
+/// files relative to it.
+#[test]
+fn paths_in_the_template_are_relative_to_the_agents_cwd() {
+    let env = project();
+    std::fs::create_dir_all(env.root.join("src")).unwrap();
+    let t = save(&env, Transcript::new().exploring(&env.root));
+    let payload = hook_payload(
+        "Stop",
+        SID,
+        &env.root.join("src"),
+        json!({"transcript_path": t, "stop_hook_active": false}),
+    );
+    let out = env.run_stdin(&["hook", "stop"], &payload).ok().stdout;
+    let want = expected_block()
+        .replace("src/a.ts,src/b.ts,src/c.ts", "a.ts,b.ts,c.ts")
+        .replace("\\\"src/", "\\\"");
+    assert_eq!(out, want);
+}
+
 #[test]
 fn stop_hook_active_never_blocks() {
     let env = project();
