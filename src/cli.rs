@@ -66,7 +66,7 @@ pub enum Command {
 /// `capn init`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  capn init\n  capn init --git\n  capn init --shared\n  capn init --no-embedding\n  capn init --host gemini --host qwen"
+    after_help = "Examples:\n  capn init\n  capn init --git\n  capn init --shared\n  capn init --no-embedding\n  capn init --no-nudge\n  capn init --host gemini --host qwen"
 )]
 pub struct InitArgs {
     /// Only this host (repeatable): claude, codex, gemini, qwen, copilot, opencode.
@@ -94,6 +94,12 @@ pub struct InitArgs {
     /// Keep the charts out of git (the default; switches a shared store back).
     #[arg(long)]
     pub local: bool,
+    /// Ask the agent to chart a turn that explored hard (the Stop hook; the default).
+    #[arg(long, conflicts_with = "no_nudge")]
+    pub nudge: bool,
+    /// Never ask to chart at the end of a turn ("nudge": false in .capn/config.json).
+    #[arg(long)]
+    pub no_nudge: bool,
 }
 
 /// `capn context`.
@@ -201,8 +207,8 @@ pub struct HookArgs {
     pub host: Host,
 }
 
-/// The help of `capn hook`'s EVENT: `The event: session-start, pre-compact, ...`, every
-/// [`HookEvent`] in table order.
+/// The help of `capn hook`'s EVENT: `session-start, pre-compact, ...`, every [`HookEvent`] in
+/// table order.
 fn event_help() -> String {
     let subs: Vec<&str> = HookEvent::ALL.iter().map(|e| e.subcommand()).collect();
     // Three to a line: the help stays under 100 columns however many events there are.

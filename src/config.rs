@@ -9,7 +9,9 @@
 //! [`DEFAULT_STALE_DAYS`]; 0 turns it off: the retention rule, by which `capn prune --expired`
 //! deletes a chart stale in this checkout for longer than that; never in a shared store) and
 //! `"shared"` (bool, default `false`: set by `capn init --shared`, the entries are committed to
-//! git for the team, and capn never deletes one on its own).
+//! git for the team, and capn never deletes one on its own) and `"nudge"` (bool, default `true`:
+//! the Stop hook asks once to chart a turn that explored hard and charted nothing, docs/nudge.md;
+//! `capn init --no-nudge` sets it to `false`).
 //! Unknown keys are preserved on rewrite (format.md, "Other files in `.capn/`"). A missing or
 //! unparseable file means the defaults; it is never overwritten unless a command sets a key. A
 //! symlink, a special file or a file over [`crate::fsutil::limits::CONFIG`] is not read (the
@@ -44,6 +46,9 @@ pub struct Config {
     /// The store is shared through git (`capn init --shared`): entries are committed, and capn
     /// never deletes one on its own.
     pub shared: bool,
+    /// The Stop hook's nudge to chart an expensive turn ([`crate::hook::stop`]); on unless
+    /// `"nudge": false`.
+    pub nudge: bool,
 }
 
 impl Default for Config {
@@ -55,6 +60,7 @@ impl Default for Config {
             offer_search: true,
             stale_days: DEFAULT_STALE_DAYS,
             shared: false,
+            nudge: true,
         }
     }
 }
@@ -100,6 +106,11 @@ impl Config {
             None => {}
             Some(Value::Bool(b)) => self.shared = *b,
             Some(v) => problems.push(format!("\"shared\" must be true or false, not {v}")),
+        }
+        match map.get("nudge") {
+            None => {}
+            Some(Value::Bool(b)) => self.nudge = *b,
+            Some(v) => problems.push(format!("\"nudge\" must be true or false, not {v}")),
         }
         match map.get("warn_at") {
             None => {}

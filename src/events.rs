@@ -6,7 +6,7 @@
 //! and doc comments quote them as wire text), which a test here checks over `src/`.
 
 /// The hook events capn handles (hooks reference: SessionStart, PreCompact, PostCompact,
-/// UserPromptSubmit, PreToolUse).
+/// UserPromptSubmit, PreToolUse, Stop).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum HookEvent {
     /// SessionStart: the contract, or the recovery after a compaction.
@@ -23,10 +23,12 @@ pub enum HookEvent {
     /// context but whose post-tool event can (Gemini CLI's AfterTool, Qwen Code's PostToolUse,
     /// Copilot CLI's postToolUse: the text is appended to the tool's result).
     PostToolUse,
+    /// Stop: the end of a turn; asks once to chart a turn that explored hard (docs/nudge.md).
+    Stop,
 }
 
 /// Each event with its host name and its subcommand: the one table the conversions read.
-const NAMES: [(HookEvent, &str, &str); 6] = [
+const NAMES: [(HookEvent, &str, &str); 7] = [
     (HookEvent::SessionStart, "SessionStart", "session-start"),
     (HookEvent::PreCompact, "PreCompact", "pre-compact"),
     (HookEvent::PostCompact, "PostCompact", "post-compact"),
@@ -37,6 +39,7 @@ const NAMES: [(HookEvent, &str, &str); 6] = [
     ),
     (HookEvent::PreToolUse, "PreToolUse", "pre-tool-use"),
     (HookEvent::PostToolUse, "PostToolUse", "post-tool-use"),
+    (HookEvent::Stop, "Stop", "stop"),
 ];
 
 /// GitHub Copilot CLI's names for the events capn handles, in its own hook files
@@ -62,13 +65,14 @@ pub const GEMINI_NAMES: [(HookEvent, &str); 3] = [
 
 impl HookEvent {
     /// Every event, in the order the registration tables list them.
-    pub const ALL: [HookEvent; 6] = [
+    pub const ALL: [HookEvent; 7] = [
         HookEvent::SessionStart,
         HookEvent::PreCompact,
         HookEvent::PostCompact,
         HookEvent::UserPromptSubmit,
         HookEvent::PreToolUse,
         HookEvent::PostToolUse,
+        HookEvent::Stop,
     ];
 
     fn row(self) -> &'static (HookEvent, &'static str, &'static str) {
@@ -85,7 +89,8 @@ impl HookEvent {
         self.row().2
     }
 
-    /// The event a host name stands for; `None` for an event capn does not handle (`Stop`).
+    /// The event a host name stands for; `None` for an event capn does not handle
+    /// (`SessionEnd`).
     pub fn from_name(name: &str) -> Option<HookEvent> {
         NAMES.iter().find(|r| r.1 == name).map(|r| r.0)
     }
@@ -123,6 +128,13 @@ impl HookEvent {
     pub fn prints_nothing(self) -> bool {
         matches!(self, HookEvent::PreCompact | HookEvent::PostCompact)
     }
+
+    /// True when a reply may block the event with `{"decision":"block","reason":..}` (Stop: the
+    /// agent goes on with the reason as its next instruction; hooks reference 1.4, Codex's
+    /// `stop.command.output` schema). No other event of capn's ever blocks.
+    pub fn may_block(self) -> bool {
+        matches!(self, HookEvent::Stop)
+    }
 }
 
 impl std::fmt::Display for HookEvent {
@@ -158,7 +170,8 @@ mod tests {
             HookEvent::UserPromptSubmit.subcommand(),
             "user-prompt-submit"
         );
-        assert_eq!(HookEvent::from_name("Stop"), None);
+        assert_eq!(HookEvent::from_name("SessionEnd"), None);
+        assert_eq!(HookEvent::from_subcommand("stop"), Some(HookEvent::Stop));
         assert_eq!(HookEvent::from_subcommand("SessionStart"), None);
     }
 
@@ -173,7 +186,8 @@ mod tests {
         let mut found = Vec::new();
         let mut files = 0;
         for (p, _) in crate::layers::source_files() {
-            if p.ends_with("src/events.rs") {
+            // opposites.rs is a list of English word pairs (`("start", "stop")`), not events.
+            if p.ends_with("src/events.rs") || p.ends_with("src/recall/opposites.rs") {
                 continue;
             }
             files += 1;

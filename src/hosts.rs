@@ -111,6 +111,9 @@ pub const CODEX_PRE_COMPACT_OUTPUT: &str =
 /// Codex's PreToolUse output schema.
 pub const CODEX_PRE_TOOL_USE_OUTPUT: &str =
     include_str!("../assets/codex-schemas/pre-tool-use.command.output.schema.json");
+/// Codex's Stop output schema (`decision: "block"` requires a non-blank `reason`).
+pub const CODEX_STOP_OUTPUT: &str =
+    include_str!("../assets/codex-schemas/stop.command.output.schema.json");
 /// Codex's PostCompact output schema.
 pub const CODEX_POST_COMPACT_OUTPUT: &str =
     include_str!("../assets/codex-schemas/post-compact.command.output.schema.json");
@@ -125,6 +128,7 @@ fn codex_output_schema(event: HookEvent) -> &'static str {
         HookEvent::UserPromptSubmit => CODEX_USER_PROMPT_SUBMIT_OUTPUT,
         HookEvent::PreToolUse => CODEX_PRE_TOOL_USE_OUTPUT,
         HookEvent::PostToolUse => CODEX_POST_TOOL_USE_OUTPUT,
+        HookEvent::Stop => CODEX_STOP_OUTPUT,
     }
 }
 
@@ -144,7 +148,7 @@ pub fn codex_event_output_schemas(event: HookEvent) -> Vec<(String, &'static str
 }
 
 /// [`codex_event_output_schemas`] of the event a host event name (`SessionStart`,
-/// `PreCompact`, `PostCompact`, `UserPromptSubmit`, `PreToolUse`) stands for; empty for other
+/// `PreCompact`, `PostCompact`, `UserPromptSubmit`, `PreToolUse`, `Stop`) stands for; empty for other
 /// names.
 pub fn codex_output_schemas(event: &str) -> Vec<(String, &'static str)> {
     HookEvent::from_name(event).map_or_else(Vec::new, codex_event_output_schemas)

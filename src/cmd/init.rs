@@ -1,4 +1,5 @@
-//! `capn init [--git] [--embedding|--no-embedding]`: set up capn in this project.
+//! `capn init [--git] [--embedding|--no-embedding] [--nudge|--no-nudge]`: set up capn in this
+//! project.
 //!
 //! Creates `.capn/entries/` and `.capn/config.json`, adds `.capn/` to `.gitignore` once, merges
 //! the hook registrations of `hooks-config/` into `.claude/settings.json` and `.codex/hooks.json`
@@ -536,8 +537,9 @@ fn make_store(store: &Store, done: &mut Vec<String>) -> Result<()> {
     Ok(())
 }
 
-/// Sets `embedding` (on for a new store, or as `--embedding`/`--no-embedding` say) and, with
-/// `--shared` or `--local`, `shared` in `.capn/config.json`.
+/// Sets `embedding` (on for a new store, or as `--embedding`/`--no-embedding` say), with
+/// `--shared` or `--local`, `shared`, and with `--nudge` or `--no-nudge`, `nudge` in
+/// `.capn/config.json`.
 ///
 /// Errors: the config file cannot be parsed or written.
 fn set_config(store: &Store, args: &InitArgs, shared: bool, done: &mut Vec<String>) -> Result<()> {
@@ -556,6 +558,15 @@ fn set_config(store: &Store, args: &InitArgs, shared: bool, done: &mut Vec<Strin
     }
     if args.shared || args.local {
         done.extend(set_shared(store, shared)?);
+    }
+    if args.nudge || args.no_nudge {
+        let on = args.nudge;
+        if crate::config::set_key(&store.config_path(), "nudge", on.into())? {
+            let mode = if on { "on" } else { "off" };
+            done.push(format!(
+                "set nudge {mode} in .capn/config.json (the Stop hook's ask to chart)"
+            ));
+        }
     }
     Ok(())
 }

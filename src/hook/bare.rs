@@ -25,9 +25,12 @@ pub fn run(bytes: &[u8]) -> Result<()> {
         diag!("capn: no command given, and stdin is not a hook payload; nothing to do (capn --help lists the commands)");
         return Ok(());
     };
-    // An event capn does not answer (PostToolUse, Stop, SessionEnd, ...) gets nothing, not
+    // An event capn does not answer (SessionEnd, Notification, ...) gets nothing, not
     // even a note: the host runs every registration it finds, and a note on each would be noise.
-    let Some(event) = event_of(&input) else {
+    let Some(event) = event_of(&input).filter(|e| *e != HookEvent::Stop) else {
+        // Stop too: the nudge blocks the stop, and whether a host that drops args (Copilot CLI's
+        // agentStop) continues the agent on a block, or reads the turn from a transcript capn
+        // knows, is not established; the nudge runs where it is (Claude Code, Codex).
         return Ok(());
     };
     // Copilot CLI runs capn's own file too when the project has one: that run answers.
@@ -77,7 +80,7 @@ mod tests {
             Some(HookEvent::PostToolUse)
         );
         assert_eq!(event(r#"{"hook_event_name":"Notification"}"#), None);
-        assert_eq!(event(r#"{"hook_event_name":"Stop"}"#), None);
+        assert_eq!(event(r#"{"hook_event_name":"SessionEnd"}"#), None);
         assert_eq!(event(r#"{"source":"new"}"#), Some(HookEvent::SessionStart));
         assert_eq!(
             event(r#"{"prompt":"hi"}"#),

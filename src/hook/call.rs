@@ -83,6 +83,8 @@ pub struct Call {
     /// The sub-agent the call comes from, as a file-name-safe id (at most 64 characters of
     /// `A-Za-z0-9-_`); `None` for the main conversation.
     pub agent: Option<String>,
+    /// Stop: the agent is already going on because a Stop hook blocked (`stop_hook_active`).
+    pub stop_hook_active: bool,
 }
 
 impl Call {
@@ -135,6 +137,7 @@ impl From<HookInput> for Call {
                 .map(|t| cut_to(t, MAX_WORD_BYTES))
                 .zip(w.tool_input.map(object_of).map(bounded_value)),
             agent,
+            stop_hook_active: w.stop_hook_active == Some(true),
         }
     }
 }

@@ -7,7 +7,8 @@
 //!   because Claude Code reads exit 2 as "block" on UserPromptSubmit and PreCompact;
 //! - **stdout is nothing or one JSON object** in the envelope the host accepts for the event
 //!   (`hookSpecificOutput.hookEventName` + `additionalContext`, on SessionStart,
-//!   UserPromptSubmit and PreToolUse only; never any output on PreCompact/PostCompact), with only keys that
+//!   UserPromptSubmit and PreToolUse only; never any output on PreCompact/PostCompact;
+//!   `{"decision":"block","reason"}` on Stop, [`stop`]), with only keys that
 //!   Codex's strict schemas allow, so one shape serves both hosts;
 //! - **the payload is read** even when there is nothing to do (up to EOF, or shortly after one
 //!   complete JSON value when the host keeps stdin open; see [`stdin`]);
@@ -55,8 +56,11 @@ pub mod reply;
 pub mod session_start;
 pub mod statusline;
 pub mod stdin;
+pub mod stop;
 pub mod text;
 pub mod transcript;
+pub mod turn;
+pub mod turn_tools;
 pub mod user_prompt_submit;
 pub mod wire;
 
@@ -212,6 +216,12 @@ pub fn run_input(event: HookEvent, host: Host, input: HookInput, shape: ReplySha
         HookEvent::UserPromptSubmit => user_prompt_submit::run(&ctx)?,
         HookEvent::PreToolUse => pre_tool_use::run(&ctx)?,
         HookEvent::PostToolUse => post_tool_use::run(&ctx)?,
+        HookEvent::Stop => {
+            if let Some(reason) = stop::run(&ctx)? {
+                emit(block(&reason))?;
+            }
+            None
+        }
     };
     let Some(text) = context else {
         return Ok(());
@@ -233,6 +243,17 @@ pub fn envelope(event_name: &str, text: &str) -> String {
             "hookEventName": event_name,
             "additionalContext": text::truncate(text.to_string()),
         }
+    });
+    v.to_string()
+}
+
+/// The Stop reply that blocks the stop: `{"decision":"block","reason":<reason>}`, accepted by
+/// Claude Code (hooks reference 1.4) and by Codex's `stop.command.output` schema (a block needs
+/// a non-blank `reason`). `reason` is cut below [`text::MAX_CHARS`].
+pub fn block(reason: &str) -> String {
+    let v = serde_json::json!({
+        "decision": "block",
+        "reason": text::truncate(reason.to_string()),
     });
     v.to_string()
 }

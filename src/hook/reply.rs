@@ -38,7 +38,17 @@ pub fn check(
         return Err("\"continue\": false stops the agent".into());
     }
     if obj.get("decision").and_then(Value::as_str) == Some("block") {
-        return Err(format!("\"decision\": \"block\" blocks {event}"));
+        if !HookEvent::from_name(event).is_some_and(HookEvent::may_block) {
+            return Err(format!("\"decision\": \"block\" blocks {event}"));
+        }
+        match obj.get("reason").and_then(Value::as_str) {
+            Some(r) if !r.trim().is_empty() => {}
+            _ => {
+                return Err(format!(
+                    "a block of {event} without a \"reason\" is rejected"
+                ))
+            }
+        }
     }
     let context = match obj.get("hookSpecificOutput") {
         Some(h) => specific_output(host, event, h)?,
@@ -115,4 +125,39 @@ fn specific_output(host: Host, event: &str, h: &Value) -> Result<Option<String>,
         ));
     }
     Ok(Some(c.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn codex_stop(v: &Value) -> Result<(), String> {
+        let (_, text) = &crate::hosts::codex_output_schemas("Stop")[0];
+        let errs = crate::schema::Schema::parse(text).unwrap().validate(v);
+        if errs.is_empty() {
+            Ok(())
+        } else {
+            Err(errs.join("; "))
+        }
+    }
+
+    #[test]
+    fn only_stop_may_block_and_only_with_a_reason() {
+        let block = super::super::block("chart it");
+        for host in [Host::Claude, Host::Codex] {
+            assert_eq!(check(host, "Stop", &block, &codex_stop), Ok(None));
+            assert!(check(host, "UserPromptSubmit", &block, &|_| Ok(())).is_err());
+            let bare = r#"{"decision":"block"}"#;
+            assert!(check(host, "Stop", bare, &|_| Ok(())).is_err());
+            let blank = r#"{"decision":"block","reason":"  "}"#;
+            assert!(check(host, "Stop", blank, &|_| Ok(())).is_err());
+        }
+        assert!(check(
+            Host::Claude,
+            "Stop",
+            r#"{"decision":"block","reason":"x","x":1}"#,
+            &|_| Ok(())
+        )
+        .is_err());
+    }
 }

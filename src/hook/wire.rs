@@ -79,6 +79,9 @@ pub struct HookInput {
     /// JSON text of one).
     #[serde(deserialize_with = "lenient", alias = "toolArgs")]
     pub tool_input: Option<serde_json::Value>,
+    /// Stop: `true` when the agent is already going on because a Stop hook blocked.
+    #[serde(deserialize_with = "lenient")]
+    pub stop_hook_active: Option<bool>,
 }
 
 impl HookInput {

@@ -431,7 +431,16 @@ mod tests {
                 assert!(s.is_valid(&json!({})), "{name}");
             }
         }
-        assert!(codex_output_schemas("Stop").is_empty());
+        assert!(codex_output_schemas("SessionEnd").is_empty());
+        // Stop: capn's block validates; a block without a reason, or a blank one, does not.
+        let (_, stop) = &codex_output_schemas("Stop")[0];
+        let stop = Schema::parse(stop).unwrap();
+        let block: serde_json::Value =
+            serde_json::from_str(&crate::hook::block("chart it")).unwrap();
+        assert!(stop.is_valid(&block));
+        assert!(!stop.is_valid(&json!({"decision": "block"})));
+        assert!(!stop.is_valid(&json!({"decision": "block", "reason": " "})));
+        assert!(!stop.is_valid(&json!({"decision": "block", "reason": "x", "extra": 1})));
     }
 
     #[test]

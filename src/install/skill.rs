@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 
 /// `skills/compact-prep/SKILL.md`: YAML frontmatter (`name`, `description` with the mandatory
 /// triggers and what must not trigger it, `argument-hint`, `allowed-tools: Read, Write,
-/// Bash(capn state:*)`) and the procedure. Installed as `<skills dir>/compact-prep/SKILL.md`
+/// Bash(capn state:*), Bash(capn ask:*), Bash(capn chart:*)`) and the procedure: the state file,
+/// then charting each question the session answered the hard way (issue 32). Installed as `<skills dir>/compact-prep/SKILL.md`
 /// (hooks reference, section 4).
 pub const SKILL_MD: &str = include_str!("../../skills/compact-prep/SKILL.md");
 
@@ -112,7 +113,7 @@ mod tests {
         let has = |line: &str| fm.lines().any(|l| l == line);
         assert!(has("name: compact-prep"), "{fm}");
         assert!(
-            has("allowed-tools: Read, Write, Bash(capn state:*)"),
+            has("allowed-tools: Read, Write, Bash(capn state:*), Bash(capn ask:*), Bash(capn chart:*)"),
             "{fm}"
         );
         assert!(fm.lines().any(|l| l.starts_with("argument-hint: ")));
@@ -156,6 +157,9 @@ mod tests {
             "capn state save",
             "capn state show",
             "/compact",
+            "capn ask \"<question>\"",
+            "capn chart \"<question>\" --files",
+            "If there were none, say so.",
         ] {
             assert!(SKILL_MD.contains(cmd), "missing {cmd}");
         }

@@ -107,6 +107,52 @@ fn canonical_tool(name: &str) -> &str {
     }
 }
 
+/// The command line of a shell tool call's input: `command` as a string or a Codex argv
+/// (`["bash", "-lc", "…"]`, unwrapped to the script), or Codex `exec_command`'s `cmd`; `None`
+/// for an input without one.
+pub fn command_line(input: &Value) -> Option<String> {
+    match input.get("command").or_else(|| input.get("cmd"))? {
+        Value::String(c) => Some(c.clone()),
+        Value::Array(argv) => argv_command(argv),
+        _ => None,
+    }
+}
+
+/// The simple commands of a command line, each as its argv (split like
+/// [`from_shell_command`]: at `|`, `&&`, `||`, `;`, `&` and newlines outside quotes), with
+/// leading environment assignments and `sudo`/`command`/`xargs`/`nice`/`time` taken off, the
+/// program as [`program_name`] spells it, and `bash -c "…"` scripts opened up. A segment that
+/// does not split (an open quote) is left out.
+pub fn simple_commands(command: &str) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    for (segment, _) in split_segments(command) {
+        let Ok(argv) = shell_words::split(segment) else {
+            continue;
+        };
+        let skip = argv
+            .iter()
+            .take_while(|a| {
+                a.contains('=') && !a.starts_with('-')
+                    || matches!(a.as_str(), "sudo" | "command" | "xargs" | "nice" | "time")
+            })
+            .count();
+        let Some(prog) = argv.get(skip).map(|p| program_name(p)) else {
+            continue;
+        };
+        let rest = &argv[skip + 1..];
+        if let Some(script) = shell_script(&prog, rest) {
+            if script != command {
+                out.extend(simple_commands(&script));
+            }
+            continue;
+        }
+        let mut argv = vec![prog];
+        argv.extend(rest.iter().cloned());
+        out.push(argv);
+    }
+    out
+}
+
 /// A Codex argv (`["bash", "-lc", "rg foo src"]`, `["powershell.exe", "-Command", "rg foo"]`,
 /// or `["rg", "foo"]`) as one command line.
 fn argv_command(argv: &[Value]) -> Option<String> {

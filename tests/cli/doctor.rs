@@ -280,6 +280,7 @@ fn without_init_every_missing_piece_fails_with_its_fix() {
             "PostCompact",
             "UserPromptSubmit",
             "PreToolUse",
+            "Stop",
         ] {
             let (_, fix) = failure(&run, &[&format!("{host} {event} hook: no `capn hook")]);
             if event == "PreToolUse" {
@@ -297,11 +298,11 @@ fn without_init_every_missing_piece_fails_with_its_fix() {
     failure(&run, &["/compact-prep skill", "SKILL.md does not exist"]);
     assert!(run.stdout.contains("ok    capn on PATH"), "{}", run.stdout);
     let n = failed_count(&run);
-    assert_eq!(n, 13, "{}", run.stdout);
+    assert_eq!(n, 15, "{}", run.stdout);
     assert!(
         run.stdout
             .trim_end()
-            .ends_with(&format!("capn doctor: {n} of 14 checks failed")),
+            .ends_with(&format!("capn doctor: {n} of 16 checks failed")),
         "{}",
         run.stdout
     );
@@ -353,7 +354,7 @@ fn a_capn_on_path_that_is_not_this_binary_is_a_warning() {
         "{line}"
     );
     assert!(
-        run.stdout.contains("all 33 checks ok, 1 warning"),
+        run.stdout.contains("all 38 checks ok, 1 warning"),
         "{}",
         run.stdout
     );

@@ -24,6 +24,7 @@ mod init_git;
 mod inject;
 mod install_edges;
 mod install_examples;
+mod nudge;
 mod offers;
 mod other_hosts;
 mod phrasing_edges;

@@ -6,13 +6,14 @@ use crate::events::HookEvent;
 /// One step of the synthetic session: the event, and its `source` (SessionStart) or `trigger`
 /// (PreCompact, PostCompact). PreToolUse is a search (Claude Code's Grep, Codex's shell `rg`),
 /// the call that takes the offer path.
-pub(super) const SCENARIO: [(HookEvent, Option<&str>); 6] = [
+pub(super) const SCENARIO: [(HookEvent, Option<&str>); 7] = [
     (HookEvent::SessionStart, Some("startup")),
     (HookEvent::PreToolUse, None),
     (HookEvent::PreCompact, Some("manual")),
     (HookEvent::PostCompact, Some("manual")),
     (HookEvent::UserPromptSubmit, None),
     (HookEvent::SessionStart, Some("compact")),
+    (HookEvent::Stop, None),
 ];
 
 /// The search of the synthetic PreToolUse payloads: words no chart is likely to hold, so the run
@@ -76,6 +77,18 @@ pub fn payload(
         }),
         (Host::Codex, HookEvent::UserPromptSubmit) => json!({
             "prompt": "capn doctor: a synthetic prompt",
+            "model": "gpt-5.5",
+            "permission_mode": "default",
+            "turn_id": "capn-doctor-turn-2"
+        }),
+        (Host::Claude, HookEvent::Stop) => json!({
+            "stop_hook_active": false,
+            "last_assistant_message": "capn doctor: a synthetic reply.",
+            "permission_mode": "default"
+        }),
+        (Host::Codex, HookEvent::Stop) => json!({
+            "stop_hook_active": false,
+            "last_assistant_message": "capn doctor: a synthetic reply.",
             "model": "gpt-5.5",
             "permission_mode": "default",
             "turn_id": "capn-doctor-turn-2"

@@ -338,6 +338,9 @@ mod tests {
             HookEvent::PostToolUse => {
                 panic!("capn registers no PostToolUse hook for Codex: doctor never sends one")
             }
+            HookEvent::Stop => {
+                include_str!("../../../assets/codex-schemas/stop.command.input.schema.json")
+            }
         };
         Schema::parse(text).unwrap()
     }

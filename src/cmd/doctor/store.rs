@@ -6,6 +6,22 @@ use super::*;
 pub(super) fn check_store(root: &Path, checks: &mut Vec<Check>) {
     check_store_files(root, checks);
     offers_check(root, checks);
+    nudge_check(root, checks);
+}
+
+/// The Stop hook's nudge switch (`"nudge"` in `.capn/config.json`, on when absent), as an ok
+/// line.
+fn nudge_check(root: &Path, checks: &mut Vec<Check>) {
+    let store = Store::at(root.to_path_buf());
+    if !store.exists() {
+        return;
+    }
+    let c = crate::config::Config::load(&store.config_path());
+    checks.push(Check::ok(if c.nudge {
+        "nudge to chart: on (a turn that explored hard and charted nothing is asked once, at its Stop; capn init --no-nudge turns it off)"
+    } else {
+        "nudge to chart: off (\"nudge\": false in .capn/config.json; capn init --nudge turns it on)"
+    }));
 }
 
 /// True when the hooks offer charted answers before a search: search offers on and embedding
@@ -135,7 +151,7 @@ fn check_config(store: &Store, checks: &mut Vec<Check>) {
         }
     };
     let fix = format!(
-        "edit {} (keys: \"embedding\": true|false, \"warn_at\": 1..100, \"offer\": true|false|{{\"prompt\": bool, \"search\": bool}}), or delete it and run capn init",
+        "edit {} (keys: \"embedding\": true|false, \"warn_at\": 1..100, \"offer\": true|false|{{\"prompt\": bool, \"search\": bool}}, \"nudge\": true|false), or delete it and run capn init",
         path.display()
     );
     match config_problem(&path, &text) {
@@ -155,6 +171,12 @@ fn config_problem(path: &Path, text: &str) -> Option<String> {
                 p.push(format!(
                     "\"embedding\" is {}, not true or false",
                     m["embedding"]
+                ));
+            }
+            if m.get("nudge").is_some_and(|v| !v.is_boolean()) {
+                p.push(format!(
+                    "\"nudge\" is {}, not true or false (the nudge stays on)",
+                    m["nudge"]
                 ));
             }
             if m.get("warn_at")

@@ -1,0 +1,213 @@
+//! What one tool call of a turn did, for the Stop hook's measure ([`super::turn`]): a search, a
+//! file read, an edit, `capn chart` or `capn ask`. Tool names are the hosts' (Claude Code:
+//! `Grep`, `Glob`, `Read`, `Edit`, `Write`, `MultiEdit`, `Task`, `Agent`, `Bash`; Codex: `shell`,
+//! `shell_command`, `exec_command`, `local_shell_call`, `read_file`, `grep_files`,
+//! `apply_patch`); shell command lines are split into simple commands by
+//! [`crate::recall::intent::simple_commands`].
+
+use crate::recall::intent;
+use serde_json::Value;
+
+/// The most paths one tool call contributes.
+const MAX_PATHS: usize = 64;
+
+/// What a tool call did.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct ToolCall {
+    /// A search: Grep, Glob, `grep_files`, a sub-agent (Task, Agent, Explore), or a shell
+    /// command line with a search in it ([`intent::from_shell_command`]: `rg`, `grep`, `find`,
+    /// `fd`, `ag`, `ack`, `git grep`; a grep that filters a program's output is not one).
+    pub search: bool,
+    /// A sub-agent launch (Task, Agent, Explore): a search whose own calls the turn does not see.
+    pub subagent: bool,
+    /// Paths read (Read's `file_path`, `read_file`'s path, shell `cat`, `head`, `tail`, `nl`,
+    /// `bat`, `less`, `more`, `sed -n`).
+    pub reads: Vec<String>,
+    /// Paths edited or written (Edit, MultiEdit, Write, NotebookEdit, `apply_patch`).
+    pub edits: Vec<String>,
+    /// The call ran `capn chart`.
+    pub charts: bool,
+    /// The call ran `capn ask`.
+    pub asks: bool,
+}
+
+/// Classifies one tool call by its `name` and `input` object (see [`ToolCall`]).
+pub fn classify(name: &str, input: &Value) -> ToolCall {
+    let s = |k: &str| input.get(k).and_then(Value::as_str).map(str::to_string);
+    let mut c = ToolCall::default();
+    match name {
+        "Grep" | "Glob" | "grep_files" => c.search = true,
+        "Task" | "Agent" | "Explore" => {
+            c.search = true;
+            c.subagent = true;
+        }
+        "Read" | "NotebookRead" | "read_file" | "view" => {
+            c.reads.extend(
+                s("file_path")
+                    .or_else(|| s("path"))
+                    .or_else(|| s("notebook_path")),
+            );
+        }
+        "Edit" | "Write" | "MultiEdit" | "NotebookEdit" => {
+            c.edits
+                .extend(s("file_path").or_else(|| s("notebook_path")));
+        }
+        "apply_patch" => {
+            let patch = match input {
+                Value::String(p) => Some(p.clone()),
+                _ => s("input").or_else(|| s("patch")),
+            };
+            c.edits.extend(patch.iter().flat_map(|p| patched_files(p)));
+        }
+        _ => {
+            if let Some(line) = intent::command_line(input) {
+                shell(&line, &mut c);
+            }
+        }
+    }
+    c.reads.truncate(MAX_PATHS);
+    c.edits.truncate(MAX_PATHS);
+    c
+}
+
+/// A shell command line's searches, reads, edits (`apply_patch` through the shell) and capn runs.
+fn shell(line: &str, c: &mut ToolCall) {
+    c.search = intent::from_shell_command(line).is_some();
+    for argv in intent::simple_commands(line) {
+        let (prog, rest) = (argv[0].as_str(), &argv[1..]);
+        match prog {
+            "capn" | "capn-hook" => capn_run(rest, c),
+            "npx" | "bunx" | "pnpx" if rest.first().is_some_and(|p| p.starts_with("capn")) => {
+                capn_run(&rest[1..], c)
+            }
+            "cat" | "bat" | "batcat" | "nl" | "less" | "more" => {
+                c.reads.extend(positional(rest, &[]));
+            }
+            "head" | "tail" => c.reads.extend(positional(rest, &["-n", "-c"])),
+            "sed" => c.reads.extend(sed_files(rest)),
+            "apply_patch" | "applypatch" => {
+                c.edits.extend(rest.iter().flat_map(|p| patched_files(p)));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `capn <sub> ...`: whether it charts or asks.
+fn capn_run(rest: &[String], c: &mut ToolCall) {
+    match rest
+        .iter()
+        .find(|a| !a.starts_with('-'))
+        .map(String::as_str)
+    {
+        Some("chart") => c.charts = true,
+        Some("ask") => c.asks = true,
+        _ => {}
+    }
+}
+
+/// The arguments that name files: not a flag, not the value of one of `valued` flags, not a
+/// number, not a redirection.
+fn positional(rest: &[String], valued: &[&str]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut skip = false;
+    for a in rest {
+        if std::mem::take(&mut skip) {
+            continue;
+        }
+        if valued.contains(&a.as_str()) {
+            skip = true;
+            continue;
+        }
+        if a.starts_with('-') || a.starts_with('>') || a.starts_with('<') || a.contains("&>") {
+            continue;
+        }
+        if a.chars().all(|ch| ch.is_ascii_digit() || ch == '+') || a.starts_with('$') {
+            continue;
+        }
+        out.push(a.clone());
+    }
+    out
+}
+
+/// The files of a `sed` run: the positional arguments after the script (the first one, unless
+/// `-e`/`-f` gave it).
+fn sed_files(rest: &[String]) -> Vec<String> {
+    let scripted = rest.iter().any(|a| a == "-e" || a == "-f");
+    let pos = positional(rest, &["-e", "-f", "-l"]);
+    let skip = usize::from(!scripted);
+    pos.into_iter().skip(skip).collect()
+}
+
+/// The files an `apply_patch` patch touches (`*** Update File: p`, `*** Add File: p`).
+fn patched_files(patch: &str) -> Vec<String> {
+    patch
+        .lines()
+        .filter_map(|l| {
+            l.strip_prefix("*** Update File: ")
+                .or_else(|| l.strip_prefix("*** Add File: "))
+        })
+        .map(|p| p.trim().to_string())
+        .take(MAX_PATHS)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn claude_tools() {
+        assert!(classify("Grep", &json!({"pattern": "x"})).search);
+        assert!(classify("Task", &json!({"prompt": "find x"})).search);
+        assert_eq!(
+            classify("Read", &json!({"file_path": "/p/a.rs"})).reads,
+            ["/p/a.rs"]
+        );
+        assert_eq!(
+            classify("Edit", &json!({"file_path": "/p/a.rs"})).edits,
+            ["/p/a.rs"]
+        );
+        let b = classify("Bash", &json!({"command": "cargo test 2>&1 | grep FAIL"}));
+        assert_eq!(b, ToolCall::default());
+        let b = classify(
+            "Bash",
+            &json!({"command": "rg -n refund src && cat src/a.rs"}),
+        );
+        assert!(b.search);
+        assert_eq!(b.reads, ["src/a.rs"]);
+    }
+
+    #[test]
+    fn codex_shell_reads_and_capn_runs() {
+        let c = classify(
+            "shell",
+            &json!({"command": ["bash", "-lc", "sed -n '1,200p' src/lib.rs"]}),
+        );
+        assert_eq!(c.reads, ["src/lib.rs"]);
+        assert!(!c.search);
+        let c = classify(
+            "exec_command",
+            &json!({"cmd": "nl -ba src/x.rs | head -n 40"}),
+        );
+        assert_eq!(c.reads, ["src/x.rs"]);
+        let c = classify(
+            "shell_command",
+            &json!({"command": "capn chart \"where is x?\" --files src/x.rs"}),
+        );
+        assert!(c.charts && !c.asks);
+        assert!(classify("Bash", &json!({"command": "capn ask 'where is x'"})).asks);
+        assert!(classify("Bash", &json!({"command": "npx capn-hook ask x"})).asks);
+        let c = classify(
+            "apply_patch",
+            &json!("*** Begin Patch\n*** Update File: src/a.rs\n@@\n"),
+        );
+        assert_eq!(c.edits, ["src/a.rs"]);
+        let c = classify(
+            "Bash",
+            &json!({"command": "find . -name '*.rs' | xargs grep -l Stop"}),
+        );
+        assert!(c.search);
+    }
+}
