@@ -111,7 +111,7 @@ pub fn run(args: &AskArgs) -> Result<ExitCode> {
         Answers::default()
     };
     // Read only when a note names a stale chart: how to delete one depends on the mode.
-    let shared = !answers.hidden.is_empty() && store.config().shared;
+    let shared = !answers.hidden.is_empty() && store.is_shared();
     let out = render(question, &answers, shared)?;
     if out.hits.is_empty() {
         let mut err = std::io::stderr().lock();

@@ -226,11 +226,11 @@ fn chart_files(
         );
     }
     let mut w = store.open_writer_with(crate::store::index::Check::Folder)?;
-    let at = crate::clock::rfc3339(std::time::SystemTime::now());
     let details = args.details.as_deref();
     // A shared store replaces a version of this question only when it is fresh here: one
     // charted on other files (a teammate's branch) keeps its id, and this one takes the next.
-    let shared = w.store.config().shared;
+    let shared = w.store.is_shared();
+    let at = charted_at(&w.store.root, &files, shared);
     let (placement, others) = placed(&mut w, question, &files, shared)?;
     let (entry, said) = match placement {
         Placement::Same(mut e) => {
@@ -263,6 +263,11 @@ fn chart_files(
     let entry = checked(entry)?;
     let id = entry.id.clone();
     let said = format!("{said}{}", moved_note(&others));
+    if others.is_empty() && unchanged(&w.store, &entry) {
+        // Identical charts are identical bytes: nothing to write, no `at:` rewritten, no diff.
+        w.finish_or_warn();
+        return Ok(said);
+    }
     write_checked(&mut w, others, entry, &hashed)?;
     let replaced = replace_same_question(&mut w, &id, question, shared)?;
     w.finish_or_warn();
@@ -274,6 +279,62 @@ fn chart_files(
             replaced.join(", ")
         )
     })
+}
+
+/// True when the entry file of `entry`'s id already says what `entry` says (its `at:` aside):
+/// re-charting it would change nothing but the time.
+fn unchanged(store: &Store, entry: &Entry) -> bool {
+    let path = store.entry_path(&entry.id);
+    let Ok(Some(bytes)) = crate::fsutil::read_host_file(&path, "entry") else {
+        return false;
+    };
+    let Ok(text) = String::from_utf8(bytes) else {
+        return false;
+    };
+    let Ok(now) = Entry::parse(&text, &entry.id) else {
+        return false;
+    };
+    let same = Entry {
+        at: now.at.clone(),
+        ..entry.clone()
+    };
+    same.render() == text
+}
+
+/// The `at:` of a chart of `files` made now: the time, or in a `shared` store, the commit time of
+/// the newest commit that touched them, when git tracks them all unchanged (so two clones that
+/// chart the same question on the same files write the same bytes and merge without a conflict);
+/// the time when git cannot say.
+fn charted_at(root: &std::path::Path, files: &BTreeMap<String, String>, shared: bool) -> String {
+    let now = || crate::clock::rfc3339(std::time::SystemTime::now());
+    if !shared || files.is_empty() {
+        return now();
+    }
+    let mut args = vec![
+        "--literal-pathspecs",
+        "status",
+        "--porcelain",
+        "--untracked-files=all",
+        "--",
+    ];
+    args.extend(files.keys().map(String::as_str));
+    let clean = crate::process::git_output(root, &args).is_some_and(|o| o.is_empty());
+    let mut args = vec!["--literal-pathspecs", "ls-files", "-z", "--"];
+    args.extend(files.keys().map(String::as_str));
+    let tracked = crate::process::git_output(root, &args)
+        .is_some_and(|o| o.split(|b| *b == 0).filter(|p| !p.is_empty()).count() == files.len());
+    if !(clean && tracked) {
+        return now();
+    }
+    let mut args = vec!["--literal-pathspecs", "log", "-1", "--format=%ct", "--"];
+    args.extend(files.keys().map(String::as_str));
+    crate::process::git_output(root, &args)
+        .and_then(|o| String::from_utf8(o).ok())
+        .and_then(|t| t.trim().parse::<u64>().ok())
+        .map(|secs| {
+            crate::clock::rfc3339(std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs))
+        })
+        .unwrap_or_else(now)
 }
 
 /// `e` (a chart with the very files just hashed) with `question` as another phrasing, charted

@@ -26,12 +26,29 @@ pub fn run(args: &PruneArgs) -> Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let config = store.config();
+    let mut config = store.config();
+    if config.shared_unknown && !args.expired {
+        anyhow::bail!(
+            "could not tell whether this store is shared: {} does not say \"shared\": true or \
+             false (a merge conflict in it? \"true\" in quotes?); prune deletes nothing until \
+             it does (fix the file, or run capn init --shared or capn init --local after \
+             fixing it)",
+            store.config_path().display()
+        );
+    }
+    // What git tracks decides too: committed charts are the team's, whatever the config says.
+    config.shared = store.is_shared() || tracks_charts(&store);
     let mut w = store.open_writer()?;
     let mut out = String::new();
     if args.expired {
         let now_s = crate::clock::now_ns() / 1_000_000_000;
-        let expired = w.prune_expired(config.stale_days, now_s)?;
+        // Nothing expires in a shared store (0: never), and nothing while capn cannot tell.
+        let days = if config.shared || config.shared_unknown {
+            0
+        } else {
+            config.stale_days
+        };
+        let expired = w.prune_expired(days, now_s)?;
         w.finish_or_warn();
         if config.shared {
             out.push_str(
@@ -81,6 +98,24 @@ pub fn run(args: &PruneArgs) -> Result<ExitCode> {
     }
     std::io::stdout().lock().write_all(out.as_bytes())?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// True when git tracks a chart of the store (`git ls-files` of `.capn/entries`): it is
+/// committed, so the store is shared whatever `.capn/config.json` says. False without git.
+fn tracks_charts(store: &Store) -> bool {
+    let Some(rel) = store
+        .entries_dir()
+        .strip_prefix(&store.root)
+        .ok()
+        .map(|p| p.to_owned())
+    else {
+        return false;
+    };
+    let Some(rel) = rel.to_str() else {
+        return false;
+    };
+    crate::process::git_output(&store.root, &["ls-files", "-z", "--", rel])
+        .is_some_and(|out| !out.is_empty())
 }
 
 /// One line per chart, `  "<question>" (<files>)`.
