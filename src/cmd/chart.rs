@@ -36,6 +36,9 @@ fn choose_id(
         match crate::store::index::read_entry(&path, &format!("{id}.md")) {
             Ok(e) if e.question == question && !keep(&e) => return Ok(id.to_string()),
             Ok(_) => {}
+            // A merge conflict between versions of this question: the re-chart resolves it in
+            // place (another id would leave a duplicate behind once it is resolved).
+            Err(_) if conflict_asks(&path, id, question) => return Ok(id.to_string()),
             // Nothing there, or a symlink or special file (not an entry: capn's own path taken
             // over; writing the entry replaces it without following it).
             Err(_)
@@ -53,6 +56,16 @@ fn choose_id(
         ))
         .into()
     })
+}
+
+/// True when the entry file at `path` holds a git merge conflict whose sides ask `question`
+/// ([`crate::store::conflict::asks`]).
+fn conflict_asks(path: &std::path::Path, id: &str, question: &str) -> bool {
+    use crate::fsutil::{limits, read_limited, Follow};
+    read_limited(path, limits::ENTRY, Follow::Never)
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok())
+        .is_some_and(|text| crate::store::conflict::asks(&text, id, question))
 }
 
 /// Runs `capn chart`: with `--like <id>`, adds the question as another phrasing of that chart
@@ -263,6 +276,15 @@ fn chart_files(
     let entry = checked(entry)?;
     let id = entry.id.clone();
     let said = format!("{said}{}", moved_note(&others));
+    let resolves = conflict_asks(&w.store.entry_path(&id), &id, question);
+    let said = if resolves {
+        format!(
+            "{said} (resolves the merge conflict in {}: git add it)",
+            crate::store::display_rel(&w.store.root, &w.store.entry_path(&id))
+        )
+    } else {
+        said
+    };
     if others.is_empty() && unchanged(&w.store, &entry) {
         // Identical charts are identical bytes: nothing to write, no `at:` rewritten, no diff.
         w.finish_or_warn();
@@ -513,6 +535,14 @@ fn checked(entry: Entry) -> Result<Entry> {
             "refusing to chart: entry {id} would be {} bytes, over the {}-byte limit for an entry (its files, details, phrasings and other frontmatter); nothing was written",
             text.len(),
             crate::fsutil::limits::ENTRY
+        ))
+        .into());
+    }
+    if crate::store::conflict::sides(&text).is_some() {
+        return Err(Refused(format!(
+            "refusing to chart: the details of entry {id} hold git merge conflict markers \
+             (<<<<<<<, =======, >>>>>>> lines), which would keep it from ever answering; \
+             nothing was written"
         ))
         .into());
     }

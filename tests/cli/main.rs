@@ -9,6 +9,7 @@ mod doctor;
 mod doctor_files;
 mod fork;
 mod git_scenarios;
+mod git_shared;
 mod git_traces;
 mod guest;
 mod handoff;
