@@ -240,11 +240,16 @@ fn chart_files(
     }
     let mut w = store.open_writer_with(crate::store::index::Check::Folder)?;
     let details = args.details.as_deref();
-    // A shared store replaces a version of this question only when it is fresh here: one
-    // charted on other files (a teammate's branch) keeps its id, and this one takes the next.
+    // A version of this question that is not fresh here is replaced only when no one needs it:
+    // in a shared store it is a teammate's, in a local one a branch may hold it ([`Versions`]);
+    // it keeps its id, and this one takes the next.
     let shared = w.store.is_shared();
+    let mut versions = Versions {
+        shared,
+        branches: None,
+    };
     let at = charted_at(&w.store.root, &files, shared);
-    let (placement, others) = placed(&mut w, question, &files, shared)?;
+    let (placement, others) = placed(&mut w, question, &files, &mut versions)?;
     let (entry, said) = match placement {
         Placement::Same(mut e) => {
             (e.files, e.at) = (files, at);
@@ -258,7 +263,7 @@ fn chart_files(
         Placement::New => {
             let root = w.store.root.clone();
             let cache = &mut w.cache;
-            let mut keep = |e: &Entry| shared && !crate::store::entry_is_fresh(&root, e, cache);
+            let mut keep = |e: &Entry| versions.keeps(&root, e, cache);
             let id = choose_id(&w.store, question, &mut keep)?;
             let entry = Entry {
                 id: id.clone(),
@@ -291,7 +296,7 @@ fn chart_files(
         return Ok(said);
     }
     write_checked(&mut w, others, entry, &hashed)?;
-    let replaced = replace_same_question(&mut w, &id, question, shared)?;
+    let replaced = replace_same_question(&mut w, &id, question, &mut versions)?;
     w.finish_or_warn();
     Ok(if replaced.is_empty() {
         said
@@ -301,6 +306,35 @@ fn chart_files(
             replaced.join(", ")
         )
     })
+}
+
+/// Which version of a question a re-chart keeps beside the new one instead of replacing it: one
+/// not fresh here that, in a `shared` store, a teammate may need, or, in a local store, some
+/// branch, worktree or stash still holds ([`crate::store::branches`]; git is asked only when
+/// such a version is there).
+struct Versions {
+    shared: bool,
+    branches: Option<Option<crate::store::branches::Branches>>,
+}
+
+impl Versions {
+    /// True when `e` (a version of the question being charted) stays.
+    fn keeps(
+        &mut self,
+        root: &std::path::Path,
+        e: &Entry,
+        cache: &mut crate::store::fresh::StatCache,
+    ) -> bool {
+        if crate::store::entry_is_fresh(root, e, cache) {
+            return false;
+        }
+        self.shared
+            || self
+                .branches
+                .get_or_insert_with(|| crate::store::branches::Branches::load(root))
+                .as_mut()
+                .is_some_and(|b| b.holds(e))
+    }
 }
 
 /// True when the entry file of `entry`'s id already says what `entry` says (its `at:` aside):
@@ -434,8 +468,8 @@ enum Placement {
 /// Finds where `question` charted with `files` goes: the chart whose question it is; a chart
 /// that has it as a phrasing, if that chart has these very files; a current chart with these
 /// files and a similar question ([`crate::store::Writer::similar_chart`]); else a new entry. In a
-/// `shared` store a chart of this very question that is not fresh here is left as it is (a new
-/// entry is written beside it). A similar chart that already keeps [`MAX_PHRASINGS`]
+/// chart of this very question that `versions` keeps is left as it is (a new entry is written
+/// beside it). A similar chart that already keeps [`MAX_PHRASINGS`]
 /// (`crate::store::entry`) others takes no more: a new entry is written. Every other chart that
 /// has it as a phrasing loses it (these files answer it now): they come back with the placement,
 /// [`checked`], for the caller to write.
@@ -445,7 +479,7 @@ fn placed(
     w: &mut crate::store::Writer,
     question: &str,
     files: &BTreeMap<String, String>,
-    shared: bool,
+    versions: &mut Versions,
 ) -> Result<(Placement, Vec<Entry>)> {
     let norm = crate::recall::gate::normalise_question(question);
     let own = |e: &Entry| crate::recall::gate::normalise_question(&e.question) == norm;
@@ -453,7 +487,7 @@ fn placed(
     let placement = if let Some(at) = askers.iter().position(own) {
         let e = askers.remove(at);
         let root = w.store.root.clone();
-        if shared && !crate::store::entry_is_fresh(&root, &e, &mut w.cache) {
+        if versions.keeps(&root, &e, &mut w.cache) {
             Placement::New
         } else {
             Placement::Same(e)
@@ -484,15 +518,14 @@ fn placed(
 /// Deletes the other entries that ask `question` once case, punctuation and whitespace are set
 /// aside (the exact re-ask of `ask`, [`crate::recall::gate::normalise_question`]): charting the
 /// same question again replaces its entry, however it is written. Each is confirmed against its
-/// own file (the index only holds a hash). In a `shared` store only those fresh here are
-/// replaced. Returns their ids.
+/// own file (the index only holds a hash). Those `versions` keeps stay. Returns their ids.
 ///
 /// Errors: an entry cannot be deleted.
 fn replace_same_question(
     w: &mut crate::store::Writer,
     id: &str,
     question: &str,
-    shared: bool,
+    versions: &mut Versions,
 ) -> Result<Vec<String>> {
     let norm = crate::recall::gate::normalise_question(question);
     let mut positions = Vec::new();
@@ -508,7 +541,7 @@ fn replace_same_question(
         let root = w.store.root.clone();
         let same = crate::store::index::read_entry(&path, &format!("{other}.md")).is_ok_and(|e| {
             crate::recall::gate::normalise_question(&e.question) == norm
-                && (!shared || crate::store::entry_is_fresh(&root, &e, &mut w.cache))
+                && !versions.keeps(&root, &e, &mut w.cache)
         });
         if same {
             positions.push(pos);

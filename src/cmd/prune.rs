@@ -13,7 +13,7 @@ use std::process::ExitCode;
 /// - In a shared store (`capn init --shared`) without `--yes`, nothing is deleted: it prints
 ///   `N stale entries (kept: ...)` and the same lines, and says how to delete them.
 /// - A chart current in another checkout of the repository is kept, and counted: `kept N stale
-///   charts that are current in another checkout of this repository`.
+///   charts that are current in another checkout, branch or stash of this repository`.
 /// - `--expired` applies the retention rule only ([`crate::store::retention`]): `pruned N
 ///   entries stale for over D days`; in a shared store nothing, and a line that says so.
 ///
@@ -91,7 +91,7 @@ pub fn run(args: &PruneArgs) -> Result<ExitCode> {
                 ("charts", "are")
             };
             out.push_str(&format!(
-                "kept {} stale {noun} that {is} current in another checkout of this repository\n",
+                "kept {} stale {noun} that {is} current in another checkout, branch or stash of this repository\n",
                 pruned.kept
             ));
         }

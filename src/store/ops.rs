@@ -24,7 +24,8 @@ pub enum Unchart {
 pub struct Pruned {
     /// The entries deleted.
     pub deleted: Vec<Entry>,
-    /// Stale entries kept because they are current in another checkout (or changed meanwhile).
+    /// Stale entries kept because they are current in another checkout, or held by a branch,
+    /// worktree or stash of the repository (or changed meanwhile).
     pub kept: usize,
 }
 

@@ -11,6 +11,7 @@ mod fork;
 mod git_scenarios;
 mod git_shared;
 mod git_traces;
+mod git_versions;
 mod guest;
 mod handoff;
 mod hook_budget;
