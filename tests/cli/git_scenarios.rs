@@ -262,6 +262,9 @@ fn the_retention_rule_deletes_only_charts_stale_for_longer_than_stale_days() {
     let (env, id) = charted_repo(&["--no-embedding"]);
     let root = env.root.clone();
     env.write("src/webhooks.rs", "// changed\n");
+    // Committed: no branch holds the charted version any more (an uncommitted edit would
+    // leave it in HEAD, and the chart with it).
+    git(&env, &root, &["commit", "-q", "-am", "changed"]);
     capn(&env, &root, &["prune", "--expired"]).ok();
     assert_eq!(listed(&env, &root).len(), 4, "stale just now: kept");
     // Found stale 31 days ago (default retention 30 days): deleted.
@@ -515,6 +518,8 @@ fn a_fresh_clone_of_a_shared_store_answers_on_its_first_ask() {
     );
     capn(&env, &clone, &["prune", "--expired"]).ok();
     assert_eq!(listed(&env, &clone).len(), 4, "a shared chart was deleted");
+    // --yes deletes a version no branch holds (committed over: HEAD no longer has it).
+    git(&env, &clone, &["commit", "-q", "-am", "teammate's version"]);
     let run = capn(&env, &clone, &["prune", "--yes"]).ok();
     assert!(run.stdout.starts_with("pruned 1 stale entry\n"), "{run:?}");
     assert_eq!(listed(&env, &clone).len(), 3);
@@ -638,8 +643,10 @@ fn the_retention_rule_keeps_a_chart_fresh_in_another_worktree() {
     let run = capn(&env, &root, &["prune", "--expired"]).ok();
     assert_eq!(run.stdout, "", "deleted a chart fresh in a worktree");
     assert_eq!(answers(&env, &wt, Q), vec![id.clone()]);
-    // Stale there too: the rule applies.
+    // Stale there too, and in no branch: the rule applies.
     std::fs::write(wt.join("src/webhooks.rs"), "// and so did the branch\n").unwrap();
+    git(&env, &wt, &["commit", "-q", "-am", "branch moved on"]);
+    git(&env, &root, &["commit", "-q", "-am", "main moved on"]);
     std::fs::write(root.join(".capn/stale.json"), &old).unwrap();
     let run = capn(&env, &root, &["prune", "--expired"]).ok();
     assert!(
@@ -677,8 +684,9 @@ fn prune_in_a_worktree_keeps_charts_current_in_another_checkout() {
         "kept 1 stale chart that is current in another checkout, branch or stash of this repository\n"
     );
     assert_fresh(&env, &root, Q, &id);
-    // Stale in every checkout: deleted.
+    // Stale in every checkout and no branch holds it: deleted.
     env.write("src/webhooks.rs", "// edited on main too\n");
+    git(&env, &root, &["commit", "-q", "-am", "edit on main"]);
     let run = capn(&env, &wt, &["prune"]).ok();
     assert_eq!(
         run.stdout,
