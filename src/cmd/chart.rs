@@ -230,15 +230,27 @@ fn chart_files(
 ) -> Result<String> {
     let (files, hashed) = hash_inputs(store, cwd, inputs, &args.files)?;
     store.check_dirs()?;
-    if !store.exists() {
-        // Charting works without init, but nothing then keeps .capn/ out of git or registers
-        // the hooks: say so once, when the store is created.
+    let created = !store.exists();
+    if created {
+        // Charting works without init, but nothing then registers the hooks: say so once,
+        // when the store is created.
         diag!(
-            "capn: created .capn/ in {}; run `capn init` to add it to .gitignore and register the agent hooks",
+            "capn: created .capn/ in {}; run `capn init` to register the agent hooks",
             store.home().display()
         );
     }
     let mut w = store.open_writer_with(crate::store::index::Check::Folder)?;
+    if created {
+        // A new store is local: it keeps itself out of git, as `init` makes it
+        // (crate::install::shared).
+        let path = w.store.dir.join(".gitignore");
+        if crate::fsutil::unwritable_reason(&path).is_none() && !path.exists() {
+            crate::fsutil::write_atomic(
+                &path,
+                crate::install::shared::LOCAL_STORE_GITIGNORE.as_bytes(),
+            )?;
+        }
+    }
     let details = args.details.as_deref();
     // A version of this question that is not fresh here is replaced only when no one needs it:
     // in a shared store it is a teammate's, in a local one a branch may hold it ([`Versions`]);

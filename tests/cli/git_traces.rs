@@ -135,3 +135,17 @@ fn a_mixed_line_end_post_commit_hook_runs_and_comes_back_byte_for_byte() {
         "#!/bin/sh\n# saved once by a Windows editor\r\necho ran >> .git/hook-ran\necho later\r\n"
     );
 }
+
+/// Charting before `init` makes a store that keeps itself out of git all the same.
+#[test]
+fn a_chart_without_init_leaves_git_status_as_it_was() {
+    let env = repo(&FILES);
+    let root = env.root.clone();
+    let run = capn(&env, &root, &["chart", Q, "--files", "src/webhooks.rs"]).ok();
+    assert!(
+        run.stderr
+            .contains("run `capn init` to register the agent hooks"),
+        "{run:?}"
+    );
+    assert_eq!(status(&env, &root), "");
+}
