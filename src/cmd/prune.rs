@@ -13,7 +13,8 @@ use std::process::ExitCode;
 /// - In a shared store (`capn init --shared`) without `--yes`, nothing is deleted: it prints
 ///   `N stale entries (kept: ...)` and the same lines, and says how to delete them.
 /// - A chart current in another checkout of the repository is kept, and counted: `kept N stale
-///   charts that are current in another checkout, branch or stash of this repository`.
+///   charts that are current in another checkout, branch or stash of this repository:` and one line
+///   per kept chart.
 /// - `--expired` applies the retention rule only ([`crate::store::retention`]): `pruned N
 ///   entries stale for over D days`; in a shared store nothing, and a line that says so.
 ///
@@ -84,16 +85,17 @@ pub fn run(args: &PruneArgs) -> Result<ExitCode> {
             out.push_str(&format!("pruned {n} stale {noun}\n"));
             out.push_str(&named(&pruned.deleted));
         }
-        if pruned.kept > 0 {
-            let (noun, is) = if pruned.kept == 1 {
+        if !pruned.kept.is_empty() {
+            let (noun, is) = if pruned.kept.len() == 1 {
                 ("chart", "is")
             } else {
                 ("charts", "are")
             };
             out.push_str(&format!(
-                "kept {} stale {noun} that {is} current in another checkout, branch or stash of this repository\n",
-                pruned.kept
+                "kept {} stale {noun} that {is} current in another checkout, branch or stash of this repository:\n",
+                pruned.kept.len()
             ));
+            out.push_str(&named(&pruned.kept));
         }
     }
     std::io::stdout().lock().write_all(out.as_bytes())?;

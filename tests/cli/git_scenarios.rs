@@ -681,7 +681,7 @@ fn prune_in_a_worktree_keeps_charts_current_in_another_checkout() {
     let run = capn(&env, &wt, &["prune"]).ok();
     assert_eq!(
         run.stdout,
-        "kept 1 stale chart that is current in another checkout, branch or stash of this repository\n"
+        format!("kept 1 stale chart that is current in another checkout, branch or stash of this repository:\n  \"{Q}\" (\"src/webhooks.rs\")\n")
     );
     assert_fresh(&env, &root, Q, &id);
     // Stale in every checkout and no branch holds it: deleted.
