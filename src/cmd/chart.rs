@@ -302,12 +302,10 @@ fn chart_files(
     } else {
         said
     };
-    if others.is_empty() && unchanged(&w.store, &entry) {
-        // Identical charts are identical bytes: nothing to write, no `at:` rewritten, no diff.
-        w.finish_or_warn();
-        return Ok(said);
+    // Identical charts are identical bytes: nothing to write, no `at:` rewritten, no diff.
+    if !(others.is_empty() && unchanged(&w.store, &entry)) {
+        write_checked(&mut w, others, entry, &hashed)?;
     }
-    write_checked(&mut w, others, entry, &hashed)?;
     let replaced = replace_same_question(&mut w, &id, question, &mut versions)?;
     w.finish_or_warn();
     Ok(if replaced.is_empty() {
