@@ -58,6 +58,39 @@ fn choose_id(
     })
 }
 
+/// Says that charting created the store (`init` registers the hooks), and keeps the new store
+/// out of git as `init` does: `.capn/.gitignore` (`*`, [`crate::install::shared`]).
+///
+/// Errors: `.capn/.gitignore` cannot be written.
+fn new_store(store: &Store) -> Result<()> {
+    diag!(
+        "capn: created .capn/ in {}; run `capn init` to register the agent hooks",
+        store.home().display()
+    );
+    let path = store.dir.join(".gitignore");
+    if crate::fsutil::unwritable_reason(&path).is_none() && !path.exists() {
+        crate::fsutil::write_atomic(
+            &path,
+            crate::install::shared::LOCAL_STORE_GITIGNORE.as_bytes(),
+        )?;
+    }
+    Ok(())
+}
+
+/// ` (resolves the merge conflict in .capn/entries/<id>.md: git add it)` when the entry file of
+/// `id` holds a merge conflict of `question` (the chart about to be written replaces it).
+fn resolves_note(store: &Store, id: &str, question: &str) -> String {
+    let path = store.entry_path(id);
+    if conflict_asks(&path, id, question) {
+        format!(
+            " (resolves the merge conflict in {}: git add it)",
+            crate::store::display_rel(&store.root, &path)
+        )
+    } else {
+        String::new()
+    }
+}
+
 /// True when the entry file at `path` holds a git merge conflict whose sides ask `question`
 /// ([`crate::store::conflict::asks`]).
 fn conflict_asks(path: &std::path::Path, id: &str, question: &str) -> bool {
@@ -231,25 +264,9 @@ fn chart_files(
     let (files, hashed) = hash_inputs(store, cwd, inputs, &args.files)?;
     store.check_dirs()?;
     let created = !store.exists();
-    if created {
-        // Charting works without init, but nothing then registers the hooks: say so once,
-        // when the store is created.
-        diag!(
-            "capn: created .capn/ in {}; run `capn init` to register the agent hooks",
-            store.home().display()
-        );
-    }
     let mut w = store.open_writer_with(crate::store::index::Check::Folder)?;
     if created {
-        // A new store is local: it keeps itself out of git, as `init` makes it
-        // (crate::install::shared).
-        let path = w.store.dir.join(".gitignore");
-        if crate::fsutil::unwritable_reason(&path).is_none() && !path.exists() {
-            crate::fsutil::write_atomic(
-                &path,
-                crate::install::shared::LOCAL_STORE_GITIGNORE.as_bytes(),
-            )?;
-        }
+        new_store(&w.store)?;
     }
     let details = args.details.as_deref();
     // A version of this question that is not fresh here is replaced only when no one needs it:
@@ -293,15 +310,7 @@ fn chart_files(
     let entry = checked(entry)?;
     let id = entry.id.clone();
     let said = format!("{said}{}", moved_note(&others));
-    let resolves = conflict_asks(&w.store.entry_path(&id), &id, question);
-    let said = if resolves {
-        format!(
-            "{said} (resolves the merge conflict in {}: git add it)",
-            crate::store::display_rel(&w.store.root, &w.store.entry_path(&id))
-        )
-    } else {
-        said
-    };
+    let said = format!("{said}{}", resolves_note(&w.store, &id, question));
     // Identical charts are identical bytes: nothing to write, no `at:` rewritten, no diff.
     if !(others.is_empty() && unchanged(&w.store, &entry)) {
         write_checked(&mut w, others, entry, &hashed)?;

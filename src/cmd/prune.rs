@@ -29,13 +29,7 @@ pub fn run(args: &PruneArgs) -> Result<ExitCode> {
     }
     let mut config = store.config();
     if config.shared_unknown && !args.expired {
-        anyhow::bail!(
-            "could not tell whether this store is shared: {} does not say \"shared\": true or \
-             false (a merge conflict in it? \"true\" in quotes?); prune deletes nothing until \
-             it does (fix the file, or run capn init --shared or capn init --local after \
-             fixing it)",
-            store.config_path().display()
-        );
+        refuse_unknown_mode(&store)?;
     }
     // What git tracks decides too: committed charts are the team's, whatever the config says.
     config.shared = store.is_shared() || tracks_charts(&store);
@@ -100,6 +94,19 @@ pub fn run(args: &PruneArgs) -> Result<ExitCode> {
     }
     std::io::stdout().lock().write_all(out.as_bytes())?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Refuses a prune that could delete charts of a store whose mode capn cannot read from its
+/// config (see [`crate::config::Config::shared_unknown`]).
+///
+/// Errors: always, naming the config file and what to do.
+fn refuse_unknown_mode(store: &Store) -> Result<()> {
+    anyhow::bail!(
+        "could not tell whether this store is shared: {} does not say \"shared\": true or \
+         false (a merge conflict in it? \"true\" in quotes?); prune deletes nothing until it \
+         does (fix the file, or run capn init --shared or capn init --local after fixing it)",
+        store.config_path().display()
+    )
 }
 
 /// True when git tracks a chart of the store (`git ls-files` of `.capn/entries`): it is
