@@ -271,8 +271,12 @@ pub struct SessionArg {
 
 /// `capn uninstall`.
 #[derive(Debug, Args)]
-#[command(after_help = "Example:\n  capn uninstall")]
-pub struct UninstallArgs {}
+#[command(after_help = "Examples:\n  capn uninstall\n  capn uninstall --purge")]
+pub struct UninstallArgs {
+    /// Also delete .capn/ and its charts (kept by default, ignored by git)
+    #[arg(long)]
+    pub purge: bool,
+}
 
 /// `capn doctor`.
 #[derive(Debug, Args)]

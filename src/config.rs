@@ -49,6 +49,10 @@ pub struct Config {
     /// The Stop hook's nudge to chart an expensive turn ([`crate::hook::stop`]); on unless
     /// `"nudge": false`.
     pub nudge: bool,
+    /// The file is there but capn cannot tell from it whether the store is shared (it is not a
+    /// JSON object, say a merge conflict in it, or `"shared"` is not a bool, say `"true"`): a
+    /// store capn cannot read as local is never treated as one whose charts it may delete.
+    pub shared_unknown: bool,
 }
 
 impl Default for Config {
@@ -61,6 +65,7 @@ impl Default for Config {
             stale_days: DEFAULT_STALE_DAYS,
             shared: false,
             nudge: true,
+            shared_unknown: false,
         }
     }
 }
@@ -76,8 +81,10 @@ impl Config {
     pub fn load_checked(path: &Path) -> (Config, Vec<String>) {
         let mut c = Config::default();
         let mut problems = Vec::new();
-        if let Some(map) = read_object(path, &mut problems) {
-            c.apply(&map, &mut problems);
+        match read_object(path, &mut problems) {
+            Some(map) => c.apply(&map, &mut problems),
+            // There is a file (a problem was noted) that says nothing capn can read.
+            None => c.shared_unknown = !problems.is_empty(),
         }
         (c, problems)
     }
@@ -105,7 +112,10 @@ impl Config {
         match map.get("shared") {
             None => {}
             Some(Value::Bool(b)) => self.shared = *b,
-            Some(v) => problems.push(format!("\"shared\" must be true or false, not {v}")),
+            Some(v) => {
+                self.shared_unknown = true;
+                problems.push(format!("\"shared\" must be true or false, not {v}"));
+            }
         }
         match map.get("nudge") {
             None => {}

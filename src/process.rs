@@ -1,5 +1,5 @@
 //! Child-process helpers shared by the commands that run other programs (the wrapped status
-//! line, doctor's hook runs).
+//! line, doctor's hook runs, the few `git` questions of `init`, `uninstall` and `prune`).
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -26,6 +26,31 @@ pub fn kill_group(child: &mut std::process::Child) {
     }
     let _ = child.kill();
     let _ = child.wait();
+}
+
+/// Runs `git args...` in `dir` (the repository found from there, as git finds it when it runs a
+/// hook: `GIT_DIR` and friends removed), stdin closed, stderr discarded. Returns stdout when git
+/// ran and succeeded; `None` when it could not be started or failed (no repository, no `HEAD`,
+/// a path not in the tree). For commands only (`init`, `uninstall`, `prune`): never on a hook's
+/// or `ask`'s path.
+pub fn git_output(dir: &std::path::Path, args: &[&str]) -> Option<Vec<u8>> {
+    let mut cmd = Command::new("git");
+    cmd.args(args)
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null());
+    for var in [
+        "GIT_DIR",
+        "GIT_WORK_TREE",
+        "GIT_COMMON_DIR",
+        "GIT_INDEX_FILE",
+        "GIT_CEILING_DIRECTORIES",
+    ] {
+        cmd.env_remove(var);
+    }
+    let out = cmd.output().ok()?;
+    out.status.success().then_some(out.stdout)
 }
 
 /// `CLAUDE_CODE_GIT_BASH_PATH`: the Git Bash Claude Code runs commands with on Windows.

@@ -36,6 +36,9 @@ fn choose_id(
         match crate::store::index::read_entry(&path, &format!("{id}.md")) {
             Ok(e) if e.question == question && !keep(&e) => return Ok(id.to_string()),
             Ok(_) => {}
+            // A merge conflict between versions of this question: the re-chart resolves it in
+            // place (another id would leave a duplicate behind once it is resolved).
+            Err(_) if conflict_asks(&path, id, question) => return Ok(id.to_string()),
             // Nothing there, or a symlink or special file (not an entry: capn's own path taken
             // over; writing the entry replaces it without following it).
             Err(_)
@@ -53,6 +56,49 @@ fn choose_id(
         ))
         .into()
     })
+}
+
+/// Says that charting created the store (`init` registers the hooks), and keeps the new store
+/// out of git as `init` does: `.capn/.gitignore` (`*`, [`crate::install::shared`]).
+///
+/// Errors: `.capn/.gitignore` cannot be written.
+fn new_store(store: &Store) -> Result<()> {
+    diag!(
+        "capn: created .capn/ in {}; run `capn init` to register the agent hooks",
+        store.home().display()
+    );
+    let path = store.dir.join(".gitignore");
+    if crate::fsutil::unwritable_reason(&path).is_none() && !path.exists() {
+        crate::fsutil::write_atomic(
+            &path,
+            crate::install::shared::LOCAL_STORE_GITIGNORE.as_bytes(),
+        )?;
+    }
+    Ok(())
+}
+
+/// ` (resolves the merge conflict in .capn/entries/<id>.md: git add it)` when the entry file of
+/// `id` holds a merge conflict of `question` (the chart about to be written replaces it).
+fn resolves_note(store: &Store, id: &str, question: &str) -> String {
+    let path = store.entry_path(id);
+    if conflict_asks(&path, id, question) {
+        format!(
+            " (resolves the merge conflict in {}: git add it)",
+            crate::store::display_rel(&store.root, &path)
+        )
+    } else {
+        String::new()
+    }
+}
+
+/// True when the entry file at `path` holds a git merge conflict whose sides ask `question`
+/// ([`crate::store::conflict::asks`]).
+fn conflict_asks(path: &std::path::Path, id: &str, question: &str) -> bool {
+    use crate::fsutil::{limits, read_limited, Follow};
+    read_limited(path, limits::ENTRY, Follow::Never)
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok())
+        .is_some_and(|text| crate::store::conflict::asks(&text, id, question))
 }
 
 /// Runs `capn chart`: with `--like <id>`, adds the question as another phrasing of that chart
@@ -217,21 +263,22 @@ fn chart_files(
 ) -> Result<String> {
     let (files, hashed) = hash_inputs(store, cwd, inputs, &args.files)?;
     store.check_dirs()?;
-    if !store.exists() {
-        // Charting works without init, but nothing then keeps .capn/ out of git or registers
-        // the hooks: say so once, when the store is created.
-        diag!(
-            "capn: created .capn/ in {}; run `capn init` to add it to .gitignore and register the agent hooks",
-            store.home().display()
-        );
-    }
+    let created = !store.exists();
     let mut w = store.open_writer_with(crate::store::index::Check::Folder)?;
-    let at = crate::clock::rfc3339(std::time::SystemTime::now());
+    if created {
+        new_store(&w.store)?;
+    }
     let details = args.details.as_deref();
-    // A shared store replaces a version of this question only when it is fresh here: one
-    // charted on other files (a teammate's branch) keeps its id, and this one takes the next.
-    let shared = w.store.config().shared;
-    let (placement, others) = placed(&mut w, question, &files, shared)?;
+    // A version of this question that is not fresh here is replaced only when no one needs it:
+    // in a shared store it is a teammate's, in a local one a branch may hold it ([`Versions`]);
+    // it keeps its id, and this one takes the next.
+    let shared = w.store.is_shared();
+    let mut versions = Versions {
+        shared,
+        branches: None,
+    };
+    let at = charted_at(&w.store.root, &files, shared);
+    let (placement, others) = placed(&mut w, question, &files, &mut versions)?;
     let (entry, said) = match placement {
         Placement::Same(mut e) => {
             (e.files, e.at) = (files, at);
@@ -245,7 +292,7 @@ fn chart_files(
         Placement::New => {
             let root = w.store.root.clone();
             let cache = &mut w.cache;
-            let mut keep = |e: &Entry| shared && !crate::store::entry_is_fresh(&root, e, cache);
+            let mut keep = |e: &Entry| versions.keeps(&root, e, cache);
             let id = choose_id(&w.store, question, &mut keep)?;
             let neighbours = w.charts_on(&files);
             let entry = Entry {
@@ -267,8 +314,12 @@ fn chart_files(
     let entry = checked(entry)?;
     let id = entry.id.clone();
     let said = format!("{said}{}", moved_note(&others));
-    write_checked(&mut w, others, entry, &hashed)?;
-    let replaced = replace_same_question(&mut w, &id, question, shared)?;
+    let said = format!("{said}{}", resolves_note(&w.store, &id, question));
+    // Identical charts are identical bytes: nothing to write, no `at:` rewritten, no diff.
+    if !(others.is_empty() && unchanged(&w.store, &entry)) {
+        write_checked(&mut w, others, entry, &hashed)?;
+    }
+    let replaced = replace_same_question(&mut w, &id, question, &mut versions)?;
     w.finish_or_warn();
     Ok(if replaced.is_empty() {
         said
@@ -310,6 +361,91 @@ fn own_question_note(id: &str, neighbours: &[Entry]) -> String {
             if n > 2 { ", …" } else { "" }
         ),
     }
+}
+
+/// Which version of a question a re-chart keeps beside the new one instead of replacing it: one
+/// not fresh here that, in a `shared` store, a teammate may need, or, in a local store, some
+/// branch, worktree or stash still holds ([`crate::store::branches`]; git is asked only when
+/// such a version is there).
+struct Versions {
+    shared: bool,
+    branches: Option<Option<crate::store::branches::Branches>>,
+}
+
+impl Versions {
+    /// True when `e` (a version of the question being charted) stays.
+    fn keeps(
+        &mut self,
+        root: &std::path::Path,
+        e: &Entry,
+        cache: &mut crate::store::fresh::StatCache,
+    ) -> bool {
+        if crate::store::entry_is_fresh(root, e, cache) {
+            return false;
+        }
+        self.shared
+            || self
+                .branches
+                .get_or_insert_with(|| crate::store::branches::Branches::load(root))
+                .as_mut()
+                .is_some_and(|b| b.holds(e))
+    }
+}
+
+/// True when the entry file of `entry`'s id already says what `entry` says (its `at:` aside):
+/// re-charting it would change nothing but the time.
+fn unchanged(store: &Store, entry: &Entry) -> bool {
+    let path = store.entry_path(&entry.id);
+    let Ok(Some(bytes)) = crate::fsutil::read_host_file(&path, "entry") else {
+        return false;
+    };
+    let Ok(text) = String::from_utf8(bytes) else {
+        return false;
+    };
+    let Ok(now) = Entry::parse(&text, &entry.id) else {
+        return false;
+    };
+    let same = Entry {
+        at: now.at.clone(),
+        ..entry.clone()
+    };
+    same.render() == text
+}
+
+/// The `at:` of a chart of `files` made now: the time, or in a `shared` store, the commit time of
+/// the newest commit that touched them, when git tracks them all unchanged (so two clones that
+/// chart the same question on the same files write the same bytes and merge without a conflict);
+/// the time when git cannot say.
+fn charted_at(root: &std::path::Path, files: &BTreeMap<String, String>, shared: bool) -> String {
+    let now = || crate::clock::rfc3339(std::time::SystemTime::now());
+    if !shared || files.is_empty() {
+        return now();
+    }
+    let mut args = vec![
+        "--literal-pathspecs",
+        "status",
+        "--porcelain",
+        "--untracked-files=all",
+        "--",
+    ];
+    args.extend(files.keys().map(String::as_str));
+    let clean = crate::process::git_output(root, &args).is_some_and(|o| o.is_empty());
+    let mut args = vec!["--literal-pathspecs", "ls-files", "-z", "--"];
+    args.extend(files.keys().map(String::as_str));
+    let tracked = crate::process::git_output(root, &args)
+        .is_some_and(|o| o.split(|b| *b == 0).filter(|p| !p.is_empty()).count() == files.len());
+    if !(clean && tracked) {
+        return now();
+    }
+    let mut args = vec!["--literal-pathspecs", "log", "-1", "--format=%ct", "--"];
+    args.extend(files.keys().map(String::as_str));
+    crate::process::git_output(root, &args)
+        .and_then(|o| String::from_utf8(o).ok())
+        .and_then(|t| t.trim().parse::<u64>().ok())
+        .map(|secs| {
+            crate::clock::rfc3339(std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs))
+        })
+        .unwrap_or_else(now)
 }
 
 /// `e` (a chart with the very files just hashed) with `question` as another phrasing, charted
@@ -387,8 +523,8 @@ enum Placement {
 /// Finds where `question` charted with `files` goes: the chart whose question it is; a chart
 /// that has it as a phrasing, if that chart has these very files; a current chart with these
 /// files and a similar question ([`crate::store::Writer::similar_chart`]); else a new entry. In a
-/// `shared` store a chart of this very question that is not fresh here is left as it is (a new
-/// entry is written beside it). A similar chart that already keeps [`MAX_PHRASINGS`]
+/// chart of this very question that `versions` keeps is left as it is (a new entry is written
+/// beside it). A similar chart that already keeps [`MAX_PHRASINGS`]
 /// (`crate::store::entry`) others takes no more: a new entry is written. Every other chart that
 /// has it as a phrasing loses it (these files answer it now): they come back with the placement,
 /// [`checked`], for the caller to write.
@@ -398,7 +534,7 @@ fn placed(
     w: &mut crate::store::Writer,
     question: &str,
     files: &BTreeMap<String, String>,
-    shared: bool,
+    versions: &mut Versions,
 ) -> Result<(Placement, Vec<Entry>)> {
     let norm = crate::recall::gate::normalise_question(question);
     let own = |e: &Entry| crate::recall::gate::normalise_question(&e.question) == norm;
@@ -406,7 +542,7 @@ fn placed(
     let placement = if let Some(at) = askers.iter().position(own) {
         let e = askers.remove(at);
         let root = w.store.root.clone();
-        if shared && !crate::store::entry_is_fresh(&root, &e, &mut w.cache) {
+        if versions.keeps(&root, &e, &mut w.cache) {
             Placement::New
         } else {
             Placement::Same(e)
@@ -437,15 +573,14 @@ fn placed(
 /// Deletes the other entries that ask `question` once case, punctuation and whitespace are set
 /// aside (the exact re-ask of `ask`, [`crate::recall::gate::normalise_question`]): charting the
 /// same question again replaces its entry, however it is written. Each is confirmed against its
-/// own file (the index only holds a hash). In a `shared` store only those fresh here are
-/// replaced. Returns their ids.
+/// own file (the index only holds a hash). Those `versions` keeps stay. Returns their ids.
 ///
 /// Errors: an entry cannot be deleted.
 fn replace_same_question(
     w: &mut crate::store::Writer,
     id: &str,
     question: &str,
-    shared: bool,
+    versions: &mut Versions,
 ) -> Result<Vec<String>> {
     let norm = crate::recall::gate::normalise_question(question);
     let mut positions = Vec::new();
@@ -461,7 +596,7 @@ fn replace_same_question(
         let root = w.store.root.clone();
         let same = crate::store::index::read_entry(&path, &format!("{other}.md")).is_ok_and(|e| {
             crate::recall::gate::normalise_question(&e.question) == norm
-                && (!shared || crate::store::entry_is_fresh(&root, &e, &mut w.cache))
+                && !versions.keeps(&root, &e, &mut w.cache)
         });
         if same {
             positions.push(pos);
@@ -488,6 +623,14 @@ fn checked(entry: Entry) -> Result<Entry> {
             "refusing to chart: entry {id} would be {} bytes, over the {}-byte limit for an entry (its files, details, phrasings and other frontmatter); nothing was written",
             text.len(),
             crate::fsutil::limits::ENTRY
+        ))
+        .into());
+    }
+    if crate::store::conflict::sides(&text).is_some() {
+        return Err(Refused(format!(
+            "refusing to chart: the details of entry {id} hold git merge conflict markers \
+             (<<<<<<<, =======, >>>>>>> lines), which would keep it from ever answering; \
+             nothing was written"
         ))
         .into());
     }

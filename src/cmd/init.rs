@@ -1,7 +1,9 @@
 //! `capn init [--git] [--embedding|--no-embedding] [--nudge|--no-nudge]`: set up capn in this
 //! project.
 //!
-//! Creates `.capn/entries/` and `.capn/config.json`, adds `.capn/` to `.gitignore` once, merges
+//! Creates `.capn/entries/`, `.capn/config.json` and `.capn/.gitignore` (which keeps a local
+//! store out of git without touching the project's `.gitignore`: see
+//! [`crate::install::shared`]), merges
 //! the hook registrations of `hooks-config/` into `.claude/settings.json` and `.codex/hooks.json`
 //! (see `crate::install`), and with `--git` adds `capn prune --expired` to the post-commit hook git runs
 //! (see [`crate::install::git_hook`]). Idempotent: a second run changes nothing and says so. Every
@@ -35,8 +37,10 @@ struct Plan {
     qwen: SettingsFile,
     /// The files capn owns whole of the hosts set up (Copilot CLI's hooks, OpenCode's plugin).
     own: Vec<(OwnFile, OwnPlan)>,
-    gitignore: Option<Vec<u8>>,
+    gitignore: shared::RootIgnore,
     skill: SkillPlan,
+    /// The folders of [`CREATED_DIRS`] missing before this run.
+    missing_dirs: Vec<&'static str>,
     git_hook: Option<(PathBuf, git_hook::AddPlan)>,
     /// The store is to be shared through git ([`crate::install::shared`]).
     shared: bool,
@@ -100,9 +104,14 @@ fn plan(root: &Path, args: &InitArgs) -> Result<Plan> {
         None
     };
     let store = Store::at(root.to_path_buf());
-    let shared = args.shared || (!args.local && store.config().shared);
+    let shared = args.shared || (!args.local && (store.config().shared || store.ignore_shares()));
     let store_ignore = shared::plan_store_ignore(&store.dir.join(".gitignore"), shared)?;
     let gitignore = plan_root_gitignore(root, shared)?;
+    let missing_dirs: Vec<&'static str> = CREATED_DIRS
+        .iter()
+        .copied()
+        .filter(|d| std::fs::symlink_metadata(root.join(d)).is_err())
+        .collect();
     // The user-level files count for their host too (only read: never written by init).
     let user = UserFiles {
         claude: user_settings(USER_CLAUDE_SETTINGS),
@@ -133,8 +142,8 @@ fn plan(root: &Path, args: &InitArgs) -> Result<Plan> {
 
     // Every refusal before the first write.
     let files = [&claude, &claude_local, &codex, &gemini, &qwen];
-    refusals(root, files, gitignore.is_some(), skill)?;
-    if store_ignore == shared::StoreIgnore::Write {
+    refusals(root, files, gitignore != shared::RootIgnore::Keep, skill)?;
+    if store_ignore != shared::StoreIgnore::Keep {
         refuse_unwritable(&store.dir.join(".gitignore"))?;
     }
     record_fits(&rec, files, &fresh)?;
@@ -147,6 +156,7 @@ fn plan(root: &Path, args: &InitArgs) -> Result<Plan> {
         own,
         gitignore,
         skill,
+        missing_dirs,
         git_hook,
         shared,
         store_ignore,
@@ -156,20 +166,29 @@ fn plan(root: &Path, args: &InitArgs) -> Result<Plan> {
     })
 }
 
-/// The new bytes of the project's `.gitignore` ([`plan_gitignore_shared`] for a `shared`
-/// store, else [`plan_gitignore`]), or `None` when it needs no change.
+/// The folders `init` may create for the host files and the skill, parents first: those it
+/// created are recorded, and `uninstall` removes them when they are empty again.
+const CREATED_DIRS: [&str; 4] = [
+    ".claude",
+    ".claude/skills",
+    ".claude/skills/compact-prep",
+    ".codex",
+];
+
+/// What becomes of the project's `.gitignore`: for a `shared` store, its lines that ignore all
+/// of `.capn/` go ([`shared::plan_shared_root`]); for a local one it is left alone but for the
+/// line capn 0.3 added ([`shared::plan_legacy`]).
 ///
 /// Errors: theirs, with what to do instead; nothing has been written.
-fn plan_root_gitignore(root: &Path, shared: bool) -> Result<Option<Vec<u8>>> {
-    let path = root.join(".gitignore");
-    let gitignore = if shared {
-        plan_gitignore_shared(&path)
+fn plan_root_gitignore(root: &Path, shared: bool) -> Result<shared::RootIgnore> {
+    let plan = if shared {
+        shared::plan_shared_root(root)
     } else {
-        plan_gitignore(&path)
+        shared::plan_legacy(root)
     };
-    gitignore.map_err(|e| {
+    plan.map_err(|e| {
         anyhow::anyhow!(
-            "{e:#}; nothing was changed (add the line .capn/ to your .gitignore yourself, or make it a regular file, then run capn init again)"
+            "{e:#}; nothing was changed (make .gitignore a regular file, then run capn init again)"
         )
     })
 }
@@ -228,7 +247,7 @@ fn refusals(
     if gitignore_changes {
         if let Some(why) = crate::fsutil::unwritable_reason(&gitignore) {
             anyhow::bail!(
-                "could not add .capn/ to {}: {why}; nothing was changed",
+                "could not edit {}: {why}; nothing was changed",
                 gitignore.display()
             );
         }
@@ -461,6 +480,7 @@ fn apply(
         own,
         gitignore,
         skill,
+        missing_dirs,
         git_hook,
         shared,
         store_ignore,
@@ -490,12 +510,12 @@ fn apply(
     done.extend(install_skill(&root, &skill)?);
     if let Some((path, plan)) = git_hook {
         if plan != git_hook::AddPlan::Present {
-            let created = matches!(plan, git_hook::AddPlan::Create(_))
-                || rec
-                    .post_commit
-                    .as_ref()
-                    .is_some_and(|p| p.created && p.names(&root, &path));
-            rec.post_commit = Some(RecordedPostCommit::new(&root, &path, created));
+            rec.post_commit = Some(record_post_commit(
+                &root,
+                &path,
+                &plan,
+                rec.post_commit.take(),
+            ));
             unsigned = rec.save(&root)?;
         }
         if git_hook::apply_add(&root, &path, &plan)? {
@@ -504,6 +524,16 @@ fn apply(
                 crate::store::display_rel(&root, &path)
             ));
         }
+    }
+    let created: Vec<&str> = missing_dirs
+        .into_iter()
+        .filter(|d| root.join(d).is_dir())
+        .collect();
+    if !created.is_empty() {
+        for d in created {
+            rec.add_created_dir(d);
+        }
+        unsigned = rec.save(&root)?;
     }
     // The record is saved after each step (so a failure part way leaves a record of what was
     // done); the last save says whether the record as it stands could be signed.
@@ -514,6 +544,46 @@ fn apply(
         ));
     }
     report(&root, codex_changed, done)
+}
+
+/// What the record says of the post-commit hook at `path` once `plan` is carried out: whether
+/// `init` created it and its text before the first change (both kept from an `earlier` record
+/// of the same file), and the SHA-256 of the text `plan` leaves.
+fn record_post_commit(
+    root: &Path,
+    path: &Path,
+    plan: &git_hook::AddPlan,
+    earlier: Option<RecordedPostCommit>,
+) -> RecordedPostCommit {
+    let now = crate::fsutil::read_host_file(path, "post-commit hook")
+        .ok()
+        .flatten();
+    let text = match plan {
+        git_hook::AddPlan::Create(t) | git_hook::AddPlan::Update(t) => t,
+        git_hook::AddPlan::Present => unreachable!("nothing to record"),
+    };
+    // An earlier record of this file whose text is still there: its "before" (the hook before
+    // capn's first change) is what uninstall gives back.
+    let created_before = earlier
+        .as_ref()
+        .is_some_and(|p| p.created && p.names(root, path));
+    let earlier = earlier.filter(|p| {
+        p.names(root, path)
+            && p.after_sha256.is_some()
+            && p.after_sha256.as_deref() == now.as_deref().map(git_hook::sha256_hex).as_deref()
+    });
+    let mut rec = match earlier {
+        Some(p) => p,
+        None => {
+            let mut p = RecordedPostCommit::new(root, path, now.is_none() || created_before);
+            if !created_before {
+                p.before = now.and_then(|b| String::from_utf8(b).ok());
+            }
+            p
+        }
+    };
+    rec.after_sha256 = Some(git_hook::sha256_hex(text.as_bytes()));
+    rec
 }
 
 /// Creates `.capn/entries/` (and, in a linked worktree, this worktree's folder of derived files
@@ -571,39 +641,36 @@ fn set_config(store: &Store, args: &InitArgs, shared: bool, done: &mut Vec<Strin
     Ok(())
 }
 
-/// Writes the project's `.gitignore` (the planned bytes, if any) and adds or removes
-/// `.capn/.gitignore` as planned.
+/// Writes the project's `.gitignore` as planned and `.capn/.gitignore` as planned.
 ///
 /// Errors: a file cannot be written or removed.
 fn write_gitignores(
     store: &Store,
-    gitignore: Option<Vec<u8>>,
+    gitignore: shared::RootIgnore,
     shared: bool,
     store_ignore: shared::StoreIgnore,
     done: &mut Vec<String>,
 ) -> Result<()> {
-    if let Some(bytes) = gitignore {
-        crate::fsutil::write_atomic(&store.root.join(".gitignore"), &bytes)?;
+    // .capn/.gitignore first: the store never shows in git status, not even in between.
+    if let shared::StoreIgnore::Write(text) = store_ignore {
+        crate::fsutil::write_atomic(&store.dir.join(".gitignore"), text.as_bytes())?;
         done.push(if shared {
-            "removed the .capn/ line from .gitignore (shared: the charts are committed)".into()
+            "wrote .capn/.gitignore: git tracks only the charts (entries/*.md) and config.json"
+                .into()
         } else {
-            "added .capn/ to .gitignore".into()
+            "wrote .capn/.gitignore: git ignores the local store (your .gitignore is not edited)"
+                .into()
         });
     }
-    let store_gitignore = store.dir.join(".gitignore");
-    match store_ignore {
-        shared::StoreIgnore::Keep => {}
-        shared::StoreIgnore::Write => {
-            crate::fsutil::write_atomic(&store_gitignore, shared::STORE_GITIGNORE.as_bytes())?;
-            done.push(
-                "wrote .capn/.gitignore: git tracks only the charts (entries/*.md) and config.json"
-                    .into(),
-            );
-        }
-        shared::StoreIgnore::Remove => {
-            crate::fsutil::remove_if_exists(&store_gitignore)?;
-            done.push("removed .capn/.gitignore".into());
-        }
+    let removed = matches!(gitignore, shared::RootIgnore::Delete);
+    if shared::apply_root(&store.root, &gitignore)? {
+        done.push(if shared {
+            "removed the .capn/ line from .gitignore (shared: the charts are committed)".into()
+        } else if removed {
+            "removed .gitignore: it held only the .capn/ line capn 0.3 added".into()
+        } else {
+            "took the .capn/ line capn 0.3 added out of .gitignore (.capn/.gitignore keeps the store out of git)".into()
+        });
     }
     Ok(())
 }
@@ -724,28 +791,10 @@ fn set_shared(store: &Store, shared: bool) -> Result<Vec<String>> {
          git add .capn && git commit (capn never deletes a shared chart on its own)"
             .into()
     } else {
-        "set shared off in .capn/config.json: .capn/ stays out of git again; charts committed \
-         before stay tracked until git rm -r --cached .capn && git commit"
+        "set shared off in .capn/config.json: .capn/ stays out of git again (.capn/.gitignore); \
+         charts committed before stay tracked until git rm -r --cached .capn && git commit"
             .into()
     }])
-}
-
-/// The new bytes of `.gitignore` for a shared store: without the lines that ignore all of
-/// `.capn/` ([`shared::without_store_lines`]), or `None` when it has none.
-///
-/// Errors: the file is a symlink, a FIFO or other special file, or cannot be read.
-fn plan_gitignore_shared(path: &Path) -> Result<Option<Vec<u8>>> {
-    let bytes = crate::fsutil::read_host_file(path, ".gitignore")?.unwrap_or_default();
-    Ok(shared::without_store_lines(&bytes))
-}
-
-/// The new bytes of `.gitignore` with a `.capn/` line added ([`shared::with_store_line`]), or
-/// `None` when an equivalent line is there.
-///
-/// Errors: the file is a symlink, a FIFO or other special file, or cannot be read.
-fn plan_gitignore(path: &Path) -> Result<Option<Vec<u8>>> {
-    let bytes = crate::fsutil::read_host_file(path, ".gitignore")?.unwrap_or_default();
-    Ok(shared::with_store_line(bytes))
 }
 
 /// What `init` does with the skill file.
@@ -790,24 +839,5 @@ fn install_skill(root: &Path, plan: &SkillPlan) -> Result<Option<String>> {
             crate::install::skill::install(root)?;
             Ok(Some(format!("installed the /compact-prep skill in {rel}")))
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn gitignore_crlf_and_missing_newline() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join(".gitignore");
-        std::fs::write(&p, "node_modules\r\ndist").unwrap();
-        let new = plan_gitignore(&p).unwrap().unwrap();
-        assert_eq!(new, b"node_modules\r\ndist\r\n.capn/\r\n");
-        std::fs::write(&p, new).unwrap();
-        assert!(plan_gitignore(&p).unwrap().is_none());
-        // Non-UTF-8 bytes stay as they were.
-        std::fs::write(&p, b"caf\xe9/\n").unwrap();
-        assert_eq!(plan_gitignore(&p).unwrap().unwrap(), b"caf\xe9/\n.capn/\n");
     }
 }

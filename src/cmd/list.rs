@@ -26,7 +26,7 @@ pub fn run(args: &ListArgs) -> Result<ExitCode> {
     let dir = store.entries_dir();
     let names = crate::store::entry_names(&dir)?;
     let mut cache = stat_cache(&store, &names);
-    let shared = store.config().shared;
+    let shared = store.is_shared();
     let mut out = String::new();
     for name in &names {
         let path = dir.join(name);

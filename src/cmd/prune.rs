@@ -13,7 +13,8 @@ use std::process::ExitCode;
 /// - In a shared store (`capn init --shared`) without `--yes`, nothing is deleted: it prints
 ///   `N stale entries (kept: ...)` and the same lines, and says how to delete them.
 /// - A chart current in another checkout of the repository is kept, and counted: `kept N stale
-///   charts that are current in another checkout of this repository`.
+///   charts that are current in another checkout, branch or stash of this repository:` and one line
+///   per kept chart.
 /// - `--expired` applies the retention rule only ([`crate::store::retention`]): `pruned N
 ///   entries stale for over D days`; in a shared store nothing, and a line that says so.
 ///
@@ -26,12 +27,23 @@ pub fn run(args: &PruneArgs) -> Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let config = store.config();
+    let mut config = store.config();
+    if config.shared_unknown && !args.expired {
+        refuse_unknown_mode(&store)?;
+    }
+    // What git tracks decides too: committed charts are the team's, whatever the config says.
+    config.shared = store.is_shared() || tracks_charts(&store);
     let mut w = store.open_writer()?;
     let mut out = String::new();
     if args.expired {
         let now_s = crate::clock::now_ns() / 1_000_000_000;
-        let expired = w.prune_expired(config.stale_days, now_s)?;
+        // Nothing expires in a shared store (0: never), and nothing while capn cannot tell.
+        let days = if config.shared || config.shared_unknown {
+            0
+        } else {
+            config.stale_days
+        };
+        let expired = w.prune_expired(days, now_s)?;
         w.finish_or_warn();
         if config.shared {
             out.push_str(
@@ -67,20 +79,52 @@ pub fn run(args: &PruneArgs) -> Result<ExitCode> {
             out.push_str(&format!("pruned {n} stale {noun}\n"));
             out.push_str(&named(&pruned.deleted));
         }
-        if pruned.kept > 0 {
-            let (noun, is) = if pruned.kept == 1 {
+        if !pruned.kept.is_empty() {
+            let (noun, is) = if pruned.kept.len() == 1 {
                 ("chart", "is")
             } else {
                 ("charts", "are")
             };
             out.push_str(&format!(
-                "kept {} stale {noun} that {is} current in another checkout of this repository\n",
-                pruned.kept
+                "kept {} stale {noun} that {is} current in another checkout, branch or stash of this repository:\n",
+                pruned.kept.len()
             ));
+            out.push_str(&named(&pruned.kept));
         }
     }
     std::io::stdout().lock().write_all(out.as_bytes())?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Refuses a prune that could delete charts of a store whose mode capn cannot read from its
+/// config (see [`crate::config::Config::shared_unknown`]).
+///
+/// Errors: always, naming the config file and what to do.
+fn refuse_unknown_mode(store: &Store) -> Result<()> {
+    anyhow::bail!(
+        "could not tell whether this store is shared: {} does not say \"shared\": true or \
+         false (a merge conflict in it? \"true\" in quotes?); prune deletes nothing until it \
+         does (fix the file, or run capn init --shared or capn init --local after fixing it)",
+        store.config_path().display()
+    )
+}
+
+/// True when git tracks a chart of the store (`git ls-files` of `.capn/entries`): it is
+/// committed, so the store is shared whatever `.capn/config.json` says. False without git.
+fn tracks_charts(store: &Store) -> bool {
+    let Some(rel) = store
+        .entries_dir()
+        .strip_prefix(&store.root)
+        .ok()
+        .map(|p| p.to_owned())
+    else {
+        return false;
+    };
+    let Some(rel) = rel.to_str() else {
+        return false;
+    };
+    crate::process::git_output(&store.root, &["ls-files", "-z", "--", rel])
+        .is_some_and(|out| !out.is_empty())
 }
 
 /// One line per chart, `  "<question>" (<files>)`.

@@ -15,16 +15,24 @@
 //! unmodified bundled skill, the `capn prune` line; it deletes no settings file, and the
 //! post-commit hook only when it is exactly the one init creates.
 //!
+//! The post-commit hook goes back byte for byte to what it was before `init` (a line of the
+//! user's that `init` replaced included) while nothing else changed it since; otherwise only
+//! capn's lines leave it, every other line with its own line end. The folders `init` created
+//! (`.claude/`, `.codex/`, the skill's) are removed once empty.
+//!
 //! Either way, capn handlers it leaves (hand-written or edited ones) are listed. The charts in
-//! `.capn/` and the `.gitignore` line are user data and stay (the message says how to remove
-//! them). A settings file that does not parse is left untouched and reported.
+//! `.capn/` are user data and stay, ignored by git through `.capn/.gitignore` (written now for a
+//! local store that lacks it, and the `.capn/` line capn 0.3 added to `.gitignore` taken back
+//! while it is not committed: see [`crate::install::shared`]), so `git status` is as before
+//! `init`; `--purge` deletes `.capn/` too. A settings file that does not parse is left untouched
+//! and reported.
 
 use crate::cli::UninstallArgs;
 use crate::hosts::Host;
 use crate::install::more_hosts;
 use crate::install::project::{self, PROJECT_SETTINGS};
 use crate::install::record::{self, InstallRecord};
-use crate::install::{self, git_hook, SettingsFile};
+use crate::install::{self, git_hook, shared, SettingsFile};
 use crate::store::Store;
 use anyhow::{Context, Result};
 use std::io::Write;
@@ -32,13 +40,13 @@ use std::path::Path;
 use std::process::ExitCode;
 
 /// Runs `capn uninstall`.
-pub fn run(_args: &UninstallArgs) -> Result<ExitCode> {
+pub fn run(args: &UninstallArgs) -> Result<ExitCode> {
     let store = Store::from_env()?;
     store.check_dirs()?;
     let root = store.root.clone();
     project::check_project_paths(&root)?;
     // Writers of .capn/ hold the lock: the install record is read, then deleted.
-    let _lock = store.lock_for_setup()?;
+    let lock = store.lock_for_setup()?;
     // Plan first: every file read and every edit made in memory before the first write.
     let mut done = Vec::new();
     let (rec, foreign) = trusted_record(&root, &mut done);
@@ -71,8 +79,17 @@ pub fn run(_args: &UninstallArgs) -> Result<ExitCode> {
                 .to_string(),
         );
     }
+    if let Some(rec) = &rec {
+        remove_created_dirs(&root, &rec.created_dirs);
+    }
     if !foreign {
         record::remove(&root)?;
+    }
+    if args.purge {
+        drop(lock);
+        done.extend(purge(&store)?);
+    } else {
+        done.extend(hide_store(&store)?);
     }
     report(&store, &done, &kept)?;
     Ok(ExitCode::SUCCESS)
@@ -103,6 +120,83 @@ fn load_settings(
         }
         Err(e) => Err(e),
     }
+}
+
+/// Removes the folders `init` created (`dirs`, parents first, relative to `root`), deepest
+/// first, each only when it is an empty real folder (never through a symlink).
+fn remove_created_dirs(root: &Path, dirs: &[String]) {
+    for d in dirs.iter().rev() {
+        let path = root.join(d);
+        if crate::fsutil::check_inside(root, &path).is_ok()
+            && std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir())
+        {
+            // Fails, and keeps the folder, when something is in it.
+            let _ = std::fs::remove_dir(&path);
+        }
+    }
+}
+
+/// Keeps a local store that stays out of git's sight: `.capn/.gitignore` written when it lacks
+/// one, and the `.capn/` line capn 0.3 added to `.gitignore` taken back (see
+/// [`crate::install::shared`]). A shared store is left as it is. Returns what it did.
+///
+/// Errors: a file cannot be read, written or removed.
+fn hide_store(store: &Store) -> Result<Vec<String>> {
+    let mut done = Vec::new();
+    if !store.exists() || store.is_borrowed() || store.is_shared() {
+        return Ok(done);
+    }
+    let path = store.dir.join(".gitignore");
+    if let shared::StoreIgnore::Write(text) = shared::plan_store_ignore(&path, false)? {
+        crate::fsutil::write_atomic(&path, text.as_bytes())?;
+        done.push("wrote .capn/.gitignore: git ignores the charts kept in .capn/".to_string());
+    }
+    // A .gitignore capn cannot read (a FIFO, a symlink) is left alone: it is the user's.
+    let plan = match shared::plan_legacy(&store.root) {
+        Ok(plan) => plan,
+        Err(e) => {
+            done.push(format!("left .gitignore as it is: {e:#}"));
+            return Ok(done);
+        }
+    };
+    let deleted = plan == shared::RootIgnore::Delete;
+    if shared::apply_root(&store.root, &plan)? {
+        done.push(if deleted {
+            "removed .gitignore: it held only the .capn/ line capn 0.3 added".to_string()
+        } else {
+            "took the .capn/ line capn 0.3 added out of .gitignore".to_string()
+        });
+    }
+    Ok(done)
+}
+
+/// `--purge`: deletes the store folder (in a linked worktree using the main checkout's store,
+/// only this worktree's own folder in it). Returns what it did.
+///
+/// Errors: the folder cannot be removed.
+fn purge(store: &Store) -> Result<Vec<String>> {
+    let target = if store.is_borrowed() {
+        &store.local
+    } else {
+        &store.dir
+    };
+    // A symlinked .capn/ was refused before anything was done (check_dirs); remove_dir_all
+    // never follows a symlink inside.
+    if std::fs::symlink_metadata(target).is_err() {
+        return Ok(Vec::new());
+    }
+    std::fs::remove_dir_all(target)
+        .with_context(|| format!("could not remove {}", target.display()))?;
+    Ok(vec![if store.is_borrowed() {
+        format!(
+            "removed this worktree's folder {} (the charts are the main checkout's: run capn uninstall --purge there)",
+            target.display()
+        )
+    } else if store.is_shared() {
+        "removed .capn/ (--purge); its committed charts show as deleted in git status until you commit or restore them".to_string()
+    } else {
+        "removed .capn/ (--purge): the charts are gone".to_string()
+    }])
 }
 
 /// The install record to act on, if there is one this user's capn wrote for this project, and
@@ -146,10 +240,15 @@ fn report(store: &Store, done: &[String], kept: &[String]) -> Result<()> {
             )?;
         }
     }
-    if store.exists() {
+    if store.exists() && !store.is_borrowed() {
         writeln!(
             out,
-            "kept .capn/ (your charts) and its .gitignore line; remove them by hand if you want: rm -rf .capn"
+            "kept .capn/ (your charts{}); capn uninstall --purge deletes it",
+            if store.is_shared() {
+                ", committed for the team"
+            } else {
+                ", out of git's sight"
+            }
         )?;
     }
     Ok(())
@@ -301,7 +400,25 @@ fn undo_recorded_files(rec: &InstallRecord, root: &Path, done: &mut Vec<String>)
             }
         };
         if let Some(cur) = current {
-            done.extend(remove_post_commit_line(root, &cur, created)?);
+            let restored = match &pc.after_sha256 {
+                Some(after) if pc.names(root, &cur) => {
+                    let before = if pc.created {
+                        None
+                    } else {
+                        pc.before.as_deref()
+                    };
+                    git_hook::restore(&cur, before, after)?
+                }
+                _ => false,
+            };
+            let rel = crate::store::display_rel(root, &cur);
+            if restored && pc.created {
+                done.push(format!("removed {rel} (capn init created it)"));
+            } else if restored {
+                done.push(format!("put {rel} back as it was before capn init"));
+            } else {
+                done.extend(remove_post_commit_line(root, &cur, created)?);
+            }
         }
     }
     Ok(())

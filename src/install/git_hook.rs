@@ -398,17 +398,30 @@ pub fn plan_add(path: &Path) -> Result<AddPlan> {
     Ok(AddPlan::Update(insert_prune(&text)))
 }
 
-/// The text without capn's lines (the prune line in either form and its comment), line ends
-/// kept.
+/// The text without capn's lines (the prune line in any form and its comment), every other line
+/// with its own line end (a hook with mixed line ends keeps each one).
 fn without_prune(text: &str) -> String {
-    let eol = if text.contains("\r\n") { "\r\n" } else { "\n" };
-    let kept: Vec<&str> = text
-        .lines()
-        .filter(|l| !is_prune_line(l) && !is_our_comment(l))
-        .collect();
-    let mut out = kept.join(eol);
-    out.push_str(eol);
-    out
+    lines_with_ends(text)
+        .into_iter()
+        .filter(|(l, _)| !is_prune_line(l) && !is_our_comment(l))
+        .map(|(l, end)| [l, end].concat())
+        .collect()
+}
+
+/// The lines of `text`, each with its own line end: `"\r\n"`, `"\n"`, or `""` for a last line
+/// without one. Concatenated, they are `text` byte for byte.
+pub fn lines_with_ends(text: &str) -> Vec<(&str, &str)> {
+    text.split_inclusive('\n')
+        .map(|l| {
+            if let Some(c) = l.strip_suffix("\r\n") {
+                (c, "\r\n")
+            } else if let Some(c) = l.strip_suffix('\n') {
+                (c, "\n")
+            } else {
+                (l, "")
+            }
+        })
+        .collect()
 }
 
 /// The interpreter named by a `#!` line, when it is not a POSIX shell. `None` for a shell or for
@@ -436,15 +449,28 @@ fn base_name(program: &str) -> &str {
 }
 
 /// The hook's text with [`POST_COMMIT_COMMENT`] and [`PRUNE_GUARDED`] inserted right after the
-/// `#!` line (at the top when there is none). Keeps the file's line endings and ends it with one.
+/// `#!` line (at the top when there is none). Every line keeps its own line end; the two new
+/// lines take the line end of the `#!` line (or of the first line; `\n` when it has none), so a
+/// CRLF hook stays CRLF and a hook with mixed line ends changes in no other line.
 pub fn insert_prune(text: &str) -> String {
-    let eol = if text.contains("\r\n") { "\r\n" } else { "\n" };
-    let mut lines: Vec<&str> = text.lines().collect();
-    let at = usize::from(lines.first().is_some_and(|l| l.starts_with("#!")));
-    lines.insert(at, PRUNE_GUARDED);
-    lines.insert(at, POST_COMMIT_COMMENT);
-    let mut out = lines.join(eol);
-    out.push_str(eol);
+    let lines = lines_with_ends(text);
+    let at = usize::from(lines.first().is_some_and(|(l, _)| l.starts_with("#!")));
+    let eol = match lines.first().map(|(_, end)| *end) {
+        Some("") | None => "\n",
+        Some(end) => end,
+    };
+    let mut out = String::with_capacity(text.len() + 200);
+    for (i, (line, end)) in lines.iter().enumerate() {
+        if i == at {
+            out.push_str(&[POST_COMMIT_COMMENT, eol, PRUNE_GUARDED, eol].concat());
+        }
+        out.push_str(line);
+        // A `#!` line without a line end gets one: the new lines follow it.
+        out.push_str(if i < at && end.is_empty() { eol } else { end });
+    }
+    if at == lines.len() {
+        out.push_str(&[POST_COMMIT_COMMENT, eol, PRUNE_GUARDED, eol].concat());
+    }
     out
 }
 
@@ -500,24 +526,45 @@ pub fn remove(path: &Path, delete_if_only_ours: bool) -> Result<Removed> {
     if !text.lines().any(is_prune_line) {
         return Ok(Removed::Nothing);
     }
-    let eol = if text.contains("\r\n") { "\r\n" } else { "\n" };
-    let kept: Vec<&str> = text
-        .lines()
-        .filter(|l| !is_prune_line(l) && !is_our_comment(l))
-        .collect();
+    let kept = without_prune(&text);
     if delete_if_only_ours
         && kept
-            .iter()
+            .lines()
             .all(|l| l.trim().is_empty() || l.starts_with("#!"))
     {
         std::fs::remove_file(path)
             .with_context(|| format!("could not remove {}", path.display()))?;
         return Ok(Removed::File);
     }
-    let mut new = kept.join(eol);
-    new.push_str(eol);
-    crate::fsutil::write_atomic(path, new.as_bytes())?;
+    crate::fsutil::write_atomic(path, kept.as_bytes())?;
     Ok(Removed::Line)
+}
+
+/// Puts the hook at `path` back as it was before `init` changed it: `before` (its text then;
+/// `None`: `init` created it, so it is deleted), byte for byte, provided it still hashes to
+/// `after_sha256` (what `init` left: nothing else changed it since). Returns whether it did.
+///
+/// Errors: the file is a symlink, a FIFO or other special file, or cannot be read, written or
+/// removed.
+pub fn restore(path: &Path, before: Option<&str>, after_sha256: &str) -> Result<bool> {
+    let Some(bytes) = crate::fsutil::read_host_file(path, "post-commit hook")? else {
+        return Ok(false);
+    };
+    if sha256_hex(&bytes) != after_sha256 {
+        return Ok(false);
+    }
+    match before {
+        Some(text) => crate::fsutil::write_atomic(path, text.as_bytes())?,
+        None => std::fs::remove_file(path)
+            .with_context(|| format!("could not remove {}", path.display()))?,
+    }
+    Ok(true)
+}
+
+/// Lowercase hex SHA-256 of `bytes` (how the install record names what `init` left in a hook).
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    crate::hex::encode(&Sha256::digest(bytes))
 }
 
 #[cfg(unix)]
@@ -550,8 +597,17 @@ mod tests {
         );
         assert_eq!(
             insert_prune("echo no shebang"),
-            format!("{c}\n{g}\necho no shebang\n")
+            format!("{c}\n{g}\necho no shebang")
         );
+        // Mixed line ends: each line keeps its own; the new ones take the #! line's.
+        let mixed = "#!/bin/sh\r\necho a\nexit 0\r\necho b";
+        let added = insert_prune(mixed);
+        assert_eq!(
+            added,
+            format!("#!/bin/sh\r\n{c}\r\n{g}\r\necho a\nexit 0\r\necho b")
+        );
+        assert_eq!(without_prune(&added), mixed);
+        assert_eq!(insert_prune("#!/bin/sh"), format!("#!/bin/sh\n{c}\n{g}\n"));
         assert_eq!(
             prune_status(&insert_prune("#!/bin/sh\nexit 0\n")),
             PruneStatus::Runs

@@ -83,6 +83,11 @@ pub struct InstallRecord {
     pub version: u32,
     /// Settings files `init` created, relative to the project root (`.claude/settings.json`).
     pub created_files: Vec<String>,
+    /// Folders `init` created (`.claude`, `.claude/skills`, ...), parents first: `uninstall`
+    /// removes each one that is empty again. Left out when empty (a record of an older capn has
+    /// none, and its signature covers what it wrote).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub created_dirs: Vec<String>,
     /// Hook handlers `init` added.
     pub handlers: Vec<RecordedHandler>,
     /// The statusline `init` set, per settings file (the latest change for each file).
@@ -224,6 +229,16 @@ pub struct RecordedPostCommit {
     pub path: PathBuf,
     /// Whether `init` created the file.
     pub created: bool,
+    /// The hook's text before `init` first changed it (`None`: it created the file, or an older
+    /// capn wrote the record). Left out when `None`, like `after_sha256`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before: Option<String>,
+    /// Lowercase hex SHA-256 of the text `init` last left in the hook: while the hook still
+    /// hashes to it, `uninstall` writes `before` back byte for byte (a line of the user's that
+    /// `init` replaced comes back with it); once anything else changed it, only capn's lines
+    /// are taken out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after_sha256: Option<String>,
 }
 
 impl RecordedPostCommit {
@@ -233,7 +248,12 @@ impl RecordedPostCommit {
             .strip_prefix(root)
             .map(Path::to_path_buf)
             .unwrap_or_else(|_| path.to_path_buf());
-        RecordedPostCommit { path, created }
+        RecordedPostCommit {
+            path,
+            created,
+            before: None,
+            after_sha256: None,
+        }
     }
 
     /// The recorded path, resolved against the project root when it is relative.
@@ -479,6 +499,13 @@ impl InstallRecord {
         }
     }
 
+    /// Records that `init` created the folder `dir` (relative to the project root), once.
+    pub fn add_created_dir(&mut self, dir: &str) {
+        if !self.created_dirs.iter().any(|d| d == dir) {
+            self.created_dirs.push(dir.to_string());
+        }
+    }
+
     /// True when `file` is recorded as created by `init`.
     pub fn created(&self, file: &str) -> bool {
         self.created_files.iter().any(|f| f == file)
@@ -487,6 +514,7 @@ impl InstallRecord {
     /// True when nothing is recorded.
     pub fn is_empty(&self) -> bool {
         self.created_files.is_empty()
+            && self.created_dirs.is_empty()
             && self.handlers.is_empty()
             && self.statuslines.is_empty()
             && !self.skill

@@ -167,6 +167,10 @@ pub fn read_entry(path: &Path, name: &str) -> Result<Entry, String> {
     )
     .map_err(|e| e.to_string())?;
     let text = String::from_utf8(bytes).map_err(|_| "not valid UTF-8".to_string())?;
+    if super::conflict::sides(&text).is_some() {
+        // Never served, not even its body as details (store::conflict).
+        return Err(super::conflict::reason(&text, stem));
+    }
     let mut e = Entry::parse(&text, stem)?;
     if e.id != stem {
         return Err(format!(

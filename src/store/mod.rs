@@ -5,6 +5,8 @@
 //! (format.md). Writers hold [`lock::StoreLock`]; readers never wait on it.
 
 pub mod ask;
+pub mod branches;
+pub mod conflict;
 pub mod entry;
 pub mod fresh;
 pub mod index;
@@ -117,6 +119,30 @@ impl Store {
     /// `.capn/map.json`.
     pub fn map_path(&self) -> PathBuf {
         self.dir.join("map.json")
+    }
+
+    /// True when the store is shared through git, as capn can tell without running git:
+    /// `"shared": true` in `.capn/config.json`; or a config file capn cannot read as saying
+    /// `"shared"` ([`crate::config::Config::shared_unknown`]: a merge conflict in it, `"true"`);
+    /// or a `.capn/.gitignore` that lets git track the charts (a `!` line naming `entries`, as
+    /// `capn init --shared` writes). A shared store's charts are never deleted by capn on its
+    /// own. Reads two small files.
+    pub fn is_shared(&self) -> bool {
+        let config = self.config();
+        config.shared || config.shared_unknown || self.ignore_shares()
+    }
+
+    /// True when `.capn/.gitignore` takes the charts back from git's ignore rules (a `!` line
+    /// that names `entries`): the store is shared, whatever its config says.
+    pub fn ignore_shares(&self) -> bool {
+        use crate::fsutil::{read_limited, Follow};
+        let Ok(bytes) = read_limited(&self.dir.join(".gitignore"), 64 * 1024, Follow::Never) else {
+            return false;
+        };
+        bytes.split(|b| *b == b'\n').any(|l| {
+            let l = l.trim_ascii();
+            l.starts_with(b"!") && l.windows(7).any(|w| w == b"entries")
+        })
     }
 
     /// `.capn/config.json`.

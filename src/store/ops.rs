@@ -24,8 +24,9 @@ pub enum Unchart {
 pub struct Pruned {
     /// The entries deleted.
     pub deleted: Vec<Entry>,
-    /// Stale entries kept because they are current in another checkout (or changed meanwhile).
-    pub kept: usize,
+    /// Stale entries kept because they are current in another checkout, or held by a branch,
+    /// worktree or stash of the repository (or changed meanwhile), as their files read now.
+    pub kept: Vec<Entry>,
 }
 
 impl Writer {
@@ -38,11 +39,16 @@ impl Writer {
     pub fn prune(&mut self) -> Result<Pruned> {
         super::report_malformed(&self.store, &self.snap.malformed);
         let stale = stale_positions(&self.store.root, &self.snap, &mut self.cache);
+        let ids: Vec<String> = stale.iter().map(|&i| self.snap.ids[i].clone()).collect();
         let deleted = self.delete_stale_in_every_checkout(&stale)?;
-        Ok(Pruned {
-            kept: stale.len() - deleted.len(),
-            deleted,
-        })
+        let kept = ids
+            .iter()
+            .filter(|id| !deleted.iter().any(|d| &d.id == *id))
+            .filter_map(|id| {
+                super::index::read_entry(&self.store.entry_path(id), &format!("{id}.md")).ok()
+            })
+            .collect();
+        Ok(Pruned { kept, deleted })
     }
 
     /// The entries whose backing files changed (confirmed from each entry's own file, as

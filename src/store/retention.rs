@@ -59,7 +59,7 @@ impl Writer {
     /// cannot be written.
     pub fn prune_expired(&mut self, days: u32, now_s: i64) -> Result<Expired> {
         let stale = stale_positions(&self.store.root, &self.snap, &mut self.cache);
-        if self.store.config().shared {
+        if self.store.is_shared() {
             return Ok(Expired {
                 deleted: Vec::new(),
             });

@@ -201,7 +201,8 @@ impl Writer {
     /// current in another checkout of the repository ([`worktree::other_checkouts`]: the main
     /// checkout and every linked worktree), which is stale only here: every checkout shares one
     /// memory. The other checkouts' files are hashed without a stat cache (their stamps are
-    /// theirs).
+    /// theirs). Kept too: a version some local branch, worktree `HEAD` or stash still holds
+    /// ([`super::branches`]: git is asked only once there is a candidate to delete).
     ///
     /// Errors: as [`Writer::delete_positions_listed`].
     pub fn delete_stale_in_every_checkout(&mut self, positions: &[usize]) -> Result<Vec<Entry>> {
@@ -212,8 +213,15 @@ impl Writer {
                 .iter()
                 .any(|o| entry_is_fresh(o, e, &mut StatCache::default()))
         };
+        let mut branches: Option<Option<super::branches::Branches>> = None;
+        let mut held = |e: &Entry| {
+            branches
+                .get_or_insert_with(|| super::branches::Branches::load(&root))
+                .as_mut()
+                .is_some_and(|b| b.holds(e))
+        };
         self.delete_positions_listed(positions, &mut |e, cache| {
-            entry_is_stale(&root, e, cache) && !fresh_elsewhere(e)
+            entry_is_stale(&root, e, cache) && !fresh_elsewhere(e) && !held(e)
         })
     }
 

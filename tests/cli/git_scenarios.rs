@@ -33,7 +33,7 @@ fn path_with_capn() -> std::ffi::OsString {
 }
 
 /// Pins git's environment on `c`: the temp config, the temp HOME, no repository variables.
-fn pin_git(env: &Env, c: &mut Command) {
+pub(crate) fn pin_git(env: &Env, c: &mut Command) {
     for var in [
         "GIT_DIR",
         "GIT_WORK_TREE",
@@ -50,7 +50,7 @@ fn pin_git(env: &Env, c: &mut Command) {
 
 /// Runs `git args...` in `dir`; fails the test unless it succeeds. Returns stdout.
 #[track_caller]
-fn git(env: &Env, dir: &Path, args: &[&str]) -> String {
+pub(crate) fn git(env: &Env, dir: &Path, args: &[&str]) -> String {
     let mut c = Command::new("git");
     c.args(args).current_dir(dir);
     pin_git(env, &mut c);
@@ -65,14 +65,14 @@ fn git(env: &Env, dir: &Path, args: &[&str]) -> String {
 }
 
 /// Runs `capn args...` in `dir` with the pinned environment (and git's).
-fn capn(env: &Env, dir: &Path, args: &[&str]) -> Run {
+pub(crate) fn capn(env: &Env, dir: &Path, args: &[&str]) -> Run {
     let mut c = env.cmd_in(dir, args);
     pin_git(env, &mut c);
     env.run_cmd(c, b"")
 }
 
 /// A git repository at `<tmp>/project` with a first commit of `files`.
-fn repo(files: &[(&str, &str)]) -> Env {
+pub(crate) fn repo(files: &[(&str, &str)]) -> Env {
     let env = Env::new();
     git(&env, &env.root, &["init", "-q"]);
     for (f, text) in files {
@@ -84,7 +84,7 @@ fn repo(files: &[(&str, &str)]) -> Env {
 }
 
 /// The ids `ask` answers `q` with in `dir` (empty on a miss).
-fn answers(env: &Env, dir: &Path, q: &str) -> Vec<String> {
+pub(crate) fn answers(env: &Env, dir: &Path, q: &str) -> Vec<String> {
     let run = capn(env, dir, &["ask", q]);
     assert!(run.code == 0 || run.code == 1, "{run:?}");
     run.jsonl()
@@ -95,7 +95,7 @@ fn answers(env: &Env, dir: &Path, q: &str) -> Vec<String> {
 
 /// Charts `q` with `files` in `dir`; returns its id.
 #[track_caller]
-fn chart(env: &Env, dir: &Path, q: &str, files: &str) -> String {
+pub(crate) fn chart(env: &Env, dir: &Path, q: &str, files: &str) -> String {
     let run = capn(env, dir, &["chart", q, "--files", files]).ok();
     run.stdout
         .split_whitespace()
@@ -105,7 +105,7 @@ fn chart(env: &Env, dir: &Path, q: &str, files: &str) -> String {
 }
 
 /// The ids `list --json` prints in `dir`, with whether each is marked changed.
-fn listed(env: &Env, dir: &Path) -> Vec<(String, bool)> {
+pub(crate) fn listed(env: &Env, dir: &Path) -> Vec<(String, bool)> {
     capn(env, dir, &["list", "--json"])
         .ok()
         .jsonl()
@@ -120,7 +120,7 @@ fn listed(env: &Env, dir: &Path) -> Vec<(String, bool)> {
 }
 
 /// True when `hook user-prompt-submit` in `dir` offers the chart `q` (a new session each time).
-fn offered(env: &Env, dir: &Path, q: &str) -> bool {
+pub(crate) fn offered(env: &Env, dir: &Path, q: &str) -> bool {
     static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let sid = format!(
         "git-scenario-{}",
@@ -136,7 +136,7 @@ fn offered(env: &Env, dir: &Path, q: &str) -> bool {
 
 /// Asserts the chart `id` for `q` answers and is offered in `dir`, and is listed fresh.
 #[track_caller]
-fn assert_fresh(env: &Env, dir: &Path, q: &str, id: &str) {
+pub(crate) fn assert_fresh(env: &Env, dir: &Path, q: &str, id: &str) {
     assert_eq!(answers(env, dir, q), vec![id.to_string()], "{q} in {dir:?}");
     assert!(offered(env, dir, q), "not offered: {q} in {dir:?}");
     assert!(listed(env, dir).contains(&(id.to_string(), false)));
@@ -145,7 +145,7 @@ fn assert_fresh(env: &Env, dir: &Path, q: &str, id: &str) {
 /// Asserts the chart `id` for `q` does not answer, is not offered and is listed stale in `dir`
 /// (so it was kept).
 #[track_caller]
-fn assert_stale(env: &Env, dir: &Path, q: &str, id: &str) {
+pub(crate) fn assert_stale(env: &Env, dir: &Path, q: &str, id: &str) {
     let run = capn(env, dir, &["ask", q]).code(1);
     assert!(!run.stdout.contains(id), "{run:?}");
     assert!(
@@ -165,7 +165,7 @@ fn assert_stale(env: &Env, dir: &Path, q: &str, id: &str) {
 }
 
 /// Files of a small project; a few charts so that each one's words are its own.
-const FILES: [(&str, &str); 4] = [
+pub(crate) const FILES: [(&str, &str); 4] = [
     (
         "src/webhooks.rs",
         "// stripe payment webhooks are verified and handled here\nfn handle() {}\n",
@@ -184,11 +184,11 @@ const FILES: [(&str, &str); 4] = [
     ),
 ];
 
-const Q: &str = "Where are payment webhooks from Stripe handled?";
+pub(crate) const Q: &str = "Where are payment webhooks from Stripe handled?";
 
 /// A repository of [`FILES`] with capn set up (`init_args`) and four charts; returns the id of
 /// the chart of [`Q`].
-fn charted_repo(init_args: &[&str]) -> (Env, String) {
+pub(crate) fn charted_repo(init_args: &[&str]) -> (Env, String) {
     let env = repo(&FILES);
     let mut args = vec!["init"];
     args.extend_from_slice(init_args);
@@ -262,6 +262,9 @@ fn the_retention_rule_deletes_only_charts_stale_for_longer_than_stale_days() {
     let (env, id) = charted_repo(&["--no-embedding"]);
     let root = env.root.clone();
     env.write("src/webhooks.rs", "// changed\n");
+    // Committed: no branch holds the charted version any more (an uncommitted edit would
+    // leave it in HEAD, and the chart with it).
+    git(&env, &root, &["commit", "-q", "-am", "changed"]);
     capn(&env, &root, &["prune", "--expired"]).ok();
     assert_eq!(listed(&env, &root).len(), 4, "stale just now: kept");
     // Found stale 31 days ago (default retention 30 days): deleted.
@@ -467,7 +470,7 @@ fn a_crlf_checkout_of_a_charted_file_still_answers() {
 }
 
 /// A shared store (`init --shared`) with the charts committed; returns it and the chart of [`Q`].
-fn shared_repo() -> (Env, String) {
+pub(crate) fn shared_repo() -> (Env, String) {
     let (env, id) = charted_repo(&["--shared"]);
     git(&env, &env.root, &["add", "-A"]);
     git(&env, &env.root, &["commit", "-q", "-m", "shared charts"]);
@@ -515,6 +518,8 @@ fn a_fresh_clone_of_a_shared_store_answers_on_its_first_ask() {
     );
     capn(&env, &clone, &["prune", "--expired"]).ok();
     assert_eq!(listed(&env, &clone).len(), 4, "a shared chart was deleted");
+    // --yes deletes a version no branch holds (committed over: HEAD no longer has it).
+    git(&env, &clone, &["commit", "-q", "-am", "teammate's version"]);
     let run = capn(&env, &clone, &["prune", "--yes"]).ok();
     assert!(run.stdout.starts_with("pruned 1 stale entry\n"), "{run:?}");
     assert_eq!(listed(&env, &clone).len(), 3);
@@ -571,18 +576,29 @@ fn two_branches_that_chart_merge_without_a_conflict() {
 fn switching_a_store_to_shared_and_back() {
     let (env, _id) = charted_repo(&["--no-embedding"]);
     let root = env.root.clone();
-    assert!(env.read(".gitignore").contains(".capn/"));
+    // Local: the store ignores itself; the project's .gitignore is not created.
+    assert!(!root.join(".gitignore").exists());
+    let status = git(&env, &root, &["status", "--porcelain"]);
+    assert!(
+        !status.contains(".capn") && !status.contains(".gitignore"),
+        "{status}"
+    );
     let run = capn(&env, &root, &["init", "--shared"]).ok();
     assert!(run.stdout.contains("git add .capn"), "{run:?}");
-    assert!(!env.read(".gitignore").contains(".capn"));
-    assert!(root.join(".capn/.gitignore").is_file());
+    assert!(!root.join(".gitignore").exists());
+    assert!(env.read(".capn/.gitignore").contains("!/entries/*.md"));
     let run = capn(&env, &root, &["init"]).ok();
     assert!(run.stdout.contains("nothing changed"), "{run:?}");
     capn(&env, &root, &["init", "--local"]).ok();
-    assert!(env.read(".gitignore").contains(".capn/"));
-    assert!(!root.join(".capn/.gitignore").exists());
+    assert!(env.read(".capn/.gitignore").ends_with("\n*\n"));
+    assert!(!root.join(".gitignore").exists());
     let config = env.read(".capn/config.json");
     assert!(config.contains("\"shared\": false"), "{config}");
+    let status = git(&env, &root, &["status", "--porcelain"]);
+    assert!(
+        !status.contains(".capn") && !status.contains(".gitignore"),
+        "{status}"
+    );
 }
 
 /// Issue 28: a stale best match is reported, not replaced. The stale chart is the best match
@@ -632,8 +648,10 @@ fn the_retention_rule_keeps_a_chart_fresh_in_another_worktree() {
     let run = capn(&env, &root, &["prune", "--expired"]).ok();
     assert_eq!(run.stdout, "", "deleted a chart fresh in a worktree");
     assert_eq!(answers(&env, &wt, Q), vec![id.clone()]);
-    // Stale there too: the rule applies.
+    // Stale there too, and in no branch: the rule applies.
     std::fs::write(wt.join("src/webhooks.rs"), "// and so did the branch\n").unwrap();
+    git(&env, &wt, &["commit", "-q", "-am", "branch moved on"]);
+    git(&env, &root, &["commit", "-q", "-am", "main moved on"]);
     std::fs::write(root.join(".capn/stale.json"), &old).unwrap();
     let run = capn(&env, &root, &["prune", "--expired"]).ok();
     assert!(
@@ -668,11 +686,12 @@ fn prune_in_a_worktree_keeps_charts_current_in_another_checkout() {
     let run = capn(&env, &wt, &["prune"]).ok();
     assert_eq!(
         run.stdout,
-        "kept 1 stale chart that is current in another checkout of this repository\n"
+        format!("kept 1 stale chart that is current in another checkout, branch or stash of this repository:\n  \"{Q}\" (\"src/webhooks.rs\")\n")
     );
     assert_fresh(&env, &root, Q, &id);
-    // Stale in every checkout: deleted.
+    // Stale in every checkout and no branch holds it: deleted.
     env.write("src/webhooks.rs", "// edited on main too\n");
+    git(&env, &root, &["commit", "-q", "-am", "edit on main"]);
     let run = capn(&env, &wt, &["prune"]).ok();
     assert_eq!(
         run.stdout,

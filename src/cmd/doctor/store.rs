@@ -99,7 +99,7 @@ fn check_entries(root: &Path, store: &Store, what: String, checks: &mut Vec<Chec
         Some(n) => {
             let malformed = malformed_entries(store);
             let good = n.saturating_sub(malformed.len());
-            let mode = if store.config().shared {
+            let mode = if store.is_shared() {
                 ", shared: entries committed to git"
             } else {
                 ""

@@ -1,0 +1,189 @@
+//! Shared mode merges like code (issue 28), in real git repositories: identical charts are
+//! identical bytes (a re-chart that changes nothing writes nothing; two clones charting the same
+//! question on the same files write the same entry, so git merges it without a conflict); a
+//! conflicted entry is reported with what resolves it and never served, and a re-chart resolves
+//! it in place; whether a store is shared follows what git tracks, and a config capn cannot read
+//! never turns into deletions.
+
+use crate::git_scenarios::{answers, capn, chart, git, listed, pin_git, shared_repo, Q};
+use std::path::Path;
+use std::process::Command;
+
+/// Runs git in `dir` and returns whether it succeeded (for a merge that may conflict).
+fn git_status_of(env: &crate::util::Env, dir: &Path, args: &[&str]) -> bool {
+    let mut c = Command::new("git");
+    c.args(args).current_dir(dir);
+    pin_git(env, &mut c);
+    c.output().expect("run git").status.success()
+}
+
+/// The entry files of the store in `dir`.
+fn entry_files(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir.join(".capn/entries"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn two_clones_charting_the_same_question_merge_without_a_conflict() {
+    let (env, id) = shared_repo();
+    let root = env.root.clone();
+    // A re-chart that changes nothing writes nothing: no `at:` rewrite, no diff.
+    assert_eq!(chart(&env, &root, Q, "src/webhooks.rs"), id);
+    assert_eq!(git(&env, &root, &["status", "--porcelain"]), "");
+
+    env.write("src/audit.rs", "// the audit log is written here\n");
+    git(&env, &root, &["add", "-A"]);
+    git(&env, &root, &["commit", "-q", "-m", "audit"]);
+    git(
+        &env,
+        env.tmp.path(),
+        &["clone", "-q", root.to_str().unwrap(), "clone"],
+    );
+    let clone = env.tmp.path().join("clone").canonicalize().unwrap();
+    let q = "Where is the audit log written?";
+    let mine = chart(&env, &root, q, "src/audit.rs");
+    git(&env, &root, &["add", "-A"]);
+    git(&env, &root, &["commit", "-q", "-m", "chart here"]);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let theirs = chart(&env, &clone, q, "src/audit.rs");
+    assert_eq!(mine, theirs);
+    git(&env, &clone, &["add", "-A"]);
+    git(&env, &clone, &["commit", "-q", "-m", "chart there"]);
+    assert!(
+        git_status_of(
+            &env,
+            &clone,
+            &["pull", "-q", "--no-rebase", "--no-edit", "origin", "main"]
+        ),
+        "the same chart in two clones conflicted: {}",
+        std::fs::read_to_string(clone.join(format!(".capn/entries/{mine}.md"))).unwrap()
+    );
+    assert_eq!(git(&env, &clone, &["status", "--porcelain"]), "");
+    assert_eq!(answers(&env, &clone, q), vec![mine]);
+}
+
+#[test]
+fn a_conflicted_entry_is_reported_never_served_and_a_rechart_resolves_it() {
+    let (env, id) = shared_repo();
+    let root = env.root.clone();
+    git(&env, &root, &["checkout", "-q", "-b", "a"]);
+    let charted = |details: &str| {
+        capn(
+            &env,
+            &root,
+            &[
+                "chart",
+                Q,
+                "--files",
+                "src/webhooks.rs",
+                "--details",
+                details,
+            ],
+        )
+        .ok();
+        git(&env, &root, &["commit", "-q", "-am", details]);
+    };
+    charted("Signature checks live in verify().");
+    git(&env, &root, &["checkout", "-q", "main"]);
+    charted("The router hands Stripe events to handle().");
+    assert!(!git_status_of(
+        &env,
+        &root,
+        &["merge", "-q", "--no-edit", "a"]
+    ));
+    let before = entry_files(&root);
+    let run = capn(&env, &root, &["ask", Q]).code(1);
+    assert!(
+        !run.stdout.contains("<<<<<<<") && !run.stdout.contains(&id),
+        "{run:?}"
+    );
+    assert!(
+        run.stderr.contains(&format!(".capn/entries/{id}.md: a git merge conflict"))
+            && run.stderr.contains("capn chart \"Where are payment webhooks from Stripe handled?\" --files src/webhooks.rs"),
+        "{}",
+        run.stderr
+    );
+    // Re-charting meanwhile resolves it in place: no duplicate.
+    let run = capn(
+        &env,
+        &root,
+        &[
+            "chart",
+            Q,
+            "--files",
+            "src/webhooks.rs",
+            "--details",
+            "Both, merged.",
+        ],
+    )
+    .ok();
+    assert!(
+        run.stdout
+            .starts_with(&format!("charted {id} (resolves the merge conflict")),
+        "{run:?}"
+    );
+    assert_eq!(entry_files(&root), before);
+    assert_eq!(answers(&env, &root, Q), vec![id]);
+    // Details with conflict markers are refused: such a chart could never answer.
+    let run = capn(
+        &env,
+        &root,
+        &[
+            "chart",
+            Q,
+            "--files",
+            "src/webhooks.rs",
+            "--details",
+            "<<<<<<< a\nx\n=======\ny\n>>>>>>> b",
+        ],
+    );
+    assert_ne!(run.code, 0, "{run:?}");
+}
+
+#[test]
+fn a_config_capn_cannot_read_never_turns_into_deletions() {
+    let (env, id) = shared_repo();
+    let root = env.root.clone();
+    env.write("src/webhooks.rs", "// changed\n");
+    let n = listed(&env, &root).len();
+    for config in [
+        "{\"shared\": \"true\"}\n",
+        "{\n<<<<<<< HEAD\n  \"shared\": true\n=======\n  \"shared\": true,\n  \"offer\": false\n>>>>>>> b\n}\n",
+    ] {
+        env.write(".capn/config.json", config);
+        let run = capn(&env, &root, &["prune"]);
+        assert_ne!(run.code, 0, "{run:?}");
+        assert!(run.stderr.contains("could not tell whether this store is shared"), "{run:?}");
+        capn(&env, &root, &["prune", "--expired"]).ok();
+        assert_eq!(listed(&env, &root).len(), n, "{config}");
+    }
+    // A config that says local, or none at all, while git tracks the charts: still shared.
+    for config in [Some("{\"shared\": false}\n"), None] {
+        match config {
+            Some(c) => {
+                env.write(".capn/config.json", c);
+            }
+            None => std::fs::remove_file(root.join(".capn/config.json")).unwrap(),
+        }
+        let run = capn(&env, &root, &["prune"]).ok();
+        assert!(
+            run.stdout
+                .starts_with("1 stale entry (kept: this store is shared"),
+            "{run:?}"
+        );
+        assert!(listed(&env, &root).contains(&(id.clone(), true)));
+    }
+    // Not even .capn/.gitignore says so: what git tracks does.
+    std::fs::remove_file(root.join(".capn/.gitignore")).unwrap();
+    let run = capn(&env, &root, &["prune"]).ok();
+    assert!(
+        run.stdout
+            .starts_with("1 stale entry (kept: this store is shared"),
+        "{run:?}"
+    );
+    assert_eq!(listed(&env, &root).len(), n);
+}
