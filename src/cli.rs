@@ -65,9 +65,13 @@ pub enum Command {
 /// `capn init`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  capn init\n  capn init --git\n  capn init --shared\n  capn init --no-embedding"
+    after_help = "Examples:\n  capn init\n  capn init --user\n  capn init --git\n  capn init --shared\n  capn init --no-embedding"
 )]
 pub struct InitArgs {
+    /// Register the hooks, status line, skill and allow rules for every project of this user
+    /// (~/.claude, ~/.codex) instead of in this project; creates no store.
+    #[arg(long, conflicts_with_all = ["git", "embedding", "no_embedding", "shared", "local"])]
+    pub user: bool,
     /// Also run `capn prune --expired` after each commit (the retention rule).
     #[arg(long)]
     pub git: bool,
@@ -188,6 +192,10 @@ pub struct HookArgs {
     /// The host's output shape.
     #[arg(long, value_enum, default_value_t = Host::Claude)]
     pub host: Host,
+    /// Registered for every project (`capn init --user`): silent where there is no store, or
+    /// where the project registers capn's hook for this event itself.
+    #[arg(long)]
+    pub user: bool,
 }
 
 /// The help of `capn hook`'s EVENT: `The event: session-start, pre-compact, ...`, every
@@ -253,7 +261,11 @@ pub struct SessionArg {
 /// `capn uninstall`.
 #[derive(Debug, Args)]
 #[command(after_help = "Example:\n  capn uninstall")]
-pub struct UninstallArgs {}
+pub struct UninstallArgs {
+    /// Remove what `capn init --user` added to ~/.claude and ~/.codex (not this project's).
+    #[arg(long)]
+    pub user: bool,
+}
 
 /// `capn doctor`.
 #[derive(Debug, Args)]

@@ -44,6 +44,9 @@ struct Plan {
 /// checked), then apply. A refusal leaves the project exactly as it was: no `.capn/` created,
 /// no `.gitignore` edited.
 pub fn run(args: &InitArgs) -> Result<ExitCode> {
+    if args.user {
+        return super::user::init();
+    }
     let store = Store::from_env()?;
     // A symlinked .capn/ is refused before anything is touched.
     store.check_dirs()?;
@@ -102,6 +105,7 @@ fn plan(root: &Path, args: &InitArgs) -> Result<Plan> {
         &mut done,
     )?;
     merge_statusline(&mut claude, &mut claude_local, &user, &mut rec, &mut done);
+    merge_allow(&mut claude, &claude_local, &user, &mut rec, &mut done);
 
     // Every refusal before the first write.
     refusals(
@@ -380,6 +384,31 @@ fn merge_statusline(
                 after: after.clone(),
             });
         }
+    }
+}
+
+/// Adds the allow rules for `capn ask` and `capn chart` ([`install::allow`]) to
+/// `.claude/settings.json` (in memory) unless the local or user settings hold them, and records
+/// them.
+fn merge_allow(
+    claude: &mut SettingsFile,
+    claude_local: &SettingsFile,
+    user: &UserFiles,
+    rec: &mut InstallRecord,
+    done: &mut Vec<String>,
+) {
+    let mut elsewhere = vec![&claude_local.json];
+    elsewhere.extend(user.claude.as_ref().map(|u| &u.json));
+    let had = install::allow::has_allow_key(&claude.json);
+    let added = install::allow::add(claude, &elsewhere);
+    if !had && !added.is_empty() && !rec.allow_made.iter().any(|f| f == CLAUDE_SETTINGS) {
+        rec.allow_made.push(CLAUDE_SETTINGS.to_string());
+    }
+    for rule in added {
+        rec.add_allow(CLAUDE_SETTINGS, rule);
+        done.push(format!(
+            "allowed {rule} in {CLAUDE_SETTINGS} (permissions.allow: no prompt when the agent runs it)"
+        ));
     }
 }
 

@@ -12,6 +12,7 @@ pub mod prune;
 pub mod state;
 pub mod unchart;
 pub mod uninstall;
+pub mod user;
 
 use crate::cli::Command;
 use std::process::ExitCode;
@@ -31,7 +32,7 @@ pub fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Uninstall(a) => uninstall::run(&a),
         Command::Doctor(a) => doctor::run(&a),
         Command::Hook(a) => {
-            crate::hook::guard(|| crate::hook::run(a.event, a.host));
+            crate::hook::guard(|| crate::hook::run(a.event, a.host, a.user));
             Ok(ExitCode::SUCCESS)
         }
         Command::Statusline(a) => {

@@ -30,7 +30,10 @@ use std::path::Path;
 use std::process::ExitCode;
 
 /// Runs `capn uninstall`.
-pub fn run(_args: &UninstallArgs) -> Result<ExitCode> {
+pub fn run(args: &UninstallArgs) -> Result<ExitCode> {
+    if args.user {
+        return super::user::uninstall();
+    }
     let store = Store::from_env()?;
     store.check_dirs()?;
     let root = store.root.clone();
@@ -212,6 +215,16 @@ fn edit_recorded(
             done.push(format!("{what} in {rel}"));
         }
     }
+    for (file, rule) in &rec.allow {
+        let Some((rel, f)) = files.iter_mut().find(|(rel, _)| *rel == file) else {
+            continue;
+        };
+        let value = serde_json::Value::from(rule.as_str());
+        let prune = rec.allow_made.contains(file);
+        if f.remove_from_top_array("permissions", "allow", &value, prune) {
+            done.push(format!("removed the allow rule {rule} from {rel}"));
+        }
+    }
     for r in &rec.replaced {
         let Some((rel, f)) = files.iter_mut().find(|(rel, _)| *rel == r.file) else {
             continue;
@@ -294,6 +307,9 @@ fn edit_unrecorded(
         if *rel != CODEX_HOOKS {
             if let Some(what) = install::unmerge_statusline(f, user_statusline.as_deref()) {
                 done.push(format!("{what} in {rel}"));
+            }
+            for rule in install::allow::remove(f, true) {
+                done.push(format!("removed the allow rule {rule} from {rel}"));
             }
         }
     }

@@ -36,4 +36,5 @@ mod statusline;
 mod store_edges;
 mod symbols;
 mod usage;
+mod user_install;
 mod util;
