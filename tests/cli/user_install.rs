@@ -288,6 +288,13 @@ fn project_init_adds_exactly_the_two_allow_rules_and_uninstall_removes_them() {
         v["permissions"],
         json!({"allow": ["Bash(capn ask:*)", "Bash(capn chart:*)"]})
     );
+    let doctor = env.run(&["doctor"]);
+    assert!(
+        doctor.stdout.lines().any(|l| l
+            == "ok    Claude allow rules for capn ask and capn chart (permissions.allow in .claude/settings.json)"),
+        "{}",
+        doctor.stdout
+    );
     // Changed since init: the record still removes exactly the two rules.
     let mut v2 = v.clone();
     v2["model"] = json!("mine");
@@ -301,5 +308,13 @@ fn project_init_adds_exactly_the_two_allow_rules_and_uninstall_removes_them() {
     assert_eq!(
         after,
         json!({"model": "mine", "permissions": {"allow": ["Bash(npm test:*)"]}})
+    );
+    let doctor = env.run(&["doctor"]);
+    assert!(
+        doctor.stdout.contains(
+            "warn  Claude allow rules for capn ask and capn chart: no Bash(capn ask:*) or Bash(capn chart:*) in permissions.allow"
+        ),
+        "{}",
+        doctor.stdout
     );
 }
