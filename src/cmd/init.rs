@@ -598,6 +598,9 @@ fn report(root: &Path, codex_changed: bool, mut done: Vec<String>) -> Result<Exi
             OFFERS_OFF_NOTE.into()
         });
     }
+    if !done.is_empty() {
+        done.extend(commit_note(root));
+    }
     if codex_changed {
         done.push(
             "Codex: project hooks run only once trusted; open Codex here, run /hooks and trust the capn hooks"
@@ -617,6 +620,35 @@ fn report(root: &Path, codex_changed: bool, mut done: Vec<String>) -> Result<Exi
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Which of the files `init` manages are meant to be committed, which are not, and what a
+/// teammate without capn sees: two lines for the report.
+fn commit_note(root: &Path) -> Vec<String> {
+    let mut commit: Vec<&str> = [".gitignore", CLAUDE_SETTINGS, CODEX_HOOKS]
+        .into_iter()
+        .filter(|f| root.join(f).is_file())
+        .collect();
+    if skill_path(root).is_file() {
+        commit.push(".claude/skills/compact-prep/");
+    }
+    let shared = Store::at(root.to_path_buf()).config().shared;
+    let mut keep_out = vec![CLAUDE_LOCAL_SETTINGS];
+    if !shared {
+        keep_out.insert(
+            0,
+            ".capn/ (ignored; capn init --shared commits the charts instead)",
+        );
+    }
+    vec![
+        format!(
+            "to commit: {} (teammates without capn: Claude Code reports a failed capn hook at \
+             each event and blocks nothing; Codex runs project hooks only once they trust them; \
+             or commit none of them and have everyone run capn init --user once)",
+            commit.join(", ")
+        ),
+        format!("not to commit: {}", keep_out.join(", ")),
+    ]
 }
 
 /// Said when this run registered PreToolUse: what the hooks now do unasked, and the switch.
