@@ -5,6 +5,7 @@ mod chart;
 mod chart_store;
 mod codex_reminder;
 mod concurrency;
+mod doc_links;
 mod doctor;
 mod doctor_files;
 mod fork;
