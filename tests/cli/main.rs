@@ -29,6 +29,7 @@ mod phrasings;
 mod plugin;
 mod precision;
 mod readme_examples;
+mod readme_quickstart;
 mod roundtrip;
 mod schema;
 mod semantic;
