@@ -68,8 +68,9 @@ pub enum Command {
     after_help = "Examples:\n  capn init\n  capn init --user\n  capn init --git\n  capn init --shared\n  capn init --no-embedding"
 )]
 pub struct InitArgs {
-    /// Register the hooks, status line, skill and allow rules for every project of this user
-    /// (~/.claude, ~/.codex) instead of in this project; creates no store.
+    /// Set capn up for every project of this user (~/.claude, ~/.codex), not this one.
+    ///
+    /// Registers the hooks, status line, skill and allow rules at user level; creates no store.
     #[arg(long, conflicts_with_all = ["git", "embedding", "no_embedding", "shared", "local"])]
     pub user: bool,
     /// Also run `capn prune --expired` after each commit (the retention rule).
@@ -192,8 +193,9 @@ pub struct HookArgs {
     /// The host's output shape.
     #[arg(long, value_enum, default_value_t = Host::Claude)]
     pub host: Host,
-    /// Registered for every project (`capn init --user`): silent where there is no store, or
-    /// where the project registers capn's hook for this event itself.
+    /// Registered for every project (capn init --user): silent without a store.
+    ///
+    /// Also silent where the project registers capn's hook for this event itself.
     #[arg(long)]
     pub user: bool,
 }
@@ -262,7 +264,7 @@ pub struct SessionArg {
 #[derive(Debug, Args)]
 #[command(after_help = "Example:\n  capn uninstall")]
 pub struct UninstallArgs {
-    /// Remove what `capn init --user` added to ~/.claude and ~/.codex (not this project's).
+    /// Remove what `capn init --user` added to ~/.claude and ~/.codex.
     #[arg(long)]
     pub user: bool,
 }

@@ -44,9 +44,6 @@ struct Plan {
 /// checked), then apply. A refusal leaves the project exactly as it was: no `.capn/` created,
 /// no `.gitignore` edited.
 pub fn run(args: &InitArgs) -> Result<ExitCode> {
-    if args.user {
-        return super::user::init();
-    }
     let store = Store::from_env()?;
     // A symlinked .capn/ is refused before anything is touched.
     store.check_dirs()?;

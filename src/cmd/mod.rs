@@ -20,6 +20,7 @@ use std::process::ExitCode;
 /// Runs one parsed subcommand; `Ok` carries the exit code.
 pub fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
     match command {
+        Command::Init(a) if a.user => user::init(),
         Command::Init(a) => init::run(&a),
         Command::Context(_) => context::run(),
         Command::Ask(a) => ask::run(&a),
@@ -29,6 +30,7 @@ pub fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Prune(a) => prune::run(&a),
         Command::List(a) => list::run(&a),
         Command::State(a) => state::run(&a),
+        Command::Uninstall(a) if a.user => user::uninstall(),
         Command::Uninstall(a) => uninstall::run(&a),
         Command::Doctor(a) => doctor::run(&a),
         Command::Hook(a) => {

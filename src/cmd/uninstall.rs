@@ -30,10 +30,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 /// Runs `capn uninstall`.
-pub fn run(args: &UninstallArgs) -> Result<ExitCode> {
-    if args.user {
-        return super::user::uninstall();
-    }
+pub fn run(_args: &UninstallArgs) -> Result<ExitCode> {
     let store = Store::from_env()?;
     store.check_dirs()?;
     let root = store.root.clone();
