@@ -66,7 +66,7 @@ pub enum Command {
 /// `capn init`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  capn init\n  capn init --git\n  capn init --shared\n  capn init --no-embedding\n  capn init --no-nudge\n  capn init --host gemini --host qwen"
+    after_help = "Examples:\n  capn init\n  capn init --git\n  capn init --shared\n  capn init --no-embedding\n  capn init --no-nudge\n  capn init --host gemini --host qwen\n  capn init --user"
 )]
 pub struct InitArgs {
     /// Only this host (repeatable): claude, codex, gemini, qwen, copilot, opencode.
@@ -79,6 +79,11 @@ pub struct InitArgs {
         hide_possible_values = true
     )]
     pub hosts: Vec<Host>,
+    /// Set capn up for every project of this user (~/.claude, ~/.codex), not this one.
+    ///
+    /// Registers the hooks, status line, skill and allow rules at user level; creates no store.
+    #[arg(long, conflicts_with_all = ["git", "embedding", "no_embedding", "shared", "local", "hosts"])]
+    pub user: bool,
     /// Also run `capn prune --expired` after each commit (the retention rule).
     #[arg(long)]
     pub git: bool,
@@ -205,6 +210,11 @@ pub struct HookArgs {
     /// The host: claude, codex, gemini, qwen, copilot or opencode.
     #[arg(long, value_enum, default_value_t = Host::Claude, hide_possible_values = true)]
     pub host: Host,
+    /// Registered for every project (capn init --user): silent without a store.
+    ///
+    /// Also silent where the project registers capn's hook for this event itself.
+    #[arg(long)]
+    pub user: bool,
 }
 
 /// The help of `capn hook`'s EVENT: `session-start, pre-compact, ...`, every [`HookEvent`] in
@@ -271,11 +281,16 @@ pub struct SessionArg {
 
 /// `capn uninstall`.
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  capn uninstall\n  capn uninstall --purge")]
+#[command(
+    after_help = "Examples:\n  capn uninstall\n  capn uninstall --purge\n  capn uninstall --user"
+)]
 pub struct UninstallArgs {
     /// Also delete .capn/ and its charts (kept by default, ignored by git)
     #[arg(long)]
     pub purge: bool,
+    /// Remove what `capn init --user` added to ~/.claude and ~/.codex.
+    #[arg(long)]
+    pub user: bool,
 }
 
 /// `capn doctor`.

@@ -275,6 +275,73 @@ impl Doc {
         }
     }
 
+    /// Appends the string `value` to the array `key.field` (a top-level object holding an
+    /// array, as Claude Code's `permissions.allow`), creating the object or the array when
+    /// absent. Does nothing when `key` or `key.field` holds another type.
+    pub fn append_to_top_array(&mut self, key: &str, field: &str, value: &Value) {
+        let view = self.value();
+        match view.get(key) {
+            None => {
+                let v = serde_json::json!({ field: [value] });
+                return self.set_top(key, Some(&v));
+            }
+            Some(Value::Object(m)) => match m.get(field) {
+                None => return self.set_in_top(key, field, &Value::Array(vec![value.clone()])),
+                Some(Value::Array(_)) => {}
+                Some(_) => return,
+            },
+            Some(_) => return,
+        }
+        let Some(obj) = self.top_prop(key).and_then(|p| p.object_value()) else {
+            return;
+        };
+        if let Some(array) = last_prop(&obj, field).and_then(|p| p.array_value()) {
+            array.append(input(value));
+        }
+    }
+
+    /// Removes the first element equal to `value` from the array `key.field`, then, with
+    /// `prune`, the field and the object `key` when that left them empty. Returns whether it
+    /// was there.
+    pub fn remove_from_top_array(
+        &mut self,
+        key: &str,
+        field: &str,
+        value: &Value,
+        prune: bool,
+    ) -> bool {
+        let view = self.value();
+        let Some(Value::Array(items)) = view.get(key).and_then(|o| o.get(field)) else {
+            return false;
+        };
+        let Some(index) = items.iter().position(|v| v == value) else {
+            return false;
+        };
+        let Some(prop) = self.top_prop(key) else {
+            return false;
+        };
+        let Some(obj) = prop.object_value() else {
+            return false;
+        };
+        let Some(field_prop) = last_prop(&obj, field) else {
+            return false;
+        };
+        let Some(array) = field_prop.array_value() else {
+            return false;
+        };
+        let Some(node) = array.elements().get(index).cloned() else {
+            return false;
+        };
+        node.remove();
+        if prune && array.elements().is_empty() {
+            field_prop.remove();
+            if obj.properties().is_empty() {
+                prop.remove();
+            }
+        }
+        true
+    }
+
     /// The separators of a document written on one line (a non-empty root object whose text
     /// holds no line break): capn's entries then go on that line too. `None` otherwise.
     fn one_line_style(&self) -> Option<OneLine> {

@@ -205,8 +205,11 @@ fn run_hook_argv(args: &[OsString]) -> anyhow::Result<()> {
     // The registered forms (`capn hook <event> [--host claude|codex]`, `capn statusline`) run on
     // every prompt: they are recognised without building the whole clap command tree, which is
     // a sizeable share of a no-op hook's time. Anything else goes through clap as usual.
-    if let Some((event, host)) = fast_hook_args(args) {
-        return hook::run(event, host);
+    // `--user` last: the form `capn init --user` registers ([`hook::run`]'s `user`).
+    let user = args.len() > 2 && args[1] == "hook" && args.last().is_some_and(|a| a == "--user");
+    let core = if user { &args[..args.len() - 1] } else { args };
+    if let Some((event, host)) = fast_hook_args(core) {
+        return hook::run(event, host, user);
     }
     if args.len() == 2 && args[1] == "statusline" {
         return hook::statusline::run(&hook::statusline::Options {
@@ -231,7 +234,7 @@ fn run_hook_argv(args: &[OsString]) -> anyhow::Result<()> {
         }
     };
     match cli.command {
-        cli::Command::Hook(a) => hook::run(a.event, a.host),
+        cli::Command::Hook(a) => hook::run(a.event, a.host, a.user),
         cli::Command::Statusline(a) => hook::statusline::run(&a.into()),
         _ => Ok(()),
     }

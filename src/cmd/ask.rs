@@ -113,6 +113,9 @@ pub fn run(args: &AskArgs) -> Result<ExitCode> {
     let out = render(question, &answers)?;
     if out.hits.is_empty() {
         let mut err = std::io::stderr().lock();
+        if !store.exists() {
+            let _ = writeln!(err, "capn: {}", super::messages::no_store(&store.root));
+        }
         let _ = err.write_all(out.miss.as_bytes());
         return Ok(ExitCode::from(1));
     }

@@ -138,6 +138,7 @@ fn plan(root: &Path, args: &InitArgs) -> Result<Plan> {
     merge_hooks(root, &hosts, targets, &user, &mut rec, &mut done)?;
     if hosts.contains(&Host::Claude) {
         merge_statusline(&mut claude, &mut claude_local, &user, &mut rec, &mut done);
+        merge_allow(&mut claude, &claude_local, &user, &mut rec, &mut done);
     }
 
     // Every refusal before the first write.
@@ -462,6 +463,31 @@ fn merge_statusline(
     }
 }
 
+/// Adds the allow rules for `capn ask` and `capn chart` ([`install::allow`]) to
+/// `.claude/settings.json` (in memory) unless the local or user settings hold them, and records
+/// them.
+fn merge_allow(
+    claude: &mut SettingsFile,
+    claude_local: &SettingsFile,
+    user: &UserFiles,
+    rec: &mut InstallRecord,
+    done: &mut Vec<String>,
+) {
+    let mut elsewhere = vec![&claude_local.json];
+    elsewhere.extend(user.claude.as_ref().map(|u| &u.json));
+    let had = install::allow::has_allow_key(&claude.json);
+    let added = install::allow::add(claude, &elsewhere);
+    if !had && !added.is_empty() && !rec.allow_made.iter().any(|f| f == CLAUDE_SETTINGS) {
+        rec.allow_made.push(CLAUDE_SETTINGS.to_string());
+    }
+    for rule in added {
+        rec.add_allow(CLAUDE_SETTINGS, rule);
+        done.push(format!(
+            "allowed {rule} in {CLAUDE_SETTINGS} (permissions.allow: no prompt when the agent runs it)"
+        ));
+    }
+}
+
 /// Carries out `plan`: the store, its config, the `.gitignore` files, the settings files, the
 /// skill and the post-commit hook, saving the install record before each change it names.
 fn apply(
@@ -744,6 +770,9 @@ fn report(root: &Path, codex_changed: bool, mut done: Vec<String>) -> Result<Exi
             OFFERS_OFF_NOTE.into()
         });
     }
+    if !done.is_empty() {
+        done.extend(commit_note(root));
+    }
     if codex_changed {
         done.push(
             "Codex: project hooks run only once trusted; open Codex here, run /hooks and trust the capn hooks"
@@ -763,6 +792,35 @@ fn report(root: &Path, codex_changed: bool, mut done: Vec<String>) -> Result<Exi
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Which of the files `init` manages are meant to be committed, which are not, and what a
+/// teammate without capn sees: two lines for the report.
+fn commit_note(root: &Path) -> Vec<String> {
+    let mut commit: Vec<&str> = [".gitignore", CLAUDE_SETTINGS, CODEX_HOOKS]
+        .into_iter()
+        .filter(|f| root.join(f).is_file())
+        .collect();
+    if skill_path(root).is_file() {
+        commit.push(".claude/skills/compact-prep/");
+    }
+    let shared = Store::at(root.to_path_buf()).config().shared;
+    let mut keep_out = vec![CLAUDE_LOCAL_SETTINGS];
+    if !shared {
+        keep_out.insert(
+            0,
+            ".capn/ (ignored; capn init --shared commits the charts instead)",
+        );
+    }
+    vec![
+        format!(
+            "to commit: {} (teammates without capn: Claude Code reports a failed capn hook at \
+             each event and blocks nothing; Codex runs project hooks only once they trust them; \
+             or commit none of them and have everyone run capn init --user once)",
+            commit.join(", ")
+        ),
+        format!("not to commit: {}", keep_out.join(", ")),
+    ]
 }
 
 /// Said when this run registered PreToolUse: what the hooks now do unasked, and the switch.

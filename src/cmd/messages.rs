@@ -10,6 +10,14 @@ pub fn outside_project(command: &str) -> String {
     )
 }
 
+/// What `ask` says (after `capn: `) in a project that has no store yet: how to start one.
+pub fn no_store(root: &std::path::Path) -> String {
+    format!(
+        "no charts here yet: {} has no .capn/ store. Run `capn init` there to set capn up for this project (the first `capn chart` also starts the store).",
+        root.display()
+    )
+}
+
 /// The command that deletes stale charts, as messages name it: `capn prune`, or in a shared
 /// store (where `prune` only lists them) `capn prune --yes`.
 pub fn deleting_command(shared: bool) -> &'static str {

@@ -12,6 +12,7 @@ pub mod prune;
 pub mod state;
 pub mod unchart;
 pub mod uninstall;
+pub mod user;
 
 use crate::cli::Command;
 use std::process::ExitCode;
@@ -19,6 +20,7 @@ use std::process::ExitCode;
 /// Runs one parsed subcommand; `Ok` carries the exit code.
 pub fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
     match command {
+        Command::Init(a) if a.user => user::init(),
         Command::Init(a) => init::run(&a),
         Command::Context(_) => context::run(),
         Command::Ask(a) => ask::run(&a),
@@ -28,10 +30,11 @@ pub fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Prune(a) => prune::run(&a),
         Command::List(a) => list::run(&a),
         Command::State(a) => state::run(&a),
+        Command::Uninstall(a) if a.user => user::uninstall(),
         Command::Uninstall(a) => uninstall::run(&a),
         Command::Doctor(a) => doctor::run(&a),
         Command::Hook(a) => {
-            crate::hook::guard(|| crate::hook::run(a.event, a.host));
+            crate::hook::guard(|| crate::hook::run(a.event, a.host, a.user));
             Ok(ExitCode::SUCCESS)
         }
         Command::Statusline(a) => {

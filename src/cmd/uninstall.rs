@@ -340,6 +340,16 @@ fn edit_recorded(
             done.push(format!("{what} in {rel}"));
         }
     }
+    for (file, rule) in &rec.allow {
+        let Some((rel, f)) = files.iter_mut().find(|(rel, _)| *rel == file) else {
+            continue;
+        };
+        let value = serde_json::Value::from(rule.as_str());
+        let prune = rec.allow_made.contains(file);
+        if f.remove_from_top_array("permissions", "allow", &value, prune) {
+            done.push(format!("removed the allow rule {rule} from {rel}"));
+        }
+    }
     for r in &rec.replaced {
         let Some((rel, f)) = files.iter_mut().find(|(rel, _)| *rel == r.file) else {
             continue;
@@ -439,6 +449,9 @@ fn edit_unrecorded(
         if host == Host::Claude {
             if let Some(what) = install::unmerge_statusline(f, user_statusline.as_deref()) {
                 done.push(format!("{what} in {rel}"));
+            }
+            for rule in install::allow::remove(f, true) {
+                done.push(format!("removed the allow rule {rule} from {rel}"));
             }
         }
     }

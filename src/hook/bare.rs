@@ -40,7 +40,7 @@ pub fn run(bytes: &[u8]) -> Result<()> {
     }
     // The payloads of hosts that run Claude Code's registrations are Claude-shaped (snake_case
     // fields, Claude Code's tool names), so Claude Code's vocabulary reads them.
-    super::run_input(event, Host::Claude, input, ReplyShape::Guest)
+    super::run_input(event, Host::Claude, input, ReplyShape::Guest, false)
 }
 
 /// The event a payload is for: its `hook_event_name`; without one, the event whose own field it

@@ -167,7 +167,12 @@ pub enum ReplyShape {
 /// envelope when the event has something to inject. Empty or non-JSON stdin does nothing.
 /// A payload whose `hook_event_name` names a different event does nothing either (a
 /// mis-registered hook must not answer in the wrong envelope).
-pub fn run(event: HookEvent, host: Host) -> Result<()> {
+///
+/// `user`: the hook was registered for every project (`capn init --user`, the `--user` flag).
+/// It then does nothing, printing nothing, in a folder without a store ([`has_store`]) and in a
+/// project whose own settings register capn's hook for this event (that one answers; Claude
+/// Code runs an identical handler once, but these differ by the flag).
+pub fn run(event: HookEvent, host: Host, user: bool) -> Result<()> {
     let bytes = read_stdin_bytes();
     let Some(input) = HookInput::parse(&bytes) else {
         if !bytes.iter().all(u8::is_ascii_whitespace) {
@@ -185,19 +190,28 @@ pub fn run(event: HookEvent, host: Host) -> Result<()> {
             return Ok(());
         }
     }
-    run_input(event, host, input, ReplyShape::Nested)
+    run_input(event, host, input, ReplyShape::Nested, user)
 }
 
 /// Runs `event` on a parsed payload and prints its reply in `shape` (nothing when the event has
-/// nothing to inject).
+/// nothing to inject); `user` as for [`run`].
 ///
 /// Errors: the session state or the store could not be read or written (the caller, [`guard`],
 /// reports them on stderr and exits 0).
-pub fn run_input(event: HookEvent, host: Host, input: HookInput, shape: ReplyShape) -> Result<()> {
+pub fn run_input(
+    event: HookEvent,
+    host: Host,
+    input: HookInput,
+    shape: ReplyShape,
+    user: bool,
+) -> Result<()> {
     let ctx = Ctx {
         host,
         call: input.into(),
     };
+    if user && !user_hook_answers(&ctx.call, event, host) {
+        return Ok(());
+    }
     let context = match event {
         HookEvent::SessionStart => session_start::run(&ctx)?,
         HookEvent::PreCompact => {
@@ -231,6 +245,33 @@ pub fn run_input(event: HookEvent, host: Host, input: HookInput, shape: ReplySha
         ReplyShape::Guest => guest_envelope(event, &text),
     };
     emit(reply)
+}
+
+/// Whether a hook registered with `--user` runs for this payload: the payload's folder (its
+/// `cwd`, else the process's) belongs to a project with a capn store (a `.capn/` there or
+/// above, or, in a linked git worktree, the main checkout's: [`crate::store::Store::discover`],
+/// a few `stat` calls), and that project's settings files for `host` do not register capn's
+/// hook for `event` themselves. A settings file that cannot be read counts as not registering.
+fn user_hook_answers(call: &call::Call, event: HookEvent, host: Host) -> bool {
+    let cwd = match call.cwd.as_deref() {
+        Some(c) => std::path::PathBuf::from(c),
+        None => match std::env::current_dir() {
+            Ok(c) => c,
+            Err(_) => return false,
+        },
+    };
+    let store = crate::store::Store::discover(&cwd);
+    if !store.exists() {
+        return false;
+    }
+    let spec = crate::hosts::of(host);
+    !spec.files.iter().any(|rel| {
+        crate::install::SettingsFile::load(&store.root.join(rel)).is_ok_and(|f| {
+            crate::install::ours_in(&f.json)
+                .iter()
+                .any(|(e, sub)| e == event.name() && sub == event.subcommand())
+        })
+    })
 }
 
 /// The one JSON object a hook prints: `{"hookSpecificOutput":{"hookEventName":<event>,

@@ -157,18 +157,21 @@ pub fn context_warning(host: Host, percent: Option<f64>, threshold: Option<u8>) 
     let save = match host {
         Host::Claude => format!(
             "Running {prep} before /compact saves plan, phase, decisions, constraints and \
-             workers to the session state file so they survive it"
+             workers to the session state file so they survive it. Who does what: at the next \
+             natural stopping point the agent proposes it, and the user runs {prep} and then \
+             /compact (the agent does not start either unasked)"
         ),
         // Codex (and the other hosts) have no compact-prep skill: what survives is what is
         // written down.
         _ => "Writing plan, phase, decisions, constraints and workers into the plan \
-                        file and the plan tool before /compact lets them survive it"
+                        file and the plan tool before /compact lets them survive it. Who does \
+                        what: at the next natural stopping point the agent writes them down and \
+                        tells the user, who runs /compact"
             .to_string(),
     };
     s.push_str(&format!(
         ". A compaction, manual or automatic, replaces the conversation with a narrative summary \
-         that loses the decision structure. {save}; the next natural stopping point is a good \
-         moment, and the user may want to know. This note is shown once; the user's message \
+         that loses the decision structure. {save}. This note is shown once; the user's message \
          remains the task."
     ));
     truncate(s)

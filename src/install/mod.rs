@@ -19,6 +19,7 @@
 //! the recorded handlers ([`remove_recorded_handler`]) and, for a project without a record, only
 //! handlers identical to the table's ([`remove_table_handlers`]).
 
+pub mod allow;
 pub mod git_hook;
 pub mod more_hosts;
 pub mod project;
@@ -28,6 +29,7 @@ pub mod shared;
 pub mod skill;
 mod statusline;
 mod upgrade;
+pub mod user;
 
 pub use statusline::*;
 pub use upgrade::OLD_SESSION_START_MATCHER;
@@ -198,6 +200,27 @@ impl SettingsFile {
     pub fn set_in_top(&mut self, key: &str, field: &str, value: &Value) {
         self.doc.set_in_top(key, field, value);
         self.json = self.doc.value();
+    }
+
+    /// Appends the string `value` to the array `key.field`, creating what is absent (see
+    /// [`jsonedit::Doc::append_to_top_array`]).
+    pub fn append_to_top_array(&mut self, key: &str, field: &str, value: &Value) {
+        self.doc.append_to_top_array(key, field, value);
+        self.json = self.doc.value();
+    }
+
+    /// Removes the first element equal to `value` from the array `key.field` and, with
+    /// `prune`, what that leaves empty. Returns whether it was there.
+    pub fn remove_from_top_array(
+        &mut self,
+        key: &str,
+        field: &str,
+        value: &Value,
+        prune: bool,
+    ) -> bool {
+        let done = self.doc.remove_from_top_array(key, field, value, prune);
+        self.json = self.doc.value();
+        done
     }
 
     /// Writes the file atomically when it changed; creates the parent folder. Returns whether

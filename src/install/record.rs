@@ -103,6 +103,14 @@ pub struct InstallRecord {
     pub files: Vec<RecordedFile>,
     /// Registrations of older capn versions that `init` replaced (put back by `uninstall`).
     pub replaced: Vec<RecordedReplaced>,
+    /// Claude Code `permissions.allow` rules `init` added ([`super::allow`]), as (settings
+    /// file, rule); `uninstall` removes exactly these.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub allow: Vec<(String, String)>,
+    /// Settings files where `init` created `permissions.allow` (dropped again, once empty, by
+    /// `uninstall`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub allow_made: Vec<String>,
     /// The project the record was written for (signed with the rest): a record is this
     /// project's when it names this path or this folder (module docs). `None` in records of
     /// capn before 0.4, which signed the path alone.
@@ -438,6 +446,14 @@ impl InstallRecord {
     pub fn set_statusline(&mut self, entry: RecordedStatusline) {
         self.statuslines.retain(|s| s.file != entry.file);
         self.statuslines.push(entry);
+    }
+
+    /// Records an allow rule `init` added to `file`, once.
+    pub fn add_allow(&mut self, file: &str, rule: &str) {
+        let entry = (file.to_string(), rule.to_string());
+        if !self.allow.contains(&entry) {
+            self.allow.push(entry);
+        }
     }
 
     /// True when the record names anything `init` did to the settings file `file`.

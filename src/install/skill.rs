@@ -164,4 +164,29 @@ mod tests {
             assert!(SKILL_MD.contains(cmd), "missing {cmd}");
         }
     }
+
+    /// Every `capn state path|save|show` the skill tells the agent to run names the session
+    /// (`--session "${CLAUDE_SESSION_ID}"`): without it `capn state` falls back to
+    /// `CAPN_SESSION_ID`, which a session started before the hooks were installed lacks.
+    #[test]
+    fn every_state_command_passes_the_session() {
+        let runs: Vec<&str> = SKILL_MD
+            .split('`')
+            .chain(SKILL_MD.lines())
+            .map(str::trim)
+            // Commands to run: `capn state show` in any form (its first call once lacked the
+            // session), `path` and `save` with arguments (bare, they are named in prose).
+            .filter(|s| {
+                s.starts_with("capn state show")
+                    || (s.starts_with("capn state ") && s.split_whitespace().count() > 3)
+            })
+            .collect();
+        assert!(runs.len() >= 4, "{runs:?}");
+        for run in runs {
+            assert!(
+                run.contains("--session \"${CLAUDE_SESSION_ID}\""),
+                "no --session: {run}"
+            );
+        }
+    }
 }

@@ -305,6 +305,9 @@ fn an_old_post_commit_prune_line_is_upgraded_by_init_git() {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
+    // A project an older capn set up has its store (doctor before any init says only to run
+    // capn init).
+    std::fs::create_dir_all(env.root.join(".capn/entries")).unwrap();
     let doctor = capn(&env, &env.root, &["doctor"]);
     assert!(doctor.stdout.contains("an older capn's line"), "{doctor:?}");
     capn(&env, &env.root, &["init", "--git"]).ok();

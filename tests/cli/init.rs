@@ -168,9 +168,12 @@ fn init_merges_without_clobbering_and_replaces_the_0_2_registration() {
     let run = env.run(&["init"]).ok();
     assert!(run.stdout.contains("0.2"), "{}", run.stdout);
     let v = read_json(&env, ".claude/settings.json");
-    for key in ["model", "permissions"] {
-        assert_eq!(v[key], original[key], "{key} changed");
-    }
+    assert_eq!(v["model"], original["model"], "model changed");
+    // The user's allow rule stays first; capn's two rules for its own commands are added.
+    assert_eq!(
+        v["permissions"],
+        json!({"allow": ["Bash(ls:*)", "Bash(capn ask:*)", "Bash(capn chart:*)"]})
+    );
     // The user's PreToolUse group stays first and untouched; ours is appended after it.
     let pre = v["hooks"]["PreToolUse"].as_array().unwrap();
     assert_eq!(pre[0], original["hooks"]["PreToolUse"][0]);

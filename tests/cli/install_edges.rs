@@ -26,7 +26,8 @@ fn uninstall_keeps_a_registration_init_did_not_add() {
     "PreToolUse": [{"matcher": "Grep|Glob|Bash|Task|Agent", "hooks": [{"type": "command", "command": "capn", "args": ["hook", "pre-tool-use"]}]}],
     "Stop": [{"hooks": [{"type": "command", "command": "capn", "args": ["hook", "stop"]}]}]
   },
-  "statusLine": {"type": "command", "command": "capn statusline --warn-at 70"}
+  "statusLine": {"type": "command", "command": "capn statusline --warn-at 70"},
+  "permissions": {"allow": ["Bash(capn ask:*)", "Bash(capn chart:*)"]}
 }
 "#;
     env.write(".claude/settings.json", original);

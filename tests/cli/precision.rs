@@ -287,13 +287,22 @@ fn ask_outside_any_project_says_so() {
             "capn: missing question: capn ask \"<question>\"\n"
         );
     }
-    // Inside a git repository without a store, the ordinary nudge (chart creates the store).
+    // Inside a git repository without a store: how to start one (`capn init`), then the
+    // ordinary nudge (chart creates the store too).
     let env = Env::git();
     let run = env
         .run(&["ask", "Where is the session cookie signed?"])
         .code(1);
+    let (first, rest) = run.stderr.split_once('\n').unwrap();
+    assert_eq!(
+        first,
+        format!(
+            "capn: no charts here yet: {} has no .capn/ store. Run `capn init` there to set capn up for this project (the first `capn chart` also starts the store).",
+            env.root.display()
+        )
+    );
     assert!(
-        run.stderr.starts_with("capn: no charted answer yet."),
+        rest.starts_with("capn: no charted answer yet."),
         "{}",
         run.stderr
     );

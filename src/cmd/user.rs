@@ -1,0 +1,64 @@
+//! `capn init --user` and `capn uninstall --user` (flags of `init` and `uninstall`, one file for
+//! both): the user-level install of [`crate::install::user`], with its report.
+
+use crate::install::user;
+use anyhow::{anyhow, Result};
+use std::io::Write;
+use std::process::ExitCode;
+
+fn home() -> Result<std::path::PathBuf> {
+    crate::env::home_dir().ok_or_else(|| anyhow!("could not find the home folder"))
+}
+
+/// Runs `capn init --user`: plans every edit, then writes, then reports.
+///
+/// Errors: a refusal (nothing changed) or a failed write, naming the file.
+pub fn init() -> Result<ExitCode> {
+    let home = home()?;
+    let plan = user::plan_init(&home)?;
+    let done = user::apply_init(plan)?;
+    let mut out = std::io::stdout().lock();
+    if done.is_empty() {
+        writeln!(
+            out,
+            "capn is already set up for every project of this user; nothing changed"
+        )?;
+    } else {
+        writeln!(out, "capn init --user in {}:", home.display())?;
+        for line in &done {
+            writeln!(out, "  {line}")?;
+        }
+    }
+    writeln!(
+        out,
+        "Every project and worktree now gets the capn hooks; they stay silent where there is no \
+         .capn/ store. Start one in a project with: cd <project> && capn init"
+    )?;
+    writeln!(
+        out,
+        "Codex: hooks run once trusted; open Codex, run /hooks and trust the capn hooks"
+    )?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs `capn uninstall --user`.
+///
+/// Errors: a file cannot be read, parsed or written, naming it.
+pub fn uninstall() -> Result<ExitCode> {
+    let home = home()?;
+    let done = user::uninstall(&home)?;
+    let mut out = std::io::stdout().lock();
+    if done.is_empty() {
+        writeln!(
+            out,
+            "no user-level capn install found in {}; nothing changed",
+            home.display()
+        )?;
+    } else {
+        writeln!(out, "capn uninstall --user in {}:", home.display())?;
+        for line in &done {
+            writeln!(out, "  {line}")?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

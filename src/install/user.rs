@@ -1,0 +1,459 @@
+//! `capn init --user` and `capn uninstall --user`: capn registered once for every project and
+//! worktree of this user, in the user-level files each host reads for every session (hooks
+//! reference, sections 1.1 and 5): `~/.claude/settings.json` (the hooks, the status line and
+//! the [`super::allow`] rules), `~/.claude/skills/compact-prep/SKILL.md`, `~/.codex/hooks.json`
+//! and `~/.codex/rules/capn.rules`.
+//!
+//! In a folder without a store the hooks print nothing ([`crate::hook::run`]), so registering
+//! them for every session costs a project without capn nothing.
+//!
+//! What a run changes is written down first in the user install record,
+//! `<state dir>/user-install.json` ([`UserRecord`]): for each file, its bytes from before the
+//! first `init --user` (or that it did not exist) and the SHA-256 of the bytes capn left.
+//! `uninstall --user` gives a file nobody changed since its bytes from before, byte for byte
+//! (or deletes it, and the folders `init --user` made); a file changed since loses only capn's
+//! entries. The record lives in the user's own state dir, which no repository can plant, so it
+//! is not signed (the project record, `.capn/install.json`, is: [`super::record`]).
+//!
+//! The same rules as the project install hold: every file is read and every edit made in
+//! memory before anything is written; a file that does not parse, is a symlink (a dotfiles
+//! set-up: register by hand), a FIFO or read-only stops the run with nothing changed.
+
+use super::allow::{self, CODEX_RULES, CODEX_RULES_FILE};
+use super::record::sha256_hex;
+use super::skill::{self, SkillFile};
+use super::SettingsFile;
+use anyhow::{anyhow, Context, Result};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// `~/.claude/settings.json`, relative to the home folder.
+pub const CLAUDE_USER: &str = crate::hosts::CLAUDE.user_file;
+/// `~/.codex/hooks.json`, relative to the home folder.
+pub const CODEX_USER: &str = crate::hosts::CODEX.user_file;
+
+/// A host table (`hooks-config/<host>.json`) as `init --user` registers it: each handler
+/// runs with `--user` last (an `args` element, or a word of the `command` string), so the hook
+/// knows it stands for every project ([`crate::hook::run`]).
+///
+/// Errors: `table` is not valid JSON (a bug in the embedded data).
+pub fn user_table(table: &str) -> Result<String> {
+    let mut v: serde_json::Value = serde_json::from_str(table)?;
+    if let Some(events) = v.get_mut("hooks").and_then(|h| h.as_object_mut()) {
+        for groups in events.values_mut() {
+            for g in groups.as_array_mut().into_iter().flatten() {
+                for h in g
+                    .get_mut("hooks")
+                    .and_then(|h| h.as_array_mut())
+                    .into_iter()
+                    .flatten()
+                {
+                    if let Some(args) = h.get_mut("args").and_then(|a| a.as_array_mut()) {
+                        args.push("--user".into());
+                    } else if let Some(c) = h.get("command").and_then(|c| c.as_str()) {
+                        h["command"] = format!("{c} --user").into();
+                    }
+                }
+            }
+        }
+    }
+    Ok(serde_json::to_string(&v)?)
+}
+
+/// The record's file name in the state dir.
+pub const RECORD_FILE: &str = "user-install.json";
+
+/// What `init --user` changed, for `uninstall --user`. Paths are relative to the home folder,
+/// with `/` separators.
+#[derive(Debug, Default, Clone, Serialize, Deserialize, PartialEq)]
+pub struct UserRecord {
+    /// Format version (1).
+    pub version: u32,
+    /// The files changed or created.
+    pub files: Vec<UserFile>,
+    /// Folders `init --user` created, outermost first.
+    pub dirs: Vec<String>,
+    /// The skill file was installed by `init --user`.
+    pub skill: bool,
+}
+
+/// One file `init --user` changed.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct UserFile {
+    /// Relative to the home folder.
+    pub file: String,
+    /// Its text before the first `init --user` (`None`: it did not exist).
+    pub before: Option<String>,
+    /// SHA-256 (hex) of the bytes the last `init --user` left.
+    pub after_sha256: String,
+    /// `init --user` created its `permissions.allow` (dropped again, once empty).
+    #[serde(default)]
+    pub allow_made: bool,
+}
+
+impl UserRecord {
+    /// The record's path: `<state dir>/user-install.json`.
+    ///
+    /// Errors: the state dir cannot be found ([`crate::session::state_dir`]).
+    pub fn path() -> Result<PathBuf> {
+        Ok(crate::session::state_dir()?.join(RECORD_FILE))
+    }
+
+    /// Loads the record; `None` when there is none.
+    ///
+    /// Errors: it cannot be read (bounded, never through a symlink) or parsed.
+    pub fn load() -> Result<Option<UserRecord>> {
+        let path = Self::path()?;
+        let Some(bytes) = crate::fsutil::read_host_file(&path, "user install record")? else {
+            return Ok(None);
+        };
+        serde_json::from_slice(&bytes)
+            .map(Some)
+            .with_context(|| format!("could not parse the install record {}", path.display()))
+    }
+
+    /// Saves the record atomically (creating the state dir).
+    ///
+    /// Errors: the folder or the file cannot be written.
+    pub fn save(&self) -> Result<()> {
+        let path = Self::path()?;
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("could not create {}", dir.display()))?;
+        }
+        crate::fsutil::write_atomic(&path, serde_json::to_string_pretty(self)?.as_bytes())
+    }
+
+    /// Records that `file` now holds `after`, keeping the `before` of an earlier run.
+    fn set(&mut self, file: &str, before: Option<&[u8]>, after: &[u8]) {
+        let after_sha256 = sha256_hex(after);
+        match self.files.iter_mut().find(|f| f.file == file) {
+            Some(f) => f.after_sha256 = after_sha256,
+            None => self.files.push(UserFile {
+                file: file.to_string(),
+                before: before.map(|b| String::from_utf8_lossy(b).into_owned()),
+                after_sha256,
+                allow_made: false,
+            }),
+        }
+    }
+
+    fn file(&self, file: &str) -> Option<&UserFile> {
+        self.files.iter().find(|f| f.file == file)
+    }
+}
+
+/// Everything `init --user` will write, worked out first.
+#[derive(Debug)]
+pub struct UserPlan {
+    home: PathBuf,
+    claude: SettingsFile,
+    codex: SettingsFile,
+    rules: Option<Vec<u8>>,
+    skill: bool,
+    allow_made: bool,
+    /// What the run does, one line each, for the report.
+    pub done: Vec<String>,
+}
+
+/// Reads the user-level files under `home` and makes every edit in memory.
+///
+/// Errors: a file does not parse, is a symlink or a special file, or must not be written;
+/// nothing has been changed.
+pub fn plan_init(home: &Path) -> Result<UserPlan> {
+    let mut done = Vec::new();
+    let mut claude = SettingsFile::load(&home.join(CLAUDE_USER)).map_err(by_hand)?;
+    let mut codex = SettingsFile::load(&home.join(CODEX_USER)).map_err(by_hand)?;
+    let from_plugin = super::plugin_enabled(&[&claude.json]);
+    if from_plugin {
+        done.push(format!(
+            "Claude Code hooks and skill: the capn plugin ({}) registers them",
+            super::PLUGIN_ID
+        ));
+    } else {
+        let report = super::merge_counting(
+            &user_table(crate::hosts::CLAUDE_TABLE)?,
+            &mut claude,
+            &mut [],
+            &[],
+        )?;
+        for event in &report.added {
+            done.push(format!("registered the {event} hook in ~/{CLAUDE_USER}"));
+        }
+    }
+    let mut none = SettingsFile::from_bytes(&home.join(".none"), None)?;
+    match super::merge_statusline(&mut claude, &mut none, None) {
+        super::StatuslineChange::AlreadyOurs => {}
+        super::StatuslineChange::Added => done.push(format!(
+            "set the status line to capn statusline in ~/{CLAUDE_USER}"
+        )),
+        super::StatuslineChange::Wrapped(c) => done.push(format!(
+            "set the status line to capn statusline, wrapping your {c:?} (capn uninstall --user restores it)"
+        )),
+    }
+    let allow_made = !allow::has_allow_key(&claude.json);
+    let added = allow::add(&mut claude, &[]);
+    let allow_made = allow_made && !added.is_empty();
+    for rule in added {
+        done.push(format!(
+            "allowed {rule} in ~/{CLAUDE_USER} (permissions.allow)"
+        ));
+    }
+    let report = super::merge_counting(
+        &user_table(crate::hosts::CODEX_TABLE)?,
+        &mut codex,
+        &mut [],
+        &[],
+    )?;
+    for event in &report.added {
+        done.push(format!("registered the {event} hook in ~/{CODEX_USER}"));
+    }
+    let rules = plan_rules(home, &mut done)?;
+    let skill = !from_plugin && skill::read_skill(home)? == SkillFile::Missing;
+    if skill {
+        done.push("installed the /compact-prep skill in ~/.claude/skills/compact-prep/".into());
+    }
+    let plan = UserPlan {
+        home: home.to_path_buf(),
+        claude,
+        codex,
+        rules,
+        skill,
+        allow_made,
+        done,
+    };
+    refusals(&plan)?;
+    Ok(plan)
+}
+
+/// The Codex rules file's new bytes, or `None` when it is there already (or holds another
+/// text, which is kept, and said in `done`).
+fn plan_rules(home: &Path, done: &mut Vec<String>) -> Result<Option<Vec<u8>>> {
+    let path = home.join(CODEX_RULES_FILE);
+    match crate::fsutil::read_host_file(&path, "Codex rules")? {
+        None => {
+            done.push(format!(
+                "allowed capn ask and capn chart for Codex in ~/{CODEX_RULES_FILE}"
+            ));
+            Ok(Some(CODEX_RULES.as_bytes().to_vec()))
+        }
+        Some(b) if b == CODEX_RULES.as_bytes() => Ok(None),
+        Some(_) => {
+            done.push(format!("kept ~/{CODEX_RULES_FILE}: it holds another text"));
+            Ok(None)
+        }
+    }
+}
+
+fn by_hand(e: anyhow::Error) -> anyhow::Error {
+    anyhow!("{e:#}; capn init --user changed nothing (register the capn hooks by hand: INSTALL.md, \"Registering by hand\")")
+}
+
+/// Every refusal before the first write: a settings file, the rules file, the skill or a folder
+/// on the way to them that must not be written.
+fn refusals(plan: &UserPlan) -> Result<()> {
+    for f in [&plan.claude, &plan.codex] {
+        if let Some(why) = f.refusal() {
+            return Err(by_hand(anyhow!(why)));
+        }
+    }
+    let mut paths = vec![plan.claude.path.clone(), plan.codex.path.clone()];
+    if plan.rules.is_some() {
+        paths.push(plan.home.join(CODEX_RULES_FILE));
+    }
+    if plan.skill {
+        paths.push(skill::skill_path(&plan.home));
+    }
+    for p in paths {
+        crate::fsutil::check_inside(&plan.home, &p).map_err(by_hand)?;
+        if let Some(why) = crate::fsutil::unwritable_reason(&p) {
+            return Err(by_hand(anyhow!("could not write {}: {why}", p.display())));
+        }
+    }
+    Ok(())
+}
+
+/// The folders a write to `path` (under `home`) would create, outermost first, relative to
+/// `home`.
+fn missing_dirs(home: &Path, path: &Path) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut at = path.parent();
+    while let Some(dir) = at.filter(|d| *d != home && d.starts_with(home)) {
+        if dir.exists() {
+            break;
+        }
+        out.insert(0, rel(home, dir));
+        at = dir.parent();
+    }
+    out
+}
+
+fn rel(home: &Path, p: &Path) -> String {
+    let r = p.strip_prefix(home).unwrap_or(p);
+    r.components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// Carries out `plan`, the record saved before each file is written. Returns the report lines.
+///
+/// Errors: the record or a file cannot be written.
+pub fn apply_init(plan: UserPlan) -> Result<Vec<String>> {
+    let UserPlan {
+        home,
+        claude,
+        codex,
+        rules,
+        skill: install_skill,
+        allow_made,
+        done,
+    } = plan;
+    let mut rec = UserRecord::load()?.unwrap_or_default();
+    rec.version = 1;
+    let mut writes: Vec<(PathBuf, Option<Vec<u8>>, Vec<u8>)> = Vec::new();
+    for f in [&claude, &codex] {
+        if f.changed() {
+            writes.push((
+                f.path.clone(),
+                f.original_bytes().map(<[u8]>::to_vec),
+                f.bytes(),
+            ));
+        }
+    }
+    if let Some(bytes) = rules {
+        writes.push((home.join(CODEX_RULES_FILE), None, bytes));
+    }
+    let mut targets: Vec<PathBuf> = writes.iter().map(|w| w.0.clone()).collect();
+    if install_skill {
+        targets.push(skill::skill_path(&home));
+    }
+    for t in &targets {
+        for d in missing_dirs(&home, t) {
+            if !rec.dirs.contains(&d) {
+                rec.dirs.push(d);
+            }
+        }
+    }
+    for (path, before, after) in &writes {
+        rec.set(&rel(&home, path), before.as_deref(), after);
+    }
+    if allow_made {
+        if let Some(f) = rec.files.iter_mut().find(|f| f.file == CLAUDE_USER) {
+            f.allow_made = true;
+        }
+    }
+    rec.skill |= install_skill;
+    if !done.is_empty() {
+        rec.save()?;
+    }
+    for (path, _, after) in &writes {
+        if let Some(dir) = path.parent() {
+            crate::fsutil::ensure_dir_inside(&home, dir)?;
+        }
+        crate::fsutil::write_atomic(path, after)?;
+    }
+    if install_skill {
+        skill::install(&home)?;
+    }
+    Ok(done)
+}
+
+/// Removes what `init --user` added under `home` (see the module docs). Returns the report
+/// lines.
+///
+/// Errors: a file cannot be read, parsed or written; the message names it.
+pub fn uninstall(home: &Path) -> Result<Vec<String>> {
+    let rec = UserRecord::load()?;
+    let mut done = Vec::new();
+    let mut files: Vec<(SettingsFile, String)> = vec![
+        (
+            SettingsFile::load(&home.join(CLAUDE_USER))?,
+            user_table(crate::hosts::CLAUDE_TABLE)?,
+        ),
+        (
+            SettingsFile::load(&home.join(CODEX_USER))?,
+            user_table(crate::hosts::CODEX_TABLE)?,
+        ),
+    ];
+    for (f, _) in &files {
+        if let Some(why) = crate::fsutil::unwritable_reason(&f.path).filter(|_| f.existed()) {
+            anyhow::bail!(
+                "could not write {}: {why}; nothing was changed",
+                f.path.display()
+            );
+        }
+    }
+    for (f, table) in &mut files {
+        let label = rel(home, &f.path);
+        let recorded = rec.as_ref().and_then(|r| r.file(&label));
+        done.extend(undo_settings(f, table, recorded, &label)?);
+    }
+    done.extend(undo_rules(home, rec.as_ref())?);
+    if rec.as_ref().is_none_or(|r| r.skill)
+        && skill::remove_bundled(home)? == skill::Removed::Bundled
+    {
+        done.push("removed the /compact-prep skill from ~/.claude/skills/".into());
+    }
+    if let Some(r) = &rec {
+        for d in r.dirs.iter().rev() {
+            let _ = std::fs::remove_dir(home.join(d));
+        }
+        crate::fsutil::remove_if_exists(&UserRecord::path()?)?;
+    }
+    Ok(done)
+}
+
+/// Gives one settings file its bytes from before `init --user` when nothing else changed it,
+/// else removes capn's entries from it. Returns what it did.
+fn undo_settings(
+    f: &mut SettingsFile,
+    table: &str,
+    recorded: Option<&UserFile>,
+    label: &str,
+) -> Result<Vec<String>> {
+    let current = f.original_bytes().map(<[u8]>::to_vec);
+    if let (Some(r), Some(now)) = (recorded, &current) {
+        if sha256_hex(now) == r.after_sha256 {
+            match &r.before {
+                Some(before) => crate::fsutil::write_atomic(&f.path, before.as_bytes())?,
+                None => crate::fsutil::remove_if_exists(&f.path)?,
+            }
+            return Ok(vec![if r.before.is_some() {
+                format!("gave ~/{label} back its bytes from before capn init --user")
+            } else {
+                format!("deleted ~/{label} (capn init --user created it)")
+            }]);
+        }
+    }
+    let mut done = Vec::new();
+    for event in super::remove_table_handlers(table, f)? {
+        done.push(format!("removed the {event} hook from ~/{label}"));
+    }
+    if let Some(what) = super::unmerge_statusline(f, None) {
+        done.push(format!("{what} in ~/{label}"));
+    }
+    for rule in allow::remove(f, recorded.is_none_or(|r| r.allow_made)) {
+        done.push(format!("removed the allow rule {rule} from ~/{label}"));
+    }
+    f.save()?;
+    Ok(done)
+}
+
+/// Removes the Codex rules file when it holds capn's text.
+fn undo_rules(home: &Path, rec: Option<&UserRecord>) -> Result<Vec<String>> {
+    let path = home.join(CODEX_RULES_FILE);
+    if rec.is_some_and(|r| r.file(CODEX_RULES_FILE).is_none()) {
+        return Ok(Vec::new());
+    }
+    match crate::fsutil::read_host_file(&path, "Codex rules")? {
+        Some(b) if b == CODEX_RULES.as_bytes() => {
+            crate::fsutil::remove_if_exists(&path)?;
+            Ok(vec![format!("removed ~/{CODEX_RULES_FILE}")])
+        }
+        Some(_) => Ok(vec![format!(
+            "kept ~/{CODEX_RULES_FILE}: it was changed after capn init --user"
+        )]),
+        None => Ok(Vec::new()),
+    }
+}

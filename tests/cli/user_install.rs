@@ -1,0 +1,321 @@
+//! `capn init --user` and `capn uninstall --user` (issue 30): one install for every project and
+//! worktree of the user, silent where there is no store, removed byte for byte; and the allow
+//! rules for `capn ask` and `capn chart` that project and user installs add and remove.
+
+use crate::util::Env;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn read_json(p: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
+/// Every handler registered in a settings file, as (event, argv after the program name).
+fn registered(settings: &Value) -> Vec<(String, Vec<String>)> {
+    let mut out = Vec::new();
+    for (event, groups) in settings["hooks"].as_object().unwrap() {
+        for g in groups.as_array().unwrap() {
+            for h in g["hooks"].as_array().unwrap() {
+                let command = h["command"].as_str().unwrap();
+                let mut words: Vec<String> =
+                    command.split_whitespace().map(str::to_string).collect();
+                if let Some(args) = h["args"].as_array() {
+                    words.extend(args.iter().map(|a| a.as_str().unwrap().to_string()));
+                }
+                assert_eq!(words[0], "capn", "{command}");
+                out.push((event.clone(), words[1..].to_vec()));
+            }
+        }
+    }
+    out
+}
+
+/// A payload for `event` as the hosts send it, with `cwd`.
+fn payload(event: &str, cwd: &Path) -> String {
+    json!({
+        "session_id": "user-install-1",
+        "transcript_path": null,
+        "cwd": cwd.to_str().unwrap(),
+        "hook_event_name": event,
+        "source": "startup",
+        "trigger": "manual",
+        "prompt": "where are payment webhooks handled?",
+        "tool_name": "Grep",
+        "tool_input": {"pattern": "webhook"}
+    })
+    .to_string()
+}
+
+/// Runs every handler `init --user` registered for both hosts, in `dir`, with payloads naming
+/// `dir`; returns (event, argv, stdout) for each, all having exited 0.
+fn run_user_hooks(env: &Env, dir: &Path) -> Vec<(String, Vec<String>, String)> {
+    let mut out = Vec::new();
+    for file in [".claude/settings.json", ".codex/hooks.json"] {
+        for (event, argv) in registered(&read_json(&env.home.join(file))) {
+            let args: Vec<&str> = argv.iter().map(String::as_str).collect();
+            let run = env.run_cmd(env.cmd_in(dir, &args), payload(&event, dir).as_bytes());
+            assert_eq!(run.code, 0, "{event} {argv:?}: {}", run.stderr);
+            out.push((event, argv, run.stdout));
+        }
+    }
+    out
+}
+
+#[test]
+fn init_user_registers_everything_and_a_project_without_a_store_hears_nothing() {
+    let env = Env::git();
+    let run = env.run(&["init", "--user"]).ok();
+    assert!(run.stdout.contains("capn init"), "{}", run.stdout);
+    assert!(!env.root.join(".capn").exists(), "init --user made a store");
+    let claude = read_json(&env.home.join(".claude/settings.json"));
+    let hooks = registered(&claude);
+    let events: Vec<&str> = hooks.iter().map(|(e, _)| e.as_str()).collect();
+    for e in [
+        "SessionStart",
+        "PreCompact",
+        "PostCompact",
+        "UserPromptSubmit",
+        "PreToolUse",
+        "Stop",
+    ] {
+        assert!(events.contains(&e), "{e} missing: {events:?}");
+    }
+    assert!(
+        hooks.iter().all(|(_, a)| a.last().unwrap() == "--user"),
+        "{hooks:?}"
+    );
+    assert_eq!(claude["statusLine"]["command"], "capn statusline");
+    assert_eq!(
+        claude["permissions"]["allow"],
+        json!(["Bash(capn ask:*)", "Bash(capn chart:*)"])
+    );
+    assert_eq!(
+        registered(&read_json(&env.home.join(".codex/hooks.json"))).len(),
+        6
+    );
+    let rules = std::fs::read_to_string(env.home.join(".codex/rules/capn.rules")).unwrap();
+    assert!(
+        rules.contains(r#"pattern = ["capn", ["ask", "chart"]]"#),
+        "{rules}"
+    );
+    assert!(env
+        .home
+        .join(".claude/skills/compact-prep/SKILL.md")
+        .is_file());
+    // A second run changes nothing.
+    let again = env.run(&["init", "--user"]).ok();
+    assert!(again.stdout.contains("nothing changed"), "{}", again.stdout);
+
+    // A git project without .capn/, and a folder that is no project at all: every hook, as
+    // registered, exits 0 and prints nothing.
+    let plain = env.tmp.path().join("plain");
+    std::fs::create_dir_all(&plain).unwrap();
+    for dir in [env.root.clone(), plain.canonicalize().unwrap()] {
+        for (event, argv, stdout) in run_user_hooks(&env, &dir) {
+            assert_eq!(stdout, "", "{event} {argv:?} printed in {}", dir.display());
+        }
+    }
+    assert!(!env.root.join(".capn").exists(), "a hook made a store");
+    // `capn ask` there says how to start one.
+    let ask = env
+        .run(&["ask", "where are payment webhooks handled?"])
+        .code(1);
+    assert!(ask.stderr.contains("capn init"), "{}", ask.stderr);
+}
+
+/// Adds a linked worktree of `env.root` at `path`; returns its canonical path.
+fn add_worktree(env: &Env, path: &Path) -> PathBuf {
+    let git = |args: &[&str]| {
+        let ok = Command::new("git")
+            .args(args)
+            .current_dir(&env.root)
+            .env("HOME", &env.home)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.com")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.com")
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "git {args:?}");
+    };
+    git(&["add", "-A"]);
+    git(&["commit", "-q", "-m", "start"]);
+    git(&[
+        "worktree",
+        "add",
+        "-q",
+        "-b",
+        "side",
+        path.to_str().unwrap(),
+    ]);
+    path.canonicalize().unwrap()
+}
+
+#[test]
+fn a_linked_worktree_of_a_project_with_a_store_works_without_a_second_init() {
+    let env = Env::git();
+    env.run(&["init", "--user"]).ok();
+    env.write("src/webhooks.rs", "// webhooks\n");
+    let init = env.run(&["init"]).ok();
+    // The user-level registrations count: the project gets no second copy of the hooks.
+    assert!(!init.stdout.contains("registered the"), "{}", init.stdout);
+    env.run(&[
+        "chart",
+        "Where are payment webhooks handled?",
+        "--files",
+        "src/webhooks.rs",
+    ])
+    .ok();
+    let wt = add_worktree(&env, &env.tmp.path().join("wt"));
+    assert!(!wt.join(".capn").exists());
+    let contract = env.run(&["context"]).ok().stdout;
+    let outputs = run_user_hooks(&env, &wt);
+    let starts: Vec<&String> = outputs
+        .iter()
+        .filter(|(e, _, _)| e == "SessionStart")
+        .map(|(_, _, out)| out)
+        .collect();
+    assert_eq!(starts.len(), 2, "{outputs:?}");
+    for out in starts {
+        let v: Value = serde_json::from_str(out).unwrap();
+        assert_eq!(
+            v["hookSpecificOutput"]["additionalContext"],
+            contract.as_str()
+        );
+    }
+    let hit = env
+        .run_cmd(
+            env.cmd_in(&wt, &["ask", "where are payment webhooks handled?"]),
+            b"",
+        )
+        .ok();
+    assert!(hit.stdout.contains("src/webhooks.rs"), "{}", hit.stdout);
+}
+
+/// In a project whose own settings register capn's hooks (set up before `init --user`), the
+/// user-level copies stay silent: the project's answer, once.
+#[test]
+fn user_hooks_defer_to_a_projects_own_registration() {
+    let env = Env::git();
+    env.run(&["init"]).ok();
+    env.run(&["init", "--user"]).ok();
+    for (event, argv, stdout) in run_user_hooks(&env, &env.root) {
+        assert_eq!(stdout, "", "{event} {argv:?}");
+    }
+    let project = env.run_stdin(
+        &["hook", "session-start"],
+        payload("SessionStart", &env.root).as_bytes(),
+    );
+    assert!(project.stdout.contains("capn ask"), "{}", project.stdout);
+}
+
+/// Every file under `home` but capn's state dir (`.local/state/capn-hook`, where the tests pin
+/// it, and the folders on the way to it), with its bytes; folders as `None`.
+fn snapshot(home: &Path) -> BTreeMap<PathBuf, Option<Vec<u8>>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![home.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            let rel = p.strip_prefix(home).unwrap().to_path_buf();
+            if rel.starts_with(".local") {
+                continue;
+            }
+            if p.is_dir() {
+                out.insert(rel, None);
+                stack.push(p);
+            } else {
+                out.insert(rel, Some(std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn uninstall_user_gives_back_every_byte_and_folder() {
+    let env = Env::git();
+    let mine = "{\n\t\"model\": \"opus\",\n\t\"statusLine\": {\"type\": \"command\", \"command\": \"~/bin/line.sh\"},\n\t\"permissions\": {\"allow\": [\"Bash(ls:*)\"]}\n}";
+    std::fs::create_dir_all(env.home.join(".claude")).unwrap();
+    std::fs::write(env.home.join(".claude/settings.json"), mine).unwrap();
+    let before = snapshot(&env.home);
+    env.run(&["init", "--user"]).ok();
+    let claude = read_json(&env.home.join(".claude/settings.json"));
+    assert_eq!(
+        claude["statusLine"]["command"],
+        "capn statusline --wrap '~/bin/line.sh'"
+    );
+    assert_ne!(snapshot(&env.home), before);
+    let run = env.run(&["uninstall", "--user"]).ok();
+    assert!(
+        run.stdout.contains("gave ~/.claude/settings.json back"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(snapshot(&env.home), before);
+
+    // Edited in between: only capn's entries go, the edit and the user's own stay.
+    env.run(&["init", "--user"]).ok();
+    let path = env.home.join(".claude/settings.json");
+    let edited = std::fs::read_to_string(&path)
+        .unwrap()
+        .replacen("\"opus\"", "\"sonnet\"", 1);
+    std::fs::write(&path, &edited).unwrap();
+    env.run(&["uninstall", "--user"]).ok();
+    let v = read_json(&path);
+    assert_eq!(
+        v,
+        json!({"model": "sonnet", "statusLine": {"type": "command", "command": "~/bin/line.sh"}, "permissions": {"allow": ["Bash(ls:*)"]}})
+    );
+    assert!(!env.home.join(".codex").exists());
+    assert!(!env.home.join(".claude/skills").exists());
+}
+
+#[test]
+fn project_init_adds_exactly_the_two_allow_rules_and_uninstall_removes_them() {
+    let env = Env::git();
+    let run = env.run(&["init"]).ok();
+    assert!(
+        run.stdout.contains("allowed Bash(capn ask:*)"),
+        "{}",
+        run.stdout
+    );
+    let v = read_json(&env.root.join(".claude/settings.json"));
+    assert_eq!(
+        v["permissions"],
+        json!({"allow": ["Bash(capn ask:*)", "Bash(capn chart:*)"]})
+    );
+    let doctor = env.run(&["doctor"]);
+    assert!(
+        doctor.stdout.lines().any(|l| l
+            == "ok    Claude allow rules for capn ask and capn chart (permissions.allow in .claude/settings.json)"),
+        "{}",
+        doctor.stdout
+    );
+    // Changed since init: the record still removes exactly the two rules.
+    let mut v2 = v.clone();
+    v2["model"] = json!("mine");
+    v2["permissions"]["allow"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!("Bash(npm test:*)"));
+    env.write(".claude/settings.json", &v2.to_string());
+    env.run(&["uninstall"]).ok();
+    let after = read_json(&env.root.join(".claude/settings.json"));
+    assert_eq!(
+        after,
+        json!({"model": "mine", "permissions": {"allow": ["Bash(npm test:*)"]}})
+    );
+    let doctor = env.run(&["doctor"]);
+    assert!(
+        doctor.stdout.contains(
+            "warn  Claude allow rules for capn ask and capn chart: no Bash(capn ask:*) or Bash(capn chart:*) in permissions.allow"
+        ),
+        "{}",
+        doctor.stdout
+    );
+}
