@@ -12,7 +12,6 @@ use crate::store::Store;
 use anyhow::Result;
 use serde::Serialize;
 use std::borrow::Cow;
-use std::io::Write;
 use std::process::ExitCode;
 
 /// One hit as printed: `{"id","question","files","more_files"?,"details"?,"score"}`, every
@@ -114,13 +113,10 @@ pub fn run(args: &AskArgs) -> Result<ExitCode> {
     let shared = !answers.hidden.is_empty() && store.config().shared;
     let out = render(question, &answers, shared)?;
     if out.hits.is_empty() {
-        let mut err = std::io::stderr().lock();
-        let _ = err.write_all(out.miss.as_bytes());
+        present::write_stderr_lines(&out.miss);
         return Ok(ExitCode::from(1));
     }
-    let mut so = std::io::stdout().lock();
-    so.write_all(out.hits.as_bytes())?;
-    so.flush()?;
+    present::print(&out.hits)?;
     Ok(ExitCode::SUCCESS)
 }
 

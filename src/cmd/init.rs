@@ -19,7 +19,7 @@ use crate::install::skill::skill_path;
 use crate::install::{self, git_hook, shared, SettingsFile};
 use crate::store::Store;
 use anyhow::Result;
-use std::io::Write;
+use std::fmt::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -554,7 +554,7 @@ fn save_settings(
 }
 
 fn report(root: &Path, codex_changed: bool, mut done: Vec<String>) -> Result<ExitCode> {
-    let mut out = std::io::stdout().lock();
+    let mut out = String::new();
     // When the search hook was just registered, or the embedding (which offers need) was just
     // switched, say whether offers are on.
     if done
@@ -587,6 +587,7 @@ fn report(root: &Path, codex_changed: bool, mut done: Vec<String>) -> Result<Exi
             writeln!(out, "  {line}")?;
         }
     }
+    crate::present::print(&out)?;
     Ok(ExitCode::SUCCESS)
 }
 

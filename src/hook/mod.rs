@@ -62,7 +62,6 @@ pub use crate::events::HookEvent;
 pub use crate::hosts::Host;
 use crate::session::{self, Marker, SessionDir, SessionId};
 use anyhow::{Context, Result};
-use std::io::Write;
 use std::process::ExitCode;
 use std::time::{Duration, SystemTime};
 use wire::HookInput;
@@ -203,17 +202,14 @@ pub fn envelope(event_name: &str, text: &str) -> String {
             "additionalContext": text::truncate(text.to_string()),
         }
     });
-    v.to_string()
+    crate::present::json_line(&v).unwrap_or_default()
 }
 
 /// Prints [`envelope`] and a newline on stdout in one write.
 fn emit(event_name: &str, text: &str) -> Result<()> {
     let mut line = envelope(event_name, text);
     line.push('\n');
-    let mut out = std::io::stdout().lock();
-    out.write_all(line.as_bytes())
-        .and_then(|()| out.flush())
-        .context("could not write the hook's output to stdout")?;
+    crate::present::print(&line).context("could not write the hook's output to stdout")?;
     Ok(())
 }
 

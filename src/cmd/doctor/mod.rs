@@ -206,14 +206,15 @@ fn capped(s: &str) -> String {
 pub fn run(_args: &DoctorArgs) -> Result<ExitCode> {
     let store = Store::from_env()?;
     let checks = diagnose(&store.root)?;
-    let mut out = std::io::stdout().lock();
+    use std::fmt::Write as _;
+    let mut out = String::new();
     writeln!(
         out,
         "capn doctor in {}",
         crate::present::printable(&store.root.display().to_string())
     )?;
     for c in &checks {
-        out.write_all(c.render().as_bytes())?;
+        out.push_str(&c.render());
     }
     let failed = checks.iter().filter(|c| c.status == Status::Failed).count();
     let warned = checks.iter().filter(|c| c.status == Status::Warn).count();
@@ -222,17 +223,19 @@ pub fn run(_args: &DoctorArgs) -> Result<ExitCode> {
         1 => ", 1 warning".to_string(),
         n => format!(", {n} warnings"),
     };
-    if failed == 0 {
+    let code = if failed == 0 {
         writeln!(out, "capn doctor: all {} checks ok{warnings}", checks.len())?;
-        Ok(ExitCode::SUCCESS)
+        ExitCode::SUCCESS
     } else {
         writeln!(
             out,
             "capn doctor: {failed} of {} checks failed{warnings}",
             checks.len()
         )?;
-        Ok(ExitCode::from(1))
-    }
+        ExitCode::from(1)
+    };
+    crate::present::print(&out)?;
+    Ok(code)
 }
 
 /// Runs every check for the project at `root` and returns them in report order. Writes only
