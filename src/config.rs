@@ -82,7 +82,10 @@ impl Config {
         match map.get("embedding") {
             None => {}
             Some(Value::Bool(b)) => self.embedding = *b,
-            Some(v) => problems.push(format!("\"embedding\" must be true or false, not {}", shown(v))),
+            Some(v) => problems.push(format!(
+                "\"embedding\" must be true or false, not {}",
+                shown(v)
+            )),
         }
         if let Some(v) = map.get("offer") {
             self.apply_offer(v, problems);
@@ -100,7 +103,10 @@ impl Config {
         match map.get("shared") {
             None => {}
             Some(Value::Bool(b)) => self.shared = *b,
-            Some(v) => problems.push(format!("\"shared\" must be true or false, not {}", shown(v))),
+            Some(v) => problems.push(format!(
+                "\"shared\" must be true or false, not {}",
+                shown(v)
+            )),
         }
         match map.get("warn_at") {
             None => {}

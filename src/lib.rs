@@ -47,6 +47,8 @@ pub mod embed;
 pub(crate) mod env;
 pub(crate) mod error;
 pub mod events;
+#[cfg(test)]
+mod foreign_scan;
 pub(crate) mod fsutil;
 pub(crate) mod hex;
 pub(crate) mod hook;

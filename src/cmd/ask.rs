@@ -85,8 +85,9 @@ pub fn run(args: &AskArgs) -> Result<ExitCode> {
             .collect::<Vec<_>>()
             .join(" ");
         return Err(crate::error::Refused(format!(
-            "unexpected argument {:?}: quote the question: capn ask {:?}",
-            args.extra[0], whole
+            "unexpected argument {}: quote the question: capn ask {}",
+            present::quote(&args.extra[0], present::MAX_QUESTION_CHARS),
+            present::quote(&whole, present::MAX_ASK_QUESTION_CHARS)
         ))
         .into());
     }

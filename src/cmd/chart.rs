@@ -292,6 +292,7 @@ fn with_phrasing(
     match details {
         Some(d) if e.details.is_empty() => e.details = d.to_string(),
         Some(d) if !d.is_empty() && !e.details.split("\n\n").any(|p| p == d) => {
+            // foreign-scan: data (the entry's own details, written back to it)
             e.details = format!("{}\n\n{d}", e.details);
         }
         _ => {}

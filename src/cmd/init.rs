@@ -302,9 +302,12 @@ fn merge_hooks(
         for r in &report.replaced {
             let file = crate::store::display_rel(root, &r.path);
             done.push(format!(
-                "replaced the capn-hook {} registration {:?} of {} in {file} (capn uninstall puts it back)",
+                "replaced the capn-hook {} registration {} of {} in {file} (capn uninstall puts it back)",
                 install::legacy_version(&r.handler),
-                crate::install::command_line(&r.handler),
+                crate::present::quote(
+                    &crate::install::command_line(&r.handler),
+                    crate::present::MAX_QUESTION_CHARS
+                ),
                 r.event
             ));
             rec.add_replaced(RecordedReplaced {
@@ -362,7 +365,8 @@ fn merge_statusline(
             done.push("set the statusline to capn statusline in .claude/settings.json".into())
         }
         install::StatuslineChange::Wrapped(orig) => done.push(format!(
-            "set the statusline to capn statusline, wrapping your {orig:?} (capn uninstall restores it)"
+            "set the statusline to capn statusline, wrapping your {} (capn uninstall restores it)",
+            crate::present::quote(&orig, crate::present::MAX_QUESTION_CHARS)
         )),
     }
     for ((f, label), before) in [

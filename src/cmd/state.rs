@@ -198,8 +198,9 @@ pub fn check_headings(text: &str) -> Vec<String> {
                 found[first[i].unwrap_or(k)].line
             )),
             None => problems.push(format!(
-                "unexpected heading at line {}: {:?} (use ### or deeper inside a section)",
-                f.line, f.text
+                "unexpected heading at line {}: {} (use ### or deeper inside a section)",
+                f.line,
+                crate::present::quote(&f.text, crate::present::MAX_QUESTION_CHARS)
             )),
         }
     }

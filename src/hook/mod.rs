@@ -127,8 +127,8 @@ impl Ctx {
         };
         let Some(id) = SessionId::parse(raw) else {
             diag!(
-                "capn: refusing session_id {:?}: it does not match ^[A-Za-z0-9][A-Za-z0-9._-]{{0,127}}$",
-                raw.chars().take(64).collect::<String>()
+                "capn: refusing session_id {}: it does not match ^[A-Za-z0-9][A-Za-z0-9._-]{{0,127}}$",
+                crate::present::Foreign::new(raw).quoted(64)
             );
             return Ok(None);
         };

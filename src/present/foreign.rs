@@ -173,7 +173,10 @@ mod tests {
         );
         assert_eq!(Foreign::new("abcdef").shown(4), "abc…");
         assert_eq!(Foreign::new("abcd").shown(4), "abcd");
-        assert_eq!(Foreign::new("x".repeat(5000)).quoted(10).chars().count(), 12);
+        assert_eq!(
+            Foreign::new("x".repeat(5000)).quoted(10).chars().count(),
+            12
+        );
         assert_eq!(format!("{:?}", Foreign::new("\n")), r#""\n""#);
     }
 

@@ -154,6 +154,7 @@ impl Entry {
             let _ = writeln!(s, "{line}");
         }
         s.push_str("---\n\n");
+        // foreign-scan: data (the entry file itself)
         let _ = writeln!(s, "# {}", self.question);
         if !self.details.is_empty() {
             s.push('\n');

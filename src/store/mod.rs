@@ -5,6 +5,7 @@
 //! (format.md). Writers hold [`lock::StoreLock`]; readers never wait on it.
 
 pub mod ask;
+pub mod budget;
 pub mod entry;
 pub mod fresh;
 pub mod index;

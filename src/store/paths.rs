@@ -132,8 +132,7 @@ fn resolves_into_store(root: &Path, canon: &Path) -> bool {
     if crate::pathcmp::within(canon, &store) {
         return true;
     }
-    key_of(&root, canon)
-        .is_some_and(|key| crate::pathcmp::under_top_folder(&key, super::STORE_DIR))
+    key_of(&root, canon).is_some_and(|key| crate::pathcmp::under_top_folder(&key, super::STORE_DIR))
 }
 
 #[cfg(test)]

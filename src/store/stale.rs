@@ -43,7 +43,9 @@ pub(super) fn note_unchecked(key: &str, kind: std::io::ErrorKind) {
         std::io::ErrorKind::FileTooLarge => {
             format!("over the {} MiB limit", fresh::MAX_BACKING_BYTES >> 20)
         }
-        fresh::LEAVES_PROJECT => "it is reached through a symlinked folder that leaves the project".into(),
+        fresh::LEAVES_PROJECT => {
+            "it is reached through a symlinked folder that leaves the project".into()
+        }
         k => std::io::Error::from(k).to_string(),
     };
     diag!(

@@ -7,6 +7,7 @@ mod codex_reminder;
 mod concurrency;
 mod doctor;
 mod doctor_files;
+mod foreign;
 mod fork;
 mod git_scenarios;
 mod guest;
