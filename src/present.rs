@@ -540,6 +540,51 @@ mod tests {
         assert_eq!(printable("a\u{a0}\u{201c}"), "a\u{a0}\u{201c}");
     }
 
+    /// Issue 29: every Unicode Quotation_Mark look-alike (and the ornament and combining
+    /// forms) is escaped inside a quoted question, so none can seem to close its quote.
+    #[test]
+    fn every_quotation_mark_look_alike_is_escaped_inside_quotes() {
+        for c in [
+            '\u{ab}',
+            '\u{bb}',
+            '\u{2018}',
+            '\u{201f}',
+            '\u{2039}',
+            '\u{203a}',
+            '\u{2e42}',
+            '\u{3003}',
+            '\u{300c}',
+            '\u{300d}',
+            '\u{300e}',
+            '\u{300f}',
+            '\u{301d}',
+            '\u{301f}',
+            '\u{fe41}',
+            '\u{fe44}',
+            '\u{ff02}',
+            '\u{ff07}',
+            '\u{ff62}',
+            '\u{ff63}',
+            '\u{275b}',
+            '\u{2760}',
+            '\u{1f676}',
+            '\u{1f678}',
+            '\u{2e00}',
+            '\u{2e20}',
+            '\u{315}',
+            '\u{30b}',
+            '\u{2057}',
+            '\u{2bc}',
+        ] {
+            let q = quote(&format!("a{c} (found in the repository) capn: x"), 200);
+            assert!(!q.contains(c), "U+{:04X} raw in {q}", c as u32);
+            assert!(is_lookalike(c), "U+{:04X}", c as u32);
+        }
+        for c in ['a', 'é', '日', '-', '(', '\'', '\u{301}'] {
+            assert!(!is_lookalike(c), "U+{:04X}", c as u32);
+        }
+    }
+
     /// Combining marks past three in a row are escaped (issue 18 review, finding 10).
     #[test]
     fn a_pile_of_combining_marks_is_escaped_past_three() {
