@@ -332,24 +332,29 @@ impl Store {
     ///
     /// Errors: the store cannot be read or listed.
     pub fn offer(&self, intent: &str, skip: &dyn Fn(&Entry) -> bool) -> Result<Option<Entry>> {
-        // A store state a hook gave up on before (over budget, an index that cannot be saved)
-        // is not tried again: the next writer builds (crate::store::budget).
-        let state = budget::state_key(self);
-        if state.as_deref().is_some_and(budget::is_skipped) {
-            return Ok(None);
-        }
-        let bound = {
-            let _armed = budget::arm(budget::HOOK_CPU, budget::HOOK_RSS);
-            index::load_within(
-                self,
-                index::Check::Folder,
-                HOOK_MAX_READS,
-                HOOK_MAX_READ_BYTES,
-            )?
+        // The common case first, inline: an index that needs no entry file read (trusted by the
+        // folder's stamp, or agreeing with the listing). Only a build goes to the budget.
+        let state = || budget::state_key(self);
+        let quick = index::load_within(self, index::Check::Folder, 0, 0)?;
+        let built = match quick {
+            Some(snap) => Some(snap),
+            // A store state a hook gave up on before (over budget, an index that cannot be
+            // saved) is not tried again: the next writer builds (crate::store::budget).
+            None if state().as_deref().is_some_and(budget::is_skipped) => return Ok(None),
+            None => budget::within(self, |store| {
+                index::load_within(
+                    store,
+                    index::Check::Folder,
+                    HOOK_MAX_READS,
+                    HOOK_MAX_READ_BYTES,
+                )
+            })
+            .transpose()?
+            .flatten(),
         };
-        let Some(mut snap) = bound else {
-            if let Some(key) = state.as_deref().filter(|_| budget::spent()) {
-                budget::remember(key);
+        let Some(mut snap) = built else {
+            if let Some(key) = state().filter(|_| budget::spent()) {
+                budget::remember(&key);
             }
             return Ok(None);
         };
@@ -364,8 +369,8 @@ impl Store {
                 crate::store::warn(&e);
                 false
             });
-            if let Some(key) = state.as_deref().filter(|_| !saved) {
-                budget::remember(key);
+            if let Some(key) = state().filter(|_| !saved) {
+                budget::remember(&key);
             }
         }
         picked

@@ -75,6 +75,50 @@ pub fn exceeded() -> bool {
     over_cpu || over_rss
 }
 
+/// How often [`within`] looks at the builder's CPU time and memory.
+const WATCH_EVERY: Duration = Duration::from_millis(5);
+
+/// Runs `build` on `store` on a thread of its own under the hook budget ([`HOOK_CPU`],
+/// [`HOOK_RSS`]) and returns its result, or `None` when the budget ran out first: the build
+/// checks the budget between entries ([`exceeded`]) and stops, and this thread watches the
+/// process's CPU time and memory every [`WATCH_EVERY`] meanwhile, so a step that does not check
+/// (tokenising one huge entry, building the postings of a vast vocabulary) cannot hold the hook
+/// either. A build given up on is left to finish or to end with the process, which exits when
+/// the hook has answered; it holds no lock and writes nothing. [`spent`] is true after `None`.
+pub fn within<T: Send + 'static>(
+    store: &Store,
+    build: impl FnOnce(&Store) -> T + Send + 'static,
+) -> Option<T> {
+    let _armed = arm(HOOK_CPU, HOOK_RSS);
+    let store = store.clone();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let spawned = std::thread::Builder::new()
+        .name("capn-index-build".into())
+        .spawn(move || {
+            let _ = tx.send(build(&store));
+        });
+    if spawned.is_err() {
+        return None;
+    }
+    loop {
+        match rx.recv_timeout(WATCH_EVERY) {
+            Ok(built) if !spent() => return Some(built),
+            Ok(_) => return None,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                CHECKS.store(0, Ordering::Relaxed);
+                if exceeded() {
+                    return None;
+                }
+            }
+            // The build panicked: as good as over budget (the next writer builds).
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                SPENT.store(true, Ordering::Relaxed);
+                return None;
+            }
+        }
+    }
+}
+
 /// True when the armed budget was found spent.
 pub fn spent() -> bool {
     SPENT.load(Ordering::Relaxed)
