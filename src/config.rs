@@ -95,7 +95,10 @@ impl Config {
         match map.get("embedding") {
             None => {}
             Some(Value::Bool(b)) => self.embedding = *b,
-            Some(v) => problems.push(format!("\"embedding\" must be true or false, not {v}")),
+            Some(v) => problems.push(format!(
+                "\"embedding\" must be true or false, not {}",
+                shown(v)
+            )),
         }
         if let Some(v) = map.get("offer") {
             self.apply_offer(v, problems);
@@ -105,7 +108,8 @@ impl Config {
             Some(v) => match v.as_u64().and_then(|n| u32::try_from(n).ok()) {
                 Some(n) => self.stale_days = n,
                 None => problems.push(format!(
-                    "\"stale_days\" must be a whole number of days (0: never), not {v}"
+                    "\"stale_days\" must be a whole number of days (0: never), not {}",
+                    shown(v)
                 )),
             },
         }
@@ -114,20 +118,24 @@ impl Config {
             Some(Value::Bool(b)) => self.shared = *b,
             Some(v) => {
                 self.shared_unknown = true;
-                problems.push(format!("\"shared\" must be true or false, not {v}"));
+                problems.push(format!(
+                    "\"shared\" must be true or false, not {}",
+                    shown(v)
+                ));
             }
         }
         match map.get("nudge") {
             None => {}
             Some(Value::Bool(b)) => self.nudge = *b,
-            Some(v) => problems.push(format!("\"nudge\" must be true or false, not {v}")),
+            Some(v) => problems.push(format!("\"nudge\" must be true or false, not {}", shown(v))),
         }
         match map.get("warn_at") {
             None => {}
             Some(v) => match v.as_u64().filter(|n| (1..=100).contains(n)) {
                 Some(n) => self.warn_at = n as u8,
                 None => problems.push(format!(
-                    "\"warn_at\" must be a whole number from 1 to 100, not {v}"
+                    "\"warn_at\" must be a whole number from 1 to 100, not {}",
+                    shown(v)
                 )),
             },
         }
@@ -144,7 +152,8 @@ impl Config {
             Value::Object(o) => o,
             v => {
                 problems.push(format!(
-                    "\"offer\" must be true, false or {{\"prompt\": bool, \"search\": bool}}, not {v}"
+                    "\"offer\" must be true, false or {{\"prompt\": bool, \"search\": bool}}, not {}",
+                    shown(v)
                 ));
                 return;
             }
@@ -155,7 +164,8 @@ impl Config {
             .filter(|k| !matches!(k.as_str(), "prompt" | "search"))
         {
             problems.push(format!(
-                "\"offer\" has an unknown key {key:?} (the moments are \"prompt\" and \"search\")"
+                "\"offer\" has an unknown key {} (the moments are \"prompt\" and \"search\")",
+                crate::present::Foreign::new(key.as_str()).quoted(MAX_SHOWN_CHARS)
             ));
         }
         for (key, slot) in [
@@ -166,10 +176,25 @@ impl Config {
                 None => {}
                 Some(Value::Bool(b)) => *slot = *b,
                 Some(v) => problems.push(format!(
-                    "\"offer\".\"{key}\" must be true or false, not {v}"
+                    "\"offer\".\"{key}\" must be true or false, not {}",
+                    shown(v)
                 )),
             }
         }
+    }
+}
+
+/// The most characters of a setting's value (or an unknown key) a problem quotes.
+pub const MAX_SHOWN_CHARS: usize = 80;
+
+/// A value from the config file as a problem names it: a string quoted, anything else as
+/// compact JSON, escaped and capped ([`crate::present::Foreign`]): the file may be a teammate's
+/// (a shared store commits it), so its text is data.
+fn shown(v: &Value) -> String {
+    use crate::present::Foreign;
+    match v {
+        Value::String(s) => Foreign::new(s.as_str()).quoted(MAX_SHOWN_CHARS),
+        v => Foreign::json(v).shown(MAX_SHOWN_CHARS),
     }
 }
 

@@ -47,6 +47,8 @@ pub mod embed;
 pub(crate) mod env;
 pub(crate) mod error;
 pub mod events;
+#[cfg(test)]
+mod foreign_scan;
 pub(crate) mod fsutil;
 pub(crate) mod hex;
 pub(crate) mod hook;
@@ -64,7 +66,6 @@ pub(crate) mod store;
 
 use clap::Parser;
 use std::ffi::OsString;
-use std::io::Write;
 use std::process::ExitCode;
 
 use error::SilentExit;
@@ -141,16 +142,14 @@ fn report(e: &anyhow::Error) -> ExitCode {
     if error::is_broken_pipe(e) {
         return ExitCode::SUCCESS;
     }
-    let mut stderr = std::io::stderr().lock();
-    let _ = writeln!(stderr, "capn: {e:#}");
+    present::write_stderr(&format!("capn: {e:#}"));
     ExitCode::from(1)
 }
 
-/// Writes `args` and a newline on stderr in one locked write, ignoring errors (see `diag!`).
+/// Writes `args` as one escaped, capped line on stderr ([`present::diag_text`]) in one locked
+/// write, ignoring errors (see `diag!`).
 pub(crate) fn write_diag(args: std::fmt::Arguments<'_>) {
-    let mut line = args.to_string();
-    line.push('\n');
-    let _ = std::io::stderr().lock().write_all(line.as_bytes());
+    present::write_stderr(&args.to_string());
 }
 
 /// Adds clap's "a similar subcommand exists" tip for a swapped pair of letters (`capn aks`),

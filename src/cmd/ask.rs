@@ -12,7 +12,6 @@ use crate::store::Store;
 use anyhow::Result;
 use serde::Serialize;
 use std::borrow::Cow;
-use std::io::Write;
 use std::process::ExitCode;
 
 /// One hit as printed: `{"id","question","files","more_files"?,"details"?,"score"}`, every
@@ -86,8 +85,9 @@ pub fn run(args: &AskArgs) -> Result<ExitCode> {
             .collect::<Vec<_>>()
             .join(" ");
         return Err(crate::error::Refused(format!(
-            "unexpected argument {:?}: quote the question: capn ask {:?}",
-            args.extra[0], whole
+            "unexpected argument {}: quote the question: capn ask {}",
+            present::quote(&args.extra[0], present::MAX_QUESTION_CHARS),
+            present::quote(&whole, present::MAX_ASK_QUESTION_CHARS)
         ))
         .into());
     }
@@ -112,21 +112,17 @@ pub fn run(args: &AskArgs) -> Result<ExitCode> {
     };
     let out = render(question, &answers)?;
     if out.hits.is_empty() {
-        let mut err = std::io::stderr().lock();
         if !store.exists() {
-            let _ = writeln!(err, "capn: {}", super::messages::no_store(&store.root));
+            diag!("capn: {}", super::messages::no_store(&store.root));
         }
-        let _ = err.write_all(out.miss.as_bytes());
+        present::write_stderr_lines(&out.miss);
         return Ok(ExitCode::from(1));
     }
     // Fresh answers, and a stale chart among them: the note goes to stderr all the same.
     if !answers.hidden.is_empty() {
-        let mut err = std::io::stderr().lock();
-        let _ = err.write_all(hidden_note(&answers.hidden).as_bytes());
+        present::write_stderr_lines(&hidden_note(&answers.hidden));
     }
-    let mut so = std::io::stdout().lock();
-    so.write_all(out.hits.as_bytes())?;
-    so.flush()?;
+    present::print(&out.hits)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -4,7 +4,6 @@ use crate::cli::BustArgs;
 use crate::error::Refused;
 use crate::store::{paths, Store};
 use anyhow::{Context, Result};
-use std::io::Write;
 use std::process::ExitCode;
 
 /// Runs `capn bust`; prints `busted N entries` (`busted 1 entry`; N may be 0). The file need not exist any more;
@@ -27,7 +26,7 @@ pub fn run(args: &BustArgs) -> Result<ExitCode> {
         0
     };
     let noun = if n == 1 { "entry" } else { "entries" };
-    writeln!(std::io::stdout().lock(), "busted {n} {noun}")?;
+    crate::present::print(&format!("busted {n} {noun}\n"))?;
     if std::fs::symlink_metadata(&abs).is_err() {
         // A file deleted since it was charted is a fine target; a typo is worth knowing.
         diag!(

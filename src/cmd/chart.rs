@@ -12,7 +12,6 @@ use crate::store::fresh::{hash_file, now_ns};
 use crate::store::{paths, Store};
 use anyhow::{Context, Result};
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::process::ExitCode;
 
 /// The id for `question` (format.md, `id`): the 8-digit prefix of its SHA-256, or the 12- or
@@ -112,8 +111,7 @@ pub fn run(args: &ChartArgs) -> Result<ExitCode> {
         Some(id) => like(&store, question, id, args.details.as_deref())?,
         None => chart_files(&store, &cwd, question, &inputs, args)?,
     };
-    let mut out = std::io::stdout().lock();
-    writeln!(out, "{said}")?;
+    crate::present::print(&format!("{said}\n"))?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -145,7 +143,8 @@ fn like(store: &Store, question: &str, id: &str, details: Option<&str>) -> Resul
     if let Some(d) = details {
         e.details = d.to_string();
     }
-    let q = serde_json::to_string(&e.question).unwrap_or_default();
+    let q = crate::present::Foreign::new(e.question.as_str())
+        .quoted(crate::present::MAX_QUESTION_CHARS);
     let said = match &added {
         Some(dropped) => format!(
             "charted {id}: added as another phrasing of {q}{}{}{details_note}; asked in these words, it now answers with that chart",
@@ -465,6 +464,7 @@ fn with_phrasing(
     match details {
         Some(d) if e.details.is_empty() => e.details = d.to_string(),
         Some(d) if !d.is_empty() && !e.details.split("\n\n").any(|p| p == d) => {
+            // foreign-scan: data (the entry's own details, written back to it)
             e.details = format!("{}\n\n{d}", e.details);
         }
         _ => {}
@@ -475,7 +475,8 @@ fn with_phrasing(
         "; your details were added to its own"
     };
     let id = e.id.clone();
-    let q = serde_json::to_string(&e.question).unwrap_or_default();
+    let q = crate::present::Foreign::new(e.question.as_str())
+        .quoted(crate::present::MAX_QUESTION_CHARS);
     let said = match added {
         Some(dropped) => format!(
             "charted {id}: the same files as {q}, a similar question: added as another phrasing of it (no new entry){more_details}{}; asked in these words, it now answers with that chart",

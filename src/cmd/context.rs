@@ -2,14 +2,11 @@
 //! the SessionStart hook injects. No store access, no side effects.
 
 pub use crate::contract::CONTRACT;
-use std::io::Write;
 use std::process::ExitCode;
 
 /// Prints [`CONTRACT`] on stdout.
 pub fn run() -> anyhow::Result<ExitCode> {
-    let mut out = std::io::stdout().lock();
-    out.write_all(CONTRACT.as_bytes())?;
-    out.flush()?;
+    crate::present::print(CONTRACT)?;
     Ok(ExitCode::SUCCESS)
 }
 

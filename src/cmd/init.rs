@@ -24,7 +24,7 @@ use crate::install::skill::skill_path;
 use crate::install::{self, git_hook, shared, SettingsFile};
 use crate::store::Store;
 use anyhow::Result;
-use std::io::Write;
+use std::fmt::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -378,9 +378,12 @@ fn merge_hooks(
         for r in &report.replaced {
             let file = crate::store::display_rel(root, &r.path);
             done.push(format!(
-                "replaced the capn-hook {} registration {:?} of {} in {file} (capn uninstall puts it back)",
+                "replaced the capn-hook {} registration {} of {} in {file} (capn uninstall puts it back)",
                 install::legacy_version(&r.handler),
-                crate::install::command_line(&r.handler),
+                crate::present::quote(
+                    &crate::install::command_line(&r.handler),
+                    crate::present::MAX_QUESTION_CHARS
+                ),
                 r.event
             ));
             rec.add_replaced(RecordedReplaced {
@@ -442,7 +445,8 @@ fn merge_statusline(
             done.push("set the statusline to capn statusline in .claude/settings.json".into())
         }
         install::StatuslineChange::Wrapped(orig) => done.push(format!(
-            "set the statusline to capn statusline, wrapping your {orig:?} (capn uninstall restores it)"
+            "set the statusline to capn statusline, wrapping your {} (capn uninstall restores it)",
+            crate::present::quote(&orig, crate::present::MAX_QUESTION_CHARS)
         )),
     }
     for ((f, label), before) in [
@@ -755,7 +759,7 @@ fn save_settings(
 }
 
 fn report(root: &Path, codex_changed: bool, mut done: Vec<String>) -> Result<ExitCode> {
-    let mut out = std::io::stdout().lock();
+    let mut out = String::new();
     // When the search hook was just registered, or the embedding (which offers need) was just
     // switched, say whether offers are on.
     if done
@@ -791,6 +795,7 @@ fn report(root: &Path, codex_changed: bool, mut done: Vec<String>) -> Result<Exi
             writeln!(out, "  {line}")?;
         }
     }
+    crate::present::print(&out)?;
     Ok(ExitCode::SUCCESS)
 }
 

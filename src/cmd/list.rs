@@ -6,7 +6,6 @@ use crate::present;
 use crate::store::fresh::StatCache;
 use crate::store::{index::read_entry, printable, Store};
 use anyhow::Result;
-use std::io::Write;
 use std::process::ExitCode;
 
 /// Runs `capn list`. Human-readable by default (bounded and quoted: [`human`]); `--json` prints
@@ -52,7 +51,7 @@ pub fn run(args: &ListArgs) -> Result<ExitCode> {
         } else {
             let gone: Vec<bool> = changed
                 .iter()
-                .map(|f| std::fs::symlink_metadata(store.root.join(f)).is_err())
+                .map(|f| cache.is_gone(&store.root, f))
                 .collect();
             out.push_str(&human(&entry, &changed, &gone, &unchecked, shared));
         }
@@ -63,8 +62,7 @@ pub fn run(args: &ListArgs) -> Result<ExitCode> {
             store.describe()
         );
     }
-    let mut so = std::io::stdout().lock();
-    so.write_all(out.as_bytes())?;
+    present::print(&out)?;
     if !args.json && names.is_empty() {
         if store.is_outside_project() {
             diag!("capn: {}", super::messages::outside_project("list"));

@@ -4,7 +4,6 @@
 use crate::cli::PruneArgs;
 use crate::store::Store;
 use anyhow::Result;
-use std::io::Write;
 use std::process::ExitCode;
 
 /// Runs `capn prune`. Prints `pruned N stale entries` (`pruned 1 stale entry`) and then one
@@ -92,7 +91,7 @@ pub fn run(args: &PruneArgs) -> Result<ExitCode> {
             out.push_str(&named(&pruned.kept));
         }
     }
-    std::io::stdout().lock().write_all(out.as_bytes())?;
+    crate::present::print(&out)?;
     Ok(ExitCode::SUCCESS)
 }
 

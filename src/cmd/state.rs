@@ -18,7 +18,7 @@ use crate::cli::{SessionArg, StateAction, StateArgs};
 use crate::error::Refused;
 use crate::session::{self, SessionDir, SessionId};
 use anyhow::{Context, Result};
-use std::io::{Read, Write};
+use std::io::Read;
 use std::process::ExitCode;
 
 pub use crate::session::STATE_HEADINGS as HEADINGS;
@@ -35,17 +35,17 @@ pub fn run(args: &StateArgs) -> Result<ExitCode> {
     match &args.action {
         StateAction::Path(a) => {
             let s = resolve(a)?;
-            println!("{}", s.state_file().display());
+            crate::present::print(&format!("{}\n", s.state_file().display()))?;
         }
         StateAction::Save(a) => {
             let s = resolve(a)?;
             let text = read_input()?;
             save(&s, &text)?;
-            println!(
-                "saved {}: all {} headings present, in order",
+            crate::present::print(&format!(
+                "saved {}: all {} headings present, in order\n",
                 s.state_file().display(),
                 HEADINGS.len()
-            );
+            ))?;
         }
         StateAction::Show(a) => {
             let mut s = resolve(a)?;
@@ -84,9 +84,7 @@ pub fn run(args: &StateArgs) -> Result<ExitCode> {
                         .with_context(|| format!("could not read state file: {}", path.display()))
                 }
             };
-            let mut out = std::io::stdout().lock();
-            out.write_all(&text)?;
-            out.flush()?;
+            crate::present::print(&String::from_utf8_lossy(&text))?;
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -200,8 +198,9 @@ pub fn check_headings(text: &str) -> Vec<String> {
                 found[first[i].unwrap_or(k)].line
             )),
             None => problems.push(format!(
-                "unexpected heading at line {}: {:?} (use ### or deeper inside a section)",
-                f.line, f.text
+                "unexpected heading at line {}: {} (use ### or deeper inside a section)",
+                f.line,
+                crate::present::quote(&f.text, crate::present::MAX_QUESTION_CHARS)
             )),
         }
     }

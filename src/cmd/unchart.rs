@@ -4,7 +4,6 @@ use crate::cli::UnchartArgs;
 use crate::error::Refused;
 use crate::store::Store;
 use anyhow::Result;
-use std::io::Write;
 use std::process::ExitCode;
 
 /// Runs `capn unchart`. Exit 1 with `unknown id: <id>` when no entry has that id, and with the
@@ -25,6 +24,6 @@ pub fn run(args: &UnchartArgs) -> Result<ExitCode> {
     if done == crate::store::ops::Unchart::Unknown {
         return Err(Refused(format!("unknown id: {id}")).into());
     }
-    writeln!(std::io::stdout().lock(), "uncharted {id}")?;
+    crate::present::print(&format!("uncharted {id}\n"))?;
     Ok(ExitCode::SUCCESS)
 }

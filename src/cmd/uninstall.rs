@@ -35,7 +35,6 @@ use crate::install::record::{self, InstallRecord};
 use crate::install::{self, git_hook, shared, SettingsFile};
 use crate::store::Store;
 use anyhow::{Context, Result};
-use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -225,7 +224,8 @@ fn trusted_record(root: &Path, done: &mut Vec<String>) -> (Option<InstallRecord>
 /// Prints what was removed (`done`) and kept, and that the charts stay.
 fn report(store: &Store, done: &[String], kept: &[String]) -> Result<()> {
     let root = &store.root;
-    let mut out = std::io::stdout().lock();
+    use std::fmt::Write as _;
+    let mut out = String::new();
     if done.is_empty() && kept.is_empty() {
         writeln!(out, "nothing of capn's is installed in {}", root.display())?;
     } else {
@@ -251,6 +251,7 @@ fn report(store: &Store, done: &[String], kept: &[String]) -> Result<()> {
             }
         )?;
     }
+    crate::present::print(&out)?;
     Ok(())
 }
 

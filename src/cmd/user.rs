@@ -3,7 +3,7 @@
 
 use crate::install::user;
 use anyhow::{anyhow, Result};
-use std::io::Write;
+use std::fmt::Write as _;
 use std::process::ExitCode;
 
 fn home() -> Result<std::path::PathBuf> {
@@ -17,7 +17,7 @@ pub fn init() -> Result<ExitCode> {
     let home = home()?;
     let plan = user::plan_init(&home)?;
     let done = user::apply_init(plan)?;
-    let mut out = std::io::stdout().lock();
+    let mut out = String::new();
     if done.is_empty() {
         writeln!(
             out,
@@ -38,6 +38,7 @@ pub fn init() -> Result<ExitCode> {
         out,
         "Codex: hooks run once trusted; open Codex, run /hooks and trust the capn hooks"
     )?;
+    crate::present::print(&out)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -47,7 +48,7 @@ pub fn init() -> Result<ExitCode> {
 pub fn uninstall() -> Result<ExitCode> {
     let home = home()?;
     let done = user::uninstall(&home)?;
-    let mut out = std::io::stdout().lock();
+    let mut out = String::new();
     if done.is_empty() {
         writeln!(
             out,
@@ -60,5 +61,6 @@ pub fn uninstall() -> Result<ExitCode> {
             writeln!(out, "  {line}")?;
         }
     }
+    crate::present::print(&out)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -68,7 +68,6 @@ pub use crate::events::HookEvent;
 pub use crate::hosts::Host;
 use crate::session::{self, Marker, SessionDir, SessionId};
 use anyhow::{Context, Result};
-use std::io::Write;
 use std::process::ExitCode;
 use std::time::{Duration, SystemTime};
 use wire::HookInput;
@@ -134,8 +133,8 @@ impl Ctx {
         };
         let Some(id) = SessionId::parse(raw) else {
             diag!(
-                "capn: refusing session_id {:?}: it does not match ^[A-Za-z0-9][A-Za-z0-9._-]{{0,127}}$",
-                raw.chars().take(64).collect::<String>()
+                "capn: refusing session_id {}: it does not match ^[A-Za-z0-9][A-Za-z0-9._-]{{0,127}}$",
+                crate::present::Foreign::new(raw).quoted(64)
             );
             return Ok(None);
         };
@@ -285,7 +284,7 @@ pub fn envelope(event_name: &str, text: &str) -> String {
             "additionalContext": text::truncate(text.to_string()),
         }
     });
-    v.to_string()
+    crate::present::json_line(&v).unwrap_or_default()
 }
 
 /// The Stop reply that blocks the stop: `{"decision":"block","reason":<reason>}`, accepted by
@@ -337,10 +336,7 @@ pub fn guest_envelope(event: HookEvent, text: &str) -> String {
 /// Prints `reply` and a newline on stdout in one write.
 fn emit(mut line: String) -> Result<()> {
     line.push('\n');
-    let mut out = std::io::stdout().lock();
-    out.write_all(line.as_bytes())
-        .and_then(|()| out.flush())
-        .context("could not write the hook's output to stdout")?;
+    crate::present::print(&line).context("could not write the hook's output to stdout")?;
     Ok(())
 }
 

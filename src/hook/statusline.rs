@@ -69,19 +69,12 @@ pub fn run(args: &Options) -> anyhow::Result<()> {
     let wrapped = args.wrap.as_deref().map(|cmd| run_wrapped(cmd, &stdin));
     drop(stdin);
     let seg = segment(&input, args.warn_at);
-    let line = match wrapped {
-        Some(Some(out)) if !out.trim().is_empty() => {
-            let out = out.trim_end_matches(['\n', '\r']);
-            format!("{out} │ {}", seg.text)
-        }
-        _ => seg.text.clone(),
+    let own_out = match &wrapped {
+        Some(Some(out)) if !out.trim().is_empty() => Some(out.trim_end_matches(['\n', '\r'])),
+        _ => None,
     };
-    let mut stdout = std::io::stdout().lock();
-    stdout
-        .write_all(format!("{line}\n").as_bytes())
-        .and_then(|()| stdout.flush())
+    crate::present::print_status_line(own_out, &seg.text)
         .context("could not write the status line to stdout")?;
-    drop(stdout);
     if let (Some(p), Some(t)) = (seg.percent, seg.threshold) {
         if let Err(e) = maybe_warn(&input, p, t) {
             diag!("capn: {e:#}");

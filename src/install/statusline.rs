@@ -105,14 +105,20 @@ pub fn restore_statusline(
         Some(b) if same || !current.is_object() || before_cmd.is_none() => {
             file.set_top("statusLine", Some(b));
             Some(match before_cmd {
-                Some(c) => format!("restored the statusline {c:?}"),
+                Some(c) => format!(
+                    "restored the statusline {}",
+                    crate::present::quote(&c, crate::present::MAX_QUESTION_CHARS)
+                ),
                 None => "restored the statusline".into(),
             })
         }
         Some(_) => {
             let c = before_cmd.unwrap_or_default();
             file.set_in_top("statusLine", "command", &c.clone().into());
-            Some(format!("restored the statusline {c:?}"))
+            Some(format!(
+                "restored the statusline {}",
+                crate::present::quote(&c, crate::present::MAX_QUESTION_CHARS)
+            ))
         }
     }
 }
@@ -198,7 +204,10 @@ pub fn unmerge_statusline(file: &mut SettingsFile, user_command: Option<&str>) -
             if file.json.get("statusLine").is_some_and(Value::is_object) {
                 file.set_in_top("statusLine", "command", &orig.clone().into());
             }
-            Some(format!("restored the statusline {orig:?}"))
+            Some(format!(
+                "restored the statusline {}",
+                crate::present::quote(&orig, crate::present::MAX_QUESTION_CHARS)
+            ))
         }
         _ => {
             file.set_top("statusLine", None);

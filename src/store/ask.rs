@@ -21,6 +21,7 @@
 //!    same search gave with every chart in it. The stat cache remembers the hash a changed file
 //!    had, so a stale chart costs one `stat` per file, unhashed.
 
+use super::budget;
 use super::entry::Entry;
 use super::fresh::StatCache;
 use super::index::{self, read_entry, Snapshot};
@@ -325,22 +326,57 @@ impl Store {
     ///
     /// Errors: the store cannot be read or listed.
     pub fn offer(&self, intent: &str, skip: &dyn Fn(&Entry) -> bool) -> Result<Option<Entry>> {
-        let bound = index::load_within(
-            self,
-            index::Check::Folder,
-            HOOK_MAX_READS,
-            HOOK_MAX_READ_BYTES,
-        )?;
-        let Some(snap) = bound else {
+        // The common case first, inline: an index that needs no entry file read (trusted by the
+        // folder's stamp, or agreeing with the listing). Only a build goes to the budget.
+        let state = || budget::state_key(self);
+        let quick = index::load_within(self, index::Check::Folder, 0, 0)?;
+        let built = match quick {
+            Some(snap) => Some(snap),
+            // A store state a hook gave up on before (over budget, an index that cannot be
+            // saved) is not tried again: the next writer builds (crate::store::budget).
+            None if state().as_deref().is_some_and(budget::is_skipped) => return Ok(None),
+            None => budget::within(self, |store| {
+                index::load_within(
+                    store,
+                    index::Check::Folder,
+                    HOOK_MAX_READS,
+                    HOOK_MAX_READ_BYTES,
+                )
+            })
+            .transpose()?
+            .flatten(),
+        };
+        let Some(mut snap) = built else {
+            if let Some(key) = state().filter(|_| budget::spent()) {
+                budget::remember(&key);
+            }
             return Ok(None);
         };
+        let picked = self.pick_offer(&mut snap, intent, skip);
         if snap.is_out_of_date() {
-            // Other tools changed entry files and no writer has recorded it yet: record it now
-            // if the lock is free (loading again under it), so the next hook is fast again.
-            if let Some(w) = self.try_open_writer() {
-                w.finish_or_warn();
+            // Other tools changed entry files and no writer has recorded it yet: save what was
+            // just built if the lock is free (never built again under it), so the next hook is
+            // fast again; an index that cannot be saved now is not retried by the hooks.
+            // Another writer holding the lock saves its own when it finishes (index.bin then
+            // changes, and with it the state key): until then the hooks do not build again.
+            let saved = self.try_save(snap).unwrap_or_else(|e| {
+                crate::store::warn(&e);
+                false
+            });
+            if let Some(key) = state().filter(|_| !saved) {
+                budget::remember(&key);
             }
         }
+        picked
+    }
+
+    /// The chart of [`Store::offer`] in the loaded snapshot `snap`.
+    fn pick_offer(
+        &self,
+        snap: &mut index::Snapshot,
+        intent: &str,
+        skip: &dyn Fn(&Entry) -> bool,
+    ) -> Result<Option<Entry>> {
         let (Some(model), Some(vectors)) = (snap.model, snap.vectors.as_ref()) else {
             return Ok(None);
         };

@@ -57,8 +57,8 @@ pub fn reason(text: &str, file_id: &str) -> String {
             let files: Vec<&str> = e.files.keys().map(String::as_str).collect();
             format!(
                 "capn chart {} --files {} (re-charting replaces it)",
-                serde_json::to_string(&e.question).unwrap_or_default(),
-                files.join(",")
+                crate::present::quote(&e.question, crate::present::MAX_QUESTION_CHARS),
+                crate::present::printable_capped(&files.join(","), 400)
             )
         }
         None => "capn chart with its question (re-charting replaces it)".to_string(),

@@ -154,6 +154,7 @@ impl Entry {
             let _ = writeln!(s, "{line}");
         }
         s.push_str("---\n\n");
+        // foreign-scan: data (the entry file itself)
         let _ = writeln!(s, "# {}", self.question);
         if !self.details.is_empty() {
             s.push('\n');
@@ -462,12 +463,11 @@ fn parse_file_line(line: &str) -> Result<(String, String), String> {
 
 /// Shortens a string for an error message.
 fn clip(s: &str) -> String {
-    let mut out: String = s.chars().take(60).collect();
-    if s.chars().count() > 60 {
-        out.push('…');
-    }
-    out
+    crate::present::Foreign::new(s).quoted(CLIP_CHARS)
 }
+
+/// The most characters of a malformed entry's text a parse error quotes ([`clip`]).
+const CLIP_CHARS: usize = 60;
 
 #[cfg(test)]
 mod tests {

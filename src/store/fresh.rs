@@ -275,16 +275,33 @@ fn dirs_inside_root<'a>(
     ok
 }
 
+/// What a backing file reached through a symlinked folder that leaves the project is: not
+/// checked (hidden, kept, noted), never statted through the link (issue 29). The note says so
+/// ([`super::stale`]).
+pub const LEAVES_PROJECT: std::io::ErrorKind = std::io::ErrorKind::InvalidInput;
+
 /// Whether the directory `dir` (a key prefix) is a directory inside `root`, following a symlink
-/// only if its target is inside: `Err(Gone)` when it is not, `Err(Unchecked)` when that cannot
-/// be told (permission denied on the way).
+/// only if its target is inside: `Err(Gone)` when it is not a directory, `Err(Unchecked)` when
+/// that cannot be told (permission denied on the way) or the symlink leads out of the project
+/// ([`LEAVES_PROJECT`]: its target is judged by its text first, so nothing outside is statted
+/// through it).
 fn dir_inside_root(root: &Path, dir: &str) -> Result<(), Missed> {
     let abs = abs_of(root, dir);
     let is_dir = match std::fs::symlink_metadata(&abs) {
-        Ok(m) if m.file_type().is_symlink() => match std::fs::canonicalize(&abs) {
-            Ok(t) => t.starts_with(root) && t.is_dir(),
-            Err(e) => return Err(missed(e.kind())),
-        },
+        Ok(m) if m.file_type().is_symlink() => {
+            let target = std::fs::read_link(&abs).map_err(|e| missed(e.kind()))?;
+            let parent = abs.parent().unwrap_or(root);
+            let inside = super::paths::normalize(&parent.join(target))
+                .is_some_and(|t| crate::pathcmp::within(&t, root));
+            if !inside {
+                return Err(FileState::Unchecked(LEAVES_PROJECT));
+            }
+            match std::fs::canonicalize(&abs) {
+                Ok(t) if !t.starts_with(root) => return Err(FileState::Unchecked(LEAVES_PROJECT)),
+                Ok(t) => t.is_dir(),
+                Err(e) => return Err(missed(e.kind())),
+            }
+        }
         Ok(m) => m.is_dir(),
         Err(e) => return Err(missed(e.kind())),
     };
@@ -495,6 +512,12 @@ impl StatCache {
     /// metadata changed or is racy.
     pub fn state(&mut self, root: &Path, key: &str) -> FileState {
         self.state_with(root, key, stamp_of_key(root, key), true)
+    }
+
+    /// True when the backing file `key` is gone ([`FileState::Gone`]): checked as every
+    /// freshness check is, never through a symlinked folder that leaves the project.
+    pub fn is_gone(&mut self, root: &Path, key: &str) -> bool {
+        self.state(root, key) == FileState::Gone
     }
 
     /// [`StatCache::state`] for many keys at once. The `stat` calls and any re-hashing (the bulk

@@ -364,6 +364,10 @@ impl Snapshot {
         let mut listing = listing;
         let mut gone = Vec::new();
         for l in &listing {
+            if super::budget::exceeded() {
+                // A hook's budget is spent: `load_within` gives up on this build.
+                break;
+            }
             let path = dir.join(&l.name);
             match read_entry(&path, &l.name) {
                 Ok(e) => entries.push(e),
@@ -464,7 +468,10 @@ impl Snapshot {
         self.sigs = entries.iter().map(text_sig).collect();
         self.paths = path_set.into_iter().map(str::to_string).collect();
         self.vectors = self.model.map(|m| {
-            semantic::embed_all(m, entries.iter().map(|e| (e.asked(), e.details.as_str())))
+            // A hook's budget spent mid-way leaves the vectors short; `load_within` then drops
+            // the whole snapshot.
+            let within = entries.iter().take_while(|_| !super::budget::exceeded());
+            semantic::embed_all(m, within.map(|e| (e.asked(), e.details.as_str())))
         });
         self.vectors_tag = super::fresh::now_ns() as u64;
         self.vectors_dirty = self.vectors.is_some();

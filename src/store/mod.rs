@@ -6,6 +6,7 @@
 
 pub mod ask;
 pub mod branches;
+pub mod budget;
 pub mod conflict;
 pub mod entry;
 pub mod fresh;

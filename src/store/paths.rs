@@ -116,7 +116,23 @@ pub fn resolve_backing_file(
             canon.display()
         ));
     }
+    if resolves_into_store(root, &canon) {
+        return Err(format!("{input}: resolves into the capn store"));
+    }
     Ok((key, abs))
+}
+
+/// True when `canon` (a canonical path) lies in the store of `root`, however the path that led
+/// there was spelt: a symlink in the project pointing into `.capn/`, a symlinked folder, or
+/// another case on a folding file system (issue 29). The root is compared canonical too.
+fn resolves_into_store(root: &Path, canon: &Path) -> bool {
+    let root = dunce::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let store = dunce::canonicalize(root.join(super::STORE_DIR))
+        .unwrap_or_else(|_| root.join(super::STORE_DIR));
+    if crate::pathcmp::within(canon, &store) {
+        return true;
+    }
+    key_of(&root, canon).is_some_and(|key| crate::pathcmp::under_top_folder(&key, super::STORE_DIR))
 }
 
 #[cfg(test)]

@@ -50,6 +50,9 @@ pub const MAX_GIT_DEPTH: usize = 64;
 /// under its path there. No `.git` at all (a tarball), a `.git` that is not a folder (a
 /// worktree, a submodule) or a path that is not UTF-8: [`Origin::Unknown`].
 pub fn origin(root: &Path, key: &str) -> Origin {
+    if in_nested_repository(root, key) {
+        return Origin::Unknown;
+    }
     let mut prefix: Vec<String> = Vec::new();
     let mut dir = root;
     for _ in 0..MAX_GIT_DEPTH {
@@ -76,6 +79,21 @@ pub fn origin(root: &Path, key: &str) -> Origin {
     Origin::Unknown
 }
 
+/// True when a folder on the way from `root` to the entry file `key` (`.capn`, `.capn/entries`)
+/// holds a `.git` of its own (a git submodule, a nested clone): what is in it came from another
+/// repository, which capn cannot attribute to this checkout's writes (issue 29).
+fn in_nested_repository(root: &Path, key: &str) -> bool {
+    let mut dir = root.to_path_buf();
+    let parts: Vec<&str> = key.split('/').collect();
+    for part in &parts[..parts.len().saturating_sub(1)] {
+        dir.push(part);
+        if std::fs::symlink_metadata(dir.join(".git")).is_ok() {
+            return true;
+        }
+    }
+    false
+}
+
 /// [`origin`] for the path `key` (relative to the repository's top) in the `.git` folder `git`.
 fn origin_in(git: &Path, key: &str) -> Origin {
     let index = git.join("index");
@@ -88,9 +106,19 @@ fn origin_in(git: &Path, key: &str) -> Origin {
         };
     match in_index(&bytes, key) {
         Some(true) => Origin::Repository,
+        // A folder above the entry that the index holds as an entry of its own is a submodule
+        // (a gitlink): its files are another repository's, not this checkout's writes.
+        Some(false) if folders_of(key).any(|f| in_index(&bytes, f) == Some(true)) => {
+            Origin::Unknown
+        }
         Some(false) => Origin::Checkout,
         None => Origin::Unknown,
     }
+}
+
+/// The folders above `key`, nearest the top first: `a`, `a/b` for `a/b/c.md`.
+fn folders_of(key: &str) -> impl Iterator<Item = &str> {
+    key.match_indices('/').map(move |(i, _)| &key[..i])
 }
 
 /// Whether the index `bytes` (versions 2 and 3) hold the path `key`; `None` when they are not
@@ -157,6 +185,22 @@ mod tests {
         v4[7] = 4;
         assert_eq!(in_index(&v4, key), None);
         assert_eq!(in_index(b"garbage", key), None);
+    }
+
+    /// Issue 29: a `.capn` that is a git submodule (a gitlink in the superproject's index, a
+    /// `.git` file in the folder) is not labelled as charted in this checkout.
+    #[test]
+    fn a_store_from_a_submodule_is_not_claimed_as_this_checkouts() {
+        let tmp = tempfile::tempdir().unwrap();
+        let key = ".capn/entries/ab12cd34.md";
+        std::fs::create_dir_all(tmp.path().join(".git")).unwrap();
+        std::fs::create_dir_all(tmp.path().join(".capn/entries")).unwrap();
+        std::fs::write(tmp.path().join(".git/index"), index(&[".capn", "a.ts"])).unwrap();
+        assert_eq!(origin(tmp.path(), key), Origin::Unknown);
+        std::fs::write(tmp.path().join(".git/index"), index(&["a.ts"])).unwrap();
+        assert_eq!(origin(tmp.path(), key), Origin::Checkout);
+        std::fs::write(tmp.path().join(".capn/.git"), "gitdir: ../.git/modules/x\n").unwrap();
+        assert_eq!(origin(tmp.path(), key), Origin::Unknown);
     }
 
     #[test]

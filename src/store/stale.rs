@@ -43,9 +43,15 @@ pub(super) fn note_unchecked(key: &str, kind: std::io::ErrorKind) {
         std::io::ErrorKind::FileTooLarge => {
             format!("over the {} MiB limit", fresh::MAX_BACKING_BYTES >> 20)
         }
+        fresh::LEAVES_PROJECT => {
+            "it is reached through a symlinked folder that leaves the project".into()
+        }
         k => std::io::Error::from(k).to_string(),
     };
-    diag!("capn: note: could not check {key} ({why}): charts backed by it are hidden, not deleted");
+    diag!(
+        "capn: note: could not check {} ({why}): charts backed by it are hidden, not deleted",
+        crate::present::Foreign::new(key).quoted(crate::present::MAX_PATH_CHARS)
+    );
 }
 
 /// True when a backing file of `e` has definitely changed since it was charted (gone, replaced,

@@ -103,6 +103,34 @@ impl Store {
         self.writer_from(lock, index::Check::Folder).ok()
     }
 
+    /// Saves the derived files of `snap`, a snapshot a reader built without the lock (a hook),
+    /// when the writers' lock is free right now: what was built is written as it is, never built
+    /// again under the lock. `Ok(false)` when another writer holds the lock (it saves its own).
+    /// A snapshot older than what is on disk is harmless: its listing records what it read,
+    /// and the next load splices in what changed since.
+    ///
+    /// Errors: a derived file cannot be written (`.capn/index.bin` is a directory...).
+    pub fn try_save(&self, snap: index::Snapshot) -> Result<bool> {
+        if !self.exists() || self.check_dirs().is_err() {
+            return Ok(false);
+        }
+        let Some(lock) = StoreLock::try_acquire(&self.lock_path()) else {
+            return Ok(false);
+        };
+        if self.is_borrowed() {
+            crate::fsutil::ensure_dir_inside(self.home(), &self.local)?;
+        }
+        let cache = StatCache::load(&self.stat_cache_path(), snap.derived_limit());
+        Writer {
+            store: self.clone(),
+            snap,
+            cache,
+            _lock: lock,
+        }
+        .finish()?;
+        Ok(true)
+    }
+
     fn writer_from(&self, lock: StoreLock, check: index::Check) -> Result<Writer> {
         if self.is_borrowed() {
             // This worktree's own derived files (the stat cache) live here.

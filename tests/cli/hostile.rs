@@ -435,7 +435,7 @@ fn an_unreadable_backing_file_hides_its_entry_but_never_deletes_it() {
         run.stdout
     );
     assert!(
-        run.stderr.contains("could not check src/pay.ts") && run.stderr.contains("hidden"),
+        run.stderr.contains("could not check \"src/pay.ts\"") && run.stderr.contains("hidden"),
         "{}",
         run.stderr
     );

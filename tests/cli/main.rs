@@ -9,6 +9,7 @@ mod concurrency;
 mod doc_links;
 mod doctor;
 mod doctor_files;
+mod foreign;
 mod fork;
 mod git_scenarios;
 mod git_shared;

@@ -209,7 +209,8 @@ fn capped(s: &str) -> String {
 /// Errors: the working directory cannot be read, or the temporary directory cannot be created.
 pub fn run(_args: &DoctorArgs) -> Result<ExitCode> {
     let store = Store::from_env()?;
-    let mut out = std::io::stdout().lock();
+    use std::fmt::Write as _;
+    let mut out = String::new();
     writeln!(
         out,
         "capn doctor in {}",
@@ -218,11 +219,12 @@ pub fn run(_args: &DoctorArgs) -> Result<ExitCode> {
     if !store.exists() {
         // Before `init`: one line that says what to run, not a failed check per registration.
         writeln!(out, "{}", not_set_up())?;
+        crate::present::print(&out)?;
         return Ok(ExitCode::from(1));
     }
     let checks = diagnose(&store.root)?;
     for c in &checks {
-        out.write_all(c.render().as_bytes())?;
+        out.push_str(&c.render());
     }
     let failed = checks.iter().filter(|c| c.status == Status::Failed).count();
     let warned = checks.iter().filter(|c| c.status == Status::Warn).count();
@@ -231,17 +233,19 @@ pub fn run(_args: &DoctorArgs) -> Result<ExitCode> {
         1 => ", 1 warning".to_string(),
         n => format!(", {n} warnings"),
     };
-    if failed == 0 {
+    let code = if failed == 0 {
         writeln!(out, "capn doctor: all {} checks ok{warnings}", checks.len())?;
-        Ok(ExitCode::SUCCESS)
+        ExitCode::SUCCESS
     } else {
         writeln!(
             out,
             "capn doctor: {failed} of {} checks failed{warnings}",
             checks.len()
         )?;
-        Ok(ExitCode::from(1))
-    }
+        ExitCode::from(1)
+    };
+    crate::present::print(&out)?;
+    Ok(code)
 }
 
 /// What doctor says in a folder without a store (no `.capn/` here, above, or in the main

@@ -115,8 +115,9 @@ pub(super) fn check_path(root: &Path, checks: &mut Vec<Check>) -> OnPath {
     checks.push(Check::warn(
         format!("{what}: {}", found.display()),
         format!(
-            "it is not this binary ({me}, capn {}); it reports {reported:?}, and the hooks run it",
-            env!("CARGO_PKG_VERSION")
+            "it is not this binary ({me}, capn {}); it reports {}, and the hooks run it",
+            env!("CARGO_PKG_VERSION"),
+            crate::present::quote(&reported, crate::present::MAX_QUESTION_CHARS)
         ),
         Some(format!(
             "if it is stale: cargo install --path . (in the capn-hook source), or put {} first on PATH",

@@ -116,7 +116,9 @@ pub(super) fn handler_problems(
         Some("command") => {}
         other => p.push(format!(
             "\"type\" is {}, not \"command\": the host does not run it as a program",
-            other.map_or("missing".to_string(), |t| format!("{t:?}"))
+            other.map_or("missing".to_string(), |t| {
+                crate::present::quote(t, crate::present::MAX_QUESTION_CHARS)
+            })
         )),
     }
     if h.get("async").and_then(Value::as_bool) == Some(true) {
@@ -390,7 +392,10 @@ pub(super) fn check_statusline_registration(files: &[Loaded], checks: &mut Vec<C
     if !install::is_our_statusline(command) {
         checks.push(Check::failed(
             what,
-            format!("{rel} runs {command:?}, not capn statusline"),
+            format!(
+                "{rel} runs {}, not capn statusline",
+                crate::present::quote(command, crate::present::MAX_QUESTION_CHARS)
+            ),
             "capn init (ours then wraps it, so both show)",
         ));
         return;
@@ -405,7 +410,8 @@ pub(super) fn check_statusline_registration(files: &[Loaded], checks: &mut Vec<C
     }
     match install::wrapped_statusline(command) {
         Some(theirs) => checks.push(Check::ok(format!(
-            "{what} is capn statusline in {rel}, wrapping {theirs:?}"
+            "{what} is capn statusline in {rel}, wrapping {}",
+            crate::present::quote(&theirs, crate::present::MAX_QUESTION_CHARS)
         ))),
         None => checks.push(Check::ok(format!("{what} is capn statusline in {rel}"))),
     }

@@ -99,9 +99,9 @@ fn judge_run(
     match statusline_line(&stdout, wraps) {
         Err(why) => checks.push(Check::failed(what, why, fix)),
         Ok(last) => {
-            let shown: String = last.chars().filter(|c| !c.is_control()).take(80).collect();
+            let shown = crate::present::quote(last, 80);
             checks.push(Check::ok(format!(
-                "{what}: one line, {shown:?} ({} ms)",
+                "{what}: one line, {shown} ({} ms)",
                 out.elapsed.as_millis()
             )));
         }
@@ -169,7 +169,10 @@ fn statusline_line(stdout: &str, wraps: bool) -> std::result::Result<&str, Strin
     } else if lines.len() != 1 && !wraps {
         Err(format!("printed {} lines, not one", lines.len()))
     } else if !last.contains("ctx ") {
-        Err(format!("the capn segment (ctx …) is missing from {last:?}"))
+        Err(format!(
+            "the capn segment (ctx …) is missing from {}",
+            crate::present::quote(last, crate::present::MAX_QUESTION_CHARS)
+        ))
     } else {
         Ok(last)
     }

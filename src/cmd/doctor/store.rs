@@ -91,6 +91,44 @@ fn check_store_files(root: &Path, checks: &mut Vec<Check>) {
     }
     check_entries(root, &store, what, checks);
     check_config(&store, checks);
+    check_derived(&store, checks);
+}
+
+/// The derived files (`.capn/index.bin`, `vectors.bin`, `map.json`, `stat.bin`): each missing
+/// or a regular file. One that is a folder, a symlink or a special file cannot be saved: every
+/// `capn ask` rebuilds the index, and the hooks, which never rebuild it twice, offer nothing
+/// until a writer can save it (issue 29).
+fn check_derived(store: &Store, checks: &mut Vec<Check>) {
+    for path in [
+        store.index_path(),
+        store.vectors_path(),
+        store.map_path(),
+        store.stat_cache_path(),
+    ] {
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        let kind = if meta.is_dir() {
+            "a folder"
+        } else if meta.file_type().is_symlink() {
+            "a symlink"
+        } else if !meta.is_file() {
+            "not a regular file"
+        } else {
+            continue;
+        };
+        let rel = crate::store::display_rel(&store.root, &path);
+        checks.push(Check::warn(
+            format!("derived file {}", crate::present::printable(&rel)),
+            format!(
+                "it is {kind}, so capn cannot save it: every capn ask rebuilds the index, and the hooks offer nothing until it can be saved"
+            ),
+            Some(format!(
+                "remove it (capn rebuilds it): rm -rf {}",
+                crate::present::printable(&rel)
+            )),
+        ));
+    }
 }
 
 /// The entries folder: present, how many charts, and the malformed ones.

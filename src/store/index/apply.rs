@@ -159,8 +159,12 @@ impl Snapshot {
         let views: Vec<(usize, Vec<i8>)> = insert
             .iter()
             .zip(at)
+            .take_while(|_| !crate::store::budget::exceeded())
             .map(|(e, &p)| (p, semantic::embed_entry(m, &e.asked(), &e.details)))
             .collect();
+        if crate::store::budget::spent() {
+            anyhow::bail!("a hook's budget ran out while embedding the changed entries");
+        }
         let v = self
             .vectors
             .as_ref()

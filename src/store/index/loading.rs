@@ -70,6 +70,7 @@ pub fn load_within(
         match splice(
             store, &mut snap, old, &changes, &listing, max_reads, max_bytes,
         ) {
+            Spliced::Done if crate::store::budget::spent() => return Ok(None),
             Spliced::Done => {
                 snap.folder = folder;
                 snap.saw_temp_files = saw_temp_files;
@@ -83,6 +84,11 @@ pub fn load_within(
         return Ok(None);
     }
     let mut snap = Snapshot::rebuild(store, listing, folder, start_ns)?;
+    if crate::store::budget::spent() {
+        // A hook's budget ran out during the build (crate::store::budget): what was built is
+        // incomplete and dropped; the next writer builds it.
+        return Ok(None);
+    }
     snap.saw_temp_files = saw_temp_files;
     Ok(Some(snap))
 }
