@@ -33,6 +33,15 @@ carry the whole history, so only the last message counts and a directive acts on
 - `E2E_TOOL=<name>`: answer with a call to Claude Code's tool <name> (Grep, Glob, Bash, Task or
   Agent) with the input in TOOL_INPUTS, when the request offers that tool (capture_pre_tool_use.py
   records the PreToolUse payloads these calls produce).
+- `E2E_EXPLORE`: a turn that explores (the Stop nudge, docs/nudge.md): the successive requests
+  of the turn are answered with the calls of EXPLORE_STEPS, one a request (searches with `rg` and
+  `grep`; reads with Claude Code's Read tool when offered and the working directory is known,
+  else `sed -n`), then with text.
+- capn's nudge (NUDGE_HEAD) in the last user or developer text: a shell call running
+  `capn chart` with NUDGE_QUESTION and the files of the nudge's template, then text.
+- `E2E_CHEAP`: one `ls src` call, then text.
+These three count the calls made since the message that carries them (stateless: the history
+says how far the turn got); Claude Code gets Bash and Read calls, Codex its shell tool.
 A compaction's summary request (the client's compact prompt as the last user message) gets a
 fixed summary.
 """
@@ -65,6 +74,28 @@ TOOL_INPUTS = {
 TOOL_INPUTS["Agent"] = TOOL_INPUTS["Task"]
 STATE_MD = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "state.md")).read()
 
+# The Stop nudge's script (docs/nudge.md). The exploring turn: 2 searches and 3 files read,
+# a cost of 5 by capn's thresholds (expensive from 4, with a search).
+NUDGE_FILES = {
+    "src/shipping/rates.ts": "export function shippingRate(zone: string, kg: number) {\n"
+                             "  return zoneFor(zone).base + kg * 0.4;\n}\n",
+    "src/shipping/zones.ts": "export function zoneFor(code: string) {\n"
+                             "  return { base: code.startsWith('EU') ? 4 : 9 };\n}\n",
+    "src/shipping/carriers.ts": "export const carriers = ['post', 'courier'];\n",
+}
+EXPLORE_STEPS = [
+    ("search", "rg -n 'shippingRate' src"),
+    ("search", "grep -rn 'zoneFor' src/shipping"),
+    ("read", "src/shipping/rates.ts"),
+    ("read", "src/shipping/zones.ts"),
+    ("read", "src/shipping/carriers.ts"),
+]
+CHEAP_STEPS = [("run", "ls src")]
+# The opening of capn's Stop reason (src/hook/stop.rs, `reason`) and its template line.
+NUDGE_HEAD = "capn: this turn explored ("
+NUDGE_TEMPLATE = re.compile(r'capn chart "(?:[^"\\]|\\.)*" --files "([^"]*)"')
+NUDGE_QUESTION = "Where are shipping rates computed?"
+
 
 def texts(value):
     """Every string inside a decoded JSON value, depth first."""
@@ -96,6 +127,93 @@ def last_user_text(body):
 def is_summary_request(body, last):
     """A compaction's summarisation request (Claude Code's or Codex's compact prompt)."""
     return bool(SUMMARY_ASK.search(last))
+
+
+def _message_texts(content, anthropic):
+    """The text a user or developer message carries itself (not the tool results it returns)."""
+    if isinstance(content, str):
+        return content
+    out = []
+    for block in content or []:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") in ("text", "input_text") and isinstance(block.get("text"), str):
+            out.append(block["text"])
+    return "\n".join(out)
+
+
+def scripted_turn(body):
+    """(script, calls since its message, that message's text) for the nudge directives, or
+    None. The message is the last user (Codex: user or developer) message whose own text holds
+    NUDGE_HEAD, `E2E_EXPLORE` or `E2E_CHEAP` (the nudge first: it quotes the user's request);
+    the calls are the tool calls after it (Anthropic `tool_use` blocks, Responses `*_call`
+    items)."""
+    anthropic = isinstance(body.get("messages"), list)
+    items = body["messages"] if anthropic else body.get("input")
+    if not isinstance(items, list):
+        return None
+    calls = 0
+    for item in reversed(items):
+        if not isinstance(item, dict):
+            continue
+        if anthropic and item.get("role") == "assistant" and isinstance(item.get("content"), list):
+            calls += sum(1 for b in item["content"]
+                         if isinstance(b, dict) and b.get("type") == "tool_use")
+        elif not anthropic and str(item.get("type", "")).endswith("_call"):
+            calls += 1
+        if item.get("role") not in (("user",) if anthropic else ("user", "developer")):
+            continue
+        text = _message_texts(item.get("content"), anthropic)
+        if NUDGE_HEAD in text:
+            return "nudge", calls, text
+        if "E2E_EXPLORE" in text:
+            return "explore", calls, text
+        if "E2E_CHEAP" in text:
+            return "cheap", calls, text
+    return None
+
+
+def working_dir(body):
+    """The working directory Claude Code names in the request ("Primary working directory:
+    /...", in 2.1.332 a block of the first user message), or None."""
+    for text in texts([body.get("system"), body.get("messages")]):
+        m = re.search(r"[Ww]orking directory: (/[^\s<]+)", text)
+        if m:
+            return m.group(1)
+    return None
+
+
+def nudge_step(body):
+    """The next step of a scripted nudge turn: ("run", command), ("read", path), ("search",
+    command), ("text", text) or None when the request is not in one."""
+    turn = scripted_turn(body)
+    if not turn:
+        return None
+    script, calls, text = turn
+    if script == "nudge":
+        m = NUDGE_TEMPLATE.search(text)
+        files = m.group(1) if m else ",".join(NUDGE_FILES)
+        steps = [("run", f'capn chart "{NUDGE_QUESTION}" --files "{files}"')]
+    else:
+        steps = EXPLORE_STEPS if script == "explore" else CHEAP_STEPS
+    if calls < len(steps):
+        return steps[calls]
+    tags = re.findall(r"E2E-P\w+", text)
+    return "text", "ok " + (tags[-1] if tags else script)
+
+
+def anthropic_step(body, step):
+    """A nudge script step as Claude Code's tool call: Read for a read when the request offers
+    it and names the working directory, else Bash."""
+    kind, arg = step
+    if kind == "text":
+        return "text", arg
+    names = {t.get("name") for t in body.get("tools") or [] if isinstance(t, dict)}
+    cwd = working_dir(body)
+    if kind == "read" and "Read" in names and cwd:
+        return "tool", ("Read", {"file_path": os.path.join(cwd, arg)})
+    cmd = f"sed -n '1,80p' {arg}" if kind == "read" else arg
+    return "tool", ("Bash", {"command": cmd, "description": "e2e nudge script"})
 
 
 class State:
@@ -150,6 +268,9 @@ def anthropic_plan(state, body):
             return "error", None
     if is_summary_request(body, last):
         return "text", SUMMARY_TEXT
+    step = nudge_step(body) if body.get("tools") else None
+    if step:
+        return anthropic_step(body, step)
     tool = re.search(r"E2E_TOOL=(\w+)", last)
     if tool and body.get("tools"):
         names = {t.get("name") for t in body["tools"] if isinstance(t, dict)}
@@ -218,11 +339,11 @@ def anthropic_messages(handler, state, body):
     ])
 
 
-def shell_call(state, body):
-    """A function_call item running `rg SEARCH_PATTERN src` through the shell tool the request
-    offers, or None when it offers none this mock knows."""
+def shell_call(state, body, script=None):
+    """A function_call item running `script` (default: `rg SEARCH_PATTERN src`) through the
+    shell tool the request offers, or None when it offers none this mock knows."""
     names = {t.get("name") for t in body.get("tools") or [] if isinstance(t, dict)}
-    script = f"rg -n '{SEARCH_PATTERN}' src"
+    script = script or f"rg -n '{SEARCH_PATTERN}' src"
     for name, args in (("shell_command", {"command": script}),
                        ("shell", {"command": ["bash", "-lc", script]}),
                        ("exec_command", {"cmd": script})):
@@ -257,7 +378,13 @@ def responses_api(handler, state, body):
     else:
         tags = re.findall(r"E2E-P\w+", last)
         text = "ok " + (tags[-1] if tags else "")
-        if "E2E_SEARCH" in last and not called_since_user(body):
+        step = nudge_step(body)
+        if step and step[0] == "text":
+            text = step[1]
+        elif step:
+            cmd = f"sed -n '1,80p' {step[1]}" if step[0] == "read" else step[1]
+            call = shell_call(state, body, cmd)
+        elif "E2E_SEARCH" in last and not called_since_user(body):
             call = shell_call(state, body)
     resp_id = state.next_id("resp")
     item = call or {"type": "message", "role": "assistant", "id": state.next_id("msg"),

@@ -18,6 +18,7 @@ import gemini
 import opencode
 import qwen
 import features
+import nudge
 import offers
 
 
@@ -50,6 +51,7 @@ def main():
             claude.run_interactive(sb, res, feats)
             claude.run_print_mode(sb, res)
             offers.run_claude(sb, res, claude.claude_bin, claude.client_env, claude.TURN)
+            nudge.run_claude(sb, res, claude.claude_bin, claude.client_env, claude.TURN)
             res.run("claude: no capn run exited non-zero or wrote stderr", check_capn_calls, sb,
                     "claude")
             features.run_claude_extras(sb, res, feats)
@@ -64,6 +66,7 @@ def main():
             sb.capn_init()
             codex.run(sb, res, feats)
             offers.run_codex(sb, res, codex.codex_bin, codex.codex_env, codex.TURN)
+            nudge.run_codex(sb, res, codex.codex_bin, codex.codex_env, codex.TURN)
             res.run("codex: no capn run exited non-zero or wrote stderr", check_capn_calls, sb,
                     "codex")
         finally:

@@ -3,7 +3,8 @@
 break, each a wrapper around the built capn (nothing in the repository changes), and expects
 the named checks to fail and the others to pass.
 
-Usage: selftest.py --capn target/debug/capn   (after tests/e2e/run.sh installed the clients)
+Usage: selftest.py --capn target/debug/capn [--only TEXT]   (after tests/e2e/run.sh installed
+the clients; --only runs the breaks whose name holds TEXT)
 Closes with "N passed, N failed" over the breaks; exit 1 when a break went unnoticed.
 """
 
@@ -63,17 +64,31 @@ BREAKS = {
         'if [ "$1 $2 $4" = "hook post-tool-use opencode" ]; then cat >/dev/null; exit 0; fi',
         "opencode",
         ["opencode: a shell grep for a charted answer's words gets the offer once"]),
+    "the Stop hook prints nothing (no nudge) on Claude Code": (
+        'if [ "$1 $2" = "hook stop" ]; then cat >/dev/null; exit 0; fi',
+        "claude",
+        ["claude: a turn that explored is stopped once with the nudge, charts, and the next "
+         "stop passes"]),
+    "the Stop hook blocks every first stop on Codex (a cheap turn too)": (
+        'if [ "$1 $2" = "hook stop" ]; then '
+        'if grep -q \'"stop_hook_active": *true\'; then exit 0; fi; '
+        'echo \'{"decision":"block","reason":"e2e break: always blocks"}\'; exit 0; fi',
+        "codex",
+        ["codex: a cheap turn (one ls) is never stopped"]),
 }
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--capn", required=True)
+    ap.add_argument("--only", metavar="TEXT", help="run only the breaks whose name holds TEXT")
     args = ap.parse_args()
     real = os.path.abspath(args.capn)
     caught = missed = 0
     with tempfile.TemporaryDirectory(prefix="capn-e2e-breaks-") as tmp:
         for i, (name, (snippet, only, must_fail)) in enumerate(BREAKS.items()):
+            if args.only and args.only not in name:
+                continue
             wrapper = os.path.join(tmp, f"break{i}", "capn")
             os.makedirs(os.path.dirname(wrapper))
             with open(wrapper, "w") as f:
