@@ -11,19 +11,20 @@
 //! broken one stops `init` with nothing changed.
 
 use crate::cli::InitArgs;
+
+mod settings;
 use crate::hosts::Host;
 use crate::install::more_hosts::{self, OwnFile, OwnPlan};
 use crate::install::project::{
     check_project_paths, user_settings, CLAUDE_LOCAL_SETTINGS, CLAUDE_SETTINGS, CODEX_HOOKS,
     GEMINI_SETTINGS, PROJECT_SETTINGS, QWEN_SETTINGS, USER_CLAUDE_SETTINGS, USER_CODEX_HOOKS,
 };
-use crate::install::record::{
-    self, InstallRecord, RecordedPostCommit, RecordedReplaced, RecordedStatusline,
-};
+use crate::install::record::{self, InstallRecord, RecordedPostCommit};
 use crate::install::skill::skill_path;
-use crate::install::{self, git_hook, shared, SettingsFile};
+use crate::install::{git_hook, shared, SettingsFile};
 use crate::store::Store;
 use anyhow::Result;
+use settings::*;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -88,30 +89,14 @@ fn plan(root: &Path, args: &InitArgs) -> Result<Plan> {
     let mut codex = load(Host::Codex, CODEX_HOOKS)?;
     let mut gemini = load(Host::Gemini, GEMINI_SETTINGS)?;
     let mut qwen = load(Host::Qwen, QWEN_SETTINGS)?;
-    let mut own = Vec::new();
-    for file in more_hosts::OWN_FILES
-        .into_iter()
-        .filter(|f| hosts.contains(&f.host))
-    {
-        own.push((file, more_hosts::plan_own(root, &file)?));
-    }
+    let own = plan_own_files(root, &hosts)?;
     // Worked out (and refused, for a hook that is not a shell script) before anything is written.
-    let git_hook = if args.git {
-        let path = git_hook::post_commit_path(root)?;
-        let plan = git_hook::plan_add(&path)?;
-        Some((path, plan))
-    } else {
-        None
-    };
+    let git_hook = plan_git_hook(root, args.git)?;
     let store = Store::at(root.to_path_buf());
     let shared = args.shared || (!args.local && (store.config().shared || store.ignore_shares()));
     let store_ignore = shared::plan_store_ignore(&store.dir.join(".gitignore"), shared)?;
     let gitignore = plan_root_gitignore(root, shared)?;
-    let missing_dirs: Vec<&'static str> = CREATED_DIRS
-        .iter()
-        .copied()
-        .filter(|d| std::fs::symlink_metadata(root.join(d)).is_err())
-        .collect();
+    let missing_dirs = missing_dirs(root);
     // The user-level files count for their host too (only read: never written by init).
     let user = UserFiles {
         claude: user_settings(USER_CLAUDE_SETTINGS),
@@ -192,6 +177,38 @@ fn plan_root_gitignore(root: &Path, shared: bool) -> Result<shared::RootIgnore> 
             "{e:#}; nothing was changed (make .gitignore a regular file, then run capn init again)"
         )
     })
+}
+
+/// The folders of [`CREATED_DIRS`] that are not there yet (init records those it creates, so
+/// `uninstall` removes them once empty).
+fn missing_dirs(root: &Path) -> Vec<&'static str> {
+    CREATED_DIRS
+        .iter()
+        .copied()
+        .filter(|d| std::fs::symlink_metadata(root.join(d)).is_err())
+        .collect()
+}
+
+/// The files capn owns whole of the `hosts` set up, each with what `init` does with it.
+///
+/// Errors: [`more_hosts::plan_own`]'s; nothing was written.
+fn plan_own_files(root: &Path, hosts: &[Host]) -> Result<Vec<(OwnFile, OwnPlan)>> {
+    more_hosts::OWN_FILES
+        .into_iter()
+        .filter(|f| hosts.contains(&f.host))
+        .map(|file| Ok((file, more_hosts::plan_own(root, &file)?)))
+        .collect()
+}
+
+/// With `--git`: the post-commit hook git runs and what adding `capn prune --expired` to it
+/// does. Errors: a hook capn must not edit (refused with the line to add by hand).
+fn plan_git_hook(root: &Path, git: bool) -> Result<Option<(PathBuf, git_hook::AddPlan)>> {
+    if !git {
+        return Ok(None);
+    }
+    let path = git_hook::post_commit_path(root)?;
+    let plan = git_hook::plan_add(&path)?;
+    Ok(Some((path, plan)))
 }
 
 /// What earlier runs recorded (see [`crate::install::record`]), or an empty record, with a line
@@ -303,192 +320,6 @@ fn record_change(rec: &mut InstallRecord, f: &SettingsFile, label: &str, fresh: 
             rec.add_created_file(label);
         }
         rec.set_file(label, f.original_bytes(), &f.bytes(), fresh);
-    }
-}
-
-/// The settings files the hook tables are merged into (see [`merge_hooks`]).
-struct Targets<'a> {
-    claude: &'a mut SettingsFile,
-    claude_local: &'a mut SettingsFile,
-    codex: &'a mut SettingsFile,
-    gemini: &'a mut SettingsFile,
-    qwen: &'a mut SettingsFile,
-}
-
-/// Merges the hook tables of the `selected` hosts into their settings files (in memory) and
-/// records what was added and what older registrations were replaced.
-fn merge_hooks(
-    root: &Path,
-    selected: &[Host],
-    t: Targets<'_>,
-    user: &UserFiles,
-    rec: &mut InstallRecord,
-    done: &mut Vec<String>,
-) -> Result<()> {
-    let from_plugin = claude_from_plugin(t.claude, t.claude_local, user);
-    let gemini_user = user_settings(crate::hosts::GEMINI.user_file);
-    let qwen_user = user_settings(crate::hosts::QWEN.user_file);
-    let mut hosts = Vec::new();
-    if selected.contains(&Host::Claude) && from_plugin {
-        done.push(format!(
-            "Claude Code hooks: the capn plugin ({}) registers them; not added to {CLAUDE_SETTINGS}",
-            install::PLUGIN_ID
-        ));
-    } else if selected.contains(&Host::Claude) {
-        let others = vec![t.claude_local];
-        hosts.push((
-            crate::hosts::CLAUDE_TABLE,
-            t.claude,
-            others,
-            &user.claude,
-            CLAUDE_SETTINGS,
-        ));
-    }
-    if selected.contains(&Host::Codex) {
-        hosts.push((
-            crate::hosts::CODEX_TABLE,
-            t.codex,
-            vec![],
-            &user.codex,
-            CODEX_HOOKS,
-        ));
-    }
-    if selected.contains(&Host::Gemini) {
-        hosts.push((
-            crate::hosts::GEMINI_TABLE,
-            t.gemini,
-            vec![],
-            &gemini_user,
-            GEMINI_SETTINGS,
-        ));
-    }
-    if selected.contains(&Host::Qwen) {
-        hosts.push((
-            crate::hosts::QWEN_TABLE,
-            t.qwen,
-            vec![],
-            &qwen_user,
-            QWEN_SETTINGS,
-        ));
-    }
-    for (table, target, others, user, label) in hosts {
-        let mut others = others;
-        let user: Vec<&SettingsFile> = user.iter().collect();
-        let report = install::merge_counting(table, target, &mut others, &user)?;
-        for r in &report.replaced {
-            let file = crate::store::display_rel(root, &r.path);
-            done.push(format!(
-                "replaced the capn-hook {} registration {} of {} in {file} (capn uninstall puts it back)",
-                install::legacy_version(&r.handler),
-                crate::present::quote(
-                    &crate::install::command_line(&r.handler),
-                    crate::present::MAX_QUESTION_CHARS
-                ),
-                r.event
-            ));
-            rec.add_replaced(RecordedReplaced {
-                file,
-                event: r.event.clone(),
-                matcher: r.matcher.clone(),
-                handler: r.handler.clone(),
-                position: Some(r.position),
-            });
-        }
-        for (path, _) in &report.upgraded {
-            done.push(format!(
-                "registered the SessionStart hook for every source in {} (the matcher {:?} left out forked sessions)",
-                crate::store::display_rel(root, path),
-                install::OLD_SESSION_START_MATCHER
-            ));
-        }
-        for event in &report.added {
-            done.push(format!("registered the {event} hook in {label}"));
-        }
-        let spec = crate::hosts::of(crate::install::project::host_of_file(label));
-        if !report.added.is_empty() && !matches!(spec.host, Host::Claude | Host::Codex) {
-            done.push(format!("{}: {}", spec.name, spec.limits));
-        }
-        for (event, handler) in &report.handlers {
-            rec.add_handler(label, event, handler);
-        }
-    }
-    Ok(())
-}
-
-/// True when capn's Claude Code plugin is enabled in the project, local or user settings.
-fn claude_from_plugin(claude: &SettingsFile, local: &SettingsFile, user: &UserFiles) -> bool {
-    let mut all = vec![&claude.json, &local.json];
-    all.extend(user.claude.as_ref().map(|u| &u.json));
-    install::plugin_enabled(&all)
-}
-
-/// Makes ours the statusline (in memory) and records what it was.
-fn merge_statusline(
-    claude: &mut SettingsFile,
-    claude_local: &mut SettingsFile,
-    user: &UserFiles,
-    rec: &mut InstallRecord,
-    done: &mut Vec<String>,
-) {
-    let user_statusline = user
-        .claude
-        .as_ref()
-        .and_then(|f| install::statusline_command(&f.json))
-        .map(str::to_string);
-    let statuslines_before = [
-        install::statusline_value(&claude.json).cloned(),
-        install::statusline_value(&claude_local.json).cloned(),
-    ];
-    match install::merge_statusline(claude, claude_local, user_statusline.as_deref()) {
-        install::StatuslineChange::AlreadyOurs => {}
-        install::StatuslineChange::Added => {
-            done.push("set the statusline to capn statusline in .claude/settings.json".into())
-        }
-        install::StatuslineChange::Wrapped(orig) => done.push(format!(
-            "set the statusline to capn statusline, wrapping your {} (capn uninstall restores it)",
-            crate::present::quote(&orig, crate::present::MAX_QUESTION_CHARS)
-        )),
-    }
-    for ((f, label), before) in [
-        (&*claude, CLAUDE_SETTINGS),
-        (&*claude_local, CLAUDE_LOCAL_SETTINGS),
-    ]
-    .into_iter()
-    .zip(statuslines_before)
-    {
-        let after = install::statusline_value(&f.json);
-        if let Some(after) = after.filter(|a| Some(*a) != before.as_ref()) {
-            rec.set_statusline(RecordedStatusline {
-                file: label.to_string(),
-                before,
-                after: after.clone(),
-            });
-        }
-    }
-}
-
-/// Adds the allow rules for `capn ask` and `capn chart` ([`install::allow`]) to
-/// `.claude/settings.json` (in memory) unless the local or user settings hold them, and records
-/// them.
-fn merge_allow(
-    claude: &mut SettingsFile,
-    claude_local: &SettingsFile,
-    user: &UserFiles,
-    rec: &mut InstallRecord,
-    done: &mut Vec<String>,
-) {
-    let mut elsewhere = vec![&claude_local.json];
-    elsewhere.extend(user.claude.as_ref().map(|u| &u.json));
-    let had = install::allow::has_allow_key(&claude.json);
-    let added = install::allow::add(claude, &elsewhere);
-    if !had && !added.is_empty() && !rec.allow_made.iter().any(|f| f == CLAUDE_SETTINGS) {
-        rec.allow_made.push(CLAUDE_SETTINGS.to_string());
-    }
-    for rule in added {
-        rec.add_allow(CLAUDE_SETTINGS, rule);
-        done.push(format!(
-            "allowed {rule} in {CLAUDE_SETTINGS} (permissions.allow: no prompt when the agent runs it)"
-        ));
     }
 }
 
@@ -705,37 +536,6 @@ fn write_gitignores(
     Ok(())
 }
 
-/// Creates a file capn owns whole per `plan`, recorded first (so `uninstall` deletes it);
-/// returns what to report.
-///
-/// Errors: the record or the file cannot be written.
-fn own_file_step(
-    root: &Path,
-    file: &OwnFile,
-    plan: &OwnPlan,
-    rec: &mut InstallRecord,
-    unsigned: &mut Option<String>,
-) -> Result<Option<String>> {
-    let spec = crate::hosts::of(file.host);
-    Ok(match plan {
-        OwnPlan::Present => None,
-        OwnPlan::Differs => Some(format!(
-            "left {} as it is: it differs from what capn writes (delete it and run capn init --host {} again to replace it)",
-            file.rel,
-            file.host.flag()
-        )),
-        OwnPlan::Create => {
-            rec.add_created_file(file.rel);
-            *unsigned = rec.save(root)?;
-            more_hosts::write_own(root, file, plan)?;
-            Some(format!(
-                "registered the {} hooks in {} ({})",
-                spec.name, file.rel, spec.limits
-            ))
-        }
-    })
-}
-
 /// Saves the settings files of [`PROJECT_SETTINGS`], each recorded in `rec` (and the
 /// record saved) before it is written. Returns why the record could not be signed, as its last
 /// save found (`None`: signed).
@@ -833,13 +633,6 @@ const OFFERS_NOTE: &str = "offers: charted answers matching the user's prompt or
 
 /// [`OFFERS_NOTE`] when embedding is off: the injection gate needs it, so nothing is offered.
 const OFFERS_OFF_NOTE: &str = "offers: none while embedding is off (the offer gate needs it; capn init --embedding turns them on)";
-
-/// The user-level settings files, read once per run: `~/.claude/settings.json` and
-/// `~/.codex/hooks.json` (each `None` when missing, unreadable or unparseable).
-struct UserFiles {
-    claude: Option<SettingsFile>,
-    codex: Option<SettingsFile>,
-}
 
 /// Sets `"shared"` in `.capn/config.json` (`capn init --shared` or `--local`) and says what to
 /// do next when it changed.
