@@ -127,6 +127,7 @@ fn config_values_are_escaped_and_capped_everywhere() {
 /// The "could not check" note quotes a path key escaped and capped (a 675 KB key gave 556 KB
 /// of stderr); and a key under a symlinked folder that leaves the project is not statted
 /// through it: unchecked (hidden, kept), the same whether the file outside exists or not.
+#[cfg(unix)]
 #[test]
 fn a_key_through_a_folder_leaving_the_project_is_unchecked_and_its_note_inert() {
     let env = project();
@@ -169,6 +170,7 @@ fn a_key_through_a_folder_leaving_the_project_is_unchecked_and_its_note_inert() 
 }
 
 /// A symlink in the project that resolves into `.capn/` is refused, however it is spelt.
+#[cfg(unix)]
 #[test]
 fn a_symlink_into_the_store_cannot_be_charted() {
     let env = project();

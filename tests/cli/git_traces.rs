@@ -6,6 +6,7 @@
 //! byte.
 
 use crate::git_scenarios::{capn, chart, git, listed, repo, FILES, Q};
+#[cfg(unix)]
 use crate::init::PRUNE_LINES;
 use std::path::Path;
 
