@@ -80,6 +80,8 @@ pub struct Call {
     pub prompt: Option<String>,
     /// PreToolUse: the tool's name and its input object.
     pub tool: Option<(String, Value)>,
+    /// Qwen Code's Stop: the context use as a fraction of its limit.
+    pub context_usage: Option<f64>,
     /// The sub-agent the call comes from, as a file-name-safe id (at most 64 characters of
     /// `A-Za-z0-9-_`); `None` for the main conversation.
     pub agent: Option<String>,
@@ -138,6 +140,7 @@ impl From<HookInput> for Call {
                 .zip(w.tool_input.map(object_of).map(bounded_value)),
             agent,
             stop_hook_active: w.stop_hook_active == Some(true),
+            context_usage: w.context_usage,
         }
     }
 }

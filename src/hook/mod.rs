@@ -52,6 +52,7 @@ pub mod post_compact;
 pub mod post_tool_use;
 pub mod pre_compact;
 pub mod pre_tool_use;
+pub mod qwen_context;
 pub mod reply;
 pub mod session_start;
 pub mod statusline;
@@ -229,6 +230,12 @@ pub fn run_input(
         HookEvent::UserPromptSubmit => user_prompt_submit::run(&ctx)?,
         HookEvent::PreToolUse => pre_tool_use::run(&ctx)?,
         HookEvent::PostToolUse => post_tool_use::run(&ctx)?,
+        HookEvent::Stop if host == Host::Qwen => {
+            // Qwen Code's own transcript is not one the nudge reads; its Stop carries the
+            // context use, which is what capn takes from it.
+            qwen_context::run(&ctx)?;
+            None
+        }
         HookEvent::Stop => {
             if let Some(reason) = stop::run(&ctx)? {
                 emit(block(&reason))?;

@@ -70,6 +70,10 @@ pub struct HookInput {
     /// UserPromptSubmit: the user's prompt (recalled over for proactive offers).
     #[serde(deserialize_with = "lenient")]
     pub prompt: Option<String>,
+    /// Qwen Code's Stop: the context use, as a fraction of `context_limit` (0.00005 for 10 of
+    /// 200,000 tokens in the captured payload).
+    #[serde(deserialize_with = "lenient")]
+    pub context_usage: Option<f64>,
     /// PreToolUse: the tool about to run (`Grep`, `Glob`, `Bash`, `Task`, `Agent`; Codex: `Bash`;
     /// Gemini CLI and Qwen Code: `grep_search`, `run_shell_command`, ...; Copilot CLI:
     /// `toolName`, `bash`, `grep`, ...).

@@ -251,3 +251,39 @@ fn plain_init_adds_the_hosts_whose_folder_it_finds_and_leaves_a_broken_one_alone
         "{ not json"
     );
 }
+
+/// Qwen Code has no status line, but its Stop payload carries the context use: a turn that ends
+/// at or over 60% leaves the reminder, which the next real prompt carries once; a turn under it
+/// leaves nothing.
+#[test]
+fn qwen_s_stop_reports_the_context_use_and_the_next_prompt_carries_the_reminder() {
+    let env = Env::git();
+    env.run(&["init", "--host", "qwen"]).ok();
+    let stop = registered(&env, ".qwen/settings.json", "Stop");
+    let prompt = registered(&env, ".qwen/settings.json", "UserPromptSubmit");
+    let mut p = fixture("qwen", "Stop-1.json", &env);
+    // The captured turn used 0.005% of the window: nothing.
+    assert_eq!(run_registered(&env, &stop, &p).stdout, "");
+    let ask = fixture("qwen", "UserPromptSubmit-1.json", &env);
+    assert!(!run_registered(&env, &prompt, &ask)
+        .stdout
+        .contains("Context use"));
+    p["context_usage"] = json!(0.65);
+    assert_eq!(run_registered(&env, &stop, &p).stdout, "");
+    let first = run_registered(&env, &prompt, &ask);
+    assert!(
+        first
+            .stdout
+            .contains("Context use in this session has reached 65%"),
+        "{}",
+        first.stdout
+    );
+    assert!(!run_registered(&env, &prompt, &ask)
+        .stdout
+        .contains("Context use"));
+    // Still over the threshold at the next Stop: warned once per crossing, so nothing more.
+    run_registered(&env, &stop, &p);
+    assert!(!run_registered(&env, &prompt, &ask)
+        .stdout
+        .contains("Context use"));
+}
