@@ -325,7 +325,7 @@ pub const QWEN: HostSpec = HostSpec {
     output_schemas: no_schemas,
     event_names: &[],
     reply: ReplyField::Nested,
-    limits: "no status line (the context reminder comes from its Stop's context_usage) and no chart nudge; offers after a search come with the tool's result (PostToolUse), since PreToolUse cannot add context",
+    limits: "no status line (the context reminder comes from its Stop's context_usage); offers after a search come with the tool's result (PostToolUse), since PreToolUse cannot add context",
 };
 
 /// GitHub Copilot CLI's own hook file, `.github/hooks/capn.json` (`~/.copilot/hooks/` for the

@@ -230,13 +230,11 @@ pub fn run_input(
         HookEvent::UserPromptSubmit => user_prompt_submit::run(&ctx)?,
         HookEvent::PreToolUse => pre_tool_use::run(&ctx)?,
         HookEvent::PostToolUse => post_tool_use::run(&ctx)?,
-        HookEvent::Stop if host == Host::Qwen => {
-            // Qwen Code's own transcript is not one the nudge reads; its Stop carries the
-            // context use, which is what capn takes from it.
-            qwen_context::run(&ctx)?;
-            None
-        }
         HookEvent::Stop => {
+            if host == Host::Qwen {
+                // Qwen Code has no status line: its Stop carries the context use.
+                qwen_context::run(&ctx)?;
+            }
             if let Some(reason) = stop::run(&ctx)? {
                 emit(block(&reason))?;
             }

@@ -170,7 +170,7 @@ fn prompt_of(line: &[u8]) -> Option<Option<String>> {
     }
     let v: Value = serde_json::from_slice(line).ok()?;
     let text = match v.get("type").and_then(Value::as_str)? {
-        "user" => claude_prompt(&v)?,
+        "user" => claude_prompt(&v).or_else(|| qwen_prompt(&v))?,
         "response_item" => codex_prompt(&v["payload"])?,
         _ => return None,
     };
@@ -198,6 +198,20 @@ fn claude_prompt(v: &Value) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// Qwen Code's chat record: `{"type": "user", "provenance": "real_user", "message": {"parts":
+/// [{"text": ...}]}}` (tool results and system lines carry other provenances).
+fn qwen_prompt(v: &Value) -> Option<String> {
+    if v["provenance"] != "real_user" {
+        return None;
+    }
+    let texts: Vec<&str> = v["message"]["parts"]
+        .as_array()?
+        .iter()
+        .filter_map(|p| p["text"].as_str())
+        .collect();
+    (!texts.is_empty()).then(|| texts.join("\n"))
 }
 
 fn codex_prompt(p: &Value) -> Option<String> {
@@ -261,6 +275,28 @@ impl Measure {
             }
             Some("response_item") => self.codex_item(&v["payload"]),
             _ => {}
+        }
+        self.qwen_parts(&v);
+    }
+
+    /// Qwen Code's chat record keeps Gemini-style parts: an `assistant` line's
+    /// `message.parts[].functionCall {id, name, args}`, a `tool_result` line's
+    /// `message.parts[].functionResponse {id, response: {output}}`.
+    fn qwen_parts(&mut self, v: &Value) {
+        let kind = v.get("type").and_then(Value::as_str);
+        if !matches!(kind, Some("assistant" | "tool_result")) {
+            return;
+        }
+        for part in v["message"]["parts"].as_array().into_iter().flatten() {
+            if let Some(call) = part.get("functionCall") {
+                let id = call["id"].as_str().unwrap_or_default();
+                let name = call["name"].as_str().unwrap_or_default();
+                self.call(id, name, &call["args"]);
+            }
+            if let Some(resp) = part.get("functionResponse") {
+                let id = resp["id"].as_str().unwrap_or_default();
+                self.result(id, &text_of(&resp["response"]["output"]), true);
+            }
         }
     }
 

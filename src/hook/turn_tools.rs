@@ -36,8 +36,12 @@ pub fn classify(name: &str, input: &Value) -> ToolCall {
     let s = |k: &str| input.get(k).and_then(Value::as_str).map(str::to_string);
     let mut c = ToolCall::default();
     match name {
-        "Grep" | "Glob" | "grep_files" => c.search = true,
-        "Task" | "Agent" | "Explore" => {
+        // Qwen Code's (and Gemini CLI's) names: grep_search, glob, task; run_shell_command is
+        // read as a shell line below.
+        "Grep" | "Glob" | "grep_files" | "grep_search" | "search_file_content" | "glob" => {
+            c.search = true
+        }
+        "Task" | "Agent" | "Explore" | "task" | "invoke_agent" => {
             c.search = true;
             c.subagent = true;
         }
@@ -45,10 +49,11 @@ pub fn classify(name: &str, input: &Value) -> ToolCall {
             c.reads.extend(
                 s("file_path")
                     .or_else(|| s("path"))
+                    .or_else(|| s("absolute_path"))
                     .or_else(|| s("notebook_path")),
             );
         }
-        "Edit" | "Write" | "MultiEdit" | "NotebookEdit" => {
+        "Edit" | "Write" | "MultiEdit" | "NotebookEdit" | "edit" | "write_file" | "replace" => {
             c.edits
                 .extend(s("file_path").or_else(|| s("notebook_path")));
         }

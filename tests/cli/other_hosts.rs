@@ -287,3 +287,103 @@ fn qwen_s_stop_reports_the_context_use_and_the_next_prompt_carries_the_reminder(
         .stdout
         .contains("Context use"));
 }
+
+/// A Qwen Code chat record (its own format: Gemini-style `parts` with `functionCall` and
+/// `functionResponse`, the shape of the captured one) of a turn that explored hard gets the
+/// chart nudge at its Stop, once; a cheap turn does not.
+#[test]
+fn qwen_s_stop_nudges_an_exploring_turn_read_from_its_own_transcript() {
+    let env = Env::git();
+    env.run(&["init", "--host", "qwen"]).ok();
+    for f in [
+        "src/ship/rates.ts",
+        "src/ship/zones.ts",
+        "src/ship/carriers.ts",
+    ] {
+        env.write(f, "// shipping\n");
+    }
+    let stop = registered(&env, ".qwen/settings.json", "Stop");
+    let line = |kind: &str, prov: &str, role: &str, part: Value| {
+        json!({"uuid": "u", "sessionId": "q1", "type": kind, "provenance": prov,
+               "cwd": env.root, "message": {"role": role, "parts": [part]}})
+        .to_string()
+    };
+    let call = |i: usize, name: &str, args: Value| {
+        line(
+            "assistant",
+            "assistant_output",
+            "model",
+            json!({"functionCall": {"id": format!("c{i}"), "name": name, "args": args}}),
+        )
+    };
+    let result = |i: usize| {
+        line(
+            "tool_result",
+            "tool_result",
+            "user",
+            json!({"functionResponse": {"id": format!("c{i}"), "name": "x",
+                                         "response": {"output": "ok"}}}),
+        )
+    };
+    let root = env.root.display().to_string();
+    let mut lines = vec![line(
+        "user",
+        "real_user",
+        "user",
+        json!({"text": "how are shipping rates computed?"}),
+    )];
+    let calls = [
+        ("grep_search", json!({"pattern": "rate", "dir_path": "src"})),
+        ("run_shell_command", json!({"command": "grep -rn zone src"})),
+        (
+            "read_file",
+            json!({"file_path": format!("{root}/src/ship/rates.ts")}),
+        ),
+        (
+            "read_file",
+            json!({"file_path": format!("{root}/src/ship/zones.ts")}),
+        ),
+        (
+            "read_file",
+            json!({"file_path": format!("{root}/src/ship/carriers.ts")}),
+        ),
+    ];
+    for (i, (name, args)) in calls.into_iter().enumerate() {
+        lines.push(call(i, name, args));
+        lines.push(result(i));
+    }
+    lines.push(line(
+        "assistant",
+        "assistant_output",
+        "model",
+        json!({"text": "Rates are computed in rates.ts."}),
+    ));
+    env.write("transcript.jsonl", &(lines.join("\n") + "\n"));
+    let mut p = fixture("qwen", "Stop-1.json", &env);
+    p["session_id"] = json!("q1");
+    p["transcript_path"] = json!(env.root.join("transcript.jsonl"));
+    let run = run_registered(&env, &stop, &p);
+    let v: Value = serde_json::from_str(&run.stdout).unwrap_or_else(|_| panic!("{}", run.stdout));
+    assert_eq!(v["decision"], "block", "{v}");
+    let reason = v["reason"].as_str().unwrap();
+    assert!(reason.contains("src/ship/rates.ts"), "{reason}");
+    assert!(reason.contains("capn chart"), "{reason}");
+    // stop_hook_active: the turn goes on to its end.
+    p["stop_hook_active"] = json!(true);
+    assert_eq!(run_registered(&env, &stop, &p).stdout, "");
+    // A cheap turn: one prompt, one answer.
+    let cheap = [
+        line("user", "real_user", "user", json!({"text": "hi"})),
+        line(
+            "assistant",
+            "assistant_output",
+            "model",
+            json!({"text": "hello"}),
+        ),
+    ];
+    env.write("cheap.jsonl", &(cheap.join("\n") + "\n"));
+    p["stop_hook_active"] = json!(false);
+    p["session_id"] = json!("q2");
+    p["transcript_path"] = json!(env.root.join("cheap.jsonl"));
+    assert_eq!(run_registered(&env, &stop, &p).stdout, "");
+}
