@@ -6,7 +6,7 @@
 //! ([`super::user_prompt_submit`]). Use back under the threshold (after a compaction) withdraws an
 //! undelivered one. The cost: the payload's number and, at most, two small files.
 
-use super::Ctx;
+use super::{Ctx, HookEvent};
 use crate::session::{self, Marker};
 use anyhow::Result;
 
@@ -44,7 +44,7 @@ pub fn run(ctx: &Ctx) -> Result<()> {
         threshold: Some(threshold),
         transcript_path: ctx.call.transcript_path.clone(),
         cwd: ctx.call.cwd.clone(),
-        ..Marker::now("Stop")
+        ..Marker::now(HookEvent::Stop.name())
     };
     s.write_marker(session::CONTEXT_WARN, &m)?;
     s.write_marker(session::CONTEXT_WARNED, &m)
