@@ -37,7 +37,7 @@ ok() { passed=$((passed + 1)); echo "ok - $1"; }
 bad() {
   failed=$((failed + 1))
   echo "not ok - $1"
-  [ -n "${2:-}" ] && printf '%s\n' "$2" | head -c 2000 | sed 's/^/    /'
+  [ -n "${2:-}" ] && printf '%s\n' "$2" | head -c 8000 | sed 's/^/    /'
   return 0
 }
 
