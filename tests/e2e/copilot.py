@@ -95,6 +95,11 @@ def check_capn_calls(sb):
     calls = sb.capn_calls()
     bare = [c for c in calls if c[0] == ""]
     expect(len(bare) >= 3, "the client ran capn's hooks as the bare `capn` (args dropped)", calls)
+    expect_clean_runs(calls)
+
+
+def expect_clean_runs(calls):
+    """Every capn run (as the sandbox's wrapper recorded it) exited 0 with nothing on stderr."""
     bad = [c for c in calls if c[1] != "0" or c[2]]
     expect(not bad, "no capn run exited non-zero or wrote stderr",
            "\n    ".join(f"capn {a!r} -> exit {rc}, stderr {err[:300]!r}" for a, rc, err in bad))
