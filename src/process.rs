@@ -34,6 +34,15 @@ pub fn kill_group(child: &mut std::process::Child) {
 /// a path not in the tree). For commands only (`init`, `uninstall`, `prune`): never on a hook's
 /// or `ask`'s path.
 pub fn git_output(dir: &std::path::Path, args: &[&str]) -> Option<Vec<u8>> {
+    let out = git_command(dir, args).output().ok()?;
+    out.status.success().then_some(out.stdout)
+}
+
+/// `git <args>` run in `dir` as git would run there on its own: stdin empty, stdout piped,
+/// stderr dropped, and none of the variables that point git at another repository or index
+/// (`GIT_DIR`, `GIT_WORK_TREE`, `GIT_COMMON_DIR`, `GIT_INDEX_FILE`, `GIT_CEILING_DIRECTORIES`:
+/// a hook or a host may have set them for its own repository). Callers change stdin as needed.
+pub fn git_command(dir: &std::path::Path, args: &[&str]) -> Command {
     let mut cmd = Command::new("git");
     cmd.args(args)
         .current_dir(dir)
@@ -49,8 +58,7 @@ pub fn git_output(dir: &std::path::Path, args: &[&str]) -> Option<Vec<u8>> {
     ] {
         cmd.env_remove(var);
     }
-    let out = cmd.output().ok()?;
-    out.status.success().then_some(out.stdout)
+    cmd
 }
 
 /// `CLAUDE_CODE_GIT_BASH_PATH`: the Git Bash Claude Code runs commands with on Windows.

@@ -34,7 +34,6 @@ use crate::error::Refused;
 use crate::fsutil::resolved;
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 /// The command an older capn added (bare, at the end of the hook); still recognised.
 pub const PRUNE_LINE: &str = "capn prune";
@@ -276,29 +275,15 @@ enum GitAnswer {
 
 /// Asks git where the hooks of the repository at `root` are.
 fn hooks_dir_from_git(root: &Path) -> GitAnswer {
-    let mut cmd = Command::new("git");
-    cmd.args([
+    // Let git find the repository from `root`, as it will when it runs the hook there.
+    let args = [
         "rev-parse",
         "--show-toplevel",
         "--git-path",
         "hooks",
         "--show-superproject-working-tree",
-    ])
-    .current_dir(root)
-    .stdin(Stdio::null())
-    .stdout(Stdio::piped())
-    .stderr(Stdio::null());
-    // Let git find the repository from `root`, as it will when it runs the hook there.
-    for var in [
-        "GIT_DIR",
-        "GIT_WORK_TREE",
-        "GIT_COMMON_DIR",
-        "GIT_INDEX_FILE",
-        "GIT_CEILING_DIRECTORIES",
-    ] {
-        cmd.env_remove(var);
-    }
-    let Ok(out) = cmd.output() else {
+    ];
+    let Ok(out) = crate::process::git_command(root, &args).output() else {
         return GitAnswer::NoGit;
     };
     let answer = || -> Option<(PathBuf, Option<PathBuf>)> {

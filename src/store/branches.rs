@@ -13,7 +13,7 @@ use super::entry::Entry;
 use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 /// Largest blob read to hash it (bytes): a larger one counts as not holding the chart.
 const MAX_BLOB: u64 = 64 * 1024 * 1024;
@@ -181,20 +181,8 @@ fn checkout_hashes(bytes: &[u8]) -> Vec<String> {
 /// Runs `git cat-file <mode>` in `root` with `input` on stdin (written from another thread, so
 /// a large answer never blocks the question); its stdout, or `None` when git could not run.
 fn batch(root: &Path, mode: &str, input: String) -> Option<Vec<u8>> {
-    let mut cmd = Command::new("git");
-    cmd.args(["cat-file", mode])
-        .current_dir(root)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null());
-    for var in [
-        "GIT_DIR",
-        "GIT_WORK_TREE",
-        "GIT_COMMON_DIR",
-        "GIT_INDEX_FILE",
-    ] {
-        cmd.env_remove(var);
-    }
+    let mut cmd = crate::process::git_command(root, &["cat-file", mode]);
+    cmd.stdin(Stdio::piped());
     let mut child = cmd.spawn().ok()?;
     let mut stdin = child.stdin.take()?;
     let writer = std::thread::spawn(move || {
