@@ -92,6 +92,7 @@ fn ask(
         thresholds: t,
         allowed: &|_| true,
         text: &text,
+        code: &capn_hook::recall::no_code,
     };
     let qv = model.embed(q);
     let vectors = fused.then_some((&st.vectors, qv.as_slice()));
@@ -225,6 +226,7 @@ fn diag(stores: &BTreeMap<String, Store>, queries: &[Query], kind: &str, model: 
                 thresholds: &loose,
                 allowed: &|_| true,
                 text: &text,
+                code: &capn_hook::recall::no_code,
             };
             let qv = model.embed(&q.text);
             let r = decide::search(&st.bm25, Some((&st.vectors, &qv)), &a, Some(model));
@@ -289,6 +291,7 @@ fn dump(stores: &BTreeMap<String, Store>, queries: &[Query], model: &Model) {
                     thresholds: &open,
                     allowed: &|_| true,
                     text: &text,
+                    code: &capn_hook::recall::no_code,
                 };
                 let qv = model.embed(&q.text);
                 let vectors = fused.then_some((&st.vectors, qv.as_slice()));

@@ -29,6 +29,7 @@ impl FusedStore {
             thresholds: t,
             allowed: &|_| true,
             text: &text,
+            code: &capn_hook::recall::no_code,
         };
         recall::decide::search(&self.st.index, Some((&self.vectors, qv)), &ask, Some(model))
     }

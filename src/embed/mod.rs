@@ -60,6 +60,12 @@ pub struct Thresholds {
     /// Least share of the question's whole weight (0..=1, generic terms included) that a chart
     /// must hold, exactly, by stem or by meaning, to answer it (`crate::recall::gate`).
     pub held: f32,
+    /// Least relevance (`crate::recall::semantic::relevance`: closeness plus half the share of
+    /// the question the chart's files' text holds, or the cosine times `show_cosine`) for a chart
+    /// to be shown on a miss.
+    pub show: f32,
+    /// Factor on the cosine alone in a chart's relevance (a rewording may share no word).
+    pub show_cosine: f32,
 }
 
 #[derive(Deserialize)]

@@ -99,6 +99,7 @@ pub fn lexical_rank(bm25: &Bm25Index, ask: &Ask<'_>) -> Ranking {
     Ranking {
         passing,
         close: Vec::new(),
+        pool: Vec::new(),
     }
 }
 
@@ -130,6 +131,12 @@ pub fn decide(
             candidates: Vec::new(),
         };
     }
+    if let Some(hit) = corroborated(question, ranking, &gated, ask, model) {
+        return Decision {
+            answers: vec![hit],
+            candidates: Vec::new(),
+        };
+    }
     let cap = MAX_CANDIDATES.min(ask.limit.max(1));
     // Strong candidates first; the other turned-down charts lead the weak ones (rank order).
     let (strong, turned_down): (Vec<_>, Vec<_>) = gated.demoted.iter().partition(|(_, s)| *s);
@@ -137,7 +144,14 @@ pub fn decide(
         .into_iter()
         .chain(turned_down)
         .filter_map(|&(d, s)| find(d).map(|h| (h, s)));
-    let weak = ranking.close.iter().map(|&h| (h, false));
+    // The charts shown beyond those the gate turned down: by relevance, with the files' text
+    // when the store has it (read only now, on a miss).
+    let text = (ask.code)().map(|code| {
+        let n = ranking.pool.iter().map(|h| h.doc + 1).max().unwrap_or(0);
+        super::code_text::scores(code, ask.query, ask.allowed, n)
+    });
+    let close = semantic::shown(ranking, text.as_deref(), ask.thresholds);
+    let weak = close.iter().map(|&h| (h, false));
     let mut candidates: Vec<Candidate> = Vec::new();
     for (hit, strong) in strong.chain(weak) {
         if candidates.len() >= cap {
@@ -158,6 +172,41 @@ pub fn decide(
         answers: Vec::new(),
         candidates,
     }
+}
+
+/// On a miss, the chart the files' text lets answer (issue 33): the best-ranked chart, when the
+/// gate turned it down only for common words ([`Question::is_strong`]) and its backing files'
+/// text holds every word of the question it lacks (each of the word's terms, by stem). The
+/// chart's words say nearly all of the question and its files say the rest: evidence a near
+/// miss lacks, since the word it lacks names another thing and is rarely common. `None` without
+/// a file-text index, when a lacking word is in no file of the chart, or when nothing is
+/// lacking in words (the gate stopped it for another reason).
+fn corroborated(
+    question: &Question,
+    ranking: &Ranking,
+    gated: &gate::Gated,
+    ask: &Ask<'_>,
+    model: Option<&Model>,
+) -> Option<FusedHit> {
+    let &(doc, strong) = gated.demoted.first()?;
+    let best = ranking.passing.first()?;
+    if !strong || best.doc != doc {
+        return None;
+    }
+    let code = (ask.code)()?;
+    let missing = question.missing(doc, ask.text, model, ask.thresholds);
+    let d = u32::try_from(doc).ok()?;
+    let in_files = |w: &String| {
+        let terms = super::analyze(w);
+        !terms.is_empty()
+            && terms
+                .iter()
+                .all(|t| code.docs_with(t).binary_search(&d).is_ok())
+    };
+    (!missing.is_empty() && missing.iter().all(in_files)).then(|| FusedHit {
+        score: best.score.min(MAX_RANKED_SCORE),
+        ..*best
+    })
 }
 
 #[cfg(test)]
@@ -204,6 +253,7 @@ mod tests {
             thresholds: &t,
             allowed,
             text: &text,
+            code: &crate::recall::no_code,
         };
         let q = model.embed(query);
         search(bm25, Some((vectors, &q)), &ask, Some(model))

@@ -43,6 +43,7 @@
 mod background;
 pub(crate) mod blob;
 mod build;
+pub mod code_text;
 pub mod decide;
 pub mod gate;
 pub mod intent;
@@ -88,6 +89,14 @@ pub struct Ask<'a> {
     pub allowed: &'a dyn Fn(usize) -> bool,
     /// A candidate's text, read when the gate needs it; `None` when it cannot be read.
     pub text: &'a dyn Fn(usize) -> Option<gate::DocText>,
+    /// The charted files' text index (`code_text`; doc numbers as in the chart index), loaded
+    /// only on a miss, when the charts to show are chosen; `None`: not available.
+    pub code: &'a dyn Fn() -> Option<&'a Bm25Index>,
+}
+
+/// An [`Ask::code`] for callers without a file-text index.
+pub fn no_code<'a>() -> Option<&'a Bm25Index> {
+    None
 }
 
 /// One entry's searchable text.
@@ -339,7 +348,7 @@ impl Bm25Index {
     }
 
     /// The docs containing the index term `term`, ascending (empty when none does).
-    pub(crate) fn docs_with(&self, term: &str) -> Vec<u32> {
+    pub fn docs_with(&self, term: &str) -> Vec<u32> {
         self.lookup(term)
             .map(|t| self.postings_of(t).map(|(d, _)| d).collect())
             .unwrap_or_default()

@@ -405,6 +405,61 @@ pub struct Ranking {
     /// Charts close enough to show on a miss (in fused mode, coverage + cosine ≥ `related_min`),
     /// best first by the same fused score; may repeat charts of `passing`.
     pub close: Vec<FusedHit>,
+    /// Every chart the question touched at all (a shared term or a positive cosine), unordered:
+    /// what [`shown`] picks from when the files' text is weighed in (empty with BM25 alone).
+    pub pool: Vec<FusedHit>,
+}
+
+/// Weight of the files' text coverage in a chart's relevance ([`relevance`]): three quarters of the
+/// chart's own words, so a question the chart's files answer but its words do not say still
+/// counts, below one the chart says.
+pub const TEXT_COVERAGE_WEIGHT: f32 = 0.75;
+
+/// Weight of the files' text BM25 (as a share of the best chart's) in the order of the charts
+/// shown on a miss, beside the fused score's 0.5 BM25 + 0.5 cosine: below either signal of the
+/// chart's own words.
+pub const TEXT_RANK_WEIGHT: f32 = 0.15;
+
+/// How relevant a chart is to a question, for showing it on a miss: its closeness (coverage +
+/// cosine) plus [`TEXT_COVERAGE_WEIGHT`] times the share of the question its files' text holds,
+/// or its cosine alone scaled by `show_cosine` (a question in other words than the chart's may
+/// share none of them and still mean the same), whichever is larger. Compared with the model's
+/// `show`.
+pub fn relevance(
+    hit: &FusedHit,
+    text: Option<&super::code_text::TextScore>,
+    show_cosine: f32,
+) -> f32 {
+    let t = text.map_or(0.0, |t| t.coverage);
+    (hit.closeness + TEXT_COVERAGE_WEIGHT * t).max(show_cosine * hit.cosine)
+}
+
+/// The charts to show on a miss (issue 33): those of `ranking.pool` whose [`relevance`]
+/// reaches the model's `show`, best first by fused score plus [`TEXT_RANK_WEIGHT`] times their
+/// files' text rank. `text` is indexed by doc (`None`: no file text, the chart's words and the
+/// cosine alone). With BM25 alone (an empty pool) this is `ranking.close`.
+pub fn shown(
+    ranking: &Ranking,
+    text: Option<&[super::code_text::TextScore]>,
+    thresholds: &crate::embed::Thresholds,
+) -> Vec<FusedHit> {
+    if ranking.pool.is_empty() {
+        return ranking.close.clone();
+    }
+    let of = |doc: usize| text.and_then(|t| t.get(doc));
+    let mut out: Vec<(f32, FusedHit)> = ranking
+        .pool
+        .iter()
+        .filter(|h| relevance(h, of(h.doc), thresholds.show_cosine) >= thresholds.show)
+        .map(|h| {
+            (
+                h.fused + TEXT_RANK_WEIGHT * of(h.doc).map_or(0.0, |t| t.rank),
+                *h,
+            )
+        })
+        .collect();
+    out.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.doc.cmp(&b.1.doc)));
+    out.into_iter().map(|(_, h)| h).collect()
 }
 
 /// Ranks every entry by BM25 and cosine fused (module docs): the fusion step of
@@ -437,6 +492,7 @@ pub fn rank(bm25: &Bm25Index, vectors: &Vectors, q: &[f32], ask: &Ask<'_>) -> Ra
         .fold(0.0f32, f32::max);
     let mut passing = Vec::new();
     let mut close = Vec::new();
+    let mut pool = Vec::new();
     for (doc, lex) in lexical.iter().enumerate() {
         let cosine = cosines.get(doc).copied().unwrap_or(0.0).max(0.0);
         let (coverage, bm25_norm) = match lex {
@@ -444,10 +500,7 @@ pub fn rank(bm25: &Bm25Index, vectors: &Vectors, q: &[f32], ask: &Ask<'_>) -> Ra
             Some(c) => (c.coverage, 0.0),
             None => (0.0, 0.0),
         };
-        if lex.is_none() && cosine < thresholds.related_min.min(thresholds.gate) {
-            continue;
-        }
-        if lex.is_none() && !(ask.allowed)(doc) {
+        if lex.is_none() && (cosine <= 0.0 || !(ask.allowed)(doc)) {
             continue;
         }
         let fused = 0.5 * bm25_norm + 0.5 * cosine;
@@ -464,10 +517,15 @@ pub fn rank(bm25: &Bm25Index, vectors: &Vectors, q: &[f32], ask: &Ask<'_>) -> Ra
         if hit.closeness >= thresholds.related_min {
             close.push(hit);
         }
+        pool.push(hit);
     }
     passing.sort_by(|a, b| b.fused.total_cmp(&a.fused).then(a.doc.cmp(&b.doc)));
     close.sort_by(|a, b| b.fused.total_cmp(&a.fused).then(a.doc.cmp(&b.doc)));
-    Ranking { passing, close }
+    Ranking {
+        passing,
+        close,
+        pool,
+    }
 }
 
 /// Embeds every entry (question, details) with `model` into a [`Vectors`].

@@ -7,6 +7,7 @@
 pub mod ask;
 pub mod branches;
 pub mod budget;
+pub mod code_index;
 pub mod conflict;
 pub mod entry;
 pub mod fresh;
@@ -165,6 +166,12 @@ impl Store {
     /// writers now delete it (the index is updated in place).
     pub fn texts_path(&self) -> PathBuf {
         self.dir.join("texts.bin")
+    }
+
+    /// `.capn/code.bin` (derived, this checkout's: the charted files' text index,
+    /// [`code_index`]).
+    pub fn code_path(&self) -> PathBuf {
+        self.local.join("code.bin")
     }
 
     /// `.capn/stat.bin` (derived file-stat cache of this checkout).

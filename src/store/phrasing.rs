@@ -107,6 +107,7 @@ impl Writer {
             thresholds: &thresholds,
             allowed: &allowed,
             text: &text,
+            code: &crate::recall::no_code,
         };
         let qv = self
             .snap

@@ -4,6 +4,7 @@
 mod args_dropped;
 mod chart;
 mod chart_store;
+mod code_text;
 mod codex_reminder;
 mod concurrency;
 mod doc_links;

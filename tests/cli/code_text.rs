@@ -1,0 +1,128 @@
+//! Issue 33: the charted files' own text as recall evidence, kept in the derived
+//! `.capn/code.bin`. A miss shows the chart whose files say what is asked; the text follows a
+//! re-chart; a damaged, hostile or symlinked `code.bin` is rebuilt, never read through or
+//! written through; a backing file that leads out of the project adds no text.
+
+use crate::util::{Env, Run};
+
+/// The chart's id from `charted <id> ...`.
+fn chart(env: &Env, q: &str, file: &str) -> String {
+    let run = env.run(&["chart", q, "--files", file]).ok();
+    run.stdout.split_whitespace().nth(1).unwrap().to_string()
+}
+
+/// A project with two charts: webhooks (its file names the Stripe signature check) and a
+/// colour palette.
+fn project() -> (Env, String, String) {
+    let env = Env::new();
+    env.write(
+        "src/webhook.ts",
+        "// Verifies the Stripe signature and dispatches the event to a handler.\nexport function handleStripeWebhook(body: string, signature: string) {\n  dispatchEvent(verifySignature(body, signature));\n}\n",
+    );
+    env.write(
+        "src/theme.ts",
+        "// Applies the user's colour preferences.\nexport function applyPalette(palette: string) {}\n",
+    );
+    env.run(&["init"]).ok();
+    let hook = chart(
+        &env,
+        "Where are payment webhooks verified and handled?",
+        "src/webhook.ts",
+    );
+    let theme = chart(&env, "How is the colour palette applied?", "src/theme.ts");
+    (env, hook, theme)
+}
+
+const ASKED: &str = "where is the stripe signature checked?";
+
+/// The ids of the `candidate`/`related` lines of a miss, in order.
+fn candidates(run: &Run) -> Vec<String> {
+    run.stderr
+        .lines()
+        .filter_map(|l| {
+            l.strip_prefix("related ")
+                .or_else(|| l.strip_prefix("candidate "))
+        })
+        .map(|j| {
+            serde_json::from_str::<serde_json::Value>(j).unwrap()["id"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn a_miss_shows_the_chart_whose_files_say_what_is_asked() {
+    let (env, hook, _) = project();
+    let run = env.run(&["ask", ASKED]).code(1);
+    assert_eq!(
+        candidates(&run),
+        std::slice::from_ref(&hook),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        env.root.join(".capn/code.bin").is_file(),
+        "the miss saved the text index"
+    );
+    // Loaded, not rebuilt, the next time: same answer.
+    assert_eq!(candidates(&env.run(&["ask", ASKED]).code(1)), [hook]);
+    // An unrelated question still shows nothing.
+    let run = env
+        .run(&["ask", "where is the kubernetes helm chart deployed?"])
+        .code(1);
+    assert!(candidates(&run).is_empty(), "{}", run.stderr);
+}
+
+#[test]
+fn the_text_follows_a_re_chart_of_the_file() {
+    let (env, hook, _) = project();
+    assert_eq!(candidates(&env.run(&["ask", ASKED]).code(1)), [hook]);
+    env.write(
+        "src/webhook.ts",
+        "// Hands each queued event to its handler.\nexport function handleEvent(e: unknown) {}\n",
+    );
+    chart(
+        &env,
+        "Where are payment webhooks verified and handled?",
+        "src/webhook.ts",
+    );
+    let run = env.run(&["ask", ASKED]).code(1);
+    assert!(
+        candidates(&run).is_empty(),
+        "the old text was dropped: {}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_damaged_or_hostile_code_bin_is_rebuilt() {
+    let (env, hook, _) = project();
+    let code = env.root.join(".capn/code.bin");
+    for bytes in [&b"garbage"[..], &[0xff; 4096][..], &[][..]] {
+        std::fs::write(&code, bytes).unwrap();
+        assert_eq!(
+            candidates(&env.run(&["ask", ASKED]).code(1)),
+            std::slice::from_ref(&hook)
+        );
+        assert_ne!(std::fs::read(&code).unwrap(), bytes, "rewritten");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlinked_code_bin_is_never_read_or_written_through() {
+    let (env, hook, _) = project();
+    let decoy = env.tmp.path().join("decoy.bin");
+    std::fs::write(&decoy, b"decoy").unwrap();
+    let code = env.root.join(".capn/code.bin");
+    let _ = std::fs::remove_file(&code);
+    std::os::unix::fs::symlink(&decoy, &code).unwrap();
+    assert_eq!(candidates(&env.run(&["ask", ASKED]).code(1)), [hook]);
+    assert_eq!(std::fs::read(&decoy).unwrap(), b"decoy");
+    assert!(!std::fs::symlink_metadata(&code)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+}
