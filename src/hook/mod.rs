@@ -47,6 +47,7 @@ pub mod call;
 pub mod codex_context;
 pub mod handoff;
 pub mod json;
+pub mod learn;
 pub mod offer;
 pub mod post_compact;
 pub mod post_tool_use;
@@ -241,14 +242,18 @@ pub fn run_input(
             None
         }
     };
-    let Some(text) = context else {
-        return Ok(());
-    };
-    let reply = match shape {
-        ReplyShape::Nested => host_envelope(host, event, &text),
-        ReplyShape::Guest => guest_envelope(event, &text),
-    };
-    emit(reply)
+    if let Some(text) = context {
+        let reply = match shape {
+            ReplyShape::Nested => host_envelope(host, event, &text),
+            ReplyShape::Guest => guest_envelope(event, &text),
+        };
+        emit(reply)?;
+    }
+    if matches!(event, HookEvent::Stop | HookEvent::UserPromptSubmit) {
+        // After the reply, which learning never changes: the turn's reads become phrasings.
+        learn::settle(&ctx);
+    }
+    Ok(())
 }
 
 /// Whether a hook registered with `--user` runs for this payload: the payload's folder (its

@@ -10,7 +10,8 @@
 //! Codex `Bash`), so the common case is a build or a listing: the tool call is classified from
 //! the payload alone and a non-search returns before the session dir, the store or its config is
 //! looked at (`tests/cli/offers.rs` checks that no config is read; `bench/pretooluse_bench.py`
-//! times it).
+//! times it). A call that reads files (Read, `cat`...) is also seen by [`super::learn::observe`],
+//! which never changes the reply.
 
 use super::offer::{self, Moment};
 use super::Ctx;
@@ -21,6 +22,8 @@ pub fn run(ctx: &Ctx) -> Result<Option<String>> {
     let Some((tool, input)) = &ctx.call.tool else {
         return Ok(None);
     };
+    // A read of a chart a recent `capn ask` showed is evidence for it; prints nothing.
+    super::learn::observe(ctx, tool, input);
     let Some(intent) = crate::recall::intent::from_tool_call(tool, input) else {
         return Ok(None);
     };
