@@ -249,7 +249,13 @@ pub fn run_input(
         };
         emit(reply)?;
     }
-    if matches!(event, HookEvent::Stop | HookEvent::UserPromptSubmit) {
+    let turn_over = match event {
+        HookEvent::Stop => true,
+        // Not Qwen Code's mid-turn repeat of the prompt event: the turn goes on.
+        HookEvent::UserPromptSubmit => !user_prompt_submit::is_continuation(&ctx),
+        _ => false,
+    };
+    if turn_over {
         // After the reply, which learning never changes: the turn's reads become phrasings.
         learn::settle(&ctx);
     }

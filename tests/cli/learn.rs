@@ -255,3 +255,21 @@ fn the_hooks_print_the_same_bytes_with_evidence_pending() {
     assert_eq!(answer(&env, Q), Some((a.id, 100)));
     assert_eq!(answer(&plain, Q), None);
 }
+
+#[test]
+fn doctor_names_the_switch_when_it_is_off() {
+    let env = Env::git();
+    env.run(&["init"]).ok();
+    let line = "ok    learning from use: off (\"learn\": false in .capn/config.json";
+    assert!(!env.run(&["doctor"]).stdout.contains(line));
+    set_learn(&env, false);
+    let doctor = env.run(&["doctor"]).stdout;
+    assert!(doctor.contains(line), "{doctor}");
+    let path = env.root.join(".capn/config.json");
+    std::fs::write(&path, r#"{"learn": "no"}"#).unwrap();
+    let doctor = env.run(&["doctor"]).stdout;
+    assert!(
+        doctor.contains("\"learn\" is \"no\", not true or false (learning from use stays on)"),
+        "{doctor}"
+    );
+}
