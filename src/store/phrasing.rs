@@ -10,7 +10,10 @@
 //!   at most, or one sharing a word) is a chart of its own ([`Writer::charts_on`] names the
 //!   charts it shares its files with);
 //! - [`Writer::current_chart`]: the chart `capn chart "<words>" --like <id>` confirms, refused
-//!   clearly when the id is no chart or its files changed.
+//!   clearly when the id is no chart or its files changed;
+//! - [`Writer::learn_phrasing`]: the same confirmation made by the hooks from the agent's reads
+//!   (learning from use, `crate::hook::learn`), only when no chart has the words yet;
+//! - [`checked`]: an entry as a reader will parse it, before any writer writes it.
 
 use super::entry::Entry;
 use super::index::read_entry;
