@@ -273,3 +273,55 @@ fn doctor_names_the_switch_when_it_is_off() {
         "{doctor}"
     );
 }
+
+/// Reads reach PreToolUse only when its matcher selects Read: `init` widens capn's own group
+/// registered with the matcher from before (byte for byte otherwise, and once), and leaves a
+/// group that holds another tool's handler to the user (doctor names what it misses).
+#[test]
+fn init_widens_capn_s_old_tool_matcher_to_reads() {
+    let env = Env::git();
+    let handler = r#"{"type": "command", "command": "capn", "args": ["hook", "pre-tool-use"], "timeout": 10}"#;
+    let before = format!(
+        "{{\"hooks\": {{\"PreToolUse\": [{{\"matcher\": \"Grep|Glob|Bash|Task|Agent\", \"hooks\": [{handler}]}}]}}}}\n"
+    );
+    env.write(".claude/settings.json", &before);
+    let run = env.run(&["init"]).ok();
+    let text = env.read(".claude/settings.json");
+    assert!(
+        text.starts_with(
+            &before
+                .replace("Grep|Glob|Bash", "Grep|Glob|Read|Bash")
+                .replace("]}]}}\n", "")
+        ),
+        "{text}"
+    );
+    assert!(
+        run.stdout
+            .contains("the tool hook in .claude/settings.json now also runs on file reads"),
+        "{}",
+        run.stdout
+    );
+    let again = env.run(&["init"]).ok();
+    assert_eq!(env.read(".claude/settings.json"), text);
+    assert!(!again.stdout.contains("now also runs on file reads"));
+    // The group's matcher is now the table's.
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        v["hooks"]["PreToolUse"][0]["matcher"],
+        "Grep|Glob|Read|Bash|Task|Agent"
+    );
+
+    let env = Env::git();
+    let mixed = format!(
+        "{{\"hooks\": {{\"PreToolUse\": [{{\"matcher\": \"Grep|Glob|Bash|Task|Agent\", \"hooks\": [{handler}, {{\"type\": \"command\", \"command\": \"other-tool\"}}]}}]}}}}\n"
+    );
+    env.write(".claude/settings.json", &mixed);
+    env.run(&["init"]).ok();
+    let v: Value = serde_json::from_str(&env.read(".claude/settings.json")).unwrap();
+    assert_eq!(
+        v["hooks"]["PreToolUse"][0]["matcher"],
+        "Grep|Glob|Bash|Task|Agent"
+    );
+    let doctor = env.run(&["doctor"]).stdout;
+    assert!(doctor.contains("does not select Read"), "{doctor}");
+}
