@@ -325,3 +325,48 @@ fn init_widens_capn_s_old_tool_matcher_to_reads() {
     let doctor = env.run(&["doctor"]).stdout;
     assert!(doctor.contains("does not select Read"), "{doctor}");
 }
+
+/// The store lock is only tried: while another writer holds it, the evidence stays pending, and
+/// the next turn's end learns.
+#[test]
+fn a_busy_store_keeps_the_evidence_for_the_next_turn() {
+    let (env, a, _) = shown_two();
+    read(&env, &a.files[0]);
+    let lock = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(env.root.join(".capn/lock"))
+        .unwrap();
+    lock.lock().unwrap();
+    let started = std::time::Instant::now();
+    stop(&env);
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    drop(lock);
+    assert_eq!(answer(&env, Q), None);
+    stop(&env);
+    assert_eq!(answer(&env, Q), Some((a.id, 100)));
+}
+
+/// Codex reads through its shell (`sed -n`, a path relative to a subfolder the agent is in).
+#[test]
+fn a_codex_shell_read_is_evidence_too() {
+    let (env, a, _) = shown_two();
+    let file = env.root.join(&a.files[0]);
+    let dir = file.parent().unwrap();
+    let name = file.file_name().unwrap().to_str().unwrap();
+    let payload = |event: &str, extra: Value| hook_payload(event, SID, dir, extra);
+    let run = env.run_stdin(
+        &["hook", "pre-tool-use", "--host", "codex"],
+        &payload(
+            "PreToolUse",
+            json!({"tool_name": "Bash", "tool_input": {"command": format!("sed -n 1,40p {name}")}}),
+        ),
+    );
+    assert_eq!((run.code, run.stdout.as_str()), (0, ""));
+    env.run_stdin(
+        &["hook", "stop", "--host", "codex"],
+        &payload("Stop", json!({"stop_hook_active": false})),
+    )
+    .ok();
+    assert_eq!(answer(&env, Q), Some((a.id, 100)));
+}
