@@ -11,7 +11,9 @@
 //! `"shared"` (bool, default `false`: set by `capn init --shared`, the entries are committed to
 //! git for the team, and capn never deletes one on its own) and `"nudge"` (bool, default `true`:
 //! the Stop hook asks once to chart a turn that explored hard and charted nothing, docs/nudge.md;
-//! `capn init --no-nudge` sets it to `false`).
+//! `capn init --no-nudge` sets it to `false`) and `"learn"` (bool, default `true`: the hooks add
+//! the words of a missed `capn ask` as a phrasing of the shown chart the agent then read,
+//! docs/recall.md "Learning from use").
 //! Unknown keys are preserved on rewrite (format.md, "Other files in `.capn/`"). A missing or
 //! unparseable file means the defaults; it is never overwritten unless a command sets a key. A
 //! symlink, a special file or a file over [`crate::fsutil::limits::CONFIG`] is not read (the
@@ -49,6 +51,8 @@ pub struct Config {
     /// The Stop hook's nudge to chart an expensive turn ([`crate::hook::stop`]); on unless
     /// `"nudge": false`.
     pub nudge: bool,
+    /// Learning from use ([`crate::hook::learn`]); on unless `"learn": false`.
+    pub learn: bool,
     /// The file is there but capn cannot tell from it whether the store is shared (it is not a
     /// JSON object, say a merge conflict in it, or `"shared"` is not a bool, say `"true"`): a
     /// store capn cannot read as local is never treated as one whose charts it may delete.
@@ -65,6 +69,7 @@ impl Default for Config {
             stale_days: DEFAULT_STALE_DAYS,
             shared: false,
             nudge: true,
+            learn: true,
             shared_unknown: false,
         }
     }
@@ -128,6 +133,11 @@ impl Config {
             None => {}
             Some(Value::Bool(b)) => self.nudge = *b,
             Some(v) => problems.push(format!("\"nudge\" must be true or false, not {}", shown(v))),
+        }
+        match map.get("learn") {
+            None => {}
+            Some(Value::Bool(b)) => self.learn = *b,
+            Some(v) => problems.push(format!("\"learn\" must be true or false, not {}", shown(v))),
         }
         match map.get("warn_at") {
             None => {}

@@ -152,6 +152,25 @@ impl Doc {
         }
     }
 
+    /// Sets the key `key` (the last of duplicates) of the group `hooks[event][group]` to the
+    /// string `value`, touching nothing else. Returns whether the key was there (a missing key
+    /// is not added).
+    pub fn set_group_string(&mut self, event: &str, group: usize, key: &str, value: &str) -> bool {
+        let Some((_, _, groups)) = self.event_array(event) else {
+            return false;
+        };
+        let Some(group_obj) = groups.elements().get(group).and_then(CstNode::as_object) else {
+            return false;
+        };
+        match last_prop(&group_obj, key) {
+            Some(prop) => {
+                prop.set_value(CstInputValue::String(value.to_string()));
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Appends a matcher group to `hooks[event]`, creating the event and `hooks` when absent.
     pub fn append_group(&mut self, event: &str, group: &Value) {
         if let Some(style) = self.one_line_style() {

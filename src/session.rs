@@ -17,6 +17,8 @@
 //!                                      the session it continues (`from_session`), see
 //!                                      [`crate::hook::handoff`]
 //! gc-stamp                             when garbage collection last ran
+//! shown/<key>.json                     what `capn ask` showed on its recent misses in one
+//!                                      project ([`shown`]; learning from use)
 //! ```
 //!
 //! Every file is written atomically (temp file + rename): the state file durably
@@ -30,6 +32,8 @@
 //! A session id reaches a path only as a [`SessionId`], which can only be made from a string that
 //! matches `^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$` (format.md): no separators, no `..`, no absolute
 //! paths, so nothing is ever written outside the state dir.
+
+pub mod shown;
 
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};

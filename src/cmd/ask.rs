@@ -115,6 +115,7 @@ pub fn run(args: &AskArgs) -> Result<ExitCode> {
         if !store.exists() {
             diag!("capn: {}", super::messages::no_store(&store.root));
         }
+        remember_shown(&store, question, &answers.related);
         present::write_stderr_lines(&out.miss);
         return Ok(ExitCode::from(1));
     }
@@ -124,6 +125,28 @@ pub fn run(args: &AskArgs) -> Result<ExitCode> {
     }
     present::print(&out.hits)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Records the charts a miss showed ([`crate::session::shown`]), so the hooks can learn these
+/// words for the one the agent then reads (docs/recall.md, "Learning from use"); not when
+/// `"learn": false` or nothing was shown. Best effort: a state dir that cannot be written loses
+/// the chance to learn and changes nothing `ask` prints.
+fn remember_shown(store: &Store, question: &str, shown: &[Related]) {
+    if shown.is_empty() || !store.exists() || !store.config().learn {
+        return;
+    }
+    let charts = shown.iter().map(|r| {
+        let files = r.entry.files.keys().map(String::as_str).collect();
+        (r.entry.id.as_str(), files)
+    });
+    let Some(ask) =
+        crate::session::shown::ShownAsk::new(std::time::SystemTime::now(), question, charts)
+    else {
+        return;
+    };
+    if let Ok(dir) = crate::session::state_dir() {
+        let _ = crate::session::shown::record(&dir, &store.root, ask);
+    }
 }
 
 /// Most hidden charts named in the note; the rest are counted.

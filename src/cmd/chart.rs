@@ -9,6 +9,7 @@ use crate::cli::ChartArgs;
 use crate::error::Refused;
 use crate::store::entry::{question_hash, Entry, ID_LENGTHS};
 use crate::store::fresh::{hash_file, now_ns};
+use crate::store::phrasing::{checked, phrasing_shaped_details};
 use crate::store::{paths, Store};
 use anyhow::{Context, Result};
 use std::collections::BTreeMap;
@@ -608,55 +609,6 @@ fn replace_same_question(
         w.delete_positions(&positions)?;
     }
     Ok(ids)
-}
-
-/// `entry` as a reader will parse it, checked: it fits the entry size limit and parses back
-/// with the same phrasings (CRLF and blank edge lines of the details are normalised by the
-/// format, so the index holds what a reader will parse). Nothing is written.
-///
-/// Errors: [`Refused`] for an oversized entry, or one whose details would read back as
-/// phrasings.
-fn checked(entry: Entry) -> Result<Entry> {
-    let id = entry.id.clone();
-    let text = entry.render();
-    if text.len() as u64 > crate::fsutil::limits::ENTRY {
-        return Err(Refused(format!(
-            "refusing to chart: entry {id} would be {} bytes, over the {}-byte limit for an entry (its files, details, phrasings and other frontmatter); nothing was written",
-            text.len(),
-            crate::fsutil::limits::ENTRY
-        ))
-        .into());
-    }
-    if crate::store::conflict::sides(&text).is_some() {
-        return Err(Refused(format!(
-            "refusing to chart: the details of entry {id} hold git merge conflict markers \
-             (<<<<<<<, =======, >>>>>>> lines), which would keep it from ever answering; \
-             nothing was written"
-        ))
-        .into());
-    }
-    let parsed = Entry::parse(&text, &id)
-        .map_err(|e| anyhow::anyhow!("internal error: the new entry does not parse back: {e}"))?;
-    if parsed.phrasings != entry.phrasings {
-        // Details whose last lines are `## Also asked as` and `- ` items would read back as
-        // phrasings (each then answering at 100): the one shape the format cannot hold.
-        return Err(phrasing_shaped_details(&format!(
-            "the details of entry {id}"
-        )));
-    }
-    Ok(parsed)
-}
-
-/// The refusal of `what` (details given or kept) that end in a [`PHRASINGS_HEADING`] list of
-/// `- ` lines: written, they would read back as phrasings (each answering at 100).
-///
-/// [`PHRASINGS_HEADING`]: crate::store::entry::PHRASINGS_HEADING
-fn phrasing_shaped_details(what: &str) -> anyhow::Error {
-    Refused(format!(
-        "refusing to chart: {what} end in a {:?} section of \"- \" lines, which is how an entry lists its other phrasings; reword that heading or add text after the list; nothing was written",
-        crate::store::entry::PHRASINGS_HEADING
-    ))
-    .into()
 }
 
 /// `error` with a hint when two neighbouring `--files` parts, joined by the comma `--files` split

@@ -47,6 +47,7 @@ pub mod call;
 pub mod codex_context;
 pub mod handoff;
 pub mod json;
+pub mod learn;
 pub mod offer;
 pub mod post_compact;
 pub mod post_tool_use;
@@ -241,14 +242,24 @@ pub fn run_input(
             None
         }
     };
-    let Some(text) = context else {
-        return Ok(());
+    if let Some(text) = context {
+        let reply = match shape {
+            ReplyShape::Nested => host_envelope(host, event, &text),
+            ReplyShape::Guest => guest_envelope(event, &text),
+        };
+        emit(reply)?;
+    }
+    let turn_over = match event {
+        HookEvent::Stop => true,
+        // Not Qwen Code's mid-turn repeat of the prompt event: the turn goes on.
+        HookEvent::UserPromptSubmit => !user_prompt_submit::is_continuation(&ctx),
+        _ => false,
     };
-    let reply = match shape {
-        ReplyShape::Nested => host_envelope(host, event, &text),
-        ReplyShape::Guest => guest_envelope(event, &text),
-    };
-    emit(reply)
+    if turn_over {
+        // After the reply, which learning never changes: the turn's reads become phrasings.
+        learn::settle(&ctx);
+    }
+    Ok(())
 }
 
 /// Whether a hook registered with `--user` runs for this payload: the payload's folder (its

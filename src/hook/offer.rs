@@ -44,7 +44,7 @@ pub const OFFERED_PREFIX: &str = "offered";
 pub const OFFER_LOCK: &str = "offer.lock";
 
 /// [`OFFER_LOCK`] for session `s`: in the state dir that holds its `sessions/` folder.
-fn offer_lock_path(s: &SessionDir) -> std::path::PathBuf {
+pub(super) fn offer_lock_path(s: &SessionDir) -> std::path::PathBuf {
     s.path
         .parent()
         .and_then(std::path::Path::parent)
@@ -153,7 +153,7 @@ fn entry_key(id: &str) -> String {
 /// How long a hook waits for [`OFFER_LOCK`] before it offers nothing: every holder keeps it for
 /// one small read and write, so only a stuck holder keeps a hook waiting this long, and a hook
 /// must return promptly whatever happens.
-const OFFER_LOCK_WAIT: crate::store::lock::Wait = crate::store::lock::Wait {
+pub(super) const OFFER_LOCK_WAIT: crate::store::lock::Wait = crate::store::lock::Wait {
     notice_after: std::time::Duration::MAX,
     give_up_after: std::time::Duration::from_secs(1),
 };

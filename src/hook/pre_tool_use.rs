@@ -1,4 +1,4 @@
-//! `capn hook pre-tool-use`: PreToolUse (Claude Code: Grep, Glob, Task/Agent, Bash; Codex: its
+//! `capn hook pre-tool-use`: PreToolUse (Claude Code: Grep, Glob, Read, Task/Agent, Bash; Codex: its
 //! shell tool, `tool_name` "Bash"; hooks reference section 5, Codex's pre-tool-use schemas).
 //!
 //! Offers charted answers at the moment the agent searches ([`super::offer`]): the search's
@@ -6,11 +6,13 @@
 //! over and what passes the injection gate goes into `additionalContext`. Never denies, never
 //! changes the tool input, prints nothing for a tool call that is not a search.
 //!
-//! `capn init` registers it on every Bash call (Claude Code matcher `Grep|Glob|Bash|Task|Agent`,
+//! `capn init` registers it on every Bash call (Claude Code matcher `Grep|Glob|Read|Bash|Task|Agent`,
 //! Codex `Bash`), so the common case is a build or a listing: the tool call is classified from
 //! the payload alone and a non-search returns before the session dir, the store or its config is
 //! looked at (`tests/cli/offers.rs` checks that no config is read; `bench/pretooluse_bench.py`
-//! times it).
+//! times it). A call that reads files (Read, registered for this, `cat`...) is also seen by
+//! [`super::learn::observe`] (the state dir's record of recent asks, not the store), which never
+//! changes the reply.
 
 use super::offer::{self, Moment};
 use super::Ctx;
@@ -21,6 +23,8 @@ pub fn run(ctx: &Ctx) -> Result<Option<String>> {
     let Some((tool, input)) = &ctx.call.tool else {
         return Ok(None);
     };
+    // A read of a chart a recent `capn ask` showed is evidence for it; prints nothing.
+    super::learn::observe(ctx, tool, input);
     let Some(intent) = crate::recall::intent::from_tool_call(tool, input) else {
         return Ok(None);
     };

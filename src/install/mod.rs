@@ -482,6 +482,9 @@ pub fn put_back(
 pub struct MergeReport {
     /// capn SessionStart handlers moved off [`OLD_SESSION_START_MATCHER`], with their file.
     pub upgraded: Vec<(PathBuf, usize)>,
+    /// Files whose capn tool-hook matcher was widened to file reads
+    /// ([`upgrade::OLD_TOOL_MATCHERS`]).
+    pub tools_upgraded: Vec<PathBuf>,
     /// Events whose handler was added.
     pub added: Vec<String>,
     /// Every handler added, with its event.
@@ -522,6 +525,7 @@ pub fn merge_counting(
         report.replaced.extend(remove_handlers(o, &is_legacy));
     }
     report.upgraded = upgrade::upgrade_all(target, others);
+    report.tools_upgraded = upgrade::upgrade_tools_all(target, others);
     let mut present = ours_in(&target.json);
     for o in others.iter() {
         present.extend(ours_in(&o.json));

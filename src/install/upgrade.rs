@@ -1,5 +1,6 @@
 //! Upgrades of capn's own registrations from older versions that `init` makes in place (issue
-//! 18): capn 0.3's SessionStart matcher.
+//! 18): capn 0.3's SessionStart matcher, and the tool matchers from before learning from use
+//! ran the tool hook on file reads ([`OLD_TOOL_MATCHERS`]).
 
 use super::{located, our_subcommand, put_back, SettingsFile};
 use crate::events::HookEvent;
@@ -47,6 +48,65 @@ pub fn upgrade_matchers(file: &mut SettingsFile) -> usize {
         }
     }
     old.len()
+}
+
+/// The tool-hook matchers capn registered before learning from use (docs/recall.md) needed the
+/// agent's file reads, each with the one that replaces it: Claude Code's PreToolUse gains
+/// `Read`, Gemini CLI's AfterTool and Qwen Code's PostToolUse gain `read_file`.
+pub const OLD_TOOL_MATCHERS: [(&str, &str); 2] = [
+    (
+        "Grep|Glob|Bash|Task|Agent",
+        "Grep|Glob|Read|Bash|Task|Agent",
+    ),
+    (
+        "grep_search|search_file_content|glob|run_shell_command|task|invoke_agent",
+        "grep_search|search_file_content|glob|read_file|run_shell_command|task|invoke_agent",
+    ),
+];
+
+/// Upgrades capn's own tool-hook groups in `file` in place: a group whose matcher is exactly one
+/// of [`OLD_TOOL_MATCHERS`] and whose every handler is capn's `hook pre-tool-use` or `hook
+/// post-tool-use` gets the new matcher (format-preserving; the handlers stay byte for byte, so
+/// the install record and `uninstall` still find them). A group that holds another tool's
+/// handler, or a matcher the user chose, is left alone: `capn doctor` names the tools it misses.
+/// Returns how many groups changed.
+pub fn upgrade_tool_matchers(file: &mut SettingsFile) -> usize {
+    let ours = |h: &Value| {
+        let sub = our_subcommand(h);
+        [HookEvent::PreToolUse, HookEvent::PostToolUse]
+            .iter()
+            .any(|e| sub.as_deref() == Some(e.subcommand()))
+    };
+    let mut old: Vec<(String, usize, &str)> = located(&file.json)
+        .into_iter()
+        .filter_map(|h| {
+            let m = h.group.get("matcher")?.as_str()?;
+            let (_, new) = OLD_TOOL_MATCHERS.iter().find(|(o, _)| *o == m)?;
+            let hs = h.group.get("hooks").and_then(Value::as_array)?;
+            hs.iter()
+                .all(ours)
+                .then(|| (h.event.to_string(), h.group_index, *new))
+        })
+        .collect();
+    old.dedup();
+    for (event, gi, new) in &old {
+        file.doc.set_group_string(event, *gi, "matcher", new);
+    }
+    if !old.is_empty() {
+        file.json = file.doc.value();
+    }
+    old.len()
+}
+
+/// [`upgrade_tool_matchers`] on `target` and each of `others`: the files changed.
+pub(super) fn upgrade_tools_all(
+    target: &mut SettingsFile,
+    others: &mut [&mut SettingsFile],
+) -> Vec<std::path::PathBuf> {
+    std::iter::once(target)
+        .chain(others.iter_mut().map(|o| &mut **o))
+        .filter_map(|f| (upgrade_tool_matchers(f) > 0).then(|| f.path.clone()))
+        .collect()
 }
 
 /// [`upgrade_matchers`] on `target` and each of `others`: the files changed, with how many

@@ -10,7 +10,10 @@
 //!   at most, or one sharing a word) is a chart of its own ([`Writer::charts_on`] names the
 //!   charts it shares its files with);
 //! - [`Writer::current_chart`]: the chart `capn chart "<words>" --like <id>` confirms, refused
-//!   clearly when the id is no chart or its files changed.
+//!   clearly when the id is no chart or its files changed;
+//! - [`Writer::learn_phrasing`]: the same confirmation made by the hooks from the agent's reads
+//!   (learning from use, `crate::hook::learn`), only when no chart has the words yet;
+//! - [`checked`]: an entry as a reader will parse it, before any writer writes it.
 
 use super::entry::Entry;
 use super::index::read_entry;
@@ -183,6 +186,39 @@ impl Writer {
         }
         Ok(e)
     }
+
+    /// Learning from use (docs/recall.md, "Learning from use"): adds `question` as a phrasing of
+    /// chart `id`, as `capn chart "<question>" --like <id>` does, when the agent did not chart
+    /// those words itself meanwhile. Returns what happened; nothing is written unless
+    /// [`Learned::Added`].
+    ///
+    /// Errors: the entry would not read back as written ([`checked`]) or cannot be written.
+    pub fn learn_phrasing(&mut self, question: &str, id: &str) -> Result<Learned> {
+        if !self.askers(question).is_empty() {
+            return Ok(Learned::AlreadyAsked);
+        }
+        let Ok(mut e) = self.current_chart(id) else {
+            return Ok(Learned::NotCurrent);
+        };
+        if e.add_phrasing(question).is_none() {
+            return Ok(Learned::AlreadyAsked);
+        }
+        let e = checked(e)?;
+        self.chart(e, &[])?;
+        Ok(Learned::Added)
+    }
+}
+
+/// What [`Writer::learn_phrasing`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Learned {
+    /// The words are now a phrasing of the chart.
+    Added,
+    /// A chart already has those words as its question or a phrasing (the agent charted them,
+    /// or confirmed them with `--like`): nothing was written.
+    AlreadyAsked,
+    /// The chart is gone, does not parse, or is stale: nothing was written.
+    NotCurrent,
 }
 
 /// The codes of a text: its words (runs of letters and digits, lowercased) that hold a digit.
@@ -191,4 +227,53 @@ fn codes(text: &str) -> std::collections::BTreeSet<String> {
         .filter(|w| w.bytes().any(|b| b.is_ascii_digit()))
         .map(str::to_lowercase)
         .collect()
+}
+
+/// `entry` as a reader will parse it, checked: it fits the entry size limit and parses back
+/// with the same phrasings (CRLF and blank edge lines of the details are normalised by the
+/// format, so the index holds what a reader will parse). Nothing is written.
+///
+/// Errors: [`Refused`] for an oversized entry, or one whose details would read back as
+/// phrasings.
+pub fn checked(entry: Entry) -> Result<Entry> {
+    let id = entry.id.clone();
+    let text = entry.render();
+    if text.len() as u64 > crate::fsutil::limits::ENTRY {
+        return Err(Refused(format!(
+            "refusing to chart: entry {id} would be {} bytes, over the {}-byte limit for an entry (its files, details, phrasings and other frontmatter); nothing was written",
+            text.len(),
+            crate::fsutil::limits::ENTRY
+        ))
+        .into());
+    }
+    if super::conflict::sides(&text).is_some() {
+        return Err(Refused(format!(
+            "refusing to chart: the details of entry {id} hold git merge conflict markers \
+             (<<<<<<<, =======, >>>>>>> lines), which would keep it from ever answering; \
+             nothing was written"
+        ))
+        .into());
+    }
+    let parsed = Entry::parse(&text, &id)
+        .map_err(|e| anyhow::anyhow!("internal error: the new entry does not parse back: {e}"))?;
+    if parsed.phrasings != entry.phrasings {
+        // Details whose last lines are `## Also asked as` and `- ` items would read back as
+        // phrasings (each then answering at 100): the one shape the format cannot hold.
+        return Err(phrasing_shaped_details(&format!(
+            "the details of entry {id}"
+        )));
+    }
+    Ok(parsed)
+}
+
+/// The refusal of `what` (details given or kept) that end in a [`PHRASINGS_HEADING`] list of
+/// `- ` lines: written, they would read back as phrasings (each answering at 100).
+///
+/// [`PHRASINGS_HEADING`]: super::entry::PHRASINGS_HEADING
+pub fn phrasing_shaped_details(what: &str) -> anyhow::Error {
+    Refused(format!(
+        "refusing to chart: {what} end in a {:?} section of \"- \" lines, which is how an entry lists its other phrasings; reword that heading or add text after the list; nothing was written",
+        super::entry::PHRASINGS_HEADING
+    ))
+    .into()
 }

@@ -252,7 +252,7 @@ fn a_pre_tool_use_matcher_that_misses_tools_is_named() {
     write_json(&env, ".codex/hooks.json", &s);
     let run = doctor(&env).code(1);
     assert!(
-        run.stdout.contains("warn  Claude PreToolUse hook in .claude/settings.json: matcher \"Grep|Glob\" does not select Bash, Task, Agent: the hook does not run for them\n  fix: in .claude/settings.json, set the matcher to \"Grep|Glob|Bash|Task|Agent\"\n"),
+        run.stdout.contains("warn  Claude PreToolUse hook in .claude/settings.json: matcher \"Grep|Glob\" does not select Read, Bash, Task, Agent: the hook does not run for them\n  fix: in .claude/settings.json, set the matcher to \"Grep|Glob|Read|Bash|Task|Agent\"\n"),
         "{}",
         run.stdout
     );

@@ -178,7 +178,7 @@ fn init_merges_without_clobbering_and_replaces_the_0_2_registration() {
     let pre = v["hooks"]["PreToolUse"].as_array().unwrap();
     assert_eq!(pre[0], original["hooks"]["PreToolUse"][0]);
     assert_eq!(pre.len(), 2, "{pre:?}");
-    assert_eq!(pre[1]["matcher"], "Grep|Glob|Bash|Task|Agent");
+    assert_eq!(pre[1]["matcher"], "Grep|Glob|Read|Bash|Task|Agent");
     assert_eq!(pre[1]["hooks"][0]["args"], json!(["hook", "pre-tool-use"]));
     let cmds = session_start_commands(&v);
     assert!(cmds

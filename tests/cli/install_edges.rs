@@ -23,7 +23,7 @@ fn uninstall_keeps_a_registration_init_did_not_add() {
     "PreCompact": [{"matcher": "", "hooks": [{"type": "command", "command": "capn", "args": ["hook", "pre-compact"]}]}],
     "PostCompact": [{"matcher": "", "hooks": [{"type": "command", "command": "capn", "args": ["hook", "post-compact"]}]}],
     "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "capn", "args": ["hook", "user-prompt-submit"]}]}],
-    "PreToolUse": [{"matcher": "Grep|Glob|Bash|Task|Agent", "hooks": [{"type": "command", "command": "capn", "args": ["hook", "pre-tool-use"]}]}],
+    "PreToolUse": [{"matcher": "Grep|Glob|Read|Bash|Task|Agent", "hooks": [{"type": "command", "command": "capn", "args": ["hook", "pre-tool-use"]}]}],
     "Stop": [{"hooks": [{"type": "command", "command": "capn", "args": ["hook", "stop"]}]}]
   },
   "statusLine": {"type": "command", "command": "capn statusline --warn-at 70"},

@@ -30,6 +30,7 @@ mod init_git;
 mod inject;
 mod install_edges;
 mod install_examples;
+mod learn;
 mod nudge;
 mod offers;
 mod other_hosts;

@@ -22,6 +22,12 @@ fn nudge_check(root: &Path, checks: &mut Vec<Check>) {
     } else {
         "nudge to chart: off (\"nudge\": false in .capn/config.json; capn init --nudge turns it on)"
     }));
+    if !c.learn {
+        // Named only when switched off: on is the default and needs no line.
+        checks.push(Check::ok(
+            "learning from use: off (\"learn\": false in .capn/config.json: a missed ask's words are learned only through capn chart --like)",
+        ));
+    }
 }
 
 /// True when the hooks offer charted answers before a search: search offers on and embedding
@@ -189,7 +195,7 @@ fn check_config(store: &Store, checks: &mut Vec<Check>) {
         }
     };
     let fix = format!(
-        "edit {} (keys: \"embedding\": true|false, \"warn_at\": 1..100, \"offer\": true|false|{{\"prompt\": bool, \"search\": bool}}, \"nudge\": true|false), or delete it and run capn init",
+        "edit {} (keys: \"embedding\": true|false, \"warn_at\": 1..100, \"offer\": true|false|{{\"prompt\": bool, \"search\": bool}}, \"nudge\": true|false, \"learn\": true|false), or delete it and run capn init",
         path.display()
     );
     match config_problem(&path, &text) {
@@ -209,6 +215,12 @@ fn config_problem(path: &Path, text: &str) -> Option<String> {
                 p.push(format!(
                     "\"embedding\" is {}, not true or false",
                     m["embedding"]
+                ));
+            }
+            if m.get("learn").is_some_and(|v| !v.is_boolean()) {
+                p.push(format!(
+                    "\"learn\" is {}, not true or false (learning from use stays on)",
+                    m["learn"]
                 ));
             }
             if m.get("nudge").is_some_and(|v| !v.is_boolean()) {

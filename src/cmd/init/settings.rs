@@ -242,6 +242,12 @@ fn record_merge(
             install::OLD_SESSION_START_MATCHER
         ));
     }
+    for path in &report.tools_upgraded {
+        done.push(format!(
+            "the tool hook in {} now also runs on file reads (learning from use: a missed ask's words are learned for the chart whose files the agent reads)",
+            crate::store::display_rel(root, path)
+        ));
+    }
     for event in &report.added {
         done.push(format!("registered the {event} hook in {label}"));
     }
