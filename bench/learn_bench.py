@@ -13,7 +13,9 @@ no entry.
 
 usage: learn_bench.py --capn CMD [--init=ARGS] [--pooled] [--confirm like|chart]
                       [--queries FILE.tsv ...] [--learn-kind para] [--json] [--verbose]
-Prints per phase and kind: n, first (right chart first: answer or first candidate), answered,
+Prints per phase and kind (split into dev and held-out by query file, as recall_bench.py does;
+`--real` backs the charts with the real file text): n, first (right chart first: answer or first
+candidate), top3 (among the first three shown), answered,
 wrong (answered, first answer not the right chart; for near/neg every answer is wrong); for the
 asks the right chart did not answer but was a candidate for, before and after learning, the words
 it lacked (`not_in_chart`, at most 5 an ask) and how many asks learning supplied such a word to;
@@ -49,19 +51,21 @@ def lacking(p, want):
 
 def score(cmd, qs, stores, env, verbose, phase, lacks=None):
     res = {}
-    for r, case, kind, q in qs:
+    for r, case, kind, q, split in qs:
         ws, ids = stores[r]
         hits, cands, p = ask(cmd, q, ws, env)
+        kind_key = kind if split == "dev" else f"{kind}@{split}"
         want = ids.get(case) if kind not in ("neg", "near") else None
         first = (hits or cands or [None])[0]
-        k = res.setdefault(kind, {"n": 0, "first": 0, "answered": 0, "wrong": 0})
+        k = res.setdefault(kind_key, {"n": 0, "first": 0, "top3": 0, "answered": 0, "wrong": 0})
         k["n"] += 1
         if hits: k["answered"] += 1
         if hits and hits[0] != want: k["wrong"] += 1
         if want and first == want: k["first"] += 1
+        if want and want in (hits + [c for c in cands if c not in hits])[:3]: k["top3"] += 1
         if lacks is not None and want and not hits:
             words = lacking(p, want)
-            if words is not None: lacks[(kind, case)] = words
+            if words is not None: lacks[(kind_key, case)] = words
         if verbose and (want != first or (hits and hits[0] != want)):
             tag = "answered" if hits else ("candidate" if cands else "nothing")
             print(f"  [{phase}] {kind} {case}: {tag} first={first} want={want} :: {q}", file=sys.stderr)
@@ -85,12 +89,12 @@ def build_stores(a, repos, env, tmp, tag):
     stores = {}
     if a.pooled:
         ws = os.path.join(tmp, f"{tag}-pooled"); os.makedirs(ws)
-        ids = rb.build(ws, [c for d in repos.values() for c in d["charts"]], a.capn, a.init, env)
+        ids = rb.build(ws, [c for d in repos.values() for c in d["charts"]], a.capn, a.init, env, a.real)
         for r in repos: stores[r] = (ws, ids)
     else:
         for r, d in repos.items():
             ws = os.path.join(tmp, f"{tag}-{r}"); os.makedirs(ws)
-            stores[r] = (ws, rb.build(ws, d["charts"], a.capn, a.init, env))
+            stores[r] = (ws, rb.build(ws, d["charts"], a.capn, a.init, env, a.real))
     return stores
 
 
@@ -124,10 +128,15 @@ def main():
     ap.add_argument("--corpus", default=f"{HERE}/corpus")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--verbose", action="store_true")
+    ap.add_argument("--real", default=None,
+                    help="the real-content folder (../shared/bench/real): back charts with the real file text")
     a = ap.parse_args()
     repos = rb.load(a.corpus)
+    for r, d in repos.items():
+        for c in d["charts"]:
+            c["_repo"] = r
     kinds = set(a.kinds.split(",")) | {a.learn_kind}
-    qs = rb.queries(repos, kinds, a.queries)
+    qs = rb.queries(repos, kinds, a.queries, with_split=True)
     tmp = tempfile.mkdtemp(prefix="capn-learn-")
     env = dict(os.environ, HOME=os.path.join(tmp, "home")); os.makedirs(env["HOME"])
     files = chart_files(repos)
@@ -135,7 +144,7 @@ def main():
     stores = build_stores(a, repos, env, tmp, "learn")
     lacks_before, lacks_after = {}, {}
     out["before"] = score(a.capn, qs, stores, env, a.verbose, "before", lacks_before)
-    for r, case, kind, q in qs:
+    for r, case, kind, q, _split in qs:
         if kind == a.learn_kind:
             ws, ids = stores[r]
             confirm(a, q, case, ws, ids, files, env)
@@ -144,7 +153,7 @@ def main():
     out["lacking"] = supplied(lacks_before, lacks_after)
     fresh = build_stores(a, repos, env, tmp, "merge")
     n0 = entry_count(fresh)
-    for r, case, kind, q in qs:
+    for r, case, kind, q, _split in qs:
         if kind not in ("neg", "near", "hard"):
             ws, _ = fresh[r]
             before = entry_count({r: fresh[r]})

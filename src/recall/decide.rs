@@ -131,7 +131,18 @@ pub fn decide(
             candidates: Vec::new(),
         };
     }
-    if let Some(hit) = corroborated(question, ranking, &gated, ask, model) {
+    // A candidate's missing words, computed once (the corroboration and the listing both need
+    // them for the best-ranked chart).
+    let memo: std::cell::RefCell<Vec<(usize, Vec<String>)>> = Default::default();
+    let missing_of = |doc: usize| -> Vec<String> {
+        if let Some((_, m)) = memo.borrow().iter().find(|(d, _)| *d == doc) {
+            return m.clone();
+        }
+        let m = question.missing(doc, ask.text, model, ask.thresholds);
+        memo.borrow_mut().push((doc, m.clone()));
+        m
+    };
+    if let Some(hit) = corroborated(ranking, &gated, ask, &missing_of) {
         return Decision {
             answers: vec![hit],
             candidates: Vec::new(),
@@ -160,7 +171,7 @@ pub fn decide(
         if candidates.iter().any(|c| c.hit.doc == hit.doc) {
             continue;
         }
-        let mut missing = question.missing(hit.doc, ask.text, model, ask.thresholds);
+        let mut missing = missing_of(hit.doc);
         missing.truncate(MAX_MISSING);
         candidates.push(Candidate {
             hit,
@@ -182,11 +193,10 @@ pub fn decide(
 /// a file-text index, when a lacking word is in no file of the chart, or when nothing is
 /// lacking in words (the gate stopped it for another reason).
 fn corroborated(
-    question: &Question,
     ranking: &Ranking,
     gated: &gate::Gated,
     ask: &Ask<'_>,
-    model: Option<&Model>,
+    missing_of: &dyn Fn(usize) -> Vec<String>,
 ) -> Option<FusedHit> {
     let &(doc, strong) = gated.demoted.first()?;
     let best = ranking.passing.first()?;
@@ -194,7 +204,7 @@ fn corroborated(
         return None;
     }
     let code = (ask.code)()?;
-    let missing = question.missing(doc, ask.text, model, ask.thresholds);
+    let missing = missing_of(doc);
     let d = u32::try_from(doc).ok()?;
     let in_files = |w: &String| {
         let terms = super::analyze(w);
