@@ -57,7 +57,7 @@ pub const SNIFF: usize = 8 * 1024;
 /// The most distinct words a chart's files add to the file-text index ([`distinctive`]): the
 /// index stays about the size of the charts' own (a few KiB per chart), so loading it costs an
 /// ask on a miss well under a millisecond at 1,000 charts.
-pub const MAX_CHART_WORDS: usize = 512;
+pub const MAX_CHART_WORDS: usize = 128;
 
 /// Longest run kept as a word, in bytes (longer ones are blobs, hashes, minified code).
 pub const MAX_WORD: usize = 48;
@@ -129,6 +129,16 @@ pub fn extract_words(text: &str) -> String {
 /// terms), ties by first occurrence. Identifiers and domain words a file is about rank above the
 /// vocabulary every file shares.
 pub fn distinctive(words: &str, max: usize) -> String {
+    distinctive_with(words, max, &mut Default::default())
+}
+
+/// [`distinctive`] with `memo` keeping each word's informativeness across calls (one index
+/// update analyses each word of a codebase once, not once per chart holding it).
+pub fn distinctive_with(
+    words: &str,
+    max: usize,
+    memo: &mut std::collections::HashMap<String, f32>,
+) -> String {
     let mut seen: std::collections::HashMap<&str, (usize, usize)> = Default::default();
     for (i, w) in words.split_ascii_whitespace().enumerate() {
         seen.entry(w).or_insert((i, 0)).1 += 1;
@@ -136,10 +146,17 @@ pub fn distinctive(words: &str, max: usize) -> String {
     let mut ranked: Vec<(f32, usize, &str)> = seen
         .into_iter()
         .map(|(w, (first, n))| {
-            let info = super::analyze(w)
-                .iter()
-                .map(|t| super::background::informativeness(t))
-                .fold(0.0f32, f32::max);
+            let info = match memo.get(w) {
+                Some(&i) => i,
+                None => {
+                    let i = super::analyze(w)
+                        .iter()
+                        .map(|t| super::background::informativeness(t))
+                        .fold(0.0f32, f32::max);
+                    memo.insert(w.to_string(), i);
+                    i
+                }
+            };
             ((n as f32).ln_1p() * info, first, w)
         })
         .filter(|(score, _, _)| *score > 0.0)

@@ -16,18 +16,26 @@
 
 use super::index::Snapshot;
 use super::Store;
-use crate::recall::{code_text, Bm25Index, Doc};
+use crate::recall::{Bm25Index, Doc};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-use std::io::Read;
+use text::{entry_text, stamp, Missed};
+
+mod text;
 
 /// Layout version of `code.bin`, bumped whenever what is kept of a file changes
-/// (`code_text`: 2, the most telling words of each chart; 3, keys without paths).
-const CODE_VERSION: u32 = 3;
+/// (`code_text`: 2, the most telling words of each chart; 3, keys without paths;
+/// 5, only the charted version of a file, with per-doc stamps).
+const CODE_VERSION: u32 = 5;
 
-/// The most bytes of backing files one update reads (64 MiB): past it, the remaining new charts
-/// get no text until the next update.
-pub const MAX_READ_BYTES: u64 = 64 << 20;
+/// The most bytes of backing files one update reads and hashes (8 MiB, about a tenth of a
+/// second): past it, the remaining new charts get their text on the next misses.
+pub const MAX_READ_BYTES: u64 = 8 << 20;
+
+/// The most bytes of `code.bin` read per entry (plus 1 MiB): a chart keeps at most
+/// [`crate::recall::code_text::MAX_CHART_WORDS`] words, well under a kilobyte; a larger file
+/// is damaged or hostile and is rebuilt.
+const MAX_STORED_BYTES_PER_ENTRY: u64 = 16 << 10;
 
 /// The stored file.
 #[derive(Serialize, Deserialize)]
@@ -35,6 +43,11 @@ struct CodeFile {
     version: u32,
     recall_version: u32,
     keys: Vec<u64>,
+    /// Per doc: 0 when its text is in, else the [`stamp`] of its files when they could not be
+    /// read as charted (read again once it changes), or 0 past the budget (see `missed`).
+    stamps: Vec<u64>,
+    /// Per doc: true when it has no text yet because the budget ran out (read next time).
+    missed: Vec<bool>,
     bm25: Bm25Index,
 }
 
@@ -43,8 +56,37 @@ pub struct CodeIndex {
     /// One doc per entry, doc number = the entry's position in the snapshot.
     pub bm25: Bm25Index,
     keys: Vec<u64>,
+    stamps: Vec<u64>,
+    missed: Vec<bool>,
     /// True when it differs from what `code.bin` holds.
     dirty: bool,
+}
+
+/// What one update read for the docs it (re)built: their texts, stamps and budget misses.
+#[derive(Default)]
+struct Read {
+    texts: Vec<String>,
+    stamps: Vec<u64>,
+    missed: Vec<bool>,
+}
+
+impl Read {
+    /// Reads the text of each of `docs` (snapshot positions) within one budget.
+    fn of(store: &Store, snap: &Snapshot, docs: impl Iterator<Item = usize>) -> Read {
+        let mut budget = MAX_READ_BYTES;
+        let mut memo = HashMap::new();
+        let mut r = Read::default();
+        for i in docs {
+            let got = entry_text(store, snap, i, &mut budget, &mut memo);
+            r.texts.push(got.clone().unwrap_or_default());
+            r.stamps.push(match got {
+                Err(Missed::Files(s)) => s,
+                _ => 0,
+            });
+            r.missed.push(got == Err(Missed::Budget));
+        }
+        r
+    }
 }
 
 /// The key tying a doc to its entry: the entry id (FNV-1a) mixed with the first 8 bytes of each
@@ -92,10 +134,15 @@ impl CodeIndex {
         let Some(old) = old else {
             return build(store, snap, &want);
         };
-        if old.keys == want {
+        let settled = |i: usize| {
+            !old.missed[i] && (old.stamps[i] == 0 || old.stamps[i] == stamp(store, snap, i))
+        };
+        if old.keys == want && (0..want.len()).all(settled) {
             return CodeIndex {
                 bm25: old.bm25,
                 keys: old.keys,
+                stamps: old.stamps,
+                missed: old.missed,
                 dirty: false,
             };
         }
@@ -113,6 +160,8 @@ impl CodeIndex {
             version: CODE_VERSION,
             recall_version: crate::recall::VERSION,
             keys: self.keys.clone(),
+            stamps: self.stamps.clone(),
+            missed: self.missed.clone(),
             bm25: self.bm25.clone(),
         };
         let bytes = postcard::to_allocvec(&file)?;
@@ -126,7 +175,7 @@ impl CodeIndex {
 
 /// `code.bin` when it is this version and consistent; `None` otherwise.
 fn read(store: &Store, snap: &Snapshot) -> Option<CodeFile> {
-    let limit = snap.derived_limit().saturating_mul(8).max(MAX_READ_BYTES);
+    let limit = (snap.len() as u64 + 1).saturating_mul(MAX_STORED_BYTES_PER_ENTRY) + (1 << 20);
     let bytes =
         crate::fsutil::read_limited(&store.code_path(), limit, crate::fsutil::Follow::Never)
             .ok()?;
@@ -134,52 +183,67 @@ fn read(store: &Store, snap: &Snapshot) -> Option<CodeFile> {
     let file: CodeFile = crate::recall::blob::decode_shared(&bytes::Bytes::from(bytes))?;
     (file.version == CODE_VERSION
         && file.recall_version == crate::recall::VERSION
-        && file.bm25.len() == file.keys.len())
+        && file.bm25.len() == file.keys.len()
+        && file.stamps.len() == file.keys.len()
+        && file.missed.len() == file.keys.len())
     .then_some(file)
 }
 
 /// Builds the index from scratch.
 fn build(store: &Store, snap: &Snapshot, want: &[u64]) -> CodeIndex {
-    let mut budget = MAX_READ_BYTES;
-    let texts: Vec<String> = (0..want.len())
-        .map(|i| entry_text(store, snap, i, &mut budget))
-        .collect();
+    let read = Read::of(store, snap, 0..want.len());
     CodeIndex {
-        bm25: Bm25Index::build(&docs(&texts)),
+        bm25: Bm25Index::build(&docs(&read.texts)),
         keys: want.to_vec(),
+        stamps: read.stamps,
+        missed: read.missed,
         dirty: true,
     }
 }
 
-/// `old` brought to `want`: the docs whose key is gone removed, the new ones read and inserted.
+/// `old` brought to `want`: the docs whose key is gone, or that had no text and whose files
+/// changed since (or that the budget skipped), removed; the new ones read and inserted.
 /// Rebuilds when `old`'s surviving docs are not in the order `want` has them (a hostile file).
 fn splice(store: &Store, snap: &Snapshot, old: CodeFile, want: Vec<u64>) -> CodeIndex {
     let wanted: HashMap<u64, usize> = want.iter().enumerate().map(|(i, &k)| (k, i)).collect();
     let mut remove = Vec::new();
-    let mut kept_at = Vec::new();
+    let mut kept = Vec::new();
     for (i, k) in old.keys.iter().enumerate() {
         match wanted.get(k) {
-            Some(&at) if kept_at.last().is_none_or(|&l| l < at) => kept_at.push(at),
-            Some(_) => return build(store, snap, &want),
-            None => remove.push(i),
+            Some(&at) if kept.last().is_some_and(|&(l, _)| l >= at) => {
+                return build(store, snap, &want)
+            }
+            Some(&at)
+                if !old.missed[i]
+                    && (old.stamps[i] == 0 || old.stamps[i] == stamp(store, snap, at)) =>
+            {
+                kept.push((at, i))
+            }
+            _ => remove.push(i),
         }
     }
-    let mut budget = MAX_READ_BYTES;
     let new_at: Vec<usize> = (0..want.len())
-        .filter(|i| kept_at.binary_search(i).is_err())
+        .filter(|&a| kept.binary_search_by_key(&a, |&(at, _)| at).is_err())
         .collect();
-    let texts: Vec<String> = new_at
-        .iter()
-        .map(|&i| entry_text(store, snap, i, &mut budget))
-        .collect();
-    let insert: Vec<(usize, Doc<'_>)> = new_at.iter().copied().zip(docs(&texts)).collect();
-    match old.bm25.splice(&remove, &insert) {
-        Ok(bm25) => CodeIndex {
-            bm25,
-            keys: want,
-            dirty: true,
-        },
-        Err(_) => build(store, snap, &want),
+    let read = Read::of(store, snap, new_at.iter().copied());
+    let insert: Vec<(usize, Doc<'_>)> = new_at.iter().copied().zip(docs(&read.texts)).collect();
+    let Ok(bm25) = old.bm25.splice(&remove, &insert) else {
+        return build(store, snap, &want);
+    };
+    // Per-doc state in the new order: kept docs keep theirs, new ones get what was read.
+    let (mut stamps, mut missed) = (vec![0; want.len()], vec![false; want.len()]);
+    for &(at, i) in &kept {
+        (stamps[at], missed[at]) = (old.stamps[i], old.missed[i]);
+    }
+    for (n, &at) in new_at.iter().enumerate() {
+        (stamps[at], missed[at]) = (read.stamps[n], read.missed[n]);
+    }
+    CodeIndex {
+        bm25,
+        keys: want,
+        stamps,
+        missed,
+        dirty: true,
     }
 }
 
@@ -195,73 +259,9 @@ fn docs(texts: &[String]) -> Vec<Doc<'_>> {
         .collect()
 }
 
-/// The most telling words of entry `i`'s backing files ([`code_text::extract`], then
-/// [`code_text::distinctive`]), reading at most `budget`
-/// bytes (decreased by what was read).
-fn entry_text(store: &Store, snap: &Snapshot, i: usize, budget: &mut u64) -> String {
-    let mut out = String::new();
-    for (p, _) in snap.refs.of(i) {
-        let Some(key) = snap.paths.get(p as usize) else {
-            continue;
-        };
-        let want = code_text::MAX_FILE_BYTES.min(*budget);
-        if want == 0 {
-            break;
-        }
-        if let Some(bytes) = head(store, key, want) {
-            *budget -= bytes.len() as u64;
-            out.push_str(&code_text::extract(&bytes));
-        }
-    }
-    code_text::distinctive(&out, code_text::MAX_CHART_WORDS)
-}
-
-/// The first `limit` bytes of backing file `key`, opened under fsutil's rules inside the
-/// project; `None` when it cannot be.
-fn head(store: &Store, key: &str, limit: u64) -> Option<Vec<u8>> {
-    let path = super::paths::abs_of(&store.root, key);
-    let follow = crate::fsutil::Follow::Inside(&store.root);
-    let (file, _) =
-        crate::fsutil::open_regular(&path, super::fresh::MAX_BACKING_BYTES, follow).ok()?;
-    let mut buf = Vec::new();
-    file.take(limit).read_to_end(&mut buf).ok()?;
-    Some(buf)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A backing file that leads out of the project through a symlink, a FIFO and a directory
-    /// give no text (and the FIFO does not block); a regular file gives its head.
-    #[cfg(unix)]
-    #[test]
-    fn only_regular_files_inside_the_project_are_read() {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = tmp.path().join("project");
-        std::fs::create_dir_all(root.join("src")).unwrap();
-        let root = root.canonicalize().unwrap();
-        let decoy = tmp.path().join("decoy.ts");
-        std::fs::write(&decoy, "outsideSecretWord").unwrap();
-        std::os::unix::fs::symlink(&decoy, root.join("src/out.ts")).unwrap();
-        rustix::fs::mknodat(
-            rustix::fs::CWD,
-            root.join("src/fifo.ts"),
-            rustix::fs::FileType::Fifo,
-            rustix::fs::Mode::from_raw_mode(0o600),
-            0,
-        )
-        .unwrap();
-        std::fs::write(root.join("src/ok.ts"), "insideWord and more").unwrap();
-        let store = Store::at(root);
-        assert_eq!(head(&store, "src/out.ts", 100), None);
-        assert_eq!(head(&store, "src/fifo.ts", 100), None);
-        assert_eq!(head(&store, "src", 100), None);
-        assert_eq!(
-            head(&store, "src/ok.ts", 6).as_deref(),
-            Some(&b"inside"[..])
-        );
-    }
 
     /// The key changes with the id or a recorded hash.
     #[test]

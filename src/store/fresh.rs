@@ -22,7 +22,7 @@ use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::path::Path;
 
-mod line_ends;
+pub(crate) mod line_ends;
 pub use line_ends::line_end_hashes;
 
 /// Version of the stat cache layout; a mismatch discards the cache.

@@ -126,3 +126,42 @@ fn a_symlinked_code_bin_is_never_read_or_written_through() {
         .file_type()
         .is_symlink());
 }
+
+/// The index holds the text of the version that was charted: text the file held only while its
+/// chart was stale never lets the chart answer once the file is back (the breaker's repro).
+#[test]
+fn only_the_charted_version_of_a_file_is_indexed() {
+    let env = Env::new();
+    let sealed = "// Seals a completed document and signs the PDF.\nexport function sealDocument() {}\n";
+    env.write("src/seal.ts", sealed);
+    env.run(&["init"]).ok();
+    let id = chart(&env, "Where is a finished document sealed into its final PDF?", "src/seal.ts");
+    env.write("src/seal.ts", &format!("{sealed}// stamps the certificate page\n"));
+    env.run(&["ask", "how is the kubernetes cluster deployed?"]).code(1);
+    env.write("src/seal.ts", sealed);
+    let run = env
+        .run(&["ask", "where is a finished document sealed into its final PDF page?"])
+        .code(1);
+    assert_eq!(candidates(&run), [id], "{}", run.stderr);
+}
+
+/// Charts past one update's read budget get their text on the next misses, not never.
+#[test]
+fn charts_past_the_read_budget_get_their_text_later() {
+    let env = Env::new();
+    let filler = "filler words here\n".repeat(5 << 16); // about 5.6 MiB each
+    env.write("src/a.ts", &format!("zonkalphamarker\n{filler}"));
+    env.write("src/b.ts", &format!("zonkbetamarker\n{filler}"));
+    env.write("src/c.ts", "export function palette() {}\n");
+    env.run(&["init"]).ok();
+    let a = chart(&env, "Where is the first big module?", "src/a.ts");
+    let b = chart(&env, "Where is the second big module?", "src/b.ts");
+    chart(&env, "How is the colour palette applied?", "src/c.ts");
+    for _ in 0..2 {
+        env.run(&["ask", "how is the kubernetes cluster deployed?"]).code(1);
+    }
+    for (word, id) in [("zonkalphamarker", &a), ("zonkbetamarker", &b)] {
+        let run = env.run(&["ask", &format!("which module uses {word}?")]).code(1);
+        assert_eq!(candidates(&run).first(), Some(id), "{word}: {}", run.stderr);
+    }
+}

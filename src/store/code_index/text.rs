@@ -1,0 +1,165 @@
+//! Reading a chart's text for the file-text index: only the version of each file that was
+//! charted, within a byte budget, through fsutil's rules.
+
+use super::super::paths::abs_of;
+use super::super::index::Snapshot;
+use super::super::Store;
+use crate::recall::code_text;
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::io::Read;
+
+/// Why a chart got no text this time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Missed {
+    /// The update's byte budget ran out: read it next time.
+    Budget,
+    /// A file could not be read, or is not the version charted (the chart is stale): the stamp
+    /// of its files' sizes and times, so it is read again only once they change.
+    Files(u64),
+}
+
+/// The most telling words of entry `i`'s backing files ([`code_text::extract`], then
+/// [`code_text::distinctive`]), each file read only when it hashes as charted (in either
+/// line-end form), charging what it reads to `budget`. `memo` keeps each word's informativeness
+/// across the charts of one update.
+pub(super) fn entry_text(
+    store: &Store,
+    snap: &Snapshot,
+    i: usize,
+    budget: &mut u64,
+    memo: &mut HashMap<String, f32>,
+) -> Result<String, Missed> {
+    let mut words = String::new();
+    for (p, sha) in snap.refs.of(i) {
+        let key = snap.paths.get(p as usize).ok_or(Missed::Files(1))?;
+        match charted_head(store, key, sha, budget) {
+            Ok(bytes) => words.push_str(&code_text::extract(&bytes)),
+            Err(Some(())) => return Err(Missed::Budget),
+            Err(None) => return Err(Missed::Files(stamp(store, snap, i))),
+        }
+    }
+    Ok(code_text::distinctive_with(&words, code_text::MAX_CHART_WORDS, memo))
+}
+
+/// The head ([`code_text::MAX_FILE_BYTES`]) of backing file `key` when the whole file hashes
+/// as `want`; `Err(Some(()))` when `budget` cannot pay for reading it, `Err(None)` when it
+/// cannot be opened under fsutil's rules inside the project or is another version.
+fn charted_head(
+    store: &Store,
+    key: &str,
+    want: &[u8; 32],
+    budget: &mut u64,
+) -> Result<Vec<u8>, Option<()>> {
+    let path = abs_of(&store.root, key);
+    let follow = crate::fsutil::Follow::Inside(&store.root);
+    let (file, meta) =
+        crate::fsutil::open_regular(&path, super::super::fresh::MAX_BACKING_BYTES, follow)
+            .map_err(|_| None)?;
+    if meta.len() > *budget {
+        return Err(Some(()));
+    }
+    *budget -= meta.len();
+    let mut file = file.take(meta.len());
+    let mut head = Vec::new();
+    (&mut file)
+        .take(code_text::MAX_FILE_BYTES)
+        .read_to_end(&mut head)
+        .map_err(|_| None)?;
+    let mut h = Sha256::new();
+    h.update(&head);
+    std::io::copy(&mut file, &mut h).map_err(|_| None)?;
+    if <[u8; 32]>::from(h.finalize()) == *want {
+        return Ok(head);
+    }
+    // The other line-end form of a file that is fresh (`fresh`): rare, so read again.
+    match super::super::fresh::line_ends::line_end_hashes(&store.root, &path) {
+        Ok(forms) if forms.contains(want) => Ok(head),
+        _ => Err(None),
+    }
+}
+
+/// A stamp of entry `i`'s backing files as they stand (size and modification time of each;
+/// a file that cannot be stat'ed counts as changed when it can be): what decides when a chart
+/// that got no text is read again. Never 0 (0 means "complete" in `code.bin`).
+pub(super) fn stamp(store: &Store, snap: &Snapshot, i: usize) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for (p, _) in snap.refs.of(i) {
+        let meta = snap
+            .paths
+            .get(p as usize)
+            .and_then(|k| std::fs::symlink_metadata(abs_of(&store.root, k)).ok());
+        let (len, mtime) = meta.map_or((u64::MAX, 0), |m| {
+            let t = m
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos() as u64);
+            (m.len(), t)
+        });
+        h = super::mix(h ^ len);
+        h = super::mix(h ^ mtime);
+    }
+    h.max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sha(bytes: &[u8]) -> [u8; 32] {
+        Sha256::digest(bytes).into()
+    }
+
+    /// Only the charted version of a regular file inside the project is read: a file changed
+    /// since, one that leads out through a symlink, a FIFO (without blocking) and a directory
+    /// give nothing; the budget is charged and, when short, says so.
+    #[cfg(unix)]
+    #[test]
+    fn only_the_charted_version_of_a_regular_file_inside_is_read() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("project");
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        let root = root.canonicalize().unwrap();
+        let decoy = tmp.path().join("decoy.ts");
+        std::fs::write(&decoy, "outsideSecretWord").unwrap();
+        std::os::unix::fs::symlink(&decoy, root.join("src/out.ts")).unwrap();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            root.join("src/fifo.ts"),
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        std::fs::write(root.join("src/ok.ts"), "insideWord").unwrap();
+        let store = Store::at(root);
+        let mut budget = 1000;
+        let ok = sha(b"insideWord");
+        assert_eq!(
+            charted_head(&store, "src/ok.ts", &ok, &mut budget),
+            Ok(b"insideWord".to_vec())
+        );
+        assert_eq!(budget, 990);
+        let other = sha(b"another version");
+        assert_eq!(charted_head(&store, "src/ok.ts", &other, &mut budget), Err(None));
+        let out = sha(b"outsideSecretWord");
+        assert_eq!(charted_head(&store, "src/out.ts", &out, &mut budget), Err(None));
+        assert_eq!(charted_head(&store, "src/fifo.ts", &ok, &mut budget), Err(None));
+        assert_eq!(charted_head(&store, "src", &ok, &mut budget), Err(None));
+        let mut short = 3;
+        assert_eq!(charted_head(&store, "src/ok.ts", &ok, &mut short), Err(Some(())));
+    }
+
+    /// The CRLF form of a file charted with LF line ends is the charted version.
+    #[test]
+    fn the_other_line_end_form_is_the_charted_version() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().canonicalize().unwrap();
+        std::fs::write(root.join("a.ts"), "one\r\ntwo\r\n").unwrap();
+        let store = Store::at(root);
+        let mut budget = 1000;
+        let lf = sha(b"one\ntwo\n");
+        assert!(charted_head(&store, "a.ts", &lf, &mut budget).is_ok());
+    }
+}
