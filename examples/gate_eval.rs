@@ -93,6 +93,7 @@ fn ask(
         allowed: &|_| true,
         text: &text,
         code: &capn_hook::recall::no_code,
+        files_hold: &capn_hook::recall::no_files,
     };
     let qv = model.embed(q);
     let vectors = fused.then_some((&st.vectors, qv.as_slice()));
@@ -227,6 +228,7 @@ fn diag(stores: &BTreeMap<String, Store>, queries: &[Query], kind: &str, model: 
                 allowed: &|_| true,
                 text: &text,
                 code: &capn_hook::recall::no_code,
+                files_hold: &capn_hook::recall::no_files,
             };
             let qv = model.embed(&q.text);
             let r = decide::search(&st.bm25, Some((&st.vectors, &qv)), &a, Some(model));
@@ -292,6 +294,7 @@ fn dump(stores: &BTreeMap<String, Store>, queries: &[Query], model: &Model) {
                     allowed: &|_| true,
                     text: &text,
                     code: &capn_hook::recall::no_code,
+                    files_hold: &capn_hook::recall::no_files,
                 };
                 let qv = model.embed(&q.text);
                 let vectors = fused.then_some((&st.vectors, qv.as_slice()));

@@ -144,6 +144,7 @@ fn product(st: &St, q: &str) -> (Vec<String>, Vec<String>) {
         allowed: &|_| true,
         text: &text,
         code: &code,
+        files_hold: &capn_hook::recall::no_files,
     };
     let d = recall::decide::search(&st.index, Some((&st.vectors, &qv)), &ask, Some(model));
     let answers: Vec<String> = d.answers.iter().map(|h| st.cases[h.doc].clone()).collect();
@@ -167,6 +168,7 @@ fn with_text(st: &St, q: &str, beta: f32, show: f32, tw: f32) -> (Vec<String>, V
         allowed: &|_| true,
         text: &text,
         code: &capn_hook::recall::no_code,
+        files_hold: &capn_hook::recall::no_files,
     };
     let dec = recall::decide::search(&st.index, Some((&st.vectors, &qv)), &ask, Some(model));
     let answers: Vec<String> = dec
@@ -332,6 +334,7 @@ fn missing(st: &St, q: &Query) {
         allowed: &|_| true,
         text: &text,
         code: &capn_hook::recall::no_code,
+        files_hold: &capn_hook::recall::no_files,
     };
     let d = recall::decide::search(&st.index, Some((&st.vectors, &qv)), &ask, Some(model));
     if !d.answers.is_empty() {

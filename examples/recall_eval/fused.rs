@@ -30,6 +30,7 @@ impl FusedStore {
             allowed: &|_| true,
             text: &text,
             code: &capn_hook::recall::no_code,
+            files_hold: &capn_hook::recall::no_files,
         };
         recall::decide::search(&self.st.index, Some((&self.vectors, qv)), &ask, Some(model))
     }

@@ -293,6 +293,7 @@ mod decision_tests {
             allowed: &|_| true,
             text: &text,
             code: &code,
+            files_hold: &crate::recall::no_files,
         };
         let q = model.embed(query);
         decide::search(&s.bm25, Some((&s.vectors, &q)), &ask, Some(model))

@@ -203,17 +203,26 @@ fn corroborated(
     if !strong || best.doc != doc {
         return None;
     }
-    let code = (ask.code)()?;
     let missing = missing_of(doc);
-    let d = u32::try_from(doc).ok()?;
-    let in_files = |w: &String| {
-        let terms = super::analyze(w);
-        !terms.is_empty()
-            && terms
-                .iter()
-                .all(|t| code.docs_with(t).binary_search(&d).is_ok())
+    if missing.is_empty() {
+        return None;
+    }
+    let held = match (ask.files_hold)(doc, &missing) {
+        Some(held) => held,
+        None => {
+            // The file-text index (each chart's most telling words) when the files cannot be read.
+            let code = (ask.code)()?;
+            let d = u32::try_from(doc).ok()?;
+            missing.iter().all(|w| {
+                let terms = super::analyze(w);
+                !terms.is_empty()
+                    && terms
+                        .iter()
+                        .all(|t| code.docs_with(t).binary_search(&d).is_ok())
+            })
+        }
     };
-    (!missing.is_empty() && missing.iter().all(in_files)).then(|| FusedHit {
+    held.then(|| FusedHit {
         score: best.score.min(MAX_RANKED_SCORE),
         ..*best
     })
@@ -264,6 +273,7 @@ mod tests {
             allowed,
             text: &text,
             code: &crate::recall::no_code,
+            files_hold: &crate::recall::no_files,
         };
         let q = model.embed(query);
         search(bm25, Some((vectors, &q)), &ask, Some(model))

@@ -92,6 +92,15 @@ pub struct Ask<'a> {
     /// The charted files' text index (`code_text`; doc numbers as in the chart index), loaded
     /// only on a miss, when the charts to show are chosen; `None`: not available.
     pub code: &'a dyn Fn() -> Option<&'a Bm25Index>,
+    /// Whether a chart's backing files (as charted) hold every one of these words, read when a
+    /// candidate may be corroborated by them (`decide`); `None` when they cannot be read: the
+    /// file-text index answers instead.
+    pub files_hold: &'a dyn Fn(usize, &[String]) -> Option<bool>,
+}
+
+/// An [`Ask::files_hold`] for callers without backing files.
+pub fn no_files(_doc: usize, _words: &[String]) -> Option<bool> {
+    None
 }
 
 /// An [`Ask::code`] for callers without a file-text index.

@@ -286,6 +286,7 @@ fn verified(
         allowed: &allowed,
         text: &text,
         code: &code,
+        files_hold: &|doc, words| super::code_index::files_hold(store, snap, doc, words),
     };
     let decision = search(snap, &ask);
     if disagreed.get() {

@@ -19,6 +19,7 @@ use super::Store;
 use crate::recall::{Bm25Index, Doc};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
+pub use text::files_hold;
 use text::{entry_text, stamp, Missed};
 
 mod text;
@@ -118,9 +119,7 @@ fn mix(mut x: u64) -> u64 {
 /// Each entry's [`doc_key`], in snapshot order.
 fn keys_of(snap: &Snapshot) -> Vec<u64> {
     (0..snap.len())
-        .map(|i| {
-            doc_key(&snap.ids[i], snap.refs.of(i).map(|(_, sha)| sha))
-        })
+        .map(|i| doc_key(&snap.ids[i], snap.refs.of(i).map(|(_, sha)| sha)))
         .collect()
 }
 

@@ -111,6 +111,7 @@ impl Writer {
             allowed: &allowed,
             text: &text,
             code: &crate::recall::no_code,
+            files_hold: &crate::recall::no_files,
         };
         let qv = self
             .snap

@@ -132,15 +132,27 @@ fn a_symlinked_code_bin_is_never_read_or_written_through() {
 #[test]
 fn only_the_charted_version_of_a_file_is_indexed() {
     let env = Env::new();
-    let sealed = "// Seals a completed document and signs the PDF.\nexport function sealDocument() {}\n";
+    let sealed =
+        "// Seals a completed document and signs the PDF.\nexport function sealDocument() {}\n";
     env.write("src/seal.ts", sealed);
     env.run(&["init"]).ok();
-    let id = chart(&env, "Where is a finished document sealed into its final PDF?", "src/seal.ts");
-    env.write("src/seal.ts", &format!("{sealed}// stamps the certificate page\n"));
-    env.run(&["ask", "how is the kubernetes cluster deployed?"]).code(1);
+    let id = chart(
+        &env,
+        "Where is a finished document sealed into its final PDF?",
+        "src/seal.ts",
+    );
+    env.write(
+        "src/seal.ts",
+        &format!("{sealed}// stamps the certificate page\n"),
+    );
+    env.run(&["ask", "how is the kubernetes cluster deployed?"])
+        .code(1);
     env.write("src/seal.ts", sealed);
     let run = env
-        .run(&["ask", "where is a finished document sealed into its final PDF page?"])
+        .run(&[
+            "ask",
+            "where is a finished document sealed into its final PDF page?",
+        ])
         .code(1);
     assert_eq!(candidates(&run), [id], "{}", run.stderr);
 }
@@ -158,10 +170,52 @@ fn charts_past_the_read_budget_get_their_text_later() {
     let b = chart(&env, "Where is the second big module?", "src/b.ts");
     chart(&env, "How is the colour palette applied?", "src/c.ts");
     for _ in 0..2 {
-        env.run(&["ask", "how is the kubernetes cluster deployed?"]).code(1);
+        env.run(&["ask", "how is the kubernetes cluster deployed?"])
+            .code(1);
     }
     for (word, id) in [("zonkalphamarker", &a), ("zonkbetamarker", &b)] {
-        let run = env.run(&["ask", &format!("which module uses {word}?")]).code(1);
+        let run = env
+            .run(&["ask", &format!("which module uses {word}?")])
+            .code(1);
         assert_eq!(candidates(&run).first(), Some(id), "{word}: {}", run.stderr);
     }
+}
+
+/// A chart the gate stopped only for a common word answers when its charted files hold that
+/// word; the JSONL answer is the contract.
+#[test]
+fn a_strong_candidate_answers_when_its_files_hold_the_word_it_lacks() {
+    let env = Env::new();
+    env.write(
+        "src/seal.ts",
+        "// Seals a completed document: stamps the certificate page and signs the PDF.\nexport function addCertificatePage() {}\n",
+    );
+    env.run(&["init"]).ok();
+    let id = chart(
+        &env,
+        "Where is a finished document sealed into its final PDF?",
+        "src/seal.ts",
+    );
+    let run = env
+        .run(&[
+            "ask",
+            "where is a finished document sealed into its final PDF page?",
+        ])
+        .ok();
+    let hits = run.jsonl();
+    assert_eq!(hits.len(), 1, "{}", run.stdout);
+    assert_eq!(hits[0]["id"], id.as_str());
+    assert_eq!(hits[0]["files"], serde_json::json!(["src/seal.ts"]));
+    assert!(
+        hits[0]["score"].as_u64().unwrap() < 100,
+        "not an exact re-ask"
+    );
+    // A word the files do not hold keeps it a candidate.
+    let run = env
+        .run(&[
+            "ask",
+            "where is a finished document sealed into its final PDF output?",
+        ])
+        .code(1);
+    assert_eq!(candidates(&run), [id]);
 }

@@ -1,8 +1,8 @@
 //! Reading a chart's text for the file-text index: only the version of each file that was
 //! charted, within a byte budget, through fsutil's rules.
 
-use super::super::paths::abs_of;
 use super::super::index::Snapshot;
+use super::super::paths::abs_of;
 use super::super::Store;
 use crate::recall::code_text;
 use sha2::{Digest, Sha256};
@@ -39,7 +39,42 @@ pub(super) fn entry_text(
             Err(None) => return Err(Missed::Files(stamp(store, snap, i))),
         }
     }
-    Ok(code_text::distinctive_with(&words, code_text::MAX_CHART_WORDS, memo))
+    Ok(code_text::distinctive_with(
+        &words,
+        code_text::MAX_CHART_WORDS,
+        memo,
+    ))
+}
+
+/// Whether entry `i`'s backing files, as charted, hold every one of `words` (each of its
+/// index terms, in any word of the files: `sendSigningEmail` holds "emails"); `None` when a file
+/// cannot be read as charted within [`super::MAX_READ_BYTES`]. Reads the files' heads
+/// ([`code_text::MAX_FILE_BYTES`]) and analyses only the file words that contain one of the
+/// terms, so it costs about a read and a hash.
+pub fn files_hold(store: &Store, snap: &Snapshot, i: usize, words: &[String]) -> Option<bool> {
+    let want: Vec<Vec<String>> = words.iter().map(|w| crate::recall::analyze(w)).collect();
+    if want.iter().any(Vec::is_empty) {
+        return Some(false);
+    }
+    let mut needed: std::collections::HashSet<&str> =
+        want.iter().flatten().map(String::as_str).collect();
+    let mut budget = super::MAX_READ_BYTES;
+    for (p, sha) in snap.refs.of(i) {
+        let key = snap.paths.get(p as usize)?;
+        let bytes = charted_head(store, key, sha, &mut budget).ok()?;
+        for word in code_text::extract(&bytes).split_ascii_whitespace() {
+            if needed.is_empty() {
+                return Some(true);
+            }
+            let lower = word.to_ascii_lowercase();
+            if needed.iter().any(|t| lower.contains(t)) {
+                for t in crate::recall::analyze(word) {
+                    needed.remove(t.as_str());
+                }
+            }
+        }
+    }
+    Some(needed.is_empty())
 }
 
 /// The head ([`code_text::MAX_FILE_BYTES`]) of backing file `key` when the whole file hashes
@@ -142,13 +177,25 @@ mod tests {
         );
         assert_eq!(budget, 990);
         let other = sha(b"another version");
-        assert_eq!(charted_head(&store, "src/ok.ts", &other, &mut budget), Err(None));
+        assert_eq!(
+            charted_head(&store, "src/ok.ts", &other, &mut budget),
+            Err(None)
+        );
         let out = sha(b"outsideSecretWord");
-        assert_eq!(charted_head(&store, "src/out.ts", &out, &mut budget), Err(None));
-        assert_eq!(charted_head(&store, "src/fifo.ts", &ok, &mut budget), Err(None));
+        assert_eq!(
+            charted_head(&store, "src/out.ts", &out, &mut budget),
+            Err(None)
+        );
+        assert_eq!(
+            charted_head(&store, "src/fifo.ts", &ok, &mut budget),
+            Err(None)
+        );
         assert_eq!(charted_head(&store, "src", &ok, &mut budget), Err(None));
         let mut short = 3;
-        assert_eq!(charted_head(&store, "src/ok.ts", &ok, &mut short), Err(Some(())));
+        assert_eq!(
+            charted_head(&store, "src/ok.ts", &ok, &mut short),
+            Err(Some(()))
+        );
     }
 
     /// The CRLF form of a file charted with LF line ends is the charted version.
