@@ -270,32 +270,38 @@ fn main() {
         }
     }
     if std::env::var("WRONG").is_ok() {
-        for pooled in [false, true] {
-            let stores = stores(&repos, &real, pooled);
-            for q in &queries {
-                let st = &stores[if pooled { "" } else { q.repo.as_str() }];
-                let (a, _) = product(st, &q.text);
-                if a.first().is_some_and(|c| *c != q.case) {
-                    let doc = st.cases.iter().position(|c| c == &a[0]).unwrap_or(0);
+        wrong(&repos, &real, &queries);
+    }
+}
+
+/// Every wrong answer of the product, with each question term judged against the chart (and
+/// whether the chart's files hold it).
+fn wrong(repos: &[Repo], real: &Path, queries: &[Query]) {
+    for pooled in [false, true] {
+        let stores = stores(repos, real, pooled);
+        for q in queries {
+            let st = &stores[if pooled { "" } else { q.repo.as_str() }];
+            let (a, _) = product(st, &q.text);
+            if a.first().is_some_and(|c| *c != q.case) {
+                let doc = st.cases.iter().position(|c| c == &a[0]).unwrap_or(0);
+                println!(
+                    "{}\t{}\t{}\t-> {}",
+                    q.kind,
+                    u8::from(pooled),
+                    q.text,
+                    st.texts[doc].question
+                );
+                let model = capn_hook::embed::model().expect("model");
+                let question =
+                    recall::gate::Question::new(&st.index, &q.text, model.thresholds().salient);
+                for r in question.explain(&st.texts[doc].as_doc(), model) {
+                    let held = recall::analyze(&r.word)
+                        .iter()
+                        .all(|t| st.text.docs_with(t).contains(&(doc as u32)));
                     println!(
-                        "{}\t{}\t{}\t-> {}",
-                        q.kind,
-                        u8::from(pooled),
-                        q.text,
-                        st.texts[doc].question
+                        "    {:<14} share {:.2} bg {:.2} exact {} aligned {} {:.2} files {}",
+                        r.word, r.share, r.background, r.exact, r.aligned, r.cosine, held
                     );
-                    let model = capn_hook::embed::model().expect("model");
-                    let question =
-                        recall::gate::Question::new(&st.index, &q.text, model.thresholds().salient);
-                    for r in question.explain(&st.texts[doc].as_doc(), model) {
-                        let held = recall::analyze(&r.word)
-                            .iter()
-                            .all(|t| st.text.docs_with(t).contains(&(doc as u32)));
-                        println!(
-                            "    {:<14} share {:.2} bg {:.2} exact {} aligned {} {:.2} files {}",
-                            r.word, r.share, r.background, r.exact, r.aligned, r.cosine, held
-                        );
-                    }
                 }
             }
         }
