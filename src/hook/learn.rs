@@ -24,6 +24,7 @@
 use super::Ctx;
 use crate::session::learning::{Record, SessionAsk, FILE};
 use crate::session::shown;
+use crate::session::{SessionDir, SessionId};
 use crate::store::Store;
 use anyhow::Result;
 use serde_json::Value;
@@ -100,9 +101,12 @@ fn try_observe(ctx: &Ctx, tool: &str, input: &Value, post: bool) -> Result<()> {
     if asked.is_empty() && call.reads.is_empty() && !call.search {
         return Ok(());
     }
-    let Some(s) = ctx.session()? else {
+    // Quietly: a malformed session id is reported by the hooks that write for it, not here,
+    // so that this hook's output stays what it was.
+    let Some(id) = ctx.call.session_id.as_deref().and_then(SessionId::parse) else {
         return Ok(());
     };
+    let s = SessionDir::new(&crate::session::state_dir()?, &id);
     let now = SystemTime::now();
     if asked.is_empty() && !Record::read(&s).is_listening(now) {
         return Ok(());

@@ -613,3 +613,22 @@ fn a_learned_phrasing_is_listed_like_a_confirmed_one() {
     let said = |e: &Env| hook(e, "SessionStart", "session-start", start.clone()).stdout;
     assert_eq!(said(&env), said(&plain));
 }
+
+/// A tool call with a malformed session id is passed over quietly: nothing on either stream.
+#[test]
+fn a_malformed_session_id_is_passed_over_quietly() {
+    let (env, a, _) = shown_two();
+    for extra in [
+        json!({"tool_name": "Read", "tool_input": {"file_path": env.root.join(&a.files[0])}}),
+        bash(&format!("capn ask {}", shell_words::quote(Q))),
+    ] {
+        let run = env.run_stdin(
+            &["hook", "pre-tool-use"],
+            &hook_payload("PreToolUse", "../bad", &env.root, extra),
+        );
+        assert_eq!(
+            (run.code, run.stdout.as_str(), run.stderr.as_str()),
+            (0, "", "")
+        );
+    }
+}
