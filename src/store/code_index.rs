@@ -76,7 +76,9 @@ fn mix(mut x: u64) -> u64 {
 /// Each entry's [`doc_key`], in snapshot order.
 fn keys_of(snap: &Snapshot) -> Vec<u64> {
     (0..snap.len())
-        .map(|i| doc_key(&snap.ids[i], snap.refs.of(i).map(|(_, sha)| sha)))
+        .map(|i| {
+            doc_key(&snap.ids[i], snap.refs.of(i).map(|(_, sha)| sha))
+        })
         .collect()
 }
 
