@@ -5,12 +5,13 @@ style of pretooluse_bench.py (same synthetic store, same timed spawn).
 
 usage: learn_read_bench.py --capn target/release/capn [--base OTHER_CAPN] [--n 1000] [--runs 200]
 
-Cases (a Claude Code Read payload, stdin from a file, stdout and stderr to /dev/null):
+Cases (a Claude Code PreToolUse payload, stdin from a file, stdout and stderr to /dev/null):
   - /bin/true (the spawn floor);
-  - Read, nothing shown: no `capn ask` missed in this project recently (no record);
-  - Read, 16 asks shown, a file none of them showed (the record is read, nothing matches);
-  - Read of a shown chart's file (a new session each run: the session's learn.json is written
-    under the lock);
+  - Read in a session that asked nothing (no session record: one failed open);
+  - Read of a shown chart's file in a session with an open ask (a new session each run, its ask
+    recorded by an untimed Bash `capn ask` call first: the read is appended to the session's
+    learn.json under the lock);
+  - Bash `capn ask "<q>"` (a new session each run: the ask is recorded);
   - with --base (a build without the feature): its Read, which returns at once.
 Prints one line per case: median, p90 and min wall ms, and median CPU ms of the child.
 """
@@ -18,6 +19,7 @@ import argparse
 import json
 import os
 import random
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -62,7 +64,7 @@ def main():
         os.makedirs(env["HOME"])
         rnd = random.Random(args.seed)
         projects = {}
-        for name in ("quiet", "shown"):
+        for name in ("shown",):
             ws = os.path.join(tmp, name)
             os.makedirs(os.path.join(ws, ".git"))
             subprocess.run([capn, "init"], cwd=ws, env=env, check=True, stdout=subprocess.DEVNULL)
@@ -76,33 +78,32 @@ def main():
         # 16 misses in the shown project: each question with one word changed, so that the
         # chart is shown (candidate or related) rather than answered.
         ws, questions = projects["shown"]
-        shown = []
+        shown, shown_questions = [], []
         for q in questions:
             words = q.rstrip("?").split()
             asked = " ".join(words[:-1] + ["zebrafish", words[-1]]) + "?"
             got = shown_charts(capn, ws, env, asked)
             if got:
                 shown.append(got)
+                shown_questions.append(asked)
             if len(shown) == 16:
                 break
         if not shown:
             raise SystemExit("no ask showed a chart: the store does not make misses with candidates")
         shown_file = os.path.join(ws, shown[-1][0]["files"][0])
-        subprocess.run([capn, "ask", questions[0]], cwd=projects["quiet"][0], env=env,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(args.settle)
 
-        def read_payload(ws, path):
+        def payload(ws, tool, tool_input):
             return {"hook_event_name": "PreToolUse", "cwd": ws, "transcript_path": None,
                     "permission_mode": "default", "tool_use_id": "toolu_bench",
-                    "tool_name": "Read", "tool_input": {"file_path": path}}
+                    "tool_name": tool, "tool_input": tool_input}
 
-        quiet_ws = projects["quiet"][0]
-        other = os.path.join(ws, "README.md")
+        asked = shown_questions[-1]
+        ask_call = payload(ws, "Bash", {"command": "capn ask " + shlex.quote(asked)})
         payloads = {
-            "quiet": read_payload(quiet_ws, os.path.join(quiet_ws, "README.md")),
-            "unshown": read_payload(ws, other),
-            "shown": read_payload(ws, shown_file),
+            "quiet": payload(ws, "Read", {"file_path": os.path.join(ws, "README.md")}),
+            "shown": payload(ws, "Read", {"file_path": shown_file}),
+            "ask": ask_call,
         }
 
         def payload_file(key, sid):
@@ -111,21 +112,35 @@ def main():
                 json.dump(dict(payloads[key], session_id=sid), f)
             return path
 
+        def seed_ask(sid):
+            """The session's untimed `capn ask` call, so that its reads are recorded."""
+            path = os.path.join(tmp, f"seed-{sid}.json")
+            with open(path, "w") as f:
+                json.dump(dict(ask_call, session_id=sid), f)
+            with open(path) as f:
+                subprocess.run([capn, "hook", "pre-tool-use"], stdin=f, env=env, check=True,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            os.remove(path)
+
         hook = [capn, "hook", "pre-tool-use"]
+        # (name, argv, payload, a new session each run, seeded with an ask)
         cases = [
-            ("baseline: /bin/true (spawn cost)", ["/bin/true"], "quiet", False),
-            ("Read, nothing shown in the project", hook, "quiet", False),
-            (f"Read, {len(shown)} asks shown, a file none showed", hook, "unshown", False),
-            ("Read of a shown chart's file (records evidence)", hook, "shown", True),
+            ("baseline: /bin/true (spawn cost)", ["/bin/true"], "quiet", False, False),
+            ("Read, the session asked nothing", hook, "quiet", False, False),
+            ("Read of a shown chart's file after the session's ask", hook, "shown", True, True),
+            ("Bash `capn ask` (records the session's ask)", hook, "ask", True, False),
         ]
         if args.base:
-            cases.append(("without the feature (--base): Read", [os.path.abspath(args.base), "hook", "pre-tool-use"], "unshown", False))
-        files = {key: payload_file(key, "bench-fixed") for _, _, key, fresh in cases if not fresh}
+            cases.append(("without the feature (--base): Read", [os.path.abspath(args.base), "hook", "pre-tool-use"], "shown", False, False))
+        files = {key: payload_file(key, "bench-fixed") for _, _, key, fresh, _ in cases if not fresh}
         times = [[] for _ in cases]
         cpus = [[] for _ in cases]
         for r in range(args.warmup + args.runs):
-            for i, (name, argv, key, fresh) in enumerate(cases):
-                stdin = payload_file(key, f"bench-{r}-{i}") if fresh else files[key]
+            for i, (name, argv, key, fresh, seeded) in enumerate(cases):
+                sid = f"bench-{r}-{i}"
+                if seeded:
+                    seed_ask(sid)
+                stdin = payload_file(key, sid) if fresh else files[key]
                 t, cpu, code = spawn_timed(argv, stdin, env)
                 if code != 0:
                     raise SystemExit(f"{name}: exit {code}")
@@ -136,14 +151,14 @@ def main():
                     os.remove(stdin)
         print(f"capn {capn}\n{args.n} charts, {args.runs} runs per case (after {args.warmup} warm-up rounds)")
         print(f"{'case':52} {'median':>8} {'p90':>8} {'min':>8} {'cpu':>8}")
-        for (name, _, _, _), ts, cs in zip(cases, times, cpus):
+        for (name, *_), ts, cs in zip(cases, times, cpus):
             ts.sort()
             print(f"{name:52} {statistics.median(ts) * 1e3:7.2f}  {ts[int(len(ts) * 0.9)] * 1e3:7.2f}  "
                   f"{ts[0] * 1e3:7.2f}  {statistics.median(cs) * 1e3:7.2f}")
         learned = os.path.join(env["CAPN_STATE_DIR"], "sessions")
         n = sum(1 for d in os.listdir(learned) if os.path.exists(os.path.join(learned, d, "learn.json"))) \
             if os.path.isdir(learned) else 0
-        print(f"sessions holding evidence after the runs: {n}")
+        print(f"sessions with a learn.json after the runs: {n}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

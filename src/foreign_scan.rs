@@ -34,7 +34,7 @@ const OWN_FILE_WRITERS: &[(&str, &str)] = &[
     ("hook/offer.rs", "the session's offered.json record"),
     ("store/retention.rs", ".capn/stale.json"),
     ("hook/stop.rs", "the session's nudge.json record"),
-    ("hook/learn.rs", "the session's learn.json record"),
+    ("session/learning.rs", "the session's learn.json record"),
     (
         "session/shown.rs",
         "the state dir's record of what ask showed",

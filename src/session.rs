@@ -16,6 +16,8 @@
 //! sessions/<id>/handoff.json           record: this session took over the compaction marker of
 //!                                      the session it continues (`from_session`), see
 //!                                      [`crate::hook::handoff`]
+//! sessions/<id>/learn.json             the session's asks, its turn's reads and searches, and
+//!                                      phrasings to learn ([`learning`]; learning from use)
 //! gc-stamp                             when garbage collection last ran
 //! shown/<key>.json                     what `capn ask` showed on its recent misses in one
 //!                                      project ([`shown`]; learning from use)
@@ -33,6 +35,7 @@
 //! matches `^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$` (format.md): no separators, no `..`, no absolute
 //! paths, so nothing is ever written outside the state dir.
 
+pub mod learning;
 pub mod shown;
 
 use anyhow::{Context, Result};

@@ -137,7 +137,7 @@ fn remember_shown(store: &Store, question: &str, shown: &[Related]) {
     }
     let charts = shown.iter().map(|r| {
         let files = r.entry.files.keys().map(String::as_str).collect();
-        (r.entry.id.as_str(), files)
+        (r.entry.id.as_str(), files, r.strong)
     });
     let Some(ask) =
         crate::session::shown::ShownAsk::new(std::time::SystemTime::now(), question, charts)

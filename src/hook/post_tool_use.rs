@@ -10,5 +10,5 @@ use anyhow::Result;
 
 /// Runs PostToolUse; returns the `additionalContext` to inject, if any.
 pub fn run(ctx: &Ctx) -> Result<Option<String>> {
-    super::pre_tool_use::run(ctx)
+    super::pre_tool_use::run_at(ctx, true)
 }

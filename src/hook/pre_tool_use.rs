@@ -10,8 +10,8 @@
 //! Codex `Bash`), so the common case is a build or a listing: the tool call is classified from
 //! the payload alone and a non-search returns before the session dir, the store or its config is
 //! looked at (`tests/cli/offers.rs` checks that no config is read; `bench/pretooluse_bench.py`
-//! times it). A call that reads files (Read, registered for this, `cat`...) is also seen by
-//! [`super::learn::observe`] (the state dir's record of recent asks, not the store), which never
+//! times it). A call that asks (`capn ask`), reads files (Read, registered for this, `cat`...) or searches
+//! is also seen by [`super::learn::observe`] (the session's record, not the store), which never
 //! changes the reply.
 
 use super::offer::{self, Moment};
@@ -20,11 +20,17 @@ use anyhow::Result;
 
 /// Runs PreToolUse; returns the `additionalContext` to inject, if any.
 pub fn run(ctx: &Ctx) -> Result<Option<String>> {
+    run_at(ctx, false)
+}
+
+/// Runs PreToolUse, or PostToolUse standing in for it (`post`: the call already ran); returns
+/// the `additionalContext` to inject, if any.
+pub fn run_at(ctx: &Ctx, post: bool) -> Result<Option<String>> {
     let Some((tool, input)) = &ctx.call.tool else {
         return Ok(None);
     };
-    // A read of a chart a recent `capn ask` showed is evidence for it; prints nothing.
-    super::learn::observe(ctx, tool, input);
+    // The session's asks, reads and searches, for learning from use; prints nothing.
+    super::learn::observe(ctx, tool, input, post);
     let Some(intent) = crate::recall::intent::from_tool_call(tool, input) else {
         return Ok(None);
     };

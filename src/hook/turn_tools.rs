@@ -29,6 +29,9 @@ pub struct ToolCall {
     pub charts: bool,
     /// The call ran `capn ask`.
     pub asks: bool,
+    /// The questions the call's `capn ask` runs ask, as `ask` will record them (trimmed; not
+    /// when the run has extra positional arguments, which `ask` refuses).
+    pub asked: Vec<String>,
 }
 
 /// Classifies one tool call by its `name` and `input` object (see [`ToolCall`]).
@@ -81,6 +84,7 @@ fn shell(line: &str, c: &mut ToolCall) {
     for argv in intent::simple_commands(line) {
         let (prog, rest) = (argv[0].as_str(), &argv[1..]);
         match prog {
+            _ if reads_nothing(rest) => {}
             "capn" | "capn-hook" => capn_run(rest, c),
             "npx" | "bunx" | "pnpx" if rest.first().is_some_and(|p| p.starts_with("capn")) => {
                 capn_run(&rest[1..], c)
@@ -88,6 +92,7 @@ fn shell(line: &str, c: &mut ToolCall) {
             "cat" | "bat" | "batcat" | "nl" | "less" | "more" => {
                 c.reads.extend(positional(rest, &[]));
             }
+            "head" | "tail" if zero_count(rest) => {}
             "head" | "tail" => c.reads.extend(positional(rest, &["-n", "-c"])),
             "sed" => c.reads.extend(sed_files(rest)),
             "apply_patch" | "applypatch" => {
@@ -96,18 +101,78 @@ fn shell(line: &str, c: &mut ToolCall) {
             _ => {}
         }
     }
+    // A device (`cat /dev/null > f`) is no file read.
+    c.reads.retain(|p| !p.starts_with("/dev/"));
 }
 
-/// `capn <sub> ...`: whether it charts or asks.
+/// True when a command's output goes into a file (`> f`, `>> f`, `1>f`, `&> f`, `>| f`; not
+/// `2> f` nor `>&2`): it writes that file, so none of its arguments count as read
+/// (`cat /dev/null > f`, `cat a >> f`).
+fn reads_nothing(rest: &[String]) -> bool {
+    rest.iter().any(|a| {
+        let a = a.strip_prefix(['1', '&']).unwrap_or(a);
+        a.starts_with('>') && !a.starts_with(">&")
+    })
+}
+
+/// True for a redirection operator standing alone (`2>`, `<`, `>>`): the next argument is its
+/// target, not a file read.
+fn is_redirect_operator(a: &str) -> bool {
+    let op = a.trim_start_matches(|c: char| c.is_ascii_digit() || c == '&');
+    !op.is_empty() && op.chars().all(|c| matches!(c, '<' | '>' | '|'))
+}
+
+/// True for `head`/`tail` told to print nothing (`-n 0`, `-c 0`, `-n0`, `--lines=0`,
+/// `--bytes 0`): the file is not read.
+fn zero_count(rest: &[String]) -> bool {
+    let zero = |v: &str| {
+        let v = v.trim_start_matches(['+', '-']);
+        !v.is_empty() && v.chars().all(|c| c == '0')
+    };
+    rest.iter().enumerate().any(|(i, a)| {
+        let next = || rest.get(i + 1).is_some_and(|v| zero(v));
+        match a.as_str() {
+            "-n" | "-c" | "--lines" | "--bytes" => next(),
+            _ => ["-n", "-c", "--lines=", "--bytes="]
+                .iter()
+                .any(|f| a.strip_prefix(f).is_some_and(zero)),
+        }
+    })
+}
+
+/// `capn <sub> ...`: whether it charts or asks, and the question asked.
 fn capn_run(rest: &[String], c: &mut ToolCall) {
-    match rest
-        .iter()
-        .find(|a| !a.starts_with('-'))
-        .map(String::as_str)
-    {
-        Some("chart") => c.charts = true,
-        Some("ask") => c.asks = true,
+    let Some(at) = rest.iter().position(|a| !a.starts_with('-')) else {
+        return;
+    };
+    match rest[at].as_str() {
+        "chart" => c.charts = true,
+        "ask" => {
+            c.asks = true;
+            c.asked.extend(asked_question(&rest[at + 1..]));
+        }
         _ => {}
+    }
+}
+
+/// The question of `capn ask <args>` as `ask` records it (trimmed), skipping `--limit N` and
+/// `--limit=N`; `None` when there is not exactly one positional argument or it is blank.
+fn asked_question(args: &[String]) -> Option<String> {
+    let mut found = Vec::new();
+    let mut skip = false;
+    for a in args {
+        if std::mem::take(&mut skip) {
+            continue;
+        }
+        match a.as_str() {
+            "--limit" => skip = true,
+            _ if a.starts_with("--limit=") => {}
+            _ => found.push(a.trim()),
+        }
+    }
+    match found.as_slice() {
+        [q] if !q.is_empty() => Some(q.to_string()),
+        _ => None,
     }
 }
 
@@ -120,11 +185,12 @@ fn positional(rest: &[String], valued: &[&str]) -> Vec<String> {
         if std::mem::take(&mut skip) {
             continue;
         }
-        if valued.contains(&a.as_str()) {
+        if valued.contains(&a.as_str()) || is_redirect_operator(a) {
             skip = true;
             continue;
         }
-        if a.starts_with('-') || a.starts_with('>') || a.starts_with('<') || a.contains("&>") {
+        let op = a.trim_start_matches(|c: char| c.is_ascii_digit() || c == '&');
+        if a.starts_with('-') || op.starts_with('>') || op.starts_with('<') || a.contains("&>") {
             continue;
         }
         if a.chars().all(|ch| ch.is_ascii_digit() || ch == '+') || a.starts_with('$') {
@@ -202,7 +268,20 @@ mod tests {
             &json!({"command": "capn chart \"where is x?\" --files src/x.rs"}),
         );
         assert!(c.charts && !c.asks);
-        assert!(classify("Bash", &json!({"command": "capn ask 'where is x'"})).asks);
+        let c = classify(
+            "Bash",
+            &json!({"command": "capn ask 'where is x' --limit 3"}),
+        );
+        assert!(c.asks);
+        assert_eq!(c.asked, ["where is x"]);
+        let c = classify(
+            "Bash",
+            &json!({"command": "cd a && capn ask \"  it's y? \""}),
+        );
+        assert_eq!(c.asked, ["it's y?"]);
+        assert!(classify("Bash", &json!({"command": "capn ask where is"}))
+            .asked
+            .is_empty());
         assert!(classify("Bash", &json!({"command": "npx capn-hook ask x"})).asks);
         let c = classify(
             "apply_patch",
@@ -214,5 +293,28 @@ mod tests {
             &json!({"command": "find . -name '*.rs' | xargs grep -l Stop"}),
         );
         assert!(c.search);
+    }
+
+    #[test]
+    fn writes_and_empty_reads_are_not_reads() {
+        let reads = |cmd: &str| classify("Bash", &json!({ "command": cmd })).reads;
+        for cmd in [
+            "cat /dev/null > src/a.rs",
+            "cat src/b.rs >> src/a.rs",
+            "head -c 0 src/a.rs",
+            "tail -n 0 src/a.rs",
+            "head -n0 src/a.rs",
+            "tail --lines=0 src/a.rs",
+            "cat src/b.rs 2>/dev/null >src/a.rs",
+            "cat /dev/null",
+        ] {
+            assert!(reads(cmd).is_empty(), "{cmd}: {:?}", reads(cmd));
+        }
+        assert_eq!(reads("head -n 5 src/a.rs 2>&1"), ["src/a.rs"]);
+        assert_eq!(reads("cat src/a.rs 2> err.log"), ["src/a.rs"]);
+        // The command line splits at `&`: the target is still no read.
+        assert!(!reads("cat src/b.rs &> src/a.rs").contains(&"src/a.rs".to_string()));
+        assert_eq!(reads("cat src/a.rs 2>/dev/null"), ["src/a.rs"]);
+        assert_eq!(reads("tail -n 10 src/a.rs"), ["src/a.rs"]);
     }
 }

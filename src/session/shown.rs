@@ -5,8 +5,9 @@
 //!
 //! One record per project, `<state dir>/shown/<key>.json` ([`path`]; the key is a SHA-256 prefix
 //! of the project root, since `ask` knows no session id: the hooks attribute by project and
-//! time). Shape: `{"asks": [{"at": <unix ms>, "question": "<as asked>", "charts": [{"id",
-//! "files": [<root-relative paths>], "total": <backing files>}]}]}`, oldest first, at most
+//! time, joined with the asks each session made: [`crate::session::learning`]). Shape:
+//! `{"asks": [{"at": <unix ms>, "question": "<as asked>", "charts": [{"id", "files":
+//! [<root-relative paths>], "total": <backing files>, "strong": <candidate line>}]}]}`, oldest first, at most
 //! [`MAX_ASKS`] asks none older than [`MAX_AGE`], and never over
 //! [`crate::fsutil::limits::MARKER`] bytes. Written atomically without `fsync` and without any
 //! lock: two asks at the same instant may keep one of the two, which loses a chance to learn and
@@ -45,6 +46,10 @@ pub struct ShownChart {
     pub files: Vec<String>,
     /// How many backing files it has in all.
     pub total: usize,
+    /// Printed as a `candidate` (probably charted already, in other words), not as `related`
+    /// (possibly related): only such a chart is learned. A record without it reads as `false`.
+    #[serde(default)]
+    pub strong: bool,
 }
 
 /// One ask that missed and showed charts.
@@ -59,12 +64,12 @@ pub struct ShownAsk {
 }
 
 impl ShownAsk {
-    /// An ask of `question` at `at` that showed `charts` (id, backing files), bounded as the
-    /// module docs say; `None` for a question over [`MAX_QUESTION_BYTES`] or no charts.
+    /// An ask of `question` at `at` that showed `charts` (id, backing files, strong), bounded
+    /// as the module docs say; `None` for a question over [`MAX_QUESTION_BYTES`] or no charts.
     pub fn new<'a>(
         at: SystemTime,
         question: &str,
-        charts: impl IntoIterator<Item = (&'a str, Vec<&'a str>)>,
+        charts: impl IntoIterator<Item = (&'a str, Vec<&'a str>, bool)>,
     ) -> Option<ShownAsk> {
         let question = question.trim();
         if question.len() > MAX_QUESTION_BYTES || question.is_empty() {
@@ -72,8 +77,9 @@ impl ShownAsk {
         }
         let charts: Vec<ShownChart> = charts
             .into_iter()
-            .map(|(id, files)| ShownChart {
+            .map(|(id, files, strong)| ShownChart {
                 id: id.to_string(),
+                strong,
                 total: files.len(),
                 files: files
                     .into_iter()
@@ -169,7 +175,7 @@ mod tests {
     use super::*;
 
     fn ask(at: SystemTime, q: &str) -> ShownAsk {
-        ShownAsk::new(at, q, [("ab12cd34", vec!["src/a.rs", "src/b.rs"])]).unwrap()
+        ShownAsk::new(at, q, [("ab12cd34", vec!["src/a.rs", "src/b.rs"], true)]).unwrap()
     }
 
     #[test]
@@ -194,12 +200,12 @@ mod tests {
     #[test]
     fn asks_are_bounded() {
         let long = "x".repeat(MAX_QUESTION_BYTES + 1);
-        assert!(ShownAsk::new(SystemTime::now(), &long, [("a", vec!["f"])]).is_none());
+        assert!(ShownAsk::new(SystemTime::now(), &long, [("a", vec!["f"], true)]).is_none());
         let files: Vec<String> = (0..40).map(|i| format!("f{i}")).collect();
         let a = ShownAsk::new(
             SystemTime::now(),
             "q",
-            [("a", files.iter().map(String::as_str).collect())],
+            [("a", files.iter().map(String::as_str).collect(), true)],
         )
         .unwrap();
         assert_eq!(a.charts[0].files.len(), MAX_FILES);

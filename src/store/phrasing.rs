@@ -190,8 +190,9 @@ impl Writer {
 
     /// Learning from use (docs/recall.md, "Learning from use"): adds `question` as a phrasing of
     /// chart `id`, as `capn chart "<question>" --like <id>` does, when the agent did not chart
-    /// those words itself meanwhile. Returns what happened; nothing is written unless
-    /// [`Learned::Added`].
+    /// those words itself meanwhile and every code of the words ([`codes`]: a word with a digit)
+    /// is one the chart's question or phrasings hold. Returns what happened; nothing is written
+    /// unless [`Learned::Added`].
     ///
     /// Errors: the entry would not read back as written ([`checked`]) or cannot be written.
     pub fn learn_phrasing(&mut self, question: &str, id: &str) -> Result<Learned> {
@@ -201,6 +202,12 @@ impl Writer {
         let Ok(mut e) = self.current_chart(id) else {
             return Ok(Learned::NotCurrent);
         };
+        // Codes stay apart (as when `chart` merges): words with a code ("v2", "7", "oauth2")
+        // the chart's question and phrasings do not hold are about something else.
+        let held = codes(&e.asked());
+        if !codes(question).is_subset(&held) {
+            return Ok(Learned::CodeClash);
+        }
         if e.add_phrasing(question).is_none() {
             return Ok(Learned::AlreadyAsked);
         }
@@ -220,6 +227,9 @@ pub enum Learned {
     AlreadyAsked,
     /// The chart is gone, does not parse, or is stale: nothing was written.
     NotCurrent,
+    /// The words hold a code (`v2`, `7`, `oauth2`) the chart's question and phrasings do not:
+    /// nothing was written.
+    CodeClash,
 }
 
 /// The codes of a text: its words (runs of letters and digits, lowercased) that hold a digit.

@@ -13,6 +13,9 @@ use serde_json::{json, Value};
 const Q: &str = "Where are Stripe payment webhooks still verified and stored?";
 const SID: &str = "learn-session";
 
+/// Another rewording that shows the Stripe chart as a strong candidate.
+const Q2: &str = "Where are the Stripe payment webhooks still verified and stored?";
+
 /// A shown chart: its id and files, as the `candidate`/`related` line printed them.
 #[derive(Debug, Clone)]
 struct Shown {
@@ -20,15 +23,41 @@ struct Shown {
     files: Vec<String>,
 }
 
-/// Asks `q` (a miss) and returns the charts it showed, in order.
+/// The session [`SID`] asks `q` (a miss: its PreToolUse sees the shell call, then `ask` runs)
+/// and returns the charts it showed, in order.
 fn ask_shown(env: &Env, q: &str) -> Vec<Shown> {
-    let run = env.run(&["ask", q]).code(1);
-    run.stderr
+    ask_in(env, SID, q)
+}
+
+/// Session `sid` asks `q` as [`ask_shown`] does.
+fn ask_in(env: &Env, sid: &str, q: &str) -> Vec<Shown> {
+    let command = format!("capn ask {}", shell_words::quote(q));
+    hook_in(env, sid, &bash(&command));
+    shown_lines(
+        &env.run(&["ask", q]).code(1).stderr,
+        &["candidate ", "related "],
+    )
+}
+
+/// A Bash tool call's PreToolUse fields.
+fn bash(command: &str) -> Value {
+    json!({"tool_name": "Bash", "tool_input": {"command": command}})
+}
+
+/// PreToolUse of session `sid`.
+fn hook_in(env: &Env, sid: &str, extra: &Value) -> Run {
+    env.run_stdin(
+        &["hook", "pre-tool-use"],
+        &hook_payload("PreToolUse", sid, &env.root, extra.clone()),
+    )
+    .ok()
+}
+
+/// The charts of the `prefixes` lines of a miss's stderr.
+fn shown_lines(stderr: &str, prefixes: &[&str]) -> Vec<Shown> {
+    stderr
         .lines()
-        .filter_map(|l| {
-            l.strip_prefix("candidate ")
-                .or_else(|| l.strip_prefix("related "))
-        })
+        .filter_map(|l| prefixes.iter().find_map(|p| l.strip_prefix(p)))
         .map(|j| {
             let v: Value = serde_json::from_str(j).unwrap();
             Shown {
@@ -150,19 +179,20 @@ fn a_file_two_shown_charts_share_counts_for_neither() {
 
 #[test]
 fn words_the_agent_charted_itself_are_not_learned_again() {
-    let (env, a, _) = shown_two();
-    // A second rewording that shows the same chart first: the control, learned in the same turn.
-    let q2 = "Where are Stripe payment webhooks verified and stored today?";
-    assert_eq!(ask_shown(&env, q2)[0].id, a.id);
-    read(&env, &a.files[0]);
-    env.write("src/api/own.ts", "mine()\n");
-    env.run(&["chart", Q, "--files", "src/api/own.ts"]).ok();
-    stop(&env);
-    assert!(!entry(&env, &a.id).contains(Q));
-    let (id, score) = answer(&env, Q).unwrap();
-    assert_ne!(id, a.id);
-    assert_eq!(score, 100);
-    assert_eq!(answer(&env, q2), Some((a.id, 100)));
+    for charts_itself in [false, true] {
+        let (env, a, _) = shown_two();
+        read(&env, &a.files[0]);
+        if charts_itself {
+            env.write("src/api/own.ts", "mine()\n");
+            env.run(&["chart", Q, "--files", "src/api/own.ts"]).ok();
+        }
+        stop(&env);
+        // The control (not charted itself): learned.
+        assert_eq!(entry(&env, &a.id).contains(Q), !charts_itself);
+        let (id, score) = answer(&env, Q).unwrap();
+        assert_eq!(id == a.id, !charts_itself);
+        assert_eq!(score, 100);
+    }
 }
 
 #[test]
@@ -174,8 +204,12 @@ fn a_chart_that_went_stale_learns_nothing() {
     let a_before = entry(&env, &a.id);
     stop(&env);
     assert_eq!(entry(&env, &a.id), a_before);
-    // Back as charted: the words were not taken, and the evidence is spent.
+    // Back as charted: the words were not taken, and the evidence is spent: a later read of
+    // the chart's file does not try again.
     env.write(&a.files[0], &was);
+    stop(&env);
+    assert_eq!(answer(&env, Q), None);
+    read(&env, &a.files[0]);
     stop(&env);
     assert_eq!(answer(&env, Q), None);
     // The control: asked and read again while current, it learns.
@@ -206,7 +240,8 @@ fn learn_false_when_the_turn_ends_drops_the_evidence() {
     set_learn(&env, true);
     stop(&env);
     assert_eq!(answer(&env, Q), None);
-    // The control: on throughout, the next read learns.
+    // The control: on throughout, the next ask and read learn.
+    ask_shown(&env, Q);
     read(&env, &a.files[0]);
     stop(&env);
     assert_eq!(answer(&env, Q), Some((a.id, 100)));
@@ -369,4 +404,231 @@ fn a_codex_shell_read_is_evidence_too() {
     )
     .ok();
     assert_eq!(answer(&env, Q), Some((a.id, 100)));
+}
+
+/// A read in a session that did not ask teaches nothing: evidence counts only for the asks the
+/// same session made.
+#[test]
+fn a_read_in_another_session_teaches_nothing() {
+    let (env, a, _) = shown_two();
+    let other = "other-session";
+    let path = env.root.join(&a.files[0]);
+    hook_in(
+        &env,
+        other,
+        &json!({"tool_name": "Read", "tool_input": {"file_path": path}}),
+    );
+    let other_stop = hook_payload("Stop", other, &env.root, json!({"stop_hook_active": false}));
+    env.run_stdin(&["hook", "stop"], &other_stop).ok();
+    stop(&env);
+    assert_eq!(answer(&env, Q), None);
+    // An `ask` run no session's hook saw teaches nothing either.
+    env.run(&["ask", Q2]).code(1);
+    hook_in(
+        &env,
+        other,
+        &json!({"tool_name": "Read", "tool_input": {"file_path": path}}),
+    );
+    env.run_stdin(&["hook", "stop"], &other_stop).ok();
+    assert_eq!(answer(&env, Q2), None);
+    // The control: the session that asked reads it.
+    read(&env, &a.files[0]);
+    stop(&env);
+    assert_eq!(answer(&env, Q), Some((a.id, 100)));
+}
+
+/// One read counts for one ask: the session's latest that showed the chart.
+#[test]
+fn one_read_teaches_only_the_latest_ask() {
+    let (env, a, _) = shown_two();
+    assert_eq!(ask_shown(&env, Q2)[0].id, a.id);
+    read(&env, &a.files[0]);
+    stop(&env);
+    assert_eq!(answer(&env, Q2), Some((a.id.clone(), 100)));
+    assert!(!entry(&env, &a.id).contains(Q));
+    // Q is not a phrasing: it does not answer at 100 (its near twin may answer it).
+    assert_ne!(answer(&env, Q).map(|(_, score)| score), Some(100));
+}
+
+/// Checking a candidate's file and then exploring elsewhere rejects it: nothing is learned, and
+/// a later read does not bring it back.
+#[test]
+fn checking_a_candidate_and_exploring_on_teaches_nothing() {
+    env_explores_after_reading(json!({"tool_name": "Grep", "tool_input": {"pattern": "stripe"}}));
+    env_explores_after_reading(bash("rg -n verify src"));
+    env_explores_after_reading(json!({"tool_name": "Glob", "tool_input": {"pattern": "**/*.ts"}}));
+    // A read of a file outside the chart.
+    env_explores_after_reading(
+        json!({"tool_name": "Read", "tool_input": {"file_path": "src/api/rate-limit.ts"}}),
+    );
+    env_explores_after_reading(bash("cat src/api/rate-limit.ts"));
+}
+
+/// Asks [`Q`], reads the Stripe chart's file, then makes the `then` tool call: nothing learned.
+fn env_explores_after_reading(then: Value) {
+    let (env, a, _) = shown_two();
+    read(&env, &a.files[0]);
+    hook_in(&env, SID, &then);
+    stop(&env);
+    assert_eq!(answer(&env, Q), None, "{then}");
+    // Rejected: a later read of it alone does not teach it.
+    read(&env, &a.files[0]);
+    stop(&env);
+    assert_eq!(answer(&env, Q), None, "{then}");
+    // The control: asked again, searched first, then read and nothing after, it learns.
+    ask_shown(&env, Q);
+    hook_in(&env, SID, &then);
+    read(&env, &a.files[0]);
+    stop(&env);
+    assert_eq!(answer(&env, Q), Some((a.id, 100)), "{then}");
+}
+
+/// A `related` chart (possibly related) is never learned, only a `candidate` one.
+#[test]
+fn a_related_chart_is_never_learned() {
+    let env = three_charts();
+    let q = "Where are Stripe payment webhooks verified and stored today?";
+    let related = ask_in(&env, SID, q);
+    let stripe = &related[0];
+    assert_eq!(stripe.files, ["src/api/stripe.ts"]);
+    let stderr = env.run(&["ask", q]).code(1).stderr;
+    assert!(shown_lines(&stderr, &["candidate "]).is_empty(), "{stderr}");
+    read(&env, &stripe.files[0]);
+    stop(&env);
+    assert_eq!(answer(&env, q), None);
+    assert!(!entry(&env, &stripe.id).contains(q));
+    // The control: a strong candidate of another wording, read, is learned.
+    ask_shown(&env, Q);
+    read(&env, &stripe.files[0]);
+    stop(&env);
+    assert_eq!(answer(&env, Q), Some((stripe.id.clone(), 100)));
+}
+
+/// Words with a code ("2", "v2") the chart does not hold are never learned, and the refusal is
+/// final.
+#[test]
+fn words_with_a_code_the_chart_lacks_are_not_learned() {
+    let env = three_charts();
+    let q = "Where are Stripe payment webhooks still verified and stored 2?";
+    let shown = shown_lines(
+        &{
+            hook_in(&env, SID, &bash(&format!("capn ask '{q}'")));
+            env.run(&["ask", q]).code(1).stderr
+        },
+        &["candidate "],
+    );
+    let stripe = shown
+        .iter()
+        .find(|s| s.files == ["src/api/stripe.ts"])
+        .unwrap();
+    read(&env, "src/api/stripe.ts");
+    stop(&env);
+    assert!(!entry(&env, &stripe.id).contains(q));
+    read(&env, "src/api/stripe.ts");
+    stop(&env);
+    assert!(!entry(&env, &stripe.id).contains(q));
+    assert_eq!(answer(&env, q), None);
+    // The control: without the code, the same read teaches it.
+    ask_shown(&env, Q);
+    read(&env, "src/api/stripe.ts");
+    stop(&env);
+    assert_eq!(answer(&env, Q), Some((stripe.id.clone(), 100)));
+}
+
+/// A decision made while the turn ends in another project is dropped, not applied there.
+#[test]
+fn learning_never_lands_in_another_project() {
+    let (env, a, _) = shown_two();
+    // A second project with the same chart (the same id), under the same HOME.
+    let other = env.tmp.path().join("other");
+    std::fs::create_dir_all(other.join("src/api")).unwrap();
+    let git = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&other)
+        .status()
+        .unwrap();
+    assert!(git.success());
+    let run = |args: &[&str]| env.run_cmd(env.cmd_in(&other, args), b"").ok();
+    run(&["init"]);
+    std::fs::copy(env.root.join(&a.files[0]), other.join(&a.files[0])).unwrap();
+    let q = "Where are Stripe payment webhooks verified and stored?";
+    run(&["chart", q, "--files", &a.files[0]]);
+    read(&env, &a.files[0]);
+    let stop_there = hook_payload("Stop", SID, &other, json!({"stop_hook_active": false}));
+    env.run_stdin(&["hook", "stop"], &stop_there).ok();
+    let other_entry = std::fs::read_to_string(other.join(format!(".capn/entries/{}.md", a.id)));
+    assert!(!other_entry.unwrap().contains(Q));
+    // Dropped: the turn's end in the project asked in does not apply it later either.
+    stop(&env);
+    assert_eq!(answer(&env, Q), None);
+    // The control: asked, read and ended in the same project.
+    ask_shown(&env, Q);
+    read(&env, &a.files[0]);
+    stop(&env);
+    assert_eq!(answer(&env, Q), Some((a.id, 100)));
+}
+
+/// Shell commands that write a chart's file or read none of it are no reads.
+#[test]
+fn writes_and_empty_reads_of_a_charts_file_teach_nothing() {
+    let (env, a, _) = shown_two();
+    let f = &a.files[0];
+    for cmd in [
+        format!("cat /dev/null > {f}"),
+        format!("head -c 0 {f}"),
+        format!("tail -n 0 {f}"),
+        format!("echo x >> {f}"),
+        format!("cat src/api/webhooks.ts.bak > {f}"),
+    ] {
+        hook_in(&env, SID, &bash(&cmd));
+        stop(&env);
+        assert_eq!(answer(&env, Q), None, "{cmd}");
+    }
+    // The control: a real read.
+    hook_in(&env, SID, &bash(&format!("cat {f}")));
+    stop(&env);
+    assert_eq!(answer(&env, Q), Some((a.id, 100)));
+}
+
+/// A learned phrasing is listed like a confirmed one, and the hooks say nothing of it.
+#[test]
+fn a_learned_phrasing_is_listed_like_a_confirmed_one() {
+    let (env, a, _) = shown_two();
+    let plain = three_charts();
+    read(&env, &a.files[0]);
+    stop(&env);
+    plain.run(&["chart", Q, "--like", &a.id]).ok();
+    let body = |e: &Env| {
+        let text = entry(e, &a.id);
+        text.lines()
+            .filter(|l| !l.starts_with("at: "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(body(&env), body(&plain));
+    let list = env.run(&["list"]).ok().stdout;
+    assert!(list.contains(Q), "{list}");
+    assert_eq!(list, plain.run(&["list"]).ok().stdout);
+    let start = json!({"source": "startup"});
+    let said = |e: &Env| hook(e, "SessionStart", "session-start", start.clone()).stdout;
+    assert_eq!(said(&env), said(&plain));
+}
+
+/// A tool call with a malformed session id is passed over quietly: nothing on either stream.
+#[test]
+fn a_malformed_session_id_is_passed_over_quietly() {
+    let (env, a, _) = shown_two();
+    for extra in [
+        json!({"tool_name": "Read", "tool_input": {"file_path": env.root.join(&a.files[0])}}),
+        bash(&format!("capn ask {}", shell_words::quote(Q))),
+    ] {
+        let run = env.run_stdin(
+            &["hook", "pre-tool-use"],
+            &hook_payload("PreToolUse", "../bad", &env.root, extra),
+        );
+        assert_eq!(
+            (run.code, run.stdout.as_str(), run.stderr.as_str()),
+            (0, "", "")
+        );
+    }
 }
