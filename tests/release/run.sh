@@ -26,9 +26,13 @@ echo "== crate: cargo package, cargo publish --dry-run"
 version="$(cargo metadata --no-deps --format-version 1 | python3 -c 'import json,sys; print(next(p["version"] for p in json.load(sys.stdin)["packages"] if p["name"] == "capn-hook"))')"
 # cargo package leaves the .crate here; cargo publish --dry-run (which packs into a temp folder)
 # then checks the rest of the way to crates.io without building the packed sources again.
-crate="target/package/capn-hook-$version.crate"
+# Its own target folder: the packed sources build as the same package, and sharing target/
+# would leave cargo's fingerprints pointing at them, so a later `cargo test` in the work tree
+# kept a stale target/debug/capn (seen twice in one session).
+pkg_target="target/package-check"
+crate="$pkg_target/package/capn-hook-$version.crate"
 rm -f "$crate"
-if cargo package --locked --allow-dirty --quiet && [ -f "$crate" ]; then
+if CARGO_TARGET_DIR="$pkg_target" cargo package --locked --allow-dirty --quiet && [ -f "$crate" ]; then
   ok "cargo package (packs capn-hook $version and builds the packed sources)"
   check "cargo publish --dry-run" cargo publish --dry-run --locked --allow-dirty --no-verify --quiet
   listing="$(tar tzf "$crate")"
