@@ -98,7 +98,14 @@ fn try_observe(ctx: &Ctx, tool: &str, input: &Value, post: bool) -> Result<()> {
         .iter()
         .filter(|q| q.len() <= shown::MAX_QUESTION_BYTES)
         .collect();
-    if asked.is_empty() && call.reads.is_empty() && !call.search {
+    // Anything else the agent does that is not a read, an edit or a capn run (a listing, `git
+    // show`, a tool capn does not know) may look at other files: it counts as exploring further.
+    let other = call.reads.is_empty()
+        && call.edits.is_empty()
+        && !call.search
+        && !call.asks
+        && !call.charts;
+    if asked.is_empty() && call.reads.is_empty() && !call.search && !other {
         return Ok(());
     }
     // Quietly: a malformed session id is reported by the hooks that write for it, not here,
@@ -138,6 +145,8 @@ fn try_observe(ctx: &Ctx, tool: &str, input: &Value, post: bool) -> Result<()> {
             // After the reads of the same call: a search there counts as exploring further.
             let file = grep_path.and_then(|p| relative(&p, &cwd, &roots));
             rec.add_event(at, true, file.map(|r| (root_text.as_str(), r)));
+        } else if other {
+            rec.add_event(at, true, None);
         }
     }
     for q in asked {
@@ -203,7 +212,7 @@ fn try_settle(ctx: &Ctx) -> Result<()> {
             break;
         };
         // Learned or refused: either way it is not tried again.
-        if let Err(e) = w.learn_phrasing(&d.question, &d.id) {
+        if let Err(e) = w.learn_phrasing(&d.question, &d.id, (&d.files, d.total)) {
             let id = crate::store::printable(&d.id);
             diag!("capn: could not learn a phrasing for chart {id}: {e:#}");
         }

@@ -82,7 +82,11 @@ pub fn classify(name: &str, input: &Value) -> ToolCall {
 fn shell(line: &str, c: &mut ToolCall) {
     c.search = intent::from_shell_command(line).is_some();
     for argv in intent::simple_commands(line) {
-        let (prog, rest) = (argv[0].as_str(), &argv[1..]);
+        let argv = unwrapped(&argv);
+        let Some((prog, rest)) = argv.split_first() else {
+            continue;
+        };
+        let prog = prog.as_str();
         match prog {
             _ if reads_nothing(rest) => {}
             "capn" | "capn-hook" => capn_run(rest, c),
@@ -103,6 +107,31 @@ fn shell(line: &str, c: &mut ToolCall) {
     }
     // A device (`cat /dev/null > f`) is no file read.
     c.reads.retain(|p| !p.starts_with("/dev/"));
+}
+
+/// The command a wrapper runs (`timeout 10 capn ask ...`, `env A=b capn ...`, `nice`, `nohup`,
+/// `time`, `command`, `exec`): its own options, `timeout`'s duration and `env`'s assignments
+/// skipped; any other command as it is.
+fn unwrapped(argv: &[String]) -> &[String] {
+    let mut rest = argv;
+    while let Some((prog, tail)) = rest.split_first() {
+        let wrapper = matches!(
+            prog.as_str(),
+            "timeout" | "env" | "nice" | "nohup" | "time" | "command" | "exec"
+        );
+        if !wrapper {
+            break;
+        }
+        let mut i = tail
+            .iter()
+            .take_while(|a| a.starts_with('-') || (prog == "env" && a.contains('=')))
+            .count();
+        if prog == "timeout" && i < tail.len() {
+            i += 1; // the duration
+        }
+        rest = &tail[i..];
+    }
+    rest
 }
 
 /// True when a command's output goes into a file (`> f`, `>> f`, `1>f`, `&> f`, `>| f`; not
@@ -164,9 +193,14 @@ fn asked_question(args: &[String]) -> Option<String> {
         if std::mem::take(&mut skip) {
             continue;
         }
+        let op = a.trim_start_matches(|c: char| c.is_ascii_digit() || c == '&');
         match a.as_str() {
             "--limit" => skip = true,
+            "--" => {}
             _ if a.starts_with("--limit=") => {}
+            // A redirection (`2>&1`, `2>/dev/null`, `> out`): not part of the question.
+            _ if is_redirect_operator(a) => skip = true,
+            _ if op.starts_with('>') || op.starts_with('<') => {}
             _ => found.push(a.trim()),
         }
     }

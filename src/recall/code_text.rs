@@ -300,7 +300,7 @@ mod decision_tests {
     }
 
     const CHARTS: [(&str, &str); 4] = [
-        ("Where is a finished document sealed into its final PDF?", "// Seals a completed document: stamps the certificate page and signs the PDF.\nexport async function sealDocument(documentId: string) {\n  const pdf = await loadPdf(documentId);\n  await addCertificatePage(pdf);\n  await signPdfWithKey(pdf, process.env.SIGNING_KEY);\n  await sendCompletedEmail(documentId);\n}\n"),
+        ("Where is a finished document sealed into its final PDF with its certificate and audit trail?", "// Seals a completed document: stamps the certificate page and signs the PDF.\nexport async function sealDocument(documentId: string) {\n  const pdf = await loadPdf(documentId);\n  await addCertificatePage(pdf);\n  await signPdfWithKey(pdf, process.env.SIGNING_KEY);\n  await sendCompletedEmail(documentId);\n}\n"),
         ("Where are organisation members invited?", "// Invites a member to the organisation and syncs billing seats.\nexport async function inviteMember(orgId: string, email: string) {\n  await createInvitation(orgId, email);\n  await syncSeatCount(orgId);\n}\n"),
         ("Where are payment webhooks verified and handled?", "// Verifies the Stripe signature and dispatches the event to a handler.\nexport function handleStripeWebhook(body: string, signature: string) {\n  const event = verifySignature(body, signature);\n  dispatchEvent(event);\n}\n"),
         ("How is the colour palette applied?", "// Applies the user's colour preferences to the page.\nexport function applyPalette(palette: string) { document.body.dataset.palette = palette; }\n"),
@@ -313,18 +313,18 @@ mod decision_tests {
         )
     }
 
-    /// A chart stopped only by a common word its files hold answers; one whose files do not hold
-    /// the word stays a candidate; without the files' text both are candidates.
+    /// A chart stopped only by a common word its files hold answers (without the files' text it
+    /// is a candidate); in a short question the lacking word is what it asks and stays lacking.
     #[test]
     fn a_strong_candidate_whose_files_hold_the_missing_word_answers() {
         let s = store(&CHARTS);
-        let page = "where is a finished document sealed into its final PDF page?";
+        let page =
+            "where is a finished document sealed into its final PDF page with its certificate?";
         assert_eq!(shown(&ask(&s, page, true)), (vec![0], vec![]));
         assert_eq!(shown(&ask(&s, page, false)), (vec![], vec![0]));
+        // In a short question the lacking word is what it asks: never made up by the files.
         let body = "how is the colour palette applied to the body?";
-        assert_eq!(shown(&ask(&s, body, true)), (vec![3], vec![]));
-        let output = "where is a finished document sealed into its final PDF output?";
-        assert_eq!(shown(&ask(&s, output, true)), (vec![], vec![0]));
+        assert_eq!(shown(&ask(&s, body, true)), (vec![], vec![3]));
         // A rarer word (another thing) never answers, even when the files hold it.
         let stripe = "where are stripe webhooks verified and handled?";
         assert_eq!(shown(&ask(&s, stripe, true)), (vec![], vec![2]));

@@ -26,6 +26,14 @@ pub const MAX_CANDIDATES: usize = 3;
 /// The most question words a candidate lists as missing from its chart.
 pub const MAX_MISSING: usize = 5;
 
+/// The fewest terms a question has for a chart's files to make up the words the chart lacks
+/// ([`corroborated`]).
+pub const CORROBORATED_MIN_TERMS: usize = 5;
+
+/// The largest share of a question's weight ([`gate::Question::share_of`]) the words a chart
+/// lacks may carry for its files to make them up ([`corroborated`]).
+pub const CORROBORATED_MAX_SHARE: f32 = 0.2;
+
 /// The highest score of an answer that is not an exact re-ask: 100 means "asked in these very
 /// words before" (the chart's question or a confirmed phrasing).
 pub const MAX_RANKED_SCORE: u8 = 99;
@@ -142,7 +150,7 @@ pub fn decide(
         memo.borrow_mut().push((doc, m.clone()));
         m
     };
-    if let Some(hit) = corroborated(ranking, &gated, ask, &missing_of) {
+    if let Some(hit) = corroborated(question, ranking, &gated, ask, &missing_of) {
         return Decision {
             answers: vec![hit],
             candidates: Vec::new(),
@@ -186,13 +194,16 @@ pub fn decide(
 }
 
 /// On a miss, the chart the files' text lets answer (issue 33): the best-ranked chart, when the
-/// gate turned it down only for common words ([`Question::is_strong`]) and its backing files'
-/// text holds every word of the question it lacks (each of the word's terms, by stem). The
+/// gate turned it down only for common words ([`Question::is_strong`]), those words are a minor
+/// part of a long enough question (at most [`CORROBORATED_MAX_SHARE`] of its weight, and the
+/// question has at least [`CORROBORATED_MIN_TERMS`] terms), and its backing files' text holds
+/// every one of them (each of the word's terms, by stem). The
 /// chart's words say nearly all of the question and its files say the rest: evidence a near
 /// miss lacks, since the word it lacks names another thing and is rarely common. `None` without
 /// a file-text index, when a lacking word is in no file of the chart, or when nothing is
 /// lacking in words (the gate stopped it for another reason).
 fn corroborated(
+    question: &Question,
     ranking: &Ranking,
     gated: &gate::Gated,
     ask: &Ask<'_>,
@@ -204,7 +215,12 @@ fn corroborated(
         return None;
     }
     let missing = missing_of(doc);
-    if missing.is_empty() {
+    // Only a minor part of a long enough question: in a short one the lacking word is what it
+    // asks ("how are stale charts deleted?" against "...detected?", whose files say "delete").
+    if missing.is_empty()
+        || question.term_count() < CORROBORATED_MIN_TERMS
+        || question.share_of(&missing) > CORROBORATED_MAX_SHARE
+    {
         return None;
     }
     let held = match (ask.files_hold)(doc, &missing) {

@@ -282,6 +282,27 @@ impl Question {
             .sum()
     }
 
+    /// The share (0..=1) of the question's weight carried by its terms that come from `words`
+    /// (as asked, lowercase: [`Question::missing`]'s words).
+    pub fn share_of(&self, words: &[String]) -> f32 {
+        let total = self.weight();
+        if total <= 0.0 {
+            return 0.0;
+        }
+        let of: f32 = self
+            .terms
+            .iter()
+            .filter(|q| words.contains(&q.word))
+            .map(|q| q.salience)
+            .sum();
+        of / total
+    }
+
+    /// How many terms the question has (camelCase compounds not counted beside their parts).
+    pub fn term_count(&self) -> usize {
+        self.terms.iter().filter(|q| !q.compound).count()
+    }
+
     /// The summed weight of the text's terms (the denominator of every share).
     pub fn weight(&self) -> f32 {
         self.terms.iter().map(|q| q.salience).sum()

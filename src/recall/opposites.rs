@@ -92,6 +92,13 @@ pub const PAIRS: &[(&str, &str)] = &[
     ("next", "previous"),
     ("online", "offline"),
     ("install", "uninstall"),
+    ("install", "remove"),
+    ("install", "delete"),
+    ("acquire", "release"),
+    ("connect", "disconnect"),
+    ("encode", "decode"),
+    ("compress", "decompress"),
+    ("save", "load"),
     ("mount", "unmount"),
     ("grant", "revoke"),
     ("attach", "detach"),
@@ -309,7 +316,19 @@ mod tests {
     }
 
     /// Question, chart, and the question word the chart holds the opposite of.
-    const CONTRADICTED: [(&str, &str, &str); 11] = [
+    const CONTRADICTED: [(&str, &str, &str); 13] = [
+        // A tester's repros on capn-hook's own code: removing is not installing, releasing a
+        // lock is not acquiring it.
+        (
+            "How are hooks removed from Claude Code settings?",
+            "How are hooks installed into Claude Code settings?",
+            "removed",
+        ),
+        (
+            "How is the store lock released?",
+            "How is the store lock acquired?",
+            "released",
+        ),
         (
             "Where are emails received?",
             "Where are emails sent?",

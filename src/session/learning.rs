@@ -81,6 +81,14 @@ pub struct Decided {
     pub question: String,
     /// The chart to learn them.
     pub id: String,
+    /// Its backing files as the ask showed them (complete only when the chart had no more than
+    /// `shown::MAX_FILES`; empty in a record written before they were kept): the chart learns
+    /// only while these are still its files.
+    #[serde(default)]
+    pub files: Vec<String>,
+    /// How many backing files it had when shown.
+    #[serde(default)]
+    pub total: usize,
 }
 
 /// The session's record (module docs).
@@ -211,6 +219,8 @@ impl Record {
                 root: root.clone(),
                 question: self.asks[j].question.clone(),
                 id: chart.id.clone(),
+                files: chart.files.clone(),
+                total: chart.total,
             });
         }
         self.events.clear();

@@ -26,8 +26,8 @@ mod text;
 
 /// Layout version of `code.bin`, bumped whenever what is kept of a file changes
 /// (`code_text`: 2, the most telling words of each chart; 3, keys without paths;
-/// 5, only the charted version of a file, with per-doc stamps).
-const CODE_VERSION: u32 = 5;
+/// 5, only the charted version of a file, with per-doc stamps; 6, an end marker).
+const CODE_VERSION: u32 = 6;
 
 /// The most bytes of backing files one update reads and hashes (8 MiB, about a tenth of a
 /// second): past it, the remaining new charts get their text on the next misses.
@@ -50,7 +50,13 @@ struct CodeFile {
     /// Per doc: true when it has no text yet because the budget ran out (read next time).
     missed: Vec<bool>,
     bm25: Bm25Index,
+    /// [`END`]: the file's last bytes, so bytes appended to it are noticed (postcard would
+    /// ignore them) and the file is rebuilt.
+    end: [u8; 8],
 }
+
+/// The last 8 bytes of every `code.bin`.
+const END: [u8; 8] = *b"capn\xc0\xde\x00\x06";
 
 /// The file-text index of a snapshot.
 pub struct CodeIndex {
@@ -162,6 +168,7 @@ impl CodeIndex {
             stamps: self.stamps.clone(),
             missed: self.missed.clone(),
             bm25: self.bm25.clone(),
+            end: END,
         };
         let bytes = postcard::to_allocvec(&file)?;
         crate::fsutil::write_atomic_with(
@@ -178,6 +185,9 @@ fn read(store: &Store, snap: &Snapshot) -> Option<CodeFile> {
     let bytes =
         crate::fsutil::read_limited(&store.code_path(), limit, crate::fsutil::Follow::Never)
             .ok()?;
+    if !bytes.ends_with(&END) {
+        return None;
+    }
     // The postings stay views into the bytes read (no copy).
     let file: CodeFile = crate::recall::blob::decode_shared(&bytes::Bytes::from(bytes))?;
     (file.version == CODE_VERSION

@@ -191,17 +191,30 @@ impl Writer {
     /// Learning from use (docs/recall.md, "Learning from use"): adds `question` as a phrasing of
     /// chart `id`, as `capn chart "<question>" --like <id>` does, when the agent did not chart
     /// those words itself meanwhile and every code of the words ([`codes`]: a word with a digit)
-    /// is one the chart's question or phrasings hold. Returns what happened; nothing is written
-    /// unless [`Learned::Added`].
+    /// is one the chart's question or phrasings hold, and the chart still has the backing files
+    /// the ask showed (`shown`: those files, at most `shown::MAX_FILES` of them, and how many it
+    /// had; a chart re-charted on other files since is [`Learned::NotCurrent`]). Returns what
+    /// happened; nothing is written unless [`Learned::Added`].
     ///
     /// Errors: the entry would not read back as written ([`checked`]) or cannot be written.
-    pub fn learn_phrasing(&mut self, question: &str, id: &str) -> Result<Learned> {
+    pub fn learn_phrasing(
+        &mut self,
+        question: &str,
+        id: &str,
+        shown: (&[String], usize),
+    ) -> Result<Learned> {
         if !self.askers(question).is_empty() {
             return Ok(Learned::AlreadyAsked);
         }
         let Ok(mut e) = self.current_chart(id) else {
             return Ok(Learned::NotCurrent);
         };
+        // Re-charted on other files since the ask showed it: the agent read other files.
+        let (files, total) = shown;
+        let same = e.files.len() == total && files.iter().all(|f| e.files.contains_key(f));
+        if !same {
+            return Ok(Learned::NotCurrent);
+        }
         // Codes stay apart (as when `chart` merges): words with a code ("v2", "7", "oauth2")
         // the chart's question and phrasings do not hold are about something else.
         let held = codes(&e.asked());

@@ -632,3 +632,66 @@ fn a_malformed_session_id_is_passed_over_quietly() {
         );
     }
 }
+
+/// A chart re-charted on other files between the ask and the turn's end learns nothing: the
+/// agent read the files the ask showed, not the chart's new ones (a tester's repro).
+#[test]
+fn a_chart_re_charted_on_other_files_meanwhile_learns_nothing() {
+    let (env, a, _) = shown_two();
+    read(&env, &a.files[0]);
+    env.write("src/log.ts", "export function log() {}\n");
+    let question = entry(&env, &a.id)
+        .lines()
+        .find_map(|l| l.strip_prefix("# "))
+        .unwrap()
+        .to_string();
+    env.run(&["chart", &question, "--files", "src/log.ts"]).ok();
+    stop(&env);
+    assert!(!entry(&env, &a.id).contains(Q), "{}", entry(&env, &a.id));
+    assert_eq!(answer(&env, Q), None);
+}
+
+/// The forms agents give `capn ask` still name the question: `2>&1` and other redirections, a
+/// pipe, `--`, a `timeout` or `env` wrapper (a tester's repro: none of them learned).
+#[test]
+fn the_usual_forms_of_an_ask_command_are_recognised() {
+    for form in [
+        "capn ask {q} 2>&1",
+        "capn ask {q} 2>&1 | head -20",
+        "capn ask {q} 2>/dev/null",
+        "timeout 10 capn ask {q}",
+        "env CAPN_X=1 capn ask -- {q}",
+    ] {
+        let env = three_charts();
+        let command = form.replace("{q}", &shell_words::quote(Q));
+        hook_in(&env, SID, &bash(&command));
+        let shown = shown_lines(&env.run(&["ask", Q]).code(1).stderr, &["candidate "]);
+        let a = &shown[0];
+        read(&env, &a.files[0]);
+        stop(&env);
+        assert!(
+            entry(&env, &a.id).contains(Q),
+            "{form}: {}",
+            entry(&env, &a.id)
+        );
+    }
+}
+
+/// After the check, any other tool call (a listing, `git show`, a tool capn does not know) is
+/// exploring further: nothing is learned (a tester's repro).
+#[test]
+fn any_other_tool_call_after_the_check_counts_as_exploring() {
+    for call in [
+        bash("ls -R src"),
+        bash("git show HEAD:src/other.ts"),
+        bash("awk 1 src/other.ts"),
+        json!({"tool_name": "LS", "tool_input": {"path": "src"}}),
+        json!({"tool_name": "mcp__fs__read", "tool_input": {"path": "src/other.ts"}}),
+    ] {
+        let (env, a, _) = shown_two();
+        read(&env, &a.files[0]);
+        hook_in(&env, SID, &call);
+        stop(&env);
+        assert!(!entry(&env, &a.id).contains(Q), "{call}: learned");
+    }
+}
