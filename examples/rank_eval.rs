@@ -127,8 +127,9 @@ impl Tally {
     }
 }
 
-/// The product's decision: answers, then candidates, as case ids.
-fn product(st: &St, q: &str) -> (Vec<String>, Vec<String>) {
+/// The product's decision for `q` in `st` (`decide::search`): with the file-text index when
+/// `code`; `SHOW` in the environment overrides the model's show threshold.
+fn decision(st: &St, q: &str, code: bool) -> recall::decide::Decision {
     let model = capn_hook::embed::model().expect("model");
     let mut t = model.thresholds();
     if let Ok(v) = std::env::var("SHOW") {
@@ -136,17 +137,22 @@ fn product(st: &St, q: &str) -> (Vec<String>, Vec<String>) {
     }
     let qv = model.embed(q);
     let text = |d: usize| st.texts.get(d).cloned();
-    let code = || Some(&st.text);
+    let code_index = || code.then_some(&st.text);
     let ask = recall::Ask {
         query: q,
         limit: 5,
         thresholds: &t,
         allowed: &|_| true,
         text: &text,
-        code: &code,
+        code: &code_index,
         files_hold: &capn_hook::recall::no_files,
     };
-    let d = recall::decide::search(&st.index, Some((&st.vectors, &qv)), &ask, Some(model));
+    recall::decide::search(&st.index, Some((&st.vectors, &qv)), &ask, Some(model))
+}
+
+/// The product's decision: answers, then candidates, as case ids.
+fn product(st: &St, q: &str) -> (Vec<String>, Vec<String>) {
+    let d = decision(st, q, true);
     let answers: Vec<String> = d.answers.iter().map(|h| st.cases[h.doc].clone()).collect();
     let mut shown = answers.clone();
     shown.extend(d.candidates.iter().map(|c| st.cases[c.hit.doc].clone()));
@@ -158,19 +164,8 @@ fn product(st: &St, q: &str) -> (Vec<String>, Vec<String>) {
 /// shown when its closeness `coverage + cosine + tw·text_coverage` reaches `show`.
 fn with_text(st: &St, q: &str, beta: f32, show: f32, tw: f32) -> (Vec<String>, Vec<String>) {
     let model = capn_hook::embed::model().expect("model");
-    let t = model.thresholds();
     let qv = model.embed(q);
-    let text = |d: usize| st.texts.get(d).cloned();
-    let ask = recall::Ask {
-        query: q,
-        limit: 5,
-        thresholds: &t,
-        allowed: &|_| true,
-        text: &text,
-        code: &capn_hook::recall::no_code,
-        files_hold: &capn_hook::recall::no_files,
-    };
-    let dec = recall::decide::search(&st.index, Some((&st.vectors, &qv)), &ask, Some(model));
+    let dec = decision(st, q, false);
     let answers: Vec<String> = dec
         .answers
         .iter()
@@ -329,20 +324,7 @@ fn stores(repos: &[Repo], real: &Path, pooled: bool) -> BTreeMap<String, St> {
 /// For a question the product does not answer: the first candidate's missing words, each marked
 /// `+` when the candidate's file text holds it (by the text index's terms).
 fn missing(st: &St, q: &Query) {
-    let model = capn_hook::embed::model().expect("model");
-    let t = model.thresholds();
-    let qv = model.embed(&q.text);
-    let text = |d: usize| st.texts.get(d).cloned();
-    let ask = recall::Ask {
-        query: &q.text,
-        limit: 5,
-        thresholds: &t,
-        allowed: &|_| true,
-        text: &text,
-        code: &capn_hook::recall::no_code,
-        files_hold: &capn_hook::recall::no_files,
-    };
-    let d = recall::decide::search(&st.index, Some((&st.vectors, &qv)), &ask, Some(model));
+    let d = decision(st, &q.text, false);
     if !d.answers.is_empty() {
         return;
     }

@@ -137,32 +137,23 @@ impl Doc {
     /// Removes the key `key` (the last of duplicates) from the group `hooks[event][group]`,
     /// touching nothing else. Returns whether it was there.
     pub fn remove_group_key(&mut self, event: &str, group: usize, key: &str) -> bool {
-        let Some((_, _, groups)) = self.event_array(event) else {
-            return false;
-        };
-        let Some(group_obj) = groups.elements().get(group).and_then(CstNode::as_object) else {
-            return false;
-        };
-        match last_prop(&group_obj, key) {
-            Some(prop) => {
-                prop.remove();
-                true
-            }
-            None => false,
-        }
+        self.group_prop(event, group, key)
+            .map(|prop| prop.remove())
+            .is_some()
+    }
+
+    /// The key `key` (the last of duplicates) of the group `hooks[event][group]`, if there.
+    fn group_prop(&self, event: &str, group: usize, key: &str) -> Option<CstObjectProp> {
+        let (_, _, groups) = self.event_array(event)?;
+        let group_obj = groups.elements().get(group).and_then(CstNode::as_object)?;
+        last_prop(&group_obj, key)
     }
 
     /// Sets the key `key` (the last of duplicates) of the group `hooks[event][group]` to the
     /// string `value`, touching nothing else. Returns whether the key was there (a missing key
     /// is not added).
     pub fn set_group_string(&mut self, event: &str, group: usize, key: &str, value: &str) -> bool {
-        let Some((_, _, groups)) = self.event_array(event) else {
-            return false;
-        };
-        let Some(group_obj) = groups.elements().get(group).and_then(CstNode::as_object) else {
-            return false;
-        };
-        match last_prop(&group_obj, key) {
+        match self.group_prop(event, group, key) {
             Some(prop) => {
                 prop.set_value(CstInputValue::String(value.to_string()));
                 true

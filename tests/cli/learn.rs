@@ -89,6 +89,15 @@ fn read(env: &Env, rel: &str) -> Run {
     )
 }
 
+/// The control of a test: the session reads `a`'s first file, the turn ends, and `a` then
+/// answers [`Q`] at score 100.
+#[track_caller]
+fn learns(env: &Env, a: &Shown) {
+    read(env, &a.files[0]);
+    stop(env);
+    assert_eq!(answer(env, Q), Some((a.id.clone(), 100)));
+}
+
 fn stop(env: &Env) -> Run {
     hook(env, "Stop", "stop", json!({"stop_hook_active": false}))
 }
@@ -139,9 +148,7 @@ fn no_read_teaches_nothing() {
     assert_eq!(answer(&env, Q), None);
     assert_eq!((entry(&env, &a.id), entry(&env, &b.id)), before);
     // The control: the same turn with a read of a shown chart's file learns.
-    read(&env, &a.files[0]);
-    stop(&env);
-    assert_eq!(answer(&env, Q), Some((a.id, 100)));
+    learns(&env, &a);
 }
 
 #[test]
@@ -214,9 +221,7 @@ fn a_chart_that_went_stale_learns_nothing() {
     assert_eq!(answer(&env, Q), None);
     // The control: asked and read again while current, it learns.
     ask_shown(&env, Q);
-    read(&env, &a.files[0]);
-    stop(&env);
-    assert_eq!(answer(&env, Q), Some((a.id, 100)));
+    learns(&env, &a);
 }
 
 /// Sets `"learn"` in the project's `.capn/config.json`.
@@ -242,9 +247,7 @@ fn learn_false_when_the_turn_ends_drops_the_evidence() {
     assert_eq!(answer(&env, Q), None);
     // The control: on throughout, the next ask and read learn.
     ask_shown(&env, Q);
-    read(&env, &a.files[0]);
-    stop(&env);
-    assert_eq!(answer(&env, Q), Some((a.id, 100)));
+    learns(&env, &a);
 }
 
 #[test]
@@ -432,9 +435,7 @@ fn a_read_in_another_session_teaches_nothing() {
     env.run_stdin(&["hook", "stop"], &other_stop).ok();
     assert_eq!(answer(&env, Q2), None);
     // The control: the session that asked reads it.
-    read(&env, &a.files[0]);
-    stop(&env);
-    assert_eq!(answer(&env, Q), Some((a.id, 100)));
+    learns(&env, &a);
 }
 
 /// One read counts for one ask: the session's latest that showed the chart.
@@ -563,9 +564,7 @@ fn learning_never_lands_in_another_project() {
     assert_eq!(answer(&env, Q), None);
     // The control: asked, read and ended in the same project.
     ask_shown(&env, Q);
-    read(&env, &a.files[0]);
-    stop(&env);
-    assert_eq!(answer(&env, Q), Some((a.id, 100)));
+    learns(&env, &a);
 }
 
 /// Shell commands that write a chart's file or read none of it are no reads.
