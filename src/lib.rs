@@ -13,6 +13,7 @@
 //! Lowest first. A module uses only modules of a lower layer (and its own submodules), and no
 //! two sibling modules use each other, directly or round a longer circle. `layers.rs` checks both
 //! over the source on every `cargo test` and names the file and line of a break.
+//! 0. `fnv`: the one non-cryptographic hash (signatures, keys, table slots);
 //! 1. `error`, `clock`, `env`, `hex`, `pathcmp`, `present`, `contract`, `embed`, `events`: plain
 //!    data, the output text rules and the vocabularies (the hook events);
 //! 2. `fsutil`, `jsonedit`, `hosts`: the file system, format-preserving JSON edits, the host tables;
@@ -47,6 +48,7 @@ pub mod embed;
 pub(crate) mod env;
 pub(crate) mod error;
 pub mod events;
+pub(crate) mod fnv;
 #[cfg(test)]
 mod foreign_scan;
 pub(crate) mod fsutil;

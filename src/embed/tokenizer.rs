@@ -105,11 +105,7 @@ const INDEX_EMPTY: u16 = 0xFFFF;
 /// Home slot of a token whose UTF-8 bytes are `prefix` then `rest`: FNV-1a 64, multiplied by the
 /// golden-ratio constant, top 16 bits (`tools/minilm.py` `fnv1a_slot` computes the same).
 fn home_slot(prefix: &[u8], rest: &[u8]) -> usize {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in prefix.iter().chain(rest) {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
+    let h = crate::fnv::extend(crate::fnv::extend(crate::fnv::OFFSET, prefix), rest);
     (h.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 48) as usize
 }
 

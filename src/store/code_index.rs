@@ -84,13 +84,14 @@ impl Read {
         let mut memo = HashMap::new();
         let mut r = Read::default();
         for i in docs {
-            let got = entry_text(store, snap, i, &mut budget, &mut memo);
-            r.texts.push(got.clone().unwrap_or_default());
-            r.stamps.push(match got {
-                Err(Missed::Files(s)) => s,
-                _ => 0,
-            });
-            r.missed.push(got == Err(Missed::Budget));
+            let (text, stamp, missed) = match entry_text(store, snap, i, &mut budget, &mut memo) {
+                Ok(text) => (text, 0, false),
+                Err(Missed::Files(stamp)) => (String::new(), stamp, false),
+                Err(Missed::Budget) => (String::new(), 0, true),
+            };
+            r.texts.push(text);
+            r.stamps.push(stamp);
+            r.missed.push(missed);
         }
         r
     }
@@ -100,13 +101,7 @@ impl Read {
 /// backing file's recorded SHA-256 (a re-charted file changes it; the text depends on the
 /// content, not the path). Word-at-a-time, so keying 10,000 entries costs microseconds.
 pub fn doc_key<'a>(id: &str, files: impl Iterator<Item = &'a [u8; 32]>) -> u64 {
-    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-    const PRIME: u64 = 0x0000_0100_0000_01b3;
-    let mut h = OFFSET;
-    for &b in id.as_bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(PRIME);
-    }
+    let mut h = crate::fnv::extend(crate::fnv::OFFSET, id.as_bytes());
     for sha in files {
         let mut word = [0u8; 8];
         word.copy_from_slice(&sha[..8]);

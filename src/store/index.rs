@@ -258,20 +258,9 @@ fn read_index(
 /// vector reused for an unchanged entry. Not a cryptographic hash: it only has to notice edits,
 /// and it is computed for every entry whenever a writer rebuilds the index.
 pub fn text_sig(e: &Entry) -> u64 {
-    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-    const PRIME: u64 = 0x0000_0100_0000_01b3;
-    let mut h = OFFSET;
-    for &b in e
-        .asked()
-        .as_bytes()
-        .iter()
-        .chain(&[0u8])
-        .chain(e.details.as_bytes())
-    {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(PRIME);
-    }
-    h
+    let h = crate::fnv::extend(crate::fnv::OFFSET, e.asked().as_bytes());
+    let h = crate::fnv::extend(h, &[0u8]);
+    crate::fnv::extend(h, e.details.as_bytes())
 }
 
 /// Builds the BM25 index over entries (doc number = position).

@@ -114,12 +114,8 @@ fn is_sentence_punctuation(c: char) -> bool {
 /// question with no letters or digits. (Computed for every entry whenever a writer rebuilds the
 /// index, so it is kept cheap: SHA-256 and a `format!` per byte cost `chart` a third more.)
 pub fn exact_key(question: &str) -> Option<String> {
-    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-    const PRIME: u64 = 0x0000_0100_0000_01b3;
     let norm = normalise_question(question)?;
-    let h = norm
-        .bytes()
-        .fold(OFFSET, |h, b| (h ^ u64::from(b)).wrapping_mul(PRIME));
+    let h = crate::fnv::extend(crate::fnv::OFFSET, norm.as_bytes());
     Some(format!("\u{1}{h:016x}"))
 }
 

@@ -118,20 +118,14 @@ fn charted_head(
 /// a file that cannot be stat'ed counts as changed when it can be): what decides when a chart
 /// that got no text is read again. Never 0 (0 means "complete" in `code.bin`).
 pub(super) fn stamp(store: &Store, snap: &Snapshot, i: usize) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut h = crate::fnv::OFFSET;
     for (p, _) in snap.refs.of(i) {
-        let meta = snap
+        let stat = snap
             .paths
             .get(p as usize)
-            .and_then(|k| std::fs::symlink_metadata(abs_of(&store.root, k)).ok());
-        let (len, mtime) = meta.map_or((u64::MAX, 0), |m| {
-            let t = m
-                .modified()
-                .ok()
-                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                .map_or(0, |d| d.as_nanos() as u64);
-            (m.len(), t)
-        });
+            .and_then(|k| std::fs::symlink_metadata(abs_of(&store.root, k)).ok())
+            .map(|m| crate::fsutil::FileStat::of(&m));
+        let (len, mtime) = stat.map_or((u64::MAX, 0), |s| (s.size, s.mtime_ns as u64));
         h = super::mix(h ^ len);
         h = super::mix(h ^ mtime);
     }
