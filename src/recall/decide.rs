@@ -164,11 +164,13 @@ pub fn decide(
         .chain(turned_down)
         .filter_map(|&(d, s)| find(d).map(|h| (h, s)));
     // The charts shown beyond those the gate turned down: by relevance, with the files' text
-    // when the store has it (read only now, on a miss).
-    let text = (ask.code)().map(|code| {
-        let n = ranking.pool.iter().map(|h| h.doc + 1).max().unwrap_or(0);
-        super::code_text::scores(code, ask.query, ask.allowed, n)
-    });
+    // when the store has it (read only now, on a miss, and only for a fused ranking: with BM25
+    // alone the pool is empty and `shown` does not weigh the text).
+    let n = ranking.pool.iter().map(|h| h.doc + 1).max().unwrap_or(0);
+    let text = (n > 0)
+        .then(|| (ask.code)())
+        .flatten()
+        .map(|code| super::code_text::scores(code, ask.query, ask.allowed, n));
     let close = semantic::shown(ranking, text.as_deref(), ask.thresholds);
     let weak = close.iter().map(|&h| (h, false));
     let mut candidates: Vec<Candidate> = Vec::new();

@@ -247,3 +247,23 @@ fn bytes_appended_to_code_bin_make_it_rebuilt() {
         "rebuilt to the same bytes"
     );
 }
+
+/// With BM25 alone (`init --no-embedding`) the charts shown do not weigh the files' text, so a
+/// miss never reads the charted files or builds `code.bin`.
+#[test]
+fn bm25_alone_never_reads_the_files_text() {
+    let env = Env::new();
+    env.write(
+        "src/webhook.ts",
+        "export function handleStripeWebhook() {}\n",
+    );
+    env.run(&["init", "--no-embedding"]).ok();
+    chart(
+        &env,
+        "Where are payment webhooks verified and handled?",
+        "src/webhook.ts",
+    );
+    env.run(&["ask", "where is the kubernetes helm chart deployed?"])
+        .code(1);
+    assert!(!env.root.join(".capn/code.bin").exists());
+}
