@@ -280,16 +280,14 @@ fn chart_files(
     let at = charted_at(&w.store.root, &files, shared);
     let (placement, others) = placed(&mut w, question, &files, &mut versions)?;
     let (entry, said) = match placement {
-        Placement::Same(mut e) => {
+        Placement::Same(mut e, newest) => {
             (e.files, e.at) = (files, at);
-            if let Some(d) = details {
-                e.details = d.to_string();
-            }
+            e.details = details.map_or(newest, str::to_string);
             let said = format!("charted {}", e.id);
             (e, said)
         }
         Placement::Phrasing(e) => with_phrasing(e, question, details, at),
-        Placement::New => {
+        Placement::New(newest) => {
             let root = w.store.root.clone();
             let cache = &mut w.cache;
             let mut keep = |e: &Entry| versions.keeps(&root, e, cache);
@@ -300,7 +298,7 @@ fn chart_files(
                 at,
                 files,
                 question: question.to_string(),
-                details: details.unwrap_or("").to_string(),
+                details: details.map_or_else(|| newest.unwrap_or_default(), str::to_string),
                 phrasings: Vec::new(),
                 extra: Vec::new(),
             };
@@ -514,12 +512,14 @@ fn hash_inputs(
 
 /// Where a question charted with `files` goes ([`placed`]).
 enum Placement {
-    /// A chart whose `# ` question this is (its id is kept).
-    Same(Entry),
+    /// A chart whose `# ` question this is (its id is kept), with the details of the newest
+    /// version of the question (its own, or those of one kept beside it).
+    Same(Entry, String),
     /// A chart this question becomes another phrasing of.
     Phrasing(Entry),
-    /// A new entry.
-    New,
+    /// A new entry, with the details of the newest version of the question kept beside it, if
+    /// there is one.
+    New(Option<String>),
 }
 
 /// Finds where `question` charted with `files` goes: the chart whose question it is; a chart
@@ -541,14 +541,21 @@ fn placed(
     let norm = crate::recall::gate::normalise_question(question);
     let own = |e: &Entry| crate::recall::gate::normalise_question(&e.question) == norm;
     let mut askers = w.askers(question);
-    let placement = if let Some(at) = askers.iter().position(own) {
-        let e = askers.remove(at);
-        let root = w.store.root.clone();
-        if versions.keeps(&root, &e, &mut w.cache) {
-            Placement::New
-        } else {
-            Placement::Same(e)
-        }
+    // The details of the newest version of this very question: a re-chart without `--details`
+    // keeps them, whichever version it replaces or writes beside.
+    let newest = askers
+        .iter()
+        .filter(|e| own(e))
+        .max_by(|a, b| a.at.cmp(&b.at))
+        .map(|e| e.details.clone());
+    let root = w.store.root.clone();
+    let replaceable = askers
+        .iter()
+        .position(|e| own(e) && !versions.keeps(&root, e, &mut w.cache));
+    let placement = if let Some(at) = replaceable {
+        Placement::Same(askers.remove(at), newest.unwrap_or_default())
+    } else if newest.is_some() {
+        Placement::New(newest)
     } else if let Some(at) = askers.iter().position(|e| &e.files == files) {
         Placement::Phrasing(askers.remove(at))
     } else {
@@ -560,7 +567,7 @@ fn placed(
                 askers.retain(|a| a.id != e.id);
                 Placement::Phrasing(e)
             }
-            None => Placement::New,
+            None => Placement::New(None),
         }
     };
     let mut others = Vec::new();
