@@ -44,3 +44,44 @@ fn a_rechart_without_details_keeps_the_newest_versions_details() {
         Some("retry() now caps the backoff at 30 s")
     );
 }
+
+/// `~/.claude/settings.json` of the pinned home, parsed.
+fn user_claude(env: &Env) -> serde_json::Value {
+    let text = std::fs::read_to_string(env.home.join(".claude/settings.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+#[test]
+fn uninstall_user_keeps_an_allow_rule_the_user_wrote_before_init() {
+    let env = Env::new();
+    let settings = env.home.join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(
+        &settings,
+        "{\n  \"permissions\": {\n    \"allow\": [\"Bash(capn ask:*)\"]\n  }\n}\n",
+    )
+    .unwrap();
+    env.run(&["init", "--user"]).ok();
+    assert_eq!(
+        user_claude(&env)["permissions"]["allow"],
+        serde_json::json!(["Bash(capn ask:*)", "Bash(capn chart:*)"])
+    );
+    // The host changes the file after init (so it is not given back byte for byte).
+    let mut v = user_claude(&env);
+    v["model"] = "opus".into();
+    std::fs::write(&settings, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let run = env.run(&["uninstall", "--user"]).ok();
+    assert!(
+        run.stdout
+            .contains("removed the allow rule Bash(capn chart:*)"),
+        "{}",
+        run.stdout
+    );
+    let after = user_claude(&env);
+    assert_eq!(
+        after["permissions"]["allow"],
+        serde_json::json!(["Bash(capn ask:*)"]),
+        "the user's own rule stays"
+    );
+    assert_eq!(after["model"], "opus");
+}
