@@ -153,12 +153,19 @@ fn plan(root: &Path, args: &InitArgs) -> Result<Plan> {
 }
 
 /// The folders `init` may create for the host files and the skill, parents first: those it
-/// created are recorded, and `uninstall` removes them when they are empty again.
-const CREATED_DIRS: [&str; 4] = [
+/// created are recorded, and `uninstall` removes them when they are empty again (a folder that
+/// was there before `init`, even empty, is the user's and stays).
+const CREATED_DIRS: [&str; 10] = [
     ".claude",
     ".claude/skills",
     ".claude/skills/compact-prep",
     ".codex",
+    ".gemini",
+    ".qwen",
+    ".github",
+    ".github/hooks",
+    ".opencode",
+    ".opencode/plugins",
 ];
 
 /// What becomes of the project's `.gitignore`: for a `shared` store, its lines that ignore all

@@ -17,8 +17,10 @@
 //!
 //! The post-commit hook goes back byte for byte to what it was before `init` (a line of the
 //! user's that `init` replaced included) while nothing else changed it since; otherwise only
-//! capn's lines leave it, every other line with its own line end. The folders `init` created
-//! (`.claude/`, `.codex/`, the skill's) are removed once empty.
+//! capn's lines leave it, every other line with its own line end. The folders the record says
+//! `init` created (`.claude/`, `.codex/`, `.gemini/`, `.github/hooks/`, the skill's...) are
+//! removed once empty; a folder that was there before `init`, even an empty one, stays (without
+//! a record, only the skill's own folder goes).
 //!
 //! Either way, capn handlers it leaves (hand-written or edited ones) are listed. The charts in
 //! `.capn/` are user data and stay, ignored by git through `.capn/.gitignore` (written now for a
@@ -266,11 +268,9 @@ fn write_settings(files: &[(&str, SettingsFile)], deletions: &[std::path::PathBu
     for (_, f) in files {
         if deletions.contains(&f.path) {
             // init created it and nothing else is in it: remove it (and its folder if empty).
+            // Its folder goes only when init made it (remove_created_dirs).
             std::fs::remove_file(&f.path)
                 .with_context(|| format!("could not remove {}", f.path.display()))?;
-            if let Some(dir) = f.path.parent() {
-                let _ = std::fs::remove_dir(dir);
-            }
         } else {
             f.save()?;
         }
@@ -387,6 +387,10 @@ fn edit_recorded(
 fn undo_recorded_files(rec: &InstallRecord, root: &Path, done: &mut Vec<String>) -> Result<()> {
     if rec.skill {
         done.extend(remove_skill(root)?);
+        if rec.created_dirs.is_empty() {
+            // A record of a capn that did not list the folders it made: only the skill's own.
+            crate::install::skill::remove_own_folder(root);
+        }
     }
     for file in more_hosts::OWN_FILES.iter().filter(|f| rec.created(f.rel)) {
         done.extend(more_hosts::remove_own(root, file)?);
@@ -459,9 +463,11 @@ fn edit_unrecorded(
     Ok(Vec::new())
 }
 
-/// Removes the unmodified skill and the `capn prune` line.
+/// Removes the unmodified skill and the `capn prune` line. No folder goes but the skill's own
+/// (nothing says which others `init` made).
 fn undo_unrecorded_files(root: &Path, done: &mut Vec<String>) -> Result<()> {
     done.extend(remove_skill(root)?);
+    crate::install::skill::remove_own_folder(root);
     // Only exactly what init writes is deleted.
     for file in &more_hosts::OWN_FILES {
         done.extend(more_hosts::remove_own(root, file)?);

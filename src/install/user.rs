@@ -439,8 +439,13 @@ pub fn uninstall(home: &Path) -> Result<Vec<String>> {
         && skill::remove_bundled(home)? == skill::Removed::Bundled
     {
         done.push("removed the /compact-prep skill from ~/.claude/skills/".into());
+        if rec.is_none() {
+            skill::remove_own_folder(home);
+        }
     }
     if let Some(r) = &rec {
+        // Only the folders init --user made, each once empty (never through a symlink:
+        // remove_dir does not follow one).
         for d in r.dirs.iter().rev() {
             let _ = std::fs::remove_dir(home.join(d));
         }

@@ -85,3 +85,65 @@ fn uninstall_user_keeps_an_allow_rule_the_user_wrote_before_init() {
     );
     assert_eq!(after["model"], "opus");
 }
+
+/// The host folders a user may have before `init`, empty.
+const USER_FOLDERS: [&str; 6] = [
+    ".github/hooks",
+    ".codex",
+    ".gemini",
+    ".qwen",
+    ".opencode/plugins",
+    ".claude/skills",
+];
+
+#[test]
+fn uninstall_keeps_the_folders_the_user_had_before_init() {
+    let env = Env::new();
+    for d in USER_FOLDERS {
+        std::fs::create_dir_all(env.root.join(d)).unwrap();
+    }
+    let hosts = ["claude", "codex", "gemini", "qwen", "copilot", "opencode"];
+    let mut args = vec!["init"];
+    for h in &hosts {
+        args.extend(["--host", h]);
+    }
+    env.run(&args).ok();
+    assert!(env.root.join(".github/hooks/capn.json").is_file());
+    assert!(env.root.join(".claude/skills/compact-prep/SKILL.md").is_file());
+    env.run(&["uninstall"]).ok();
+    for d in USER_FOLDERS {
+        assert!(env.root.join(d).is_dir(), "{d} was the user's and stays");
+    }
+    // What init made goes: the skill's folder, and the files.
+    assert!(!env.root.join(".claude/skills/compact-prep").exists());
+    assert!(!env.root.join(".github/hooks/capn.json").exists());
+    assert!(!env.root.join(".codex/hooks.json").exists());
+}
+
+#[test]
+fn uninstall_removes_the_folders_init_made_once_empty() {
+    let env = Env::new();
+    let mut args = vec!["init"];
+    for h in ["claude", "codex", "gemini", "qwen", "copilot", "opencode"] {
+        args.extend(["--host", h]);
+    }
+    env.run(&args).ok();
+    env.run(&["uninstall"]).ok();
+    for d in [".github", ".codex", ".gemini", ".qwen", ".opencode", ".claude"] {
+        assert!(!env.root.join(d).exists(), "{d} was made by init");
+    }
+}
+
+#[test]
+fn uninstall_user_keeps_a_skills_folder_the_user_had() {
+    let env = Env::new();
+    std::fs::create_dir_all(env.home.join(".claude/skills")).unwrap();
+    env.run(&["init", "--user"]).ok();
+    assert!(env
+        .home
+        .join(".claude/skills/compact-prep/SKILL.md")
+        .is_file());
+    env.run(&["uninstall", "--user"]).ok();
+    assert!(env.home.join(".claude/skills").is_dir());
+    assert!(!env.home.join(".claude/skills/compact-prep").exists());
+}
