@@ -95,7 +95,9 @@ fn plan(root: &Path, args: &InitArgs) -> Result<Plan> {
     let store = Store::at(root.to_path_buf());
     let shared = args.shared || (!args.local && (store.config().shared || store.ignore_shares()));
     let store_ignore = shared::plan_store_ignore(&store.dir.join(".gitignore"), shared)?;
-    let gitignore = plan_root_gitignore(root, shared)?;
+    // What earlier runs recorded (see install::record): this run's changes are merged into it.
+    let (mut rec, from_0_3) = earlier_record(root, &mut done);
+    let gitignore = plan_root_gitignore(root, shared, from_0_3)?;
     let missing_dirs = missing_dirs(root);
     // The user-level files count for their host too (only read: never written by init).
     let user = UserFiles {
@@ -110,8 +112,6 @@ fn plan(root: &Path, args: &InitArgs) -> Result<Plan> {
         plan_skill(root)?
     };
 
-    // What this run adds is merged into what earlier runs recorded (see install::record).
-    let mut rec = earlier_record(root, &mut done);
     let fresh: Vec<bool> = PROJECT_SETTINGS.iter().map(|f| !rec.touches(f)).collect();
     let targets = Targets {
         claude: &mut claude,
@@ -170,14 +170,17 @@ const CREATED_DIRS: [&str; 10] = [
 
 /// What becomes of the project's `.gitignore`: for a `shared` store, its lines that ignore all
 /// of `.capn/` go ([`shared::plan_shared_root`]); for a local one it is left alone but for the
-/// line capn 0.3 added ([`shared::plan_legacy`]).
+/// line capn 0.3 added, when `from_0_3` (this user's install record was written by 0.3, whose
+/// `init` added it: [`shared::plan_legacy`]).
 ///
 /// Errors: theirs, with what to do instead; nothing has been written.
-fn plan_root_gitignore(root: &Path, shared: bool) -> Result<shared::RootIgnore> {
+fn plan_root_gitignore(root: &Path, shared: bool, from_0_3: bool) -> Result<shared::RootIgnore> {
     let plan = if shared {
         shared::plan_shared_root(root)
-    } else {
+    } else if from_0_3 {
         shared::plan_legacy(root)
+    } else {
+        Ok(shared::RootIgnore::Keep)
     };
     plan.map_err(|e| {
         anyhow::anyhow!(
@@ -219,10 +222,14 @@ fn plan_git_hook(root: &Path, git: bool) -> Result<Option<(PathBuf, git_hook::Ad
 }
 
 /// What earlier runs recorded (see [`crate::install::record`]), or an empty record, with a line
-/// in `done` when the one there is replaced (unreadable, or not this user's).
-fn earlier_record(root: &Path, done: &mut Vec<String>) -> InstallRecord {
-    match record::load(root) {
-        record::Loaded::Found(r) => r,
+/// in `done` when the one there is replaced (unreadable, or not this user's); and whether capn
+/// 0.3 wrote it ([`InstallRecord::from_0_3`]).
+fn earlier_record(root: &Path, done: &mut Vec<String>) -> (InstallRecord, bool) {
+    let rec = match record::load(root) {
+        record::Loaded::Found(r) => {
+            let from_0_3 = r.from_0_3();
+            return (r, from_0_3);
+        }
         record::Loaded::Missing => InstallRecord::default(),
         record::Loaded::Unreadable(why) => {
             done.push(format!(
@@ -239,7 +246,8 @@ fn earlier_record(root: &Path, done: &mut Vec<String>) -> InstallRecord {
             ));
             InstallRecord::default()
         }
-    }
+    };
+    (rec, false)
 }
 
 /// Fails, naming `path`, when capn's own file there must not be written.

@@ -90,7 +90,8 @@ pub fn run(args: &UninstallArgs) -> Result<ExitCode> {
         drop(lock);
         done.extend(purge(&store)?);
     } else {
-        done.extend(hide_store(&store)?);
+        let from_0_3 = rec.as_ref().is_some_and(InstallRecord::from_0_3);
+        done.extend(hide_store(&store, from_0_3)?);
     }
     report(&store, &done, &kept)?;
     Ok(ExitCode::SUCCESS)
@@ -138,11 +139,12 @@ fn remove_created_dirs(root: &Path, dirs: &[String]) {
 }
 
 /// Keeps a local store that stays out of git's sight: `.capn/.gitignore` written when it lacks
-/// one, and the `.capn/` line capn 0.3 added to `.gitignore` taken back (see
-/// [`crate::install::shared`]). A shared store is left as it is. Returns what it did.
+/// one, and, when `from_0_3` (this user's install record was written by capn 0.3), the `.capn/`
+/// line 0.3 added to `.gitignore` taken back (see [`crate::install::shared`]). A shared store
+/// is left as it is. Returns what it did.
 ///
 /// Errors: a file cannot be read, written or removed.
-fn hide_store(store: &Store) -> Result<Vec<String>> {
+fn hide_store(store: &Store, from_0_3: bool) -> Result<Vec<String>> {
     let mut done = Vec::new();
     if !store.exists() || store.is_borrowed() || store.is_shared() {
         return Ok(done);
@@ -151,6 +153,9 @@ fn hide_store(store: &Store) -> Result<Vec<String>> {
     if let shared::StoreIgnore::Write(text) = shared::plan_store_ignore(&path, false)? {
         crate::fsutil::write_atomic(&path, text.as_bytes())?;
         done.push("wrote .capn/.gitignore: git ignores the charts kept in .capn/".to_string());
+    }
+    if !from_0_3 {
+        return Ok(done);
     }
     // A .gitignore capn cannot read (a FIFO, a symlink) is left alone: it is the user's.
     let plan = match shared::plan_legacy(&store.root) {

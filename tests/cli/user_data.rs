@@ -109,7 +109,10 @@ fn uninstall_keeps_the_folders_the_user_had_before_init() {
     }
     env.run(&args).ok();
     assert!(env.root.join(".github/hooks/capn.json").is_file());
-    assert!(env.root.join(".claude/skills/compact-prep/SKILL.md").is_file());
+    assert!(env
+        .root
+        .join(".claude/skills/compact-prep/SKILL.md")
+        .is_file());
     env.run(&["uninstall"]).ok();
     for d in USER_FOLDERS {
         assert!(env.root.join(d).is_dir(), "{d} was the user's and stays");
@@ -129,7 +132,14 @@ fn uninstall_removes_the_folders_init_made_once_empty() {
     }
     env.run(&args).ok();
     env.run(&["uninstall"]).ok();
-    for d in [".github", ".codex", ".gemini", ".qwen", ".opencode", ".claude"] {
+    for d in [
+        ".github",
+        ".codex",
+        ".gemini",
+        ".qwen",
+        ".opencode",
+        ".claude",
+    ] {
         assert!(!env.root.join(d).exists(), "{d} was made by init");
     }
 }
@@ -146,4 +156,54 @@ fn uninstall_user_keeps_a_skills_folder_the_user_had() {
     env.run(&["uninstall", "--user"]).ok();
     assert!(env.home.join(".claude/skills").is_dir());
     assert!(!env.home.join(".claude/skills/compact-prep").exists());
+}
+
+/// Writes the install record capn 0.3's `init` left in `env`'s project, signed as 0.3 signed it
+/// (the project's path alone) with this user's key (made here when there is none).
+pub(crate) fn forge_0_3_record(env: &Env) {
+    use hmac::{Hmac, Mac};
+    let key_path = env.state_dir().join("install.key");
+    if !key_path.exists() {
+        std::fs::create_dir_all(env.state_dir()).unwrap();
+        std::fs::write(&key_path, [42u8; 32]).unwrap();
+    }
+    let key = std::fs::read(&key_path).unwrap();
+    // The fields as capn serialises them, in order (those empty by default left out).
+    let body = r#"{"version":1,"created_files":[],"handlers":[],"statuslines":[],"skill":false,"post_commit":null,"files":[],"replaced":[]}"#;
+    let mut m = Hmac::<sha2::Sha256>::new_from_slice(&key).unwrap();
+    m.update(b"capn-hook install record\n");
+    m.update(env.root.as_os_str().as_encoded_bytes());
+    m.update(b"\n");
+    m.update(body.as_bytes());
+    let mac: String = m
+        .finalize()
+        .into_bytes()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let record = format!("{},\"mac\":\"{mac}\"}}\n", body.trim_end_matches('}'));
+    std::fs::create_dir_all(env.root.join(".capn")).unwrap();
+    std::fs::write(env.root.join(".capn/install.json"), record).unwrap();
+}
+
+#[test]
+fn init_keeps_a_capn_line_in_a_gitignore_capn_never_wrote() {
+    // No install record: the line is the user's (or capn 0.2's), untracked or not.
+    let env = repo(&[("src/a.rs", "fn a() {}\n")]);
+    env.write(".gitignore", "target/\n.capn/\n");
+    capn(&env, &env.root, &["init"]).ok();
+    assert_eq!(env.read(".gitignore"), "target/\n.capn/\n");
+    capn(&env, &env.root, &["uninstall"]).ok();
+    assert_eq!(env.read(".gitignore"), "target/\n.capn/\n");
+    // With the record capn 0.3 left, the line is capn's: taken back.
+    let env = repo(&[("src/a.rs", "fn a() {}\n")]);
+    env.write(".gitignore", "target/\n.capn/\n");
+    forge_0_3_record(&env);
+    let run = capn(&env, &env.root, &["init"]).ok();
+    assert!(
+        run.stdout.contains("took the .capn/ line capn 0.3 added"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(env.read(".gitignore"), "target/\n");
 }
