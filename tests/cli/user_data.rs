@@ -207,3 +207,40 @@ fn init_keeps_a_capn_line_in_a_gitignore_capn_never_wrote() {
     );
     assert_eq!(env.read(".gitignore"), "target/\n");
 }
+
+/// Gemini CLI reads `.gemini/settings.json` through strip-json-comments: a file with comments
+/// is valid there, so init registers the hooks in it, keeping every comment, and uninstall
+/// gives the bytes back.
+#[test]
+fn gemini_settings_with_comments_are_set_up_and_keep_their_comments() {
+    let env = Env::new();
+    let text = "// my Gemini settings\n{\n  /* the theme */\n  \"theme\": \"GitHub\", // dark later\n  \"vimMode\": true\n}\n";
+    env.write(".gemini/settings.json", text);
+    let run = env.run(&["init"]).ok();
+    assert!(
+        run.stdout
+            .contains("registered the SessionStart hook in .gemini/settings.json"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        env.root.join(".claude/settings.json").is_file(),
+        "other hosts set up too"
+    );
+    let after = env.read(".gemini/settings.json");
+    for kept in [
+        "// my Gemini settings\n",
+        "/* the theme */",
+        "\"theme\": \"GitHub\", // dark later\n",
+    ] {
+        assert!(after.contains(kept), "{kept:?} lost:\n{after}");
+    }
+    let doctor = env.run(&["doctor"]);
+    assert!(
+        !doctor.stdout.contains("could not parse"),
+        "{}",
+        doctor.stdout
+    );
+    env.run(&["uninstall"]).ok();
+    assert_eq!(env.read(".gemini/settings.json"), text);
+}
