@@ -109,7 +109,10 @@ fn plan(root: &Path, args: &InitArgs) -> Result<Plan> {
     } else if claude_from_plugin(&claude, &claude_local, &user) {
         SkillPlan::FromPlugin
     } else {
-        plan_skill(root)?
+        match plan_skill(root)? {
+            SkillPlan::Install if user_skill_installed() => SkillPlan::FromUser,
+            plan => plan,
+        }
     };
 
     let fresh: Vec<bool> = PROJECT_SETTINGS.iter().map(|f| !rec.touches(f)).collect();
@@ -679,6 +682,9 @@ enum SkillPlan {
     Differs,
     /// The capn plugin ships it (`/capn:compact-prep`): nothing to install.
     FromPlugin,
+    /// The project has none and the user's (`~/.claude/skills/compact-prep/`, from
+    /// `capn init --user`) serves every project: nothing to install.
+    FromUser,
     /// Claude Code is not set up in this run: nothing to install.
     NotClaude,
 }
@@ -695,6 +701,18 @@ fn plan_skill(root: &Path) -> Result<SkillPlan> {
     })
 }
 
+/// True when the user has the `/compact-prep` skill in `~/.claude/skills/` (bundled or edited;
+/// read without following a symlink or blocking): Claude Code offers it in every project.
+fn user_skill_installed() -> bool {
+    use crate::install::skill::{read_skill, SkillFile};
+    crate::env::home_dir().is_some_and(|home| {
+        matches!(
+            read_skill(&home),
+            Ok(SkillFile::Bundled | SkillFile::Edited)
+        )
+    })
+}
+
 /// Carries out the skill plan. Returns what it did.
 ///
 /// Errors: the skill cannot be written.
@@ -702,7 +720,9 @@ fn install_skill(root: &Path, plan: &SkillPlan) -> Result<Option<String>> {
     let path = skill_path(root);
     let rel = crate::store::display_rel(root, &path);
     match plan {
-        SkillPlan::Present | SkillPlan::FromPlugin | SkillPlan::NotClaude => Ok(None),
+        SkillPlan::Present | SkillPlan::FromPlugin | SkillPlan::FromUser | SkillPlan::NotClaude => {
+            Ok(None)
+        }
         SkillPlan::Differs => Ok(Some(format!(
             "kept {rel}: it differs from the bundled /compact-prep skill (delete it and run capn init to update)"
         ))),

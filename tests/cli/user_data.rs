@@ -244,3 +244,34 @@ fn gemini_settings_with_comments_are_set_up_and_keep_their_comments() {
     env.run(&["uninstall"]).ok();
     assert_eq!(env.read(".gemini/settings.json"), text);
 }
+
+/// The user's `/compact-prep` skill (from `capn init --user`) serves every project: a project
+/// `init` then installs no copy of its own, and doctor, in a project without one (a linked
+/// worktree, a teammate's clone), counts the user's.
+#[test]
+fn the_users_skill_serves_the_project() {
+    let env = Env::new();
+    env.run(&["init", "--user"]).ok();
+    assert!(env
+        .home
+        .join(".claude/skills/compact-prep/SKILL.md")
+        .is_file());
+    let run = env.run(&["init"]).ok();
+    assert!(
+        !env.root.join(".claude/skills/compact-prep").exists(),
+        "{}",
+        run.stdout
+    );
+    let doctor = env.run(&["doctor"]);
+    let skill: Vec<&str> = doctor
+        .stdout
+        .lines()
+        .filter(|l| l.contains("/compact-prep skill"))
+        .collect();
+    assert_eq!(
+        skill,
+        ["ok    /compact-prep skill installed (~/.claude/skills/compact-prep/SKILL.md, yours)"],
+        "{}",
+        doctor.stdout
+    );
+}
