@@ -275,3 +275,19 @@ fn the_users_skill_serves_the_project() {
         doctor.stdout
     );
 }
+
+/// A bare `capn` (a host ran a Claude Code registration without its `args`, as Copilot CLI
+/// does with `~/.claude/settings.json` after `init --user`) prints nothing in a repository
+/// without a store, as the `--user` hooks it stands for do; with a store it answers.
+#[test]
+fn a_bare_capn_is_silent_where_there_is_no_store() {
+    let env = Env::git();
+    let payload = serde_json::json!({"session_id": "bare-1", "hook_event_name": "SessionStart",
+        "cwd": env.root, "transcript_path": null, "source": "new"});
+    let bytes = serde_json::to_vec(&payload).unwrap();
+    let run = env.run_stdin(&[], &bytes).ok();
+    assert_eq!((run.stdout.as_str(), run.stderr.as_str()), ("", ""));
+    env.run(&["init"]).ok();
+    let run = env.run_stdin(&[], &bytes).ok();
+    assert!(run.stdout.contains("capn ask"), "{}", run.stdout);
+}
