@@ -291,3 +291,46 @@ fn a_bare_capn_is_silent_where_there_is_no_store() {
     let run = env.run_stdin(&[], &bytes).ok();
     assert!(run.stdout.contains("capn ask"), "{}", run.stdout);
 }
+
+/// The doctor line about the post-commit hook, if any.
+fn post_commit_line(doctor: &crate::util::Run) -> Option<String> {
+    doctor
+        .stdout
+        .lines()
+        .find(|l| l.contains(".git/hooks/post-commit runs capn prune"))
+        .map(str::to_string)
+}
+
+/// After `init --git`, a post-commit hook that is gone, or a FIFO in its place, fails doctor
+/// (promptly: the FIFO is never opened for a blocking read).
+#[test]
+fn doctor_fails_when_the_post_commit_hook_init_git_set_up_is_gone() {
+    let env = Env::git();
+    env.run(&["init", "--git"]).ok();
+    let hook = env.root.join(".git/hooks/post-commit");
+    let line = post_commit_line(&env.run(&["doctor"]));
+    assert!(line.as_deref().is_some_and(|l| l.starts_with("ok")), "{line:?}");
+    std::fs::remove_file(&hook).unwrap();
+    let doctor = env.run(&["doctor"]).code(1);
+    let line = post_commit_line(&doctor).unwrap_or_default();
+    assert!(
+        line.starts_with("FAILED") && line.contains("is gone"),
+        "{}",
+        doctor.stdout
+    );
+    #[cfg(unix)]
+    {
+        assert!(std::process::Command::new("mkfifo")
+            .arg(&hook)
+            .status()
+            .unwrap()
+            .success());
+        let doctor = env.run_within_5s(&["doctor"]).code(1);
+        let line = post_commit_line(&doctor).unwrap_or_default();
+        assert!(
+            line.starts_with("FAILED") && line.contains("FIFO"),
+            "{}",
+            doctor.stdout
+        );
+    }
+}
