@@ -12,6 +12,7 @@
 
 use crate::cli::InitArgs;
 
+mod report;
 mod settings;
 use crate::hosts::Host;
 use crate::install::more_hosts::{self, OwnFile, OwnPlan};
@@ -25,7 +26,6 @@ use crate::install::{git_hook, shared, SettingsFile};
 use crate::store::Store;
 use anyhow::Result;
 use settings::*;
-use std::fmt::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -367,6 +367,7 @@ fn apply(
         fresh,
         mut done,
     } = plan;
+    let gitignore_changed = gitignore != shared::RootIgnore::Keep;
     make_store(store, &mut done)?;
     // Writers of .capn/ hold the lock: config.json and install.json are written below.
     let _lock = match lock {
@@ -422,7 +423,7 @@ fn apply(
              yours and remove only what is identical to what capn init writes"
         ));
     }
-    report(&root, codex_changed, done)
+    report::report(&root, &rec, codex_changed, gitignore_changed, done)
 }
 
 /// What the record says of the post-commit hook at `path` once `plan` is carried out: whether
@@ -575,82 +576,6 @@ fn save_settings(
     }
     Ok(unsigned)
 }
-
-fn report(root: &Path, codex_changed: bool, mut done: Vec<String>) -> Result<ExitCode> {
-    let mut out = String::new();
-    // When the search hook was just registered, or the embedding (which offers need) was just
-    // switched, say whether offers are on.
-    if done
-        .iter()
-        .any(|l| l.starts_with("registered the PreToolUse hook") || l.starts_with("set embedding "))
-    {
-        let store = crate::store::Store::at(root.to_path_buf());
-        let config = crate::config::Config::load(&store.config_path());
-        done.push(if config.embedding {
-            OFFERS_NOTE.into()
-        } else {
-            OFFERS_OFF_NOTE.into()
-        });
-    }
-    if !done.is_empty() {
-        done.extend(commit_note(root));
-    }
-    if codex_changed {
-        done.push(
-            "Codex: project hooks run only once trusted; open Codex here, run /hooks and trust the capn hooks"
-                .into(),
-        );
-    }
-    if done.is_empty() {
-        writeln!(
-            out,
-            "capn is already set up in {}; nothing changed",
-            root.display()
-        )?;
-    } else {
-        writeln!(out, "capn init in {}:", root.display())?;
-        for line in &done {
-            writeln!(out, "  {line}")?;
-        }
-    }
-    crate::present::print(&out)?;
-    Ok(ExitCode::SUCCESS)
-}
-
-/// Which of the files `init` manages are meant to be committed, which are not, and what a
-/// teammate without capn sees: two lines for the report.
-fn commit_note(root: &Path) -> Vec<String> {
-    let mut commit: Vec<&str> = [".gitignore", CLAUDE_SETTINGS, CODEX_HOOKS]
-        .into_iter()
-        .filter(|f| root.join(f).is_file())
-        .collect();
-    if skill_path(root).is_file() {
-        commit.push(".claude/skills/compact-prep/");
-    }
-    let shared = Store::at(root.to_path_buf()).config().shared;
-    let mut keep_out = vec![CLAUDE_LOCAL_SETTINGS];
-    if !shared {
-        keep_out.insert(
-            0,
-            ".capn/ (ignored; capn init --shared commits the charts instead)",
-        );
-    }
-    vec![
-        format!(
-            "to commit: {} (teammates without capn: Claude Code reports a failed capn hook at \
-             each event and blocks nothing; Codex runs project hooks only once they trust them; \
-             or commit none of them and have everyone run capn init --user once)",
-            commit.join(", ")
-        ),
-        format!("not to commit: {}", keep_out.join(", ")),
-    ]
-}
-
-/// Said when this run registered PreToolUse: what the hooks now do unasked, and the switch.
-const OFFERS_NOTE: &str = "offers: charted answers matching the user's prompt or the agent's search are added to its context (\"offer\": false in .capn/config.json turns that off)";
-
-/// [`OFFERS_NOTE`] when embedding is off: the injection gate needs it, so nothing is offered.
-const OFFERS_OFF_NOTE: &str = "offers: none while embedding is off (the offer gate needs it; capn init --embedding turns them on)";
 
 /// Sets `"shared"` in `.capn/config.json` (`capn init --shared` or `--local`) and says what to
 /// do next when it changed.

@@ -309,7 +309,10 @@ fn doctor_fails_when_the_post_commit_hook_init_git_set_up_is_gone() {
     env.run(&["init", "--git"]).ok();
     let hook = env.root.join(".git/hooks/post-commit");
     let line = post_commit_line(&env.run(&["doctor"]));
-    assert!(line.as_deref().is_some_and(|l| l.starts_with("ok")), "{line:?}");
+    assert!(
+        line.as_deref().is_some_and(|l| l.starts_with("ok")),
+        "{line:?}"
+    );
     std::fs::remove_file(&hook).unwrap();
     let doctor = env.run(&["doctor"]).code(1);
     let line = post_commit_line(&doctor).unwrap_or_default();
@@ -333,4 +336,42 @@ fn doctor_fails_when_the_post_commit_hook_init_git_set_up_is_gone() {
             doctor.stdout
         );
     }
+}
+
+/// The `to commit:` line of `init`, if it printed one.
+fn to_commit(run: &crate::util::Run) -> Option<String> {
+    run.stdout
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("to commit: "))
+        .map(str::to_string)
+}
+
+/// `to commit:` names what init wrote (the Gemini CLI and Qwen Code settings too) and not a
+/// `.gitignore` it left alone; after `init --user` a project init registers no hook, so it
+/// warns about none.
+#[test]
+fn init_says_to_commit_exactly_what_it_wrote() {
+    let env = Env::git();
+    env.write(".gitignore", "node_modules\n");
+    std::fs::create_dir_all(env.root.join(".gemini")).unwrap();
+    std::fs::create_dir_all(env.root.join(".qwen")).unwrap();
+    let run = env.run(&["init"]).ok();
+    let line = to_commit(&run).unwrap_or_default();
+    let files = line.split(" (").next().unwrap();
+    assert_eq!(
+        files,
+        ".claude/settings.json, .codex/hooks.json, .gemini/settings.json, .qwen/settings.json, .claude/skills/compact-prep/",
+        "{}",
+        run.stdout
+    );
+
+    let env = Env::git();
+    env.run(&["init", "--user"]).ok();
+    let run = env.run(&["init"]).ok();
+    assert!(
+        !run.stdout.contains("failed capn hook"),
+        "no hook was registered in the project: {}",
+        run.stdout
+    );
+    assert_eq!(to_commit(&run), None, "{}", run.stdout);
 }
