@@ -375,3 +375,58 @@ fn init_says_to_commit_exactly_what_it_wrote() {
     );
     assert_eq!(to_commit(&run), None, "{}", run.stdout);
 }
+
+/// `git worktree remove` leaves `.capn/worktrees/<name>/` (that worktree's derived files and
+/// install record) behind: the next writer of the store removes it, and only it: a worktree
+/// git still knows keeps its folder, and a symlink or a file in `.capn/worktrees/` is never
+/// followed or removed.
+#[test]
+fn a_removed_worktrees_folder_in_the_store_goes_at_the_next_write() {
+    let env = repo(&[("src/a.rs", "fn a() {}\n")]);
+    let main = env.root.clone();
+    capn(&env, &main, &["init"]).ok();
+    let gone = env.tmp.path().join("gone");
+    let kept = env.tmp.path().join("kept");
+    for wt in [&gone, &kept] {
+        git(
+            &env,
+            &main,
+            &["worktree", "add", "-q", wt.to_str().unwrap()],
+        );
+        capn(&env, wt, &["chart", "where is a?", "--files", "src/a.rs"]).ok();
+    }
+    let state = main.join(".capn/worktrees");
+    assert!(state.join("gone").is_dir() && state.join("kept").is_dir());
+    // A decoy outside the store, linked from inside it, and a file of someone else's.
+    let decoy = env.tmp.path().join("decoy");
+    std::fs::create_dir_all(&decoy).unwrap();
+    std::fs::write(decoy.join("keep.txt"), "mine").unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&decoy, state.join("linked")).unwrap();
+    std::fs::write(state.join("note.txt"), "mine").unwrap();
+    git(&env, &main, &["worktree", "remove", gone.to_str().unwrap()]);
+    capn(
+        &env,
+        &main,
+        &["chart", "where is b?", "--files", "src/a.rs"],
+    )
+    .ok();
+    assert!(
+        !state.join("gone").exists(),
+        "the removed worktree's folder goes"
+    );
+    assert!(
+        state.join("kept").is_dir(),
+        "a live worktree keeps its folder"
+    );
+    assert_eq!(
+        std::fs::read_to_string(state.join("note.txt")).unwrap(),
+        "mine"
+    );
+    assert_eq!(
+        std::fs::read_to_string(decoy.join("keep.txt")).unwrap(),
+        "mine"
+    );
+    #[cfg(unix)]
+    assert!(std::fs::symlink_metadata(state.join("linked")).is_ok());
+}
