@@ -226,11 +226,11 @@ fn plan_git_hook(root: &Path, git: bool) -> Result<Option<(PathBuf, git_hook::Ad
 
 /// What earlier runs recorded (see [`crate::install::record`]), or an empty record, with a line
 /// in `done` when the one there is replaced (unreadable, or not this user's); and whether capn
-/// 0.3 wrote it ([`InstallRecord::from_0_3`]).
+/// 0.3 wrote it ([`InstallRecord::written_by_0_3`]).
 fn earlier_record(root: &Path, done: &mut Vec<String>) -> (InstallRecord, bool) {
     let rec = match record::load(root) {
         record::Loaded::Found(r) => {
-            let from_0_3 = r.from_0_3();
+            let from_0_3 = r.written_by_0_3();
             return (r, from_0_3);
         }
         record::Loaded::Missing => InstallRecord::default(),

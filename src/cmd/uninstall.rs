@@ -90,7 +90,7 @@ pub fn run(args: &UninstallArgs) -> Result<ExitCode> {
         drop(lock);
         done.extend(purge(&store)?);
     } else {
-        let from_0_3 = rec.as_ref().is_some_and(InstallRecord::from_0_3);
+        let from_0_3 = rec.as_ref().is_some_and(InstallRecord::written_by_0_3);
         done.extend(hide_store(&store, from_0_3)?);
     }
     report(&store, &done, &kept)?;

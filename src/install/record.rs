@@ -531,7 +531,7 @@ impl InstallRecord {
     /// alone). 0.3's `init` added the `.capn/` line to the project's `.gitignore` for a local
     /// store, so only with such a record is that line capn's to take back
     /// ([`crate::install::shared::plan_legacy`]); without one it is the user's (or capn 0.2's).
-    pub fn from_0_3(&self) -> bool {
+    pub fn written_by_0_3(&self) -> bool {
         self.project.is_none()
     }
 

@@ -10,7 +10,7 @@
 //!
 //! capn 0.3 added a `.capn/` line to the project's `.gitignore` instead; `init` and `uninstall`
 //! take back that exact line ([`without_legacy_line`]) when this user's install record was
-//! written by 0.3 ([`crate::install::record::InstallRecord::from_0_3`]: else the line is the
+//! written by 0.3 ([`crate::install::record::InstallRecord::written_by_0_3`]: else the line is the
 //! user's, or capn 0.2's, and stays) and while it is not committed (a committed one is the
 //! team's: a teammate on 0.3 relies on it).
 
