@@ -35,7 +35,7 @@ pub struct Cli {
 /// Every `capn` subcommand.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Set up capn in this project: .capn/ (kept out of git by .capn/.gitignore) and the agent hooks.
+    /// Set up capn in this project: .capn/ (out of git: .capn/.gitignore) and the agent hooks.
     Init(InitArgs),
     /// Print the ask-before-search contract that the SessionStart hook injects.
     Context(ContextArgs),
@@ -86,8 +86,9 @@ pub struct InitArgs {
     pub user: bool,
     /// Also run `capn prune --expired` after each commit (the retention rule).
     ///
-    /// Puts the line in the repository's post-commit hook, in the background: charts stale in
-    /// this checkout for over "stale_days" (30) that no other branch or worktree holds go.
+    /// The line goes in the repository's post-commit hook and runs in the background.
+    ///
+    /// It deletes the charts stale here for over "stale_days" (30) that no other checkout holds.
     #[arg(long)]
     pub git: bool,
     /// Use semantic recall (the embedded static model) fused with BM25 (the default).
