@@ -402,7 +402,11 @@ fn a_removed_worktrees_folder_in_the_store_goes_at_the_next_write() {
     std::fs::create_dir_all(&decoy).unwrap();
     std::fs::write(decoy.join("keep.txt"), "mine").unwrap();
     #[cfg(unix)]
-    std::os::unix::fs::symlink(&decoy, state.join("linked")).unwrap();
+    {
+        std::os::unix::fs::symlink(&decoy, state.join("linked")).unwrap();
+        // A link inside the folder that goes: the link goes, never what it points to.
+        std::os::unix::fs::symlink(&decoy, state.join("gone/into-decoy")).unwrap();
+    }
     std::fs::write(state.join("note.txt"), "mine").unwrap();
     git(&env, &main, &["worktree", "remove", gone.to_str().unwrap()]);
     capn(
