@@ -278,16 +278,18 @@ fn chart_files(
         branches: None,
     };
     let at = charted_at(&w.store.root, &files, shared);
-    let (placement, others) = placed(&mut w, question, &files, &mut versions)?;
+    let (placement, others, newest) = placed(&mut w, question, &files, &mut versions)?;
     let (entry, said) = match placement {
-        Placement::Same(mut e, newest) => {
+        Placement::Same(mut e) => {
             (e.files, e.at) = (files, at);
-            e.details = details.map_or(newest, str::to_string);
+            if let Some(d) = details {
+                e.details = d.to_string();
+            }
             let said = format!("charted {}", e.id);
             (e, said)
         }
         Placement::Phrasing(e) => with_phrasing(e, question, details, at),
-        Placement::New(newest) => {
+        Placement::New => {
             let root = w.store.root.clone();
             let cache = &mut w.cache;
             let mut keep = |e: &Entry| versions.keeps(&root, e, cache);
@@ -298,7 +300,7 @@ fn chart_files(
                 at,
                 files,
                 question: question.to_string(),
-                details: details.map_or_else(|| newest.unwrap_or_default(), str::to_string),
+                details: details.unwrap_or("").to_string(),
                 phrasings: Vec::new(),
                 extra: Vec::new(),
             };
@@ -307,6 +309,12 @@ fn chart_files(
                 format!("charted {id}{}", own_question_note(&id, &neighbours)),
             )
         }
+    };
+    // A re-chart without `--details` keeps the details of the newest version of its question,
+    // whichever version it replaces or writes beside.
+    let entry = match newest {
+        Some(details) if args.details.is_none() => Entry { details, ..entry },
+        _ => entry,
     };
     // Every entry is checked before any is written: a refusal writes nothing.
     let entry = checked(entry)?;
@@ -512,14 +520,12 @@ fn hash_inputs(
 
 /// Where a question charted with `files` goes ([`placed`]).
 enum Placement {
-    /// A chart whose `# ` question this is (its id is kept), with the details of the newest
-    /// version of the question (its own, or those of one kept beside it).
-    Same(Entry, String),
+    /// A chart whose `# ` question this is (its id is kept).
+    Same(Entry),
     /// A chart this question becomes another phrasing of.
     Phrasing(Entry),
-    /// A new entry, with the details of the newest version of the question kept beside it, if
-    /// there is one.
-    New(Option<String>),
+    /// A new entry.
+    New,
 }
 
 /// Finds where `question` charted with `files` goes: the chart whose question it is; a chart
@@ -529,7 +535,9 @@ enum Placement {
 /// beside it). A similar chart that already keeps [`MAX_PHRASINGS`]
 /// (`crate::store::entry`) others takes no more: a new entry is written. Every other chart that
 /// has it as a phrasing loses it (these files answer it now): they come back with the placement,
-/// [`checked`], for the caller to write.
+/// [`checked`], for the caller to write. With them, the details of the newest version of this
+/// very question (by `at:`), if there is one: a chart of it that is not kept is the one
+/// reused, whichever comes first.
 ///
 /// Errors: such a chart would not read back as written.
 fn placed(
@@ -537,12 +545,10 @@ fn placed(
     question: &str,
     files: &BTreeMap<String, String>,
     versions: &mut Versions,
-) -> Result<(Placement, Vec<Entry>)> {
+) -> Result<(Placement, Vec<Entry>, Option<String>)> {
     let norm = crate::recall::gate::normalise_question(question);
     let own = |e: &Entry| crate::recall::gate::normalise_question(&e.question) == norm;
     let mut askers = w.askers(question);
-    // The details of the newest version of this very question: a re-chart without `--details`
-    // keeps them, whichever version it replaces or writes beside.
     let newest = askers
         .iter()
         .filter(|e| own(e))
@@ -553,9 +559,9 @@ fn placed(
         .iter()
         .position(|e| own(e) && !versions.keeps(&root, e, &mut w.cache));
     let placement = if let Some(at) = replaceable {
-        Placement::Same(askers.remove(at), newest.unwrap_or_default())
+        Placement::Same(askers.remove(at))
     } else if newest.is_some() {
-        Placement::New(newest)
+        Placement::New
     } else if let Some(at) = askers.iter().position(|e| &e.files == files) {
         Placement::Phrasing(askers.remove(at))
     } else {
@@ -567,7 +573,7 @@ fn placed(
                 askers.retain(|a| a.id != e.id);
                 Placement::Phrasing(e)
             }
-            None => Placement::New(None),
+            None => Placement::New,
         }
     };
     let mut others = Vec::new();
@@ -576,7 +582,7 @@ fn placed(
             others.push(checked(other)?);
         }
     }
-    Ok((placement, others))
+    Ok((placement, others, newest))
 }
 
 /// Deletes the other entries that ask `question` once case, punctuation and whitespace are set
