@@ -208,6 +208,25 @@ mod tests {
     }
 
     #[test]
+    fn only_the_folders_of_worktrees_git_forgot_are_swept() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::fsutil::resolved(dir.path());
+        let (m, _w) = layout(&dir);
+        let state = m.join(".capn/worktrees");
+        for name in ["w", "gone"] {
+            std::fs::create_dir_all(state.join(name)).unwrap();
+        }
+        std::fs::write(state.join("a-file"), "x").unwrap();
+        assert_eq!(sweep_stale(&m.join(".capn")), ["gone"]);
+        assert!(state.join("w").is_dir() && state.join("a-file").is_file());
+        // Without a real .git folder in the main checkout nothing is known, so nothing goes.
+        let plain = dir.join("plain");
+        std::fs::create_dir_all(plain.join(".capn/worktrees/x")).unwrap();
+        assert!(sweep_stale(&plain.join(".capn")).is_empty());
+        assert!(plain.join(".capn/worktrees/x").is_dir());
+    }
+
+    #[test]
     fn a_link_that_does_not_hold_is_not_followed() {
         let dir = tempfile::tempdir().unwrap();
         let dir = crate::fsutil::resolved(dir.path());
