@@ -35,7 +35,7 @@ pub struct Cli {
 /// Every `capn` subcommand.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Set up capn in this project: .capn/, .gitignore, and the agent hooks.
+    /// Set up capn in this project: .capn/ (out of git: .capn/.gitignore) and the agent hooks.
     Init(InitArgs),
     /// Print the ask-before-search contract that the SessionStart hook injects.
     Context(ContextArgs),
@@ -57,7 +57,7 @@ pub enum Command {
     Statusline(StatuslineArgs),
     /// Read or write this session's /compact-prep state file.
     State(StateArgs),
-    /// Remove exactly what `capn init` installed.
+    /// Remove exactly what `capn init` installed (the charts stay; --purge deletes them too).
     Uninstall(UninstallArgs),
     /// Check the installation: capn on PATH, hooks registered and answering correctly.
     Doctor(DoctorArgs),
@@ -85,6 +85,10 @@ pub struct InitArgs {
     #[arg(long, conflicts_with_all = ["git", "embedding", "no_embedding", "shared", "local", "hosts"])]
     pub user: bool,
     /// Also run `capn prune --expired` after each commit (the retention rule).
+    ///
+    /// The line goes in the repository's post-commit hook and runs in the background.
+    ///
+    /// It deletes the charts stale here for over "stale_days" (30) that no other checkout holds.
     #[arg(long)]
     pub git: bool,
     /// Use semantic recall (the embedded static model) fused with BM25 (the default).

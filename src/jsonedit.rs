@@ -5,9 +5,12 @@
 //! duplicate keys, key order, a UTF-8 BOM) stays as it was.
 //!
 //! The file is validated as strict JSON (RFC 8259, what Claude Code and Codex read) with
-//! `serde_json` first; the tree is used only for editing. [`Doc::value`] is the document as the
-//! hosts see it: `serde_json` keeps the last of duplicate keys, as `JSON.parse` does, so edits go
-//! to the last property of a duplicated name too.
+//! `serde_json` first; the tree is used only for editing. Gemini CLI and Qwen Code read their
+//! settings through `strip-json-comments` before `JSON.parse`, so there `//` and `/* */`
+//! comments are valid too ([`Syntax::Comments`]: checked by `jsonc-parser` with comments alone
+//! allowed), and kept byte for byte like the rest. [`Doc::value`] is the document as the
+//! hosts see it: the last of duplicate keys wins, as in `JSON.parse`, so edits go to the last
+//! property of a duplicated name too.
 //!
 //! Layout of what is inserted: in a file written on one line (a non-empty root object with no
 //! line break), capn's entries go on that line too, with the file's own separators (`:` and `,`
@@ -24,8 +27,50 @@ use serde_json::{Map, Value};
 
 const BOM: &str = "\u{feff}";
 
+/// Which JSON a host reads in a settings file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Syntax {
+    /// Strict JSON (RFC 8259): Claude Code, Codex.
+    Strict,
+    /// Strict JSON plus `//` and `/* */` comments (`strip-json-comments`, then `JSON.parse`):
+    /// Gemini CLI, Qwen Code. No trailing commas, no other JSON5.
+    Comments,
+}
+
+impl Syntax {
+    /// The `jsonc-parser` options that accept exactly this syntax.
+    fn options(self) -> ParseOptions {
+        ParseOptions {
+            allow_comments: self == Syntax::Comments,
+            allow_loose_object_property_names: false,
+            allow_trailing_commas: false,
+            allow_missing_commas: false,
+            allow_single_quoted_strings: false,
+            allow_hexadecimal_numbers: false,
+            allow_unary_plus_numbers: false,
+            allow_bare_decimal_point_numbers: false,
+            allow_non_finite_numbers: false,
+            allow_extended_string_escapes: false,
+        }
+    }
+
+    /// `text` (without BOM) as the host reads it. Errors: the reason it does not parse.
+    fn read(self, text: &str) -> Result<Value, String> {
+        match self {
+            Syntax::Strict => serde_json::from_str::<Value>(text).map_err(|e| e.to_string()),
+            Syntax::Comments => {
+                jsonc_parser::parse_to_serde_value::<Option<Value>>(text, &self.options())
+                    .map_err(|e| e.to_string())?
+                    .ok_or_else(|| "no JSON value".to_string())
+            }
+        }
+    }
+}
+
 /// A settings document being edited.
 pub struct Doc {
+    /// What the host reads.
+    syntax: Syntax,
     /// A UTF-8 BOM precedes the JSON text.
     bom: bool,
     /// The tree; `None` for an empty (or whitespace-only) file until the first edit.
@@ -41,11 +86,19 @@ impl std::fmt::Debug for Doc {
 }
 
 impl Doc {
-    /// Parses a settings file's bytes. An empty or whitespace-only file is an empty object.
+    /// Parses a settings file's bytes as strict JSON ([`Doc::parse_as`]).
     ///
-    /// Errors (a reason without the path): not UTF-8, not strict JSON (comments and trailing
-    /// commas included), not an object.
+    /// Errors: as [`Doc::parse_as`].
     pub fn parse(bytes: &[u8]) -> Result<Doc, String> {
+        Self::parse_as(bytes, Syntax::Strict)
+    }
+
+    /// Parses a settings file's bytes, read as `syntax`. An empty or whitespace-only file is
+    /// an empty object.
+    ///
+    /// Errors (a reason without the path): not UTF-8, not JSON of that syntax (trailing commas
+    /// always, comments in strict JSON), not an object.
+    pub fn parse_as(bytes: &[u8], syntax: Syntax) -> Result<Doc, String> {
         let text = std::str::from_utf8(bytes).map_err(|e| format!("not UTF-8: {e}"))?;
         let (bom, text) = match text.strip_prefix(BOM) {
             Some(t) => (true, t),
@@ -53,18 +106,20 @@ impl Doc {
         };
         if text.trim().is_empty() {
             return Ok(Doc {
+                syntax,
                 bom,
                 root: None,
                 blank: text.to_string(),
             });
         }
-        match serde_json::from_str::<Value>(text) {
+        match syntax.read(text) {
             Ok(Value::Object(_)) => {}
             Ok(_) => return Err("not a JSON object".into()),
-            Err(e) => return Err(e.to_string()),
+            Err(e) => return Err(e),
         }
-        let root = CstRootNode::parse(text, &ParseOptions::default()).map_err(|e| e.to_string())?;
+        let root = CstRootNode::parse(text, &syntax.options()).map_err(|e| e.to_string())?;
         Ok(Doc {
+            syntax,
             bom,
             root: Some(root),
             blank: String::new(),
@@ -87,7 +142,7 @@ impl Doc {
     /// The document as the hosts read it (the last of duplicate keys wins).
     pub fn value(&self) -> Map<String, Value> {
         let text = self.text();
-        match serde_json::from_str::<Value>(text.strip_prefix(BOM).unwrap_or(&text)) {
+        match self.syntax.read(text.strip_prefix(BOM).unwrap_or(&text)) {
             Ok(Value::Object(m)) => m,
             _ => Map::new(),
         }
@@ -96,7 +151,7 @@ impl Doc {
     fn root_object(&mut self) -> CstObject {
         let root = self.root.get_or_insert_with(|| {
             // An empty file becomes `{}` plus what is added, with a final newline.
-            CstRootNode::parse("{}\n", &ParseOptions::default()).expect("valid JSON")
+            CstRootNode::parse("{}\n", &Syntax::Strict.options()).expect("valid JSON")
         });
         root.object_value_or_set()
     }
@@ -426,7 +481,7 @@ impl Doc {
         let Some(root) = &self.root else { return };
         let mut text = root.to_string();
         text.replace_range(at..at + remove, piece);
-        if let Ok(r) = CstRootNode::parse(&text, &ParseOptions::default()) {
+        if let Ok(r) = CstRootNode::parse(&text, &self.syntax.options()) {
             self.root = Some(r);
         }
     }
@@ -629,6 +684,27 @@ mod tests {
             d.text(),
             "{\"hooks\": {}, \"x\": 1, \"hooks\": {\"Stop\": [{\"hooks\": [{\"command\": \"a\"}]}]}}"
         );
+    }
+
+    #[test]
+    fn comments_parse_where_the_host_strips_them_and_stay_byte_for_byte() {
+        let text =
+            "// Gemini settings\n{\n  /* theme */ \"theme\": \"dark\", // mine\n  \"x\": 1\n}\n";
+        assert!(
+            Doc::parse(text.as_bytes()).is_err(),
+            "strict JSON has no comments"
+        );
+        let mut doc = Doc::parse_as(text.as_bytes(), Syntax::Comments).unwrap();
+        assert_eq!(doc.value()["theme"], "dark");
+        doc.append_group("SessionStart", &group());
+        assert_eq!(doc.value()["hooks"]["SessionStart"][0], group());
+        for kept in ["// Gemini settings\n", "/* theme */ ", "// mine\n"] {
+            assert!(doc.text().contains(kept), "{kept:?} lost: {}", doc.text());
+        }
+        assert!(doc.remove_handler("SessionStart", 0, 0));
+        assert_eq!(doc.text(), text);
+        // Comments alone: a trailing comma is still refused.
+        assert!(Doc::parse_as(b"{\"a\": 1,}", Syntax::Comments).is_err());
     }
 
     #[test]

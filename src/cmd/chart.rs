@@ -278,7 +278,7 @@ fn chart_files(
         branches: None,
     };
     let at = charted_at(&w.store.root, &files, shared);
-    let (placement, others) = placed(&mut w, question, &files, &mut versions)?;
+    let (placement, others, newest) = placed(&mut w, question, &files, &mut versions)?;
     let (entry, said) = match placement {
         Placement::Same(mut e) => {
             (e.files, e.at) = (files, at);
@@ -309,6 +309,12 @@ fn chart_files(
                 format!("charted {id}{}", own_question_note(&id, &neighbours)),
             )
         }
+    };
+    // A re-chart without `--details` keeps the details of the newest version of its question,
+    // whichever version it replaces or writes beside.
+    let entry = match newest {
+        Some(details) if args.details.is_none() => Entry { details, ..entry },
+        _ => entry,
     };
     // Every entry is checked before any is written: a refusal writes nothing.
     let entry = checked(entry)?;
@@ -529,7 +535,9 @@ enum Placement {
 /// beside it). A similar chart that already keeps [`MAX_PHRASINGS`]
 /// (`crate::store::entry`) others takes no more: a new entry is written. Every other chart that
 /// has it as a phrasing loses it (these files answer it now): they come back with the placement,
-/// [`checked`], for the caller to write.
+/// [`checked`], for the caller to write. With them, the details of the newest version of this
+/// very question (by `at:`), if there is one: a chart of it that is not kept is the one
+/// reused, whichever comes first.
 ///
 /// Errors: such a chart would not read back as written.
 fn placed(
@@ -537,18 +545,23 @@ fn placed(
     question: &str,
     files: &BTreeMap<String, String>,
     versions: &mut Versions,
-) -> Result<(Placement, Vec<Entry>)> {
+) -> Result<(Placement, Vec<Entry>, Option<String>)> {
     let norm = crate::recall::gate::normalise_question(question);
     let own = |e: &Entry| crate::recall::gate::normalise_question(&e.question) == norm;
     let mut askers = w.askers(question);
-    let placement = if let Some(at) = askers.iter().position(own) {
-        let e = askers.remove(at);
-        let root = w.store.root.clone();
-        if versions.keeps(&root, &e, &mut w.cache) {
-            Placement::New
-        } else {
-            Placement::Same(e)
-        }
+    let newest = askers
+        .iter()
+        .filter(|e| own(e))
+        .max_by(|a, b| a.at.cmp(&b.at))
+        .map(|e| e.details.clone());
+    let root = w.store.root.clone();
+    let replaceable = askers
+        .iter()
+        .position(|e| own(e) && !versions.keeps(&root, e, &mut w.cache));
+    let placement = if let Some(at) = replaceable {
+        Placement::Same(askers.remove(at))
+    } else if newest.is_some() {
+        Placement::New
     } else if let Some(at) = askers.iter().position(|e| &e.files == files) {
         Placement::Phrasing(askers.remove(at))
     } else {
@@ -569,7 +582,7 @@ fn placed(
             others.push(checked(other)?);
         }
     }
-    Ok((placement, others))
+    Ok((placement, others, newest))
 }
 
 /// Deletes the other entries that ask `question` once case, punctuation and whitespace are set

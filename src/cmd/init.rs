@@ -12,6 +12,7 @@
 
 use crate::cli::InitArgs;
 
+mod report;
 mod settings;
 use crate::hosts::Host;
 use crate::install::more_hosts::{self, OwnFile, OwnPlan};
@@ -25,7 +26,6 @@ use crate::install::{git_hook, shared, SettingsFile};
 use crate::store::Store;
 use anyhow::Result;
 use settings::*;
-use std::fmt::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -95,7 +95,9 @@ fn plan(root: &Path, args: &InitArgs) -> Result<Plan> {
     let store = Store::at(root.to_path_buf());
     let shared = args.shared || (!args.local && (store.config().shared || store.ignore_shares()));
     let store_ignore = shared::plan_store_ignore(&store.dir.join(".gitignore"), shared)?;
-    let gitignore = plan_root_gitignore(root, shared)?;
+    // What earlier runs recorded (see install::record): this run's changes are merged into it.
+    let (mut rec, from_0_3) = earlier_record(root, &mut done);
+    let gitignore = plan_root_gitignore(root, shared, from_0_3)?;
     let missing_dirs = missing_dirs(root);
     // The user-level files count for their host too (only read: never written by init).
     let user = UserFiles {
@@ -107,11 +109,12 @@ fn plan(root: &Path, args: &InitArgs) -> Result<Plan> {
     } else if claude_from_plugin(&claude, &claude_local, &user) {
         SkillPlan::FromPlugin
     } else {
-        plan_skill(root)?
+        match plan_skill(root)? {
+            SkillPlan::Install if user_skill_installed() => SkillPlan::FromUser,
+            plan => plan,
+        }
     };
 
-    // What this run adds is merged into what earlier runs recorded (see install::record).
-    let mut rec = earlier_record(root, &mut done);
     let fresh: Vec<bool> = PROJECT_SETTINGS.iter().map(|f| !rec.touches(f)).collect();
     let targets = Targets {
         claude: &mut claude,
@@ -153,24 +156,34 @@ fn plan(root: &Path, args: &InitArgs) -> Result<Plan> {
 }
 
 /// The folders `init` may create for the host files and the skill, parents first: those it
-/// created are recorded, and `uninstall` removes them when they are empty again.
-const CREATED_DIRS: [&str; 4] = [
+/// created are recorded, and `uninstall` removes them when they are empty again (a folder that
+/// was there before `init`, even empty, is the user's and stays).
+const CREATED_DIRS: [&str; 10] = [
     ".claude",
     ".claude/skills",
     ".claude/skills/compact-prep",
     ".codex",
+    ".gemini",
+    ".qwen",
+    ".github",
+    ".github/hooks",
+    ".opencode",
+    ".opencode/plugins",
 ];
 
 /// What becomes of the project's `.gitignore`: for a `shared` store, its lines that ignore all
 /// of `.capn/` go ([`shared::plan_shared_root`]); for a local one it is left alone but for the
-/// line capn 0.3 added ([`shared::plan_legacy`]).
+/// line capn 0.3 added, when `from_0_3` (this user's install record was written by 0.3, whose
+/// `init` added it: [`shared::plan_legacy`]).
 ///
 /// Errors: theirs, with what to do instead; nothing has been written.
-fn plan_root_gitignore(root: &Path, shared: bool) -> Result<shared::RootIgnore> {
+fn plan_root_gitignore(root: &Path, shared: bool, from_0_3: bool) -> Result<shared::RootIgnore> {
     let plan = if shared {
         shared::plan_shared_root(root)
-    } else {
+    } else if from_0_3 {
         shared::plan_legacy(root)
+    } else {
+        Ok(shared::RootIgnore::Keep)
     };
     plan.map_err(|e| {
         anyhow::anyhow!(
@@ -212,10 +225,14 @@ fn plan_git_hook(root: &Path, git: bool) -> Result<Option<(PathBuf, git_hook::Ad
 }
 
 /// What earlier runs recorded (see [`crate::install::record`]), or an empty record, with a line
-/// in `done` when the one there is replaced (unreadable, or not this user's).
-fn earlier_record(root: &Path, done: &mut Vec<String>) -> InstallRecord {
-    match record::load(root) {
-        record::Loaded::Found(r) => r,
+/// in `done` when the one there is replaced (unreadable, or not this user's); and whether capn
+/// 0.3 wrote it ([`InstallRecord::written_by_0_3`]).
+fn earlier_record(root: &Path, done: &mut Vec<String>) -> (InstallRecord, bool) {
+    let rec = match record::load(root) {
+        record::Loaded::Found(r) => {
+            let from_0_3 = r.written_by_0_3();
+            return (r, from_0_3);
+        }
         record::Loaded::Missing => InstallRecord::default(),
         record::Loaded::Unreadable(why) => {
             done.push(format!(
@@ -232,7 +249,8 @@ fn earlier_record(root: &Path, done: &mut Vec<String>) -> InstallRecord {
             ));
             InstallRecord::default()
         }
-    }
+    };
+    (rec, false)
 }
 
 /// Fails, naming `path`, when capn's own file there must not be written.
@@ -349,6 +367,7 @@ fn apply(
         fresh,
         mut done,
     } = plan;
+    let gitignore_changed = gitignore != shared::RootIgnore::Keep;
     make_store(store, &mut done)?;
     // Writers of .capn/ hold the lock: config.json and install.json are written below.
     let _lock = match lock {
@@ -404,7 +423,7 @@ fn apply(
              yours and remove only what is identical to what capn init writes"
         ));
     }
-    report(&root, codex_changed, done)
+    report::report(&root, &rec, codex_changed, gitignore_changed, done)
 }
 
 /// What the record says of the post-commit hook at `path` once `plan` is carried out: whether
@@ -558,82 +577,6 @@ fn save_settings(
     Ok(unsigned)
 }
 
-fn report(root: &Path, codex_changed: bool, mut done: Vec<String>) -> Result<ExitCode> {
-    let mut out = String::new();
-    // When the search hook was just registered, or the embedding (which offers need) was just
-    // switched, say whether offers are on.
-    if done
-        .iter()
-        .any(|l| l.starts_with("registered the PreToolUse hook") || l.starts_with("set embedding "))
-    {
-        let store = crate::store::Store::at(root.to_path_buf());
-        let config = crate::config::Config::load(&store.config_path());
-        done.push(if config.embedding {
-            OFFERS_NOTE.into()
-        } else {
-            OFFERS_OFF_NOTE.into()
-        });
-    }
-    if !done.is_empty() {
-        done.extend(commit_note(root));
-    }
-    if codex_changed {
-        done.push(
-            "Codex: project hooks run only once trusted; open Codex here, run /hooks and trust the capn hooks"
-                .into(),
-        );
-    }
-    if done.is_empty() {
-        writeln!(
-            out,
-            "capn is already set up in {}; nothing changed",
-            root.display()
-        )?;
-    } else {
-        writeln!(out, "capn init in {}:", root.display())?;
-        for line in &done {
-            writeln!(out, "  {line}")?;
-        }
-    }
-    crate::present::print(&out)?;
-    Ok(ExitCode::SUCCESS)
-}
-
-/// Which of the files `init` manages are meant to be committed, which are not, and what a
-/// teammate without capn sees: two lines for the report.
-fn commit_note(root: &Path) -> Vec<String> {
-    let mut commit: Vec<&str> = [".gitignore", CLAUDE_SETTINGS, CODEX_HOOKS]
-        .into_iter()
-        .filter(|f| root.join(f).is_file())
-        .collect();
-    if skill_path(root).is_file() {
-        commit.push(".claude/skills/compact-prep/");
-    }
-    let shared = Store::at(root.to_path_buf()).config().shared;
-    let mut keep_out = vec![CLAUDE_LOCAL_SETTINGS];
-    if !shared {
-        keep_out.insert(
-            0,
-            ".capn/ (ignored; capn init --shared commits the charts instead)",
-        );
-    }
-    vec![
-        format!(
-            "to commit: {} (teammates without capn: Claude Code reports a failed capn hook at \
-             each event and blocks nothing; Codex runs project hooks only once they trust them; \
-             or commit none of them and have everyone run capn init --user once)",
-            commit.join(", ")
-        ),
-        format!("not to commit: {}", keep_out.join(", ")),
-    ]
-}
-
-/// Said when this run registered PreToolUse: what the hooks now do unasked, and the switch.
-const OFFERS_NOTE: &str = "offers: charted answers matching the user's prompt or the agent's search are added to its context (\"offer\": false in .capn/config.json turns that off)";
-
-/// [`OFFERS_NOTE`] when embedding is off: the injection gate needs it, so nothing is offered.
-const OFFERS_OFF_NOTE: &str = "offers: none while embedding is off (the offer gate needs it; capn init --embedding turns them on)";
-
 /// Sets `"shared"` in `.capn/config.json` (`capn init --shared` or `--local`) and says what to
 /// do next when it changed.
 ///
@@ -664,6 +607,9 @@ enum SkillPlan {
     Differs,
     /// The capn plugin ships it (`/capn:compact-prep`): nothing to install.
     FromPlugin,
+    /// The project has none and the user's (`~/.claude/skills/compact-prep/`, from
+    /// `capn init --user`) serves every project: nothing to install.
+    FromUser,
     /// Claude Code is not set up in this run: nothing to install.
     NotClaude,
 }
@@ -680,6 +626,18 @@ fn plan_skill(root: &Path) -> Result<SkillPlan> {
     })
 }
 
+/// True when the user has the `/compact-prep` skill in `~/.claude/skills/` (bundled or edited;
+/// read without following a symlink or blocking): Claude Code offers it in every project.
+fn user_skill_installed() -> bool {
+    use crate::install::skill::{read_skill, SkillFile};
+    crate::env::home_dir().is_some_and(|home| {
+        matches!(
+            read_skill(&home),
+            Ok(SkillFile::Bundled | SkillFile::Edited)
+        )
+    })
+}
+
 /// Carries out the skill plan. Returns what it did.
 ///
 /// Errors: the skill cannot be written.
@@ -687,7 +645,9 @@ fn install_skill(root: &Path, plan: &SkillPlan) -> Result<Option<String>> {
     let path = skill_path(root);
     let rel = crate::store::display_rel(root, &path);
     match plan {
-        SkillPlan::Present | SkillPlan::FromPlugin | SkillPlan::NotClaude => Ok(None),
+        SkillPlan::Present | SkillPlan::FromPlugin | SkillPlan::FromUser | SkillPlan::NotClaude => {
+            Ok(None)
+        }
         SkillPlan::Differs => Ok(Some(format!(
             "kept {rel}: it differs from the bundled /compact-prep skill (delete it and run capn init to update)"
         ))),

@@ -17,8 +17,10 @@
 //!
 //! The post-commit hook goes back byte for byte to what it was before `init` (a line of the
 //! user's that `init` replaced included) while nothing else changed it since; otherwise only
-//! capn's lines leave it, every other line with its own line end. The folders `init` created
-//! (`.claude/`, `.codex/`, the skill's) are removed once empty.
+//! capn's lines leave it, every other line with its own line end. The folders the record says
+//! `init` created (`.claude/`, `.codex/`, `.gemini/`, `.github/hooks/`, the skill's...) are
+//! removed once empty; a folder that was there before `init`, even an empty one, stays (without
+//! a record, only the skill's own folder goes).
 //!
 //! Either way, capn handlers it leaves (hand-written or edited ones) are listed. The charts in
 //! `.capn/` are user data and stay, ignored by git through `.capn/.gitignore` (written now for a
@@ -88,7 +90,8 @@ pub fn run(args: &UninstallArgs) -> Result<ExitCode> {
         drop(lock);
         done.extend(purge(&store)?);
     } else {
-        done.extend(hide_store(&store)?);
+        let from_0_3 = rec.as_ref().is_some_and(InstallRecord::written_by_0_3);
+        done.extend(hide_store(&store, from_0_3)?);
     }
     report(&store, &done, &kept)?;
     Ok(ExitCode::SUCCESS)
@@ -136,11 +139,12 @@ fn remove_created_dirs(root: &Path, dirs: &[String]) {
 }
 
 /// Keeps a local store that stays out of git's sight: `.capn/.gitignore` written when it lacks
-/// one, and the `.capn/` line capn 0.3 added to `.gitignore` taken back (see
-/// [`crate::install::shared`]). A shared store is left as it is. Returns what it did.
+/// one, and, when `from_0_3` (this user's install record was written by capn 0.3), the `.capn/`
+/// line 0.3 added to `.gitignore` taken back (see [`crate::install::shared`]). A shared store
+/// is left as it is. Returns what it did.
 ///
 /// Errors: a file cannot be read, written or removed.
-fn hide_store(store: &Store) -> Result<Vec<String>> {
+fn hide_store(store: &Store, from_0_3: bool) -> Result<Vec<String>> {
     let mut done = Vec::new();
     if !store.exists() || store.is_borrowed() || store.is_shared() {
         return Ok(done);
@@ -149,6 +153,9 @@ fn hide_store(store: &Store) -> Result<Vec<String>> {
     if let shared::StoreIgnore::Write(text) = shared::plan_store_ignore(&path, false)? {
         crate::fsutil::write_atomic(&path, text.as_bytes())?;
         done.push("wrote .capn/.gitignore: git ignores the charts kept in .capn/".to_string());
+    }
+    if !from_0_3 {
+        return Ok(done);
     }
     // A .gitignore capn cannot read (a FIFO, a symlink) is left alone: it is the user's.
     let plan = match shared::plan_legacy(&store.root) {
@@ -266,11 +273,9 @@ fn write_settings(files: &[(&str, SettingsFile)], deletions: &[std::path::PathBu
     for (_, f) in files {
         if deletions.contains(&f.path) {
             // init created it and nothing else is in it: remove it (and its folder if empty).
+            // Its folder goes only when init made it (remove_created_dirs).
             std::fs::remove_file(&f.path)
                 .with_context(|| format!("could not remove {}", f.path.display()))?;
-            if let Some(dir) = f.path.parent() {
-                let _ = std::fs::remove_dir(dir);
-            }
         } else {
             f.save()?;
         }
@@ -387,6 +392,10 @@ fn edit_recorded(
 fn undo_recorded_files(rec: &InstallRecord, root: &Path, done: &mut Vec<String>) -> Result<()> {
     if rec.skill {
         done.extend(remove_skill(root)?);
+        if rec.created_dirs.is_empty() {
+            // A record of a capn that did not list the folders it made: only the skill's own.
+            crate::install::skill::remove_own_folder(root);
+        }
     }
     for file in more_hosts::OWN_FILES.iter().filter(|f| rec.created(f.rel)) {
         done.extend(more_hosts::remove_own(root, file)?);
@@ -459,9 +468,11 @@ fn edit_unrecorded(
     Ok(Vec::new())
 }
 
-/// Removes the unmodified skill and the `capn prune` line.
+/// Removes the unmodified skill and the `capn prune` line. No folder goes but the skill's own
+/// (nothing says which others `init` made).
 fn undo_unrecorded_files(root: &Path, done: &mut Vec<String>) -> Result<()> {
     done.extend(remove_skill(root)?);
+    crate::install::skill::remove_own_folder(root);
     // Only exactly what init writes is deleted.
     for file in &more_hosts::OWN_FILES {
         done.extend(more_hosts::remove_own(root, file)?);

@@ -10,7 +10,9 @@
 //! spelling, [`HookEvent::from_wire_name`]) and the reply takes the [`ReplyShape::Guest`] shape
 //! the hosts that drop `args` read. Whatever the payload holds, the run exits 0 (the caller
 //! wraps it in [`super::guard`]): an event capn does not handle, or a payload it cannot place,
-//! gets no output.
+//! gets no output. Nor does a folder without a capn store (no `.capn/` there or above, nor a
+//! main checkout's for a linked worktree): the bare `capn` may be a registration of
+//! `capn init --user` that lost its `--user` with its `args`, and those are silent there.
 
 use super::wire::HookInput;
 use super::{HookEvent, Host, ReplyShape};
@@ -33,6 +35,18 @@ pub fn run(bytes: &[u8]) -> Result<()> {
         // knows, is not established; the nudge runs where it is (Claude Code, Codex).
         return Ok(());
     };
+    // No store, no answer: a user registration that lost its `--user` stays silent where
+    // there is no store, as it does with it ([`super::run`]).
+    let cwd = match input.cwd.as_deref() {
+        Some(c) => std::path::PathBuf::from(c),
+        None => match std::env::current_dir() {
+            Ok(c) => c,
+            Err(_) => return Ok(()),
+        },
+    };
+    if !crate::store::Store::discover(&cwd).exists() {
+        return Ok(());
+    }
     // Copilot CLI runs capn's own file too when the project has one: that run answers.
     let root = super::call::Call::from(input.clone()).project_root();
     if root.is_some_and(|r| crate::install::more_hosts::copilot_registered(&r)) {

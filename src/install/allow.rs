@@ -79,8 +79,18 @@ pub fn add(file: &mut SettingsFile, elsewhere: &[&Map<String, Value>]) -> Vec<&'
 /// Removes every rule of [`CLAUDE_ALLOW`] from `file` (and, with `prune`, `permissions.allow`
 /// and `permissions` when that leaves them empty: capn made them). Returns the rules removed.
 pub fn remove(file: &mut SettingsFile, prune: bool) -> Vec<&'static str> {
-    CLAUDE_ALLOW
-        .into_iter()
+    remove_rules(file, &CLAUDE_ALLOW, prune)
+}
+
+/// [`remove`] for the rules `rules` alone (those capn added; a rule the user wrote stays).
+pub fn remove_rules(
+    file: &mut SettingsFile,
+    rules: &[&'static str],
+    prune: bool,
+) -> Vec<&'static str> {
+    rules
+        .iter()
+        .copied()
         .filter(|r| {
             let mut any = false;
             while file.remove_from_top_array("permissions", "allow", &(*r).into(), prune) {

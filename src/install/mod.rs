@@ -60,8 +60,8 @@ impl SettingsFile {
     /// ([`crate::fsutil::read_host_file`]). A missing file is an empty object.
     ///
     /// Errors: the file is a symlink (named, with how to register by hand), a FIFO, a device
-    /// or a folder, cannot be read, is not JSON (comments and trailing commas included), is not
-    /// an object, or its `hooks` value has an unexpected shape. The message names the file and
+    /// or a folder, cannot be read, is not JSON as its host reads it ([`syntax_of`]: trailing
+    /// commas never, comments only in Gemini CLI's and Qwen Code's files), is not an object, or its `hooks` value has an unexpected shape. The message names the file and
     /// the reason.
     pub fn load(path: &Path) -> Result<SettingsFile> {
         if let Some(dir) = path.parent() {
@@ -104,7 +104,8 @@ impl SettingsFile {
     ///
     /// Errors: as [`SettingsFile::load`] for the content.
     pub fn from_bytes(path: &Path, bytes: Option<Vec<u8>>) -> Result<SettingsFile> {
-        let doc = jsonedit::Doc::parse(bytes.as_deref().unwrap_or_default()).map_err(|e| {
+        let text = bytes.as_deref().unwrap_or_default();
+        let doc = jsonedit::Doc::parse_as(text, syntax_of(path)).map_err(|e| {
             anyhow!(
                 "could not parse settings: {}: {e}; left untouched (fix it, then run capn init again)",
                 path.display()
@@ -166,7 +167,7 @@ impl SettingsFile {
     ///
     /// Errors: `bytes` do not parse as a settings file.
     pub fn replace_all(&mut self, bytes: &[u8]) -> Result<()> {
-        self.doc = jsonedit::Doc::parse(bytes).map_err(|e| {
+        self.doc = jsonedit::Doc::parse_as(bytes, syntax_of(&self.path)).map_err(|e| {
             anyhow!(
                 "could not parse the recorded copy of {}: {e}",
                 self.path.display()
@@ -241,6 +242,21 @@ impl SettingsFile {
         }
         crate::fsutil::write_atomic(&self.path, &self.bytes())?;
         Ok(true)
+    }
+}
+
+/// The JSON the host that reads the settings file at `path` accepts: Gemini CLI and Qwen Code
+/// read `settings.json` in their `.gemini` and `.qwen` folders (project or user) through
+/// `strip-json-comments`, so comments are valid there; every other file is strict JSON.
+pub fn syntax_of(path: &Path) -> jsonedit::Syntax {
+    let folder = path
+        .parent()
+        .and_then(Path::file_name)
+        .and_then(|n| n.to_str());
+    let name = path.file_name().and_then(|n| n.to_str());
+    match (folder, name) {
+        (Some(".gemini" | ".qwen"), Some("settings.json")) => jsonedit::Syntax::Comments,
+        _ => jsonedit::Syntax::Strict,
     }
 }
 

@@ -76,8 +76,6 @@ pub struct OwnFile {
     pub rel: &'static str,
     /// Its exact content ([`crate::hosts::HostSpec::table`]).
     pub bytes: &'static [u8],
-    /// The folders `uninstall` removes when deleting the file leaves them empty, innermost first.
-    pub folders: &'static [&'static str],
 }
 
 /// Copilot CLI's hook file ([`COPILOT_FILE`]).
@@ -85,7 +83,6 @@ pub const COPILOT: OwnFile = OwnFile {
     host: Host::Copilot,
     rel: COPILOT_FILE,
     bytes: hosts::COPILOT_TABLE.as_bytes(),
-    folders: &[".github/hooks", ".github"],
 };
 
 /// OpenCode's plugin, `.opencode/plugins/capn.js`.
@@ -93,7 +90,6 @@ pub const OPENCODE: OwnFile = OwnFile {
     host: Host::OpenCode,
     rel: hosts::OPENCODE.files[0],
     bytes: hosts::OPENCODE_PLUGIN.as_bytes(),
-    folders: &[".opencode/plugins", ".opencode"],
 };
 
 /// Every file capn owns whole.
@@ -142,8 +138,8 @@ pub fn write_own(root: &Path, file: &OwnFile, plan: &OwnPlan) -> Result<bool> {
 }
 
 /// Deletes `file` when it holds exactly capn's bytes (a file edited since is kept, and said
-/// so), then its [`OwnFile::folders`] that this left empty. Returns what it did, for
-/// `uninstall`'s report.
+/// so). Its folders stay: `uninstall` removes those the install record says `init` made.
+/// Returns what it did, for `uninstall`'s report.
 ///
 /// Errors: the file cannot be read or deleted (named).
 pub fn remove_own(root: &Path, file: &OwnFile) -> Result<Option<String>> {
@@ -157,10 +153,6 @@ pub fn remove_own(root: &Path, file: &OwnFile) -> Result<Option<String>> {
         Some(bytes) if bytes == file.bytes => {
             std::fs::remove_file(&path)
                 .map_err(|e| anyhow::anyhow!("could not delete {}: {e}", path.display()))?;
-            for dir in file.folders {
-                // Only an empty folder goes: remove_dir fails on anything else.
-                let _ = std::fs::remove_dir(root.join(dir));
-            }
             Ok(Some(format!("deleted {} (the {name} hooks)", file.rel)))
         }
         Some(_) => Ok(Some(format!(
@@ -206,7 +198,7 @@ mod tests {
             assert_eq!(plan_own(root, &file).unwrap(), OwnPlan::Present);
             let said = remove_own(root, &file).unwrap().unwrap();
             assert!(said.starts_with("deleted"), "{said}");
-            assert!(!root.join(file.folders.last().unwrap()).exists());
+            assert!(!root.join(file.rel).exists());
             write_own(root, &file, &OwnPlan::Create).unwrap();
             std::fs::write(root.join(file.rel), "edited").unwrap();
             assert_eq!(plan_own(root, &file).unwrap(), OwnPlan::Differs);

@@ -527,6 +527,14 @@ impl InstallRecord {
         self.created_files.iter().any(|f| f == file)
     }
 
+    /// True when capn 0.3 wrote this record: it names no project folder (0.3 signed the path
+    /// alone). 0.3's `init` added the `.capn/` line to the project's `.gitignore` for a local
+    /// store, so only with such a record is that line capn's to take back
+    /// ([`crate::install::shared::plan_legacy`]); without one it is the user's (or capn 0.2's).
+    pub fn written_by_0_3(&self) -> bool {
+        self.project.is_none()
+    }
+
     /// True when nothing is recorded.
     pub fn is_empty(&self) -> bool {
         self.created_files.is_empty()

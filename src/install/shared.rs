@@ -9,8 +9,10 @@
 //! `*` (the entries stay in git's history; `git rm -r --cached .capn` stops tracking them).
 //!
 //! capn 0.3 added a `.capn/` line to the project's `.gitignore` instead; `init` and `uninstall`
-//! take back that exact line ([`without_legacy_line`]) while it is not committed (a committed one
-//! is the team's: a teammate on 0.3 relies on it).
+//! take back that exact line ([`without_legacy_line`]) when this user's install record was
+//! written by 0.3 ([`crate::install::record::InstallRecord::written_by_0_3`]: else the line is the
+//! user's, or capn 0.2's, and stays) and while it is not committed (a committed one is the
+//! team's: a teammate on 0.3 relies on it).
 
 use anyhow::Result;
 use std::path::Path;

@@ -68,14 +68,15 @@ pub fn install(root: &Path) -> Result<()> {
 pub enum Removed {
     /// There was no skill file.
     Nothing,
-    /// It was the bundled skill: deleted, with its folders when left empty.
+    /// It was the bundled skill: deleted (its folders are the caller's: only those `init`
+    /// created go, [`remove_own_folder`]).
     Bundled,
     /// It holds another text (changed after `init` installed it): kept.
     Kept,
 }
 
-/// Removes the project's skill file if it is exactly the bundled one (and its folder and the
-/// skills folder when left empty); keeps any other text.
+/// Removes the project's skill file if it is exactly the bundled one; keeps any other text.
+/// No folder is removed: a folder goes only when the install record says `init` made it.
 ///
 /// Errors: it is a symlink, a FIFO or other special file, or cannot be read or removed.
 pub fn remove_bundled(root: &Path) -> Result<Removed> {
@@ -86,15 +87,21 @@ pub fn remove_bundled(root: &Path) -> Result<Removed> {
         SkillFile::Bundled => {
             std::fs::remove_file(&path)
                 .with_context(|| format!("could not remove {}", path.display()))?;
-            if let Some(dir) = path.parent() {
-                let _ = std::fs::remove_dir(dir);
-                if let Some(skills) = dir.parent() {
-                    let _ = std::fs::remove_dir(skills);
-                }
-            }
             Removed::Bundled
         }
     })
+}
+
+/// Removes the skill's own folder (`.claude/skills/compact-prep`, named for capn's skill) when
+/// it is an empty real folder: for an uninstall without a record of the folders `init` made.
+/// The folders above it (`.claude/skills`, `.claude`) may be the user's, and stay.
+pub fn remove_own_folder(root: &Path) {
+    if let Some(dir) = skill_path(root).parent() {
+        if std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
+            // Fails, and keeps the folder, when something is in it.
+            let _ = std::fs::remove_dir(dir);
+        }
+    }
 }
 
 #[cfg(test)]

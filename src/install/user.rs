@@ -89,6 +89,38 @@ pub struct UserFile {
     /// `init --user` created its `permissions.allow` (dropped again, once empty).
     #[serde(default)]
     pub allow_made: bool,
+    /// The `permissions.allow` rules `init --user` added ([`allow::CLAUDE_ALLOW`]): a rule the
+    /// file held before is the user's, and stays. `None` in a record of a capn that did not
+    /// list them: then the rules `before` lacks count as added ([`UserFile::added_rules`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allow: Option<Vec<String>>,
+}
+
+impl UserFile {
+    /// The rules of [`allow::CLAUDE_ALLOW`] `init --user` added to this file: as recorded, or
+    /// for a record that lists none, those its bytes from before lack (all of them when there
+    /// was no file; none when those bytes do not parse, so nothing of the user's is taken).
+    fn added_rules(&self) -> Vec<&'static str> {
+        if let Some(rules) = &self.allow {
+            return allow::CLAUDE_ALLOW
+                .into_iter()
+                .filter(|r| rules.iter().any(|x| x == r))
+                .collect();
+        }
+        let Some(before) = &self.before else {
+            return allow::CLAUDE_ALLOW.to_vec();
+        };
+        match serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(before) {
+            Ok(json) => {
+                let held = allow::present(&json);
+                allow::CLAUDE_ALLOW
+                    .into_iter()
+                    .filter(|r| !held.contains(r))
+                    .collect()
+            }
+            Err(_) => Vec::new(),
+        }
+    }
 }
 
 impl UserRecord {
@@ -134,6 +166,7 @@ impl UserRecord {
                 before: before.map(|b| String::from_utf8_lossy(b).into_owned()),
                 after_sha256,
                 allow_made: false,
+                allow: None,
             }),
         }
     }
@@ -152,6 +185,8 @@ pub struct UserPlan {
     rules: Option<Vec<u8>>,
     skill: bool,
     allow_made: bool,
+    /// The rules of [`allow::CLAUDE_ALLOW`] this run adds.
+    allow_added: Vec<&'static str>,
     /// What the run does, one line each, for the report.
     pub done: Vec<String>,
 }
@@ -194,6 +229,7 @@ pub fn plan_init(home: &Path) -> Result<UserPlan> {
     let allow_made = !allow::has_allow_key(&claude.json);
     let added = allow::add(&mut claude, &[]);
     let allow_made = allow_made && !added.is_empty();
+    let allow_added = added.clone();
     for rule in added {
         done.push(format!(
             "allowed {rule} in ~/{CLAUDE_USER} (permissions.allow)"
@@ -220,6 +256,7 @@ pub fn plan_init(home: &Path) -> Result<UserPlan> {
         rules,
         skill,
         allow_made,
+        allow_added,
         done,
     };
     refusals(&plan)?;
@@ -307,6 +344,7 @@ pub fn apply_init(plan: UserPlan) -> Result<Vec<String>> {
         rules,
         skill: install_skill,
         allow_made,
+        allow_added,
         done,
     } = plan;
     let mut rec = UserRecord::load()?.unwrap_or_default();
@@ -338,10 +376,17 @@ pub fn apply_init(plan: UserPlan) -> Result<Vec<String>> {
     for (path, before, after) in &writes {
         rec.set(&rel(&home, path), before.as_deref(), after);
     }
-    if allow_made {
-        if let Some(f) = rec.files.iter_mut().find(|f| f.file == CLAUDE_USER) {
-            f.allow_made = true;
+    if let Some(f) = rec.files.iter_mut().find(|f| f.file == CLAUDE_USER) {
+        f.allow_made |= allow_made;
+        // What earlier runs added (listed, or for a record of an older capn, derived from the
+        // bytes from before), and what this one adds.
+        let mut listed: Vec<String> = f.added_rules().into_iter().map(String::from).collect();
+        for rule in &allow_added {
+            if !listed.iter().any(|r| r == rule) {
+                listed.push(rule.to_string());
+            }
         }
+        f.allow = Some(listed);
     }
     rec.skill |= install_skill;
     if !done.is_empty() {
@@ -394,8 +439,13 @@ pub fn uninstall(home: &Path) -> Result<Vec<String>> {
         && skill::remove_bundled(home)? == skill::Removed::Bundled
     {
         done.push("removed the /compact-prep skill from ~/.claude/skills/".into());
+        if rec.is_none() {
+            skill::remove_own_folder(home);
+        }
     }
     if let Some(r) = &rec {
+        // Only the folders init --user made, each once empty (never through a symlink:
+        // remove_dir does not follow one).
         for d in r.dirs.iter().rev() {
             let _ = std::fs::remove_dir(home.join(d));
         }
@@ -433,7 +483,12 @@ fn undo_settings(
     if let Some(what) = super::unmerge_statusline(f, None) {
         done.push(format!("{what} in ~/{label}"));
     }
-    for rule in allow::remove(f, recorded.is_none_or(|r| r.allow_made)) {
+    let removed = match recorded {
+        // Only the rules init --user added: one the file held before is the user's.
+        Some(r) => allow::remove_rules(f, &r.added_rules(), r.allow_made),
+        None => allow::remove(f, true),
+    };
+    for rule in removed {
         done.push(format!("removed the allow rule {rule} from ~/{label}"));
     }
     f.save()?;
@@ -455,5 +510,34 @@ fn undo_rules(home: &Path, rec: Option<&UserRecord>) -> Result<Vec<String>> {
             "kept ~/{CODEX_RULES_FILE}: it was changed after capn init --user"
         )]),
         None => Ok(Vec::new()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn recorded(before: Option<&str>, allow: Option<&[&str]>) -> UserFile {
+        UserFile {
+            file: CLAUDE_USER.into(),
+            before: before.map(str::to_string),
+            after_sha256: String::new(),
+            allow_made: false,
+            allow: allow.map(|a| a.iter().map(|r| r.to_string()).collect()),
+        }
+    }
+
+    #[test]
+    fn the_rules_init_added_are_listed_or_derived_from_the_bytes_before() {
+        let listed = recorded(None, Some(&["Bash(capn chart:*)"]));
+        assert_eq!(listed.added_rules(), ["Bash(capn chart:*)"]);
+        // A record of an older capn: what the file held before is the user's.
+        let older = recorded(
+            Some(r#"{"permissions": {"allow": ["Bash(capn ask:*)"]}}"#),
+            None,
+        );
+        assert_eq!(older.added_rules(), ["Bash(capn chart:*)"]);
+        assert_eq!(recorded(None, None).added_rules(), allow::CLAUDE_ALLOW);
+        assert!(recorded(Some("{ not json"), None).added_rules().is_empty());
     }
 }

@@ -135,6 +135,44 @@ pub fn other_checkouts(main_root: &Path, this: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// Removes the folders of `<store_dir>/worktrees/` (each linked worktree's derived files and
+/// install record, [`super::Store::local`]) whose worktree git no longer knows: no
+/// `<main>/.git/worktrees/<name>` (`git worktree remove` and `git worktree prune` delete it).
+/// `store_dir` is the main checkout's `.capn/`. Nothing outside `<store_dir>/worktrees/` is
+/// touched and no symlink is followed: a `worktrees` that is not a real folder, or an entry
+/// in it that is not one (a symlink, a file), is left alone, and `remove_dir_all` does not
+/// follow a symlink inside. Nothing is removed unless `<main>/.git` is a real folder of this
+/// user's (else there is no telling which worktrees git knows). At most [`MAX_WORKTREES`]
+/// entries are looked at. Returns the names removed.
+pub fn sweep_stale(store_dir: &Path) -> Vec<String> {
+    let mut removed = Vec::new();
+    let Some(main) = store_dir.parent() else {
+        return removed;
+    };
+    let main_git = main.join(".git");
+    let dir = store_dir.join("worktrees");
+    if !std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) || !own_real_dir(&main_git) {
+        return removed;
+    }
+    let Ok(rd) = std::fs::read_dir(&dir) else {
+        return removed;
+    };
+    for de in rd.flatten().take(MAX_WORKTREES) {
+        let name = de.file_name();
+        let path = dir.join(&name);
+        if !std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir()) {
+            continue;
+        }
+        if std::fs::symlink_metadata(main_git.join("worktrees").join(&name)).is_ok() {
+            continue;
+        }
+        if std::fs::remove_dir_all(&path).is_ok() {
+            removed.push(name.to_string_lossy().into_owned());
+        }
+    }
+    removed
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -167,6 +205,25 @@ mod tests {
         assert_eq!(linked(&m), None, "the main checkout is not linked");
         assert_eq!(other_checkouts(&m, &m), vec![w.clone()]);
         assert_eq!(other_checkouts(&m, &w), vec![m.clone()]);
+    }
+
+    #[test]
+    fn only_the_folders_of_worktrees_git_forgot_are_swept() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::fsutil::resolved(dir.path());
+        let (m, _w) = layout(&dir);
+        let state = m.join(".capn/worktrees");
+        for name in ["w", "gone"] {
+            std::fs::create_dir_all(state.join(name)).unwrap();
+        }
+        std::fs::write(state.join("a-file"), "x").unwrap();
+        assert_eq!(sweep_stale(&m.join(".capn")), ["gone"]);
+        assert!(state.join("w").is_dir() && state.join("a-file").is_file());
+        // Without a real .git folder in the main checkout nothing is known, so nothing goes.
+        let plain = dir.join("plain");
+        std::fs::create_dir_all(plain.join(".capn/worktrees/x")).unwrap();
+        assert!(sweep_stale(&plain.join(".capn")).is_empty());
+        assert!(plain.join(".capn/worktrees/x").is_dir());
     }
 
     #[test]

@@ -39,7 +39,9 @@ impl Store {
     /// Creates `.capn/entries/` if missing, takes the writers' lock (waiting for it a bounded
     /// time, see [`Store::lock_writers`]) and loads the
     /// entries, listing and stat'ing every entry file ([`index::Check::Files`]), so entries edited
-    /// in place are re-indexed (`prune`, `unchart`, `bust`).
+    /// in place are re-indexed (`prune`, `unchart`, `bust`). Under the lock, the folders in
+    /// `.capn/worktrees/` of linked worktrees git no longer knows are removed
+    /// ([`worktree::sweep_stale`]).
     ///
     /// Errors: the store cannot be created, locked or listed.
     pub fn open_writer(&self) -> Result<Writer> {
@@ -56,6 +58,9 @@ impl Store {
         self.check_dirs()?;
         crate::fsutil::ensure_dir_inside(self.home(), &self.entries_dir())?;
         let lock = self.lock_writers(WRITERS_WAIT)?;
+        // The derived files of linked worktrees git no longer knows (`git worktree remove`)
+        // go, under the lock ([`worktree::sweep_stale`]).
+        worktree::sweep_stale(&self.dir);
         self.writer_from(lock, check)
     }
 

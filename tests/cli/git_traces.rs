@@ -8,6 +8,7 @@
 use crate::git_scenarios::{capn, chart, git, listed, repo, FILES, Q};
 #[cfg(unix)]
 use crate::init::PRUNE_LINES;
+use crate::user_data::forge_0_3_record;
 use std::path::Path;
 
 /// `git status --porcelain` in `root`.
@@ -55,9 +56,10 @@ fn init_and_uninstall_leave_git_status_as_it_was() {
     assert_eq!(status(&env, &root), "");
 }
 
-/// capn 0.3 added `.capn/` to `.gitignore`: init takes back that exact line while it is not
-/// committed (a committed one is the team's), deleting a `.gitignore` that 0.3 created for it
-/// alone; every other byte stays.
+/// capn 0.3 added `.capn/` to `.gitignore`: where its install record says 0.3 ran, init takes
+/// back that exact line while it is not committed (a committed one is the team's), deleting a
+/// `.gitignore` that 0.3 created for it alone; every other byte stays. (Without such a record
+/// the line is the user's: `user_data.rs`.)
 #[test]
 fn the_0_3_gitignore_line_is_taken_back_unless_committed() {
     // 0.3 appended the line to a tracked .gitignore, not committed since.
@@ -67,6 +69,7 @@ fn the_0_3_gitignore_line_is_taken_back_unless_committed() {
     let root = env.root.clone();
     env.write(".gitignore", "dist\r\n.capn/\r\n");
     env.write(".capn/entries/.keep", "");
+    forge_0_3_record(&env);
     capn(&env, &root, &["init"]).ok();
     assert_eq!(env.read(".gitignore"), "dist\r\n");
     let st = status(&env, &root);
@@ -76,6 +79,7 @@ fn the_0_3_gitignore_line_is_taken_back_unless_committed() {
     let env = repo(&FILES);
     let root = env.root.clone();
     env.write(".gitignore", ".capn/\n");
+    forge_0_3_record(&env);
     capn(&env, &root, &["init"]).ok();
     assert!(!root.join(".gitignore").exists());
     capn(&env, &root, &["uninstall"]).ok();
@@ -86,6 +90,7 @@ fn the_0_3_gitignore_line_is_taken_back_unless_committed() {
     files.push((".gitignore", "dist\n.capn/\n"));
     let env = repo(&files);
     let root = env.root.clone();
+    forge_0_3_record(&env);
     capn(&env, &root, &["init"]).ok();
     assert_eq!(env.read(".gitignore"), "dist\n.capn/\n");
     capn(&env, &root, &["uninstall"]).ok();

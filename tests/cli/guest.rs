@@ -42,6 +42,12 @@ fn a_fifo_in_place_of_a_host_file_is_refused_promptly() {
         let env = Env::git();
         mkfifo(&env, rel);
         let run = run_promptly(&env, &["init", "--git"]);
+        // init reads .gitignore only to take back the line capn 0.3 added, where 0.3's install
+        // record says it did: here it never touches it.
+        if rel == ".gitignore" {
+            assert_eq!(run.code, 0, "init with a FIFO at {rel}: {run:?}");
+            continue;
+        }
         assert_eq!(run.code, 1, "init with a FIFO at {rel}: {run:?}");
         assert!(
             run.stderr.contains(rel.rsplit('/').next().unwrap()),
@@ -96,7 +102,8 @@ fn a_read_only_settings_file_is_refused_before_anything_is_touched() {
 }
 
 /// `.gitignore` holding non-UTF-8 bytes keeps them: init does not edit it, and only the exact
-/// line capn 0.3 added leaves it (every other byte as it was).
+/// line capn 0.3 added leaves it, where 0.3's install record says it ran (every other byte as
+/// it was).
 #[test]
 fn a_non_utf8_gitignore_keeps_its_bytes() {
     let env = Env::git();
@@ -105,6 +112,7 @@ fn a_non_utf8_gitignore_keeps_its_bytes() {
     env.run(&["init"]).ok();
     assert_eq!(fs::read(&p).unwrap(), b"caf\xe9/\r\nbuild");
     fs::write(&p, b"caf\xe9/\r\n.capn/\r\nbuild").unwrap();
+    crate::user_data::forge_0_3_record(&env);
     env.run(&["init"]).ok();
     assert_eq!(fs::read(&p).unwrap(), b"caf\xe9/\r\nbuild");
 }

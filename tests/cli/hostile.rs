@@ -227,8 +227,12 @@ fn fifos_at_host_files_never_block_init_uninstall_or_doctor() {
             let what = format!("{rel} via {args:?}: exit {}\n{said}", run.code);
             assert!(!said.contains("panic"), "{what}");
             match args[0] {
-                // init reads every one of these files before it writes anything.
+                // init reads every one of these files before it writes anything (.gitignore
+                // only where capn 0.3's install record says 0.3 added a line to it).
+                "init" if rel == ".gitignore" => assert_eq!(run.code, 0, "{what}"),
                 "init" => assert!(run.code == 1 && run.stderr.contains(&named), "{what}"),
+                // Set up (init left the FIFO alone): doctor returned, without a panic.
+                "doctor" if rel == ".gitignore" => {}
                 // Before init, doctor says only what to run (reading no host file); init,
                 // run as it says, names the FIFO.
                 "doctor" => {

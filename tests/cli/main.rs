@@ -49,5 +49,6 @@ mod store_edges;
 mod symbols;
 mod trust_recall;
 mod usage;
+mod user_data;
 mod user_install;
 mod util;

@@ -1,25 +1,57 @@
 //! Doctor check: the post-commit hook `capn init --git` set up runs `capn prune` when git
 //! commits. Git runs the hook only when it is executable, and a line after an early `exit`,
 //! an `exec` or under `set -e` may never be reached ([`git_hook::prune_status`]): capn 0.3.0
-//! appended its line at the end, after such lines.
+//! appended its line at the end, after such lines. Where the install record says `init --git`
+//! put the line in this hook, a hook that is gone, is not a regular file (a FIFO is read
+//! without blocking, and refused) or lost the line fails too: no commit runs `capn prune`.
 
 use super::Check;
 use crate::install::{self, git_hook};
 use std::path::Path;
 
 /// Checks the post-commit hook git runs for the project at `root`. Returns whether it holds a
-/// `capn prune` line (then the registrations check expects `--git` in its fixes).
+/// `capn prune` line, or `init --git` recorded putting one there (then the registrations check
+/// expects `--git` in its fixes).
 pub(super) fn check(root: &Path, checks: &mut Vec<Check>) -> bool {
     let Ok(path) = git_hook::post_commit_path(root) else {
         return false;
     };
-    let Ok(Some(bytes)) = crate::fsutil::read_host_file(&path, "post-commit hook") else {
-        return false;
-    };
-    let text = String::from_utf8_lossy(&bytes);
     let rel = crate::store::display_rel(root, &path);
     let what = format!("{rel} runs capn prune");
+    let recorded = recorded_here(root, &path);
+    let fix = "capn init --git (it puts the capn prune line back)";
+    let bytes = match crate::fsutil::read_host_file(&path, "post-commit hook") {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) if recorded => {
+            checks.push(Check::failed(
+                what,
+                format!(
+                    "{rel} is gone: capn init --git set it up, and no commit runs capn prune now"
+                ),
+                fix,
+            ));
+            return true;
+        }
+        Err(e) if recorded => {
+            checks.push(Check::failed(
+                what,
+                format!("{e:#}"),
+                format!(
+                    "rm {} && capn init --git",
+                    install::shell_single_quote(&path.display().to_string())
+                ),
+            ));
+            return true;
+        }
+        _ => return false,
+    };
+    let text = String::from_utf8_lossy(&bytes);
     match git_hook::prune_status(&text) {
+        git_hook::PruneStatus::Absent if recorded => checks.push(Check::failed(
+            what,
+            "the capn prune line capn init --git added is gone, so no commit runs it",
+            fix,
+        )),
         git_hook::PruneStatus::Absent => return false,
         git_hook::PruneStatus::MayNotRun(line) => checks.push(Check::failed(
             what,
@@ -55,4 +87,15 @@ pub(super) fn check(root: &Path, checks: &mut Vec<Check>) -> bool {
         ))),
     }
     true
+}
+
+/// True when this user's install record for the project at `root` says `init --git` put the
+/// `capn prune` line in the hook at `path` (the hook git runs for it now).
+fn recorded_here(root: &Path, path: &Path) -> bool {
+    match install::record::load(root) {
+        install::record::Loaded::Found(rec) => {
+            rec.post_commit.is_some_and(|pc| pc.names(root, path))
+        }
+        _ => false,
+    }
 }

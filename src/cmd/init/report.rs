@@ -1,0 +1,138 @@
+//! What `capn init` prints: one line per change, then which of the project files it manages
+//! are meant to be committed and which are not.
+
+use crate::install::more_hosts;
+use crate::install::project::{
+    CLAUDE_LOCAL_SETTINGS, CLAUDE_SETTINGS, CODEX_HOOKS, GEMINI_SETTINGS, QWEN_SETTINGS,
+};
+use crate::install::record::InstallRecord;
+use crate::install::skill::skill_path;
+use crate::install::SettingsFile;
+use crate::store::Store;
+use anyhow::Result;
+use std::fmt::Write;
+use std::path::Path;
+use std::process::ExitCode;
+
+/// Prints the report of a run that did `done` (the install record `rec` as it now stands;
+/// `codex_changed`: the Codex hooks file changed; `gitignore_changed`: the project's
+/// `.gitignore` was edited).
+pub(super) fn report(
+    root: &Path,
+    rec: &InstallRecord,
+    codex_changed: bool,
+    gitignore_changed: bool,
+    mut done: Vec<String>,
+) -> Result<ExitCode> {
+    let mut out = String::new();
+    // When the search hook was just registered, or the embedding (which offers need) was just
+    // switched, say whether offers are on.
+    if done
+        .iter()
+        .any(|l| l.starts_with("registered the PreToolUse hook") || l.starts_with("set embedding "))
+    {
+        let store = Store::at(root.to_path_buf());
+        let config = crate::config::Config::load(&store.config_path());
+        done.push(if config.embedding {
+            OFFERS_NOTE.into()
+        } else {
+            OFFERS_OFF_NOTE.into()
+        });
+    }
+    if !done.is_empty() {
+        done.extend(commit_note(root, rec, gitignore_changed));
+    }
+    if codex_changed {
+        done.push(
+            "Codex: project hooks run only once trusted; open Codex here, run /hooks and trust the capn hooks"
+                .into(),
+        );
+    }
+    if done.is_empty() {
+        writeln!(
+            out,
+            "capn is already set up in {}; nothing changed",
+            root.display()
+        )?;
+    } else {
+        writeln!(out, "capn init in {}:", root.display())?;
+        for line in &done {
+            writeln!(out, "  {line}")?;
+        }
+    }
+    crate::present::print(&out)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// True when the settings file `rel` registers capn hooks.
+fn has_our_hooks(root: &Path, rel: &str) -> bool {
+    SettingsFile::load(&root.join(rel)).is_ok_and(|f| !crate::install::ours_in(&f.json).is_empty())
+}
+
+/// The project files capn put its things in, as the install record `rec` says, that are
+/// meant to be committed: the host settings files it changed or created, the files it owns
+/// whole, the skill folder, and `.gitignore` when this run edited it (`gitignore_changed`).
+fn to_commit(root: &Path, rec: &InstallRecord, gitignore_changed: bool) -> Vec<&'static str> {
+    let mut commit = Vec::new();
+    if gitignore_changed && root.join(".gitignore").is_file() {
+        commit.push(".gitignore");
+    }
+    for rel in [CLAUDE_SETTINGS, CODEX_HOOKS, GEMINI_SETTINGS, QWEN_SETTINGS] {
+        if (rec.touches(rel) || rec.created(rel)) && root.join(rel).is_file() {
+            commit.push(rel);
+        }
+    }
+    for file in more_hosts::OWN_FILES {
+        if rec.created(file.rel) && root.join(file.rel).is_file() {
+            commit.push(file.rel);
+        }
+    }
+    if rec.skill && skill_path(root).is_file() {
+        commit.push(".claude/skills/compact-prep/");
+    }
+    commit
+}
+
+/// Which of the files `init` manages are meant to be committed, which are not, and what a
+/// teammate without capn sees of the hooks among them: the lines for the report.
+fn commit_note(root: &Path, rec: &InstallRecord, gitignore_changed: bool) -> Vec<String> {
+    let commit = to_commit(root, rec, gitignore_changed);
+    let mut lines = Vec::new();
+    if !commit.is_empty() {
+        // What teammates without capn see, for the hooks this project registers.
+        let mut teammates = Vec::new();
+        if commit.contains(&CLAUDE_SETTINGS) && has_our_hooks(root, CLAUDE_SETTINGS) {
+            teammates
+                .push("Claude Code reports a failed capn hook at each event and blocks nothing");
+        }
+        if commit.contains(&CODEX_HOOKS) && has_our_hooks(root, CODEX_HOOKS) {
+            teammates.push("Codex runs project hooks only once they trust them");
+        }
+        let note = if teammates.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " (teammates without capn: {}; or commit none of them and have everyone run capn \
+                 init --user once)",
+                teammates.join("; ")
+            )
+        };
+        lines.push(format!("to commit: {}{note}", commit.join(", ")));
+    }
+    let shared = Store::at(root.to_path_buf()).config().shared;
+    let mut keep_out = vec![CLAUDE_LOCAL_SETTINGS];
+    if !shared {
+        keep_out.insert(
+            0,
+            ".capn/ (ignored; capn init --shared commits the charts instead)",
+        );
+    }
+    lines.push(format!("not to commit: {}", keep_out.join(", ")));
+    lines
+}
+
+/// Said when this run registered PreToolUse: what the hooks now do unasked, and the switch.
+const OFFERS_NOTE: &str = "offers: charted answers matching the user's prompt or the agent's search are added to its context (\"offer\": false in .capn/config.json turns that off)";
+
+/// [`OFFERS_NOTE`] when embedding is off: the injection gate needs it, so nothing is offered.
+const OFFERS_OFF_NOTE: &str = "offers: none while embedding is off (the offer gate needs it; capn init --embedding turns them on)";
