@@ -259,42 +259,53 @@ fn readers_do_not_report_concurrently_deleted_entries_as_malformed() {
             .get_envs()
             .map(|(k, v)| (k.to_owned(), v.map(|v| v.to_owned())))
             .collect();
+        // Each round charts two entries on b.ts and busts them: every command must succeed and
+        // every bust must delete both (a writer that failed, or deleted nothing, races nothing).
+        // Returns the number of entries deleted.
         std::thread::spawn(move || {
             let mut i = 0;
+            let mut deleted = 0;
             while !stop.load(std::sync::atomic::Ordering::Relaxed) && i < 400 {
-                for args in [
-                    vec![
-                        "chart".to_string(),
-                        format!("flip {i}"),
-                        "--files".into(),
-                        "b.ts".into(),
-                    ],
-                    vec![
-                        "chart".to_string(),
-                        format!("flop {i}"),
-                        "--files".into(),
-                        "b.ts".into(),
-                    ],
-                    vec!["bust".to_string(), "b.ts".into()],
+                for (args, said) in [
+                    (
+                        vec![format!("flip {i}"), "--files".into(), "b.ts".into()],
+                        "charted ",
+                    ),
+                    (
+                        vec![format!("flop {i}"), "--files".into(), "b.ts".into()],
+                        "charted ",
+                    ),
+                    (vec!["b.ts".into()], "busted 2 entries"),
                 ] {
+                    let verb = if said == "charted " { "chart" } else { "bust" };
                     let mut c = Command::new(env!("CARGO_BIN_EXE_capn"));
-                    c.args(&args).current_dir(&root);
+                    c.arg(verb).args(&args).current_dir(&root);
                     for (k, v) in &envs {
                         match v {
                             Some(v) => c.env(k, v),
                             None => c.env_remove(k),
                         };
                     }
-                    let _ = c.output();
+                    let out = c.output().unwrap();
+                    let stdout = String::from_utf8_lossy(&out.stdout);
+                    assert!(
+                        out.status.success() && stdout.starts_with(said),
+                        "{verb} {args:?} in round {i}: {stdout}{}",
+                        String::from_utf8_lossy(&out.stderr)
+                    );
                 }
+                deleted += 2;
                 i += 1;
             }
+            deleted
         })
     };
     let mut spurious = None;
+    let mut reads = 0;
     for _ in 0..600 {
         for args in [&["list", "--json"][..], &["ask", "flip"][..]] {
             let run = env.run(args);
+            reads += 1;
             if run.stderr.contains("malformed") {
                 spurious = Some(run.stderr);
                 break;
@@ -305,8 +316,16 @@ fn readers_do_not_report_concurrently_deleted_entries_as_malformed() {
         }
     }
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
-    writer.join().unwrap();
+    let deleted = writer
+        .join()
+        .expect("the writer failed (its message is above)");
     assert!(spurious.is_none(), "{}", spurious.unwrap());
+    // The race happened: entries were deleted while the readers read.
+    assert!(
+        deleted >= 2 && reads >= 2,
+        "{deleted} deleted, {reads} reads"
+    );
+    assert_eq!(env.run(&["list", "--json"]).ok().jsonl().len(), 30);
 }
 
 /// A store of `n` entries written straight into `.capn/entries/` (as a `git pull` would), each
