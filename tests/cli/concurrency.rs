@@ -20,6 +20,60 @@ fn shared_question(c: usize) -> String {
     format!("Where is the {} ledger reconciled?", WORDS[c])
 }
 
+/// Charts the shared questions, one file each; returns their ids in order.
+fn chart_shared(env: &Env) -> Vec<String> {
+    (0..SHARED)
+        .map(|c| {
+            let f = format!("src/t{c}.ts");
+            env.write(&f, &format!("topic {c}"));
+            let run = env.run(&["chart", &shared_question(c), "--files", &f]).ok();
+            let id = run.stdout.trim().strip_prefix("charted ").unwrap();
+            id.to_string()
+        })
+        .collect()
+}
+
+/// Writer `w`'s script: 50 charts of its own and, every other step, a phrasing of its own for
+/// the next shared chart. Every writer walks the shared charts in the same order, so they meet
+/// on each one.
+fn writer_script(w: usize, shared: &[String]) -> String {
+    let bin = env!("CARGO_BIN_EXE_capn");
+    let mut body = String::new();
+    for i in 0..50 {
+        body += &format!(
+            "'{bin}' chart \"writer {w} question number {i} about topic\" --files src/w{w}.ts,src/shared.ts --details \"w{w} q{i}\" || exit 1\n"
+        );
+        if i % 2 == 0 {
+            let c = i / 2;
+            body += &format!(
+                "'{bin}' chart \"How does writer {w} find the ledger of topic {c}?\" --like {} || exit 1\n",
+                shared[c]
+            );
+        }
+    }
+    body
+}
+
+/// Asserts every writer's phrasing of every shared chart is in `list` (`list --json`): none
+/// lost to another writer's read-modify-write of the same entry.
+#[track_caller]
+fn assert_all_phrasings_kept(list: &[serde_json::Value], shared: &[String]) {
+    for (c, id) in shared.iter().enumerate() {
+        let v = list.iter().find(|v| v["id"] == id.as_str()).unwrap();
+        let got: BTreeSet<&str> = v["phrasings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p.as_str().unwrap())
+            .collect();
+        let want: Vec<String> = (0..8)
+            .map(|w| format!("How does writer {w} find the ledger of topic {c}?"))
+            .collect();
+        let lost: Vec<&String> = want.iter().filter(|p| !got.contains(p.as_str())).collect();
+        assert!(lost.is_empty(), "chart {id} lost phrasings {lost:?}: {v}");
+    }
+}
+
 #[test]
 fn eight_writers_with_concurrent_readers_lose_nothing() {
     let env = Env::git();
@@ -28,15 +82,7 @@ fn eight_writers_with_concurrent_readers_lose_nothing() {
         env.write(&format!("src/w{w}.ts"), &format!("writer {w}"));
     }
     env.run(&["init", "--no-embedding"]).ok();
-    let shared: Vec<String> = (0..SHARED)
-        .map(|c| {
-            let f = format!("src/t{c}.ts");
-            env.write(&f, &format!("topic {c}"));
-            let run = env.run(&["chart", &shared_question(c), "--files", &f]).ok();
-            let id = run.stdout.trim().strip_prefix("charted ").unwrap();
-            id.to_string()
-        })
-        .collect();
+    let shared = chart_shared(&env);
     let bin = env!("CARGO_BIN_EXE_capn");
     let script = |body: String| {
         let mut sh = env.sh(&body);
@@ -45,21 +91,7 @@ fn eight_writers_with_concurrent_readers_lose_nothing() {
     };
     let mut writers = Vec::new();
     for w in 0..8 {
-        // Every writer walks the shared charts in the same order, so they meet on each one.
-        let mut body = String::new();
-        for i in 0..50 {
-            body += &format!(
-                "'{bin}' chart \"writer {w} question number {i} about topic\" --files src/w{w}.ts,src/shared.ts --details \"w{w} q{i}\" || exit 1\n"
-            );
-            if i % 2 == 0 {
-                let c = i / 2;
-                body += &format!(
-                    "'{bin}' chart \"How does writer {w} find the ledger of topic {c}?\" --like {} || exit 1\n",
-                    shared[c]
-                );
-            }
-        }
-        writers.push(script(body));
+        writers.push(script(writer_script(w, &shared)));
     }
     let mut readers = Vec::new();
     for r in 0..3 {
@@ -82,22 +114,7 @@ fn eight_writers_with_concurrent_readers_lose_nothing() {
         .map(|v| v["id"].as_str().unwrap().to_string())
         .collect();
     assert_eq!(ids.len(), 400, "entries lost");
-    // Every writer's phrasing of every shared chart is there: none lost to another writer's
-    // read-modify-write of the same entry.
-    for (c, id) in shared.iter().enumerate() {
-        let v = list.iter().find(|v| v["id"] == id.as_str()).unwrap();
-        let got: BTreeSet<&str> = v["phrasings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|p| p.as_str().unwrap())
-            .collect();
-        let want: Vec<String> = (0..8)
-            .map(|w| format!("How does writer {w} find the ledger of topic {c}?"))
-            .collect();
-        let lost: Vec<&String> = want.iter().filter(|p| !got.contains(p.as_str())).collect();
-        assert!(lost.is_empty(), "chart {id} lost phrasings {lost:?}: {v}");
-    }
+    assert_all_phrasings_kept(&list, &shared);
     let map: serde_json::Value = serde_json::from_str(&env.read(".capn/map.json")).unwrap();
     let on_shared: BTreeSet<String> = map["src/shared.ts"]["entries"]
         .as_array()
