@@ -1,5 +1,7 @@
 //! Test harness: a temp project dir and a builder that runs the built `capn` binary in it with
-//! HOME, XDG_* and CAPN_STATE_DIR pinned inside the temp dir, and Claude/Codex variables cleared.
+//! HOME, XDG_* and CAPN_STATE_DIR pinned inside the temp dir, Claude/Codex variables cleared,
+//! the built `capn` first on PATH and git's machine config shut out ([`pin_git_env`]), so that
+//! no run depends on what the machine has installed.
 
 #![allow(dead_code)]
 
