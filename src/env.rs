@@ -25,6 +25,13 @@ pub const CLAUDE_ENV_FILE: &str = "CLAUDE_ENV_FILE";
 /// `PATH`.
 pub const PATH: &str = "PATH";
 
+/// `CAPN_TEST_MAX_READ_MS`: in a debug build only, the longest a hook reads stdin in all, in
+/// milliseconds, instead of `hook::stdin::MAX_READ_TIME`. The integration tests set it far past
+/// their hang guard, so a hook that waited for a held-open stdin to close, instead of ending on
+/// the complete payload, hangs there (and fails) rather than needing a wall-clock bound to be
+/// caught. A release build does not read it.
+pub const TEST_MAX_READ_MS: &str = "CAPN_TEST_MAX_READ_MS";
+
 /// `USERPROFILE`: the user's home folder on Windows, as Node's `os.homedir()` (so Claude Code
 /// and Codex) reads it.
 pub const USERPROFILE: &str = "USERPROFILE";

@@ -33,6 +33,16 @@ pub const IDLE_BEFORE_FIRST_BYTE: Duration = Duration::from_millis(1500);
 /// even a 16 MiB one, arrives in milliseconds).
 pub const MAX_READ_TIME: Duration = Duration::from_secs(2);
 
+/// [`MAX_READ_TIME`], or in a debug build the time [`crate::env::TEST_MAX_READ_MS`] names (a
+/// test seam: see there).
+fn max_read_time() -> Duration {
+    #[cfg(debug_assertions)]
+    if let Some(ms) = crate::env::get(crate::env::TEST_MAX_READ_MS).and_then(|v| v.parse().ok()) {
+        return Duration::from_millis(ms);
+    }
+    MAX_READ_TIME
+}
+
 /// How long a silence ends the read, given the scan so far and whether any byte came: the one
 /// rule both readers follow ([`read_from`] and [`read_threaded`]).
 fn idle_time(scan: &Scan, any_byte: bool) -> Duration {
@@ -143,11 +153,12 @@ pub fn read_threaded<R: std::io::Read + Send + 'static>(mut reader: R, cap: usiz
         return Vec::new();
     }
     let start = std::time::Instant::now();
+    let max_read = max_read_time();
     let mut buf = Vec::new();
     let mut scan = Scan::default();
     while buf.len() < cap {
         let idle = idle_time(&scan, !buf.is_empty());
-        let Some(left) = MAX_READ_TIME.checked_sub(start.elapsed()) else {
+        let Some(left) = max_read.checked_sub(start.elapsed()) else {
             break;
         };
         match rx.recv_timeout(idle.min(left)) {
@@ -170,12 +181,13 @@ pub fn read_from(fd: impl std::os::fd::AsFd, cap: usize) -> Vec<u8> {
     use rustix::io::Errno;
     let fd = fd.as_fd();
     let start = std::time::Instant::now();
+    let max_read = max_read_time();
     let mut buf: Vec<u8> = Vec::new();
     let mut scan = Scan::default();
     let mut scanned = 0;
     while buf.len() < cap {
         let idle = idle_time(&scan, !buf.is_empty());
-        let Some(left) = MAX_READ_TIME.checked_sub(start.elapsed()) else {
+        let Some(left) = max_read.checked_sub(start.elapsed()) else {
             break;
         };
         let idle = idle.min(left);

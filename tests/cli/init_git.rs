@@ -20,21 +20,18 @@ fn write_hook_at(path: &std::path::Path, content: &str) {
 /// Runs git in `dir` with the test's HOME and no system config; `None` when git is unavailable.
 #[cfg(unix)]
 fn git(env: &Env, dir: &std::path::Path, args: &[&str], path: Option<&str>) -> Option<()> {
-    let mut c = std::process::Command::new("git");
-    c.args([
-        "-c",
-        "user.name=capn",
-        "-c",
-        "user.email=capn@example.invalid",
-    ])
-    .args(args)
-    .current_dir(dir)
-    .env("HOME", &env.home)
-    .env("GIT_CONFIG_NOSYSTEM", "1")
-    .env_remove("GIT_DIR")
-    .env_remove("GIT_WORK_TREE")
-    .stdout(std::process::Stdio::null())
-    .stderr(std::process::Stdio::null());
+    let mut c = env.git_cmd(
+        dir,
+        &[
+            "-c",
+            "user.name=capn",
+            "-c",
+            "user.email=capn@example.invalid",
+        ],
+    );
+    c.args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
     if let Some(p) = path {
         c.env("PATH", p);
     }

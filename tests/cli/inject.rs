@@ -90,14 +90,7 @@ fn a_hostile_entry_is_offered_only_quoted_escaped_capped_and_framed() {
     );
     // Committed, the same entry says it came with the repository.
     let git = |args: &[&str]| {
-        let ok = std::process::Command::new("git")
-            .args(args)
-            .current_dir(&env.root)
-            .env("HOME", &env.home)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .status()
-            .unwrap()
-            .success();
+        let ok = env.git_cmd(&env.root, args).status().unwrap().success();
         assert!(ok, "git {args:?}");
     };
     git(&["add", "-f", ".capn/entries"]);

@@ -137,12 +137,7 @@ fn uninstall_after_moving_the_project_touches_only_this_project() {
     let moved = env.tmp.path().join("moved-project");
     fs::rename(&env.root, &moved).unwrap();
     fs::create_dir_all(&env.root).unwrap();
-    let git_init = std::process::Command::new("git")
-        .args(["init", "-q"])
-        .current_dir(&env.root)
-        .env("HOME", &env.home)
-        .status()
-        .unwrap();
+    let git_init = env.git_cmd(&env.root, &["init", "-q"]).status().unwrap();
     assert!(git_init.success());
     env.run(&["init", "--git"]).ok();
     let other_hook = env.root.join(".git/hooks/post-commit");

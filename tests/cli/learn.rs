@@ -376,9 +376,15 @@ fn a_busy_store_keeps_the_evidence_for_the_next_turn() {
         .open(env.root.join(".capn/lock"))
         .unwrap();
     lock.lock().unwrap();
-    let started = std::time::Instant::now();
-    stop(&env);
-    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    // While the lock is held: a Stop hook that waited for it would hit the hang guard.
+    let payload = hook_payload("Stop", SID, &env.root, json!({"stop_hook_active": false}));
+    let (run, _) = env.run_bounded(
+        env.cmd(&["hook", "stop"]),
+        &payload,
+        false,
+        crate::util::HANG_GUARD,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
     drop(lock);
     assert_eq!(answer(&env, Q), None);
     stop(&env);
@@ -543,11 +549,7 @@ fn learning_never_lands_in_another_project() {
     // A second project with the same chart (the same id), under the same HOME.
     let other = env.tmp.path().join("other");
     std::fs::create_dir_all(other.join("src/api")).unwrap();
-    let git = std::process::Command::new("git")
-        .args(["init", "-q"])
-        .current_dir(&other)
-        .status()
-        .unwrap();
+    let git = env.git_cmd(&other, &["init", "-q"]).status().unwrap();
     assert!(git.success());
     let run = |args: &[&str]| env.run_cmd(env.cmd_in(&other, args), b"").ok();
     run(&["init"]);

@@ -48,12 +48,7 @@ fn the_readme_quick_start_works_from_a_clean_home() {
     std::fs::create_dir_all(project.join("src/billing")).unwrap();
     std::fs::write(project.join("src/api/webhooks.ts"), "// router\n").unwrap();
     std::fs::write(project.join("src/billing/stripe.ts"), "// stripe\n").unwrap();
-    let git = std::process::Command::new("git")
-        .args(["init", "-q"])
-        .current_dir(&project)
-        .env("HOME", &env.home)
-        .status()
-        .unwrap();
+    let git = env.git_cmd(&project, &["init", "-q"]).status().unwrap();
     assert!(git.success());
     let bin = install_capn_in(&top.join("bin"));
     let path = format!(

@@ -4,8 +4,10 @@
 
 use crate::util::Env;
 use serde_json::Value;
+use std::ffi::OsString;
 use std::fs;
 use std::io::Write;
+use std::path::Path;
 use std::process::Command;
 
 fn sha256_hex(bytes: &[u8]) -> String {
@@ -234,6 +236,61 @@ fn candidate_lines_carry_what_differs_and_no_score() {
     }
 }
 
+/// The writer of the race below: until `stop` (at most 400 rounds), charts two entries on b.ts
+/// in `root` and busts them, with `envs` as the pinned environment. Every command must succeed
+/// and every bust must delete both (a writer that failed, or deleted nothing, races nothing).
+/// Returns the number of entries deleted.
+fn chart_and_bust(
+    root: &Path,
+    envs: &[(OsString, Option<OsString>)],
+    stop: &std::sync::atomic::AtomicBool,
+) -> usize {
+    let mut i = 0;
+    let mut deleted = 0;
+    while !stop.load(std::sync::atomic::Ordering::Relaxed) && i < 400 {
+        for (args, said) in [
+            (
+                vec![
+                    "chart".to_string(),
+                    format!("flip {i}"),
+                    "--files".into(),
+                    "b.ts".into(),
+                ],
+                "charted ",
+            ),
+            (
+                vec![
+                    "chart".to_string(),
+                    format!("flop {i}"),
+                    "--files".into(),
+                    "b.ts".into(),
+                ],
+                "charted ",
+            ),
+            (vec!["bust".to_string(), "b.ts".into()], "busted 2 entries"),
+        ] {
+            let mut c = Command::new(env!("CARGO_BIN_EXE_capn"));
+            c.args(&args).current_dir(root);
+            for (k, v) in envs {
+                match v {
+                    Some(v) => c.env(k, v),
+                    None => c.env_remove(k),
+                };
+            }
+            let out = c.output().unwrap();
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                out.status.success() && stdout.starts_with(said),
+                "{args:?} in round {i}: {stdout}{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        deleted += 2;
+        i += 1;
+    }
+    deleted
+}
+
 /// A reader (`list`, `ask` without the lock) that races a writer deleting an entry (bust,
 /// prune, unchart) reports the vanished file as damaged:
 /// `capn: skipped malformed entry: .capn/entries/<id>.md: No such file or directory`.
@@ -252,49 +309,20 @@ fn readers_do_not_report_concurrently_deleted_entries_as_malformed() {
     }
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let writer = {
-        let stop = stop.clone();
-        let root = env.root.clone();
-        let cmd = env.cmd(&[]);
-        let envs: Vec<(std::ffi::OsString, Option<std::ffi::OsString>)> = cmd
+        let (stop, root) = (stop.clone(), env.root.clone());
+        let envs: Vec<(OsString, Option<OsString>)> = env
+            .cmd(&[])
             .get_envs()
             .map(|(k, v)| (k.to_owned(), v.map(|v| v.to_owned())))
             .collect();
-        std::thread::spawn(move || {
-            let mut i = 0;
-            while !stop.load(std::sync::atomic::Ordering::Relaxed) && i < 400 {
-                for args in [
-                    vec![
-                        "chart".to_string(),
-                        format!("flip {i}"),
-                        "--files".into(),
-                        "b.ts".into(),
-                    ],
-                    vec![
-                        "chart".to_string(),
-                        format!("flop {i}"),
-                        "--files".into(),
-                        "b.ts".into(),
-                    ],
-                    vec!["bust".to_string(), "b.ts".into()],
-                ] {
-                    let mut c = Command::new(env!("CARGO_BIN_EXE_capn"));
-                    c.args(&args).current_dir(&root);
-                    for (k, v) in &envs {
-                        match v {
-                            Some(v) => c.env(k, v),
-                            None => c.env_remove(k),
-                        };
-                    }
-                    let _ = c.output();
-                }
-                i += 1;
-            }
-        })
+        std::thread::spawn(move || chart_and_bust(&root, &envs, &stop))
     };
     let mut spurious = None;
+    let mut reads = 0;
     for _ in 0..600 {
         for args in [&["list", "--json"][..], &["ask", "flip"][..]] {
             let run = env.run(args);
+            reads += 1;
             if run.stderr.contains("malformed") {
                 spurious = Some(run.stderr);
                 break;
@@ -305,8 +333,16 @@ fn readers_do_not_report_concurrently_deleted_entries_as_malformed() {
         }
     }
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
-    writer.join().unwrap();
+    let deleted = writer
+        .join()
+        .expect("the writer failed (its message is above)");
     assert!(spurious.is_none(), "{}", spurious.unwrap());
+    // The race happened: entries were deleted while the readers read.
+    assert!(
+        deleted >= 2 && reads >= 2,
+        "{deleted} deleted, {reads} reads"
+    );
+    assert_eq!(env.run(&["list", "--json"]).ok().jsonl().len(), 30);
 }
 
 /// A store of `n` entries written straight into `.capn/entries/` (as a `git pull` would), each

@@ -6,7 +6,6 @@ use crate::util::Env;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 fn read_json(p: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
@@ -128,11 +127,8 @@ fn init_user_registers_everything_and_a_project_without_a_store_hears_nothing() 
 /// Adds a linked worktree of `env.root` at `path`; returns its canonical path.
 fn add_worktree(env: &Env, path: &Path) -> PathBuf {
     let git = |args: &[&str]| {
-        let ok = Command::new("git")
-            .args(args)
-            .current_dir(&env.root)
-            .env("HOME", &env.home)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
+        let ok = env
+            .git_cmd(&env.root, args)
             .env("GIT_AUTHOR_NAME", "t")
             .env("GIT_AUTHOR_EMAIL", "t@example.com")
             .env("GIT_COMMITTER_NAME", "t")

@@ -1,5 +1,7 @@
 //! Test harness: a temp project dir and a builder that runs the built `capn` binary in it with
-//! HOME, XDG_* and CAPN_STATE_DIR pinned inside the temp dir, and Claude/Codex variables cleared.
+//! HOME, XDG_* and CAPN_STATE_DIR pinned inside the temp dir, Claude/Codex variables cleared,
+//! the built `capn` first on PATH and git's machine config shut out ([`pin_git_env`]), so that
+//! no run depends on what the machine has installed.
 
 #![allow(dead_code)]
 
@@ -36,6 +38,39 @@ pub fn install_capn_in(dir: &Path) -> PathBuf {
         std::fs::copy(exe, &p).unwrap();
         p
     }
+}
+
+/// How long a run may take before a test calls it hung and kills it: a guard against blocking
+/// (on a FIFO, a held lock, an open stdin), never a measure of speed, so it is generous enough
+/// for a debug build on a loaded 2-core machine. Speed is measured by the benchmarks (`bench/`).
+pub const HANG_GUARD: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// The `PATH` every run gets: the built binary's folder first, then the test process's own
+/// `PATH`. A bare `capn` (the registered hooks, git's post-commit hook, doctor's checks) is then
+/// always the binary under test, whether or not the machine has a `capn` installed. A test about
+/// a `PATH` without capn (or with another one) sets its own.
+pub fn test_path() -> std::ffi::OsString {
+    let bin = Path::new(env!("CARGO_BIN_EXE_capn")).parent().unwrap();
+    let inherited = std::env::var_os("PATH").unwrap_or_default();
+    let dirs = std::iter::once(bin.to_path_buf()).chain(std::env::split_paths(&inherited));
+    std::env::join_paths(dirs).unwrap()
+}
+
+/// Pins what git reads from the machine on `c`, for git run by a test or by capn: HOME and the
+/// XDG config dir under the test's temp `home` (so no global `~/.gitconfig`), no system config,
+/// and none of the test process's `GIT_*` variables (a `GIT_DIR` or `GIT_INDEX_FILE` set by a
+/// git hook running `cargo test`, a `GIT_CONFIG_GLOBAL`, `GIT_CONFIG_PARAMETERS`...), but
+/// `GIT_EXEC_PATH`, which only says where git's own programs are.
+pub fn pin_git_env(c: &mut Command, home: &Path) {
+    for (var, _) in std::env::vars_os() {
+        let name = var.to_string_lossy();
+        if name.starts_with("GIT_") && name != "GIT_EXEC_PATH" {
+            c.env_remove(&var);
+        }
+    }
+    c.env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("GIT_CONFIG_NOSYSTEM", "1");
 }
 
 /// A temp project: `root` is the project dir (a git repo when made with `Env::git`), `home` the
@@ -99,16 +134,21 @@ impl Env {
         let env = Env::new();
         // A real repository: `init --git` asks git where the hooks are and refuses a `.git` git
         // does not accept.
-        let ok = Command::new("git")
-            .args(["init", "-q"])
-            .current_dir(&env.root)
-            .env("HOME", &env.home)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
+        let ok = env
+            .git_cmd(&env.root, &["init", "-q"])
             .status()
             .is_ok_and(|s| s.success());
         assert!(ok, "git init failed in {}", env.root.display());
         std::fs::create_dir_all(env.root.join(".git/hooks")).unwrap();
         env
+    }
+
+    /// `git args...` in `dir`, with git's environment pinned as [`pin_git_env`] says.
+    pub fn git_cmd(&self, dir: &Path, args: &[&str]) -> Command {
+        let mut c = Command::new("git");
+        c.args(args).current_dir(dir);
+        pin_git_env(&mut c, &self.home);
+        c
     }
 
     /// The per-user state dir the runs use.
@@ -155,6 +195,15 @@ impl Env {
         ] {
             c.env_remove(var);
         }
+        // What the machine has installed never reaches a run: `PATH` finds the built `capn`
+        // first, doctor's launcher check gets the same `PATH` (its default, /usr/bin:/bin,
+        // depends on the machine), and git reads no config of the machine's.
+        pin_git_env(&mut c, &self.home);
+        let path = test_path();
+        c.env("PATH", &path).env("CAPN_LAUNCHER_PATH", &path);
+        // A hook's read of stdin may last 10 min instead of 2 s (debug builds only): one that
+        // waited for a held-open stdin to close hits the hang guard, however busy the machine.
+        c.env("CAPN_TEST_MAX_READ_MS", "600000");
         // capn's state dir is pinned by name: `directories` puts it under `~/Library` on macOS
         // and under the real `%LOCALAPPDATA%` on Windows, whatever HOME says.
         c.env("HOME", &self.home)
@@ -272,16 +321,17 @@ impl Env {
         (bin, log)
     }
 
-    /// Runs `capn args...` with empty stdin, failing the test unless it exits within 5 s.
+    /// Runs `capn args...` with empty stdin, failing the test when it has not exited within
+    /// [`HANG_GUARD`] (it blocked).
+    #[track_caller]
+    pub fn run_unblocked(&self, args: &[&str]) -> Run {
+        self.run_bounded(self.cmd(args), b"", false, HANG_GUARD).0
+    }
+
+    /// [`Env::run_unblocked`] under its former name (the guard is [`HANG_GUARD`] now, not 5 s).
     #[track_caller]
     pub fn run_within_5s(&self, args: &[&str]) -> Run {
-        self.run_bounded(
-            self.cmd(args),
-            b"",
-            false,
-            std::time::Duration::from_secs(5),
-        )
-        .0
+        self.run_unblocked(args)
     }
 
     /// Runs a prepared command, feeding `stdin`.
