@@ -218,7 +218,9 @@ fn a_long_prompt_is_handled_quickly_and_repeats_count_once() {
     let t = std::time::Instant::now();
     let hits = index.search(&words.join(" "), 5, &|_| true);
     assert!(hits.is_empty(), "20,000 unknown words swamp the one known");
-    assert!(t.elapsed().as_secs() < 5, "took {:?}", t.elapsed());
+    // A hang guard, not a speed check (bench/ measures speed): a search quadratic in the
+    // question's words takes many minutes here.
+    assert!(t.elapsed().as_secs() < 120, "took {:?}", t.elapsed());
 }
 
 #[test]

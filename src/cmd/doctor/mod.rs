@@ -596,14 +596,15 @@ mod tests {
     fn a_hung_command_is_killed_within_its_budget() {
         // A shell whose child hangs (and holds the output pipes open).
         let cmd = if cfg!(windows) {
-            crate::process::shell_command("ping -n 30 127.0.0.1 >NUL")
+            crate::process::shell_command("ping -n 600 127.0.0.1 >NUL")
         } else {
-            crate::process::shell_command("sleep 30")
+            crate::process::shell_command("sleep 600")
         };
         let t = Instant::now();
         let out = run_captured(cmd, b"", Duration::from_millis(200));
         assert!(out.timed_out);
-        assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+        // A hang guard, not a speed check: the command runs 10 minutes unless it is killed.
+        assert!(t.elapsed() < Duration::from_secs(300), "{:?}", t.elapsed());
         if cfg!(windows) {
             return; // the rest needs `cat`
         }
