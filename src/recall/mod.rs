@@ -363,6 +363,19 @@ impl Bm25Index {
             .unwrap_or_default()
     }
 
+    /// The docs whose question field (the chart's question and its other phrasings) contains the
+    /// index term `term`, ascending: the chart's own words, apart from its details and paths.
+    pub fn question_docs(&self, term: &str) -> Vec<u32> {
+        self.lookup(term)
+            .map(|t| {
+                self.postings_of(t)
+                    .filter(|(_, tf)| tf[0] > 0)
+                    .map(|(d, _)| d)
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
     /// How many docs contain the index term `term`; `None` when none does.
     pub(crate) fn df(&self, term: &str) -> Option<u32> {
         self.lookup(term).map(|i| self.raw.df.0[i])

@@ -453,6 +453,7 @@ fn query_term(word: &str, salience: f32, docs: Vec<u32>, looked_up: bool) -> Que
         salience,
         compound: false,
         docs: if looked_up { docs.clone() } else { Vec::new() },
+        own_by: docs.clone(),
         held_by: docs,
     }
 }
