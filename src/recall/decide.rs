@@ -6,10 +6,13 @@
 //!    and splits those past the ranking's own threshold (coverage + cosine ≥ `gate`, or the
 //!    BM25 coverage floor) from those merely close (coverage + cosine ≥ `related_min`);
 //! 3. **decision** ([`decide`]): the answer gate (`super::gate`) reads the ranked charts best
-//!    first; those it lets through are *answers*; on a miss, the charts it turned down only for
-//!    common words (`gate::Question::is_strong`: probably the same question asked in other
-//!    words) are *strong* candidates, and the other turned-down charts, then the merely close
-//!    ones, *weak* candidates ("possibly related"), at most [`MAX_CANDIDATES`];
+//!    first; of those it lets through, the ones whose own words carry the question answer, in
+//!    rank order, while no chart ranked above them fails to (`settle`: details name other
+//!    things in passing); on a miss, the charts turned down only for common words
+//!    (`gate::Question::is_strong`: probably the same question asked in other words) or only
+//!    because another chart comes as close are *strong* candidates, and the other turned-down
+//!    charts, then the merely close ones, *weak* candidates ("possibly related"), at most
+//!    [`MAX_CANDIDATES`];
 //! 4. **presentation**: `crate::cmd::ask` prints them.
 //!
 //! Each candidate carries the question words its chart does not hold ([`Candidate::missing`]),
