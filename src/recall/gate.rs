@@ -182,34 +182,23 @@ impl Question {
             terms.push(QueryTerm {
                 salience,
                 compound,
-                docs: if salience >= min_salience && df.is_some() {
-                    bm25.docs_with(&term)
-                } else {
-                    Vec::new()
-                },
+                docs: Vec::new(),
                 held_by: Vec::new(),
-                own_by: if df.is_some() {
-                    bm25.question_docs(&term)
-                } else {
-                    Vec::new()
-                },
+                own_by: Vec::new(),
                 term: term.into_owned(),
                 word,
             });
         });
-        // A term that alone carries a good part of a short question's weight can block however
-        // generic it is (module docs, step 3): its docs are looked up too.
+        // Each term's docs, read in one pass over its postings: all of them, and those whose
+        // question field holds it. A term that weighs at least `min_salience`, or that alone
+        // carries a good part of a short question's weight (it can block however generic it
+        // is: module docs, step 3), keeps them as `docs` too.
         let total: f32 = terms.iter().map(|q| q.salience).sum();
-        for q in terms.iter_mut().filter(|q| q.docs.is_empty()) {
-            if q.salience >= HEAVY_LOOKUP * total && bm25.df(&q.term).is_some() {
-                q.docs = bm25.docs_with(&q.term);
-            }
-        }
         for q in &mut terms {
-            q.held_by = match q.docs.is_empty() {
-                false => q.docs.clone(),
-                true => bm25.docs_with(&q.term),
-            };
+            (q.held_by, q.own_by) = bm25.docs_with_fields(&q.term);
+            if q.salience >= min_salience || q.salience >= HEAVY_LOOKUP * total {
+                q.docs = q.held_by.clone();
+            }
         }
         Question {
             terms,
