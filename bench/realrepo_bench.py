@@ -7,7 +7,7 @@ file text, then asks the questions of the matching .tsv and scores what `capn as
 See bench/realrepo/README.md for where the set comes from (held out: never used for tuning).
 
 usage: realrepo_bench.py --capn 'CMD' [--init=ARGS] [--set FILE.json] [--queries FILE.tsv]
-                         [--runs N] [--json] [--verbose] [--keep]
+                         [--commit C] [--repo GITDIR] [--runs N] [--json] [--verbose] [--keep]
   CMD is the command prefix that runs the CLI, e.g. /work/bin/capn-base.
   --init=ARGS runs `CMD init ARGS` in the fresh project first (omit to skip init).
   HOME and the XDG dirs are pinned inside a temp dir; nothing outside it is written.
@@ -103,7 +103,7 @@ def one_run(a, data, qs, root):
     tmp = tempfile.mkdtemp(prefix="capn-realrepo-")
     try:
         env = pinned_env(tmp)
-        ws = os.path.join(tmp, "capn-hook")
+        ws = os.path.join(tmp, data.get("repo", "capn-hook"))
         checkout(root, a.commit or data["commit"], ws, env)
         if a.init is not None:
             p, _ = run(a.capn, ["init"] + shlex.split(a.init), ws, env)
@@ -178,6 +178,9 @@ def main():
     ap.add_argument("--set", default=DEFAULT_SET, help="the charts (JSON)")
     ap.add_argument("--queries", default=None, help="the questions (TSV); default: the set's .tsv")
     ap.add_argument("--commit", default=None, help="the commit to rebuild; default: the set's")
+    ap.add_argument("--repo", default=None,
+                    help="the git repository to rebuild it from (a clone or a bare mirror of the "
+                         "set's repository); default: the one this script lives in")
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--verbose", action="store_true", help="also print every ask's result")
@@ -185,7 +188,7 @@ def main():
     a = ap.parse_args()
     data = json.load(open(a.set, encoding="utf-8"))
     qs = read_queries(a.queries or os.path.splitext(a.set)[0] + ".tsv")
-    root = repo_root()
+    root = a.repo or repo_root()
     runs, rows = [], []
     for _ in range(max(1, a.runs)):
         kinds, rows = one_run(a, data, qs, root)

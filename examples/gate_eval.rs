@@ -191,13 +191,14 @@ fn sweep(stores: &BTreeMap<String, Store>, queries: &[Query], model: &Model) {
         .as_deref()
         .map(|s| &*s.to_string().leak());
     type Field = fn(&mut Thresholds) -> &mut f32;
-    let fields: [(&str, Field); 6] = [
+    let fields: [(&str, Field); 7] = [
         ("salient", |t| &mut t.salient),
         ("salient_share", |t| &mut t.salient_share),
         ("held", |t| &mut t.held),
         ("align", |t| &mut t.align),
         ("gate", |t| &mut t.gate),
         ("related_min", |t| &mut t.related_min),
+        ("as_close", |t| &mut t.as_close),
     ];
     for (name, f) in fields {
         if only.is_some_and(|o| o != name) {

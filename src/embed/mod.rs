@@ -66,6 +66,10 @@ pub struct Thresholds {
     pub show: f32,
     /// Factor on the cosine alone in a chart's relevance (a rewording may share no word).
     pub show_cosine: f32,
+    /// Share (0..=1) of a chart's fused rank score from which another chart is *about as close*
+    /// to the question (`crate::recall::decide`): a chart that answers by its details or paths
+    /// must have no such rival, and a second answer must be about as close as the first.
+    pub as_close: f32,
 }
 
 #[derive(Deserialize)]

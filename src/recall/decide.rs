@@ -6,10 +6,13 @@
 //!    and splits those past the ranking's own threshold (coverage + cosine ≥ `gate`, or the
 //!    BM25 coverage floor) from those merely close (coverage + cosine ≥ `related_min`);
 //! 3. **decision** ([`decide`]): the answer gate (`super::gate`) reads the ranked charts best
-//!    first; those it lets through are *answers*; on a miss, the charts it turned down only for
-//!    common words (`gate::Question::is_strong`: probably the same question asked in other
-//!    words) are *strong* candidates, and the other turned-down charts, then the merely close
-//!    ones, *weak* candidates ("possibly related"), at most [`MAX_CANDIDATES`];
+//!    first; of those it lets through, the ones whose own words carry the question answer, in
+//!    rank order, while no chart ranked above them fails to (`settle`: details name other
+//!    things in passing); on a miss, the charts turned down only for common words
+//!    (`gate::Question::is_strong`: probably the same question asked in other words) or only
+//!    because another chart comes as close are *strong* candidates, and the other turned-down
+//!    charts, then the merely close ones, *weak* candidates ("possibly related"), at most
+//!    [`MAX_CANDIDATES`];
 //! 4. **presentation**: `crate::cmd::ask` prints them.
 //!
 //! Each candidate carries the question words its chart does not hold ([`Candidate::missing`]),
@@ -18,7 +21,7 @@
 use super::gate::{self, Question};
 use super::semantic::{self, FusedHit, Ranking, Vectors};
 use super::{Ask, Bm25Index};
-use crate::embed::Model;
+use crate::embed::{Model, Thresholds};
 
 /// The most candidates a miss shows (the one owner of this cap).
 pub const MAX_CANDIDATES: usize = 3;
@@ -111,8 +114,9 @@ pub fn lexical_rank(bm25: &Bm25Index, ask: &Ask<'_>) -> Ranking {
     }
 }
 
-/// The decision step (module docs, 3): the gate over `ranking.passing`; on a miss, the turned
-/// down charts as strong candidates, then the close ones as weak candidates.
+/// The decision step (module docs, 3): the gate over `ranking.passing`, then which of the charts
+/// it lets through answer ([`settle`]); on a miss, the turned down charts as strong candidates,
+/// then the close ones as weak candidates.
 pub fn decide(
     question: &Question,
     ranking: &Ranking,
@@ -120,7 +124,13 @@ pub fn decide(
     model: Option<&Model>,
 ) -> Decision {
     let ranked: Vec<usize> = ranking.passing.iter().map(|h| h.doc).collect();
-    let gated = gate::apply(question, &ranked, ask, model);
+    let gated = settle(
+        question,
+        ranking,
+        gate::apply(question, &ranked, ask, model),
+        ask,
+        model,
+    );
     let find = |doc: usize| ranking.passing.iter().find(|h| h.doc == doc).copied();
     let answers: Vec<FusedHit> = gated
         .answers
@@ -150,7 +160,7 @@ pub fn decide(
         memo.borrow_mut().push((doc, m.clone()));
         m
     };
-    if let Some(hit) = corroborated(question, ranking, &gated, ask, &missing_of) {
+    if let Some(hit) = corroborated(question, ranking, &gated, ask, model, &missing_of) {
         return Decision {
             answers: vec![hit],
             candidates: Vec::new(),
@@ -195,6 +205,114 @@ pub fn decide(
     }
 }
 
+/// Which of the charts the gate let through answer (module docs, 3). The exact re-asks do; then,
+/// in rank order, each chart the gate passed answers while every chart ranked above it answers
+/// too (a chart ranked above that does not answer is closer to the question: both are shown as
+/// candidates instead), when its question carries the question (its own words hold at least
+/// `held` of it, [`Question::own_share`], or it is [`alone`] in coming near), and, after the
+/// first answer, when it is about as close as that one (fused score at least `as_close` times
+/// the first's: a line far below the best is another chart that happens to share words, and an
+/// agent reads every line). A passed chart that does not answer is a candidate: strong when its
+/// own words hold the question (`held`), weak otherwise.
+fn settle(
+    question: &Question,
+    ranking: &Ranking,
+    mut gated: gate::Gated,
+    ask: &Ask<'_>,
+    model: Option<&Model>,
+) -> gate::Gated {
+    let own = OwnShares {
+        question,
+        ask,
+        model,
+        memo: Default::default(),
+    };
+    let passed = std::mem::take(&mut gated.answers);
+    let demoted = std::mem::take(&mut gated.demoted);
+    gated.answers = gated.exact.clone();
+    let mut lead = ranking
+        .passing
+        .iter()
+        .find(|h| gated.exact.contains(&h.doc))
+        .map(|h| h.fused);
+    let mut open = true;
+    for (pos, hit) in ranking.passing.iter().take(gate::MAX_CHECKS).enumerate() {
+        let doc = hit.doc;
+        if gated.exact.contains(&doc) {
+            continue;
+        }
+        if let Some(&(_, strong)) = demoted.iter().find(|(d, _)| *d == doc) {
+            gated.demoted.push((doc, strong));
+            open = false;
+            continue;
+        }
+        if !passed.contains(&doc) {
+            continue;
+        }
+        let own_words = own.of(doc) >= ask.thresholds.held;
+        let near_lead = lead.is_none_or(|f| hit.fused >= ask.thresholds.as_close * f);
+        if open && near_lead && (own_words || alone(ranking, pos, &own, ask.thresholds)) {
+            gated.answers.push(doc);
+            lead = lead.or(Some(hit.fused));
+        } else {
+            open = false;
+            gated.demoted.push((doc, own_words));
+        }
+    }
+    gated
+}
+
+/// The share of the question each chart's own words hold ([`Question::own_share`]), computed
+/// once per chart (0 for a chart whose text cannot be read).
+struct OwnShares<'q, 'a> {
+    question: &'q Question,
+    ask: &'q Ask<'a>,
+    model: Option<&'q Model>,
+    memo: std::cell::RefCell<Vec<(usize, f32)>>,
+}
+
+impl OwnShares<'_, '_> {
+    fn of(&self, doc: usize) -> f32 {
+        if let Some(&(_, s)) = self.memo.borrow().iter().find(|(d, _)| *d == doc) {
+            return s;
+        }
+        let t = self.ask.thresholds;
+        let s = self
+            .question
+            .own_share(doc, self.ask.text, self.model, t)
+            .unwrap_or(0.0);
+        self.memo.borrow_mut().push((doc, s));
+        s
+    }
+}
+
+/// True when the chart at `pos` of `ranking.passing` is the first and no other chart past the
+/// ranking's threshold is about as close: none has a fused score of at least `as_close` times
+/// its own, and none of the first [`gate::MAX_CHECKS`] has own words (question and phrasings)
+/// holding as much of the question as its own words do. Only such a chart may answer by its
+/// details and paths (a question naming a function only its details name, when no other chart
+/// comes near). Where another chart is about as close, or asks in its own words at least as
+/// much of the question, the words only the details hold are mentioned in passing as likely as
+/// not ("How does echo() write bytes to stdout?" against a test runner whose details say that
+/// echo() writes its bytes into the captured stdout, beside a chart that asks about echo()).
+fn alone(ranking: &Ranking, pos: usize, own: &OwnShares<'_, '_>, t: &Thresholds) -> bool {
+    let Some(first) = ranking.passing.first() else {
+        return false;
+    };
+    if pos != 0 {
+        return false;
+    }
+    let rest = || ranking.passing.iter().skip(1);
+    if rest().any(|h| h.fused >= t.as_close * first.fused) {
+        return false;
+    }
+    let mine = own.of(first.doc);
+    rest().take(gate::MAX_CHECKS - 1).all(|h| {
+        let theirs = own.of(h.doc);
+        theirs <= 0.0 || theirs < mine
+    })
+}
+
 /// On a miss, the chart the files' text lets answer (issue 33): the best-ranked chart, when the
 /// gate turned it down only for common words ([`Question::is_strong`]), those words are a minor
 /// part of a long enough question (at most [`CORROBORATED_MAX_SHARE`] of its weight, and the
@@ -209,11 +327,22 @@ fn corroborated(
     ranking: &Ranking,
     gated: &gate::Gated,
     ask: &Ask<'_>,
+    model: Option<&Model>,
     missing_of: &dyn Fn(usize) -> Vec<String>,
 ) -> Option<FusedHit> {
     let &(doc, strong) = gated.demoted.first()?;
     let best = ranking.passing.first()?;
     if !strong || best.doc != doc {
+        return None;
+    }
+    // Its question must carry the question, as for any answer ([`settle`]).
+    let own = OwnShares {
+        question,
+        ask,
+        model,
+        memo: Default::default(),
+    };
+    if own.of(doc) < ask.thresholds.held && !alone(ranking, 0, &own, ask.thresholds) {
         return None;
     }
     let missing = missing_of(doc);

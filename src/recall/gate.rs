@@ -85,6 +85,9 @@ struct QueryTerm {
     /// The docs holding the term (ascending), whatever its weight: whether a chart holds most
     /// of the question ([`Question::mostly_unheld`]) counts generic terms too.
     held_by: Vec<u32>,
+    /// The docs whose own words (question and other phrasings, not details or paths) hold the
+    /// term (ascending), whatever its weight ([`Question::own_share`]).
+    own_by: Vec<u32>,
 }
 
 /// How much higher than `salient` a word's weight may be for it to count as common when the gate
@@ -179,29 +182,23 @@ impl Question {
             terms.push(QueryTerm {
                 salience,
                 compound,
-                docs: if salience >= min_salience && df.is_some() {
-                    bm25.docs_with(&term)
-                } else {
-                    Vec::new()
-                },
+                docs: Vec::new(),
                 held_by: Vec::new(),
+                own_by: Vec::new(),
                 term: term.into_owned(),
                 word,
             });
         });
-        // A term that alone carries a good part of a short question's weight can block however
-        // generic it is (module docs, step 3): its docs are looked up too.
+        // Each term's docs, read in one pass over its postings: all of them, and those whose
+        // question field holds it. A term that weighs at least `min_salience`, or that alone
+        // carries a good part of a short question's weight (it can block however generic it
+        // is: module docs, step 3), keeps them as `docs` too.
         let total: f32 = terms.iter().map(|q| q.salience).sum();
-        for q in terms.iter_mut().filter(|q| q.docs.is_empty()) {
-            if q.salience >= HEAVY_LOOKUP * total && bm25.df(&q.term).is_some() {
-                q.docs = bm25.docs_with(&q.term);
-            }
-        }
         for q in &mut terms {
-            q.held_by = match q.docs.is_empty() {
-                false => q.docs.clone(),
-                true => bm25.docs_with(&q.term),
-            };
+            (q.held_by, q.own_by) = bm25.docs_with_fields(&q.term);
+            if q.salience >= min_salience || q.salience >= HEAVY_LOOKUP * total {
+                q.docs = q.held_by.clone();
+            }
         }
         Question {
             terms,
@@ -420,6 +417,53 @@ impl Question {
             ..*t
         };
         self.unmatched_doc(doc, text, model, &lenient) == Some(None)
+    }
+
+    /// The share (0..=1) of the question's whole weight, generic terms included, that doc
+    /// `doc`'s own words hold: its question and other phrasings (the words the agent asked or
+    /// confirmed), exactly, by stem or by meaning as the gate matches words, leaving its details
+    /// and paths aside. Details name functions, flags and files in passing; what they hold says
+    /// the chart mentions a word, not that it is about it (`super::decide` weighs this share
+    /// against `held`). `text` is read only when words must be aligned by meaning; `None` when
+    /// it cannot be read.
+    pub fn own_share(
+        &self,
+        doc: usize,
+        text: &dyn Fn(usize) -> Option<DocText>,
+        model: Option<&Model>,
+        t: &Thresholds,
+    ) -> Option<f32> {
+        let total = self.weight();
+        if total <= 0.0 {
+            return Some(1.0);
+        }
+        let d = u32::try_from(doc).ok()?;
+        let mut words: Option<BTreeSet<String>> = None;
+        let mut held = 0.0f32;
+        for q in &self.terms {
+            if q.own_by.binary_search(&d).is_ok() {
+                held += q.salience;
+                continue;
+            }
+            let Some(m) = model.filter(|_| !is_code(&q.word)) else {
+                continue;
+            };
+            if words.is_none() {
+                let own = text(doc)?;
+                words = Some(doc_words(&Doc {
+                    question: &own.question,
+                    details: "",
+                    files: &[],
+                }));
+            }
+            if words
+                .as_ref()
+                .is_some_and(|w| self.aligns(m, &q.word, w, t.align))
+            {
+                held += q.salience;
+            }
+        }
+        Some(held / total)
     }
 
     /// The words of the question (as asked, lowercase) that doc `doc` does not hold in any form

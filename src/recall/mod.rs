@@ -363,6 +363,22 @@ impl Bm25Index {
             .unwrap_or_default()
     }
 
+    /// The docs containing the index term `term`, ascending, and of those the ones whose
+    /// question field (the chart's question and its other phrasings, not its details or paths)
+    /// contains it, in one pass over its postings (both empty when no doc does).
+    pub fn docs_with_fields(&self, term: &str) -> (Vec<u32>, Vec<u32>) {
+        let (mut all, mut own) = (Vec::new(), Vec::new());
+        if let Some(t) = self.lookup(term) {
+            for (d, tf) in self.postings_of(t) {
+                all.push(d);
+                if tf[0] > 0 {
+                    own.push(d);
+                }
+            }
+        }
+        (all, own)
+    }
+
     /// How many docs contain the index term `term`; `None` when none does.
     pub(crate) fn df(&self, term: &str) -> Option<u32> {
         self.lookup(term).map(|i| self.raw.df.0[i])

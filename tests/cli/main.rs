@@ -34,6 +34,7 @@ mod learn;
 mod nudge;
 mod offers;
 mod other_hosts;
+mod own_words;
 mod phrasing_edges;
 mod phrasings;
 mod plugin;

@@ -453,6 +453,7 @@ fn query_term(word: &str, salience: f32, docs: Vec<u32>, looked_up: bool) -> Que
         salience,
         compound: false,
         docs: if looked_up { docs.clone() } else { Vec::new() },
+        own_by: docs.clone(),
         held_by: docs,
     }
 }
@@ -510,4 +511,35 @@ fn a_common_word_carrying_a_third_of_a_short_question_blocks() {
     long.terms
         .extend((0..6).map(|i| term(&format!("w{i}"), 0.3, vec![0])));
     assert_eq!(long.unmatched_doc(0, &|_| None, None, &t), Some(None));
+}
+
+/// A chart's own words are its question and phrasings: words its details hold count for the
+/// gate, not for `own_share` (the decision weighs it against `held`).
+#[test]
+fn own_words_leave_details_aside() {
+    let docs = [
+        DocText {
+            question: "How does CliRunner capture what a command writes to stdout?".into(),
+            details: "isolation() swaps sys.stdout for a BytesIO buffer, so echo() writes its bytes there".into(),
+            files: vec!["src/click/testing.py".into()],
+        },
+        DocText {
+            question: "Where is click.echo() implemented?\nhow does echo() write bytes to stdout".into(),
+            ..Default::default()
+        },
+    ];
+    let views: Vec<Doc<'_>> = docs.iter().map(DocText::as_doc).collect();
+    let bm25 = Bm25Index::build(&views);
+    let t = model().thresholds();
+    let text = |d: usize| docs.get(d).cloned();
+    let q = Question::new(&bm25, "How does echo() write bytes to stdout?", t.salient);
+    // The gate lets the runner through on its details...
+    assert_eq!(q.unmatched_doc(0, &text, Some(model()), &t), Some(None));
+    // ...but its own words hold under half of the question, while the chart whose phrasing
+    // asks it holds all of it.
+    let runner = q.own_share(0, &text, Some(model()), &t).unwrap();
+    assert!(runner < t.held, "{runner}");
+    assert_eq!(q.own_share(1, &text, Some(model()), &t), Some(1.0));
+    // Unreadable text (needed to align the words the index does not hold): unknown.
+    assert_eq!(q.own_share(0, &|_| None, Some(model()), &t), None);
 }
