@@ -100,11 +100,12 @@ fn try_observe(ctx: &Ctx, tool: &str, input: &Value, post: bool) -> Result<()> {
         .collect();
     // Anything else the agent does that is not a read, an edit or a capn run (a listing, `git
     // show`, a tool capn does not know) may look at other files: it counts as exploring further.
-    let other = call.reads.is_empty()
-        && call.edits.is_empty()
-        && !call.search
-        && !call.asks
-        && !call.charts;
+    let other = call.other
+        || (call.reads.is_empty()
+            && call.edits.is_empty()
+            && !call.search
+            && !call.asks
+            && !call.charts);
     if asked.is_empty() && call.reads.is_empty() && !call.search && !other {
         return Ok(());
     }
@@ -163,13 +164,13 @@ fn try_observe(ctx: &Ctx, tool: &str, input: &Value, post: bool) -> Result<()> {
 
 /// Applies the session's turn to its asks and writes the phrasings learned (module docs).
 /// Never fails the hook: a problem is one line on stderr.
-pub fn settle(ctx: &Ctx) {
-    if let Err(e) = try_settle(ctx) {
+pub fn settle(ctx: &Ctx, stop: bool) {
+    if let Err(e) = try_settle(ctx, stop) {
         diag!("capn: learning from use skipped: {e:#}");
     }
 }
 
-fn try_settle(ctx: &Ctx) -> Result<()> {
+fn try_settle(ctx: &Ctx, stop: bool) -> Result<()> {
     if ctx.call.is_subagent() {
         return Ok(());
     }
@@ -195,9 +196,14 @@ fn try_settle(ctx: &Ctx) -> Result<()> {
     let now = SystemTime::now();
     let mut rec = Record::read(&s);
     let state = crate::session::state_dir()?;
+    let before = rec.decided.len();
     rec.decide(now, &mut |root| {
         shown::read(&shown::path(&state, Path::new(root)))
     });
+    // "Nothing else after the read" must be seen, not assumed from the hooks' silence.
+    if rec.decided.len() > before && !every_call_seen(ctx, stop) {
+        rec.decided.truncate(before);
+    }
     let here = crate::fsutil::resolved(&store.root);
     // Learning lands only in the project asked in.
     rec.decided
@@ -222,6 +228,33 @@ fn try_settle(ctx: &Ctx) -> Result<()> {
         w.finish_or_warn();
     }
     rec.write(&s, now)
+}
+
+/// True when the hooks saw every tool call of the turn that may have shown the agent a file:
+/// on OpenCode (its plugin runs on every tool call), or at Stop when the turn in the host's
+/// transcript ([`super::turn::read`], read whole) called no tool but those the registered tool
+/// hook is shown and edits ([`super::turn_tools::shown_to_hook`]). Otherwise (no Stop, no
+/// transcript, a turn too long to read whole, an MCP tool...) nothing is learned.
+fn every_call_seen(ctx: &Ctx, stop: bool) -> bool {
+    if ctx.host == crate::hosts::Host::OpenCode {
+        return true;
+    }
+    let path = ctx
+        .call
+        .transcript_path
+        .as_deref()
+        .filter(|p| !p.is_empty());
+    let Some(turn) = path
+        .filter(|_| stop)
+        .and_then(|p| super::turn::read(Path::new(p)))
+    else {
+        return false;
+    };
+    turn.complete
+        && turn
+            .tool_names
+            .iter()
+            .all(|n| super::turn_tools::shown_to_hook(ctx.host, n))
 }
 
 #[cfg(test)]
