@@ -10,22 +10,22 @@ use serde_json::{json, Value};
 
 /// Asked of [`three_charts`], it misses and shows two candidates (Stripe's chart and the
 /// webhooks one).
-const Q: &str = "Where are Stripe payment webhooks still verified and stored?";
-const SID: &str = "learn-session";
+pub(crate) const Q: &str = "Where are Stripe payment webhooks still verified and stored?";
+pub(crate) const SID: &str = "learn-session";
 
 /// Another rewording that shows the Stripe chart as a strong candidate.
 const Q2: &str = "Where are the Stripe payment webhooks still verified and stored?";
 
 /// A shown chart: its id and files, as the `candidate`/`related` line printed them.
 #[derive(Debug, Clone)]
-struct Shown {
-    id: String,
-    files: Vec<String>,
+pub(crate) struct Shown {
+    pub(crate) id: String,
+    pub(crate) files: Vec<String>,
 }
 
 /// The session [`SID`] asks `q` (a miss: its PreToolUse sees the shell call, then `ask` runs)
 /// and returns the charts it showed, in order.
-fn ask_shown(env: &Env, q: &str) -> Vec<Shown> {
+pub(crate) fn ask_shown(env: &Env, q: &str) -> Vec<Shown> {
     ask_in(env, SID, q)
 }
 
@@ -40,12 +40,12 @@ fn ask_in(env: &Env, sid: &str, q: &str) -> Vec<Shown> {
 }
 
 /// A Bash tool call's PreToolUse fields.
-fn bash(command: &str) -> Value {
+pub(crate) fn bash(command: &str) -> Value {
     json!({"tool_name": "Bash", "tool_input": {"command": command}})
 }
 
 /// PreToolUse of session `sid`.
-fn hook_in(env: &Env, sid: &str, extra: &Value) -> Run {
+pub(crate) fn hook_in(env: &Env, sid: &str, extra: &Value) -> Run {
     env.run_stdin(
         &["hook", "pre-tool-use"],
         &hook_payload("PreToolUse", sid, &env.root, extra.clone()),
@@ -73,13 +73,13 @@ fn shown_lines(stderr: &str, prefixes: &[&str]) -> Vec<Shown> {
         .collect()
 }
 
-fn hook(env: &Env, event: &str, sub: &str, extra: Value) -> Run {
+pub(crate) fn hook(env: &Env, event: &str, sub: &str, extra: Value) -> Run {
     env.run_stdin(&["hook", sub], &hook_payload(event, SID, &env.root, extra))
         .ok()
 }
 
 /// The agent reads `rel` with Claude Code's Read tool (absolute path, as Claude Code sends it).
-fn read(env: &Env, rel: &str) -> Run {
+pub(crate) fn read(env: &Env, rel: &str) -> Run {
     let path = env.root.join(rel);
     hook(
         env,
@@ -92,7 +92,7 @@ fn read(env: &Env, rel: &str) -> Run {
 /// The control of a test: the session reads `a`'s first file, the turn ends, and `a` is then
 /// the first line [`Q`]'s miss shows, marked learned.
 #[track_caller]
-fn learns(env: &Env, a: &Shown) {
+pub(crate) fn learns(env: &Env, a: &Shown) {
     read(env, &a.files[0]);
     stop(env);
     assert_eq!(learned(env, Q), Some(a.id.clone()));
@@ -100,12 +100,12 @@ fn learns(env: &Env, a: &Shown) {
 
 /// The turn ends (Stop) with a transcript whose turn called Bash and Read only: tools the
 /// registered matcher shows the hook.
-fn stop(env: &Env) -> Run {
+pub(crate) fn stop(env: &Env) -> Run {
     stop_after(env, &["Bash", "Read"])
 }
 
 /// The turn ends (Stop) with a transcript whose turn called the tools `names`, in order.
-fn stop_after(env: &Env, names: &[&str]) -> Run {
+pub(crate) fn stop_after(env: &Env, names: &[&str]) -> Run {
     let path = env.tmp.path().join(format!("{SID}.jsonl"));
     std::fs::write(&path, transcript(names)).unwrap();
     let extra = json!({"stop_hook_active": false, "transcript_path": path});
@@ -113,7 +113,7 @@ fn stop_after(env: &Env, names: &[&str]) -> Run {
 }
 
 /// A Claude Code transcript of one turn: the prompt, then one tool call of each of `names`.
-pub fn transcript(names: &[&str]) -> String {
+pub(crate) fn transcript(names: &[&str]) -> String {
     let mut out = json!({"type": "user", "message": {"content": "where is it?"}}).to_string();
     out.push('\n');
     for (i, name) in names.iter().enumerate() {
@@ -124,13 +124,13 @@ pub fn transcript(names: &[&str]) -> String {
     out
 }
 
-fn entry(env: &Env, id: &str) -> String {
+pub(crate) fn entry(env: &Env, id: &str) -> String {
     env.read(&format!(".capn/entries/{id}.md"))
 }
 
 /// On a miss of `q` whose first line is a candidate moved up by learned words: its id. `None`
 /// when `q` is answered or the first line is not marked learned.
-fn learned(env: &Env, q: &str) -> Option<String> {
+pub(crate) fn learned(env: &Env, q: &str) -> Option<String> {
     let run = env.run(&["ask", q]);
     if run.code == 0 {
         return None;
@@ -144,7 +144,7 @@ fn learned(env: &Env, q: &str) -> Option<String> {
 }
 
 /// True when chart `id` learned the words `q` (`capn list --json`).
-fn learned_by(env: &Env, id: &str, q: &str) -> bool {
+pub(crate) fn learned_by(env: &Env, id: &str, q: &str) -> bool {
     env.run(&["list", "--json"]).ok().jsonl().iter().any(|e| {
         e["id"] == id
             && e["learned"]
@@ -154,7 +154,7 @@ fn learned_by(env: &Env, id: &str, q: &str) -> bool {
 }
 
 /// Asks `q` again: `Some(first answer's id, score)` or `None` on a miss.
-fn answer(env: &Env, q: &str) -> Option<(String, u64)> {
+pub(crate) fn answer(env: &Env, q: &str) -> Option<(String, u64)> {
     let run = env.run(&["ask", q]);
     if run.code != 0 {
         return None;
@@ -164,7 +164,7 @@ fn answer(env: &Env, q: &str) -> Option<(String, u64)> {
 }
 
 /// [`three_charts`], asked [`Q`]: the env and the first two charts shown.
-fn shown_two() -> (Env, Shown, Shown) {
+pub(crate) fn shown_two() -> (Env, Shown, Shown) {
     let env = three_charts();
     let shown = ask_shown(&env, Q);
     assert!(shown.len() >= 2, "expected two shown charts: {shown:?}");
