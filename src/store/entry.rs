@@ -353,7 +353,12 @@ fn add_file_line(files: &mut BTreeMap<String, String>, line: &str) -> Result<(),
     let body = line.strip_prefix("  ").unwrap_or_else(|| line.trim_start());
     let (path, hash) = parse_file_line(body)?;
     if files.contains_key(&path) {
-        return Err(format!("duplicate file key: {}", clip(&path)));
+        // Two versions of the chart merged line by line (`.capn/.gitattributes`): a re-chart of
+        // its question resolves it (store::conflict).
+        return Err(format!(
+            "duplicate file key: {} (two versions of this chart were merged: charting its question again resolves it, keeping both sides' phrasings and details)",
+            clip(&path)
+        ));
     }
     files.insert(path, hash);
     Ok(())

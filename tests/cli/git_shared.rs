@@ -66,10 +66,124 @@ fn two_clones_charting_the_same_question_merge_without_a_conflict() {
     assert_eq!(answers(&env, &clone, q), vec![mine]);
 }
 
+/// A shared store from before `.capn/.gitattributes`: git merges its entries line by line
+/// (and conflicts).
+fn without_merge_attributes(env: &crate::util::Env, root: &Path) {
+    git(env, root, &["rm", "-q", ".capn/.gitattributes"]);
+    git(env, root, &["commit", "-q", "-m", "no attributes"]);
+    // The next capn write would put it back: an older capn, or a teammate without capn.
+    std::fs::create_dir(root.join(".capn/.gitattributes")).unwrap();
+}
+
+/// `capn chart <q> --like <id>` in `dir`, committed.
+fn like(env: &crate::util::Env, dir: &Path, q: &str, id: &str, details: Option<&str>) {
+    let mut args = vec!["chart", q, "--like", id];
+    args.extend(details.iter().flat_map(|d| ["--details", *d]));
+    capn(env, dir, &args).ok();
+    git(env, dir, &["commit", "-q", "-am", q]);
+}
+
+/// The first answer's id and score for `q` in `dir`.
+fn first_answer(env: &crate::util::Env, dir: &Path, q: &str) -> Option<(String, u64)> {
+    let run = capn(env, dir, &["ask", q]);
+    let hit = run.jsonl().into_iter().next()?;
+    Some((hit["id"].as_str()?.to_string(), hit["score"].as_u64()?))
+}
+
+/// Two teammates each confirm another phrasing of one chart: plain git merges both (the union
+/// driver `.capn/.gitattributes` names is built into git), and both answer at 100.
+#[test]
+fn two_teammates_phrasings_of_one_chart_merge_without_a_conflict() {
+    let (env, id) = shared_repo();
+    let root = env.root.clone();
+    git(
+        &env,
+        env.tmp.path(),
+        &["clone", "-q", root.to_str().unwrap(), "clone"],
+    );
+    let clone = env.tmp.path().join("clone").canonicalize().unwrap();
+    let (mine, theirs) = (
+        "Where do Stripe callbacks get processed?",
+        "Which code receives the Stripe events?",
+    );
+    like(&env, &root, mine, &id, None);
+    like(&env, &clone, theirs, &id, None);
+    let merged = git_status_of(
+        &env,
+        &clone,
+        &["pull", "-q", "--no-rebase", "--no-edit", "origin", "main"],
+    );
+    let text = std::fs::read_to_string(clone.join(format!(".capn/entries/{id}.md"))).unwrap();
+    assert!(merged, "the phrasings conflicted: {text}");
+    assert_eq!(git(&env, &clone, &["status", "--porcelain"]), "");
+    for q in [Q, mine, theirs] {
+        assert_eq!(
+            first_answer(&env, &clone, q),
+            Some((id.clone(), 100)),
+            "{q}"
+        );
+    }
+}
+
+/// A conflict in a store without the attributes: the fix capn prints keeps both sides'
+/// phrasings and both sides' details.
+#[test]
+fn the_printed_fix_for_a_conflict_keeps_both_sides_phrasings_and_details() {
+    let (env, id) = shared_repo();
+    let root = env.root.clone();
+    without_merge_attributes(&env, &root);
+    git(&env, &root, &["checkout", "-q", "-b", "a"]);
+    let (mine, theirs) = (
+        "Where do Stripe callbacks get processed?",
+        "Which code receives the Stripe events?",
+    );
+    like(
+        &env,
+        &root,
+        mine,
+        &id,
+        Some("Signature checks live in verify()."),
+    );
+    git(&env, &root, &["checkout", "-q", "main"]);
+    like(
+        &env,
+        &root,
+        theirs,
+        &id,
+        Some("The router hands events to handle()."),
+    );
+    assert!(!git_status_of(
+        &env,
+        &root,
+        &["merge", "-q", "--no-edit", "a"]
+    ));
+    let run = capn(&env, &root, &["ask", Q]).code(1);
+    let fix = run
+        .stderr
+        .split("resolve it with ")
+        .nth(1)
+        .and_then(|t| t.split(" (re-charting").next())
+        .unwrap_or_else(|| panic!("{}", run.stderr));
+    let args = shell_words::split(fix).unwrap();
+    assert_eq!(args[0], "capn");
+    let args: Vec<&str> = args[1..].iter().map(String::as_str).collect();
+    capn(&env, &root, &args).ok();
+    for q in [Q, mine, theirs] {
+        assert_eq!(first_answer(&env, &root, q), Some((id.clone(), 100)), "{q}");
+    }
+    let hit = &capn(&env, &root, &["ask", Q]).jsonl()[0];
+    let details = hit["details"].as_str().unwrap();
+    assert!(
+        details.contains("verify()") && details.contains("handle()"),
+        "{details}"
+    );
+}
+
 #[test]
 fn a_conflicted_entry_is_reported_never_served_and_a_rechart_resolves_it() {
     let (env, id) = shared_repo();
     let root = env.root.clone();
+    without_merge_attributes(&env, &root);
     git(&env, &root, &["checkout", "-q", "-b", "a"]);
     let charted = |details: &str| {
         capn(
