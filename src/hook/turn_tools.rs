@@ -404,7 +404,13 @@ mod tests {
             ["/p/a.rs"]
         );
         let b = classify("Bash", &json!({"command": "cargo test 2>&1 | grep FAIL"}));
-        assert_eq!(b, ToolCall::default());
+        assert_eq!(
+            b,
+            ToolCall {
+                other: true,
+                ..ToolCall::default()
+            }
+        );
         let b = classify(
             "Bash",
             &json!({"command": "rg -n refund src && cat src/a.rs"}),
@@ -479,5 +485,40 @@ mod tests {
         assert!(!reads("cat src/b.rs &> src/a.rs").contains(&"src/a.rs".to_string()));
         assert_eq!(reads("cat src/a.rs 2>/dev/null"), ["src/a.rs"]);
         assert_eq!(reads("tail -n 10 src/a.rs"), ["src/a.rs"]);
+    }
+
+    #[test]
+    fn reads_that_show_nothing_and_calls_that_do_more_are_told_apart() {
+        let call = |cmd: &str| classify("Bash", &json!({ "command": cmd }));
+        for cmd in [
+            "sed -n 0p src/a.rs",
+            "sed -n q src/a.rs",
+            "cat src/a.rs | wc -c",
+            "head -0 src/a.rs",
+            "tail -f src/a.rs",
+            "tail -F src/a.rs",
+        ] {
+            assert!(call(cmd).reads.is_empty(), "{cmd}: {:?}", call(cmd));
+        }
+        for cmd in [
+            "sed -n 1,40p src/a.rs",
+            "sed 5q src/a.rs",
+            "nl -ba src/a.rs | head -n 40",
+            "cat src/a.rs | sed -n 1,20p",
+            "cd src && cat a.rs",
+        ] {
+            let c = call(cmd);
+            assert!(!c.reads.is_empty() && !c.other, "{cmd}: {c:?}");
+        }
+        for cmd in [
+            "cat src/a.rs && git show HEAD:lib/b.rs",
+            "cat src/a.rs; ls lib",
+            "cat src/a.rs | xargs cat",
+            "cat src/a.rs $(ls lib)",
+            "python3 -c 'print(open(\"lib/b.rs\").read())'",
+        ] {
+            assert!(call(cmd).other, "{cmd}");
+        }
+        assert_eq!(call("sed -i s/a/b/ src/a.rs").edits, ["src/a.rs"]);
     }
 }

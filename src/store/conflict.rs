@@ -130,6 +130,7 @@ pub fn merged(text: &str, file_id: &str) -> Option<Entry> {
         _ if a.details == b.details => a.details,
         (true, _) => b.details,
         (_, true) => a.details,
+        // foreign-scan: data (both versions' details, written back to the entry)
         _ => format!("{}\n\n{}", a.details, b.details),
     };
     Some(a)
