@@ -1,22 +1,26 @@
-//! Learning from use (issue 33; docs/recall.md, "Learning from use"): when the session's
-//! `capn ask` missed and showed a strong candidate ([`crate::session::shown`]), and the agent
-//! then read that chart's backing files and explored no further that turn, the question's words
-//! become a phrasing of that chart, as if the agent had confirmed it with
-//! `capn chart "<words>" --like <id>`.
+//! Learning from use (docs/recall.md, "Learning from use"): when the session's `capn ask`
+//! missed and showed a strong candidate ([`crate::session::shown`]), and the agent then read
+//! that chart's backing files and did nothing else that turn, the question's words are learned
+//! for that chart ([`crate::store::learned`]): they move it up among the lines a later miss
+//! shows, never make it answer.
 //!
 //! - [`observe`] (PreToolUse, and the PostToolUse that stands in for it on Gemini CLI, Qwen Code
 //!   and Copilot CLI): a shell call that runs `capn ask "<q>"` is recorded as the session's ask
-//!   (in its project); while the session has a recent open ask, each file read ([`super::turn_tools::classify`]:
-//!   Read, `read_file`, `view`, shell `cat`/`sed -n`/`head`...) and each search (Grep, Glob, a
-//!   shell search, a sub-agent) is recorded in order, bounded ([`crate::session::learning`]). A
-//!   call that neither asks, reads nor searches returns before any file is looked at; one that
-//!   does costs one failed `open` in a session that asked nothing recently.
+//!   (in its project); while the session has a recent open ask, each file read
+//!   ([`super::turn_tools::classify`]: Read, `read_file`, `view`, shell `cat`/`sed -n`/`head`...)
+//!   and each search (Grep, Glob, a shell search, a sub-agent) is recorded in order, bounded
+//!   ([`crate::session::learning`]), and so is any other call (a listing, `git show`, a shell
+//!   call that reads and runs something else): it counts as exploring. A call that neither
+//!   asks, reads nor explores returns before any file is looked at; one that does costs one
+//!   failed `open` in a session that asked nothing recently.
 //! - [`settle`] (Stop, and the next UserPromptSubmit, whichever comes first) applies the rule of
-//!   [`crate::session::learning::Record::decide`] to the turn and writes what it decided through
-//!   the store path `--like` uses ([`crate::store::Writer::learn_phrasing`]), only in the project
-//!   the ask was made in: not when a chart already has those words, the chart is stale or gone,
-//!   or the words hold a code the chart does not. A refusal is final. The store lock is only
-//!   tried: when it is busy the decisions wait for the next turn's end.
+//!   [`crate::session::learning::Record::decide`] to the turn (every ask of the turn closes
+//!   there) and keeps what it decided only when the hooks saw every tool call of the turn
+//!   ([`every_call_seen`]: at Stop, from the host's transcript); it writes them through
+//!   [`crate::store::Writer::learn_phrasing`], only in the project the ask was made in: not when
+//!   a chart already has those words, the chart is stale or gone, or the words hold a code the
+//!   chart does not. A refusal is final. The store lock is only tried: when it is busy the
+//!   decisions wait for the next turn's end.
 //!
 //! Neither changes what the hook prints; both are off with `"learn": false` in
 //! `.capn/config.json` (`ask` then records nothing, and [`settle`] drops the session's record).

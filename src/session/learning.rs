@@ -1,4 +1,4 @@
-//! A session's record for learning from use (issue 33, docs/recall.md "Learning from use"):
+//! A session's record for learning from use (docs/recall.md "Learning from use"):
 //! the `capn ask` runs the session made, what it did since the last turn's end (file reads and
 //! searches, in order), and the phrasings decided but not yet written. The hooks fill it
 //! ([`crate::hook::learn`]); [`Record::decide`] holds the rule.

@@ -19,8 +19,10 @@
 //! ```
 //! The `# ` heading is the chart's question (the one capn-hook 0.2 reads); other phrasings the
 //! agent confirmed for it (`capn chart "<words>" --like <id>`, or charting the same files with a
-//! similar question) follow the details as a last `## Also asked as` section of `- ` lines. capn
-//! 0.2 reads that section as part of the details (verbatim, so it survives 0.2 reading and
+//! similar question) follow the details as a last `## Also asked as` section of `- ` lines.
+//! Words learned from use are never written here (`super::learned`: they rank, never answer).
+//! In a shared store git merges entries line by line (`super::conflict::GITATTRIBUTES`), so
+//! two sides' phrasings both land in that section. capn 0.2 reads that section as part of the details (verbatim, so it survives 0.2 reading and
 //! listing the entry; charting the same question again in 0.2 replaces the entry, dropping it).
 //! Frontmatter keys capn does not know are kept (`Entry::extra`) and written back after
 //! `files:`. Rules (format.md, "`.capn/entries/<id>.md`"): keys sorted, `/`-separated, relative to the project
