@@ -152,34 +152,51 @@ impl LearnedWords {
 /// The [`closeness`] of the same words.
 pub const SAME_WORDS: f32 = 2.0;
 
-/// How close `question` is to words `learned`: [`SAME_WORDS`] for the same words (once case, punctuation
-/// and whitespace are set aside), else the gate's closeness measure between the two texts alone
-/// (the share of the question's terms the words hold, plus the cosine of their embeddings when
-/// a model is at hand).
-pub fn closeness(question: &str, learned: &str) -> f32 {
-    let norm = normalise_question(question);
-    if norm.is_some() && norm == normalise_question(learned) {
+/// A question as [`closeness`] compares it: normalised, its terms, its embedding.
+struct Asked {
+    norm: Option<String>,
+    terms: BTreeSet<String>,
+    vector: Option<Vec<f32>>,
+}
+
+impl Asked {
+    fn new(question: &str) -> Asked {
+        Asked {
+            norm: normalise_question(question),
+            terms: crate::recall::analyze(question).into_iter().collect(),
+            vector: crate::embed::model().map(|m| m.embed(question)),
+        }
+    }
+}
+
+/// How close the question `q` is to words `learned`: [`SAME_WORDS`] for the same words (once
+/// case, punctuation and whitespace are set aside), else the gate's closeness measure between
+/// the two texts alone (the share of the question's terms the words hold, plus the cosine of
+/// their embeddings when a model is at hand).
+fn closeness(q: &Asked, learned: &str) -> f32 {
+    if q.norm.is_some() && q.norm == normalise_question(learned) {
         return SAME_WORDS;
     }
-    let q: BTreeSet<String> = crate::recall::analyze(question).into_iter().collect();
-    let l: BTreeSet<String> = crate::recall::analyze(learned).into_iter().collect();
-    if q.is_empty() {
+    if q.terms.is_empty() {
         return 0.0;
     }
-    let coverage = q.intersection(&l).count() as f32 / q.len() as f32;
-    let cosine = crate::embed::model().map_or(0.0, |m| {
-        crate::embed::cosine(&m.embed(question), &m.embed(learned)).max(0.0)
-    });
+    let l: BTreeSet<String> = crate::recall::analyze(learned).into_iter().collect();
+    let coverage = q.terms.intersection(&l).count() as f32 / q.terms.len() as f32;
+    let cosine = match (crate::embed::model(), &q.vector) {
+        (Some(m), Some(v)) => crate::embed::cosine(v, &m.embed(learned)).max(0.0),
+        _ => 0.0,
+    };
     coverage + cosine
 }
 
 /// The chart among `learned` whose words are closest to `question`, with that closeness, when
-/// it is at least `min` ([`closeness`]).
+/// it is at least `min` ([`closeness`]: [`SAME_WORDS`] for the very words).
 pub fn closest<'a>(learned: &'a LearnedWords, question: &str, min: f32) -> Option<(&'a str, f32)> {
+    let q = Asked::new(question);
     let mut best: Option<(&str, f32)> = None;
     for (id, ws) in &learned.charts {
         for w in ws {
-            let c = closeness(question, w);
+            let c = closeness(&q, w);
             if c >= min && best.is_none_or(|(_, b)| c > b) {
                 best = Some((id.as_str(), c));
             }
@@ -202,6 +219,18 @@ mod tests {
         }
         assert_eq!(l.of("ab12cd34").len(), MAX_PHRASINGS);
         assert_eq!(l.of("ab12cd34").last().unwrap(), "words number 10");
-        assert!(closeness("Where is x", "where is x?") > 1.9);
+        assert_eq!(
+            closeness(&Asked::new("Where is x"), "where is x?"),
+            SAME_WORDS
+        );
+        let l = LearnedWords {
+            charts: [("ab12cd34".to_string(), vec!["where is x?".to_string()])].into(),
+            order: vec!["ab12cd34".into()],
+        };
+        assert_eq!(
+            closest(&l, "WHERE is x", 1.0),
+            Some(("ab12cd34", SAME_WORDS))
+        );
+        assert_eq!(closest(&l, "how are refunds paid", 0.8), None);
     }
 }
