@@ -18,7 +18,8 @@ usage: learn_bench.py --capn CMD [--init=ARGS] [--pooled] [--confirm like|chart|
                       [--queries FILE.tsv ...] [--learn-kind para] [--json] [--verbose]
 Prints per phase and kind (split into dev and held-out by query file, as recall_bench.py does;
 `--real` backs the charts with the real file text): n, first (right chart first: answer or first
-candidate), top3 (among the first three shown), answered,
+candidate), top3 (among the first three shown), answered, learned_first (misses whose first line
+is marked learned),
 wrong (answered, first answer not the right chart; for near/neg every answer is wrong); for the
 asks the right chart did not answer but was a candidate for, before and after learning, the words
 it lacked (`not_in_chart`, at most 5 an ask) and how many asks learning supplied such a word to;
@@ -60,8 +61,11 @@ def score(cmd, qs, stores, env, verbose, phase, lacks=None):
         kind_key = kind if split == "dev" else f"{kind}@{split}"
         want = ids.get(case) if kind not in ("neg", "near") else None
         first = (hits or cands or [None])[0]
-        k = res.setdefault(kind_key, {"n": 0, "first": 0, "top3": 0, "answered": 0, "wrong": 0})
+        k = res.setdefault(kind_key, {"n": 0, "first": 0, "top3": 0, "answered": 0, "wrong": 0,
+                                      "learned_first": 0})
         k["n"] += 1
+        cs = rb.candidates(p)
+        if not hits and cs and cs[0].get("learned"): k["learned_first"] += 1
         if hits: k["answered"] += 1
         if hits and hits[0] != want: k["wrong"] += 1
         if want and first == want: k["first"] += 1
