@@ -136,24 +136,34 @@ pub fn merged(text: &str, file_id: &str) -> Option<Entry> {
     Some(a)
 }
 
-/// An entry a union merge left with a backing file named twice (each side's hash), read with
-/// the first line of each such file only: its question, details and phrasings (both sides'
-/// lines, as the union kept them); its hashes are not to be trusted. `None` when it parses as
-/// it is, holds no such duplicate, or does not parse without it.
+/// An entry a union merge left with two versions' frontmatter lines one after the other (each
+/// side's `at:` and `files:` block, or a backing file named twice), read with the first of each
+/// only: its question, details and phrasings (both sides' lines, as the union kept them); its
+/// hashes are not to be trusted. `None` when it parses as it is, fails for another reason, or
+/// does not parse this way either.
 fn union_merged(text: &str, file_id: &str) -> Option<Entry> {
     let err = Entry::parse(text, file_id).err()?;
-    if !err.starts_with("duplicate file key") {
+    let doubled = ["duplicate file key", "two files: blocks", "two id lines"];
+    if !doubled.iter().any(|d| err.starts_with(d)) {
         return None;
     }
-    let mut seen = std::collections::HashSet::new();
-    let mut fences = 0;
+    let mut keys = std::collections::HashSet::new();
+    let mut paths = std::collections::HashSet::new();
+    let (mut fences, mut skipping) = (0, false);
     let kept: Vec<&str> = text
         .lines()
         .filter(|l| {
             fences += usize::from(l.trim_end() == "---");
-            let in_files = fences == 1 && l.starts_with("  ");
-            let key = l.trim_start().rsplit_once(": ").map(|(k, _)| k);
-            !in_files || seen.insert(key)
+            if fences != 1 || l.trim_end() == "---" {
+                return true;
+            }
+            if l.starts_with([' ', '\t']) || l.starts_with("- ") {
+                let path = l.trim_start().rsplit_once(": ").map(|(k, _)| k);
+                return !skipping && paths.insert(path);
+            }
+            let key = l.split_once(':').map(|(k, _)| k.trim());
+            skipping = !keys.insert(key);
+            !skipping
         })
         .collect();
     Entry::parse(&kept.join("\n"), file_id).ok()

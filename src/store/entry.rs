@@ -323,7 +323,9 @@ fn parse_frontmatter<'a>(lines: &mut impl Iterator<Item = &'a str>) -> Result<Fr
             "id" if front.id.is_some() => return Err("two id lines".into()),
             "id" => front.id = Some(unquoted()),
             "at" => front.at = valid_at(&unquoted()),
-            "files" if seen_files => return Err("two files: blocks".into()),
+            "files" if seen_files => {
+                return Err("two files: blocks (two versions of this chart were merged: charting its question again resolves it, keeping both sides' phrasings and details)".into())
+            }
             "files" if !value.is_empty() && value != "{}" => {
                 return Err(format!("bad files line: {}", clip(line)));
             }

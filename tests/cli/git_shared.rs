@@ -302,3 +302,62 @@ fn a_config_capn_cannot_read_never_turns_into_deletions() {
     );
     assert_eq!(listed(&env, &root).len(), n);
 }
+
+/// The one shape the line-by-line merge cannot take: both sides re-chart a question after
+/// changing other lines of its file (git merges the file cleanly, each side's hash lands in the
+/// entry). The entry is reported, never served, and the re-chart it names resolves it in place,
+/// keeping both sides' phrasings.
+#[test]
+fn a_chart_re_charted_on_both_sides_is_reported_and_a_rechart_resolves_it() {
+    let (env, _) = shared_repo();
+    let root = env.root.clone();
+    let q = "Where is the audit log written?";
+    let body: String = (0..12).map(|i| format!("fn step{i}() {{}}\n")).collect();
+    env.write("src/audit.rs", &format!("// the audit log\n{body}"));
+    chart(&env, &root, q, "src/audit.rs");
+    git(&env, &root, &["add", "-A"]);
+    git(&env, &root, &["commit", "-q", "-m", "audit"]);
+    git(&env, &root, &["checkout", "-q", "-b", "a"]);
+    // Each side: an edit of its own line of the file, a re-chart (in a shared store the version
+    // before is kept for a teammate: the chart takes the next id, the same on both sides), and a
+    // phrasing.
+    let side = |from: &str, to: &str, phrasing: &str| {
+        let text = env.read("src/audit.rs").replace(from, to);
+        env.write("src/audit.rs", &text);
+        let new = chart(&env, &root, q, "src/audit.rs");
+        capn(&env, &root, &["chart", phrasing, "--like", &new]).ok();
+        git(&env, &root, &["add", "-A"]);
+        git(&env, &root, &["commit", "-q", "-m", phrasing]);
+        new
+    };
+    let (mine, theirs) = (
+        "Which file appends to the audit log?",
+        "Where are audit events recorded?",
+    );
+    let ours = side("step0()", "first()", mine);
+    git(&env, &root, &["checkout", "-q", "main"]);
+    let id = side("step11()", "last()", theirs);
+    assert_eq!(ours, id);
+    assert!(git_status_of(
+        &env,
+        &root,
+        &["merge", "-q", "--no-edit", "a"]
+    ));
+    let run = capn(&env, &root, &["ask", q]).code(1);
+    assert!(
+        run.stderr
+            .contains("two versions of this chart were merged"),
+        "{}",
+        run.stderr
+    );
+    let before = entry_files(&root);
+    assert_eq!(chart(&env, &root, q, "src/audit.rs"), id);
+    assert_eq!(entry_files(&root), before);
+    for asked in [q, mine, theirs] {
+        assert_eq!(
+            first_answer(&env, &root, asked),
+            Some((id.clone(), 100)),
+            "{asked}"
+        );
+    }
+}
