@@ -7,15 +7,19 @@ candidate on stderr (`candidate {...}` or `related {...}` lines, JSON after the 
 plays the agent that confirms a candidate: for each case, its rewording of kind `--learn-kind`
 (default `para`) is confirmed on its right chart with `capn chart "<rewording>" --like <id>`
 (`--confirm chart` instead charts the rewording with the chart's files, which is all a build
-without `--like` can do), and the questions are asked again. Last, in fresh stores, each case is
+without `--like` can do; `--confirm learn` plays learning from use instead: the agent's hooks see
+`capn ask "<rewording>"`, and when the right chart is a `candidate` line the agent reads half its
+files and the turn ends, with a transcript that shows only Bash and Read), and the questions are
+asked again (with `--confirm learn`, the learned rewordings too: what learning still gives). Last, in fresh stores, each case is
 charted again in each of its rewordings with its chart's files: a build that merges phrasings adds
 no entry.
 
-usage: learn_bench.py --capn CMD [--init=ARGS] [--pooled] [--confirm like|chart]
+usage: learn_bench.py --capn CMD [--init=ARGS] [--pooled] [--confirm like|chart|learn]
                       [--queries FILE.tsv ...] [--learn-kind para] [--json] [--verbose]
 Prints per phase and kind (split into dev and held-out by query file, as recall_bench.py does;
 `--real` backs the charts with the real file text): n, first (right chart first: answer or first
-candidate), top3 (among the first three shown), answered,
+candidate), top3 (among the first three shown), answered, learned_first (misses whose first line
+is marked learned),
 wrong (answered, first answer not the right chart; for near/neg every answer is wrong); for the
 asks the right chart did not answer but was a candidate for, before and after learning, the words
 it lacked (`not_in_chart`, at most 5 an ask) and how many asks learning supplied such a word to;
@@ -57,8 +61,11 @@ def score(cmd, qs, stores, env, verbose, phase, lacks=None):
         kind_key = kind if split == "dev" else f"{kind}@{split}"
         want = ids.get(case) if kind not in ("neg", "near") else None
         first = (hits or cands or [None])[0]
-        k = res.setdefault(kind_key, {"n": 0, "first": 0, "top3": 0, "answered": 0, "wrong": 0})
+        k = res.setdefault(kind_key, {"n": 0, "first": 0, "top3": 0, "answered": 0, "wrong": 0,
+                                      "learned_first": 0})
         k["n"] += 1
+        cs = rb.candidates(p)
+        if not hits and cs and cs[0].get("learned"): k["learned_first"] += 1
         if hits: k["answered"] += 1
         if hits and hits[0] != want: k["wrong"] += 1
         if want and first == want: k["first"] += 1
@@ -111,6 +118,38 @@ def confirm(a, q, case, ws, ids, files, env):
     if p.returncode: print(f"  confirm failed for {case}: {p.stderr.strip()}", file=sys.stderr)
 
 
+def hook(a, ws, env, sub, event, sid, extra):
+    payload = dict({"session_id": sid, "cwd": ws, "hook_event_name": event}, **extra)
+    subprocess.run(shlex.split(a.capn) + ["hook", sub], input=json.dumps(payload), cwd=ws, env=env,
+                   capture_output=True, text=True)
+
+
+def learn_from_use(a, q, case, ws, ids, env, n, tmp):
+    """Plays learning from use for one rewording (module docs): 'read' when the agent read the
+    right chart's files, else why not ('answered', 'not a candidate')."""
+    sid = f"bench-{n}"
+    hook(a, ws, env, "pre-tool-use", "PreToolUse", sid,
+         {"tool_name": "Bash", "tool_input": {"command": "capn ask " + shlex.quote(q)}})
+    p, _ = rb.run(a.capn, ["ask", q], ws, env)
+    if p.returncode == 0: return "answered"
+    strong = [json.loads(l[len("candidate "):]) for l in p.stderr.splitlines()
+              if l.startswith("candidate {")]
+    right = [c for c in strong if c.get("id") == ids[case]]
+    if not right: return "not a candidate"
+    files = right[0]["files"]
+    for f in files[: max(1, (len(files) + 1) // 2)]:
+        hook(a, ws, env, "pre-tool-use", "PreToolUse", sid,
+             {"tool_name": "Read", "tool_input": {"file_path": os.path.join(ws, f)}})
+    t = os.path.join(tmp, f"{sid}.jsonl")
+    with open(t, "w") as fh:
+        fh.write(json.dumps({"type": "user", "message": {"content": q}}) + "\n")
+        for i, name in enumerate(["Bash", "Read"]):
+            use = {"type": "tool_use", "id": f"t{i}", "name": name, "input": {}}
+            fh.write(json.dumps({"type": "assistant", "message": {"content": [use]}}) + "\n")
+    hook(a, ws, env, "stop", "Stop", sid, {"stop_hook_active": False, "transcript_path": t})
+    return "read"
+
+
 def entry_count(stores):
     return sum(len(glob.glob(os.path.join(ws, ".capn", "entries", "*.md")))
                for ws in {ws for ws, _ in stores.values()})
@@ -121,7 +160,7 @@ def main():
     ap.add_argument("--capn", required=True)
     ap.add_argument("--init", default=None)
     ap.add_argument("--pooled", action="store_true")
-    ap.add_argument("--confirm", choices=["like", "chart"], default="like")
+    ap.add_argument("--confirm", choices=["like", "chart", "learn"], default="like")
     ap.add_argument("--queries", nargs="*", default=default_queries())
     ap.add_argument("--kinds", default="para,para2,near")
     ap.add_argument("--learn-kind", default="para")
@@ -138,17 +177,24 @@ def main():
     kinds = set(a.kinds.split(",")) | {a.learn_kind}
     qs = rb.queries(repos, kinds, a.queries, with_split=True)
     tmp = tempfile.mkdtemp(prefix="capn-learn-")
-    env = dict(os.environ, HOME=os.path.join(tmp, "home")); os.makedirs(env["HOME"])
+    env = dict(os.environ, HOME=os.path.join(tmp, "home"), CAPN_STATE_DIR=os.path.join(tmp, "state"))
+    os.makedirs(env["HOME"])
     files = chart_files(repos)
     out = {}
     stores = build_stores(a, repos, env, tmp, "learn")
     lacks_before, lacks_after = {}, {}
     out["before"] = score(a.capn, qs, stores, env, a.verbose, "before", lacks_before)
-    for r, case, kind, q, _split in qs:
+    played = {}
+    for n, (r, case, kind, q, _split) in enumerate(qs):
         if kind == a.learn_kind:
             ws, ids = stores[r]
-            confirm(a, q, case, ws, ids, files, env)
-    after = [x for x in qs if x[2] != a.learn_kind]
+            if a.confirm == "learn":
+                how = learn_from_use(a, q, case, ws, ids, env, n, tmp)
+                played[how] = played.get(how, 0) + 1
+            else:
+                confirm(a, q, case, ws, ids, files, env)
+    if played: out["learn_play"] = played
+    after = qs if a.confirm == "learn" else [x for x in qs if x[2] != a.learn_kind]
     out["after"] = score(a.capn, after, stores, env, a.verbose, "after", lacks_after)
     out["lacking"] = supplied(lacks_before, lacks_after)
     fresh = build_stores(a, repos, env, tmp, "merge")
@@ -167,6 +213,7 @@ def main():
         for phase in ("before", "after"):
             for kind, k in sorted(out[phase].items()): print(phase, kind, k)
         for kind, k in out["lacking"].items(): print("unanswered, right chart a candidate:", kind, k)
+        if played: print("learning from use, per rewording:", played)
         print("re-charted in the other wordings, new entries:", out["recharted_new_entries"])
 
 

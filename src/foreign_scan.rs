@@ -33,6 +33,7 @@ const OWN_FILE_WRITERS: &[(&str, &str)] = &[
     ("session.rs", "session markers"),
     ("hook/offer.rs", "the session's offered.json record"),
     ("store/retention.rs", ".capn/stale.json"),
+    ("store/learned.rs", ".capn/learned.json"),
     ("hook/stop.rs", "the session's nudge.json record"),
     ("session/learning.rs", "the session's learn.json record"),
     (

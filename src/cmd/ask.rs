@@ -41,7 +41,7 @@ pub struct AskHit<'a> {
 
 /// One candidate, printed on stderr after a miss as `candidate {…}` (a strong one: probably
 /// this question in other words) or `related {…}` (a weak one: possibly related):
-/// `{"id","question","files","more_files"?,"not_in_chart"}`, the question capped at
+/// `{"id","question","files","more_files"?,"not_in_chart","learned"?}`, the question capped at
 /// [`crate::present::MAX_QUESTION_CHARS`] and at most [`crate::present::MAX_FILES`] paths of
 /// [`crate::present::MAX_PATH_CHARS`], as in offers. No score: what tells a rewording from a near
 /// miss is `not_in_chart`, the question's words the chart does not hold in any form. Strings are
@@ -60,6 +60,10 @@ pub struct CandidateLine<'a> {
     pub more_files: usize,
     /// The asked question's words the chart does not hold, most telling first.
     pub not_in_chart: &'a [String],
+    /// `true` when words the chart learned from use moved it up (docs/recall.md, "Learning from
+    /// use"): a ranking, never an answer; omitted otherwise.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub learned: bool,
 }
 
 /// What a search printed: JSONL answers for stdout, and on a miss the text for stderr.
@@ -273,6 +277,7 @@ fn candidate_line(prefix: &str, r: &Related) -> Result<String> {
         files,
         more_files,
         not_in_chart: &r.missing,
+        learned: r.learned,
     })?;
     Ok(format!("{prefix} {json}\n"))
 }

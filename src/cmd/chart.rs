@@ -101,6 +101,16 @@ fn conflict_asks(path: &std::path::Path, id: &str, question: &str) -> bool {
         .is_some_and(|text| crate::store::conflict::asks(&text, id, question))
 }
 
+/// Both versions' phrasings and details when the entry file at `path` holds two versions of
+/// `question` ([`crate::store::conflict::merged`]).
+fn conflict_merged(path: &std::path::Path, id: &str, question: &str) -> Option<Entry> {
+    use crate::fsutil::{limits, read_limited, Follow};
+    let text = String::from_utf8(read_limited(path, limits::ENTRY, Follow::Never).ok()?).ok()?;
+    crate::store::conflict::asks(&text, id, question)
+        .then(|| crate::store::conflict::merged(&text, id))
+        .flatten()
+}
+
 /// Runs `capn chart`: with `--like <id>`, adds the question as another phrasing of that chart
 /// ([`like`]); otherwise hashes the files and charts them ([`chart_files`]).
 pub fn run(args: &ChartArgs) -> Result<ExitCode> {
@@ -295,15 +305,23 @@ fn chart_files(
             let mut keep = |e: &Entry| versions.keeps(&root, e, cache);
             let id = choose_id(&w.store, question, &mut keep)?;
             let neighbours = w.charts_on(&files);
-            let entry = Entry {
+            // Two versions of this question in its file: both sides' phrasings and details stay.
+            let both = conflict_merged(&w.store.entry_path(&id), &id, question);
+            let mut entry = Entry {
                 id: id.clone(),
                 at,
                 files,
                 question: question.to_string(),
-                details: details.unwrap_or("").to_string(),
+                details: details
+                    .map(str::to_string)
+                    .or_else(|| both.as_ref().map(|e| e.details.clone()))
+                    .unwrap_or_default(),
                 phrasings: Vec::new(),
                 extra: Vec::new(),
             };
+            for p in both.iter().flat_map(|e| &e.phrasings) {
+                entry.add_phrasing(p);
+            }
             (
                 entry,
                 format!("charted {id}{}", own_question_note(&id, &neighbours)),

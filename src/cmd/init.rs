@@ -542,6 +542,10 @@ fn write_gitignores(
                 .into()
         });
     }
+    // Committed with the charts: teammates' phrasings merge without a conflict.
+    if shared {
+        store.ensure_merge_attributes();
+    }
     let removed = matches!(gitignore, shared::RootIgnore::Delete);
     if shared::apply_root(&store.root, &gitignore)? {
         done.push(if shared {

@@ -26,6 +26,7 @@ pub fn run(args: &ListArgs) -> Result<ExitCode> {
     let names = crate::store::entry_names(&dir)?;
     let mut cache = stat_cache(&store, &names);
     let shared = store.is_shared();
+    let learned = crate::store::learned::LearnedWords::read(&store);
     let mut out = String::new();
     for name in &names {
         let path = dir.join(name);
@@ -47,13 +48,20 @@ pub fn run(args: &ListArgs) -> Result<ExitCode> {
             .map(|(p, _)| p)
             .collect();
         if args.json {
-            out.push_str(&json(&entry, &changed, &unchecked)?);
+            let learned = learned.of(&entry.id);
+            out.push_str(&json(&entry, learned, &changed, &unchecked)?);
         } else {
             let gone: Vec<bool> = changed
                 .iter()
                 .map(|f| cache.is_gone(&store.root, f))
                 .collect();
-            out.push_str(&human(&entry, &changed, &gone, &unchecked, shared));
+            let learned = learned.of(&entry.id);
+            out.push_str(&human(
+                &entry,
+                learned,
+                (&changed, &gone, &unchecked),
+                shared,
+            ));
         }
     }
     if store.is_borrowed() && store.exists() {
@@ -88,13 +96,15 @@ fn stat_cache(store: &Store, names: &[String]) -> StatCache {
 }
 
 /// One entry as `list --json` prints it, a line: `{"id","question","files","details"?,
-/// "phrasings"?,"uncounted_phrasings"? (how many of the oldest phrasings do not count),"at",
+/// "phrasings"?,"uncounted_phrasings"? (how many of the oldest phrasings do not count),
+/// "learned"? (words it learned from use: they rank it on a miss, never answer),"at",
 /// "changed"?,"unchecked"?}`, whole (an export), but hidden characters as
 /// `\uXXXX` escapes ([`crate::present::json_line`]).
 ///
 /// Errors: serde_json's.
 fn json(
     entry: &crate::store::entry::Entry,
+    learned: &[String],
     changed: &[&String],
     unchecked: &[&String],
 ) -> Result<String> {
@@ -113,6 +123,9 @@ fn json(
     let uncounted = entry.uncounted_phrasings();
     if uncounted > 0 {
         v["uncounted_phrasings"] = uncounted.into();
+    }
+    if !learned.is_empty() {
+        v["learned"] = serde_json::json!(learned);
     }
     v["at"] = entry.at.clone().into();
     if !changed.is_empty() {
@@ -149,15 +162,14 @@ fn capped_list(items: impl ExactSizeIterator<Item = String>) -> String {
 /// One entry as `list` prints it without `--json`, through [`crate::present`]:
 /// `<id>  [stale] <question>` (or `[unchecked]` when a file could not be checked; the question
 /// cut at [`present::MAX_ASK_QUESTION_CHARS`]), its other phrasings that count (the older ones
-/// past them counted), its files quoted (at most
+/// past them counted), the words it learned from use (`learned:`, they only rank it), its files quoted (at most
 /// [`present::MAX_ASK_FILES`], the rest counted), the changed files (`(missing)` after those
 /// `gone` marks) and the unchecked ones when there are any, and its details (cut as `ask`); the
 /// command named to delete a stale chart is `capn prune --yes` in a `shared` store.
 fn human(
     entry: &crate::store::entry::Entry,
-    changed: &[&String],
-    gone: &[bool],
-    unchecked: &[&String],
+    learned: &[String],
+    (changed, gone, unchecked): (&[&String], &[bool], &[&String]),
     shared: bool,
 ) -> String {
     let mut out = String::new();
@@ -182,6 +194,12 @@ fn human(
         out.push_str(&format!(
             "  (+{past} older phrasings in the file: a chart keeps the newest {}, the others do not answer)\n",
             crate::store::entry::MAX_PHRASINGS
+        ));
+    }
+    for p in learned {
+        out.push_str(&format!(
+            "  learned from use (ranks, never answers): {}\n",
+            present::printable_capped(p, present::MAX_ASK_QUESTION_CHARS)
         ));
     }
     let files = capped_list(entry.files.keys().map(|f| quoted(f)));

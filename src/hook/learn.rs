@@ -1,22 +1,26 @@
-//! Learning from use (issue 33; docs/recall.md, "Learning from use"): when the session's
-//! `capn ask` missed and showed a strong candidate ([`crate::session::shown`]), and the agent
-//! then read that chart's backing files and explored no further that turn, the question's words
-//! become a phrasing of that chart, as if the agent had confirmed it with
-//! `capn chart "<words>" --like <id>`.
+//! Learning from use (docs/recall.md, "Learning from use"): when the session's `capn ask`
+//! missed and showed a strong candidate ([`crate::session::shown`]), and the agent then read
+//! that chart's backing files and did nothing else that turn, the question's words are learned
+//! for that chart ([`crate::store::learned`]): they move it up among the lines a later miss
+//! shows, never make it answer.
 //!
 //! - [`observe`] (PreToolUse, and the PostToolUse that stands in for it on Gemini CLI, Qwen Code
 //!   and Copilot CLI): a shell call that runs `capn ask "<q>"` is recorded as the session's ask
-//!   (in its project); while the session has a recent open ask, each file read ([`super::turn_tools::classify`]:
-//!   Read, `read_file`, `view`, shell `cat`/`sed -n`/`head`...) and each search (Grep, Glob, a
-//!   shell search, a sub-agent) is recorded in order, bounded ([`crate::session::learning`]). A
-//!   call that neither asks, reads nor searches returns before any file is looked at; one that
-//!   does costs one failed `open` in a session that asked nothing recently.
+//!   (in its project); while the session has a recent open ask, each file read
+//!   ([`super::turn_tools::classify`]: Read, `read_file`, `view`, shell `cat`/`sed -n`/`head`...)
+//!   and each search (Grep, Glob, a shell search, a sub-agent) is recorded in order, bounded
+//!   ([`crate::session::learning`]), and so is any other call (a listing, `git show`, a shell
+//!   call that reads and runs something else): it counts as exploring. A call that neither
+//!   asks, reads nor explores returns before any file is looked at; one that does costs one
+//!   failed `open` in a session that asked nothing recently.
 //! - [`settle`] (Stop, and the next UserPromptSubmit, whichever comes first) applies the rule of
-//!   [`crate::session::learning::Record::decide`] to the turn and writes what it decided through
-//!   the store path `--like` uses ([`crate::store::Writer::learn_phrasing`]), only in the project
-//!   the ask was made in: not when a chart already has those words, the chart is stale or gone,
-//!   or the words hold a code the chart does not. A refusal is final. The store lock is only
-//!   tried: when it is busy the decisions wait for the next turn's end.
+//!   [`crate::session::learning::Record::decide`] to the turn (every ask of the turn closes
+//!   there) and keeps what it decided only when the hooks saw every tool call of the turn
+//!   ([`every_call_seen`]: at Stop, from the host's transcript); it writes them through
+//!   [`crate::store::Writer::learn_phrasing`], only in the project the ask was made in: not when
+//!   a chart already has those words, the chart is stale or gone, or the words hold a code the
+//!   chart does not. A refusal is final. The store lock is only tried: when it is busy the
+//!   decisions wait for the next turn's end.
 //!
 //! Neither changes what the hook prints; both are off with `"learn": false` in
 //! `.capn/config.json` (`ask` then records nothing, and [`settle`] drops the session's record).
@@ -100,11 +104,12 @@ fn try_observe(ctx: &Ctx, tool: &str, input: &Value, post: bool) -> Result<()> {
         .collect();
     // Anything else the agent does that is not a read, an edit or a capn run (a listing, `git
     // show`, a tool capn does not know) may look at other files: it counts as exploring further.
-    let other = call.reads.is_empty()
-        && call.edits.is_empty()
-        && !call.search
-        && !call.asks
-        && !call.charts;
+    let other = call.other
+        || (call.reads.is_empty()
+            && call.edits.is_empty()
+            && !call.search
+            && !call.asks
+            && !call.charts);
     if asked.is_empty() && call.reads.is_empty() && !call.search && !other {
         return Ok(());
     }
@@ -163,13 +168,13 @@ fn try_observe(ctx: &Ctx, tool: &str, input: &Value, post: bool) -> Result<()> {
 
 /// Applies the session's turn to its asks and writes the phrasings learned (module docs).
 /// Never fails the hook: a problem is one line on stderr.
-pub fn settle(ctx: &Ctx) {
-    if let Err(e) = try_settle(ctx) {
+pub fn settle(ctx: &Ctx, stop: bool) {
+    if let Err(e) = try_settle(ctx, stop) {
         diag!("capn: learning from use skipped: {e:#}");
     }
 }
 
-fn try_settle(ctx: &Ctx) -> Result<()> {
+fn try_settle(ctx: &Ctx, stop: bool) -> Result<()> {
     if ctx.call.is_subagent() {
         return Ok(());
     }
@@ -195,9 +200,14 @@ fn try_settle(ctx: &Ctx) -> Result<()> {
     let now = SystemTime::now();
     let mut rec = Record::read(&s);
     let state = crate::session::state_dir()?;
+    let before = rec.decided.len();
     rec.decide(now, &mut |root| {
         shown::read(&shown::path(&state, Path::new(root)))
     });
+    // "Nothing else after the read" must be seen, not assumed from the hooks' silence.
+    if rec.decided.len() > before && !every_call_seen(ctx, stop) {
+        rec.decided.truncate(before);
+    }
     let here = crate::fsutil::resolved(&store.root);
     // Learning lands only in the project asked in.
     rec.decided
@@ -222,6 +232,33 @@ fn try_settle(ctx: &Ctx) -> Result<()> {
         w.finish_or_warn();
     }
     rec.write(&s, now)
+}
+
+/// True when the hooks saw every tool call of the turn that may have shown the agent a file:
+/// on OpenCode (its plugin runs on every tool call), or at Stop when the turn in the host's
+/// transcript ([`super::turn::read`], read whole) called no tool but those the registered tool
+/// hook is shown and edits ([`super::turn_tools::shown_to_hook`]). Otherwise (no Stop, no
+/// transcript, a turn too long to read whole, an MCP tool...) nothing is learned.
+fn every_call_seen(ctx: &Ctx, stop: bool) -> bool {
+    if ctx.host == crate::hosts::Host::OpenCode {
+        return true;
+    }
+    let path = ctx
+        .call
+        .transcript_path
+        .as_deref()
+        .filter(|p| !p.is_empty());
+    let Some(turn) = path
+        .filter(|_| stop)
+        .and_then(|p| super::turn::read(Path::new(p)))
+    else {
+        return false;
+    };
+    turn.complete
+        && turn
+            .tool_names
+            .iter()
+            .all(|n| super::turn_tools::shown_to_hook(ctx.host, n))
 }
 
 #[cfg(test)]

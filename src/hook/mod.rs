@@ -257,7 +257,7 @@ pub fn run_input(
     };
     if turn_over {
         // After the reply, which learning never changes: the turn's reads become phrasings.
-        learn::settle(&ctx);
+        learn::settle(&ctx, event == HookEvent::Stop);
     }
     Ok(())
 }

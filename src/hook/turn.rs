@@ -80,7 +80,14 @@ pub struct Turn {
     pub used_chart: bool,
     /// Tool calls of any kind.
     pub tool_calls: u32,
+    /// The names of the tools called, distinct, at most [`MAX_TOOL_NAMES`] (past it, an empty
+    /// name stands for the rest): what learning from use checks the hooks saw
+    /// ([`super::turn_tools::shown_to_hook`]).
+    pub tool_names: Vec<String>,
 }
+
+/// The most distinct tool names a turn keeps ([`Turn::tool_names`]).
+pub const MAX_TOOL_NAMES: usize = 64;
 
 impl Turn {
     /// Distinct files read that the turn did not also edit: what it read to find things out.
@@ -339,6 +346,17 @@ impl Measure {
 
     fn call(&mut self, id: &str, name: &str, input: &Value) {
         self.turn.tool_calls += 1;
+        let names = &mut self.turn.tool_names;
+        if !names.iter().any(|n| n == name) {
+            let name = if names.len() < MAX_TOOL_NAMES {
+                name
+            } else {
+                ""
+            };
+            if !names.iter().any(|n| n == name) {
+                names.push(name.to_string());
+            }
+        }
         let call = super::turn_tools::classify(name, input);
         self.turn.searches += u32::from(call.search);
         self.turn.subagents += u32::from(call.subagent);

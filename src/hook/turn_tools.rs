@@ -32,6 +32,11 @@ pub struct ToolCall {
     /// The questions the call's `capn ask` runs ask, as `ask` will record them (trimmed; not
     /// when the run has extra positional arguments, which `ask` refuses).
     pub asked: Vec<String>,
+    /// A shell call that also ran something that may show the agent other files than `reads`:
+    /// a program that is not a read, an edit, a search, `cd` or capn (`git show`, `ls`, `awk`,
+    /// `python -c`...), a read under `xargs`, a command substitution, or a read whose output
+    /// a pipe feeds to a program that does more than page it.
+    pub other: bool,
 }
 
 /// Classifies one tool call by its `name` and `input` object (see [`ToolCall`]).
@@ -78,35 +83,157 @@ pub fn classify(name: &str, input: &Value) -> ToolCall {
     c
 }
 
+/// True when a tool call named `name` (as the host's transcript names it) is one the tool hook
+/// `init` registers for `host` is shown (its matcher: Claude Code's `Grep|Glob|Read|Bash|Task|
+/// Agent`, Codex's shell, Gemini CLI's and Qwen Code's `grep_search|...|run_shell_command|...`;
+/// OpenCode's plugin sees every tool), or one that only edits or plans (`Edit`, `Write`,
+/// `apply_patch`, `TodoWrite`...), which looks at no other file. An MCP tool, Codex's
+/// `grep_files` or `list_dir`, Gemini CLI's `read_many_files` or `list_directory`, a web fetch:
+/// not shown, so the hooks cannot tell what they looked at.
+pub fn shown_to_hook(host: crate::hosts::Host, name: &str) -> bool {
+    use crate::hosts::Host;
+    let edits = matches!(
+        name,
+        "Edit"
+            | "Write"
+            | "MultiEdit"
+            | "NotebookEdit"
+            | "TodoWrite"
+            | "ExitPlanMode"
+            | "apply_patch"
+            | "update_plan"
+            | "write_file"
+            | "replace"
+            | "edit"
+            | "write"
+            | "todowrite"
+    );
+    edits
+        || match host {
+            Host::Claude | Host::Copilot => {
+                matches!(name, "Grep" | "Glob" | "Read" | "Bash" | "Task" | "Agent")
+            }
+            Host::Codex => matches!(
+                name,
+                "shell" | "shell_command" | "exec_command" | "local_shell_call" | "Bash"
+            ),
+            Host::Gemini | Host::Qwen => matches!(
+                name,
+                "grep_search"
+                    | "search_file_content"
+                    | "glob"
+                    | "read_file"
+                    | "run_shell_command"
+                    | "task"
+                    | "invoke_agent"
+            ),
+            Host::OpenCode => true,
+        }
+}
+
 /// A shell command line's searches, reads, edits (`apply_patch` through the shell) and capn runs.
 fn shell(line: &str, c: &mut ToolCall) {
     c.search = intent::from_shell_command(line).is_some();
-    for argv in intent::simple_commands(line) {
-        let argv = unwrapped(&argv);
+    // What a substitution runs is not in the words: it may read anything.
+    c.other = line.contains("$(") || line.contains('`') || line.contains("<(");
+    let steps = intent::command_steps(line);
+    for (i, step) in steps.iter().enumerate() {
+        let argv = unwrapped(&step.argv);
         let Some((prog, rest)) = argv.split_first() else {
+            c.other = true;
             continue;
         };
         let prog = prog.as_str();
+        // Its output fed to a program that does more than page it (`| wc -c`, `| xargs cat`):
+        // the file was not read by the agent.
+        let shown = steps
+            .get(i + 1)
+            .filter(|next| next.piped)
+            .is_none_or(|next| pages(&next.argv));
+        let mut reads = Vec::new();
         match prog {
             _ if reads_nothing(rest) => {}
+            _ if step.opaque => c.other = true,
             "capn" | "capn-hook" => capn_run(rest, c),
             "npx" | "bunx" | "pnpx" if rest.first().is_some_and(|p| p.starts_with("capn")) => {
                 capn_run(&rest[1..], c)
             }
             "cat" | "bat" | "batcat" | "nl" | "less" | "more" => {
-                c.reads.extend(positional(rest, &[]));
+                reads.extend(positional(rest, &[]));
             }
-            "head" | "tail" if zero_count(rest) => {}
-            "head" | "tail" => c.reads.extend(positional(rest, &["-n", "-c"])),
-            "sed" => c.reads.extend(sed_files(rest)),
+            "head" | "tail" if zero_count(rest) || follows(rest) => {}
+            "head" | "tail" => reads.extend(positional(rest, &["-n", "-c"])),
+            "sed" if in_place(rest) => c.edits.extend(sed_files(rest)),
+            "sed" if sed_prints(rest) => reads.extend(sed_files(rest)),
+            "sed" => {}
             "apply_patch" | "applypatch" => {
                 c.edits.extend(rest.iter().flat_map(|p| patched_files(p)));
             }
-            _ => {}
+            "cd" | "pushd" | "popd" | "pwd" | "true" | "echo" | "printf" => {}
+            // A search is `search` already; anything else may look at other files.
+            _ => c.other = true,
+        }
+        if shown {
+            c.reads.extend(reads);
         }
     }
     // A device (`cat /dev/null > f`) is no file read.
     c.reads.retain(|p| !p.starts_with("/dev/"));
+}
+
+/// True when a step fed by a pipe only pages or cuts what it is given (`head`, `tail`, `nl`,
+/// `cat`, `less`, `more`, `sed -n 1,40p` without files): the output still reaches the agent.
+fn pages(argv: &[String]) -> bool {
+    let Some((prog, rest)) = argv.split_first() else {
+        return false;
+    };
+    match prog.as_str() {
+        "head" | "tail" => !zero_count(rest) && positional(rest, &["-n", "-c"]).is_empty(),
+        "nl" | "cat" | "less" | "more" | "bat" | "batcat" => positional(rest, &[]).is_empty(),
+        "sed" => !in_place(rest) && sed_prints(rest) && sed_files(rest).is_empty(),
+        _ => false,
+    }
+}
+
+/// `tail -f` (`-F`, `--follow`): it waits on the file rather than showing it.
+fn follows(rest: &[String]) -> bool {
+    rest.iter().any(|a| {
+        a == "--follow"
+            || a.starts_with("--follow=")
+            || (a.starts_with('-') && !a.starts_with("--") && a[1..].contains(['f', 'F']))
+    })
+}
+
+/// `sed -i` (`--in-place`): it edits its files.
+fn in_place(rest: &[String]) -> bool {
+    rest.iter().any(|a| {
+        a.starts_with("--in-place")
+            || (a.starts_with('-') && !a.starts_with("--") && a[1..].starts_with('i'))
+    })
+}
+
+/// True when a `sed` run prints some of its input: without `-n` (unless its script is only
+/// `q` or `0q`...), or with `-n` and a script that prints (`p`) from a line other than 0
+/// (`sed -n 0p`, `sed -n q` print nothing).
+fn sed_prints(rest: &[String]) -> bool {
+    let short = |a: &String| a.starts_with('-') && !a.starts_with("--");
+    let quiet = rest
+        .iter()
+        .any(|a| a == "--quiet" || a == "--silent" || (short(a) && a[1..].contains('n')));
+    let script = match rest.iter().position(|a| short(a) && a.ends_with('e')) {
+        Some(i) => rest.get(i + 1).cloned().unwrap_or_default(),
+        None => positional(rest, &["-e", "-f", "-l"])
+            .into_iter()
+            .next()
+            .unwrap_or_default(),
+    };
+    let script = script.trim();
+    let starts_at_zero = script.starts_with('0');
+    if quiet {
+        script.contains('p') && !starts_at_zero && !script.starts_with('q')
+    } else {
+        !(script.is_empty() || script == "q" || starts_at_zero)
+    }
 }
 
 /// The command a wrapper runs (`timeout 10 capn ask ...`, `env A=b capn ...`, `nice`, `nohup`,
@@ -162,6 +289,8 @@ fn zero_count(rest: &[String]) -> bool {
         let next = || rest.get(i + 1).is_some_and(|v| zero(v));
         match a.as_str() {
             "-n" | "-c" | "--lines" | "--bytes" => next(),
+            // The old form `head -0`.
+            _ if a.len() > 1 && a.starts_with('-') && a[1..].bytes().all(|b| b == b'0') => true,
             _ => ["-n", "-c", "--lines=", "--bytes="]
                 .iter()
                 .any(|f| a.strip_prefix(f).is_some_and(zero)),
@@ -275,7 +404,13 @@ mod tests {
             ["/p/a.rs"]
         );
         let b = classify("Bash", &json!({"command": "cargo test 2>&1 | grep FAIL"}));
-        assert_eq!(b, ToolCall::default());
+        assert_eq!(
+            b,
+            ToolCall {
+                other: true,
+                ..ToolCall::default()
+            }
+        );
         let b = classify(
             "Bash",
             &json!({"command": "rg -n refund src && cat src/a.rs"}),
@@ -350,5 +485,40 @@ mod tests {
         assert!(!reads("cat src/b.rs &> src/a.rs").contains(&"src/a.rs".to_string()));
         assert_eq!(reads("cat src/a.rs 2>/dev/null"), ["src/a.rs"]);
         assert_eq!(reads("tail -n 10 src/a.rs"), ["src/a.rs"]);
+    }
+
+    #[test]
+    fn reads_that_show_nothing_and_calls_that_do_more_are_told_apart() {
+        let call = |cmd: &str| classify("Bash", &json!({ "command": cmd }));
+        for cmd in [
+            "sed -n 0p src/a.rs",
+            "sed -n q src/a.rs",
+            "cat src/a.rs | wc -c",
+            "head -0 src/a.rs",
+            "tail -f src/a.rs",
+            "tail -F src/a.rs",
+        ] {
+            assert!(call(cmd).reads.is_empty(), "{cmd}: {:?}", call(cmd));
+        }
+        for cmd in [
+            "sed -n 1,40p src/a.rs",
+            "sed 5q src/a.rs",
+            "nl -ba src/a.rs | head -n 40",
+            "cat src/a.rs | sed -n 1,20p",
+            "cd src && cat a.rs",
+        ] {
+            let c = call(cmd);
+            assert!(!c.reads.is_empty() && !c.other, "{cmd}: {c:?}");
+        }
+        for cmd in [
+            "cat src/a.rs && git show HEAD:lib/b.rs",
+            "cat src/a.rs; ls lib",
+            "cat src/a.rs | xargs cat",
+            "cat src/a.rs $(ls lib)",
+            "python3 -c 'print(open(\"lib/b.rs\").read())'",
+        ] {
+            assert!(call(cmd).other, "{cmd}");
+        }
+        assert_eq!(call("sed -i s/a/b/ src/a.rs").edits, ["src/a.rs"]);
     }
 }

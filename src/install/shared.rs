@@ -18,9 +18,22 @@ use anyhow::Result;
 use std::path::Path;
 
 /// `.capn/.gitignore` in shared mode: everything in `.capn/` is ignored but the entries, the
-/// config and this file (the index, vectors, stat cache, `stale.json`, lock, install record,
-/// linked worktrees' folders and temp files are derived or per machine).
+/// config, `.gitattributes` (phrasings merge without a conflict: `crate::store::conflict`) and
+/// this file (the index, vectors, stat cache, `stale.json`, `learned.json`, lock, install
+/// record, linked worktrees' folders and temp files are derived or per machine).
 pub const STORE_GITIGNORE: &str = "\
+# Written by capn init --shared: the charts (entries/*.md) and config.json are committed for the
+# team; everything else in .capn/ is derived or per machine and stays out of git.
+*
+!/.gitignore
+!/.gitattributes
+!/config.json
+!/entries/
+!/entries/*.md
+";
+
+/// The [`STORE_GITIGNORE`] capn wrote before `.gitattributes` was committed with the charts.
+pub const OLD_STORE_GITIGNORE: &str = "\
 # Written by capn init --shared: the charts (entries/*.md) and config.json are committed for the
 # team; everything else in .capn/ is derived or per machine and stays out of git.
 *
@@ -115,7 +128,13 @@ pub fn plan_store_ignore(path: &Path, shared: bool) -> Result<StoreIgnore> {
     };
     Ok(match now {
         Some(b) if b == want.as_bytes() => StoreIgnore::Keep,
-        Some(b) if !shared && b != STORE_GITIGNORE.as_bytes() => StoreIgnore::Keep,
+        Some(b)
+            if !shared
+                && b != STORE_GITIGNORE.as_bytes()
+                && b != OLD_STORE_GITIGNORE.as_bytes() =>
+        {
+            StoreIgnore::Keep
+        }
         _ => StoreIgnore::Write(want),
     })
 }

@@ -124,9 +124,36 @@ pub fn command_line(input: &Value) -> Option<String> {
 /// program as [`program_name`] spells it, and `bash -c "…"` scripts opened up. A segment that
 /// does not split (an open quote) is left out.
 pub fn simple_commands(command: &str) -> Vec<Vec<String>> {
+    command_steps(command)
+        .into_iter()
+        .map(|s| s.argv)
+        .filter(|a| !a.is_empty())
+        .collect()
+}
+
+/// One simple command of a command line ([`command_steps`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Step {
+    /// Its argv, as [`simple_commands`] gives it.
+    pub argv: Vec<String>,
+    /// A pipe (`|`) feeds it the output of the step before.
+    pub piped: bool,
+    /// It ran under `xargs` (its arguments come from its input too), or its segment did not
+    /// split into words (an open quote): what it touches is not all in `argv`.
+    pub opaque: bool,
+}
+
+/// [`simple_commands`] with each step's pipe and `xargs` (see [`Step`]); a segment that does not
+/// split is kept as an `opaque` step with an empty argv.
+pub fn command_steps(command: &str) -> Vec<Step> {
     let mut out = Vec::new();
-    for (segment, _) in split_segments(command) {
+    for (segment, piped) in split_segments(command) {
         let Ok(argv) = shell_words::split(segment) else {
+            out.push(Step {
+                argv: Vec::new(),
+                piped,
+                opaque: true,
+            });
             continue;
         };
         let skip = argv
@@ -136,19 +163,28 @@ pub fn simple_commands(command: &str) -> Vec<Vec<String>> {
                     || matches!(a.as_str(), "sudo" | "command" | "xargs" | "nice" | "time")
             })
             .count();
+        let opaque = argv[..skip].iter().any(|a| a == "xargs");
         let Some(prog) = argv.get(skip).map(|p| program_name(p)) else {
             continue;
         };
         let rest = &argv[skip + 1..];
         if let Some(script) = shell_script(&prog, rest) {
             if script != command {
-                out.extend(simple_commands(&script));
+                let mut inner = command_steps(&script);
+                if let Some(first) = inner.first_mut() {
+                    first.piped |= piped;
+                }
+                out.extend(inner);
             }
             continue;
         }
         let mut argv = vec![prog];
         argv.extend(rest.iter().cloned());
-        out.push(argv);
+        out.push(Step {
+            argv,
+            piped,
+            opaque,
+        });
     }
     out
 }

@@ -1,4 +1,4 @@
-//! A session's record for learning from use (issue 33, docs/recall.md "Learning from use"):
+//! A session's record for learning from use (docs/recall.md "Learning from use"):
 //! the `capn ask` runs the session made, what it did since the last turn's end (file reads and
 //! searches, in order), and the phrasings decided but not yet written. The hooks fill it
 //! ([`crate::hook::learn`]); [`Record::decide`] holds the rule.
@@ -170,17 +170,18 @@ impl Record {
         )
     }
 
-    /// The turn's end: decides what the turn's events teach, marks those asks done, adds the
-    /// phrasings to [`Record::decided`] and clears the events. `shown_of(root)` is the
+    /// The turn's end: decides what the turn's events teach, adds the phrasings to
+    /// [`Record::decided`], marks every ask done (asks close at the turn's end) and clears the
+    /// events. `shown_of(root)` is the
     /// project's record of what its asks showed.
     ///
     /// The rule: an event of a file counts for one ask, the most recent of this session (in
     /// the same project, at or before it) whose record ([`joined`]) showed a chart with that
     /// file; none when that ask is done. A chart of the ask is checked once at least half of
     /// its backing files (and at least one) were read, counting files no other chart of the
-    /// ask has. The ask learns the chart checked that is strong (a `candidate` line) and after
-    /// whose check the turn did nothing else: no search and no read but of that chart's files.
-    /// An ask with a chart checked is done either way.
+    /// ask has; searches never count as reads. The ask learns the chart checked that is strong
+    /// (a `candidate` line) and after whose check the turn did nothing else: no search and no
+    /// read but of that chart's files.
     pub fn decide(&mut self, now: SystemTime, shown_of: &mut dyn FnMut(&str) -> Shown) {
         let joins: Vec<Option<ShownAsk>> = self
             .asks
@@ -223,6 +224,11 @@ impl Record {
                 total: chart.total,
             });
         }
+        // Asks close at the turn's end: a read in a later turn (to edit the file, say) is no
+        // answer to an ask the agent may have moved on from.
+        for a in &mut self.asks {
+            a.done = true;
+        }
         self.events.clear();
         self.roots.clear();
         self.overflow = false;
@@ -252,7 +258,10 @@ impl Record {
         mine: &dyn Fn(usize) -> bool,
     ) -> Option<usize> {
         let mut read = BTreeSet::new();
-        (0..self.events.len()).filter(|&i| mine(i)).find(|&i| {
+        // Only reads check a chart: a search limited to its file (a count, a listing) shows
+        // the agent next to nothing of it.
+        let reads = |i: &usize| mine(*i) && !self.events[*i].search;
+        (0..self.events.len()).filter(reads).find(|&i| {
             read.extend(self.events[i].file.as_ref().map(|f| f.rel.clone()));
             own_read(s, chart, &read) >= bar(chart)
         })

@@ -70,6 +70,8 @@ pub struct Related {
     pub strong: bool,
     /// The question's words the chart does not hold, most telling first.
     pub missing: Vec<String>,
+    /// Moved up by words it learned from use ([`super::learned`]): a ranking, never an answer.
+    pub learned: bool,
 }
 
 /// The store as an ask reads it: under the writers' lock (the derived files it brought up to
@@ -138,7 +140,8 @@ impl Store {
         report_malformed_of(self, &mut reading);
         let (snap, cache) = reading.parts();
         let (found, code) = answer(self, snap, question, limit)?;
-        let found = settled(&self.root, found, cache);
+        let mut found = settled(&self.root, found, cache);
+        promote_learned(self, question, &mut found, cache);
         if let Reading::Locked(w) = reading {
             // Only a reader that holds the lock saves what it brought up to date.
             if let Some(Err(e)) = code.map(|c| c.save_if_changed(self)) {
@@ -205,6 +208,46 @@ fn settled(root: &Path, found: Answers, cache: &mut StatCache) -> Answers {
         related,
         hidden,
     }
+}
+
+/// Learning from use ranks, never answers ([`super::learned`]): on a miss that hid no stale
+/// chart, the chart whose learned words are closest to the question (a closeness of at least the
+/// answer gate's, `gate`) moves to the first `candidate` line, marked learned. A chart the miss
+/// did not show is added there only when the question is words it learned (once normalised)
+/// and every backing file hashes as charted. Nothing changes with `"learn": false`.
+fn promote_learned(store: &Store, question: &str, found: &mut Answers, cache: &mut StatCache) {
+    if !found.hits.is_empty() || !found.hidden.is_empty() || !store.config().learn {
+        return;
+    }
+    let learned = super::learned::LearnedWords::read(store);
+    if learned.charts.is_empty() {
+        return;
+    }
+    let min = crate::embed::model().map_or(1.0, |m| m.thresholds().gate);
+    let Some((id, closeness)) = super::learned::closest(&learned, question, min) else {
+        return;
+    };
+    let mut r = match found.related.iter().position(|r| r.entry.id == id) {
+        Some(i) => found.related.remove(i),
+        None if closeness >= super::learned::SAME_WORDS => {
+            let Ok(entry) = read_entry(&store.entry_path(id), &format!("{id}.md")) else {
+                return;
+            };
+            if freshness(&store.root, &entry, cache) != Freshness::Fresh {
+                return;
+            }
+            Related {
+                entry,
+                strong: true,
+                missing: Vec::new(),
+                learned: true,
+            }
+        }
+        None => return,
+    };
+    r.strong = true;
+    r.learned = true;
+    found.related.insert(0, r);
 }
 
 /// Reports malformed entry files once per ask.
@@ -305,6 +348,7 @@ fn verified(
                 entry,
                 strong: c.strong,
                 missing: c.missing,
+                learned: false,
             })
         })
         .collect();

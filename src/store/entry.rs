@@ -19,8 +19,10 @@
 //! ```
 //! The `# ` heading is the chart's question (the one capn-hook 0.2 reads); other phrasings the
 //! agent confirmed for it (`capn chart "<words>" --like <id>`, or charting the same files with a
-//! similar question) follow the details as a last `## Also asked as` section of `- ` lines. capn
-//! 0.2 reads that section as part of the details (verbatim, so it survives 0.2 reading and
+//! similar question) follow the details as a last `## Also asked as` section of `- ` lines.
+//! Words learned from use are never written here (`super::learned`: they rank, never answer).
+//! In a shared store git merges entries line by line (`super::conflict::GITATTRIBUTES`), so
+//! two sides' phrasings both land in that section. capn 0.2 reads that section as part of the details (verbatim, so it survives 0.2 reading and
 //! listing the entry; charting the same question again in 0.2 replaces the entry, dropping it).
 //! Frontmatter keys capn does not know are kept (`Entry::extra`) and written back after
 //! `files:`. Rules (format.md, "`.capn/entries/<id>.md`"): keys sorted, `/`-separated, relative to the project
@@ -321,7 +323,9 @@ fn parse_frontmatter<'a>(lines: &mut impl Iterator<Item = &'a str>) -> Result<Fr
             "id" if front.id.is_some() => return Err("two id lines".into()),
             "id" => front.id = Some(unquoted()),
             "at" => front.at = valid_at(&unquoted()),
-            "files" if seen_files => return Err("two files: blocks".into()),
+            "files" if seen_files => {
+                return Err("two files: blocks (two versions of this chart were merged: charting its question again resolves it, keeping both sides' phrasings and details)".into())
+            }
             "files" if !value.is_empty() && value != "{}" => {
                 return Err(format!("bad files line: {}", clip(line)));
             }
@@ -353,7 +357,12 @@ fn add_file_line(files: &mut BTreeMap<String, String>, line: &str) -> Result<(),
     let body = line.strip_prefix("  ").unwrap_or_else(|| line.trim_start());
     let (path, hash) = parse_file_line(body)?;
     if files.contains_key(&path) {
-        return Err(format!("duplicate file key: {}", clip(&path)));
+        // Two versions of the chart merged line by line (`.capn/.gitattributes`): a re-chart of
+        // its question resolves it (store::conflict).
+        return Err(format!(
+            "duplicate file key: {} (two versions of this chart were merged: charting its question again resolves it, keeping both sides' phrasings and details)",
+            clip(&path)
+        ));
     }
     files.insert(path, hash);
     Ok(())

@@ -12,6 +12,7 @@ pub mod conflict;
 pub mod entry;
 pub mod fresh;
 pub mod index;
+pub mod learned;
 mod listing;
 pub use listing::entry_names;
 pub mod lock;

@@ -136,6 +136,8 @@ impl Writer {
         let id = entry.id.clone();
         let path = self.store.entry_path(&id);
         let was_current = self.snap.folder_is_current(&self.store);
+        // Before the entry: a teammate's phrasings merge into it without a conflict.
+        self.store.ensure_merge_attributes();
         crate::fsutil::write_atomic(&path, entry.render().as_bytes()).with_context(|| {
             format!(
                 "could not write entry: {}",

@@ -11,8 +11,9 @@
 //!   charts it shares its files with);
 //! - [`Writer::current_chart`]: the chart `capn chart "<words>" --like <id>` confirms, refused
 //!   clearly when the id is no chart or its files changed;
-//! - [`Writer::learn_phrasing`]: the same confirmation made by the hooks from the agent's reads
-//!   (learning from use, `crate::hook::learn`), only when no chart has the words yet;
+//! - [`Writer::learn_phrasing`]: words the hooks inferred from the agent's reads (learning from
+//!   use, `crate::hook::learn`), only when no chart has the words yet; kept apart from the
+//!   confirmed phrasings (`super::learned`): they rank, never answer;
 //! - [`checked`]: an entry as a reader will parse it, before any writer writes it.
 
 use super::entry::Entry;
@@ -188,15 +189,15 @@ impl Writer {
         Ok(e)
     }
 
-    /// Learning from use (docs/recall.md, "Learning from use"): adds `question` as a phrasing of
-    /// chart `id`, as `capn chart "<question>" --like <id>` does, when the agent did not chart
+    /// Learning from use (docs/recall.md, "Learning from use"): adds `question` to the words chart
+    /// `id` learned (`super::learned`: they rank it on a miss, never answer), when the agent did not chart
     /// those words itself meanwhile and every code of the words ([`codes`]: a word with a digit)
     /// is one the chart's question or phrasings hold, and the chart still has the backing files
     /// the ask showed (`shown`: those files, at most `shown::MAX_FILES` of them, and how many it
     /// had; a chart re-charted on other files since is [`Learned::NotCurrent`]). Returns what
     /// happened; nothing is written unless [`Learned::Added`].
     ///
-    /// Errors: the entry would not read back as written ([`checked`]) or cannot be written.
+    /// Errors: `.capn/learned.json` cannot be written.
     pub fn learn_phrasing(
         &mut self,
         question: &str,
@@ -206,7 +207,7 @@ impl Writer {
         if !self.askers(question).is_empty() {
             return Ok(Learned::AlreadyAsked);
         }
-        let Ok(mut e) = self.current_chart(id) else {
+        let Ok(e) = self.current_chart(id) else {
             return Ok(Learned::NotCurrent);
         };
         // Re-charted on other files since the ask showed it: the agent read other files.
@@ -221,11 +222,15 @@ impl Writer {
         if !codes(question).is_subset(&held) {
             return Ok(Learned::CodeClash);
         }
-        if e.add_phrasing(question).is_none() {
+        // Kept apart from the confirmed phrasings: it ranks, never answers (store::learned).
+        let mut learned = super::learned::LearnedWords::read(&self.store);
+        if !learned.add(&e.id, question) {
             return Ok(Learned::AlreadyAsked);
         }
-        let e = checked(e)?;
-        self.chart(e, &[])?;
+        let ids: std::collections::BTreeSet<&str> =
+            self.snap.ids.iter().map(String::as_str).collect();
+        learned.keep_only(&ids);
+        learned.write(&self.store)?;
         Ok(Learned::Added)
     }
 }
@@ -233,7 +238,7 @@ impl Writer {
 /// What [`Writer::learn_phrasing`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Learned {
-    /// The words are now a phrasing of the chart.
+    /// The words are now learned for the chart (they rank it, never answer).
     Added,
     /// A chart already has those words as its question or a phrasing (the agent charted them,
     /// or confirmed them with `--like`): nothing was written.

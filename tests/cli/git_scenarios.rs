@@ -464,12 +464,20 @@ pub(crate) fn shared_repo() -> (Env, String) {
 #[test]
 fn a_fresh_clone_of_a_shared_store_answers_on_its_first_ask() {
     let (env, id) = shared_repo();
-    // Only the entries, config.json and .capn/.gitignore are committed: no derived file.
+    // Only the entries, config.json, .capn/.gitignore and .capn/.gitattributes are committed:
+    // no derived file.
     let tracked = git(&env, &env.root, &["ls-files", ".capn"]);
     let mut files: Vec<&str> = tracked.lines().collect();
     files.retain(|f| !f.starts_with(".capn/entries/"));
-    assert_eq!(files, vec![".capn/.gitignore", ".capn/config.json"]);
-    assert_eq!(tracked.lines().count(), 6, "{tracked}");
+    assert_eq!(
+        files,
+        vec![
+            ".capn/.gitattributes",
+            ".capn/.gitignore",
+            ".capn/config.json"
+        ]
+    );
+    assert_eq!(tracked.lines().count(), 7, "{tracked}");
     let clone = env.tmp.path().join("clone");
     git(
         &env,

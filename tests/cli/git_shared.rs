@@ -66,10 +66,125 @@ fn two_clones_charting_the_same_question_merge_without_a_conflict() {
     assert_eq!(answers(&env, &clone, q), vec![mine]);
 }
 
+/// A shared store from before `.capn/.gitattributes`: git merges its entries line by line
+/// (and conflicts).
+fn without_merge_attributes(env: &crate::util::Env, root: &Path) {
+    if git_status_of(env, root, &["rm", "-q", ".capn/.gitattributes"]) {
+        git(env, root, &["commit", "-q", "-m", "no attributes"]);
+    }
+    // The next capn write would put it back: an older capn, or a teammate without capn.
+    std::fs::create_dir(root.join(".capn/.gitattributes")).unwrap();
+}
+
+/// `capn chart <q> --like <id>` in `dir`, committed.
+fn like(env: &crate::util::Env, dir: &Path, q: &str, id: &str, details: Option<&str>) {
+    let mut args = vec!["chart", q, "--like", id];
+    args.extend(details.iter().flat_map(|d| ["--details", *d]));
+    capn(env, dir, &args).ok();
+    git(env, dir, &["commit", "-q", "-am", q]);
+}
+
+/// The first answer's id and score for `q` in `dir`.
+fn first_answer(env: &crate::util::Env, dir: &Path, q: &str) -> Option<(String, u64)> {
+    let run = capn(env, dir, &["ask", q]);
+    let hit = run.jsonl().into_iter().next()?;
+    Some((hit["id"].as_str()?.to_string(), hit["score"].as_u64()?))
+}
+
+/// Two teammates each confirm another phrasing of one chart: plain git merges both (the union
+/// driver `.capn/.gitattributes` names is built into git), and both answer at 100.
+#[test]
+fn two_teammates_phrasings_of_one_chart_merge_without_a_conflict() {
+    let (env, id) = shared_repo();
+    let root = env.root.clone();
+    git(
+        &env,
+        env.tmp.path(),
+        &["clone", "-q", root.to_str().unwrap(), "clone"],
+    );
+    let clone = env.tmp.path().join("clone").canonicalize().unwrap();
+    let (mine, theirs) = (
+        "Where do Stripe callbacks get processed?",
+        "Which code receives the Stripe events?",
+    );
+    like(&env, &root, mine, &id, None);
+    like(&env, &clone, theirs, &id, None);
+    let merged = git_status_of(
+        &env,
+        &clone,
+        &["pull", "-q", "--no-rebase", "--no-edit", "origin", "main"],
+    );
+    let text = std::fs::read_to_string(clone.join(format!(".capn/entries/{id}.md"))).unwrap();
+    assert!(merged, "the phrasings conflicted: {text}");
+    assert_eq!(git(&env, &clone, &["status", "--porcelain"]), "");
+    for q in [Q, mine, theirs] {
+        assert_eq!(
+            first_answer(&env, &clone, q),
+            Some((id.clone(), 100)),
+            "{q}"
+        );
+    }
+}
+
+/// A conflict in a store without the attributes: the fix capn prints keeps both sides'
+/// phrasings and both sides' details.
+#[test]
+fn the_printed_fix_for_a_conflict_keeps_both_sides_phrasings_and_details() {
+    let (env, id) = shared_repo();
+    let root = env.root.clone();
+    without_merge_attributes(&env, &root);
+    git(&env, &root, &["checkout", "-q", "-b", "a"]);
+    let (mine, theirs) = (
+        "Where do Stripe callbacks get processed?",
+        "Which code receives the Stripe events?",
+    );
+    like(
+        &env,
+        &root,
+        mine,
+        &id,
+        Some("Signature checks live in verify()."),
+    );
+    git(&env, &root, &["checkout", "-q", "main"]);
+    like(
+        &env,
+        &root,
+        theirs,
+        &id,
+        Some("The router hands events to handle()."),
+    );
+    assert!(!git_status_of(
+        &env,
+        &root,
+        &["merge", "-q", "--no-edit", "a"]
+    ));
+    let run = capn(&env, &root, &["ask", Q]).code(1);
+    let fix = run
+        .stderr
+        .split("resolve it with ")
+        .nth(1)
+        .and_then(|t| t.split(" (re-charting").next())
+        .unwrap_or_else(|| panic!("{}", run.stderr));
+    let args = shell_words::split(fix).unwrap();
+    assert_eq!(args[0], "capn");
+    let args: Vec<&str> = args[1..].iter().map(String::as_str).collect();
+    capn(&env, &root, &args).ok();
+    for q in [Q, mine, theirs] {
+        assert_eq!(first_answer(&env, &root, q), Some((id.clone(), 100)), "{q}");
+    }
+    let hit = &capn(&env, &root, &["ask", Q]).jsonl()[0];
+    let details = hit["details"].as_str().unwrap();
+    assert!(
+        details.contains("verify()") && details.contains("handle()"),
+        "{details}"
+    );
+}
+
 #[test]
 fn a_conflicted_entry_is_reported_never_served_and_a_rechart_resolves_it() {
     let (env, id) = shared_repo();
     let root = env.root.clone();
+    without_merge_attributes(&env, &root);
     git(&env, &root, &["checkout", "-q", "-b", "a"]);
     let charted = |details: &str| {
         capn(
@@ -186,4 +301,63 @@ fn a_config_capn_cannot_read_never_turns_into_deletions() {
         "{run:?}"
     );
     assert_eq!(listed(&env, &root).len(), n);
+}
+
+/// The one shape the line-by-line merge cannot take: both sides re-chart a question after
+/// changing other lines of its file (git merges the file cleanly, each side's hash lands in the
+/// entry). The entry is reported, never served, and the re-chart it names resolves it in place,
+/// keeping both sides' phrasings.
+#[test]
+fn a_chart_re_charted_on_both_sides_is_reported_and_a_rechart_resolves_it() {
+    let (env, _) = shared_repo();
+    let root = env.root.clone();
+    let q = "Where is the audit log written?";
+    let body: String = (0..12).map(|i| format!("fn step{i}() {{}}\n")).collect();
+    env.write("src/audit.rs", &format!("// the audit log\n{body}"));
+    chart(&env, &root, q, "src/audit.rs");
+    git(&env, &root, &["add", "-A"]);
+    git(&env, &root, &["commit", "-q", "-m", "audit"]);
+    git(&env, &root, &["checkout", "-q", "-b", "a"]);
+    // Each side: an edit of its own line of the file, a re-chart (in a shared store the version
+    // before is kept for a teammate: the chart takes the next id, the same on both sides), and a
+    // phrasing.
+    let side = |from: &str, to: &str, phrasing: &str| {
+        let text = env.read("src/audit.rs").replace(from, to);
+        env.write("src/audit.rs", &text);
+        let new = chart(&env, &root, q, "src/audit.rs");
+        capn(&env, &root, &["chart", phrasing, "--like", &new]).ok();
+        git(&env, &root, &["add", "-A"]);
+        git(&env, &root, &["commit", "-q", "-m", phrasing]);
+        new
+    };
+    let (mine, theirs) = (
+        "Which file appends to the audit log?",
+        "Where are audit events recorded?",
+    );
+    let ours = side("step0()", "first()", mine);
+    git(&env, &root, &["checkout", "-q", "main"]);
+    let id = side("step11()", "last()", theirs);
+    assert_eq!(ours, id);
+    assert!(git_status_of(
+        &env,
+        &root,
+        &["merge", "-q", "--no-edit", "a"]
+    ));
+    let run = capn(&env, &root, &["ask", q]).code(1);
+    assert!(
+        run.stderr
+            .contains("two versions of this chart were merged"),
+        "{}",
+        run.stderr
+    );
+    let before = entry_files(&root);
+    assert_eq!(chart(&env, &root, q, "src/audit.rs"), id);
+    assert_eq!(entry_files(&root), before);
+    for asked in [q, mine, theirs] {
+        assert_eq!(
+            first_answer(&env, &root, asked),
+            Some((id.clone(), 100)),
+            "{asked}"
+        );
+    }
 }

@@ -10,22 +10,22 @@ use serde_json::{json, Value};
 
 /// Asked of [`three_charts`], it misses and shows two candidates (Stripe's chart and the
 /// webhooks one).
-const Q: &str = "Where are Stripe payment webhooks still verified and stored?";
-const SID: &str = "learn-session";
+pub(crate) const Q: &str = "Where are Stripe payment webhooks still verified and stored?";
+pub(crate) const SID: &str = "learn-session";
 
 /// Another rewording that shows the Stripe chart as a strong candidate.
 const Q2: &str = "Where are the Stripe payment webhooks still verified and stored?";
 
 /// A shown chart: its id and files, as the `candidate`/`related` line printed them.
 #[derive(Debug, Clone)]
-struct Shown {
-    id: String,
-    files: Vec<String>,
+pub(crate) struct Shown {
+    pub(crate) id: String,
+    pub(crate) files: Vec<String>,
 }
 
 /// The session [`SID`] asks `q` (a miss: its PreToolUse sees the shell call, then `ask` runs)
 /// and returns the charts it showed, in order.
-fn ask_shown(env: &Env, q: &str) -> Vec<Shown> {
+pub(crate) fn ask_shown(env: &Env, q: &str) -> Vec<Shown> {
     ask_in(env, SID, q)
 }
 
@@ -40,12 +40,12 @@ fn ask_in(env: &Env, sid: &str, q: &str) -> Vec<Shown> {
 }
 
 /// A Bash tool call's PreToolUse fields.
-fn bash(command: &str) -> Value {
+pub(crate) fn bash(command: &str) -> Value {
     json!({"tool_name": "Bash", "tool_input": {"command": command}})
 }
 
 /// PreToolUse of session `sid`.
-fn hook_in(env: &Env, sid: &str, extra: &Value) -> Run {
+pub(crate) fn hook_in(env: &Env, sid: &str, extra: &Value) -> Run {
     env.run_stdin(
         &["hook", "pre-tool-use"],
         &hook_payload("PreToolUse", sid, &env.root, extra.clone()),
@@ -73,13 +73,13 @@ fn shown_lines(stderr: &str, prefixes: &[&str]) -> Vec<Shown> {
         .collect()
 }
 
-fn hook(env: &Env, event: &str, sub: &str, extra: Value) -> Run {
+pub(crate) fn hook(env: &Env, event: &str, sub: &str, extra: Value) -> Run {
     env.run_stdin(&["hook", sub], &hook_payload(event, SID, &env.root, extra))
         .ok()
 }
 
 /// The agent reads `rel` with Claude Code's Read tool (absolute path, as Claude Code sends it).
-fn read(env: &Env, rel: &str) -> Run {
+pub(crate) fn read(env: &Env, rel: &str) -> Run {
     let path = env.root.join(rel);
     hook(
         env,
@@ -89,25 +89,72 @@ fn read(env: &Env, rel: &str) -> Run {
     )
 }
 
-/// The control of a test: the session reads `a`'s first file, the turn ends, and `a` then
-/// answers [`Q`] at score 100.
+/// The control of a test: the session reads `a`'s first file, the turn ends, and `a` is then
+/// the first line [`Q`]'s miss shows, marked learned.
 #[track_caller]
-fn learns(env: &Env, a: &Shown) {
+pub(crate) fn learns(env: &Env, a: &Shown) {
     read(env, &a.files[0]);
     stop(env);
-    assert_eq!(answer(env, Q), Some((a.id.clone(), 100)));
+    assert_eq!(learned(env, Q), Some(a.id.clone()));
 }
 
-fn stop(env: &Env) -> Run {
-    hook(env, "Stop", "stop", json!({"stop_hook_active": false}))
+/// The turn ends (Stop) with a transcript whose turn called Bash and Read only: tools the
+/// registered matcher shows the hook.
+pub(crate) fn stop(env: &Env) -> Run {
+    stop_after(env, &["Bash", "Read"])
 }
 
-fn entry(env: &Env, id: &str) -> String {
+/// The turn ends (Stop) with a transcript whose turn called the tools `names`, in order.
+pub(crate) fn stop_after(env: &Env, names: &[&str]) -> Run {
+    let path = env.tmp.path().join(format!("{SID}.jsonl"));
+    std::fs::write(&path, transcript(names)).unwrap();
+    let extra = json!({"stop_hook_active": false, "transcript_path": path});
+    hook(env, "Stop", "stop", extra)
+}
+
+/// A Claude Code transcript of one turn: the prompt, then one tool call of each of `names`.
+pub(crate) fn transcript(names: &[&str]) -> String {
+    let mut out = json!({"type": "user", "message": {"content": "where is it?"}}).to_string();
+    out.push('\n');
+    for (i, name) in names.iter().enumerate() {
+        let call = json!({"type": "tool_use", "id": format!("t{i}"), "name": name, "input": {}});
+        let line = json!({"type": "assistant", "message": {"content": [call]}});
+        out.push_str(&format!("{line}\n"));
+    }
+    out
+}
+
+pub(crate) fn entry(env: &Env, id: &str) -> String {
     env.read(&format!(".capn/entries/{id}.md"))
 }
 
+/// On a miss of `q` whose first line is a candidate moved up by learned words: its id. `None`
+/// when `q` is answered or the first line is not marked learned.
+pub(crate) fn learned(env: &Env, q: &str) -> Option<String> {
+    let run = env.run(&["ask", q]);
+    if run.code == 0 {
+        return None;
+    }
+    let first = run.stderr.lines().find_map(|l| {
+        l.strip_prefix("candidate ")
+            .or_else(|| l.strip_prefix("related "))
+    })?;
+    let v: Value = serde_json::from_str(first).unwrap();
+    (v["learned"] == json!(true)).then(|| v["id"].as_str().unwrap().to_string())
+}
+
+/// True when chart `id` learned the words `q` (`capn list --json`).
+pub(crate) fn learned_by(env: &Env, id: &str, q: &str) -> bool {
+    env.run(&["list", "--json"]).ok().jsonl().iter().any(|e| {
+        e["id"] == id
+            && e["learned"]
+                .as_array()
+                .is_some_and(|l| l.iter().any(|w| w == q))
+    })
+}
+
 /// Asks `q` again: `Some(first answer's id, score)` or `None` on a miss.
-fn answer(env: &Env, q: &str) -> Option<(String, u64)> {
+pub(crate) fn answer(env: &Env, q: &str) -> Option<(String, u64)> {
     let run = env.run(&["ask", q]);
     if run.code != 0 {
         return None;
@@ -117,7 +164,7 @@ fn answer(env: &Env, q: &str) -> Option<(String, u64)> {
 }
 
 /// [`three_charts`], asked [`Q`]: the env and the first two charts shown.
-fn shown_two() -> (Env, Shown, Shown) {
+pub(crate) fn shown_two() -> (Env, Shown, Shown) {
     let env = three_charts();
     let shown = ask_shown(&env, Q);
     assert!(shown.len() >= 2, "expected two shown charts: {shown:?}");
@@ -127,14 +174,20 @@ fn shown_two() -> (Env, Shown, Shown) {
 #[test]
 fn a_read_of_a_shown_charts_file_teaches_it_the_words_at_the_turns_end() {
     let (env, a, b) = shown_two();
-    let b_before = entry(&env, &b.id);
-    assert_eq!(read(&env, &a.files[0]).stdout, "");
+    let entries = (entry(&env, &a.id), entry(&env, &b.id));
+    // The second candidate: learning moves it up to the first line.
+    assert_eq!(read(&env, &b.files[0]).stdout, "");
     // Nothing is learned before the turn ends.
-    assert_eq!(answer(&env, Q), None);
+    assert_eq!(learned(&env, Q), None);
     assert_eq!(stop(&env).stdout, "");
-    assert_eq!(answer(&env, Q), Some((a.id.clone(), 100)));
-    assert!(entry(&env, &a.id).contains(Q));
-    assert_eq!(entry(&env, &b.id), b_before);
+    assert_eq!(learned(&env, Q), Some(b.id.clone()));
+    assert!(learned_by(&env, &b.id, Q));
+    // It ranks, never answers: the words are no phrasing of the chart, and no entry changed.
+    assert_eq!(answer(&env, Q), None);
+    assert_eq!((entry(&env, &a.id), entry(&env, &b.id)), entries);
+    let line = env.run(&["ask", Q]).code(1).stderr;
+    let first = line.lines().find(|l| l.starts_with("candidate ")).unwrap();
+    assert!(first.ends_with(",\"learned\":true}"), "{line}");
 }
 
 #[test]
@@ -145,9 +198,10 @@ fn no_read_teaches_nothing() {
     env.write("src/other.ts", "x\n");
     read(&env, "src/other.ts");
     stop(&env);
-    assert_eq!(answer(&env, Q), None);
+    assert_eq!(learned(&env, Q), None);
     assert_eq!((entry(&env, &a.id), entry(&env, &b.id)), before);
-    // The control: the same turn with a read of a shown chart's file learns.
+    // The control: asked again, a read of a shown chart's file learns.
+    ask_shown(&env, Q);
     learns(&env, &a);
 }
 
@@ -176,12 +230,13 @@ fn a_file_two_shown_charts_share_counts_for_neither() {
     assert!(shown[..2].iter().all(|s| s.files.contains(&common)));
     read(&env, &common);
     stop(&env);
-    assert_eq!(answer(&env, Q), None);
-    // The control: the Stripe chart's own file is half of its files.
+    assert_eq!(learned(&env, Q), None);
+    // The control: asked again, the Stripe chart's own file is half of its files.
     let s = shown.iter().find(|s| s.files.len() == 2).unwrap();
+    ask_shown(&env, Q);
     read(&env, "src/api/stripe.ts");
     stop(&env);
-    assert_eq!(answer(&env, Q), Some((s.id.clone(), 100)));
+    assert_eq!(learned(&env, Q), Some(s.id.clone()));
 }
 
 #[test]
@@ -194,11 +249,12 @@ fn words_the_agent_charted_itself_are_not_learned_again() {
             env.run(&["chart", Q, "--files", "src/api/own.ts"]).ok();
         }
         stop(&env);
-        // The control (not charted itself): learned.
-        assert_eq!(entry(&env, &a.id).contains(Q), !charts_itself);
-        let (id, score) = answer(&env, Q).unwrap();
-        assert_eq!(id == a.id, !charts_itself);
-        assert_eq!(score, 100);
+        // The control (not charted itself): learned, and shown first.
+        assert_eq!(learned_by(&env, &a.id, Q), !charts_itself);
+        assert_eq!(learned(&env, Q).is_some(), !charts_itself);
+        if charts_itself {
+            assert_eq!(answer(&env, Q).unwrap().1, 100);
+        }
     }
 }
 
@@ -215,10 +271,10 @@ fn a_chart_that_went_stale_learns_nothing() {
     // the chart's file does not try again.
     env.write(&a.files[0], &was);
     stop(&env);
-    assert_eq!(answer(&env, Q), None);
+    assert_eq!(learned(&env, Q), None);
     read(&env, &a.files[0]);
     stop(&env);
-    assert_eq!(answer(&env, Q), None);
+    assert_eq!(learned(&env, Q), None);
     // The control: asked and read again while current, it learns.
     ask_shown(&env, Q);
     learns(&env, &a);
@@ -241,10 +297,10 @@ fn learn_false_when_the_turn_ends_drops_the_evidence() {
     read(&env, &a.files[0]);
     set_learn(&env, false);
     stop(&env);
-    assert_eq!(answer(&env, Q), None);
+    assert_eq!(learned(&env, Q), None);
     set_learn(&env, true);
     stop(&env);
-    assert_eq!(answer(&env, Q), None);
+    assert_eq!(learned(&env, Q), None);
     // The control: on throughout, the next ask and read learn.
     ask_shown(&env, Q);
     learns(&env, &a);
@@ -258,18 +314,18 @@ fn learn_false_when_asked_records_nothing_to_learn_from() {
     set_learn(&env, true);
     read(&env, &shown[0].files[0]);
     stop(&env);
-    assert_eq!(answer(&env, Q), None);
+    assert_eq!(learned(&env, Q), None);
     // The control: asked with it on, the same read learns.
     ask_shown(&env, Q);
     read(&env, &shown[0].files[0]);
     stop(&env);
-    assert_eq!(answer(&env, Q), Some((shown[0].id.clone(), 100)));
+    assert_eq!(learned(&env, Q), Some(shown[0].id.clone()));
 }
 
 #[test]
 fn the_hooks_print_the_same_bytes_with_evidence_pending() {
     // The same payloads in a project where nothing was shown, and in one where the reads are
-    // evidence (learned at the prompt, the first of the two moments here).
+    // evidence (learned at the turn's end).
     let plain = three_charts();
     let (env, a, _) = shown_two();
     let grep =
@@ -279,19 +335,19 @@ fn the_hooks_print_the_same_bytes_with_evidence_pending() {
         [
             read(env, &a.files[0]),
             hook(env, "PreToolUse", "pre-tool-use", grep.clone()),
+            stop(env),
             hook(
                 env,
                 "UserPromptSubmit",
                 "user-prompt-submit",
                 prompt.clone(),
             ),
-            stop(env),
         ]
         .map(|r| (r.stdout, r.code))
     };
     assert_eq!(outputs(&env), outputs(&plain));
-    assert_eq!(answer(&env, Q), Some((a.id, 100)));
-    assert_eq!(answer(&plain, Q), None);
+    assert_eq!(learned(&env, Q), Some(a.id.clone()));
+    assert_eq!(learned(&plain, Q), None);
 }
 
 #[test]
@@ -386,9 +442,9 @@ fn a_busy_store_keeps_the_evidence_for_the_next_turn() {
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
     drop(lock);
-    assert_eq!(answer(&env, Q), None);
+    assert_eq!(learned(&env, Q), None);
     stop(&env);
-    assert_eq!(answer(&env, Q), Some((a.id, 100)));
+    assert_eq!(learned(&env, Q), Some(a.id.clone()));
 }
 
 /// Codex reads through its shell (`sed -n`, a path relative to a subfolder the agent is in).
@@ -407,12 +463,20 @@ fn a_codex_shell_read_is_evidence_too() {
         ),
     );
     assert_eq!((run.code, run.stdout.as_str()), (0, ""));
-    env.run_stdin(
-        &["hook", "stop", "--host", "codex"],
-        &payload("Stop", json!({"stop_hook_active": false})),
-    )
-    .ok();
-    assert_eq!(answer(&env, Q), Some((a.id, 100)));
+    // Codex's rollout of the turn: the prompt, then the shell call.
+    let rollout = env.tmp.path().join("rollout.jsonl");
+    let call = json!({"command": ["bash", "-lc", format!("sed -n 1,40p {name}")]});
+    let lines = [
+        json!({"type": "response_item", "payload": {"type": "message", "role": "user",
+            "content": [{"type": "input_text", "text": "where?"}]}}),
+        json!({"type": "response_item", "payload": {"type": "function_call", "name": "shell",
+            "arguments": call.to_string(), "call_id": "c1"}}),
+    ];
+    std::fs::write(&rollout, lines.map(|l| format!("{l}\n")).concat()).unwrap();
+    let end = json!({"stop_hook_active": false, "transcript_path": rollout});
+    env.run_stdin(&["hook", "stop", "--host", "codex"], &payload("Stop", end))
+        .ok();
+    assert_eq!(learned(&env, Q), Some(a.id.clone()));
 }
 
 /// A read in a session that did not ask teaches nothing: evidence counts only for the asks the
@@ -430,7 +494,7 @@ fn a_read_in_another_session_teaches_nothing() {
     let other_stop = hook_payload("Stop", other, &env.root, json!({"stop_hook_active": false}));
     env.run_stdin(&["hook", "stop"], &other_stop).ok();
     stop(&env);
-    assert_eq!(answer(&env, Q), None);
+    assert_eq!(learned(&env, Q), None);
     // An `ask` run no session's hook saw teaches nothing either.
     env.run(&["ask", Q2]).code(1);
     hook_in(
@@ -439,8 +503,9 @@ fn a_read_in_another_session_teaches_nothing() {
         &json!({"tool_name": "Read", "tool_input": {"file_path": path}}),
     );
     env.run_stdin(&["hook", "stop"], &other_stop).ok();
-    assert_eq!(answer(&env, Q2), None);
+    assert_eq!(learned(&env, Q2), None);
     // The control: the session that asked reads it.
+    ask_shown(&env, Q);
     learns(&env, &a);
 }
 
@@ -451,8 +516,8 @@ fn one_read_teaches_only_the_latest_ask() {
     assert_eq!(ask_shown(&env, Q2)[0].id, a.id);
     read(&env, &a.files[0]);
     stop(&env);
-    assert_eq!(answer(&env, Q2), Some((a.id.clone(), 100)));
-    assert!(!entry(&env, &a.id).contains(Q));
+    assert_eq!(learned(&env, Q2), Some(a.id.clone()));
+    assert!(!learned_by(&env, &a.id, Q));
     // Q is not a phrasing: it does not answer at 100 (its near twin may answer it).
     assert_ne!(answer(&env, Q).map(|(_, score)| score), Some(100));
 }
@@ -477,17 +542,17 @@ fn env_explores_after_reading(then: Value) {
     read(&env, &a.files[0]);
     hook_in(&env, SID, &then);
     stop(&env);
-    assert_eq!(answer(&env, Q), None, "{then}");
+    assert_eq!(learned(&env, Q), None, "{then}");
     // Rejected: a later read of it alone does not teach it.
     read(&env, &a.files[0]);
     stop(&env);
-    assert_eq!(answer(&env, Q), None, "{then}");
+    assert_eq!(learned(&env, Q), None, "{then}");
     // The control: asked again, searched first, then read and nothing after, it learns.
     ask_shown(&env, Q);
     hook_in(&env, SID, &then);
     read(&env, &a.files[0]);
     stop(&env);
-    assert_eq!(answer(&env, Q), Some((a.id, 100)), "{then}");
+    assert_eq!(learned(&env, Q), Some(a.id.clone()), "{then}");
 }
 
 /// A `related` chart (possibly related) is never learned, only a `candidate` one.
@@ -502,13 +567,13 @@ fn a_related_chart_is_never_learned() {
     assert!(shown_lines(&stderr, &["candidate "]).is_empty(), "{stderr}");
     read(&env, &stripe.files[0]);
     stop(&env);
-    assert_eq!(answer(&env, q), None);
-    assert!(!entry(&env, &stripe.id).contains(q));
+    assert_eq!(learned(&env, q), None);
+    assert!(!learned_by(&env, &stripe.id, q));
     // The control: a strong candidate of another wording, read, is learned.
     ask_shown(&env, Q);
     read(&env, &stripe.files[0]);
     stop(&env);
-    assert_eq!(answer(&env, Q), Some((stripe.id.clone(), 100)));
+    assert_eq!(learned(&env, Q), Some(stripe.id.clone()));
 }
 
 /// Words with a code ("2", "v2") the chart does not hold are never learned, and the refusal is
@@ -530,16 +595,16 @@ fn words_with_a_code_the_chart_lacks_are_not_learned() {
         .unwrap();
     read(&env, "src/api/stripe.ts");
     stop(&env);
-    assert!(!entry(&env, &stripe.id).contains(q));
+    assert!(!learned_by(&env, &stripe.id, q));
     read(&env, "src/api/stripe.ts");
     stop(&env);
-    assert!(!entry(&env, &stripe.id).contains(q));
-    assert_eq!(answer(&env, q), None);
+    assert!(!learned_by(&env, &stripe.id, q));
+    assert_eq!(learned(&env, q), None);
     // The control: without the code, the same read teaches it.
     ask_shown(&env, Q);
     read(&env, "src/api/stripe.ts");
     stop(&env);
-    assert_eq!(answer(&env, Q), Some((stripe.id.clone(), 100)));
+    assert_eq!(learned(&env, Q), Some(stripe.id.clone()));
 }
 
 /// A decision made while the turn ends in another project is dropped, not applied there.
@@ -563,7 +628,7 @@ fn learning_never_lands_in_another_project() {
     assert!(!other_entry.unwrap().contains(Q));
     // Dropped: the turn's end in the project asked in does not apply it later either.
     stop(&env);
-    assert_eq!(answer(&env, Q), None);
+    assert_eq!(learned(&env, Q), None);
     // The control: asked, read and ended in the same project.
     ask_shown(&env, Q);
     learns(&env, &a);
@@ -581,24 +646,26 @@ fn writes_and_empty_reads_of_a_charts_file_teach_nothing() {
         format!("echo x >> {f}"),
         format!("cat src/api/webhooks.ts.bak > {f}"),
     ] {
+        ask_shown(&env, Q);
         hook_in(&env, SID, &bash(&cmd));
         stop(&env);
-        assert_eq!(answer(&env, Q), None, "{cmd}");
+        assert_eq!(learned(&env, Q), None, "{cmd}");
     }
     // The control: a real read.
+    ask_shown(&env, Q);
     hook_in(&env, SID, &bash(&format!("cat {f}")));
     stop(&env);
-    assert_eq!(answer(&env, Q), Some((a.id, 100)));
+    assert_eq!(learned(&env, Q), Some(a.id.clone()));
 }
 
-/// A learned phrasing is listed like a confirmed one, and the hooks say nothing of it.
+/// A learned phrasing is listed as learned, apart from the confirmed ones; the entry file is
+/// not touched (in a shared store nothing reaches git), and the hooks say nothing of it.
 #[test]
-fn a_learned_phrasing_is_listed_like_a_confirmed_one() {
+fn a_learned_phrasing_is_listed_as_learned_and_stays_out_of_the_entry() {
     let (env, a, _) = shown_two();
     let plain = three_charts();
     read(&env, &a.files[0]);
     stop(&env);
-    plain.run(&["chart", Q, "--like", &a.id]).ok();
     let body = |e: &Env| {
         let text = entry(e, &a.id);
         text.lines()
@@ -608,11 +675,15 @@ fn a_learned_phrasing_is_listed_like_a_confirmed_one() {
     };
     assert_eq!(body(&env), body(&plain));
     let list = env.run(&["list"]).ok().stdout;
-    assert!(list.contains(Q), "{list}");
-    assert_eq!(list, plain.run(&["list"]).ok().stdout);
+    let line = format!("  learned from use (ranks, never answers): {Q}\n");
+    assert!(list.contains(&line), "{list}");
+    assert_eq!(list.replace(&line, ""), plain.run(&["list"]).ok().stdout);
     let start = json!({"source": "startup"});
     let said = |e: &Env| hook(e, "SessionStart", "session-start", start.clone()).stdout;
     assert_eq!(said(&env), said(&plain));
+    // Confirmed with --like, the words answer.
+    env.run(&["chart", Q, "--like", &a.id]).ok();
+    assert_eq!(answer(&env, Q), Some((a.id.clone(), 100)));
 }
 
 /// A tool call with a malformed session id is passed over quietly: nothing on either stream.
@@ -648,8 +719,8 @@ fn a_chart_re_charted_on_other_files_meanwhile_learns_nothing() {
         .to_string();
     env.run(&["chart", &question, "--files", "src/log.ts"]).ok();
     stop(&env);
-    assert!(!entry(&env, &a.id).contains(Q), "{}", entry(&env, &a.id));
-    assert_eq!(answer(&env, Q), None);
+    assert!(!learned_by(&env, &a.id, Q), "{}", entry(&env, &a.id));
+    assert_eq!(learned(&env, Q), None);
 }
 
 /// The forms agents give `capn ask` still name the question: `2>&1` and other redirections, a
@@ -670,11 +741,7 @@ fn the_usual_forms_of_an_ask_command_are_recognised() {
         let a = &shown[0];
         read(&env, &a.files[0]);
         stop(&env);
-        assert!(
-            entry(&env, &a.id).contains(Q),
-            "{form}: {}",
-            entry(&env, &a.id)
-        );
+        assert!(learned_by(&env, &a.id, Q), "{form}: {}", entry(&env, &a.id));
     }
 }
 
@@ -693,6 +760,6 @@ fn any_other_tool_call_after_the_check_counts_as_exploring() {
         read(&env, &a.files[0]);
         hook_in(&env, SID, &call);
         stop(&env);
-        assert!(!entry(&env, &a.id).contains(Q), "{call}: learned");
+        assert!(!learned_by(&env, &a.id, Q), "{call}: learned");
     }
 }

@@ -31,6 +31,7 @@ mod inject;
 mod install_edges;
 mod install_examples;
 mod learn;
+mod learn_leaks;
 mod nudge;
 mod offers;
 mod other_hosts;
