@@ -196,7 +196,7 @@ pub fn percent_label(percent: f64) -> String {
 
 /// How the prep skill is invoked on each host: `/compact-prep` in Claude Code, its bare name in
 /// Codex.
-fn prep_name(host: Host) -> String {
+pub(super) fn prep_name(host: Host) -> String {
     let name = crate::install::skill::SKILL_NAME;
     match host {
         Host::Claude => format!("/{name}"),

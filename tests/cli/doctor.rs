@@ -244,7 +244,10 @@ fn a_fresh_init_is_all_ok_from_anywhere_in_the_project() {
         "Claude statusLine is capn statusline in .claude/settings.json",
         "Claude SessionStart(startup) runs `capn hook session-start`: ",
         "Claude SessionStart(compact) runs `capn hook session-start`: ",
-        "Claude PreCompact(manual) runs `capn hook pre-compact`: no output",
+        "Claude PreCompact(manual) runs `capn hook pre-compact`: ",
+        "Codex PreCompact(manual) runs `capn hook pre-compact --host codex`: no output",
+        "Claude SubagentStart runs `capn hook subagent-start`: 507 characters of context",
+        "Codex SubagentStart runs `capn hook subagent-start --host codex`: 507 characters of context, valid for Codex",
         "Claude PostCompact(manual) runs `capn hook post-compact`: no output",
         "Claude UserPromptSubmit runs `capn hook user-prompt-submit`: ",
         "Codex UserPromptSubmit hook registered in .codex/hooks.json: capn hook user-prompt-submit --host codex (sh -c, timeout 10 s)",
@@ -341,7 +344,7 @@ fn a_capn_on_path_that_is_not_this_binary_is_a_warning() {
         "{line}"
     );
     assert!(
-        run.stdout.contains("all 39 checks ok, 1 warning"),
+        run.stdout.contains("all 43 checks ok, 1 warning"),
         "{}",
         run.stdout
     );

@@ -370,6 +370,9 @@ mod tests {
             HookEvent::Stop => {
                 include_str!("../../../assets/codex-schemas/stop.command.input.schema.json")
             }
+            HookEvent::SubagentStart => include_str!(
+                "../../../assets/codex-schemas/subagent-start.command.input.schema.json"
+            ),
         };
         Schema::parse(text).unwrap()
     }
