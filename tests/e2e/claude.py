@@ -11,8 +11,8 @@ import os
 import re
 import subprocess
 
-from harness import (CONTRACT, GAPS, INSTRUCTIONS, NO_STATE, PLAN_QUOTED, RECOVERY, REMINDER,
-                     Tmux, expect, wait_until)
+import compaction
+from harness import CONTRACT, RECOVERY, REMINDER, Tmux, expect, wait_until
 
 API_KEY = "sk-ant-e2e-000000000000000000000000000000"
 TURN = 120  # seconds: bound on one turn (client start, hooks, mock reply) on a busy machine
@@ -165,120 +165,34 @@ def run_interactive(sb, res, features):
                         TURN, req.n)
         st["state"] = path
 
-    def manual_compact():
-        cc.slash("/compact")
-        summary = sb.log.wait_for("the summary request of /compact", lambda r: r.is_summary(),
-                                  TURN, cc.mark)
-        check_instructions(summary, with_state=True)
-        first = first_after(sb, summary)
-        req = cc.prompt("E2E-P5")
-        expect(first.n == req.n, "the first request after /compact is the next prompt's",
-               first.brief())
-        check_counts(req, RECOVERY, 1, "the prompt after /compact carries one recovery")
-        expect(st.get("state", "?") in recovery_excerpt(req), "the recovery names the saved state file",
-               recovery_excerpt(req))
-        expect("manual" in recovery_excerpt(req), "the recovery says the compaction was manual",
-               recovery_excerpt(req))
-        check_counts(req, GAPS, 0, "a summary that kept the plan brings no note")
-        req = cc.prompt("E2E-P6")
-        check_counts(req, RECOVERY, 1, "the prompt after that adds no second recovery")
-        check_counts(req, GAPS, 0, "nor a note on the summary")
-
-    def too_long(tag, directives):
-        """Types a prompt the mock rejects as too long; returns the automatic compaction's
-        summary request and the first request after it (the prompt sent again)."""
-        cc.mark = sb.log.last_n()
-        mark = cc.mark
-        cc.tmux.type(f"{tag} {directives}")
-        cc.tmux.wait_screen(f"the typed prompt {tag}", re.escape(tag), 30)
-        cc.tmux.key("Enter")
-        summary = sb.log.wait_for(f"the automatic compaction's summary request ({tag})",
-                                  lambda r: r.is_summary(), TURN, mark)
-        first = first_after(sb, summary)
-        cc.tmux.wait_screen(f"the reply to {tag}", r"ok " + re.escape(tag), TURN)
-        return summary, first
-
-    def auto_compact():
-        summary, first = too_long("E2E-P7", "E2E_TOO_LONG=auto1")
-        check_instructions(summary, with_state=False)
-        check_counts(first, RECOVERY, 1,
-                     "the first request after an automatic compaction carries one recovery")
-        expect("auto" in recovery_excerpt(first), "the recovery says the compaction was automatic",
-               recovery_excerpt(first))
-        expect(st.get("state", "?") in recovery_excerpt(first), "the recovery names the saved state file",
-               recovery_excerpt(first))
-        req = cc.prompt("E2E-P8")
-        check_counts(req, RECOVERY, 1, "the prompt after that adds no second recovery")
-        check_counts(req, GAPS, 0, "a compaction without a fresh state brings no note")
-        req = cc.prompt("E2E-P9")
-        check_counts(req, RECOVERY, 1, "nor does the one after")
-
-    def auto_dropped():
-        # a fresh state (as /compact-prep leaves it), saved straight through capn
-        r = subprocess.run(["capn", "state", "save", "--session", cc.sid], input=STATE_MD,
-                           cwd=sb.proj, env=client_env(sb), capture_output=True, text=True)
-        expect(r.returncode == 0, "capn state save for the session", r.stderr)
-        summary, first = too_long("E2E-P10", "E2E_TOO_LONG=auto2 E2E_DROP_PLAN")
-        check_instructions(summary, with_state=True)
-        check_counts(first, RECOVERY, 1, "the first request after the compaction carries one recovery")
-        req = cc.prompt("E2E-P11")
-        check_counts(req, GAPS, 1, "the prompt after a summary that dropped the plan carries the note")
-        i = req.text.find(GAPS)
-        note = req.text[i:i + 1200]
-        expect("the active plan" in note and st.get("state", "?") in note,
-               "the note names the dropped plan and the state file", note)
-        check_counts(req, RECOVERY, 1, "and no second recovery")
-        req = cc.prompt("E2E-P12")
-        check_counts(req, GAPS, 1, "the prompt after that adds no second note")
-
     steps = [
         ("claude: contract arrives once at startup", startup),
         ("claude: status line shows capn's figure at low use", status_low),
         ("claude: status line shows capn's figure at 65% use", status_65),
         ("claude: /compact-prep reminder arrives once on the next prompt", reminder_once),
         ("claude: /compact-prep saves state under the client's session id", compact_prep),
-        ("claude: /compact: capn's instructions with the saved plan in the summary request, one "
-         "recovery in the next request, none after", manual_compact),
-        ("claude: automatic compaction without a fresh state: capn's instructions in the summary "
-         "request, one recovery in the first request after, none after", auto_compact),
-        ("claude: automatic compaction with a fresh state: the saved plan in the summary request; "
-         "the summary dropped it, so one note on the next prompt", auto_dropped),
-    ]
+    ] + compaction.claude_steps(sb, cc, st)
     try:
         stuck = False
-        for name, fn in steps:
+        for step in steps:
+            name, fn, checks = step if len(step) == 3 else (*step, [])
             if stuck:
                 res.skip(name, "not run: an earlier step of the same session got stuck")
+                for check, _ in checks:
+                    res.skip(check, "not run: an earlier step of the same session got stuck")
                 continue
-            stuck = res.run(name, fn) == "stuck"
+            outcome = res.run(name, fn)
+            stuck = outcome == "stuck"
+            for check, cfn in checks:
+                if outcome == "pass":
+                    res.run(check, cfn)
+                else:
+                    res.skip(check, f"not run: {name!r} did not pass")
     finally:
         cc.tmux.key("C-c")
         cc.tmux.kill()
     res.run("claude: debug log shows no complaint about capn's settings",
             check_debug_log, cc.debug_log, sb)
-
-
-STATE_MD = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "state.md")).read()
-
-
-def first_after(sb, summary):
-    """The first main request after a compaction's summary request."""
-    return sb.log.wait_for("the first request after the compaction",
-                           lambda r: r.is_main() and not r.is_summary(), TURN, summary.n)
-
-
-def check_instructions(summary, with_state):
-    """The summary request ends with capn's PreCompact instructions, carrying the saved plan
-    (a fresh state) or saying none was saved."""
-    i = summary.text.rfind(INSTRUCTIONS)
-    expect(i >= 0, "the summary request holds capn's instructions for the summary",
-           summary.text[-1500:])
-    part = summary.text[i:i + 4000]
-    if with_state:
-        expect(PLAN_QUOTED in part, "capn's instructions carry the saved plan", part)
-    else:
-        expect(NO_STATE in part and PLAN_QUOTED not in part,
-               "capn's instructions say no fresh state was saved", part)
 
 
 def context_window(sb):
