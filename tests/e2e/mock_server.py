@@ -515,7 +515,10 @@ def chat_completions(handler, state, body):
     else:
         msg = {"role": "assistant", "content": "E2E-DONE."}
         finish = "stop"
-    usage = {"prompt_tokens": 100, "completion_tokens": 5, "total_tokens": 105}
+    m = re.search(r"E2E_USAGE=(\d+)", json.dumps(user[-1:]))
+    prompt_tokens = int(m.group(1)) if m else 100
+    usage = {"prompt_tokens": prompt_tokens, "completion_tokens": 5,
+             "total_tokens": prompt_tokens + 5}
     if not body.get("stream"):
         send_json(handler, 200, {"id": state.next_id("chatcmpl"), "object": "chat.completion",
                                  "model": CHAT_MODEL, "usage": usage,

@@ -60,10 +60,12 @@ BREAKS = {
         'exec "$REAL" hook session-start --host copilot "$@"; fi',
         "qwen",
         ["qwen: contract arrives once at session start"]),
-    "post-tool-use offers nothing through OpenCode's plugin": (
-        'if [ "$1 $2 $4" = "hook post-tool-use opencode" ]; then cat >/dev/null; exit 0; fi',
+    "post-tool-use offers nothing and pre-compact nothing through OpenCode's plugin": (
+        'if [ "$1 $2 $4" = "hook post-tool-use opencode" ]; then cat >/dev/null; exit 0; fi\n'
+        'if [ "$1 $2 $4" = "hook pre-compact opencode" ]; then cat >/dev/null; exit 0; fi',
         "opencode",
-        ["opencode: a shell grep for a charted answer's words gets the offer once"]),
+        ["opencode: a shell grep for a charted answer's words gets the offer once",
+         "opencode: an automatic compaction's summary request holds capn's instructions"]),
     "the Stop hook prints nothing (no nudge) on Claude Code": (
         'if [ "$1 $2" = "hook stop" ]; then cat >/dev/null; exit 0; fi',
         "claude",
