@@ -81,8 +81,10 @@ pub enum ReplyField {
 /// What a host does with PreCompact's stdout, so what `capn hook pre-compact` prints there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PreCompactReply {
-    /// Nothing reaches the summary (Codex: plain stdout is ignored and its schema allows no
-    /// context; Gemini CLI's PreCompress is advisory): print nothing.
+    /// Nothing reaches the summary: print nothing. Codex (plain stdout is ignored and its
+    /// schema allows no context), Gemini CLI (PreCompress is advisory), and, as far as seen in
+    /// their clients, Copilot CLI (no shape of its preCompact output reached any request) and
+    /// Qwen Code (plain stdout did not reach the compression request).
     Nothing,
     /// Plain text on stdout becomes the summary request's "Additional Instructions" (Claude
     /// Code; JSON there is rejected or pasted verbatim).
@@ -294,7 +296,7 @@ pub const CODEX: HostSpec = HostSpec {
     output_schemas: codex_event_output_schemas,
     event_names: &[],
     reply: ReplyField::Nested,
-    limits: "no status line (Codex has no command status line, so no /compact-prep reminder from it; the reminder comes from the token counts in its rollout file)",
+    limits: "no status line (Codex has no command status line, so no /compact-prep reminder from it; the reminder comes from the token counts in its rollout file); no instructions for the summary (its compaction takes no hook output)",
     pre_compact: PreCompactReply::Nothing,
 };
 
