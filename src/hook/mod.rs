@@ -223,7 +223,9 @@ pub fn run_input(
     let context = match event {
         HookEvent::SessionStart => session_start::run(&ctx)?,
         HookEvent::PreCompact => {
-            let text = pre_compact::run(&ctx)?;
+            let wanted = shape == ReplyShape::Nested
+                && crate::hosts::of(host).pre_compact != crate::hosts::PreCompactReply::Nothing;
+            let text = pre_compact::run(&ctx, wanted)?;
             if host == Host::Copilot {
                 // Copilot CLI has no post-compact event: its preCompact is the only sign of a
                 // compaction, so it also arms the recovery the next prompt delivers.

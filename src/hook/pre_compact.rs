@@ -14,15 +14,16 @@ use crate::session::{self, rfc3339};
 use anyhow::Result;
 use std::time::SystemTime;
 
-/// Runs PreCompact: writes `precompact.json` and returns the instructions for the summary.
-/// Sub-agent compactions are ignored (no record, no instructions: the state is the parent's).
-/// A record that cannot be written is reported on stderr and the instructions still returned.
-pub fn run(ctx: &Ctx) -> Result<Option<String>> {
+/// Runs PreCompact: writes `precompact.json` and, when `want_text` (the host takes them),
+/// returns the instructions for the summary. Sub-agent compactions are ignored (no record, no
+/// instructions: the state is the parent's). A record that cannot be written is reported on
+/// stderr and the instructions still returned.
+pub fn run(ctx: &Ctx, want_text: bool) -> Result<Option<String>> {
     if ctx.call.is_subagent() {
         return Ok(None);
     }
     let Some(s) = ctx.session()? else {
-        return Ok(Some(summary::instructions(ctx, None, &[])));
+        return Ok(want_text.then(|| summary::instructions(ctx, None, &[])));
     };
     let now = SystemTime::now();
     let previous = s.read_marker(session::PRECOMPACT).and_then(|m| m.at_time());
@@ -39,6 +40,9 @@ pub fn run(ctx: &Ctx) -> Result<Option<String>> {
     m.state_saved_at = saved.map(rfc3339);
     if let Err(e) = s.write_marker(session::PRECOMPACT, &m) {
         diag!("capn: could not record the compaction's start: {e:#}");
+    }
+    if !want_text {
+        return Ok(None);
     }
     let path = owner.state_file();
     let text = saved.and_then(|_| summary::read_state(&owner));
