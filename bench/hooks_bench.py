@@ -7,8 +7,11 @@ of the child (user + system; far less sensitive to other load on the machine tha
 A `/bin/true` baseline shows what the spawn alone costs on this machine. Budgets are checked
 against the wall-time median, so run it on a quiet machine.
 
-Budgets (issue 3): each hook <= 2 ms median when it has nothing to deliver; statusline <= 3 ms
-from `context_window`; <= 20 ms with the transcript fallback on a 50 MB transcript.
+Budgets (issue 3): each hook <= 2 ms median when it has nothing to deliver (and SubagentStart,
+which prints a fixed contract); statusline <= 3 ms from `context_window`; <= 20 ms with the
+transcript fallback on a 50 MB transcript. PreCompact runs once per compaction, beside a
+summarisation of many seconds: it has no budget of its own, and is reported with and without a
+fresh state to carry.
 
 Usage:
     python3 bench/hooks_bench.py [--runs 300] [--bin target/release/capn] [--no-build]
@@ -30,6 +33,12 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SID = "6bd73c2b-242e-4e14-b4c8-ca6596546ac5"
+SID_STATE = "0c4e2f1a-7d3b-4a5e-9f60-1b2c3d4e5f60"
+# A /compact-prep state of about 4 KB (nine headings, six lines each).
+STATE_MD = "# Compact Prep State\n" + "".join(
+    f"## {h}\n" + "".join(f"- {h.lower()} item {i}: {'detail ' * 8}\n" for i in range(6))
+    for h in ("Active Plan", "Current Phase", "TaskList Summary", "Session Decisions",
+              "Constraints and Blockers", "Worker Topology", "Editing Files", "Recovery Notes"))
 
 
 def spawn_timed(argv, stdin_path, env, stdout_path=None):
@@ -184,6 +193,9 @@ def main():
             "pre": dict(base, hook_event_name="PreCompact", trigger="manual", custom_instructions=None),
             "post": dict(base, hook_event_name="PostCompact", trigger="manual", compact_summary="s" * 4000),
             "start": dict(base, hook_event_name="SessionStart", source="startup", model="claude-opus-4-6"),
+            "sub": dict(base, hook_event_name="SubagentStart", agent_id="a0b1c2", agent_type="Explore"),
+            "pre_state": dict(base, session_id=SID_STATE, hook_event_name="PreCompact", trigger="auto",
+                              custom_instructions=None),
             "stop": dict(base, hook_event_name="Stop", stop_hook_active=False, last_assistant_message="done"),
             "status_cw": {"session_id": SID, "cwd": project, "model": {"id": "claude-opus-4-6", "display_name": "Opus"},
                           "workspace": {"current_dir": project, "project_dir": project},
@@ -207,6 +219,18 @@ def main():
             write_json(files[k], v)
 
         sess = os.path.join(state, "sessions", SID)
+        # A session with a /compact-prep state of about 4 KB, which PreCompact carries when it is
+        # fresh: its PreCompact record is removed before each run, so every run carries it.
+        sess_state = os.path.join(state, "sessions", SID_STATE)
+        os.makedirs(sess_state)
+        with open(os.path.join(sess_state, "state.md"), "w") as f:
+            f.write(STATE_MD)
+
+        def fresh_state():
+            try:
+                os.remove(os.path.join(sess_state, "precompact.json"))
+            except FileNotFoundError:
+                pass
 
         def clear_markers():
             for name in ("compacted.json", "context-warn.json"):
@@ -223,6 +247,7 @@ def main():
             ("hook user-prompt-submit --host codex, no markers", [binary, "hook", "user-prompt-submit", "--host", "codex"], "ups", clear_markers, 2.0),
             ("hook user-prompt-submit, Stop payload (mismatch)", [binary, "hook", "user-prompt-submit"], "stop", None, 2.0),
             ("hook session-start startup (injects the contract)", [binary, "hook", "session-start"], "start", None, None),
+            ("hook subagent-start (the sub-agent contract)", [binary, "hook", "subagent-start"], "sub", None, 2.0),
             ("statusline from context_window (200 charts)", [binary, "statusline"], "status_cw", None, 3.0),
             (f"statusline transcript fallback ({size / 1048576:.0f} MB)", [binary, "statusline"], "status_tr", None, 20.0),
             (f"statusline fallback, {heavy_size / 1048576:.0f} MB, 8 MB tool output last", [binary, "statusline"], "status_tr_heavy", None, 20.0),
@@ -230,6 +255,7 @@ def main():
         writing = [
             ("baseline: /bin/true (spawn cost)", ["/bin/true"], "ups", None, None),
             ("hook pre-compact (writes precompact.json, fsync)", [binary, "hook", "pre-compact"], "pre", None, None),
+            ("hook pre-compact, fresh 4 KB state carried", [binary, "hook", "pre-compact"], "pre_state", fresh_state, None),
             ("hook post-compact (writes compacted.json, fsync)", [binary, "hook", "post-compact"], "post", None, None),
         ]
         results = []

@@ -5,8 +5,9 @@
 // `capn hook <event> --host opencode`, a Claude-shaped JSON payload on stdin, and puts the
 // additionalContext capn prints where OpenCode lets a plugin add text: the system prompt (the
 // ask-before-search contract, on every model call, so it survives a compaction), a text part
-// of the user's message (offers for the prompt, and the recovery after a compaction), and the
-// tool's output (offers after a search). Anything that fails adds nothing: capn must never
+// of the user's message (offers for the prompt, and the recovery after a compaction), the
+// tool's output (offers after a search), and the compaction prompt (the instructions for the
+// summary). Anything that fails adds nothing: capn must never
 // break a session.
 import { spawnSync } from "node:child_process";
 
@@ -64,8 +65,11 @@ export const CapnPlugin = async ({ directory }) => {
       const text = capn("post-tool-use", payload(input.sessionID, "PostToolUse", extra), directory);
       if (text && output && typeof output.output === "string") output.output += "\n\n" + text;
     },
-    "experimental.session.compacting": async (input) => {
-      capn("pre-compact", payload(input.sessionID, "PreCompact", { trigger: "auto" }), directory);
+    "experimental.session.compacting": async (input, output) => {
+      // capn's instructions for the summary (what to keep, the saved state) join the
+      // compaction prompt
+      const text = capn("pre-compact", payload(input.sessionID, "PreCompact", { trigger: "auto" }), directory);
+      if (text && output && Array.isArray(output.context)) output.context.push(text);
     },
     event: async ({ event }) => {
       if (!event || event.type !== "session.compacted") return;

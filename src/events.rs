@@ -6,14 +6,17 @@
 //! and doc comments quote them as wire text), which a test here checks over `src/`.
 
 /// The hook events capn handles (hooks reference: SessionStart, PreCompact, PostCompact,
-/// UserPromptSubmit, PreToolUse, Stop).
+/// UserPromptSubmit, PreToolUse, Stop; and SubagentStart, which Claude Code and Codex fire when
+/// a sub-agent starts).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum HookEvent {
     /// SessionStart: the contract, or the recovery after a compaction.
     SessionStart,
-    /// PreCompact: record whether a fresh /compact-prep state exists.
+    /// PreCompact: instructions for the summary (what to keep, the saved state), and a record of
+    /// whether a fresh /compact-prep state exists.
     PreCompact,
-    /// PostCompact: drop the session's compaction marker.
+    /// PostCompact: drop the session's compaction marker; check the summary against the saved
+    /// state.
     PostCompact,
     /// UserPromptSubmit: recovery or context reminder, once; offers.
     UserPromptSubmit,
@@ -25,10 +28,13 @@ pub enum HookEvent {
     PostToolUse,
     /// Stop: the end of a turn; asks once to chart a turn that explored hard (docs/nudge.md).
     Stop,
+    /// SubagentStart: the short contract for a sub-agent that searches (SessionStart does not
+    /// fire for sub-agents, so they never hear the main one).
+    SubagentStart,
 }
 
 /// Each event with its host name and its subcommand: the one table the conversions read.
-const NAMES: [(HookEvent, &str, &str); 7] = [
+const NAMES: [(HookEvent, &str, &str); 8] = [
     (HookEvent::SessionStart, "SessionStart", "session-start"),
     (HookEvent::PreCompact, "PreCompact", "pre-compact"),
     (HookEvent::PostCompact, "PostCompact", "post-compact"),
@@ -40,6 +46,7 @@ const NAMES: [(HookEvent, &str, &str); 7] = [
     (HookEvent::PreToolUse, "PreToolUse", "pre-tool-use"),
     (HookEvent::PostToolUse, "PostToolUse", "post-tool-use"),
     (HookEvent::Stop, "Stop", "stop"),
+    (HookEvent::SubagentStart, "SubagentStart", "subagent-start"),
 ];
 
 /// GitHub Copilot CLI's names for the events capn handles, in its own hook files
@@ -65,7 +72,7 @@ pub const GEMINI_NAMES: [(HookEvent, &str); 3] = [
 
 impl HookEvent {
     /// Every event, in the order the registration tables list them.
-    pub const ALL: [HookEvent; 7] = [
+    pub const ALL: [HookEvent; 8] = [
         HookEvent::SessionStart,
         HookEvent::PreCompact,
         HookEvent::PostCompact,
@@ -73,6 +80,7 @@ impl HookEvent {
         HookEvent::PreToolUse,
         HookEvent::PostToolUse,
         HookEvent::Stop,
+        HookEvent::SubagentStart,
     ];
 
     fn row(self) -> &'static (HookEvent, &'static str, &'static str) {
@@ -123,10 +131,11 @@ impl HookEvent {
         NAMES.iter().find(|r| r.2 == sub).map(|r| r.0)
     }
 
-    /// True when the host takes nothing on stdout for the event (PreCompact, PostCompact: a
-    /// reply there is dropped whole; hooks reference 1.4).
+    /// True when the host takes nothing on stdout for the event on any host (PostCompact: a
+    /// reply there is dropped whole; hooks reference 1.4). PreCompact depends on the host:
+    /// [`HookEvent::pre_compact_reply`].
     pub fn prints_nothing(self) -> bool {
-        matches!(self, HookEvent::PreCompact | HookEvent::PostCompact)
+        matches!(self, HookEvent::PostCompact)
     }
 
     /// True when a reply may block the event with `{"decision":"block","reason":..}` (Stop: the

@@ -78,6 +78,22 @@ pub enum ReplyField {
     TopLevel,
 }
 
+/// What a host does with PreCompact's stdout, so what `capn hook pre-compact` prints there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PreCompactReply {
+    /// Nothing reaches the summary: print nothing. Codex (plain stdout is ignored and its
+    /// schema allows no context), Gemini CLI (PreCompress is advisory), and, as far as seen in
+    /// their clients, Copilot CLI (no shape of its preCompact output reached any request) and
+    /// Qwen Code (plain stdout did not reach the compression request).
+    Nothing,
+    /// Plain text on stdout becomes the summary request's "Additional Instructions" (Claude
+    /// Code; JSON there is rejected or pasted verbatim).
+    PlainText,
+    /// The host's usual envelope, whose `additionalContext` the caller adds to the compaction
+    /// prompt (capn's OpenCode plugin, `output.context`).
+    Envelope,
+}
+
 /// The Claude Code registrations (`hooks-config/claude.json`).
 pub const CLAUDE_TABLE: &str = include_str!("../hooks-config/claude.json");
 /// The Codex registrations (`hooks-config/codex.json`).
@@ -114,6 +130,9 @@ pub const CODEX_PRE_TOOL_USE_OUTPUT: &str =
 /// Codex's Stop output schema (`decision: "block"` requires a non-blank `reason`).
 pub const CODEX_STOP_OUTPUT: &str =
     include_str!("../assets/codex-schemas/stop.command.output.schema.json");
+/// Codex's SubagentStart output schema.
+pub const CODEX_SUBAGENT_START_OUTPUT: &str =
+    include_str!("../assets/codex-schemas/subagent-start.command.output.schema.json");
 /// Codex's PostCompact output schema.
 pub const CODEX_POST_COMPACT_OUTPUT: &str =
     include_str!("../assets/codex-schemas/post-compact.command.output.schema.json");
@@ -129,6 +148,7 @@ fn codex_output_schema(event: HookEvent) -> &'static str {
         HookEvent::PreToolUse => CODEX_PRE_TOOL_USE_OUTPUT,
         HookEvent::PostToolUse => CODEX_POST_TOOL_USE_OUTPUT,
         HookEvent::Stop => CODEX_STOP_OUTPUT,
+        HookEvent::SubagentStart => CODEX_SUBAGENT_START_OUTPUT,
     }
 }
 
@@ -148,7 +168,7 @@ pub fn codex_event_output_schemas(event: HookEvent) -> Vec<(String, &'static str
 }
 
 /// [`codex_event_output_schemas`] of the event a host event name (`SessionStart`,
-/// `PreCompact`, `PostCompact`, `UserPromptSubmit`, `PreToolUse`, `Stop`) stands for; empty for other
+/// `PreCompact`, `PostCompact`, `UserPromptSubmit`, `PreToolUse`, `Stop`, `SubagentStart`) stands for; empty for other
 /// names.
 pub fn codex_output_schemas(event: &str) -> Vec<(String, &'static str)> {
     HookEvent::from_name(event).map_or_else(Vec::new, codex_event_output_schemas)
@@ -186,6 +206,8 @@ pub struct HostSpec {
     pub reply: ReplyField,
     /// What the host cannot carry, for `init`'s report and the docs (empty: everything).
     pub limits: &'static str,
+    /// What PreCompact prints for the host: the instructions for its summary, or nothing.
+    pub pre_compact: PreCompactReply,
 }
 
 impl HostSpec {
@@ -257,6 +279,7 @@ pub const CLAUDE: HostSpec = HostSpec {
     event_names: &[],
     reply: ReplyField::Nested,
     limits: "",
+    pre_compact: PreCompactReply::PlainText,
 };
 
 /// Codex: `.codex/hooks.json` and `~/.codex/hooks.json`.
@@ -273,7 +296,8 @@ pub const CODEX: HostSpec = HostSpec {
     output_schemas: codex_event_output_schemas,
     event_names: &[],
     reply: ReplyField::Nested,
-    limits: "no status line (Codex has no command status line, so no /compact-prep reminder from it; the reminder comes from the token counts in its rollout file)",
+    limits: "no status line (Codex has no command status line, so no /compact-prep reminder from it; the reminder comes from the token counts in its rollout file); no instructions for the summary (its compaction takes no hook output)",
+    pre_compact: PreCompactReply::Nothing,
 };
 
 /// The top-level reply keys of Gemini CLI's hook output (its hooks documentation: the common
@@ -308,6 +332,7 @@ pub const GEMINI: HostSpec = HostSpec {
     event_names: &crate::events::GEMINI_NAMES,
     reply: ReplyField::Nested,
     limits: "no recovery after a compression (it has no post-compress event, and PreCompress fires before every model call) and no status line; offers after a search come with the tool's result (AfterTool), since BeforeTool cannot add context",
+    pre_compact: PreCompactReply::Nothing,
 };
 
 /// Qwen Code: `.qwen/settings.json` and `~/.qwen/settings.json` (Claude-shaped, one shell string
@@ -326,6 +351,7 @@ pub const QWEN: HostSpec = HostSpec {
     event_names: &[],
     reply: ReplyField::Nested,
     limits: "no status line (the context reminder comes from its Stop's context_usage); offers after a search come with the tool's result (PostToolUse), since PreToolUse cannot add context",
+    pre_compact: PreCompactReply::Nothing,
 };
 
 /// GitHub Copilot CLI's own hook file, `.github/hooks/capn.json` (`~/.copilot/hooks/` for the
@@ -344,6 +370,7 @@ pub const COPILOT: HostSpec = HostSpec {
     event_names: &crate::events::COPILOT_NAMES,
     reply: ReplyField::TopLevel,
     limits: "no post-compact event (recovery is armed by preCompact and delivered with the next prompt) and no status line",
+    pre_compact: PreCompactReply::Nothing,
 };
 
 /// OpenCode: no command hooks; capn's plugin `.opencode/plugins/capn.js` (user:
@@ -363,6 +390,7 @@ pub const OPENCODE: HostSpec = HostSpec {
     event_names: &[],
     reply: ReplyField::Nested,
     limits: "no status line; the contract rides in the system prompt of every call, offers after a search are appended to the tool's output, and the recovery after a compaction comes with the next message",
+    pre_compact: PreCompactReply::Envelope,
 };
 
 /// The hosts a plain `capn init` registers and `capn doctor` checks: Claude Code first.

@@ -69,6 +69,9 @@ pub const COMPACT_DELIVERED: &str = "compact-delivered.json";
 pub const SEEN: &str = "seen";
 /// Record: this session continues another one whose compaction marker it took over.
 pub const HANDOFF: &str = "handoff.json";
+/// Marker: the last compaction's summary left out what the saved state holds; the next prompt
+/// names it (PostCompact writes it, UserPromptSubmit claims it).
+pub const SUMMARY_GAPS: &str = "summary-gaps.json";
 
 /// Sessions whose dir and files are all older than this are removed by [`gc`] (format.md: 14 days).
 pub const GC_MAX_AGE: Duration = Duration::from_secs(14 * 24 * 3600);
@@ -179,6 +182,10 @@ pub struct Marker {
     /// `handoff.json` only: the session id whose marker and state this session continues.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub from_session: Option<String>,
+    /// `summary-gaps.json` only: the state file's sections the compaction summary left out
+    /// (`Active Plan`, `Current Phase`, `Session Decisions`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub missing: Option<Vec<String>>,
 }
 
 /// The longest text field a marker keeps (4,096 bytes, PATH_MAX on Linux): a longer

@@ -23,6 +23,10 @@ pub const MAX_FIELD_BYTES: usize = 8192;
 /// is a handful).
 pub const MAX_ITEMS: usize = 256;
 
+/// The most of a compaction summary kept (`compact_summary`), in bytes: the summary is checked
+/// for what the saved state holds, and a real one is a few thousand words.
+pub const MAX_SUMMARY_BYTES: usize = 256 * 1024;
+
 /// The most bytes of a short enum-like field (`source`, `trigger`) kept.
 pub const MAX_WORD_BYTES: usize = 64;
 
@@ -87,6 +91,12 @@ pub struct Call {
     pub agent: Option<String>,
     /// Stop: the agent is already going on because a Stop hook blocked (`stop_hook_active`).
     pub stop_hook_active: bool,
+    /// PreCompact: the user gave instructions of their own for the summary (`/compact <text>`:
+    /// a non-blank `custom_instructions`). Only the fact is kept: the host puts the text in the
+    /// summary request itself.
+    pub custom_instructions: bool,
+    /// PostCompact: the summary, cut to [`MAX_SUMMARY_BYTES`].
+    pub compact_summary: Option<String>,
 }
 
 impl Call {
@@ -141,6 +151,8 @@ impl From<HookInput> for Call {
             agent,
             stop_hook_active: w.stop_hook_active == Some(true),
             context_usage: w.context_usage,
+            custom_instructions: w.custom_instructions.is_some_and(|t| !t.trim().is_empty()),
+            compact_summary: w.compact_summary.map(|t| cut_to(t, MAX_SUMMARY_BYTES)),
         }
     }
 }

@@ -7,7 +7,9 @@
 //!   because Claude Code reads exit 2 as "block" on UserPromptSubmit and PreCompact;
 //! - **stdout is nothing or one JSON object** in the envelope the host accepts for the event
 //!   (`hookSpecificOutput.hookEventName` + `additionalContext`, on SessionStart,
-//!   UserPromptSubmit and PreToolUse only; never any output on PreCompact/PostCompact;
+//!   UserPromptSubmit, PreToolUse and SubagentStart only; never any output on PostCompact;
+//!   on PreCompact plain text (the instructions for the summary) where the host makes stdout
+//!   part of the summary request, and nothing where it does not ([`pre_compact`]);
 //!   `{"decision":"block","reason"}` on Stop, [`stop`]), with only keys that
 //!   Codex's strict schemas allow, so one shape serves both hosts;
 //! - **the payload is read** even when there is nothing to do (up to EOF, or shortly after one
@@ -18,8 +20,10 @@
 //! The marker state machine (one session dir per session id, see [`crate::session`]):
 //!
 //! ```text
-//! PreCompact        -> precompact.json {at, trigger, fresh_state}            (no output)
-//! PostCompact       -> re-arm the warning (rm context-warn.json, context-warned.json);
+//! PreCompact        -> precompact.json {at, trigger, fresh_state}; prints the instructions
+//!                      for the summary ([`summary`]) where the host takes them
+//! PostCompact       -> summary-gaps.json when the summary left out what the fresh state holds;
+//!                      re-arm the warning (rm context-warn.json, context-warned.json);
 //!                      unless SessionStart(compact) already delivered this compaction
 //!                      (compact-delivered.json newer than precompact.json): compacted.json
 //! SessionStart(compact) -> compact-delivered.json, claim compacted.json if there (else, for a
@@ -30,7 +34,8 @@
 //!                      else (Codex) context use from the rollout crosses the threshold =>
 //!                      the reminder ([`codex_context`])
 //!                      else, for a session never seen, another session's marker ([`handoff`])
-//!                      else nothing (two failed renames: the whole cost of the hot path)
+//!                      else nothing (three failed renames: the whole cost of the hot path);
+//!                      beside any of these, claim summary-gaps.json => the note on it
 //! statusline        -> use >= threshold and no context-warned.json => context-warn.json +
 //!                      context-warned.json
 //! ```
@@ -59,6 +64,8 @@ pub mod session_start;
 pub mod statusline;
 pub mod stdin;
 pub mod stop;
+pub mod subagent_start;
+pub mod summary;
 pub mod text;
 pub mod transcript;
 pub mod turn;
@@ -216,14 +223,17 @@ pub fn run_input(
     let context = match event {
         HookEvent::SessionStart => session_start::run(&ctx)?,
         HookEvent::PreCompact => {
-            pre_compact::run(&ctx)?;
+            let wanted = shape == ReplyShape::Nested
+                && crate::hosts::of(host).pre_compact != crate::hosts::PreCompactReply::Nothing;
+            let text = pre_compact::run(&ctx, wanted)?;
             if host == Host::Copilot {
                 // Copilot CLI has no post-compact event: its preCompact is the only sign of a
                 // compaction, so it also arms the recovery the next prompt delivers.
                 post_compact::run(&ctx)?;
             }
-            None
+            pre_compact_reply(host, shape, text)?
         }
+        HookEvent::SubagentStart => subagent_start::run(&ctx)?,
         HookEvent::PostCompact => {
             post_compact::run(&ctx)?;
             None
@@ -260,6 +270,32 @@ pub fn run_input(
         learn::settle(&ctx, event == HookEvent::Stop);
     }
     Ok(())
+}
+
+/// Prints PreCompact's instructions where the host takes plain text
+/// ([`crate::hosts::PreCompactReply::PlainText`]: Claude Code makes them the summary request's
+/// "Additional Instructions", and rejects `hookSpecificOutput` there), or returns them for the
+/// envelope ([`crate::hosts::PreCompactReply::Envelope`]: capn's OpenCode plugin); nothing
+/// elsewhere, nor to a host running a Claude Code registration without its `args`
+/// ([`ReplyShape::Guest`]).
+fn pre_compact_reply(
+    host: Host,
+    shape: ReplyShape,
+    text: Option<String>,
+) -> Result<Option<String>> {
+    if shape == ReplyShape::Guest {
+        return Ok(None);
+    }
+    match crate::hosts::of(host).pre_compact {
+        crate::hosts::PreCompactReply::Nothing => Ok(None),
+        crate::hosts::PreCompactReply::Envelope => Ok(text),
+        crate::hosts::PreCompactReply::PlainText => {
+            if let Some(t) = text {
+                crate::present::print(&t).context("could not write the hook's output to stdout")?;
+            }
+            Ok(None)
+        }
+    }
 }
 
 /// Whether a hook registered with `--user` runs for this payload: the payload's folder (its

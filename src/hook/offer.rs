@@ -71,6 +71,40 @@ pub fn forget(s: &SessionDir) {
     }
 }
 
+/// The questions of the charts offered to the main conversation of session `s` (its
+/// `offered.json`), at most `max`, read from the entries of the call's project (each bounded
+/// and parsed as `capn ask` does; an entry that is gone or malformed is skipped). Empty without
+/// a record or a store.
+pub fn offered_questions(ctx: &Ctx, s: &SessionDir, max: usize) -> Vec<String> {
+    let Some(offered) = read_offered(s, &format!("{OFFERED_PREFIX}.json")) else {
+        return Vec::new();
+    };
+    let Some(root) = ctx.call.project_root() else {
+        return Vec::new();
+    };
+    let store = Store::at(root);
+    let mut out = Vec::new();
+    for id in offered.keys() {
+        if out.len() >= max {
+            break;
+        }
+        if !crate::store::entry::is_valid_id(id) {
+            continue;
+        }
+        let Ok(bytes) = crate::fsutil::read_limited(
+            &store.entry_path(id),
+            crate::fsutil::limits::ENTRY,
+            crate::fsutil::Follow::Never,
+        ) else {
+            continue;
+        };
+        if let Ok(e) = crate::store::entry::Entry::parse(&String::from_utf8_lossy(&bytes), id) {
+            out.push(e.question);
+        }
+    }
+    out
+}
+
 /// What was offered: entry id -> [`stamp`] of its `at` when offered. `None` when the record
 /// exists but cannot be read or parsed (over [`crate::fsutil::limits::MARKER`], corrupt, not a
 /// regular file): then nothing is offered (failing closed: reading it as "nothing offered yet"

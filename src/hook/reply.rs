@@ -21,6 +21,11 @@ pub fn check(
     stdout: &str,
     validate: &dyn Fn(&Value) -> Result<(), String>,
 ) -> Result<Option<String>, String> {
+    if HookEvent::from_name(event) == Some(HookEvent::PreCompact) {
+        if let Some(r) = pre_compact(host, stdout) {
+            return r;
+        }
+    }
     let Some(v) = parse(event, stdout)? else {
         return Ok(None);
     };
@@ -56,6 +61,38 @@ pub fn check(
     };
     validate(&v)?;
     Ok(context)
+}
+
+/// PreCompact's reply on a host that takes plain text there or nothing
+/// ([`crate::hosts::PreCompactReply`]); `None` for a host that takes the envelope (checked as
+/// any reply). Plain text is the instructions for the summary, returned as the context: under
+/// [`STDOUT_MAX_CHARS`], and never JSON (Claude Code rejects `hookSpecificOutput` on PreCompact
+/// and pastes any other JSON into the summary request verbatim).
+fn pre_compact(host: Host, stdout: &str) -> Option<Result<Option<String>, String>> {
+    let trimmed = stdout.trim();
+    let snippet: String = trimmed.chars().take(80).collect();
+    Some(match crate::hosts::of(host).pre_compact {
+        crate::hosts::PreCompactReply::Envelope => return None,
+        _ if trimmed.is_empty() => Ok(None),
+        crate::hosts::PreCompactReply::Nothing => Err(format!(
+            "printed {snippet:?} on PreCompact, where {} takes nothing (the output is ignored or rejected)",
+            crate::hosts::of(host).name
+        )),
+        crate::hosts::PreCompactReply::PlainText => {
+            let chars = stdout.chars().count();
+            if chars > STDOUT_MAX_CHARS {
+                Err(format!(
+                    "stdout is {chars} characters; capn keeps it under {STDOUT_MAX_CHARS}"
+                ))
+            } else if trimmed.as_bytes().first() == Some(&super::json::OBJECT_OPEN) {
+                Err(format!(
+                    "printed JSON on PreCompact ({snippet:?}): Claude Code rejects hookSpecificOutput there and pastes other JSON into the summary request as text"
+                ))
+            } else {
+                Ok(Some(trimmed.to_string()))
+            }
+        }
+    })
 }
 
 /// The reply as JSON: `None` for an empty stdout; `Err` for any output on an event that must

@@ -67,7 +67,12 @@ impl Recovery<'_> {
             .compacted
             .and_then(|m| m.trigger.as_deref())
             .or_else(|| self.precompact.and_then(|m| m.trigger.as_deref()));
-        let at = self.compacted.and_then(|m| m.at.as_deref());
+        // When: PostCompact's marker, else PreCompact's record (SessionStart(compact) runs
+        // before PostCompact on Claude Code), so each compaction's recovery names its own time.
+        let at = self
+            .compacted
+            .and_then(|m| m.at.as_deref())
+            .or_else(|| self.precompact.and_then(|m| m.at.as_deref()));
         match (trigger, at) {
             (Some(t), Some(a)) => s.push_str(&format!(" ({}, {})", clean(t), clean(a))),
             (Some(t), None) => s.push_str(&format!(" ({})", clean(t))),
@@ -196,7 +201,7 @@ pub fn percent_label(percent: f64) -> String {
 
 /// How the prep skill is invoked on each host: `/compact-prep` in Claude Code, its bare name in
 /// Codex.
-fn prep_name(host: Host) -> String {
+pub(super) fn prep_name(host: Host) -> String {
     let name = crate::install::skill::SKILL_NAME;
     match host {
         Host::Claude => format!("/{name}"),
@@ -295,6 +300,29 @@ mod tests {
         }
         .render();
         assert!(t.contains("no fresh /compact-prep"), "{t}");
+    }
+
+    /// SessionStart(compact) runs before PostCompact on Claude Code: the recovery names the
+    /// compaction by PreCompact's time, so two compactions' recoveries (Claude Code keeps the
+    /// latest messages verbatim across a compaction) are told apart.
+    #[test]
+    fn recovery_without_a_post_compact_marker_names_precompacts_time() {
+        let p = PathBuf::from("/s/state.md");
+        let mut pre = Marker::now("PreCompact");
+        pre.trigger = Some("auto".into());
+        pre.at = Some("2026-12-07T05:33:21.922Z".into());
+        let t = Recovery {
+            host: Host::Claude,
+            state_file: &p,
+            state_saved_at: None,
+            precompact: Some(&pre),
+            compacted: None,
+        }
+        .render();
+        assert!(
+            t.starts_with("[capn] Context compaction recovery. This conversation was just compacted (auto, 2026-12-07T05:33:21.922Z). "),
+            "{t}"
+        );
     }
 
     #[test]

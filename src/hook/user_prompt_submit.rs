@@ -1,6 +1,6 @@
 //! `capn hook user-prompt-submit`: UserPromptSubmit (hooks reference, sections 1.4 and 5).
 //!
-//! Runs on every prompt, so the path with nothing to deliver is two failed `rename` calls and
+//! Runs on every prompt, so the path with nothing to deliver is three failed `rename` calls and
 //! nothing else: no store scan, no directory creation.
 //!
 //! - a compaction marker: inject the recovery instructions, once (the claim is a rename, so if
@@ -12,6 +12,9 @@
 //! - else, under `--host codex`, the context reminder computed from the rollout file
 //!   ([`super::codex_context`]), once per crossing;
 //! - else nothing.
+//!
+//! Beside any of these: the note on what the last compaction's summary left out of the saved
+//! state (`summary-gaps.json`, written by PostCompact; [`super::summary`]), once.
 //!
 //! Beside any of these, in the same object: charted answers offered for the prompt
 //! ([`super::offer`]), unless it is a slash command or very short.
@@ -51,8 +54,23 @@ pub(super) fn is_continuation(ctx: &Ctx) -> bool {
     ctx.host == super::Host::Qwen && ctx.call.prompt.as_deref() == Some("")
 }
 
-/// The recovery or reminder due for this prompt, if any (the list in the module docs).
+/// The recovery or reminder due for this prompt, if any (the list in the module docs), with
+/// the note on what the last compaction's summary left out after it, if any.
 fn notice(ctx: &Ctx, s: &SessionDir) -> Result<Option<String>> {
+    let gaps = s
+        .claim(session::SUMMARY_GAPS)?
+        .and_then(|m| m.missing)
+        .map(|m| super::summary::gaps_note(&m, &super::summary::state_owner(s).state_file()))
+        .filter(|n| !n.is_empty());
+    let main = main_notice(ctx, s)?;
+    Ok(match (main, gaps) {
+        (Some(m), Some(g)) => Some(format!("{m}\n\n{g}")),
+        (m, g) => m.or(g),
+    })
+}
+
+/// The recovery or reminder due for this prompt, if any (the list in the module docs).
+fn main_notice(ctx: &Ctx, s: &SessionDir) -> Result<Option<String>> {
     if let Some(m) = s.claim(session::COMPACTED)? {
         return Ok(Some(super::recovery_text(ctx.host, s, Some(&m))));
     }

@@ -86,6 +86,14 @@ pub struct HookInput {
     /// Stop: `true` when the agent is already going on because a Stop hook blocked.
     #[serde(deserialize_with = "lenient")]
     pub stop_hook_active: Option<bool>,
+    /// PreCompact: the user's own instructions for the summary (the text after `/compact`;
+    /// `null` or empty without; Copilot CLI: `customInstructions`).
+    #[serde(deserialize_with = "lenient", alias = "customInstructions")]
+    pub custom_instructions: Option<String>,
+    /// PostCompact (Claude Code, Qwen Code): the summary the compaction produced, the model's
+    /// whole reply.
+    #[serde(deserialize_with = "lenient")]
+    pub compact_summary: Option<String>,
 }
 
 impl HookInput {

@@ -104,7 +104,7 @@ fn recorded_handlers_are_removed_exactly_or_as_edited() {
     let mut f = file(serde_json::json!({"hooks": {"SessionEnd": [{"hooks": [{"command": "x"}]}]}}));
     let original = f.bytes();
     let r = merge(CLAUDE_TABLE, &mut f, &mut []).unwrap();
-    assert_eq!(r.handlers.len(), 6);
+    assert_eq!(r.handlers.len(), 7);
     let (event, h) = &r.handlers[0];
     assert_eq!(
         remove_recorded_handler(&mut f, event, h),
@@ -140,7 +140,7 @@ fn without_a_record_only_exact_table_handlers_go() {
     let hand = serde_json::json!({"type":"command","command":"capn","args":["hook","pre-compact"]});
     put_back(&mut f, "PreCompact", None, &hand, None);
     let removed = remove_table_handlers(CLAUDE_TABLE, &mut f).unwrap();
-    assert_eq!(removed.len(), 6);
+    assert_eq!(removed.len(), 7);
     assert_eq!(f.json["hooks"]["PreCompact"][0]["hooks"][0], hand);
     assert_eq!(f.json["hooks"].as_object().unwrap().len(), 1);
 }

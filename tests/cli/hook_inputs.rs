@@ -258,6 +258,13 @@ fn check_run(env: &Env, i: usize, args: &[&str], input: &[u8], hold: bool) -> Du
     // stdin to close would be killed by the hang guard above.
     if args[0] == "statusline" {
         assert_eq!(run.stdout.lines().count(), 1, "run {i}: {:?}", run.stdout);
+    } else if crate::util::is_pre_compact_text(args, &run.stdout) {
+        // Claude Code's PreCompact takes plain text: the instructions for the summary.
+        assert!(
+            run.stdout.chars().count() <= 3_600,
+            "run {i}: {} characters",
+            run.stdout.chars().count()
+        );
     } else if !run.stdout.trim().is_empty() {
         let mut it = serde_json::Deserializer::from_str(&run.stdout).into_iter::<Value>();
         let first = it

@@ -24,7 +24,8 @@ fn uninstall_keeps_a_registration_init_did_not_add() {
     "PostCompact": [{"matcher": "", "hooks": [{"type": "command", "command": "capn", "args": ["hook", "post-compact"]}]}],
     "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "capn", "args": ["hook", "user-prompt-submit"]}]}],
     "PreToolUse": [{"matcher": "Grep|Glob|Read|Bash|Task|Agent", "hooks": [{"type": "command", "command": "capn", "args": ["hook", "pre-tool-use"]}]}],
-    "Stop": [{"hooks": [{"type": "command", "command": "capn", "args": ["hook", "stop"]}]}]
+    "Stop": [{"hooks": [{"type": "command", "command": "capn", "args": ["hook", "stop"]}]}],
+    "SubagentStart": [{"hooks": [{"type": "command", "command": "capn", "args": ["hook", "subagent-start"]}]}]
   },
   "statusLine": {"type": "command", "command": "capn statusline --warn-at 70"},
   "permissions": {"allow": ["Bash(capn ask:*)", "Bash(capn chart:*)"]}

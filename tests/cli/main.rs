@@ -6,6 +6,7 @@ mod chart;
 mod chart_store;
 mod code_text;
 mod codex_reminder;
+mod compaction;
 mod concurrency;
 mod doc_links;
 mod doctor;

@@ -241,3 +241,27 @@ fn bogus_use_is_shown_clamped() {
         assert!(line.starts_with("ctx >999% ██████████"), "{line}");
     }
 }
+
+/// The host's own figure wins: `used_percentage` 0 right after a compaction is 0%, even beside
+/// the stale `current_usage` and transcript of before it; `null` (at startup) falls back to
+/// `current_usage`, then to the transcript.
+#[test]
+fn used_percentage_zero_after_a_compaction_is_the_figure_and_null_falls_back() {
+    let env = Env::git();
+    let t2 = fixtures().join("transcripts/2.jsonl");
+    let p = json!({"transcript_path": t2, "cwd": env.root, "session_id": "z",
+                   "context_window": {"used_percentage": 0, "context_window_size": 200000,
+                                      "current_usage": {"input_tokens": 150000}}});
+    assert_eq!(
+        one_line(&status(&env, &["--warn-at", "1"], &p)),
+        "ctx 0% ░░░░░░░░░░"
+    );
+    assert!(!warn_marker(&env, "z").exists());
+    let p = json!({"transcript_path": t2, "cwd": env.root,
+                   "context_window": {"used_percentage": null, "context_window_size": 200000,
+                                      "current_usage": {"input_tokens": 100000}}});
+    assert_eq!(one_line(&status(&env, &[], &p)), "ctx 50% █████░░░░░");
+    let p = json!({"transcript_path": t2, "cwd": env.root,
+                   "context_window": {"used_percentage": null, "current_usage": null}});
+    assert_eq!(one_line(&status(&env, &[], &p)), "ctx 20% ██░░░░░░░░");
+}

@@ -78,6 +78,7 @@ fn init_user_registers_everything_and_a_project_without_a_store_hears_nothing() 
         "UserPromptSubmit",
         "PreToolUse",
         "Stop",
+        "SubagentStart",
     ] {
         assert!(events.contains(&e), "{e} missing: {events:?}");
     }
@@ -92,7 +93,7 @@ fn init_user_registers_everything_and_a_project_without_a_store_hears_nothing() 
     );
     assert_eq!(
         registered(&read_json(&env.home.join(".codex/hooks.json"))).len(),
-        6
+        7
     );
     let rules = std::fs::read_to_string(env.home.join(".codex/rules/capn.rules")).unwrap();
     assert!(

@@ -361,6 +361,19 @@ pub fn hook_subcommand(event: &str) -> Option<&'static str> {
     HookEvent::from_name(event).map(HookEvent::subcommand)
 }
 
+/// The opening of PreCompact's instructions for the summary (src/hook/summary.rs), which Claude
+/// Code takes as plain text on stdout.
+pub const INSTRUCTIONS_HEAD: &str = "[capn] Instructions for this summary, from capn-hook";
+
+/// True when `stdout` of `capn hook <args>` is PreCompact's plain-text reply on Claude Code (the
+/// instructions for the summary: plain text, never JSON).
+pub fn is_pre_compact_text(args: &[&str], stdout: &str) -> bool {
+    let other_host = ["codex", "gemini", "qwen", "copilot", "opencode"];
+    args.get(1) == Some(&"pre-compact")
+        && !args.iter().any(|a| other_host.contains(a))
+        && stdout.starts_with(INSTRUCTIONS_HEAD)
+}
+
 /// Every `capn hook` subcommand, one per event capn handles.
 pub fn hook_subcommands() -> Vec<&'static str> {
     HookEvent::ALL.iter().map(|e| e.subcommand()).collect()

@@ -11,6 +11,7 @@ import os
 import re
 import subprocess
 
+import compaction
 from harness import CONTRACT, RECOVERY, REMINDER, Tmux, expect, wait_until
 
 API_KEY = "sk-ant-e2e-000000000000000000000000000000"
@@ -164,51 +165,29 @@ def run_interactive(sb, res, features):
                         TURN, req.n)
         st["state"] = path
 
-    def manual_compact():
-        cc.slash("/compact")
-        sb.log.wait_for("the summary request of /compact", lambda r: r.is_summary(), TURN, cc.mark)
-        req = cc.prompt("E2E-P5")
-        check_counts(req, RECOVERY, 1, "the prompt after /compact carries one recovery")
-        expect(st.get("state", "?") in recovery_excerpt(req), "the recovery names the saved state file",
-               recovery_excerpt(req))
-        expect("manual" in recovery_excerpt(req), "the recovery says the compaction was manual",
-               recovery_excerpt(req))
-        req = cc.prompt("E2E-P6")
-        check_counts(req, RECOVERY, 1, "the prompt after that adds no second recovery")
-
-    def auto_compact():
-        cc.mark = sb.log.last_n()
-        mark = cc.mark
-        cc.tmux.type("E2E-P7 E2E_TOO_LONG=auto1")
-        cc.tmux.wait_screen("the typed prompt E2E-P7", r"E2E-P7", 30)
-        cc.tmux.key("Enter")
-        sb.log.wait_for("the automatic compaction's summary request", lambda r: r.is_summary(),
-                        TURN, mark)
-        req = cc.prompt("E2E-P8")
-        check_counts(req, RECOVERY, 1, "the prompt after an automatic compaction carries one recovery")
-        expect("auto" in recovery_excerpt(req), "the recovery says the compaction was automatic",
-               recovery_excerpt(req))
-        expect(st.get("state", "?") in recovery_excerpt(req), "the recovery names the saved state file",
-               recovery_excerpt(req))
-        req = cc.prompt("E2E-P9")
-        check_counts(req, RECOVERY, 1, "the prompt after that adds no second recovery")
-
     steps = [
         ("claude: contract arrives once at startup", startup),
         ("claude: status line shows capn's figure at low use", status_low),
         ("claude: status line shows capn's figure at 65% use", status_65),
         ("claude: /compact-prep reminder arrives once on the next prompt", reminder_once),
         ("claude: /compact-prep saves state under the client's session id", compact_prep),
-        ("claude: /compact gives one recovery naming the state, none after", manual_compact),
-        ("claude: automatic compaction gives one recovery naming the state, none after", auto_compact),
-    ]
+    ] + compaction.claude_steps(sb, cc, st)
     try:
         stuck = False
-        for name, fn in steps:
+        for step in steps:
+            name, fn, checks = step if len(step) == 3 else (*step, [])
             if stuck:
                 res.skip(name, "not run: an earlier step of the same session got stuck")
+                for check, _ in checks:
+                    res.skip(check, "not run: an earlier step of the same session got stuck")
                 continue
-            stuck = res.run(name, fn) == "stuck"
+            outcome = res.run(name, fn)
+            stuck = outcome == "stuck"
+            for check, cfn in checks:
+                if outcome == "pass":
+                    res.run(check, cfn)
+                else:
+                    res.skip(check, f"not run: {name!r} did not pass")
     finally:
         cc.tmux.key("C-c")
         cc.tmux.kill()

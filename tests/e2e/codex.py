@@ -11,7 +11,7 @@ import re
 import shutil
 import subprocess
 
-from harness import CONTRACT, RECOVERY, expect
+from harness import CONTRACT, INSTRUCTIONS, RECOVERY, expect
 
 TURN = 180  # seconds: one `codex exec` run on a busy machine
 # The window Codex 0.171 reports in its rollout (model_context_window) for a model it has no
@@ -21,6 +21,10 @@ AUTO_COMPACT_LIMIT = 230000
 HIGH_USE = 180000  # 69%: above capn's 60% threshold, below the auto-compact limit
 OVER_LIMIT = 240000  # above the auto-compact limit: Codex compacts before the next turn
 STATE_MD = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "state.md")).read()
+
+
+RECOVERY_CHECK = ("codex: automatic compaction: one recovery in the first request after it, "
+                  "naming the state, none after")
 
 
 def codex_bin():
@@ -128,6 +132,13 @@ def run(sb, res, feats):
         expect(summary and summary[0].n < req.n,
                "Codex compacted before the turn (a summary request came first)",
                [q.brief() for q in sb.log.all() if q.n > mark])
+        first = next(q for q in sb.log.all() if q.n > summary[0].n and q.is_main()
+                     and not q.is_summary())
+        expect(first.n == req.n, "the first request after the compaction is the turn's",
+               first.brief())
+        expect(summary[0].count(INSTRUCTIONS) == 0,
+               "Codex's summary request takes no hook output (capn prints none there)",
+               summary[0].brief())
         c = req.count(RECOVERY)
         expect(c == 1, "the turn after the compaction carries one recovery", f"{c}; {req.brief()}")
         i = req.text.find(RECOVERY)
@@ -151,10 +162,9 @@ def run(sb, res, feats):
 
     ok = res.run("codex: contract arrives once at startup", startup) != "stuck" and "C3" in st
     if ok:
-        res.run("codex: automatic compaction gives one recovery naming the state, none after",
-                recovery)
+        res.run(RECOVERY_CHECK, recovery)
     else:
-        res.skip("codex: automatic compaction gives one recovery naming the state, none after",
+        res.skip(RECOVERY_CHECK,
                  "not run: the first turns failed")
     res.run("codex: its output shows no complaint about capn's hooks", no_complaint)
     if ok:

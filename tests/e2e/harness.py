@@ -24,6 +24,14 @@ POLL = 0.1  # seconds between looks at a log, a screen or a file while waiting f
 CONTRACT = "capn (project memory) is available in this repository"
 RECOVERY = "[capn] Context compaction recovery."
 REMINDER = "[capn] Context use in this session"
+# src/hook/summary.rs: PreCompact's instructions for the summary, the note on a summary that
+# left out what the saved state holds; src/hook/subagent_start.rs: the sub-agent contract.
+INSTRUCTIONS = "[capn] Instructions for this summary, from capn-hook"
+GAPS = "[capn] Compaction summary check."
+SUBAGENT = "[capn] Sub-agent contract:"
+# state.md's Active Plan line as capn's instructions quote it (a JSON string).
+PLAN_QUOTED = '"E2E-PLAN: none (end-to-end test)"'
+NO_STATE = "No state was saved"
 
 
 class CheckFailed(Exception):

@@ -42,8 +42,11 @@ carry the whole history, so only the last message counts and a directive acts on
 - `E2E_CHEAP`: one `ls src` call, then text.
 These three count the calls made since the message that carries them (stateless: the history
 says how far the turn got); Claude Code gets Bash and Read calls, Codex its shell tool.
+- `E2E_DROP_PLAN`: the next compaction's summary leaves out the saved plan (below).
 A compaction's summary request (the client's compact prompt as the last user message) gets a
-fixed summary.
+fixed summary; when the request carries capn's quoted state (KEPT_PLAN_LINE, from capn's
+PreCompact instructions) the summary keeps the plan, phase and decisions, as a model that
+follows the instructions would, unless `E2E_DROP_PLAN` came before it.
 """
 
 import argparse
@@ -60,6 +63,11 @@ DEFAULT_USAGE = 4000
 # so far"; Codex "CONTEXT CHECKPOINT COMPACTION ... handoff summary".
 SUMMARY_ASK = re.compile(r"create a detailed summary|CONTEXT CHECKPOINT COMPACTION|handoff summary", re.I)
 SUMMARY_TEXT = "<analysis>e2e</analysis>\n<summary>E2E-SUMMARY: the user sent test prompts.</summary>"
+# capn's quoted Active Plan line of state.md in a summary request (the PreCompact instructions
+# carry each state line as a JSON string), and the summary that keeps what the state holds.
+KEPT_PLAN_LINE = '"E2E-PLAN: none (end-to-end test)"'
+KEPT_SUMMARY = ("\nActive Plan: E2E-PLAN: none (end-to-end test)\nCurrent Phase: testing\n"
+                "Session Decisions: E2E-DECISION: adopted the mock; rejected a live model (offline)")
 # The /compact-prep state the mocked model saves (the Codex driver saves the same file).
 # The search E2E_SEARCH makes the model run: words of a chart the offer check charts.
 SEARCH_PATTERN = "stripe.*webhook|handleStripeWebhook"
@@ -72,6 +80,9 @@ TOOL_INPUTS = {
              "prompt": "Find where Stripe payment webhooks are handled in src/."},
 }
 TOOL_INPUTS["Agent"] = TOOL_INPUTS["Task"]
+# The task a spawned sub-agent gets (Claude Code's Agent/Task prompt; Codex's spawn_agent
+# message), which identifies the sub-agent's own requests.
+SUB_TASK = TOOL_INPUTS["Task"]["prompt"]
 STATE_MD = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "state.md")).read()
 
 # The Stop nudge's script (docs/nudge.md). The exploring turn: 2 searches and 3 files read,
@@ -222,6 +233,8 @@ class State:
         self.lock = threading.Lock()
         self.count = 0
         self.too_long_done = set()
+        self.drop_seen = False  # E2E_DROP_PLAN was seen (it acts once)
+        self.drop_next = False  # the next summary leaves out the plan
         self.ids = 0
         self.log = open(args.log, "a", encoding="utf-8")
         self.done = threading.Event()
@@ -256,9 +269,26 @@ def send_json(handler, status, obj):
     handler.close_connection = True
 
 
+def summary_text(state, body):
+    """The summary for a compaction's request (module docs: kept or dropped plan)."""
+    with state.lock:
+        drop, state.drop_next = state.drop_next, False
+    keep = not drop and KEPT_PLAN_LINE in "\n".join(texts(body))
+    return SUMMARY_TEXT + (KEPT_SUMMARY if keep else "")
+
+
+def note_directives(state, last):
+    """Records E2E_DROP_PLAN (once) for the next summary."""
+    if "E2E_DROP_PLAN" in last:
+        with state.lock:
+            if not state.drop_seen:
+                state.drop_seen = state.drop_next = True
+
+
 def anthropic_plan(state, body):
     """What to answer: (kind, payload). kind is 'error', 'text' or 'tool'."""
     last = last_user_text(body)
+    note_directives(state, last)
     m = re.search(r"E2E_TOO_LONG=(\w+)", last)
     if m and not is_summary_request(body, last):
         with state.lock:
@@ -267,7 +297,7 @@ def anthropic_plan(state, body):
         if first:
             return "error", None
     if is_summary_request(body, last):
-        return "text", SUMMARY_TEXT
+        return "text", summary_text(state, body)
     step = nudge_step(body) if body.get("tools") else None
     if step:
         return anthropic_step(body, step)
@@ -354,6 +384,45 @@ def shell_call(state, body, script=None):
     return None
 
 
+def calls_since_user(body):
+    """The tool-call items after the last user message, oldest first."""
+    items = body.get("input")
+    if not isinstance(items, list):
+        return []
+    since = []
+    for item in reversed(items):
+        if isinstance(item, dict) and item.get("role") == "user":
+            break
+        since.append(item)
+    return [i for i in reversed(since)
+            if isinstance(i, dict) and str(i.get("type", "")).endswith("_call")]
+
+
+def spawn_step(state, body):
+    """`E2E_SPAWN` (Codex): a spawn_agent call giving SUB_TASK to a sub-agent, then a
+    wait_agent call on the id its output names, then text (None)."""
+    calls = calls_since_user(body)
+    if not calls:
+        return {"type": "function_call", "id": state.next_id("fc"), "call_id": state.next_id("call"),
+                "name": "spawn_agent", "namespace": "multi_agent_v1",
+                "arguments": json.dumps({"message": SUB_TASK}), "status": "completed"}
+    if len(calls) == 1:
+        ids = []
+        for item in body.get("input") or []:
+            if isinstance(item, dict) and item.get("type") == "function_call_output":
+                try:
+                    ids.append(json.loads(item.get("output") or "")["agent_id"])
+                except (ValueError, TypeError, KeyError):
+                    pass
+        if ids:
+            return {"type": "function_call", "id": state.next_id("fc"),
+                    "call_id": state.next_id("call"), "name": "wait_agent",
+                    "namespace": "multi_agent_v1",
+                    "arguments": json.dumps({"targets": ids[-1:], "timeout_ms": 60000}),
+                    "status": "completed"}
+    return None
+
+
 def called_since_user(body):
     """True when the model already made a tool call after the last user message (the request
     carries that call and its output), so its turn goes on with text, not another call."""
@@ -386,6 +455,8 @@ def responses_api(handler, state, body):
             call = shell_call(state, body, cmd)
         elif "E2E_SEARCH" in last and not called_since_user(body):
             call = shell_call(state, body)
+        elif "E2E_SPAWN" in last:
+            call = spawn_step(state, body)
     resp_id = state.next_id("resp")
     item = call or {"type": "message", "role": "assistant", "id": state.next_id("msg"),
                     "content": [{"type": "output_text", "text": text, "annotations": []}]}
@@ -444,7 +515,10 @@ def chat_completions(handler, state, body):
     else:
         msg = {"role": "assistant", "content": "E2E-DONE."}
         finish = "stop"
-    usage = {"prompt_tokens": 100, "completion_tokens": 5, "total_tokens": 105}
+    m = re.search(r"E2E_USAGE=(\d+)", json.dumps(user[-1:]))
+    prompt_tokens = int(m.group(1)) if m else 100
+    usage = {"prompt_tokens": prompt_tokens, "completion_tokens": 5,
+             "total_tokens": prompt_tokens + 5}
     if not body.get("stream"):
         send_json(handler, 200, {"id": state.next_id("chatcmpl"), "object": "chat.completion",
                                  "model": CHAT_MODEL, "usage": usage,

@@ -3,8 +3,10 @@
 <event> --host opencode`. Headless `opencode run` against the mock's Chat Completions endpoint
 (a provider in the project's `opencode.json`); the project has the eight offer charts. Checks:
 the contract is in the system prompt of the first request exactly once, the scripted `bash`
-grep gets the offer once appended to its output, and every capn run exited 0 with nothing on
-stderr.
+grep gets the offer once appended to its output, an automatic compaction (the model's context
+limit is set low and the mock reports `E2E_USAGE` tokens) sends a summary request that holds
+capn's instructions (the plugin's `experimental.session.compacting` hook), and every capn run
+exited 0 with nothing on stderr.
 
 At start OpenCode npm-installs `@opencode-ai/plugin` into each config folder, and offline that
 retries for about 70 s; `npm_config_registry` points it at a stub on 127.0.0.1 that answers 404
@@ -17,7 +19,7 @@ import os
 import subprocess
 import threading
 
-from harness import expect
+from harness import INSTRUCTIONS, expect
 import copilot
 import offers
 
@@ -47,7 +49,8 @@ def prepare(sb):
         "provider": {"mock": {"npm": "@ai-sdk/openai-compatible", "name": "e2e mock",
                               "options": {"baseURL": f"http://127.0.0.1:{sb.port}/v1",
                                           "apiKey": "e2e-dummy"},
-                              "models": {"e2e-mock": {"name": "e2e mock"}}}},
+                              "models": {"e2e-mock": {"name": "e2e mock",
+                                                      "limit": {"context": 3000, "output": 100}}}}},
         "model": "mock/e2e-mock", "small_model": "mock/e2e-mock",
     }
     with open(os.path.join(sb.proj, "opencode.json"), "w") as f:
@@ -67,6 +70,10 @@ def run(sb, res):
     try:
         r = subprocess.run([opencode_bin, "run", PROMPT], cwd=sb.proj, env=env,
                            capture_output=True, text=True, timeout=240)
+        mark = sb.log.last_n()
+        # over the 3,000-token limit of prepare(): OpenCode compacts after the reply
+        rc = subprocess.run([opencode_bin, "run", "E2E-OC1 E2E_USAGE=5000"], cwd=sb.proj,
+                            env=env, capture_output=True, text=True, timeout=240)
     finally:
         registry.shutdown()
     res.run("opencode: the client ran and exited 0", copilot.check_exit, r.returncode,
@@ -74,7 +81,17 @@ def run(sb, res):
     res.run("opencode: contract arrives once at session start", copilot.check_contract, sb)
     res.run("opencode: a shell grep for a charted answer's words gets the offer once",
             check_offer, sb)
+    res.run("opencode: an automatic compaction's summary request holds capn's instructions",
+            check_compaction, sb, mark, rc)
     res.run("opencode: no capn run exited non-zero or wrote stderr", check_capn_calls, sb)
+
+
+def check_compaction(sb, mark, run):
+    expect(run.returncode == 0, "opencode run exits 0", run.stdout[-800:] + run.stderr[-800:])
+    reqs = [r for r in sb.log.all() if r.n > mark]
+    summary = [r for r in reqs if INSTRUCTIONS in r.last_user_text()]
+    expect(len(summary) == 1, "one request (the compaction's) ends with capn's instructions",
+           [r.brief() for r in reqs])
 
 
 def check_offer(sb):

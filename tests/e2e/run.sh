@@ -46,9 +46,9 @@ echo "== e2e: cargo build"
 
 echo "== e2e: checks"
 cd "$here"
-timeout 480 python3 run_e2e.py --capn "$root/target/debug/capn" "$@"
+timeout 600 python3 run_e2e.py --capn "$root/target/debug/capn" "$@"
 if [ "$#" -eq 0 ]; then
   # the checks can fail: each deliberately broken hook must be caught (selftest.py)
   echo "== e2e: deliberate breaks"
-  timeout 300 python3 selftest.py --capn "$root/target/debug/capn"
+  timeout 900 python3 selftest.py --capn "$root/target/debug/capn"
 fi

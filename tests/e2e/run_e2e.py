@@ -20,6 +20,7 @@ import qwen
 import features
 import nudge
 import offers
+import subagents
 
 
 def check_capn_calls(sb, host):
@@ -52,6 +53,7 @@ def main():
             claude.run_print_mode(sb, res)
             offers.run_claude(sb, res, claude.claude_bin, claude.client_env, claude.TURN)
             nudge.run_claude(sb, res, claude.claude_bin, claude.client_env, claude.TURN)
+            subagents.run_claude(sb, res, claude.claude_bin, claude.client_env, claude.TURN)
             res.run("claude: no capn run exited non-zero or wrote stderr", check_capn_calls, sb,
                     "claude")
             features.run_claude_extras(sb, res, feats)
@@ -67,6 +69,7 @@ def main():
             codex.run(sb, res, feats)
             offers.run_codex(sb, res, codex.codex_bin, codex.codex_env, codex.TURN)
             nudge.run_codex(sb, res, codex.codex_bin, codex.codex_env, codex.TURN)
+            subagents.run_codex(sb, res, codex.codex_bin, codex.codex_env, codex.TURN)
             res.run("codex: no capn run exited non-zero or wrote stderr", check_capn_calls, sb,
                     "codex")
         finally:

@@ -60,10 +60,12 @@ BREAKS = {
         'exec "$REAL" hook session-start --host copilot "$@"; fi',
         "qwen",
         ["qwen: contract arrives once at session start"]),
-    "post-tool-use offers nothing through OpenCode's plugin": (
-        'if [ "$1 $2 $4" = "hook post-tool-use opencode" ]; then cat >/dev/null; exit 0; fi',
+    "post-tool-use offers nothing and pre-compact nothing through OpenCode's plugin": (
+        'if [ "$1 $2 $4" = "hook post-tool-use opencode" ]; then cat >/dev/null; exit 0; fi\n'
+        'if [ "$1 $2 $4" = "hook pre-compact opencode" ]; then cat >/dev/null; exit 0; fi',
         "opencode",
-        ["opencode: a shell grep for a charted answer's words gets the offer once"]),
+        ["opencode: a shell grep for a charted answer's words gets the offer once",
+         "opencode: an automatic compaction's summary request holds capn's instructions"]),
     "the Stop hook prints nothing (no nudge) on Claude Code": (
         'if [ "$1 $2" = "hook stop" ]; then cat >/dev/null; exit 0; fi',
         "claude",
@@ -75,6 +77,56 @@ BREAKS = {
         'echo \'{"decision":"block","reason":"e2e break: always blocks"}\'; exit 0; fi',
         "codex",
         ["codex: a cheap turn (one ls) is never stopped"]),
+    # Compaction and sub-agents: each break spoils several properties at once, each caught
+    # by its own named check (three client runs instead of eight).
+    "Claude Code: pre-compact prints nothing, session-start's recovery is delivered again by "
+    "the next prompt, post-compact never sees the summary, subagent-start prints nothing": (
+        'case "$1 $2" in\n'
+        '"hook pre-compact") "$REAL" "$@" >/dev/null; exit 0 ;;\n'
+        '"hook session-start") "$REAL" "$@"; rc=$?; '
+        'rm -f "$CAPN_STATE_DIR"/sessions/*/compact-delivered.json; exit $rc ;;\n'
+        '"hook post-compact") sed \'s/"compact_summary"/"e2e_hidden"/\' | "$REAL" "$@"; exit $? ;;\n'
+        '"hook subagent-start") cat >/dev/null; exit 0 ;;\n'
+        'esac',
+        "claude",
+        ["claude: /compact: the summary request holds capn's instructions with the saved plan",
+         "claude: /compact: one recovery in the next request, none after",
+         "claude: automatic compaction: the summary request holds capn's instructions, saying "
+         "no fresh state was saved",
+         "claude: automatic compaction: its recovery in the first request after, none after",
+         "claude: automatic compaction with a fresh state: the saved plan in the summary request",
+         "claude: a summary that dropped the saved plan brings one note on the next prompt "
+         "naming it",
+         "claude: a spawned sub-agent's request holds the sub-agent contract, the parent's "
+         "none"]),
+    "Claude Code: session-start(compact) prints nothing (the recovery comes a prompt late), "
+    "post-compact sees an empty summary, the parent's contract carries the sub-agent's": (
+        'if [ "$1 $2" = "hook session-start" ]; then in=$(cat); '
+        'if printf \'%s\' "$in" | grep -q \'"source": *"compact"\'; then exit 0; fi; '
+        'printf \'%s\' "$in" | "$REAL" "$@" | sed \'s/capn (project memory) is available/'
+        '[capn] Sub-agent contract: capn (project memory) is available/\'; exit 0; fi\n'
+        'if [ "$1 $2" = "hook post-compact" ]; then '
+        'sed \'s/"compact_summary": *"[^"]*"/"compact_summary":"x"/\' | "$REAL" "$@"; exit $?; fi',
+        "claude",
+        ["claude: /compact: a summary that kept the plan brings no note",
+         "claude: automatic compaction: its recovery in the first request after, none after",
+         "claude: automatic compaction with a fresh state: its recovery in the first request "
+         "after, none after",
+         "claude: a spawned sub-agent's request holds the sub-agent contract, the parent's "
+         "none"]),
+    "Codex: no recovery after a compaction, subagent-start prints nothing": (
+        'case "$1 $2" in\n'
+        '"hook post-compact") cat >/dev/null; exit 0 ;;\n'
+        '"hook session-start") in=$(cat); '
+        'if printf \'%s\' "$in" | grep -q \'"source": *"compact"\'; then exit 0; fi; '
+        'printf \'%s\' "$in" | exec "$REAL" "$@" ;;\n'
+        '"hook subagent-start") cat >/dev/null; exit 0 ;;\n'
+        'esac',
+        "codex",
+        ["codex: automatic compaction: one recovery in the first request after it, naming the "
+         "state, none after",
+         "codex: a spawned sub-agent's request holds the sub-agent contract, the parent's "
+         "none"]),
 }
 
 

@@ -6,7 +6,7 @@ use crate::events::HookEvent;
 /// One step of the synthetic session: the event, and its `source` (SessionStart) or `trigger`
 /// (PreCompact, PostCompact). PreToolUse is a search (Claude Code's Grep, Codex's shell `rg`),
 /// the call that takes the offer path.
-pub(super) const SCENARIO: [(HookEvent, Option<&str>); 7] = [
+pub(super) const SCENARIO: [(HookEvent, Option<&str>); 8] = [
     (HookEvent::SessionStart, Some("startup")),
     (HookEvent::PreToolUse, None),
     (HookEvent::PreCompact, Some("manual")),
@@ -14,6 +14,7 @@ pub(super) const SCENARIO: [(HookEvent, Option<&str>); 7] = [
     (HookEvent::UserPromptSubmit, None),
     (HookEvent::SessionStart, Some("compact")),
     (HookEvent::Stop, None),
+    (HookEvent::SubagentStart, None),
 ];
 
 /// The search of the synthetic PreToolUse payloads: words no chart is likely to hold, so the run
@@ -92,6 +93,17 @@ pub fn payload(
             "model": "gpt-5.5",
             "permission_mode": "default",
             "turn_id": "capn-doctor-turn-2"
+        }),
+        (Host::Claude, HookEvent::SubagentStart) => json!({
+            "agent_id": "capn-doctor-agent-1",
+            "agent_type": "Explore"
+        }),
+        (Host::Codex, HookEvent::SubagentStart) => json!({
+            "agent_id": "capn-doctor-agent-1",
+            "agent_type": "default",
+            "model": "gpt-5.5",
+            "permission_mode": "default",
+            "turn_id": "capn-doctor-turn-3"
         }),
         // Registered by neither host: doctor runs only what the tables register.
         (Host::Claude | Host::Codex, HookEvent::PostToolUse) => json!({}),

@@ -370,6 +370,9 @@ mod tests {
             HookEvent::Stop => {
                 include_str!("../../../assets/codex-schemas/stop.command.input.schema.json")
             }
+            HookEvent::SubagentStart => include_str!(
+                "../../../assets/codex-schemas/subagent-start.command.input.schema.json"
+            ),
         };
         Schema::parse(text).unwrap()
     }
@@ -438,8 +441,17 @@ mod tests {
             check_output(Host::Claude, "PreCompact", "\n", &none),
             Ok(None)
         );
+        // PreCompact on Claude Code: plain text (the instructions for the summary), never JSON;
+        // on Codex nothing at all.
+        assert_eq!(
+            check_output(Host::Claude, "PreCompact", "keep the plan\n", &none),
+            Ok(Some("keep the plan".into()))
+        );
+        let e = check_output(Host::Codex, "PreCompact", "keep the plan\n", &none).unwrap_err();
+        assert!(e.contains("takes nothing"), "{e}");
         let cases = [
-            ("PreCompact", "{}", "must print nothing"),
+            ("PreCompact", "{}", "printed JSON on PreCompact"),
+            ("PostCompact", "{}", "must print nothing"),
             ("SessionStart", "hello", "not one JSON object"),
             ("SessionStart", "{} {}", "not exactly one JSON object"),
             ("SessionStart", r#"{"extra":1}"#, "unknown key"),
