@@ -14,8 +14,8 @@
 //! two sibling modules use each other, directly or round a longer circle. `layers.rs` checks both
 //! over the source on every `cargo test` and names the file and line of a break.
 //! 0. `fnv`: the one non-cryptographic hash (signatures, keys, table slots);
-//! 1. `error`, `clock`, `env`, `hex`, `pathcmp`, `present`, `contract`, `embed`, `events`: plain
-//!    data, the output text rules and the vocabularies (the hook events);
+//! 1. `error`, `clock`, `env`, `hex`, `pathcmp`, `present`, `contract`, `embed`, `events`, `secret`:
+//!    plain data, the output text rules, the vocabularies (the hook events) and the secret rules;
 //! 2. `fsutil`, `jsonedit`, `hosts`: the file system, format-preserving JSON edits, the host tables;
 //! 3. `process`, `config`, `session`, `recall`: child processes, `.capn/config.json`, the per-user
 //!    session state, and the recall engine (BM25, vectors, the decision);
@@ -63,6 +63,7 @@ pub(crate) mod pathcmp;
 pub(crate) mod present;
 pub(crate) mod process;
 pub mod recall;
+pub(crate) mod secret;
 pub(crate) mod session;
 pub(crate) mod store;
 

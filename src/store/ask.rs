@@ -138,7 +138,7 @@ impl Store {
         report_malformed_of(self, &mut reading);
         let (snap, cache) = reading.parts();
         let (found, code) = answer(self, snap, question, limit)?;
-        let found = settled(&self.root, found, cache);
+        let found = super::withheld::withhold(settled(&self.root, found, cache));
         if let Reading::Locked(w) = reading {
             // Only a reader that holds the lock saves what it brought up to date.
             if let Some(Err(e)) = code.map(|c| c.save_if_changed(self)) {
@@ -424,7 +424,7 @@ impl Store {
             let Ok(e) = read_entry(&self.entry_path(id), &format!("{id}.md")) else {
                 return Ok(None);
             };
-            if !snap.agrees_with(doc, &e) || skip(&e) {
+            if !snap.agrees_with(doc, &e) || skip(&e) || super::withheld::holds_secret(&e) {
                 return Ok(None);
             }
             // Picked as an exact re-ask by its hash: confirm it, as `ask` does.

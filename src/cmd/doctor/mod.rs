@@ -69,6 +69,7 @@ mod plugin;
 mod post_commit;
 mod registrations;
 mod safe_run;
+mod secrets;
 mod settings;
 mod skill;
 mod statusline_run;

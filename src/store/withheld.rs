@@ -1,0 +1,106 @@
+//! Entries that hold a secret are never shown.
+//!
+//! capn refuses to write a secret (`crate::secret`), but an entry file can still hold one: written
+//! by hand, by an older capn, or pulled from a teammate in a shared store. Such an entry never
+//! answers an ask, is never a candidate or a stale note, and is never offered by a hook; `capn
+//! doctor` names it (the kind and where, never the value) with its fix.
+
+use super::ask::Answers;
+use super::entry::Entry;
+use crate::secret::Finding;
+
+/// Where in an entry a secret was found: the part, its text, and what was found there.
+#[derive(Debug)]
+pub struct Found {
+    /// The part of the entry: `its question`, `its details`, `phrasing 2`, `its file list`, `its
+    /// frontmatter`.
+    pub part: String,
+    /// What was found and where in that part (`Finding::place` of `text`).
+    pub finding: Finding,
+    /// The part's text (to place the finding; never printed).
+    text: String,
+}
+
+impl Found {
+    /// `its details hold what looks like an AWS access key ID (characters 12-31)`.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} holds what looks like {} ({})",
+            self.part,
+            self.finding.kind,
+            self.finding.place(&self.text)
+        )
+    }
+}
+
+/// The first secret in `e` (its question, phrasings, details, file list and unknown frontmatter
+/// lines, in that order), if any.
+pub fn secret_in(e: &Entry) -> Option<Found> {
+    let files: Vec<&str> = e.files.keys().map(String::as_str).collect();
+    let mut parts: Vec<(String, String)> = vec![("its question".into(), e.question.clone())];
+    for (i, p) in e.phrasings.iter().enumerate() {
+        parts.push((format!("its phrasing {}", i + 1), p.clone()));
+    }
+    parts.push(("its details".into(), e.details.clone()));
+    parts.push(("its file list".into(), files.join("\n")));
+    parts.push(("its frontmatter".into(), e.extra.join("\n")));
+    parts.into_iter().find_map(|(part, text)| {
+        crate::secret::find(&text).map(|finding| Found {
+            part,
+            finding,
+            text,
+        })
+    })
+}
+
+/// True when `e` holds a secret ([`secret_in`]).
+pub fn holds_secret(e: &Entry) -> bool {
+    secret_in(e).is_some()
+}
+
+/// `found` without the charts that hold a secret: answers, candidates and stale notes alike
+/// (a stale note shows the question). Each one left out is named on stderr once, by id, with
+/// where to look (`capn doctor`).
+pub fn withhold(mut found: Answers) -> Answers {
+    let mut left_out: Vec<String> = Vec::new();
+    let mut keep = |e: &Entry| {
+        let secret = holds_secret(e);
+        if secret && !left_out.contains(&e.id) {
+            left_out.push(e.id.clone());
+        }
+        !secret
+    };
+    found.hits.retain(|(e, _)| keep(e));
+    found.related.retain(|r| keep(&r.entry));
+    found
+        .hidden
+        .retain(|h| crate::secret::find(&h.question).is_none());
+    for id in left_out {
+        diag!(
+            "capn: chart {} is not shown: it holds what looks like a secret (capn doctor says where)",
+            crate::present::printable(&id)
+        );
+    }
+    found
+}
+
+/// The line `capn list` prints for an entry that holds a secret, in place of its text: `<id>
+/// [withheld] ...` (or `{"id","withheld"}` with `--json`), naming where, never the value.
+pub fn list_line(e: &Entry, json: bool) -> Option<String> {
+    let found = secret_in(e)?;
+    let why = format!(
+        "{}: not shown; edit or delete {}/entries/{}.md (capn doctor)",
+        found.describe(),
+        super::STORE_DIR,
+        e.id
+    );
+    if json {
+        let v = serde_json::json!({"id": e.id, "withheld": why});
+        return crate::present::json_line(&v).ok().map(|l| l + "\n");
+    }
+    Some(format!(
+        "{}  [withheld] {}\n",
+        crate::present::printable(&e.id),
+        crate::present::printable(&why)
+    ))
+}
