@@ -20,6 +20,8 @@
 
 mod rules;
 #[cfg(test)]
+mod samples;
+#[cfg(test)]
 mod tests;
 
 use aho_corasick::AhoCorasick;
@@ -79,7 +81,10 @@ static KEYWORDS: LazyLock<(AhoCorasick, Vec<usize>)> = LazyLock::new(|| {
             owner.push(i);
         }
     }
+    // A contiguous NFA builds in a tenth of the time of the DFA the builder would pick, which
+    // matters more than search speed on the short texts of a chart.
     let ac = AhoCorasick::builder()
+        .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
         .ascii_case_insensitive(true)
         .build(&words)
         .expect("the secret rules' keywords build a matcher");
@@ -118,13 +123,20 @@ fn candidates(text: &[u8]) -> Vec<usize> {
 /// are all there).
 pub(crate) fn find_all(text: &[u8]) -> Vec<Finding> {
     let mut out = Vec::new();
+    let mut lowered: Option<Vec<u8>> = None;
     for i in candidates(text) {
         let rule = &RULES[i];
-        for caps in regex(i).captures_iter(text) {
-            let Some(m) = caps.get(1).or_else(|| caps.get(0)) else {
+        let hay = if rule.lowercase {
+            lowered.get_or_insert_with(|| text.to_ascii_lowercase())
+        } else {
+            text
+        };
+        for caps in regex(i).captures_iter(hay) {
+            // The secret is the last group (the whole match when there is none).
+            let Some(m) = caps.get(caps.len() - 1) else {
                 continue;
             };
-            if confirmed(rule, &caps, m.as_bytes()) {
+            if confirmed(rule, &caps, &text[m.range()]) {
                 out.push(Finding {
                     kind: rule.kind,
                     rule: rule.id,

@@ -22,12 +22,12 @@ pub struct Found {
 }
 
 impl Found {
-    /// `its details hold what looks like an AWS access key ID (characters 12-31)`.
+    /// `what looks like an AWS access key ID in its details (characters 12-31)`.
     pub fn describe(&self) -> String {
         format!(
-            "{} holds what looks like {} ({})",
-            self.part,
+            "what looks like {} in {} ({})",
             self.finding.kind,
+            self.part,
             self.finding.place(&self.text)
         )
     }
@@ -89,7 +89,7 @@ pub fn withhold(mut found: Answers) -> Answers {
 pub fn list_line(e: &Entry, json: bool) -> Option<String> {
     let found = secret_in(e)?;
     let why = format!(
-        "{}: not shown; edit or delete {}/entries/{}.md (capn doctor)",
+        "it holds {}: not shown; edit or delete {}/entries/{}.md (capn doctor)",
         found.describe(),
         super::STORE_DIR,
         e.id

@@ -29,7 +29,7 @@ pub(super) fn check(root: &Path, checks: &mut Vec<Check>) {
         checks.push(Check::failed(
             format!("entry {rel}"),
             format!(
-                "{}: it is never shown or offered while it does",
+                "it holds {}: it is never shown or offered while it does",
                 f.describe()
             ),
             format!(
