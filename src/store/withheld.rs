@@ -104,3 +104,47 @@ pub fn list_line(e: &Entry, json: bool) -> Option<String> {
         crate::present::printable(&why)
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::phrasing::Learned;
+    use super::super::Store;
+    use super::*;
+    use sha2::{Digest, Sha256};
+
+    /// Learning from use writes no phrasing holding a secret (whatever the recall gate and the
+    /// code rule would say); the same words without it are learned.
+    #[test]
+    fn learning_skips_words_holding_a_secret() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join(".capn/entries")).unwrap();
+        std::fs::write(root.join("a.ts"), "verify()\n").unwrap();
+        let store = Store::at(root);
+        let question = "Where are Stripe webhooks verified?".to_string();
+        let id = crate::store::entry::question_hash(&question)[..8].to_string();
+        let sha = crate::hex::encode(&Sha256::digest(b"verify()\n"));
+        let e = Entry {
+            id: id.clone(),
+            at: String::new(),
+            files: [("a.ts".to_string(), sha)].into_iter().collect(),
+            question,
+            details: String::new(),
+            phrasings: Vec::new(),
+            extra: Vec::new(),
+        };
+        let mut w = store.open_writer().unwrap();
+        w.chart(e, &[]).unwrap();
+        let before = std::fs::read(store.entry_path(&id)).unwrap();
+        let shown = (&["a.ts".to_string()][..], 1);
+        let token = format!("hf_{}", "qwertyuiopasdfghjklzxcvbnmqwertyui");
+        let secret = format!("Where are Stripe webhooks checked with {token}?");
+        assert_eq!(
+            w.learn_phrasing(&secret, &id, shown).unwrap(),
+            Learned::Secret
+        );
+        assert_eq!(std::fs::read(store.entry_path(&id)).unwrap(), before);
+        let plain = "Where are Stripe webhooks checked?";
+        assert_eq!(w.learn_phrasing(plain, &id, shown).unwrap(), Learned::Added);
+    }
+}
