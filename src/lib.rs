@@ -14,9 +14,10 @@
 //! two sibling modules use each other, directly or round a longer circle. `layers.rs` checks both
 //! over the source on every `cargo test` and names the file and line of a break.
 //! 0. `fnv`: the one non-cryptographic hash (signatures, keys, table slots);
-//! 1. `error`, `clock`, `env`, `hex`, `pathcmp`, `present`, `contract`, `embed`, `events`, `secret`:
-//!    plain data, the output text rules, the vocabularies (the hook events) and the secret rules;
-//! 2. `fsutil`, `jsonedit`, `hosts`: the file system, format-preserving JSON edits, the host tables;
+//! 1. `error`, `clock`, `env`, `hex`, `pathcmp`, `present`, `contract`, `embed`, `events`: plain
+//!    data, the output text rules and the vocabularies (the hook events);
+//! 2. `fsutil`, `jsonedit`, `hosts`, `secret`: the file system, format-preserving JSON edits, the
+//!    host tables, the secret rules;
 //! 3. `process`, `config`, `session`, `recall`: child processes, `.capn/config.json`, the per-user
 //!    session state, and the recall engine (BM25, vectors, the decision);
 //! 4. `store`: `.capn/` (entries, freshness, the derived index);

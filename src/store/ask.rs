@@ -138,7 +138,7 @@ impl Store {
         report_malformed_of(self, &mut reading);
         let (snap, cache) = reading.parts();
         let (found, code) = answer(self, snap, question, limit)?;
-        let found = super::withheld::withhold(settled(&self.root, found, cache));
+        let found = withhold(settled(&self.root, found, cache));
         if let Reading::Locked(w) = reading {
             // Only a reader that holds the lock saves what it brought up to date.
             if let Some(Err(e)) = code.map(|c| c.save_if_changed(self)) {
@@ -205,6 +205,32 @@ fn settled(root: &Path, found: Answers, cache: &mut StatCache) -> Answers {
         related,
         hidden,
     }
+}
+
+/// `found` without the charts that hold a secret: answers, candidates and stale notes alike
+/// (a stale note shows the question). Each one left out is named on stderr once, by id, with
+/// where to look (`capn doctor`).
+fn withhold(mut found: Answers) -> Answers {
+    let mut left_out: Vec<String> = Vec::new();
+    let mut keep = |e: &Entry| {
+        let secret = super::withheld::holds_secret(e);
+        if secret && !left_out.contains(&e.id) {
+            left_out.push(e.id.clone());
+        }
+        !secret
+    };
+    found.hits.retain(|(e, _)| keep(e));
+    found.related.retain(|r| keep(&r.entry));
+    found
+        .hidden
+        .retain(|h| crate::secret::find(&h.question).is_none());
+    for id in left_out {
+        diag!(
+            "capn: chart {} is not shown: it holds what looks like a secret (capn doctor says where)",
+            crate::present::printable(&id)
+        );
+    }
+    found
 }
 
 /// Reports malformed entry files once per ask.

@@ -5,7 +5,6 @@
 //! answers an ask, is never a candidate or a stale note, and is never offered by a hook; `capn
 //! doctor` names it (the kind and where, never the value) with its fix.
 
-use super::ask::Answers;
 use super::entry::Entry;
 use crate::secret::Finding;
 
@@ -56,32 +55,6 @@ pub fn secret_in(e: &Entry) -> Option<Found> {
 /// True when `e` holds a secret ([`secret_in`]).
 pub fn holds_secret(e: &Entry) -> bool {
     secret_in(e).is_some()
-}
-
-/// `found` without the charts that hold a secret: answers, candidates and stale notes alike
-/// (a stale note shows the question). Each one left out is named on stderr once, by id, with
-/// where to look (`capn doctor`).
-pub fn withhold(mut found: Answers) -> Answers {
-    let mut left_out: Vec<String> = Vec::new();
-    let mut keep = |e: &Entry| {
-        let secret = holds_secret(e);
-        if secret && !left_out.contains(&e.id) {
-            left_out.push(e.id.clone());
-        }
-        !secret
-    };
-    found.hits.retain(|(e, _)| keep(e));
-    found.related.retain(|r| keep(&r.entry));
-    found
-        .hidden
-        .retain(|h| crate::secret::find(&h.question).is_none());
-    for id in left_out {
-        diag!(
-            "capn: chart {} is not shown: it holds what looks like a secret (capn doctor says where)",
-            crate::present::printable(&id)
-        );
-    }
-    found
 }
 
 /// The line `capn list` prints for an entry that holds a secret, in place of its text: `<id>

@@ -331,3 +331,28 @@ fn the_file_text_index_keeps_no_secret_of_a_charted_file() {
         assert!(!has(&secret), "the index holds the secret {secret}");
     }
 }
+
+#[test]
+fn prune_names_a_chart_holding_a_secret_by_id_only() {
+    let env = Env::git();
+    env.run(&["init"]).ok();
+    chart_all(&env, &[STRIPE]);
+    let id = entries(&env)[0].0.trim_end_matches(".md").to_string();
+    let path = env.root.join(format!(".capn/entries/{id}.md"));
+    let key = format!("sk_live_{}", samples::fake(samples::B62, 24, 35));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let text = text.replacen(STRIPE.0, &format!("{} {key}", STRIPE.0), 1);
+    std::fs::write(&path, text).unwrap();
+    env.write(STRIPE.1, "changed\n");
+    let run = env.run(&["prune"]).ok();
+    assert!(
+        run.stdout.contains(&format!(
+            "  {id} (not shown: it holds what looks like a secret)\n"
+        )),
+        "{run:?}"
+    );
+    assert!(
+        !run.stdout.contains(&key) && !run.stdout.contains(STRIPE.0),
+        "{run:?}"
+    );
+}
