@@ -135,17 +135,20 @@ fn candidates(text: &[u8]) -> Vec<usize> {
 }
 
 /// A cheap test that `text` could hold what `rule`'s [`Check`] asks for, so that most texts
-/// never compile or run capn's own rules: a run of exactly 40 base64 characters ([`Check::Mixed`]), an
-/// `@` ([`Check::UrlPassword`]), a run of 12 value characters with two digits
-/// ([`Check::Assigned`]).
+/// never compile or run capn's own rules: a run of exactly 40 base64 characters
+/// ([`Check::Mixed`]), an `@` ([`Check::UrlPassword`]), an `=` or `:` and a run of 12 value
+/// characters with two digits ([`Check::Assigned`]).
 fn could_hold(rule: &Rule, text: &[u8]) -> bool {
     let b64 = |b: u8| b.is_ascii_alphanumeric() || b == b'+' || b == b'/';
     match rule.check {
         Check::None => true,
         Check::Mixed => runs(text, b64).any(|r| r.len() == 40),
         Check::UrlPassword => memchr::memchr(b'@', text).is_some(),
-        Check::Assigned => runs(text, |b| b.is_ascii_graphic())
-            .any(|r| r.len() >= 12 && r.iter().filter(|b| b.is_ascii_digit()).count() >= 2),
+        Check::Assigned => {
+            memchr::memchr2(b'=', b':', text).is_some()
+                && runs(text, |b| b.is_ascii_graphic())
+                    .any(|r| r.len() >= 12 && r.iter().filter(|b| b.is_ascii_digit()).count() >= 2)
+        }
     }
 }
 

@@ -470,7 +470,7 @@ pub(crate) static RULES: &[Rule] = &[
             "capn-url-password",
             "a URL with a password in it",
             &["://"],
-            r"\b[a-z][a-z0-9+.-]*://([^\s:/?#@'\x22\x60<>]+):([^\s/?#@'\x22\x60<>]+)@[a-z0-9\[]",
+            r"\b[a-z][a-z0-9+.-]*://([^\s:/?#@'\x22\x60<>]*):([^\s/?#@'\x22\x60<>]+)@[a-z0-9\[]",
             0.0,
         )
     },

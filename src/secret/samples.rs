@@ -89,6 +89,7 @@ pub(crate) fn samples() -> Vec<(&'static str, String, String)> {
         ("capn-aws-secret-access-key", "key AKIA / wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY".into(), "apps/web/src/components/forms/SignupForm and useOrganizationInvitationsForMember2Step".into()),
         ("capn-aws-secret-access-key", format!("aws_secret {}", fake(B64, 40, 73)), format!("commit {}", hex(40, 73))),
         ("capn-url-password", format!("DATABASE_URL=postgres://app:{}@db.internal:5432/app", b62(20, 74)), "postgres://postgres:postgres@localhost:5432/app and redis://:${REDIS_PASSWORD}@cache:6379".into()),
+        ("capn-url-password", format!("REDIS_URL=redis://:{}@cache:6379", b62(20, 82)), "redis://cache:6379 and ssh://git@github.com:22/org/repo".into()),
         ("capn-url-password", format!("https://deploy:{}@git.example.com/repo.git", b62(16, 75)), "https://user:password@example.com and https://example.com:8080/a@b".into()),
         ("capn-assigned-secret", format!("password = \"{}\"", fake(B62, 18, 76) + "7x"), "password = process.env.DB_PASSWORD; password: z.string().min(8)".into()),
         ("capn-assigned-secret", format!("API_KEY={}", b62(32, 77)), "API_KEY=YOUR_API_KEY_HERE and api_key = settings.STRIPE_API_KEY_V2".into()),
