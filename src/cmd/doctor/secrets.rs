@@ -40,7 +40,10 @@ pub(super) fn check(root: &Path, checks: &mut Vec<Check>) {
     let more = found.count();
     if more > 0 {
         checks.push(Check::failed(
-            format!("{more} more entries in {}", dir.display()),
+            format!(
+                "{more} more entries in {}",
+                crate::store::display_rel(&store.root, &dir)
+            ),
             "they hold what looks like a secret",
             "capn doctor names them once the ones above are fixed",
         ));
