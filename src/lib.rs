@@ -16,7 +16,8 @@
 //! 0. `fnv`: the one non-cryptographic hash (signatures, keys, table slots);
 //! 1. `error`, `clock`, `env`, `hex`, `pathcmp`, `present`, `contract`, `embed`, `events`: plain
 //!    data, the output text rules and the vocabularies (the hook events);
-//! 2. `fsutil`, `jsonedit`, `hosts`: the file system, format-preserving JSON edits, the host tables;
+//! 2. `fsutil`, `jsonedit`, `hosts`, `secret`: the file system, format-preserving JSON edits, the
+//!    host tables, the secret rules;
 //! 3. `process`, `config`, `session`, `recall`: child processes, `.capn/config.json`, the per-user
 //!    session state, and the recall engine (BM25, vectors, the decision);
 //! 4. `store`: `.capn/` (entries, freshness, the derived index);
@@ -63,6 +64,7 @@ pub(crate) mod pathcmp;
 pub(crate) mod present;
 pub(crate) mod process;
 pub mod recall;
+pub(crate) mod secret;
 pub(crate) mod session;
 pub(crate) mod store;
 

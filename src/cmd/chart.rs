@@ -115,6 +115,13 @@ fn conflict_merged(path: &std::path::Path, id: &str, question: &str) -> Option<E
 /// ([`like`]); otherwise hashes the files and charts them ([`chart_files`]).
 pub fn run(args: &ChartArgs) -> Result<ExitCode> {
     let (question, inputs) = checked_args(args)?;
+    let details = args.details.as_deref().unwrap_or("");
+    let fields = [
+        ("the question", question),
+        ("--details", details),
+        ("--files", &inputs.join(",")),
+    ];
+    crate::secret::refuse("refusing to chart", &fields)?;
     let cwd = std::env::current_dir().context("could not read the working directory")?;
     let cwd = crate::fsutil::resolved(&cwd);
     let store = Store::discover(&cwd);

@@ -39,6 +39,10 @@ pub fn run(args: &ListArgs) -> Result<ExitCode> {
                 continue;
             }
         };
+        if let Some(line) = crate::store::withheld::list_line(&entry, args.json) {
+            out.push_str(&line);
+            continue;
+        }
         let changed = crate::store::changed_files(&store.root, &entry, &mut cache);
         // Neither changed nor confirmed current (too large, unreadable): `ask` hides the chart.
         let unchecked: Vec<&String> = entry

@@ -126,11 +126,18 @@ fn tracks_charts(store: &Store) -> bool {
         .is_some_and(|out| !out.is_empty())
 }
 
-/// One line per chart, `  "<question>" (<files>)`.
+/// One line per chart, `  "<question>" (<files>)` (`  <id> (...)` for a chart that holds what
+/// looks like a secret, which is never shown: `crate::store::withheld`).
 fn named(entries: &[crate::store::entry::Entry]) -> String {
     entries
         .iter()
         .map(|e| {
+            if crate::store::withheld::holds_secret(e) {
+                return format!(
+                    "  {} (not shown: it holds what looks like a secret)\n",
+                    e.id
+                );
+            }
             format!(
                 "  {}\n",
                 crate::present::named_chart(&e.question, e.files.keys())

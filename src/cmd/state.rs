@@ -143,8 +143,10 @@ fn read_input() -> Result<String> {
 /// Checks `text` and writes it as the session's state file (a trailing newline is added when
 /// missing).
 ///
-/// Errors: [`Refused`] listing every heading problem (nothing written); the write failed.
+/// Errors: [`Refused`] when `text` holds what looks like a secret ([`crate::secret`]) or
+/// listing every heading problem (nothing written); the write failed.
 pub fn save(s: &SessionDir, text: &str) -> Result<()> {
+    crate::secret::refuse("refusing to save the state", &[("the state", text)])?;
     let problems = check_headings(text);
     if !problems.is_empty() {
         let mut msg = String::from(

@@ -174,7 +174,7 @@ pub fn distinctive_with(
 
 /// True for a run worth indexing: 2 to [`MAX_WORD`] bytes, with a letter, not a long run of
 /// mostly digits (`v2` and `s3` stay, `a1b2c3d4e5f6`-like ids too; `123456` and `0xbeef` go),
-/// not a keyword.
+/// not a keyword, not a random-looking token ([`crate::secret::looks_random`]).
 fn is_word(w: &str) -> bool {
     let w = w.trim_matches('_');
     if w.len() < 2 || w.len() > MAX_WORD {
@@ -186,7 +186,7 @@ fn is_word(w: &str) -> bool {
     if letters == 0 || (digits > letters && w.len() > 4) || hex {
         return false;
     }
-    !KEYWORDS.iter().any(|k| w.eq_ignore_ascii_case(k))
+    !KEYWORDS.iter().any(|k| w.eq_ignore_ascii_case(k)) && !crate::secret::looks_random(w)
 }
 
 #[cfg(test)]

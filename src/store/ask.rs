@@ -140,7 +140,7 @@ impl Store {
         report_malformed_of(self, &mut reading);
         let (snap, cache) = reading.parts();
         let (found, code) = answer(self, snap, question, limit)?;
-        let mut found = settled(&self.root, found, cache);
+        let mut found = withhold(settled(&self.root, found, cache));
         promote_learned(self, question, &mut found, cache);
         if let Reading::Locked(w) = reading {
             // Only a reader that holds the lock saves what it brought up to date.
@@ -233,7 +233,9 @@ fn promote_learned(store: &Store, question: &str, found: &mut Answers, cache: &m
             let Ok(entry) = read_entry(&store.entry_path(id), &format!("{id}.md")) else {
                 return;
             };
-            if freshness(&store.root, &entry, cache) != Freshness::Fresh {
+            if super::withheld::holds_secret(&entry)
+                || freshness(&store.root, &entry, cache) != Freshness::Fresh
+            {
                 return;
             }
             Related {
@@ -248,6 +250,32 @@ fn promote_learned(store: &Store, question: &str, found: &mut Answers, cache: &m
     r.strong = true;
     r.learned = true;
     found.related.insert(0, r);
+}
+
+/// `found` without the charts that hold a secret: answers, candidates and stale notes alike
+/// (a stale note shows the question). Each one left out is named on stderr once, by id, with
+/// where to look (`capn doctor`).
+fn withhold(mut found: Answers) -> Answers {
+    let mut left_out: Vec<String> = Vec::new();
+    let mut keep = |e: &Entry| {
+        let secret = super::withheld::holds_secret(e);
+        if secret && !left_out.contains(&e.id) {
+            left_out.push(e.id.clone());
+        }
+        !secret
+    };
+    found.hits.retain(|(e, _)| keep(e));
+    found.related.retain(|r| keep(&r.entry));
+    found
+        .hidden
+        .retain(|h| crate::secret::find(&h.question).is_none());
+    for id in left_out {
+        diag!(
+            "capn: chart {} is not shown: it holds what looks like a secret (capn doctor says where)",
+            crate::present::printable(&id)
+        );
+    }
+    found
 }
 
 /// Reports malformed entry files once per ask.
@@ -468,7 +496,7 @@ impl Store {
             let Ok(e) = read_entry(&self.entry_path(id), &format!("{id}.md")) else {
                 return Ok(None);
             };
-            if !snap.agrees_with(doc, &e) || skip(&e) {
+            if !snap.agrees_with(doc, &e) || skip(&e) || super::withheld::holds_secret(&e) {
                 return Ok(None);
             }
             // Picked as an exact re-ask by its hash: confirm it, as `ask` does.

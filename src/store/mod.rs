@@ -24,6 +24,7 @@ pub mod phrasing;
 pub mod provenance;
 pub mod retention;
 mod stale;
+pub mod withheld;
 pub mod worktree;
 mod writer;
 

@@ -204,6 +204,9 @@ impl Writer {
         id: &str,
         shown: (&[String], usize),
     ) -> Result<Learned> {
+        if crate::secret::find(question).is_some() {
+            return Ok(Learned::Secret);
+        }
         if !self.askers(question).is_empty() {
             return Ok(Learned::AlreadyAsked);
         }
@@ -248,6 +251,8 @@ pub enum Learned {
     /// The words hold a code (`v2`, `7`, `oauth2`) the chart's question and phrasings do not:
     /// nothing was written.
     CodeClash,
+    /// The words hold what looks like a secret (`crate::secret`): nothing was written.
+    Secret,
 }
 
 /// The codes of a text: its words (runs of letters and digits, lowercased) that hold a digit.

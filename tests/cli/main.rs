@@ -45,6 +45,7 @@ mod readme_examples;
 mod readme_quickstart;
 mod roundtrip;
 mod schema;
+mod secrets;
 mod semantic;
 mod state;
 mod statusline;

@@ -8,7 +8,8 @@
 //! The checks, in order:
 //! 1. **`capn` on PATH**: the first executable `capn` in `PATH` (the hooks run it by name); a
 //!    warning when it is not the running binary (a stale install).
-//! 2. **The store**: `.capn/` with `entries/`; `.capn/config.json` parses with valid values.
+//! 2. **The store**: `.capn/` with `entries/`; no entry holds what looks like a secret;
+//!    `.capn/config.json` parses with valid values.
 //! 3. **Settings files**: `.claude/settings.json`, `.claude/settings.local.json`,
 //!    `.codex/hooks.json`, and the user-level `~/.claude/settings.json` and `~/.codex/hooks.json`
 //!    that the hosts merge in (hooks reference, 1.1 and 5), parse ([`SettingsFile::load`]). A
@@ -69,6 +70,7 @@ mod plugin;
 mod post_commit;
 mod registrations;
 mod safe_run;
+mod secrets;
 mod settings;
 mod skill;
 mod statusline_run;

@@ -96,6 +96,7 @@ fn check_store_files(root: &Path, checks: &mut Vec<Check>) {
         return;
     }
     check_entries(root, &store, what, checks);
+    super::secrets::check(root, checks);
     check_config(&store, checks);
     check_derived(&store, checks);
 }

@@ -19,8 +19,8 @@ pub(super) enum Missed {
     Files(u64),
 }
 
-/// The most telling words of entry `i`'s backing files ([`code_text::extract`], then
-/// [`code_text::distinctive`]), each file read only when it hashes as charted (in either
+/// The most telling words of entry `i`'s backing files ([`code_text::extract`] of the text with
+/// every secret blanked out, [`crate::secret::blank`], then [`code_text::distinctive`]), each file read only when it hashes as charted (in either
 /// line-end form), charging what it reads to `budget`. `memo` keeps each word's informativeness
 /// across the charts of one update.
 pub(super) fn entry_text(
@@ -34,7 +34,7 @@ pub(super) fn entry_text(
     for (p, sha) in snap.refs.of(i) {
         let key = snap.paths.get(p as usize).ok_or(Missed::Files(1))?;
         match charted_head(store, key, sha, budget) {
-            Ok(bytes) => words.push_str(&code_text::extract(&bytes)),
+            Ok(bytes) => words.push_str(&code_text::extract(&crate::secret::blank(&bytes))),
             Err(Some(())) => return Err(Missed::Budget),
             Err(None) => return Err(Missed::Files(stamp(store, snap, i))),
         }
