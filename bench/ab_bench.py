@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Interleaved A/B timing of several capn binaries on one settled store.
 
-usage: ab_bench.py --n 10000 [--runs 40] [--init=ARGS] [--phrasings K] BIN [BIN ...]
+usage: ab_bench.py --n 10000 [--runs 40] [--init=ARGS] [--phrasings K] [--sessions S]
+                   BIN [BIN ...]
 
 Builds one synthetic store of N entries with cli_bench.py's generator (the same seed gives the
 same store), waits until it has left the 2-second racy window, and then, round-robin over the
@@ -14,6 +15,10 @@ the child (user + system, far less sensitive to other load than wall time), and 
 printed output.
 
 Use it to compare builds on one machine (ratios), where cli_bench.py gives absolute times.
+
+--sessions S first fills each binary's state dir with S session dirs (a `seen` stamp each, as
+SessionStart leaves them; they are kept 14 days): the prompt hook of a new session must not
+cost more with them.
 """
 
 import argparse, json, os, random, resource, shlex, shutil, statistics, subprocess, sys, tempfile, time
@@ -31,6 +36,8 @@ def main():
     ap.add_argument("--seed", type=int, default=11)
     ap.add_argument("--phrasings", type=int, default=0,
                     help="other phrasings per entry (the '## Also asked as' section)")
+    ap.add_argument("--sessions", type=int, default=0,
+                    help="session dirs kept in each state dir before timing")
     a = ap.parse_args()
     bins = [os.path.abspath(b) for b in a.bins]
     root = tempfile.mkdtemp(prefix="capn-ab-bench-")
@@ -46,6 +53,10 @@ def main():
                    XDG_STATE_HOME=os.path.join(ws, ".home", "state"),
                    CAPN_STATE_DIR=os.path.join(ws, ".home", "capn-state"))
         os.makedirs(env["HOME"], exist_ok=True)
+        for k in range(a.sessions):
+            d = os.path.join(env["CAPN_STATE_DIR"], "sessions", f"00000000-0000-4000-8000-{k:012d}")
+            os.makedirs(d)
+            open(os.path.join(d, "seen"), "w").write("2026-12-01T00:00:00.000Z")
         if a.init is not None:
             subprocess.run([b, "init"] + shlex.split(a.init), cwd=ws, env=env, check=True,
                            capture_output=True)
@@ -91,6 +102,7 @@ def main():
                           "median_ms": round(statistics.median(ms), 2), "min_ms": round(min(ms), 2),
                           "cpu_median_ms": round(statistics.median(cpu[(b, case)]), 2),
                           "output": printed[(b, case)]}))
+    print(json.dumps({"load_average": os.getloadavg()}))
     shutil.rmtree(root, ignore_errors=True)
 
 

@@ -2,10 +2,10 @@
 //!
 //! A chart's question, details and files, its phrasings (confirmed with `--like` or learned from
 //! use) and the `/compact-prep` state are written by an agent that has just read `.env` files,
-//! configs and logs; in a shared store they are committed and pushed for the whole team, and the
-//! file-text index keeps words of the charted files. Every one of those writes asks [`refuse`]
-//! (or [`find`]) first, the file-text index drops what [`blank`] finds, and an entry written by
-//! hand or pulled from a teammate that holds one is never shown.
+//! configs and logs; in a shared store they are committed and pushed for the whole team. Every
+//! one of those writes asks [`refuse`] (or [`find`]) first, and an entry written by hand or
+//! pulled from a teammate that holds one is never shown. No word of a charted file is kept
+//! under `.capn/`: recall reads a chart's files only to corroborate it, at the time of the ask.
 //!
 //! What counts ([`rules`]): well-known token formats (gitleaks' published rules: cloud keys,
 //! GitHub, GitLab, Slack, Stripe, OpenAI, Anthropic, Google tokens, JWTs, private key blocks...),
@@ -27,7 +27,6 @@ mod tests;
 use aho_corasick::AhoCorasick;
 use regex::bytes::{Regex, RegexBuilder};
 use rules::{Check, Rule, RULES};
-use std::borrow::Cow;
 use std::sync::{LazyLock, OnceLock};
 
 /// What one rule found: its kind and the secret's byte range in the text, never the value.
@@ -294,25 +293,11 @@ fn assigned_value(v: &[u8]) -> bool {
     !dotted && !snake && switches * 4 >= v.len()
 }
 
-/// `bytes` with every secret's bytes replaced by spaces (the same bytes when there is none):
-/// what the file-text index reads, so it never keeps a token that looks like a secret.
-pub(crate) fn blank(bytes: &[u8]) -> Cow<'_, [u8]> {
-    let found = find_all(bytes);
-    if found.is_empty() {
-        return Cow::Borrowed(bytes);
-    }
-    let mut out = bytes.to_vec();
-    for f in found {
-        out[f.start..f.end].fill(b' ');
-    }
-    Cow::Owned(out)
-}
-
 /// Whether one word of a file (a run of letters, digits and `_`) looks like a random token: 16
 /// bytes or more, upper- and lower-case letters and two digits or more, switching class at
 /// least every third character on average, with high entropy (an identifier such as
-/// `useTeam2FASettings` switches far less). The file-text index drops such words, whatever
-/// [`blank`] left (a token no rule knows).
+/// `useTeam2FASettings` switches far less). The charted files' words that recall compares drop
+/// such words.
 pub(crate) fn looks_random(word: &str) -> bool {
     let b = word.as_bytes();
     if b.len() < 16 {

@@ -283,7 +283,8 @@ impl SessionDir {
         made.with_context(|| format!("could not create session dir: {}", self.path.display()))
     }
 
-    /// Writes `marker` as `<dir>/<name>` atomically, creating the dir first.
+    /// Writes `marker` as `<dir>/<name>` atomically, creating the dir first. A [`COMPACTED`]
+    /// marker is also listed in `<state dir>/compacted/` ([`recently_compacted`]).
     pub fn write_marker(&self, name: &str, marker: &Marker) -> Result<()> {
         self.ensure()?;
         let marker = marker.bounded();
@@ -293,7 +294,11 @@ impl SessionDir {
             &self.file(name),
             text.as_bytes(),
             crate::fsutil::Durability::Transient,
-        )
+        )?;
+        match self.path.parent().and_then(Path::parent) {
+            Some(state) if name == COMPACTED => list_compacted(state, &self.id),
+            _ => Ok(()),
+        }
     }
 
     /// Reads `<dir>/<name>` as a marker (at most [`crate::fsutil::limits::MARKER`] bytes, which
@@ -396,6 +401,59 @@ impl SessionDir {
 /// `<state dir>/sessions`.
 pub fn sessions_dir(state_dir: &Path) -> PathBuf {
     state_dir.join("sessions")
+}
+
+/// `<state dir>/compacted`: one empty file per session (named by its id) that wrote a
+/// [`COMPACTED`] marker lately, so finding the sessions that compacted costs what they are, not
+/// one open per session dir ever kept.
+pub fn compacted_dir(state_dir: &Path) -> PathBuf {
+    state_dir.join("compacted")
+}
+
+/// Lists session `id` in [`compacted_dir`] (its file's mtime is when).
+fn list_compacted(state_dir: &Path, id: &SessionId) -> Result<()> {
+    let dir = compacted_dir(state_dir);
+    fs::create_dir_all(state_dir)
+        .map_err(anyhow::Error::new)
+        .and_then(|()| crate::fsutil::ensure_dir_inside(state_dir, &dir))
+        .with_context(|| format!("could not create folder: {}", dir.display()))?;
+    crate::fsutil::write_atomic_with(
+        &dir.join(id.as_str()),
+        b"",
+        crate::fsutil::Durability::Transient,
+    )
+}
+
+/// The sessions listed in [`compacted_dir`] less than `max_age` ago whose [`COMPACTED`] marker
+/// is still there (undelivered). Listings older than that, or whose marker is gone, are
+/// removed on the way. Only regular files named by a valid session id count.
+pub fn recently_compacted(state_dir: &Path, max_age: Duration) -> Vec<SessionId> {
+    let Ok(rd) = fs::read_dir(compacted_dir(state_dir)) else {
+        return Vec::new();
+    };
+    let now = SystemTime::now();
+    let mut found = Vec::new();
+    for entry in rd.flatten() {
+        let name = entry.file_name();
+        let Some(id) = name.to_str().and_then(SessionId::parse) else {
+            continue;
+        };
+        let Ok(meta) = fs::symlink_metadata(entry.path()) else {
+            continue;
+        };
+        let recent = meta
+            .modified()
+            .is_ok_and(|t| now.duration_since(t).is_ok_and(|age| age <= max_age));
+        if !meta.is_file() {
+            continue;
+        }
+        if recent && SessionDir::new(state_dir, &id).has(COMPACTED) {
+            found.push(id);
+        } else {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+    found
 }
 
 /// Runs [`gc`] when the last collection (the mtime of `<state dir>/gc-stamp`) is more than

@@ -114,14 +114,8 @@ fn same_transcript(transcript: Option<&str>, m: &Marker) -> bool {
 fn candidates(state_dir: &Path, s: &SessionDir, project: &str) -> Vec<(SessionDir, Marker)> {
     let now = SystemTime::now();
     let mut found = Vec::new();
-    let Ok(rd) = std::fs::read_dir(session::sessions_dir(state_dir)) else {
-        return found;
-    };
-    for entry in rd.flatten() {
-        let name = entry.file_name();
-        let Some(id) = name.to_str().and_then(SessionId::parse) else {
-            continue;
-        };
+    // Only the sessions that compacted lately are listed there, whatever the sessions kept.
+    for id in session::recently_compacted(state_dir, HANDOFF_MAX_AGE) {
         if id == s.id {
             continue;
         }

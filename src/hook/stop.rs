@@ -14,11 +14,13 @@
 //!   [`IGNORED_LIMIT`] (stopped again without charting);
 //! - `stop_hook_active` (the agent is going on because a Stop hook blocked): never blocks; if it
 //!   follows capn's nudge, the turn is read to see whether it charted (else: ignored once);
-//! - never twice in a turn (the turn's key is a hash of its prompt line);
+//! - never twice in a turn: not when its key (a hash of its prompt line) is the one nudged, nor
+//!   when no prompt came since the nudge (by the transcript's length then: a turn longer than
+//!   the tail read has no prompt line to hash);
 //! - the turn is expensive ([`is_expensive`]) and did not chart or use a charted answer.
 //!
 //! State: `nudge.json` in the session dir ([`crate::session`]): `{"count", "ignored", "turn",
-//! "pending"}`, written atomically; an unreadable one reads as a fresh session.
+//! "pending", "at"}`, written atomically; an unreadable one reads as a fresh session.
 
 use super::turn::{self, Turn};
 use super::Ctx;
@@ -64,6 +66,8 @@ pub struct State {
     pub turn: String,
     /// The last nudge's outcome is not known yet.
     pub pending: bool,
+    /// The transcript's length (bytes) when the last nudge was given; 0: not known.
+    pub at: u64,
 }
 
 impl State {
@@ -89,6 +93,15 @@ impl State {
     /// No more nudges this session.
     pub fn done(&self) -> bool {
         self.count >= MAX_PER_SESSION || self.ignored >= IGNORED_LIMIT
+    }
+
+    /// True when `t` is the turn last nudged: the same key, or no prompt since the nudge (its
+    /// prompt line starts before the length the transcript had then, or lies beyond the tail
+    /// read). A turn longer than the tail has no stable key (the tail's first line moves as the
+    /// file grows), so the length decides; a transcript shorter than then is another file.
+    fn nudged(&self, t: &Turn) -> bool {
+        t.key == self.turn
+            || (self.at > 0 && t.len >= self.at && t.prompt_at.is_none_or(|p| p < self.at))
     }
 }
 
@@ -161,10 +174,11 @@ pub fn run(ctx: &Ctx) -> Result<Option<String>> {
         state.ignored += 1;
     }
     let decision = match read() {
-        Some(t) if !state.done() && t.key != state.turn && wants_nudge(&t) => {
+        Some(t) if !state.done() && !state.nudged(&t) && wants_nudge(&t) => {
             state.count += 1;
             state.pending = true;
             state.turn = t.key.clone();
+            state.at = t.len;
             // `capn chart` takes paths relative to the directory it runs in: the agent's cwd.
             let cwd = ctx.call.cwd.as_deref().map_or(root.clone(), PathBuf::from);
             Some(reason(&t, &cwd))

@@ -24,7 +24,7 @@
 //! JSON is skipped.
 
 use serde_json::Value;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
@@ -42,6 +42,15 @@ pub const MAX_PROMPT_CHARS: usize = 2000;
 
 /// The most distinct files a turn keeps track of.
 const MAX_TRACKED_FILES: usize = 512;
+
+/// The most files of `capn ask` hits a turn keeps to tell whether it used an answer (a real ask
+/// shows a few charts of a few files each; a tool output that only looks like hits may list
+/// any number).
+const MAX_HIT_FILES: usize = 4096;
+
+/// The most of them kept with one file name: a read is compared with these only, so the work
+/// per read stays small whatever the hits list.
+const MAX_HITS_PER_NAME: usize = 32;
 
 /// One file the turn read, with how many times.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,6 +93,11 @@ pub struct Turn {
     /// name stands for the rest): what learning from use checks the hooks saw
     /// ([`super::turn_tools::shown_to_hook`]).
     pub tool_names: Vec<String>,
+    /// Where the prompt line starts in the transcript (bytes), when it was found: a later read
+    /// of a longer transcript tells by it whether a prompt came since.
+    pub prompt_at: Option<u64>,
+    /// The transcript's length when it was read (bytes); 0 for a tail measured on its own.
+    pub len: u64,
 }
 
 /// The most distinct tool names a turn keeps ([`Turn::tool_names`]).
@@ -110,16 +124,14 @@ pub fn read(path: &Path) -> Option<Turn> {
         let mut buf = Vec::with_capacity(take as usize);
         (&mut f).take(take).read_to_end(&mut buf).ok()?;
         // Unless the read starts the file, its first line may be cut: it is not used.
-        let whole = if start == 0 {
-            &buf[..]
+        let skip = if start == 0 {
+            0
         } else {
-            match memchr::memchr(b'\n', &buf) {
-                Some(nl) => &buf[nl + 1..],
-                None => &buf[buf.len()..],
-            }
+            memchr::memchr(b'\n', &buf).map_or(buf.len(), |nl| nl + 1)
         };
         let at_limit = start == 0 || take >= MAX_TURN_BYTES;
-        if let Some(turn) = measure_tail(whole, at_limit) {
+        if let Some(mut turn) = measure_at(&buf[skip..], start + skip as u64, at_limit) {
+            turn.len = len;
             return Some(turn);
         }
         if at_limit {
@@ -129,31 +141,58 @@ pub fn read(path: &Path) -> Option<Turn> {
     }
 }
 
-/// The turn in `tail` (whole lines): from the last prompt on. `None` when no prompt is in it,
-/// unless `last_chance` (nothing more can be read): then the whole tail is measured.
-pub fn measure_tail(tail: &[u8], last_chance: bool) -> Option<Turn> {
-    let lines: Vec<&[u8]> = tail
-        .split(|b| *b == b'\n')
-        .map(<[u8]>::trim_ascii)
-        .filter(|l| !l.is_empty())
-        .collect();
-    let found = lines
-        .iter()
-        .rposition(|l| prompt_of(l).is_some())
-        .map(|i| (i, prompt_of(lines[i]).flatten()));
-    let (from, prompt, complete) = match found {
-        Some((i, p)) => (i + 1, p, true),
-        None if last_chance && !lines.is_empty() => (0, None, false),
+/// The lines of `bytes` (trimmed, blank ones left out), each with its offset in `bytes`, last
+/// first: no index of the lines is built (a tail of millions of short lines costs no memory).
+fn lines_backwards(bytes: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
+    let mut end = bytes.len();
+    let mut done = false;
+    std::iter::from_fn(move || loop {
+        if done {
+            return None;
+        }
+        let start = match memchr::memrchr(b'\n', &bytes[..end]) {
+            Some(nl) => nl + 1,
+            None => {
+                done = true;
+                0
+            }
+        };
+        let line = bytes[start..end].trim_ascii();
+        end = start.saturating_sub(1);
+        if !line.is_empty() {
+            return Some((start, line));
+        }
+    })
+}
+
+/// The turn in `tail` (whole lines), which starts `base` bytes into the transcript: from the
+/// last prompt on (and where that prompt line starts, [`Turn::prompt_at`]). `None` when no
+/// prompt is in it, unless `last_chance` (nothing more can be read): then the whole tail is
+/// measured.
+fn measure_at(tail: &[u8], base: u64, last_chance: bool) -> Option<Turn> {
+    let found = lines_backwards(tail).find_map(|(at, l)| prompt_of(l).map(|p| (at, l, p)));
+    let prompt_at = found.as_ref().map(|(at, ..)| base + *at as u64);
+    let (from, key_line, prompt) = match found {
+        Some((at, line, p)) => (at + line.len(), line, p),
+        None if last_chance => {
+            let first = tail
+                .split(|b| *b == b'\n')
+                .map(<[u8]>::trim_ascii)
+                .find(|l| !l.is_empty())?;
+            (0, first, None)
+        }
         None => return None,
     };
-    let key_line = if complete { lines[from - 1] } else { lines[0] };
     let mut m = Measure::default();
-    for line in &lines[from..] {
-        m.line(line);
+    for line in tail[from..].split(|b| *b == b'\n').map(<[u8]>::trim_ascii) {
+        if !line.is_empty() {
+            m.line(line);
+        }
     }
     let mut turn = m.finish();
     turn.prompt = prompt;
-    turn.complete = complete;
+    turn.complete = prompt_at.is_some();
+    turn.prompt_at = prompt_at;
     turn.key = key_of(key_line);
     Some(turn)
 }
@@ -172,10 +211,10 @@ fn prompt_of(line: &[u8]) -> Option<Option<String>> {
     let find = |n: &[u8]| memchr::memmem::find(line, n).is_some();
     let claude = find(b"\"user\"") && !find(b"\"tool_result\"") && !find(b"\"toolUseResult\"");
     let codex = find(b"\"input_text\"");
-    if !(claude || codex) || line.len() > MAX_PARSED_LINE {
+    if !line.starts_with(b"{") || !(claude || codex) || line.len() > MAX_PARSED_LINE {
         return None;
     }
-    let v: Value = serde_json::from_slice(line).ok()?;
+    let v = parse(line)?;
     let text = match v.get("type").and_then(Value::as_str)? {
         "user" => claude_prompt(&v).or_else(|| qwen_prompt(&v))?,
         "response_item" => codex_prompt(&v["payload"])?,
@@ -186,6 +225,60 @@ fn prompt_of(line: &[u8]) -> Option<Option<String>> {
         return None;
     }
     Some((!t.is_empty()).then(|| t.chars().take(MAX_PROMPT_CHARS).collect()))
+}
+
+/// A transcript line as JSON. A line serde_json refuses only for a lone surrogate escape
+/// (`\ud83d` without its pair, as JavaScript's `JSON.stringify` writes half an emoji cut off)
+/// is read with each such escape as U+FFFD, so a prompt typed by a Node host still counts.
+fn parse(line: &[u8]) -> Option<Value> {
+    match serde_json::from_slice(line) {
+        Ok(v) => Some(v),
+        Err(_) if memchr::memmem::find(line, b"\\u").is_some() => {
+            serde_json::from_slice(&lone_surrogates_replaced(line)).ok()
+        }
+        Err(_) => None,
+    }
+}
+
+/// `line` with every `\uXXXX` escape of a lone surrogate (a high one not followed by a low
+/// one's escape, or a low one not preceded by a high one) written as `\ufffd`. Other escapes,
+/// `\\u` (an escaped backslash then `u`) among them, are copied as they are.
+fn lone_surrogates_replaced(line: &[u8]) -> Vec<u8> {
+    let unit = |at: usize| -> Option<u16> {
+        let hex = line.get(at..at + 6)?;
+        if &hex[..2] != b"\\u" {
+            return None;
+        }
+        u16::from_str_radix(std::str::from_utf8(&hex[2..]).ok()?, 16).ok()
+    };
+    let mut out = Vec::with_capacity(line.len());
+    let mut i = 0;
+    while i < line.len() {
+        if line[i] != b'\\' {
+            out.push(line[i]);
+            i += 1;
+            continue;
+        }
+        match unit(i) {
+            Some(0xD800..=0xDBFF)
+                if unit(i + 6).is_some_and(|lo| (0xDC00..=0xDFFF).contains(&lo)) =>
+            {
+                out.extend_from_slice(&line[i..i + 12]);
+                i += 12;
+            }
+            Some(0xD800..=0xDFFF) => {
+                out.extend_from_slice(b"\\ufffd");
+                i += 6;
+            }
+            _ => {
+                // Any other escape: the backslash and the character it escapes.
+                let end = (i + 2).min(line.len());
+                out.extend_from_slice(&line[i..end]);
+                i = end;
+            }
+        }
+    }
+    out
 }
 
 fn claude_prompt(v: &Value) -> Option<String> {
@@ -248,8 +341,12 @@ struct Measure {
     turn: Turn,
     /// Tool-call ids of `capn ask` runs, awaiting their output.
     asks: HashSet<String>,
-    /// Files a `capn ask` hit named.
-    hit_files: Vec<String>,
+    /// Files a `capn ask` hit named (at most [`MAX_HIT_FILES`], [`MAX_HITS_PER_NAME`] of a
+    /// name), by file name: a read is compared only with the hit files of its name
+    /// ([`same_file`] needs equal names).
+    hit_files: HashMap<String, Vec<String>>,
+    /// How many files `hit_files` holds.
+    hit_count: usize,
 }
 
 impl Measure {
@@ -258,7 +355,10 @@ impl Measure {
             self.turn.output_bytes += line.len() as u64;
             return;
         }
-        let Ok(v) = serde_json::from_slice::<Value>(line) else {
+        if !line.starts_with(b"{") {
+            return;
+        }
+        let Some(v) = parse(line) else {
             return;
         };
         match v.get("type").and_then(Value::as_str) {
@@ -375,7 +475,8 @@ impl Measure {
     }
 
     fn read(&mut self, path: String) {
-        if !self.hit_files.is_empty() && self.hit_files.iter().any(|h| same_file(&path, h)) {
+        let hits = self.hit_files.get(file_name(&path)).into_iter().flatten();
+        if !self.turn.used_chart && hits.into_iter().any(|h| same_file(&path, h)) {
             self.turn.used_chart = true;
         }
         let files = &mut self.turn.files;
@@ -389,7 +490,16 @@ impl Measure {
     fn result(&mut self, id: &str, output: &str, ok: bool) {
         self.turn.output_bytes += output.len() as u64;
         if ok && self.asks.remove(id) {
-            self.hit_files.extend(ask_hit_files(output));
+            for f in ask_hit_files(output) {
+                if self.hit_count == MAX_HIT_FILES {
+                    break;
+                }
+                let same_name = self.hit_files.entry(file_name(&f).to_string()).or_default();
+                if same_name.len() < MAX_HITS_PER_NAME {
+                    same_name.push(f);
+                    self.hit_count += 1;
+                }
+            }
         }
     }
 
@@ -435,6 +545,11 @@ fn ask_hit_files(output: &str) -> Vec<String> {
         out.extend(files.filter_map(Value::as_str).map(str::to_string));
     }
     out
+}
+
+/// The last component of a path as a tool or an ask names it (after the last `/`).
+fn file_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
 }
 
 /// True when `read` (as a tool named it: absolute, or relative to the cwd) and `charted` (relative
@@ -498,10 +613,10 @@ mod tests {
     #[test]
     fn a_cut_first_line_and_garbage_are_skipped() {
         let tail = b"\"tool_result\"}]}}\nnot json\n{\"type\":\"user\",\"message\":{\"content\":\"hi\"}}\n";
-        let t = measure_tail(tail, false).unwrap();
+        let t = measure_at(tail, 0, false).unwrap();
         assert_eq!(t.prompt.as_deref(), Some("hi"));
-        assert!(measure_tail(b"not json\n", false).is_none());
-        assert!(!measure_tail(b"not json\n", true).unwrap().complete);
+        assert!(measure_at(b"not json\n", 0, false).is_none());
+        assert!(!measure_at(b"not json\n", 0, true).unwrap().complete);
     }
 
     #[test]

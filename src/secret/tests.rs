@@ -72,19 +72,6 @@ fn a_finding_says_where_in_characters_never_the_value() {
 }
 
 #[test]
-fn blank_removes_every_secret_and_nothing_else() {
-    for (id, hit, _) in samples() {
-        let out = blank(hit.as_bytes());
-        assert_eq!(out.len(), hit.len());
-        assert!(
-            find_all(&out).iter().all(|f| f.rule != id),
-            "{id}: blanked text still holds it"
-        );
-    }
-    assert!(matches!(blank(b"plain words"), Cow::Borrowed(_)));
-}
-
-#[test]
 fn random_words_are_told_from_identifiers() {
     assert!(looks_random(&fake(B62, 24, 9)));
     for w in [
@@ -103,31 +90,4 @@ fn entropy_is_in_bits_per_byte() {
     assert_eq!(entropy(b""), 0.0);
     assert_eq!(entropy(b"aaaa"), 0.0);
     assert!((entropy(b"abcd") - 2.0).abs() < 1e-6);
-}
-
-/// The file-text index reads a file's words through [`blank`] then `code_text::extract`: no
-/// piece of any format's secret (6 characters or more) is left among them, while the words
-/// around it stay.
-#[test]
-fn the_file_text_index_keeps_no_piece_of_any_secret() {
-    use crate::recall::code_text::extract;
-    for (id, hit, _) in samples() {
-        let text = format!("handleStripeWebhook {hit} sendSigningEmail\n");
-        let secrets: Vec<String> = find_all(text.as_bytes())
-            .iter()
-            .map(|f| text[f.start..f.end].to_string())
-            .collect();
-        assert!(!secrets.is_empty(), "{id}");
-        let words = extract(&blank(text.as_bytes()));
-        for w in words.split_whitespace().filter(|w| w.len() >= 6) {
-            assert!(
-                secrets.iter().all(|s| !s.contains(w)),
-                "{id}: the index keeps {w:?} of a secret"
-            );
-        }
-        assert!(
-            words.contains("handleStripeWebhook") && words.contains("sendSigningEmail"),
-            "{id}: {words}"
-        );
-    }
 }

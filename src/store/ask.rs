@@ -22,7 +22,6 @@
 //!    had, so a stale chart costs one `stat` per file, unhashed.
 
 use super::budget;
-use super::code_index::CodeIndex;
 use super::entry::Entry;
 use super::fresh::StatCache;
 use super::index::{self, read_entry, Snapshot};
@@ -31,7 +30,7 @@ use crate::recall::decide;
 use crate::recall::gate::DocText;
 use crate::recall::Ask;
 use anyhow::{Context, Result};
-use std::cell::{Cell, OnceCell, RefCell};
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -139,14 +138,11 @@ impl Store {
         };
         report_malformed_of(self, &mut reading);
         let (snap, cache) = reading.parts();
-        let (found, code) = answer(self, snap, question, limit)?;
+        let found = answer(self, snap, question, limit)?;
         let mut found = withhold(settled(&self.root, found, cache));
         promote_learned(self, question, &mut found, cache);
         if let Reading::Locked(w) = reading {
             // Only a reader that holds the lock saves what it brought up to date.
-            if let Some(Err(e)) = code.map(|c| c.save_if_changed(self)) {
-                super::warn(&e);
-            }
             w.finish_or_warn();
         }
         Ok(found)
@@ -285,22 +281,13 @@ fn report_malformed_of(store: &Store, reading: &mut Reading) {
 }
 
 /// Searches and verifies (module docs, steps 1 and 2), once more after a rebuild when an entry
-/// file disagreed with the index. Also returns the file-text index when the search loaded it (on
-/// a miss), for a reader holding the lock to save.
-fn answer(
-    store: &Store,
-    snap: &mut Snapshot,
-    question: &str,
-    limit: usize,
-) -> Result<(Answers, Option<CodeIndex>)> {
-    let code = OnceCell::new();
-    if let Some(r) = verified(store, snap, question, limit, &code)? {
-        return Ok((r, code.into_inner()));
+/// file disagreed with the index.
+fn answer(store: &Store, snap: &mut Snapshot, question: &str, limit: usize) -> Result<Answers> {
+    if let Some(r) = verified(store, snap, question, limit)? {
+        return Ok(r);
     }
     *snap = Snapshot::reloaded(store)?;
-    let code = OnceCell::new();
-    let found = verified(store, snap, question, limit, &code)?.unwrap_or_default();
-    Ok((found, code.into_inner()))
+    Ok(verified(store, snap, question, limit)?.unwrap_or_default())
 }
 
 /// The decision for `ask` (`recall::decide`: BM25 alone when the snapshot has no vectors,
@@ -316,14 +303,16 @@ fn search(snap: &Snapshot, ask: &Ask<'_>) -> decide::Decision {
 }
 
 /// The verified answers, or `None` when an entry file read on the way disagrees with the index.
+/// A miss reads no index of the charted files' text (it cost every miss a read of it, and the
+/// first miss after new charts their files, without choosing better charts to show on held-out
+/// questions); only a strong candidate's own files are read, to corroborate it
+/// ([`super::code_index::files_hold`]).
 fn verified(
     store: &Store,
     snap: &Snapshot,
     question: &str,
     limit: usize,
-    code: &OnceCell<CodeIndex>,
 ) -> Result<Option<Answers>> {
-    let code = || Some(&code.get_or_init(|| CodeIndex::load(store, snap)).bm25);
     let allowed = |_: usize| true;
     let read_cache: RefCell<HashMap<usize, Option<Entry>>> = RefCell::default();
     let disagreed = Cell::new(false);
@@ -356,7 +345,7 @@ fn verified(
         thresholds: &thresholds,
         allowed: &allowed,
         text: &text,
-        code: &code,
+        code: &crate::recall::no_code,
         files_hold: &|doc, words| super::code_index::files_hold(store, snap, doc, words),
     };
     let decision = search(snap, &ask);

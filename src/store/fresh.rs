@@ -202,6 +202,12 @@ pub struct StatCache {
     base: CacheFile,
     /// What this command hashed or learned, over `base`.
     files: HashMap<String, Cached>,
+    /// Every file this command hashed, with its stamp then and the hash: a file seen again with
+    /// the same stamp in the same run is not hashed again, even in the racy window or when its
+    /// hash differs from the one charted (a file that changed, backing many charts, is hashed
+    /// once per run, not once per chart). An edit after the hash with an unchanged stamp is no
+    /// different from an edit just after the check.
+    hashed: HashMap<String, (Stamp, [u8; 32])>,
     dirty: bool,
 }
 
@@ -471,8 +477,7 @@ impl StatCache {
             .unwrap_or_default();
         StatCache {
             base,
-            files: HashMap::new(),
-            dirty: false,
+            ..StatCache::default()
         }
     }
 
@@ -530,7 +535,7 @@ impl StatCache {
             .zip(&stamps)
             .map(|(k, st)| match st {
                 Err(m) => Some(*m),
-                Ok(st) => self.trusted(k, st).map(FileState::Hash),
+                Ok(st) => self.known(k, st).map(FileState::Hash),
             })
             .collect();
         let todo: Vec<usize> = (0..keys.len()).filter(|&i| out[i].is_none()).collect();
@@ -568,6 +573,21 @@ impl StatCache {
         })
     }
 
+    /// The hash of `key` at `stamp` when it is known without reading the file: trusted from
+    /// the cache, or hashed by this command at that stamp.
+    fn known(&self, key: &str, stamp: &Stamp) -> Option<[u8; 32]> {
+        self.hashed_now(key, stamp)
+            .or_else(|| self.trusted(key, stamp))
+    }
+
+    /// The hash this command computed for `key` when its stamp was `stamp`.
+    fn hashed_now(&self, key: &str, stamp: &Stamp) -> Option<[u8; 32]> {
+        self.hashed
+            .get(key)
+            .filter(|(st, _)| st == stamp)
+            .map(|&(_, h)| h)
+    }
+
     fn state_with(
         &mut self,
         root: &Path,
@@ -579,6 +599,9 @@ impl StatCache {
             Ok(st) => st,
             Err(m) => return m,
         };
+        if let Some(h) = self.hashed_now(key, &stamp) {
+            return FileState::Hash(h);
+        }
         if let Some(h) = self.trusted(key, &stamp).filter(|_| use_cache) {
             return FileState::Hash(h);
         }
@@ -605,6 +628,7 @@ impl StatCache {
     }
 
     fn record(&mut self, key: &str, stamp: Stamp, hash: [u8; 32], hashed_at_ns: i64) {
+        self.hashed.insert(key.to_string(), (stamp, hash));
         let old = self.get(key);
         // The line-end hashes belong to the content: kept while the raw hash is the same.
         let alts = old

@@ -170,12 +170,6 @@ impl Store {
         self.dir.join("texts.bin")
     }
 
-    /// `.capn/code.bin` (derived, this checkout's: the charted files' text index,
-    /// [`code_index`]).
-    pub fn code_path(&self) -> PathBuf {
-        self.local.join("code.bin")
-    }
-
     /// `.capn/stat.bin` (derived file-stat cache of this checkout).
     pub fn stat_cache_path(&self) -> PathBuf {
         self.local.join("stat.bin")

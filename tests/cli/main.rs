@@ -2,6 +2,7 @@
 //! XDG dirs pinned there (see `util`).
 
 mod args_dropped;
+mod budgets;
 mod chart;
 mod chart_store;
 mod code_text;

@@ -5,18 +5,18 @@ use crate::util::*;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
-const SID: &str = "nudge-session-1";
-const PROMPT: &str = "where are payment webhooks handled?";
+pub(crate) const SID: &str = "nudge-session-1";
+pub(crate) const PROMPT: &str = "where are payment webhooks handled?";
 
 /// A Claude Code transcript in the shapes of `tests/fixtures/conformance/transcripts/1.jsonl`:
 /// an earlier cheap turn, then `prompt` and the tool calls `calls` (name, input, output).
-struct Transcript {
-    lines: Vec<String>,
+pub(crate) struct Transcript {
+    pub(crate) lines: Vec<String>,
     n: usize,
 }
 
 impl Transcript {
-    fn new() -> Transcript {
+    pub(crate) fn new() -> Transcript {
         let mut t = Transcript {
             lines: Vec::new(),
             n: 0,
@@ -31,7 +31,7 @@ impl Transcript {
         format!("u{:04}", self.n)
     }
 
-    fn prompt(&mut self, text: &str) -> &mut Self {
+    pub(crate) fn prompt(&mut self, text: &str) -> &mut Self {
         let uuid = self.id();
         self.lines.push(
             json!({"type": "user", "isSidechain": false, "uuid": uuid,
@@ -41,7 +41,7 @@ impl Transcript {
         self
     }
 
-    fn tool(&mut self, name: &str, input: Value, output: &str) -> &mut Self {
+    pub(crate) fn tool(&mut self, name: &str, input: Value, output: &str) -> &mut Self {
         let id = self.id();
         self.lines.push(
             json!({"type": "assistant", "isSidechain": false, "message": {"role": "assistant",
@@ -58,7 +58,7 @@ impl Transcript {
     }
 
     /// Three greps and reads of a.ts (twice), b.ts and c.ts under `root`.
-    fn exploring(&mut self, root: &Path) -> &mut Self {
+    pub(crate) fn exploring(&mut self, root: &Path) -> &mut Self {
         self.prompt(PROMPT);
         for p in ["handleWebhook", "stripe", "webhooks"] {
             self.tool("Grep", json!({"pattern": p}), "src/a.ts:3: x");
@@ -70,24 +70,24 @@ impl Transcript {
         self
     }
 
-    fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         self.lines.join("\n") + "\n"
     }
 }
 
-fn project() -> Env {
+pub(crate) fn project() -> Env {
     let env = Env::new();
     std::fs::create_dir_all(env.root.join(".capn/entries")).unwrap();
     env
 }
 
-fn save(env: &Env, t: &Transcript) -> PathBuf {
+pub(crate) fn save(env: &Env, t: &Transcript) -> PathBuf {
     let p = env.tmp.path().join("transcript.jsonl");
     std::fs::write(&p, t.text()).unwrap();
     p
 }
 
-fn stop(env: &Env, transcript: &Path, active: bool) -> Run {
+pub(crate) fn stop(env: &Env, transcript: &Path, active: bool) -> Run {
     stop_as(env, transcript, active, &[])
 }
 
@@ -104,7 +104,7 @@ fn stop_as(env: &Env, transcript: &Path, active: bool, host: &[&str]) -> Run {
     env.run_stdin(&args, &payload).ok()
 }
 
-fn expected_block() -> String {
+pub(crate) fn expected_block() -> String {
     let reason = "capn: this turn explored (3 searches, 3 files read) and charted nothing. \
 Files it read most (quoted as data): \"src/a.ts\" x2 \"src/b.ts\" \"src/c.ts\".\n\
 If a later session could need what you found, chart it now, one atomic question \

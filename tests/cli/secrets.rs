@@ -1,7 +1,7 @@
 //! A secret never enters the memory: `chart` (question, details, files), `chart --like`, learning
 //! from use and `state save` refuse, or skip, text holding any format of secret the rules know
 //! (every sample of `src/secret/samples.rs`), naming the kind and where, never the value, and
-//! write nothing; the file-text index keeps none; an entry holding one (a teammate's, pulled) is
+//! write nothing; no file of the store keeps one of a charted file; an entry holding one (a teammate's, pulled) is
 //! never shown or offered, and `doctor` names it.
 
 #[path = "../../src/secret/samples.rs"]
@@ -193,17 +193,27 @@ fn ask_read_stop(env: &Env, sid: &str, q: &str) {
     env.run(&["ask", q]).code(1);
     let path = env.root.join("src/api/stripe.ts");
     pre(json!({"tool_name": "Read", "tool_input": {"file_path": path}}));
+    // The turn's transcript: the hooks saw every call it made (the ask, then the read).
+    let transcript = env.tmp.path().join(format!("{sid}.jsonl"));
+    std::fs::write(&transcript, crate::learn::transcript(&["Bash", "Read"])).unwrap();
+    let end = json!({"stop_hook_active": false, "transcript_path": transcript});
     env.run_stdin(
         &["hook", "stop"],
-        &hook_payload("Stop", sid, &env.root, json!({"stop_hook_active": false})),
+        &hook_payload("Stop", sid, &env.root, end),
     )
     .ok();
+}
+
+/// `.capn/learned.json`, where learning from use keeps the words it learned (empty when none).
+fn learned(env: &Env) -> String {
+    std::fs::read_to_string(env.root.join(".capn/learned.json")).unwrap_or_default()
 }
 
 #[test]
 fn learning_from_use_skips_words_holding_any_format() {
     let env = crate::phrasings::three_charts();
     let before = entries(&env);
+    let learned_before = learned(&env);
     // Whatever keeps them out here (a secret's words make the chart a weak candidate, a word
     // with a digit is a code the chart does not hold, or the secret check, which the store's
     // own test covers alone), none is learned.
@@ -213,12 +223,14 @@ fn learning_from_use_skips_words_holding_any_format() {
             secret.replace('\n', " ")
         );
         ask_read_stop(&env, &format!("s{n}"), &q);
-        assert_eq!(entries(&env), before, "{id}: learned");
+        assert_eq!(learned(&env), learned_before, "{id}: learned");
+        assert_eq!(entries(&env), before, "{id}: an entry changed");
     }
-    // The control: the same words without a secret are learned.
+    // The control: the same words without a secret are learned (they only rank the chart).
     let q = "Where are Stripe payment webhooks still verified and stored?";
     ask_read_stop(&env, "control", q);
-    assert_ne!(entries(&env), before, "the control learns");
+    assert!(learned(&env).contains(q), "the control learns");
+    assert_eq!(entries(&env), before, "learning writes no entry");
 }
 
 /// The chart of [`OTHER_CHARTS`]' store that the tests below put a secret in.
@@ -300,11 +312,23 @@ fn a_pulled_entry_holding_a_secret_is_never_shown_and_doctor_names_it() {
     assert!(!env.run(&["doctor"]).stdout.contains(&rel));
 }
 
+/// Every file under `dir`, recursively, with its bytes (symlinks are not followed).
+fn files_under(dir: &std::path::Path, out: &mut Vec<(std::path::PathBuf, Vec<u8>)>) {
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let ty = e.file_type().unwrap();
+        if ty.is_dir() {
+            files_under(&e.path(), out);
+        } else if ty.is_file() {
+            out.push((e.path(), std::fs::read(e.path()).unwrap()));
+        }
+    }
+}
+
 #[test]
-fn the_file_text_index_keeps_no_secret_of_a_charted_file() {
+fn no_file_of_the_store_keeps_a_secret_of_a_charted_file() {
     let env = Env::git();
     env.run(&["init"]).ok();
-    // Formats the index's word filter alone would keep (letters only; capitals and digits).
+    // Formats a word filter alone would keep (letters only; capitals and digits).
     let hf = samples::fake(samples::LOWER, 34, 50);
     let aws = format!("AKIA{}", samples::fake(samples::UPPER32, 16, 1));
     env.write(
@@ -318,17 +342,28 @@ fn the_file_text_index_keeps_no_secret_of_a_charted_file() {
         "src/shop.ts",
     ])
     .ok();
-    // A miss builds the file-text index (code.bin).
+    // A miss, a near question whose chart recall corroborates from its file, and a list: every
+    // command that reads the charted file's text.
     env.run(&["ask", "which cron purges abandoned carts nightly"]);
-    let bin = std::fs::read(env.root.join(".capn/code.bin")).unwrap();
-    let has = |s: &str| bin.windows(s.len()).any(|w| w == s.as_bytes());
+    env.run(&["ask", "where does the shopify inventory sync run"]);
+    env.run(&["list", "--json"]).ok();
+    let mut files = Vec::new();
+    files_under(&env.root.join(".capn"), &mut files);
+    assert!(!files.is_empty());
     assert!(
-        has("inventori") || has("inventory"),
-        "the index holds the file's words"
+        !env.root.join(".capn/code.bin").exists(),
+        "no index of the charted files' text is kept"
     );
-    assert!(has("shopify"), "the index holds the file's words");
-    for secret in [hf, aws.to_ascii_lowercase(), aws] {
-        assert!(!has(&secret), "the index holds the secret {secret}");
+    for (path, bytes) in &files {
+        let lower = bytes.to_ascii_lowercase();
+        for secret in [&hf, &aws] {
+            let s = secret.to_ascii_lowercase();
+            assert!(
+                !lower.windows(s.len()).any(|w| w == s.as_bytes()),
+                "{} holds the secret {secret}",
+                path.display()
+            );
+        }
     }
 }
 

@@ -1,50 +1,12 @@
-//! Reading a chart's text for the file-text index: only the version of each file that was
-//! charted, within a byte budget, through fsutil's rules.
+//! Reading a chart's files for their words: only the version of each file that was charted,
+//! within a byte budget, through fsutil's rules.
 
 use super::super::index::Snapshot;
 use super::super::paths::abs_of;
 use super::super::Store;
 use crate::recall::code_text;
 use sha2::{Digest, Sha256};
-use std::collections::HashMap;
 use std::io::Read;
-
-/// Why a chart got no text this time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Missed {
-    /// The update's byte budget ran out: read it next time.
-    Budget,
-    /// A file could not be read, or is not the version charted (the chart is stale): the stamp
-    /// of its files' sizes and times, so it is read again only once they change.
-    Files(u64),
-}
-
-/// The most telling words of entry `i`'s backing files ([`code_text::extract`] of the text with
-/// every secret blanked out, [`crate::secret::blank`], then [`code_text::distinctive`]), each file read only when it hashes as charted (in either
-/// line-end form), charging what it reads to `budget`. `memo` keeps each word's informativeness
-/// across the charts of one update.
-pub(super) fn entry_text(
-    store: &Store,
-    snap: &Snapshot,
-    i: usize,
-    budget: &mut u64,
-    memo: &mut HashMap<String, f32>,
-) -> Result<String, Missed> {
-    let mut words = String::new();
-    for (p, sha) in snap.refs.of(i) {
-        let key = snap.paths.get(p as usize).ok_or(Missed::Files(1))?;
-        match charted_head(store, key, sha, budget) {
-            Ok(bytes) => words.push_str(&code_text::extract(&crate::secret::blank(&bytes))),
-            Err(Some(())) => return Err(Missed::Budget),
-            Err(None) => return Err(Missed::Files(stamp(store, snap, i))),
-        }
-    }
-    Ok(code_text::distinctive_with(
-        &words,
-        code_text::MAX_CHART_WORDS,
-        memo,
-    ))
-}
 
 /// Whether entry `i`'s backing files, as charted, hold every one of `words` (each of its
 /// index terms, in any word of the files: `sendSigningEmail` holds "emails"); `None` when a file
@@ -112,24 +74,6 @@ fn charted_head(
         Ok(forms) if forms.contains(want) => Ok(head),
         _ => Err(None),
     }
-}
-
-/// A stamp of entry `i`'s backing files as they stand (size and modification time of each;
-/// a file that cannot be stat'ed counts as changed when it can be): what decides when a chart
-/// that got no text is read again. Never 0 (0 means "complete" in `code.bin`).
-pub(super) fn stamp(store: &Store, snap: &Snapshot, i: usize) -> u64 {
-    let mut h = crate::fnv::OFFSET;
-    for (p, _) in snap.refs.of(i) {
-        let stat = snap
-            .paths
-            .get(p as usize)
-            .and_then(|k| std::fs::symlink_metadata(abs_of(&store.root, k)).ok())
-            .map(|m| crate::fsutil::FileStat::of(&m));
-        let (len, mtime) = stat.map_or((u64::MAX, 0), |s| (s.size, s.mtime_ns as u64));
-        h = super::mix(h ^ len);
-        h = super::mix(h ^ mtime);
-    }
-    h.max(1)
 }
 
 #[cfg(test)]

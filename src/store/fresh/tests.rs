@@ -123,7 +123,9 @@ fn trusts_old_unchanged_files_without_rehashing() {
     let first = cache.state(&root, "a.txt");
     // Poison the cached hash: if the cache is trusted, we get the poisoned value back (on
     // Unix; on Windows no stamp vouches for a file, so it is hashed again).
+    // (As a later command would load it: not hashed by this one.)
     cache.files.get_mut("a.txt").unwrap().hash = [7; 32];
+    cache.hashed.clear();
     let want = if cfg!(unix) {
         FileState::Hash([7; 32])
     } else {
@@ -143,6 +145,26 @@ fn trusts_old_unchanged_files_without_rehashing() {
     // A real change still counts.
     std::fs::write(&p, "two").unwrap();
     assert!(cache.is_changed(&root, "a.txt", &hex));
+}
+
+/// A file that changed and backs many charts is hashed once per command, not once per chart,
+/// even inside the racy window (where the cache alone would not vouch for it).
+#[test]
+fn a_changed_file_is_hashed_once_per_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let p = root.join("a.txt");
+    std::fs::write(&p, "one").unwrap();
+    let old = crate::hex::encode(&[1; 32]);
+    let mut cache = StatCache::default();
+    assert!(cache.is_changed(&root, "a.txt", &old));
+    // Poison what this command hashed: a second check that hashed again would not see it.
+    cache.hashed.get_mut("a.txt").unwrap().1 = [2; 32];
+    assert!(cache.is_changed(&root, "a.txt", &old));
+    assert_eq!(cache.state(&root, "a.txt"), FileState::Hash([2; 32]));
+    // A new version of the file (another stamp) is hashed again.
+    std::fs::write(&p, "three").unwrap();
+    assert_ne!(cache.state(&root, "a.txt"), FileState::Hash([2; 32]));
 }
 
 #[test]
