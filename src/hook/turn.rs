@@ -84,6 +84,9 @@ pub struct Turn {
     /// name stands for the rest): what learning from use checks the hooks saw
     /// ([`super::turn_tools::shown_to_hook`]).
     pub tool_names: Vec<String>,
+    /// Tool results marked an error (`is_error`: a call refused by a permission rule or a hook,
+    /// or one that failed), a `capn ask` run's aside (a miss exits 1).
+    pub errors: u32,
 }
 
 /// The most distinct tool names a turn keeps ([`Turn::tool_names`]).
@@ -388,6 +391,9 @@ impl Measure {
 
     fn result(&mut self, id: &str, output: &str, ok: bool) {
         self.turn.output_bytes += output.len() as u64;
+        if !ok && !self.asks.contains(id) {
+            self.turn.errors += 1;
+        }
         if ok && self.asks.remove(id) {
             self.hit_files.extend(ask_hit_files(output));
         }
