@@ -26,7 +26,7 @@
 //! `.capn/config.json` (`ask` then records nothing, and [`settle`] drops the session's record).
 
 use super::Ctx;
-use crate::session::learning::{Record, SessionAsk, FILE};
+use crate::session::learning::{Decided, Record, SessionAsk, FILE};
 use crate::session::shown;
 use crate::session::{SessionDir, SessionId};
 use crate::store::Store;
@@ -91,20 +91,47 @@ fn call_cwd(ctx: &Ctx) -> Option<PathBuf> {
 pub fn observe(ctx: &Ctx, tool: &str, input: &Value, post: bool) {
     if let Err(e) = try_observe(ctx, tool, input, post) {
         diag!("capn: learning from this tool call skipped: {e:#}");
+        mark_lost(ctx);
+    }
+}
+
+/// The session-dir file whose presence says a tool call of the turn went unrecorded.
+const LOST: &str = "learn.lost";
+
+/// Marks the session's turn as having lost a tool call (fails closed: it learns nothing).
+/// Written without the record's lock, which may be what failed.
+fn mark_lost(ctx: &Ctx) {
+    let Some(id) = ctx.call.session_id.as_deref().and_then(SessionId::parse) else {
+        return;
+    };
+    let Ok(state) = crate::session::state_dir() else {
+        return;
+    };
+    let s = SessionDir::new(&state, &id);
+    let path = s.file(LOST);
+    let done = s.ensure().and_then(|_| {
+        crate::fsutil::write_atomic_with(&path, b"", crate::fsutil::Durability::Transient)
+    });
+    if let Err(e) = done {
+        diag!("capn: could not mark a tool call unrecorded: {e:#}");
     }
 }
 
 fn try_observe(ctx: &Ctx, tool: &str, input: &Value, post: bool) -> Result<()> {
     let call = super::turn_tools::classify(tool, input);
     let grep_path = search_path(tool, input);
+    // A sub-agent's calls: its asks are not the session's (its main transcript shows none of
+    // its calls), and whatever it does counts as exploring.
+    let sub = ctx.call.is_subagent();
     let asked: Vec<&String> = call
         .asked
         .iter()
-        .filter(|q| q.len() <= shown::MAX_QUESTION_BYTES)
+        .filter(|q| q.len() <= shown::MAX_QUESTION_BYTES && !sub)
         .collect();
     // Anything else the agent does that is not a read, an edit or a capn run (a listing, `git
     // show`, a tool capn does not know) may look at other files: it counts as exploring further.
-    let other = call.other
+    let other = sub
+        || call.other
         || (call.reads.is_empty()
             && call.edits.is_empty()
             && !call.search
@@ -136,12 +163,12 @@ fn try_observe(ctx: &Ctx, tool: &str, input: &Value, post: bool) -> Result<()> {
     let wait = super::offer::OFFER_LOCK_WAIT;
     let Some(_held) = crate::store::lock::StoreLock::acquire_within(&lock, wait, &mut || {})?
     else {
-        return Ok(());
+        anyhow::bail!("the session's record is busy");
     };
     let mut rec = Record::read(&s);
     let at = shown::millis(now);
     let roots = [root.as_path(), found.as_path()];
-    if rec.is_listening(now) {
+    if rec.is_listening(now) && !sub {
         for p in &call.reads {
             let file = relative(p, &cwd, &roots).map(|r| (root_text.as_str(), r));
             rec.add_event(at, false, file);
@@ -153,6 +180,8 @@ fn try_observe(ctx: &Ctx, tool: &str, input: &Value, post: bool) -> Result<()> {
         } else if other {
             rec.add_event(at, true, None);
         }
+    } else if rec.is_listening(now) {
+        rec.add_event(at, true, None);
     }
     for q in asked {
         rec.add_ask(SessionAsk {
@@ -181,8 +210,9 @@ fn try_settle(ctx: &Ctx, stop: bool) -> Result<()> {
     let Some(s) = ctx.session()? else {
         return Ok(());
     };
+    let lost = std::fs::symlink_metadata(s.file(LOST)).is_ok();
     if std::fs::symlink_metadata(s.file(FILE)).is_err() {
-        return Ok(());
+        return s.remove(LOST);
     }
     let Some(cwd) = call_cwd(ctx) else {
         return Ok(());
@@ -195,43 +225,65 @@ fn try_settle(ctx: &Ctx, stop: bool) -> Result<()> {
     };
     let store = Store::at(crate::store::hook_root(&cwd));
     if !store.exists() || store.check_dirs().is_err() || !store.config().learn {
+        s.remove(LOST)?;
         return s.remove(FILE);
     }
     let now = SystemTime::now();
     let mut rec = Record::read(&s);
+    rec.lost |= lost;
+    // A Stop another hook blocked was not the turn's end: this turn learns nothing, and what
+    // that Stop learned is taken back. A prompt ends the turn for good.
+    let blocked = stop && ctx.call.stop_hook_active;
+    let last = std::mem::take(&mut rec.last_stop);
+    if blocked {
+        rec.retract.extend(last);
+    }
     let state = crate::session::state_dir()?;
     let before = rec.decided.len();
     rec.decide(now, &mut |root| {
         shown::read(&shown::path(&state, Path::new(root)))
     });
+    s.remove(LOST)?;
     // "Nothing else after the read" must be seen, not assumed from the hooks' silence.
-    if rec.decided.len() > before && !every_call_seen(ctx, stop) {
+    if rec.decided.len() > before && (blocked || !every_call_seen(ctx, stop)) {
         rec.decided.truncate(before);
     }
     let here = crate::fsutil::resolved(&store.root);
     // Learning lands only in the project asked in.
-    rec.decided
-        .retain(|d| crate::fsutil::resolved(Path::new(&d.root)) == here);
-    let mut writer = None;
-    while let Some(d) = rec.decided.first() {
-        if writer.is_none() {
-            writer = store.try_open_writer();
-        }
-        // The store is busy: the decisions wait for the next turn's end.
-        let Some(w) = writer.as_mut() else {
-            break;
-        };
-        // Learned or refused: either way it is not tried again.
-        if let Err(e) = w.learn_phrasing(&d.question, &d.id, (&d.files, d.total)) {
-            let id = crate::store::printable(&d.id);
-            diag!("capn: could not learn a phrasing for chart {id}: {e:#}");
-        }
-        rec.decided.remove(0);
-    }
-    if let Some(w) = writer {
-        w.finish_or_warn();
-    }
+    let elsewhere = |d: &Decided| crate::fsutil::resolved(Path::new(&d.root)) != here;
+    rec.decided.retain(|d| !elsewhere(d));
+    rec.retract.retain(|d| !elsewhere(d));
+    write_learned(&store, &mut rec, stop);
     rec.write(&s, now)
+}
+
+/// Takes back [`Record::retract`] and writes [`Record::decided`] (remembered in
+/// [`Record::last_stop`] at a Stop), while the store lock can be had: when it is busy they wait
+/// for the next turn's end. Learned or refused, a decision is not tried again.
+fn write_learned(store: &Store, rec: &mut Record, stop: bool) {
+    if rec.decided.is_empty() && rec.retract.is_empty() {
+        return;
+    }
+    let Some(mut w) = store.try_open_writer() else {
+        return;
+    };
+    for d in std::mem::take(&mut rec.retract) {
+        if let Err(e) = w.unlearn_phrasing(&d.question, &d.id) {
+            let id = crate::store::printable(&d.id);
+            diag!("capn: could not take back a phrasing of chart {id}: {e:#}");
+        }
+    }
+    for d in std::mem::take(&mut rec.decided) {
+        match w.learn_phrasing(&d.question, &d.id, (&d.files, d.total)) {
+            Ok(crate::store::phrasing::Learned::Added) if stop => rec.last_stop.push(d),
+            Ok(_) => {}
+            Err(e) => {
+                let id = crate::store::printable(&d.id);
+                diag!("capn: could not learn a phrasing for chart {id}: {e:#}");
+            }
+        }
+    }
+    w.finish_or_warn();
 }
 
 /// True when the hooks saw every tool call of the turn that may have shown the agent a file:
@@ -254,7 +306,11 @@ fn every_call_seen(ctx: &Ctx, stop: bool) -> bool {
     else {
         return false;
     };
+    // A sub-agent's own calls are not in this transcript; a refused or failed call may have
+    // been recorded as a read that showed nothing.
     turn.complete
+        && turn.subagents == 0
+        && turn.errors == 0
         && turn
             .tool_names
             .iter()

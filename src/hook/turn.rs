@@ -98,6 +98,9 @@ pub struct Turn {
     pub prompt_at: Option<u64>,
     /// The transcript's length when it was read (bytes); 0 for a tail measured on its own.
     pub len: u64,
+    /// Tool results marked an error (`is_error`: a call refused by a permission rule or a hook,
+    /// or one that failed), a `capn ask` run's aside (a miss exits 1).
+    pub errors: u32,
 }
 
 /// The most distinct tool names a turn keeps ([`Turn::tool_names`]).
@@ -489,6 +492,9 @@ impl Measure {
 
     fn result(&mut self, id: &str, output: &str, ok: bool) {
         self.turn.output_bytes += output.len() as u64;
+        if !ok && !self.asks.contains(id) {
+            self.turn.errors += 1;
+        }
         if ok && self.asks.remove(id) {
             for f in ask_hit_files(output) {
                 if self.hit_count == MAX_HIT_FILES {

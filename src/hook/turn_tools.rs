@@ -151,7 +151,13 @@ fn shell(line: &str, c: &mut ToolCall) {
             .filter(|next| next.piped)
             .is_none_or(|next| pages(&next.argv));
         let mut reads = Vec::new();
+        // Input from a file (`< f`, `0<f`, `<<<`): that file is shown, unnamed as a read.
+        let fed = rest.iter().any(|a| {
+            a.trim_start_matches(|c: char| c.is_ascii_digit())
+                .starts_with('<')
+        });
         match prog {
+            _ if fed && !matches!(prog, "capn" | "capn-hook") => c.other = true,
             _ if reads_nothing(rest) => {}
             _ if step.opaque => c.other = true,
             "capn" | "capn-hook" => capn_run(rest, c),
@@ -164,11 +170,18 @@ fn shell(line: &str, c: &mut ToolCall) {
             "head" | "tail" if zero_count(rest) || follows(rest) => {}
             "head" | "tail" => reads.extend(positional(rest, &["-n", "-c"])),
             "sed" if in_place(rest) => c.edits.extend(sed_files(rest)),
-            "sed" if sed_prints(rest) => reads.extend(sed_files(rest)),
-            "sed" => {}
+            "sed" if plain_sed(rest).is_some_and(|f| !f.is_empty()) => {
+                reads.extend(sed_files(rest))
+            }
+            // Paging a read's output (`cat a | sed -n 1,40p`).
+            "sed" if step.piped && plain_sed(rest).is_some_and(<[String]>::is_empty) => {}
+            // Any other script may print nothing, or run (`e`) or read (`r`) other files.
+            "sed" => c.other = true,
             "apply_patch" | "applypatch" => {
                 c.edits.extend(rest.iter().flat_map(|p| patched_files(p)));
             }
+            // A glob or a variable may name any file (`echo lib/*`).
+            "echo" | "printf" if rest.iter().any(|a| a.contains(EXPANDS)) => c.other = true,
             "cd" | "pushd" | "popd" | "pwd" | "true" | "echo" | "printf" => {}
             // A search is `search` already; anything else may look at other files.
             _ => c.other = true,
@@ -179,6 +192,69 @@ fn shell(line: &str, c: &mut ToolCall) {
     }
     // A device (`cat /dev/null > f`) is no file read.
     c.reads.retain(|p| !p.starts_with("/dev/"));
+    // Only one plain read is a read; a line that reads and does more may show other files.
+    if !c.reads.is_empty() && !plain_read(line) {
+        c.reads.clear();
+        c.other = true;
+    }
+}
+
+/// Characters through which the shell may make an argument name other files than it spells:
+/// globs, braces, variables, `~`.
+const EXPANDS: [char; 7] = ['*', '?', '[', '{', '$', '~', '\\'];
+
+/// True when a shell line is one plain read whose words name every file it shows: one
+/// reader (`cat`, `bat`, `nl`, `less`, `more`, `head`, `tail`, or `sed` with a plain script,
+/// [`plain_sed`]), optionally under a wrapper (`timeout`, `env`...), with literal paths, its
+/// output shown or fed by a pipe only to steps that page it ([`pages`]); its errors may go to
+/// `2>&1` or `2>/dev/null`. Anything else (`;`, `&&`, `||`, `&`, `<`, `>`, a substitution, a
+/// variable, a glob, `cd`) makes it no read: what it shows cannot be told from its words.
+fn plain_read(line: &str) -> bool {
+    let mut l = line.trim().to_string();
+    for ok in ["2>&1", "2>/dev/null", "2> /dev/null"] {
+        l = l.replace(ok, " ");
+    }
+    let separators = [';', '&', '<', '>', '`', '\n', '(', ')'];
+    if l.contains(separators) || l.contains(EXPANDS) {
+        return false;
+    }
+    let steps = intent::command_steps(&l);
+    let Some((first, rest)) = steps.split_first() else {
+        return false;
+    };
+    let Some((prog, args)) = unwrapped(&first.argv).split_first() else {
+        return false;
+    };
+    let reader = match prog.as_str() {
+        "cat" | "bat" | "batcat" | "nl" | "less" | "more" | "head" | "tail" => true,
+        "sed" => plain_sed(args).is_some_and(|f| !f.is_empty()),
+        _ => false,
+    };
+    reader && !first.opaque && rest.iter().all(|s| s.piped && !s.opaque && pages(&s.argv))
+}
+
+/// The files of a `sed` run whose script only prints a range of lines: `-n` (`--quiet`,
+/// `--silent`) with `Np` or `A,Bp` (line numbers from 1), or `Nq` without it (the first N
+/// lines); `None` for any other script or option.
+fn plain_sed(rest: &[String]) -> Option<&[String]> {
+    let quiet = matches!(
+        rest.first().map(String::as_str),
+        Some("-n" | "--quiet" | "--silent")
+    );
+    let (script, files) = rest[usize::from(quiet)..].split_first()?;
+    let line = |s: &str| {
+        !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) && s.bytes().any(|b| b != b'0')
+    };
+    let plain = match quiet {
+        true => script
+            .strip_suffix('p')
+            .is_some_and(|r| match r.split_once(',') {
+                Some((a, b)) => line(a) && line(b),
+                None => line(r),
+            }),
+        false => script.strip_suffix('q').is_some_and(line),
+    };
+    (plain && files.iter().all(|f| !f.starts_with('-'))).then_some(files)
 }
 
 /// True when a step fed by a pipe only pages or cuts what it is given (`head`, `tail`, `nl`,
@@ -190,7 +266,7 @@ fn pages(argv: &[String]) -> bool {
     match prog.as_str() {
         "head" | "tail" => !zero_count(rest) && positional(rest, &["-n", "-c"]).is_empty(),
         "nl" | "cat" | "less" | "more" | "bat" | "batcat" => positional(rest, &[]).is_empty(),
-        "sed" => !in_place(rest) && sed_prints(rest) && sed_files(rest).is_empty(),
+        "sed" => plain_sed(rest).is_some_and(<[String]>::is_empty),
         _ => false,
     }
 }
@@ -210,30 +286,6 @@ fn in_place(rest: &[String]) -> bool {
         a.starts_with("--in-place")
             || (a.starts_with('-') && !a.starts_with("--") && a[1..].starts_with('i'))
     })
-}
-
-/// True when a `sed` run prints some of its input: without `-n` (unless its script is only
-/// `q` or `0q`...), or with `-n` and a script that prints (`p`) from a line other than 0
-/// (`sed -n 0p`, `sed -n q` print nothing).
-fn sed_prints(rest: &[String]) -> bool {
-    let short = |a: &String| a.starts_with('-') && !a.starts_with("--");
-    let quiet = rest
-        .iter()
-        .any(|a| a == "--quiet" || a == "--silent" || (short(a) && a[1..].contains('n')));
-    let script = match rest.iter().position(|a| short(a) && a.ends_with('e')) {
-        Some(i) => rest.get(i + 1).cloned().unwrap_or_default(),
-        None => positional(rest, &["-e", "-f", "-l"])
-            .into_iter()
-            .next()
-            .unwrap_or_default(),
-    };
-    let script = script.trim();
-    let starts_at_zero = script.starts_with('0');
-    if quiet {
-        script.contains('p') && !starts_at_zero && !script.starts_with('q')
-    } else {
-        !(script.is_empty() || script == "q" || starts_at_zero)
-    }
 }
 
 /// The command a wrapper runs (`timeout 10 capn ask ...`, `env A=b capn ...`, `nice`, `nohup`,
@@ -415,8 +467,8 @@ mod tests {
             "Bash",
             &json!({"command": "rg -n refund src && cat src/a.rs"}),
         );
-        assert!(b.search);
-        assert_eq!(b.reads, ["src/a.rs"]);
+        // A search and a read in one line: no plain read, and a search.
+        assert!(b.search && b.other && b.reads.is_empty());
     }
 
     #[test]
@@ -480,7 +532,8 @@ mod tests {
             assert!(reads(cmd).is_empty(), "{cmd}: {:?}", reads(cmd));
         }
         assert_eq!(reads("head -n 5 src/a.rs 2>&1"), ["src/a.rs"]);
-        assert_eq!(reads("cat src/a.rs 2> err.log"), ["src/a.rs"]);
+        // Only errors thrown away or merged keep a read plain.
+        assert!(reads("cat src/a.rs 2> err.log").is_empty());
         // The command line splits at `&`: the target is still no read.
         assert!(!reads("cat src/b.rs &> src/a.rs").contains(&"src/a.rs".to_string()));
         assert_eq!(reads("cat src/a.rs 2>/dev/null"), ["src/a.rs"]);
@@ -505,7 +558,7 @@ mod tests {
             "sed 5q src/a.rs",
             "nl -ba src/a.rs | head -n 40",
             "cat src/a.rs | sed -n 1,20p",
-            "cd src && cat a.rs",
+            "timeout 5 head -n 40 src/a.rs 2>/dev/null",
         ] {
             let c = call(cmd);
             assert!(!c.reads.is_empty() && !c.other, "{cmd}: {c:?}");
@@ -516,8 +569,20 @@ mod tests {
             "cat src/a.rs | xargs cat",
             "cat src/a.rs $(ls lib)",
             "python3 -c 'print(open(\"lib/b.rs\").read())'",
+            "cd src && cat a.rs",
+            "cat src/a.rs; cat < lib/b.rs",
+            "sed -n 1,40p < lib/b.rs",
+            "F2=lib/b.rs; cat src/a.rs $F2",
+            "cat src/a.rs; echo lib/*",
+            "printf '%s\\n' lib/*",
+            "cat src/*.rs",
+            "sed '1e cat lib/b.rs' src/a.rs",
+            "sed -n '1q;p' src/a.rs",
+            "sed -n '/NOMATCH/p' src/a.rs",
+            "sed -n 1,40p src/a.rs | grep x",
         ] {
-            assert!(call(cmd).other, "{cmd}");
+            let c = call(cmd);
+            assert!(c.other && c.reads.is_empty(), "{cmd}: {c:?}");
         }
         assert_eq!(call("sed -i s/a/b/ src/a.rs").edits, ["src/a.rs"]);
     }

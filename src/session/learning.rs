@@ -105,6 +105,14 @@ pub struct Record {
     pub overflow: bool,
     /// Phrasings to write.
     pub decided: Vec<Decided>,
+    /// Phrasings the last Stop wrote, until the next prompt: a Stop that another hook blocked
+    /// was not the turn's end, so the next one (`stop_hook_active`) takes them back.
+    pub last_stop: Vec<Decided>,
+    /// Phrasings to take back, waiting for the store lock.
+    pub retract: Vec<Decided>,
+    /// A tool call of the turn was not recorded (the record was busy or could not be written):
+    /// the turn counts as having explored further.
+    pub lost: bool,
 }
 
 impl Record {
@@ -156,12 +164,27 @@ impl Record {
         self.asks.drain(..extra);
         let extra = self.decided.len().saturating_sub(MAX_DECIDED);
         self.decided.drain(..extra);
-        if self.asks.is_empty() && self.decided.is_empty() {
+        for list in [&mut self.last_stop, &mut self.retract] {
+            let extra = list.len().saturating_sub(MAX_DECIDED);
+            list.drain(..extra);
+        }
+        if self.asks.is_empty()
+            && self.decided.is_empty()
+            && self.last_stop.is_empty()
+            && self.retract.is_empty()
+        {
             return s.remove(FILE);
         }
-        let text = serde_json::to_string(&self)?;
+        let mut text = serde_json::to_string(&self)?;
         if text.len() as u64 > crate::fsutil::limits::MARKER {
-            return Ok(());
+            // Fails closed: the turn's events go, and with them any learning from this turn.
+            self.events.clear();
+            self.roots.clear();
+            self.overflow = true;
+            text = serde_json::to_string(&self)?;
+        }
+        if text.len() as u64 > crate::fsutil::limits::MARKER {
+            return s.remove(FILE);
         }
         crate::fsutil::write_atomic_with(
             &s.file(FILE),
@@ -180,8 +203,9 @@ impl Record {
     /// file; none when that ask is done. A chart of the ask is checked once at least half of
     /// its backing files (and at least one) were read, counting files no other chart of the
     /// ask has; searches never count as reads. The ask learns the chart checked that is strong
-    /// (a `candidate` line) and after whose check the turn did nothing else: no search and no
-    /// read but of that chart's files.
+    /// (a `candidate` line) when the turn did nothing else, before or after the check: no
+    /// search, no other call ([`Event::search`] with no file) and no read but of that chart's
+    /// files.
     pub fn decide(&mut self, now: SystemTime, shown_of: &mut dyn FnMut(&str) -> Shown) {
         let joins: Vec<Option<ShownAsk>> = self
             .asks
@@ -205,15 +229,19 @@ impl Record {
             // Checked: learned now or never.
             self.asks[j].done = true;
             let root = &self.asks[j].root;
-            let only = |c: &ShownChart, k: usize| {
+            // Every event of the turn, before the check too: the hooks run concurrently, so
+            // the record's order need not be the calls' (a Read and a Grep sent together), and
+            // an agent that searched or read elsewhere first may have found its answer there.
+            let only = |c: &ShownChart| {
                 !self.overflow
-                    && self.events[k + 1..].iter().all(|e| {
+                    && !self.lost
+                    && self.events.iter().all(|e| {
                         e.file.as_ref().is_some_and(|f| {
                             self.roots.get(f.root) == Some(root) && c.files.contains(&f.rel)
                         })
                     })
             };
-            let Some((chart, _)) = reached.iter().find(|(c, k)| c.strong && only(c, *k)) else {
+            let Some((chart, _)) = reached.iter().find(|(c, _)| c.strong && only(c)) else {
                 continue;
             };
             self.decided.push(Decided {
@@ -232,6 +260,7 @@ impl Record {
         self.events.clear();
         self.roots.clear();
         self.overflow = false;
+        self.lost = false;
     }
 
     /// The ask an event counts for (rule in [`Record::decide`]).

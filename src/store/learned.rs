@@ -103,6 +103,25 @@ impl LearnedWords {
         true
     }
 
+    /// Removes `words` (once normalised) from chart `id`'s learned words. Returns true when
+    /// they were there.
+    pub fn remove(&mut self, id: &str, words: &str) -> bool {
+        let Some(norm) = normalise_question(words) else {
+            return false;
+        };
+        let Some(ws) = self.charts.get_mut(id) else {
+            return false;
+        };
+        let before = ws.len();
+        ws.retain(|w| normalise_question(w).as_deref() != Some(&norm));
+        let removed = ws.len() != before;
+        if ws.is_empty() {
+            self.charts.remove(id);
+            self.order.retain(|o| o != id);
+        }
+        removed
+    }
+
     /// Drops the charts that are no longer in `ids` (uncharted). Returns true when any was.
     pub fn keep_only(&mut self, ids: &BTreeSet<&str>) -> bool {
         let before = self.charts.len();

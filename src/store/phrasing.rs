@@ -238,6 +238,20 @@ impl Writer {
     }
 }
 
+impl Writer {
+    /// Takes back `question` learned for chart `id` (a Stop that learned it was not the turn's
+    /// end); nothing when it is not learned.
+    ///
+    /// Errors: `.capn/learned.json` cannot be written.
+    pub fn unlearn_phrasing(&mut self, question: &str, id: &str) -> Result<()> {
+        let mut learned = super::learned::LearnedWords::read(&self.store);
+        if learned.remove(id, question) {
+            learned.write(&self.store)?;
+        }
+        Ok(())
+    }
+}
+
 /// What [`Writer::learn_phrasing`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Learned {

@@ -433,7 +433,10 @@ fn a_busy_store_keeps_the_evidence_for_the_next_turn() {
         .unwrap();
     lock.lock().unwrap();
     // While the lock is held: a Stop hook that waited for it would hit the hang guard.
-    let payload = hook_payload("Stop", SID, &env.root, json!({"stop_hook_active": false}));
+    let path = env.tmp.path().join("busy.jsonl");
+    std::fs::write(&path, transcript(&["Bash", "Read"])).unwrap();
+    let end = json!({"stop_hook_active": false, "transcript_path": path});
+    let payload = hook_payload("Stop", SID, &env.root, end);
     let (run, _) = env.run_bounded(
         env.cmd(&["hook", "stop"]),
         &payload,
@@ -547,9 +550,14 @@ fn env_explores_after_reading(then: Value) {
     read(&env, &a.files[0]);
     stop(&env);
     assert_eq!(learned(&env, Q), None, "{then}");
-    // The control: asked again, searched first, then read and nothing after, it learns.
+    // Searching first is exploring too: the answer may have come from the search.
     ask_shown(&env, Q);
     hook_in(&env, SID, &then);
+    read(&env, &a.files[0]);
+    stop(&env);
+    assert_eq!(learned(&env, Q), None, "{then}");
+    // The control: asked again, read and nothing else, it learns.
+    ask_shown(&env, Q);
     read(&env, &a.files[0]);
     stop(&env);
     assert_eq!(learned(&env, Q), Some(a.id.clone()), "{then}");

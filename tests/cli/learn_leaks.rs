@@ -163,3 +163,161 @@ fn a_confirmed_phrasing_is_never_evicted_by_a_learned_one() {
     assert_eq!(answer(&env, Q), None);
     assert_eq!(learned(&env, Q), Some(a.id.clone()));
 }
+
+/// The turn ends (Stop) with the transcript `lines` (a Claude Code prompt line first).
+fn stop_with(env: &Env, lines: &[Value], active: bool) {
+    let mut text = json!({"type": "user", "message": {"content": "where is it?"}}).to_string();
+    for l in lines {
+        text.push('\n');
+        text.push_str(&l.to_string());
+    }
+    let path = env.tmp.path().join(format!("{SID}.jsonl"));
+    std::fs::write(&path, text + "\n").unwrap();
+    let extra = json!({"stop_hook_active": active, "transcript_path": path});
+    hook(env, "Stop", "stop", extra);
+}
+
+/// An assistant line calling `name`, and the user line with its result.
+fn call_and_result(i: usize, name: &str, input: Value, is_error: bool) -> [Value; 2] {
+    let id = format!("t{i}");
+    let call = json!({"type": "tool_use", "id": id, "name": name, "input": input});
+    let result = json!({"type": "tool_result", "tool_use_id": id, "content": "x",
+        "is_error": is_error});
+    [
+        json!({"type": "assistant", "message": {"content": [call]}}),
+        json!({"type": "user", "message": {"content": [result]}}),
+    ]
+}
+
+/// A shell call reads the candidate only when it is one plain read whose words name every file
+/// it shows: input redirections, variables, globs, `cd`, sed scripts that run or stop or match
+/// may show other files, or nothing.
+#[test]
+fn shell_forms_that_may_show_other_files_or_nothing_are_no_reads() {
+    for (read_first, form) in [
+        (false, "cat {f}; cat < {g}"),
+        (true, "sed -n 1,40p < {g}"),
+        (false, "F2={g}; cat {f} $F2"),
+        (false, "cat {f}; echo lib/* src/*"),
+        (true, "printf '%s\\n' lib/* src/*"),
+        (false, "cd {dir} && cat {f}"),
+        (false, "sed '1e cat {g}' {f}"),
+        (false, "sed -n '1q;p' {f}"),
+        (false, "sed -n '/NOMATCH/p' {f}"),
+    ] {
+        let (env, a, b) = shown_two();
+        let dir = std::path::Path::new(&b.files[0]).parent().unwrap();
+        let cmd = form
+            .replace("{f}", &a.files[0])
+            .replace("{g}", &b.files[0])
+            .replace("{dir}", dir.to_str().unwrap());
+        if read_first {
+            read(&env, &a.files[0]);
+        }
+        hook_in(&env, SID, &bash(&cmd));
+        stop(&env);
+        nothing_learned(&env, &cmd);
+    }
+    let (env, a, _) = shown_two();
+    stop(&env);
+    control(&env, &a);
+}
+
+/// Exploring first and then opening the candidate (to edit it, say) is no check of it: the
+/// agent may have found its answer elsewhere. Neither is a Read sent along with a Grep (the
+/// hooks run concurrently: the record's order need not be the calls').
+#[test]
+fn exploring_before_reading_the_candidate_teaches_nothing() {
+    let grep = json!({"tool_name": "Grep", "tool_input": {"pattern": "verify"}});
+    let (env, a, b) = shown_two();
+    hook_in(&env, SID, &grep);
+    read(&env, &b.files[0]);
+    read(&env, &a.files[0]);
+    stop_after(&env, &["Bash", "Grep", "Read", "Read"]);
+    nothing_learned(&env, "grep, the other chart read, then the candidate");
+    // Sent together; the Grep's hook recorded first.
+    let (env, a, _) = shown_two();
+    hook_in(&env, SID, &grep);
+    read(&env, &a.files[0]);
+    stop_after(&env, &["Bash", "Read", "Grep"]);
+    nothing_learned(&env, "read and grep in parallel");
+    control(&env, &a);
+}
+
+/// A Read a permission rule or a hook refused (its result an error) showed nothing.
+#[test]
+fn a_refused_read_teaches_nothing() {
+    let (env, a, _) = shown_two();
+    read(&env, &a.files[0]);
+    let [c, r] = call_and_result(1, "Read", json!({}), true);
+    stop_with(&env, &[c, r], false);
+    nothing_learned(&env, "refused read");
+    // The ask's own result is an error too (a miss exits 1): that alone changes nothing.
+    ask_shown(&env, Q);
+    read(&env, &a.files[0]);
+    let ask = json!({"command": format!("capn ask {}", shell_words::quote(Q))});
+    let [c0, r0] = call_and_result(0, "Bash", ask, true);
+    let [c1, r1] = call_and_result(1, "Read", json!({}), false);
+    stop_with(&env, &[c0, r0, c1, r1], false);
+    assert_eq!(learned(&env, Q), Some(a.id.clone()));
+}
+
+/// A Stop another hook blocked is not the turn's end: when the agent goes on (and stops again
+/// with `stop_hook_active`), what that Stop learned is taken back and the turn learns nothing.
+#[test]
+fn a_stop_another_hook_blocked_is_not_the_turns_end() {
+    let (env, a, _) = shown_two();
+    read(&env, &a.files[0]);
+    stop(&env);
+    hook_in(
+        &env,
+        SID,
+        &json!({"tool_name": "Grep", "tool_input": {"pattern": "verify"}}),
+    );
+    let [c, r] = call_and_result(2, "Grep", json!({}), false);
+    stop_with(&env, &[c, r], true);
+    nothing_learned(&env, "explored after a blocked stop");
+    // A blocked stop with nothing learned before it learns nothing either.
+    ask_shown(&env, Q);
+    read(&env, &a.files[0]);
+    stop_with(&env, &[], true);
+    nothing_learned(&env, "stop_hook_active");
+    let prompt = json!({"prompt": "next"});
+    hook(&env, "UserPromptSubmit", "user-prompt-submit", prompt);
+    control(&env, &a);
+}
+
+/// A sub-agent's calls (payloads with `agent_id`) never teach: its ask is not the session's,
+/// and the main transcript shows none of its calls (an MCP tool it used, say). A turn that ran
+/// a sub-agent after the ask teaches nothing either.
+#[test]
+fn a_sub_agents_calls_teach_nothing() {
+    let env = crate::phrasings::three_charts();
+    let sub = |extra: &Value| {
+        let mut v = extra.clone();
+        v["agent_id"] = json!("agent-1");
+        hook_in(&env, SID, &v)
+    };
+    let command = format!("capn ask {}", shell_words::quote(Q));
+    sub(&bash(&command));
+    let run = env.run(&["ask", Q]).code(1);
+    let a = run
+        .stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("candidate "))
+        .map(|j| serde_json::from_str::<Value>(j).unwrap())
+        .unwrap();
+    let f = env.root.join(a["files"][0].as_str().unwrap());
+    sub(&json!({"tool_name": "Read", "tool_input": {"file_path": f}}));
+    stop_after(&env, &["Task"]);
+    nothing_learned(&env, "sub-agent");
+    // The main session asks; a sub-agent reads the candidate.
+    let (env, a, _) = shown_two();
+    let f = env.root.join(&a.files[0]);
+    let mut v = json!({"tool_name": "Read", "tool_input": {"file_path": f}});
+    v["agent_id"] = json!("agent-1");
+    hook_in(&env, SID, &v);
+    stop_after(&env, &["Bash", "Task"]);
+    nothing_learned(&env, "read by a sub-agent");
+    control(&env, &a);
+}

@@ -67,9 +67,9 @@ fn the_chart_learned_is_the_strong_one_whose_own_files_alone_were_read() {
     // One of b's three files is under half.
     assert_eq!(id(&["y", "s"]), None);
     assert_eq!(id(&["y", "z"]).as_deref(), Some("b"));
-    // a checked, then b's files read: a is rejected, b (nothing read after it) learned.
-    assert_eq!(id(&["x", "y", "z"]).as_deref(), Some("b"));
-    assert_eq!(id(&["y", "z", "x"]).as_deref(), Some("a"));
+    // Both checked: each was read with other files, in either order: neither is learned.
+    assert_eq!(id(&["x", "y", "z"]), None);
+    assert_eq!(id(&["y", "z", "x"]), None);
     assert_eq!(id(&[]), None);
     // A related chart is never learned.
     assert_eq!(taught(&[("a", &["x"], false)], &["x"]), None);
@@ -80,13 +80,21 @@ fn reading_the_chart_and_nothing_else_decides_it() {
     let now = SystemTime::now();
     let ms = shown::millis(now);
     let (mut rec, shown) = setup(ms);
-    rec.add_event(ms - 5, true, None);
     rec.add_event(ms - 4, false, Some(("/p", "x".into())));
     rec.add_event(ms - 3, false, Some(("/p", "x".into())));
     decide(&mut rec, &shown, now);
     assert_eq!(rec.decided.len(), 1);
     assert_eq!(rec.decided[0].id, "a");
     assert!(rec.asks[0].done && rec.events.is_empty());
+    // A search or another read anywhere in the turn, before the check too, decides nothing
+    // (hooks run concurrently: the record's order need not be the calls').
+    for before in [(true, None), (false, Some(("/p", "other".to_string())))] {
+        let (mut rec, shown) = setup(ms);
+        rec.add_event(ms - 5, before.0, before.1.clone());
+        rec.add_event(ms - 4, false, Some(("/p", "x".into())));
+        decide(&mut rec, &shown, now);
+        assert!(rec.decided.is_empty(), "{before:?}");
+    }
 }
 
 #[test]
@@ -179,4 +187,38 @@ fn events_are_bounded() {
     assert_eq!(rec.events.len(), MAX_EVENTS);
     assert!(rec.overflow);
     assert_eq!(rec.roots, ["/p"]);
+}
+
+/// A record that would grow past its bound drops the turn's events and counts the turn as
+/// having explored further: an event it could not keep never goes missing silently.
+#[test]
+fn a_record_too_large_to_write_fails_closed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let id = crate::session::SessionId::parse("s1").unwrap();
+    let s = SessionDir::new(tmp.path(), &id);
+    s.ensure().unwrap();
+    let now = SystemTime::now();
+    let ms = shown::millis(now);
+    let (mut rec, shown) = setup(ms);
+    // A decision waiting for the store lock fills the record to just under its bound.
+    rec.decided.push(Decided {
+        root: "/elsewhere".into(),
+        question: "pad".into(),
+        id: "pad".into(),
+        files: vec![String::new()],
+        total: 1,
+    });
+    rec.add_event(ms - 4, false, Some(("/p", "x".into())));
+    let len = serde_json::to_string(&rec).unwrap().len();
+    let room = crate::fsutil::limits::MARKER as usize - 20 - len;
+    rec.decided[0].files[0] = "f".repeat(room);
+    rec.write(&s, now).unwrap();
+    let mut rec = Record::read(&s);
+    assert_eq!(rec.events.len(), 1);
+    // The search after the read does not fit.
+    rec.add_event(ms - 3, true, None);
+    rec.write(&s, now).unwrap();
+    let mut rec = Record::read(&s);
+    decide(&mut rec, &shown, now);
+    assert!(rec.decided.iter().all(|d| d.id != "a"), "{:?}", rec.decided);
 }
