@@ -5,7 +5,7 @@
 
 use crate::learn::{
     answer, ask_shown, bash, entry, hook, hook_in, learned, read, shown_two, stop, stop_after,
-    transcript, Shown, Q, SID,
+    stop_fields, transcript, Shown, Q, REPLY, SID,
 };
 use crate::util::{hook_payload, Env};
 use serde_json::{json, Value};
@@ -123,6 +123,8 @@ fn a_tool_the_hooks_never_see_keeps_the_turn_from_teaching() {
             json!({"type": "function_call", "name": "list_dir", "call_id": "c2",
             "arguments": "{\"path\": \"lib\"}"}),
         ),
+        item(json!({"type": "message", "role": "assistant",
+            "content": [{"type": "output_text", "text": REPLY}]})),
     ]
     .concat();
     std::fs::write(&rollout, text).unwrap();
@@ -133,7 +135,7 @@ fn a_tool_the_hooks_never_see_keeps_the_turn_from_teaching() {
         &codex("PreToolUse", cat),
     )
     .ok();
-    let end = json!({"stop_hook_active": false, "transcript_path": rollout});
+    let end = stop_fields(&rollout);
     env.run_stdin(&["hook", "stop", "--host", "codex"], &codex("Stop", end))
         .ok();
     nothing_learned(&env, "codex list_dir");
@@ -167,13 +169,16 @@ fn a_confirmed_phrasing_is_never_evicted_by_a_learned_one() {
 /// The turn ends (Stop) with the transcript `lines` (a Claude Code prompt line first).
 fn stop_with(env: &Env, lines: &[Value], active: bool) {
     let mut text = json!({"type": "user", "message": {"content": "where is it?"}}).to_string();
-    for l in lines {
+    let reply =
+        json!({"type": "assistant", "message": {"content": [{"type": "text", "text": REPLY}]}});
+    for l in lines.iter().chain([&reply]) {
         text.push('\n');
         text.push_str(&l.to_string());
     }
     let path = env.tmp.path().join(format!("{SID}.jsonl"));
     std::fs::write(&path, text + "\n").unwrap();
-    let extra = json!({"stop_hook_active": active, "transcript_path": path});
+    let mut extra = stop_fields(&path);
+    extra["stop_hook_active"] = json!(active);
     hook(env, "Stop", "stop", extra);
 }
 
@@ -319,5 +324,48 @@ fn a_sub_agents_calls_teach_nothing() {
     hook_in(&env, SID, &v);
     stop_after(&env, &["Bash", "Task"]);
     nothing_learned(&env, "read by a sub-agent");
+    control(&env, &a);
+}
+
+/// A host may write its transcript in batches: at Stop the calls the agent made last (an MCP
+/// read of another file, say) may not be in it yet. Only a transcript that ends with the reply
+/// the Stop payload names (`last_assistant_message`) shows the whole turn; otherwise, or
+/// without that field, the turn teaches nothing.
+#[test]
+fn a_transcript_that_lags_behind_the_turn_teaches_nothing() {
+    let path = |env: &crate::util::Env| env.tmp.path().join("lagging.jsonl");
+    let said = |text: &str| {
+        let block = json!({"type": "text", "text": text});
+        json!({"type": "assistant", "message": {"content": [block]}}).to_string() + "\n"
+    };
+    let cases = [
+        // Written up to the read only.
+        (
+            transcript(&["Bash", "Read"]).replace(&said(REPLY), ""),
+            true,
+        ),
+        // Up to what the agent said before its next (unwritten) call.
+        (
+            transcript(&["Bash", "Read"]).replace(REPLY, "Let me check one more file."),
+            true,
+        ),
+        // Written whole, but the payload names no reply.
+        (transcript(&["Bash", "Read"]), false),
+    ];
+    for (text, with_reply) in cases {
+        let (env, a, _) = shown_two();
+        read(&env, &a.files[0]);
+        std::fs::write(path(&env), &text).unwrap();
+        let mut end = stop_fields(&path(&env));
+        if !with_reply {
+            end.as_object_mut()
+                .unwrap()
+                .remove("last_assistant_message");
+        }
+        hook(&env, "Stop", "stop", end);
+        nothing_learned(&env, &text);
+    }
+    let (env, a, _) = shown_two();
+    stop(&env);
     control(&env, &a);
 }
