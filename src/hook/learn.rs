@@ -145,7 +145,8 @@ fn try_observe(ctx: &Ctx, tool: &str, input: &Value, post: bool) -> Result<()> {
     let Some(id) = ctx.call.session_id.as_deref().and_then(SessionId::parse) else {
         return Ok(());
     };
-    let s = SessionDir::new(&crate::session::state_dir()?, &id);
+    let state = crate::session::state_dir()?;
+    let s = SessionDir::new(&state, &id);
     let now = SystemTime::now();
     if asked.is_empty() && !Record::read(&s).is_listening(now) {
         return Ok(());
@@ -184,6 +185,8 @@ fn try_observe(ctx: &Ctx, tool: &str, input: &Value, post: bool) -> Result<()> {
         rec.add_event(at, true, None);
     }
     for q in asked {
+        // Another session's hook may see the same words asked: a run near both is neither's.
+        shown::claim(&state, &root, now, q, id.as_str())?;
         rec.add_ask(SessionAsk {
             at,
             question: q.clone(),
@@ -240,8 +243,16 @@ fn try_settle(ctx: &Ctx, stop: bool) -> Result<()> {
     }
     let state = crate::session::state_dir()?;
     let before = rec.decided.len();
+    // A run of the words another session's hook also saw asked may be that session's.
+    let session = ctx.call.session_id.as_deref().unwrap_or_default();
     rec.decide(now, &mut |root| {
-        shown::read(&shown::path(&state, Path::new(root)))
+        let mut s = shown::read(&shown::path(&state, Path::new(root)));
+        let asks = std::mem::take(&mut s.asks);
+        s.asks = asks
+            .into_iter()
+            .filter(|a| !s.contested(a, session))
+            .collect();
+        s
     });
     s.remove(LOST)?;
     // "Nothing else after the read" must be seen, not assumed from the hooks' silence.

@@ -30,7 +30,7 @@ pub(crate) fn ask_shown(env: &Env, q: &str) -> Vec<Shown> {
 }
 
 /// Session `sid` asks `q` as [`ask_shown`] does.
-fn ask_in(env: &Env, sid: &str, q: &str) -> Vec<Shown> {
+pub(crate) fn ask_in(env: &Env, sid: &str, q: &str) -> Vec<Shown> {
     let command = format!("capn ask {}", shell_words::quote(q));
     hook_in(env, sid, &bash(&command));
     shown_lines(

@@ -4,8 +4,8 @@
 //! alone, nothing after it) ranks the chart first without answering.
 
 use crate::learn::{
-    answer, ask_shown, bash, entry, hook, hook_in, learned, read, shown_two, stop, stop_after,
-    stop_fields, transcript, Shown, Q, REPLY, SID,
+    answer, ask_in, ask_shown, bash, entry, hook, hook_in, learned, read, shown_two, stop,
+    stop_after, stop_fields, transcript, Shown, Q, REPLY, SID,
 };
 use crate::util::{hook_payload, Env};
 use serde_json::{json, Value};
@@ -368,4 +368,77 @@ fn a_transcript_that_lags_behind_the_turn_teaches_nothing() {
     let (env, a, _) = shown_two();
     stop(&env);
     control(&env, &a);
+}
+
+/// Two sessions' hooks see the same words asked; one call never runs (refused), the other does.
+/// The one run may be either session's: neither learns from it.
+#[test]
+fn a_run_two_sessions_asked_for_teaches_neither() {
+    let (env, a, _) = shown_two();
+    // `shown_two` asked for SID; another session's hook sees the same words asked (its call
+    // refused, say), near the same run.
+    let ask = bash(&format!("capn ask {}", shell_words::quote(Q)));
+    hook_in(&env, "other-session", &ask);
+    read(&env, &a.files[0]);
+    stop(&env);
+    nothing_learned(&env, "claimed by two sessions");
+    // Asked again by this session alone, still near the other session's call: contested.
+    ask_in(&env, SID, Q);
+    read(&env, &a.files[0]);
+    stop(&env);
+    nothing_learned(&env, "claimed minutes before");
+    // The control: no other session.
+    let (env, a, _) = shown_two();
+    read(&env, &a.files[0]);
+    stop(&env);
+    assert_eq!(learned(&env, Q), Some(a.id.clone()));
+}
+
+/// Concurrent `capn ask` runs in one project keep each other's records of what they showed
+/// (parallel sessions, parallel tool calls): every run is recorded.
+#[test]
+fn concurrent_asks_keep_each_others_records() {
+    let (env, _, _) = shown_two();
+    let words = [
+        "kept",
+        "saved",
+        "persisted",
+        "written",
+        "logged",
+        "held",
+        "filed",
+        "put",
+    ];
+    let qs: Vec<String> = words
+        .iter()
+        .map(|w| format!("Where are Stripe payment webhooks still verified and {w}?"))
+        .collect();
+    let children: Vec<_> = qs
+        .iter()
+        .map(|q| {
+            let mut c = env.cmd(&["ask", q]);
+            c.stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null());
+            c.spawn().unwrap()
+        })
+        .collect();
+    for mut c in children {
+        c.wait().unwrap();
+    }
+    let dir = env.state_dir().join("shown");
+    let file = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "json"))
+        .unwrap();
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    let asked: Vec<&str> = v["asks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|a| a["question"].as_str())
+        .collect();
+    for q in &qs {
+        assert!(asked.contains(&q.as_str()), "{q} lost: {asked:?}");
+    }
 }
