@@ -4,8 +4,8 @@
 //! alone, nothing after it) ranks the chart first without answering.
 
 use crate::learn::{
-    answer, ask_in, ask_shown, bash, entry, hook, hook_in, learned, read, shown_two, stop,
-    stop_after, stop_fields, transcript, Shown, Q, REPLY, SID,
+    answer, ask_in, ask_shown, bash, entry, hook, hook_in, learned, learned_by, read, shown_two,
+    stop, stop_after, stop_fields, transcript, Shown, Q, REPLY, SID,
 };
 use crate::util::{hook_payload, Env};
 use serde_json::{json, Value};
@@ -441,4 +441,49 @@ fn concurrent_asks_keep_each_others_records() {
     for q in &qs {
         assert!(asked.contains(&q.as_str()), "{q} lost: {asked:?}");
     }
+}
+
+/// A learned chart's line tells the truth: one added for the very words it learned names the
+/// words it lacks (`not_in_chart`), as every candidate line does; words then confirmed with
+/// `--like` answer and are no longer listed as learned; and a chart re-charted on other files
+/// forgets the words learned from reads of its old ones.
+#[test]
+fn a_learned_line_names_what_the_chart_lacks_and_forgets_what_no_longer_holds() {
+    let (env, a, b) = shown_two();
+    let q = "How do refunds get paid out to customers?";
+    let file = json!({"charts": {b.id.clone(): [q]}, "order": [b.id.clone()]});
+    env.write(".capn/learned.json", &file.to_string());
+    let run = env.run(&["ask", q]).code(1);
+    let line = run
+        .stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("candidate "))
+        .unwrap();
+    let v: Value = serde_json::from_str(line).unwrap();
+    assert_eq!(
+        (&v["id"], &v["learned"]),
+        (&json!(b.id), &json!(true)),
+        "{line}"
+    );
+    let lacks = v["not_in_chart"].as_array().unwrap();
+    assert!(lacks.contains(&json!("refunds")), "{line}");
+    std::fs::remove_file(env.root.join(".capn/learned.json")).unwrap();
+    // Learned, then re-charted on other files: forgotten.
+    read(&env, &a.files[0]);
+    stop(&env);
+    assert!(learned_by(&env, &a.id, Q));
+    let list = env.run(&["list", "--json"]).ok().jsonl();
+    let chart = list.iter().find(|e| e["id"] == json!(a.id)).unwrap();
+    let question = chart["question"].as_str().unwrap();
+    env.run(&["chart", question, "--files", &b.files[0]]).ok();
+    assert!(!learned_by(&env, &a.id, Q));
+    assert_eq!(learned(&env, Q), None);
+    // Learned, then confirmed: it answers, and is learned no more.
+    let (env, a, _) = shown_two();
+    read(&env, &a.files[0]);
+    stop(&env);
+    assert!(learned_by(&env, &a.id, Q));
+    env.run(&["chart", Q, "--like", &a.id]).ok();
+    assert_eq!(answer(&env, Q), Some((a.id.clone(), 100)));
+    assert!(!learned_by(&env, &a.id, Q));
 }
