@@ -487,3 +487,42 @@ fn a_learned_line_names_what_the_chart_lacks_and_forgets_what_no_longer_holds() 
     assert_eq!(answer(&env, Q), Some((a.id.clone(), 100)));
     assert!(!learned_by(&env, &a.id, Q));
 }
+
+/// OpenCode's plugin runs the hooks after every tool call (so the next prompt decides): its
+/// `read` tool (`filePath`) is a read of the candidate; any other call after it (a `list`, a
+/// `grep`) is exploring.
+#[test]
+fn opencode_s_read_tool_is_a_read() {
+    let opencode = |env: &crate::util::Env, event: &str, sub: &str, extra: Value| {
+        let p = crate::util::hook_payload(event, SID, &env.root, extra);
+        env.run_stdin(&["hook", sub, "--host", "opencode"], &p).ok();
+    };
+    for then in [None, Some("list"), Some("grep")] {
+        let env = crate::phrasings::three_charts();
+        let ask = format!("capn ask {}", shell_words::quote(Q));
+        let run = env.run(&["ask", Q]).code(1);
+        let line = run
+            .stderr
+            .lines()
+            .find_map(|l| l.strip_prefix("candidate "))
+            .unwrap();
+        let a: Value = serde_json::from_str(line).unwrap();
+        let post = |tool: &str, args: Value| {
+            let call = json!({"tool_name": tool, "tool_input": args});
+            opencode(&env, "PostToolUse", "post-tool-use", call);
+        };
+        post("bash", json!({"command": ask}));
+        let f = env.root.join(a["files"][0].as_str().unwrap());
+        post("read", json!({"filePath": f}));
+        if let Some(tool) = then {
+            post(tool, json!({"path": "lib", "pattern": "verify"}));
+        }
+        let next = json!({"prompt": "thanks, now fix it"});
+        opencode(&env, "UserPromptSubmit", "user-prompt-submit", next);
+        let want = then
+            .is_none()
+            .then(|| a["id"].as_str().unwrap().to_string());
+        assert_eq!(learned(&env, Q), want, "then {then:?}");
+        assert_eq!(answer(&env, Q), None);
+    }
+}
