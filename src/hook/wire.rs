@@ -87,8 +87,8 @@ pub struct HookInput {
     #[serde(deserialize_with = "lenient")]
     pub stop_hook_active: Option<bool>,
     /// Stop (Claude Code, Codex, Qwen Code): the agent's last reply, as the host kept it (its
-    /// transcript may not have caught up yet); Gemini CLI's AfterAgent: `prompt_response`.
-    #[serde(deserialize_with = "lenient", alias = "prompt_response")]
+    /// transcript may not have caught up yet).
+    #[serde(deserialize_with = "lenient")]
     pub last_assistant_message: Option<String>,
     /// PreCompact: the user's own instructions for the summary (the text after `/compact`;
     /// `null` or empty without; Copilot CLI: `customInstructions`).

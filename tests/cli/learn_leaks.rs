@@ -365,9 +365,12 @@ fn a_transcript_that_lags_behind_the_turn_teaches_nothing() {
         hook(&env, "Stop", "stop", end);
         nothing_learned(&env, &text);
     }
+    // The hooks print nothing else on stderr, learning or not (a host may show it).
     let (env, a, _) = shown_two();
-    stop(&env);
-    control(&env, &a);
+    let pre = read(&env, &a.files[0]);
+    let end = stop(&env);
+    assert_eq!((pre.stdout, pre.stderr, end.stdout, end.stderr), Default::default());
+    assert_eq!(learned(&env, Q), Some(a.id.clone()));
 }
 
 /// Two sessions' hooks see the same words asked; one call never runs (refused), the other does.
