@@ -369,7 +369,10 @@ fn a_transcript_that_lags_behind_the_turn_teaches_nothing() {
     let (env, a, _) = shown_two();
     let pre = read(&env, &a.files[0]);
     let end = stop(&env);
-    assert_eq!((pre.stdout, pre.stderr, end.stdout, end.stderr), Default::default());
+    assert_eq!(
+        (pre.stdout, pre.stderr, end.stdout, end.stderr),
+        Default::default()
+    );
     assert_eq!(learned(&env, Q), Some(a.id.clone()));
 }
 
