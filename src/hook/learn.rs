@@ -186,6 +186,9 @@ fn try_observe(ctx: &Ctx, tool: &str, input: &Value, post: bool) -> Result<()> {
     }
     for q in asked {
         // Another session's hook may see the same words asked: a run near both is neither's.
+        let Some(_held) = crate::store::lock::StoreLock::hold_shown(&state, &root)? else {
+            anyhow::bail!("the project's record of asks is busy");
+        };
         shown::claim(&state, &root, now, q, id.as_str())?;
         rec.add_ask(SessionAsk {
             at,

@@ -13,8 +13,8 @@
 //! prefix of the question>", "session"}]`: the sessions whose hooks saw a call that asks those
 //! words ([`claim`], at most [`MAX_CLAIMS`], none older than [`MAX_AGE`]); a run of a question
 //! two sessions claimed near it is no session's ([`Shown::contested`]). Written atomically
-//! without `fsync`, read again and written under the record's lock (`<key>.lock` beside it,
-//! waited for at most [`LOCK_WAIT`]), so concurrent asks keep each other's records. Readers
+//! without `fsync`, read again and written under the record's lock ([`lock_path`], which the
+//! writers' callers hold), so concurrent asks keep each other's records. Readers
 //! never wait; a record that cannot be read or parsed reads as empty.
 
 use anyhow::{Context, Result};
@@ -48,12 +48,9 @@ pub const MAX_CLAIMS: usize = 4 * MAX_ASKS;
 /// joined ([`crate::session::learning::joined`]), or contest each other ([`Shown::contested`]).
 pub const JOIN_WINDOW: Duration = Duration::from_secs(5 * 60);
 
-/// The longest wait for a record's lock; past it the record is not written (a chance to learn
-/// lost, nothing else).
-pub const LOCK_WAIT: crate::store::lock::Wait = crate::store::lock::Wait {
-    notice_after: Duration::MAX,
-    give_up_after: Duration::from_secs(1),
-};
+/// The longest wait for a record's lock ([`lock_path`]); past it the record is not written (a
+/// chance to learn lost, nothing else).
+pub const LOCK_WAIT: Duration = Duration::from_secs(1);
 
 /// A session's hook saw a call that asks a question (it may not have run: refused, say).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -217,8 +214,22 @@ pub fn claim(
     })
 }
 
+/// The lock file of the record of the project at `root` (`<key>.lock` beside it), its folder
+/// created: a writer ([`record`], [`claim`]) holds it, waiting at most [`LOCK_WAIT`], so that
+/// concurrent writers keep each other's changes.
+///
+/// Errors: the folder cannot be created (the path is named).
+pub fn lock_path(state_dir: &Path, root: &Path) -> Result<PathBuf> {
+    let dir = state_dir.join(SHOWN_DIR);
+    std::fs::create_dir_all(state_dir)
+        .map_err(anyhow::Error::new)
+        .and_then(|()| crate::fsutil::ensure_dir_inside(state_dir, &dir))
+        .with_context(|| format!("could not create the folder: {}", dir.display()))?;
+    Ok(path(state_dir, root).with_extension("lock"))
+}
+
 /// Reads the record of the project at `root`, applies `change`, drops what is no longer recent
-/// at `now` and the oldest past the bounds, and writes it, all under the record's lock.
+/// at `now` and the oldest past the bounds, and writes it (the caller holds [`lock_path`]).
 fn update(
     state_dir: &Path,
     root: &Path,
@@ -226,16 +237,7 @@ fn update(
     change: &mut dyn FnMut(&mut Shown),
 ) -> Result<()> {
     let file = path(state_dir, root);
-    let dir = state_dir.join(SHOWN_DIR);
-    std::fs::create_dir_all(state_dir)
-        .map_err(anyhow::Error::new)
-        .and_then(|()| crate::fsutil::ensure_dir_inside(state_dir, &dir))
-        .with_context(|| format!("could not create the folder: {}", dir.display()))?;
-    let lock = file.with_extension("lock");
-    let Some(_held) = crate::store::lock::StoreLock::acquire_within(&lock, LOCK_WAIT, &mut || {})?
-    else {
-        anyhow::bail!("the record is busy: {}", lock.display());
-    };
+    lock_path(state_dir, root)?;
     let mut shown = read(&file);
     change(&mut shown);
     // Only the old go: another process may have written a moment later than `now`.

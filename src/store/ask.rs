@@ -254,8 +254,8 @@ fn promote_learned(store: &Store, question: &str, found: &mut Answers, cache: &m
 /// it learned), so that its line, like every `candidate` line, names what the chart lacks.
 fn not_held(question: &str, entry: &Entry) -> Vec<String> {
     use crate::recall::analyze;
-    let mut text = format!("{}\n{}", entry.asked(), entry.details);
-    for f in entry.files.keys() {
+    let mut text = entry.asked().into_owned();
+    for f in std::iter::once(&entry.details).chain(entry.files.keys()) {
         text.push('\n');
         text.push_str(f);
     }
