@@ -185,11 +185,7 @@ fn try_observe(ctx: &Ctx, tool: &str, input: &Value, post: bool) -> Result<()> {
         rec.add_event(at, true, None);
     }
     for q in asked {
-        // Another session's hook may see the same words asked: a run near both is neither's.
-        let Some(_held) = crate::store::lock::StoreLock::hold_shown(&state, &root)? else {
-            anyhow::bail!("the project's record of asks is busy");
-        };
-        shown::claim(&state, &root, now, q, id.as_str())?;
+        claim(&state, &root, now, q, &id)?;
         rec.add_ask(SessionAsk {
             at,
             question: q.clone(),
@@ -199,6 +195,17 @@ fn try_observe(ctx: &Ctx, tool: &str, input: &Value, post: bool) -> Result<()> {
         });
     }
     rec.write(&s, now)
+}
+
+/// Notes in the project's record of asks ([`shown::claim`]) that session `id` asked `q`:
+/// another session's hook may see the same words asked, and a run near both is neither's.
+///
+/// Errors: the record is busy or cannot be written (the turn then learns nothing).
+fn claim(state: &Path, root: &Path, now: SystemTime, q: &str, id: &SessionId) -> Result<()> {
+    let Some(_held) = crate::store::lock::StoreLock::hold_shown(state, root)? else {
+        anyhow::bail!("the project's record of asks is busy");
+    };
+    shown::claim(state, root, now, q, id.as_str())
 }
 
 /// Applies the session's turn to its asks and writes the phrasings learned (module docs).
