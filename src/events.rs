@@ -60,7 +60,7 @@ pub const COPILOT_NAMES: [(HookEvent, &str); 5] = [
     (HookEvent::PreCompact, "preCompact"),
 ];
 
-/// Gemini CLI's names where they differ from Claude Code's (../shared/reference/hosts-offline.md):
+/// Gemini CLI's names where they differ from Claude Code's (docs/hosts.md):
 /// BeforeAgent (the prompt), BeforeTool and AfterTool. Its PreCompress is left out: it fires
 /// before every model call, so it says nothing about a compression; it has no post-compress
 /// event.

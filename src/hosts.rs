@@ -317,7 +317,7 @@ fn context_keys(_: &str) -> Option<&'static [&'static str]> {
 }
 
 /// Gemini CLI: `.gemini/settings.json` and `~/.gemini/settings.json` (command hooks, one shell
-/// string each, timeouts in milliseconds; ../shared/reference/hosts-offline.md).
+/// string each, timeouts in milliseconds; docs/hosts.md).
 pub const GEMINI: HostSpec = HostSpec {
     host: Host::Gemini,
     label: "Gemini",
@@ -375,7 +375,7 @@ pub const COPILOT: HostSpec = HostSpec {
 
 /// OpenCode: no command hooks; capn's plugin `.opencode/plugins/capn.js` (user:
 /// `~/.config/opencode/plugins/`) runs `capn hook <event> --host opencode` and puts the context
-/// where OpenCode's plugin API lets it (../shared/reference/hosts-offline.md, "OpenCode").
+/// where OpenCode's plugin API lets it (docs/hosts.md).
 pub const OPENCODE: HostSpec = HostSpec {
     host: Host::OpenCode,
     label: "OpenCode",

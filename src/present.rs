@@ -1,5 +1,5 @@
 //! Entry text shown to a model or a terminal: the one owner of how capn quotes what it did not
-//! write (issue 18). A chart's question, details and file paths come from `.capn/entries/`, which
+//! write. A chart's question, details and file paths come from `.capn/entries/`, which
 //! may arrive with a `git clone`; whatever they hold is untrusted data that lands in an agent's
 //! context (offers, `ask`) or on a terminal (`list`, `doctor`). Every route goes through here:
 //!
@@ -540,7 +540,7 @@ mod tests {
         assert_eq!(printable("a\u{a0}\u{201c}"), "a\u{a0}\u{201c}");
     }
 
-    /// Issue 29: every Unicode Quotation_Mark look-alike (and the ornament and combining
+    /// Every Unicode Quotation_Mark look-alike (and the ornament and combining
     /// forms) is escaped inside a quoted question, so none can seem to close its quote.
     #[test]
     fn every_quotation_mark_look_alike_is_escaped_inside_quotes() {
@@ -585,7 +585,8 @@ mod tests {
         }
     }
 
-    /// Combining marks past three in a row are escaped (issue 18 review, finding 10).
+    /// Combining marks past three in a row are escaped: a pile of them draws over the lines
+    /// around it and hides what they say.
     #[test]
     fn a_pile_of_combining_marks_is_escaped_past_three() {
         let zalgo = format!("e{}x", "\u{301}".repeat(6));

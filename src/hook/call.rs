@@ -8,7 +8,7 @@ use serde_json::Value;
 /// The longest path a payload may name (`cwd`, `transcript_path`), in bytes: Linux's `PATH_MAX`
 /// (4096), which no real working directory exceeds (macOS's is 1024). A longer one is treated as
 /// absent, never cut (a cut path names another directory); walking the ancestors of a 200 KB
-/// `cwd` cost seconds (issue 18).
+/// `cwd` cost seconds.
 pub const MAX_PATH_BYTES: usize = 4096;
 
 /// The most of a prompt kept, in bytes (cut on a character boundary): recall over a prompt needs

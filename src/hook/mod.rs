@@ -367,7 +367,7 @@ pub fn host_envelope(host: Host, event: HookEvent, text: &str) -> String {
 /// The reply to a host that ran a Claude Code registration without its `args`
 /// ([`ReplyShape::Guest`]): [`envelope`] plus a top-level `additionalContext`, which is where
 /// GitHub Copilot CLI reads context on sessionStart and userPromptSubmitted (it ignores
-/// `hookSpecificOutput` there; ../shared/reference/hosts-offline.md, "GitHub Copilot CLI"),
+/// `hookSpecificOutput` there; docs/hosts.md, "Copilot CLI and hosts that drop `args`"),
 /// while Cursor reads the nested one. On PreToolUse Copilot reads `hookSpecificOutput` and would
 /// show a top-level copy as a second message, so that event gets [`envelope`] alone. Claude Code
 /// never sees this shape: it always passes `args`.

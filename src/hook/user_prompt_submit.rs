@@ -48,7 +48,7 @@ pub fn run(ctx: &Ctx) -> Result<Option<String>> {
 }
 
 /// True for Qwen Code's second UserPromptSubmit of a turn: it fires again with `prompt: ""` on
-/// each tool-result continuation (../shared/reference/hosts-offline.md; the captured
+/// each tool-result continuation (docs/hosts.md; the captured
 /// `payloads/qwen/UserPromptSubmit-2.json`). Answering it would inject mid-turn, again.
 pub(super) fn is_continuation(ctx: &Ctx) -> bool {
     ctx.host == super::Host::Qwen && ctx.call.prompt.as_deref() == Some("")

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 /// The SessionStart matcher capn 0.3 registered. It leaves out `fork` (Claude Code reports a
 /// forked session as `fork` since 2.1.214) and any source added later, so such a session got no
-/// contract; 0.4 registers SessionStart without a matcher (hooks reference 1.1: an omitted
+/// contract; capn now registers SessionStart without a matcher (hooks reference 1.1: an omitted
 /// matcher matches every source) and [`upgrade_matchers`] drops this one.
 pub const OLD_SESSION_START_MATCHER: &str = "startup|resume|clear|compact";
 

@@ -313,7 +313,7 @@ fn alone(ranking: &Ranking, pos: usize, own: &OwnShares<'_, '_>, t: &Thresholds)
     })
 }
 
-/// On a miss, the chart the files' text lets answer (issue 33): the best-ranked chart, when the
+/// On a miss, the chart the files' text lets answer: the best-ranked chart, when the
 /// gate turned it down only for common words ([`Question::is_strong`]), those words are a minor
 /// part of a long enough question (at most [`CORROBORATED_MAX_SHARE`] of its weight, and the
 /// question has at least [`CORROBORATED_MIN_TERMS`] terms), and its backing files' text holds

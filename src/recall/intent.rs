@@ -1,5 +1,5 @@
 //! What a search is looking for: the words of an agent's search tool call, as text to recall
-//! over (issue 11, proactive recall at the moment the agent searches).
+//! over (proactive recall at the moment the agent searches, docs/offers.md).
 //!
 //! A search tool call is not a question. Its intent is spread over a regular expression
 //! (`handleWebhook|stripe\.webhooks`), a glob (`**/billing/**/*.ts`), the paths it searches

@@ -187,7 +187,7 @@ impl Check {
 
 /// The most characters of one part of a check (what, why, fix) that doctor prints, escapes
 /// counted: it quotes commands from settings files it did not write, and an 800 KB committed
-/// command printed 3.1 MB (issue 18 review).
+/// command printed 3.1 MB.
 pub const MAX_CHECK_CHARS: usize = 2000;
 
 /// `s` for the report: [`crate::present::printable`], cut at [`MAX_CHECK_CHARS`] with
