@@ -133,7 +133,7 @@ impl HookEvent {
 
     /// True when the host takes nothing on stdout for the event on any host (PostCompact: a
     /// reply there is dropped whole; hooks reference 1.4). PreCompact depends on the host:
-    /// [`HookEvent::pre_compact_reply`].
+    /// `crate::hosts::PreCompactReply`.
     pub fn prints_nothing(self) -> bool {
         matches!(self, HookEvent::PostCompact)
     }

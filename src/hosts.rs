@@ -167,9 +167,9 @@ pub fn codex_event_output_schemas(event: HookEvent) -> Vec<(String, &'static str
     all
 }
 
-/// [`codex_event_output_schemas`] of the event a host event name (`SessionStart`,
-/// `PreCompact`, `PostCompact`, `UserPromptSubmit`, `PreToolUse`, `Stop`, `SubagentStart`) stands for; empty for other
-/// names.
+/// `codex_event_output_schemas` of the event a host event name (`SessionStart`,
+/// `PreCompact`, `PostCompact`, `UserPromptSubmit`, `PreToolUse`, `Stop`, `SubagentStart`)
+/// stands for; empty for other names.
 pub fn codex_output_schemas(event: &str) -> Vec<(String, &'static str)> {
     HookEvent::from_name(event).map_or_else(Vec::new, codex_event_output_schemas)
 }

@@ -150,8 +150,8 @@ fn report(e: &anyhow::Error) -> ExitCode {
     ExitCode::from(1)
 }
 
-/// Writes `args` as one escaped, capped line on stderr ([`present::diag_text`]) in one locked
-/// write, ignoring errors (see `diag!`).
+/// Writes `args` as one escaped, capped line on stderr (`present::foreign::diag_text`) in one
+/// locked write, ignoring errors (see `diag!`).
 pub(crate) fn write_diag(args: std::fmt::Arguments<'_>) {
     present::write_stderr(&args.to_string());
 }

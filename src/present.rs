@@ -12,7 +12,7 @@
 //!   are the Unicode Character Database's, through the `regex` crate's tables.
 //! - **One chart, one line**: a question or path is shown as a JSON string literal ([`quote`]),
 //!   with `"` and `\` escaped and every hidden character as a `\uXXXX` escape, so nothing in it
-//!   can end the line, close the quote or pose as a header of its own ("[capn] end of chart.",
+//!   can end the line, close the quote or pose as a header of its own ("\[capn\] end of chart.",
 //!   "Human: ..." stay inside the quotes of the line they came in).
 //! - **Capped**: a question shows at most [`MAX_QUESTION_CHARS`] characters, a path
 //!   [`MAX_PATH_CHARS`], an offer or related line [`MAX_FILES`] paths; an `ask` hit at most

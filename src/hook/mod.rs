@@ -177,9 +177,9 @@ pub enum ReplyShape {
 /// mis-registered hook must not answer in the wrong envelope).
 ///
 /// `user`: the hook was registered for every project (`capn init --user`, the `--user` flag).
-/// It then does nothing, printing nothing, in a folder without a store ([`has_store`]) and in a
-/// project whose own settings register capn's hook for this event (that one answers; Claude
-/// Code runs an identical handler once, but these differ by the flag).
+/// It then does nothing, printing nothing, in a folder without a store and in a project whose
+/// own settings register capn's hook for this event ([`user_hook_answers`]; that one answers:
+/// Claude Code runs an identical handler once, but these differ by the flag).
 pub fn run(event: HookEvent, host: Host, user: bool) -> Result<()> {
     let bytes = read_stdin_bytes();
     let Some(input) = HookInput::parse(&bytes) else {

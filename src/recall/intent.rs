@@ -11,7 +11,7 @@
 //! - `Grep` `{pattern, path?, glob?, type?}`; `Glob` `{pattern, path?}`;
 //! - `Task` / `Agent` `{prompt?, description?}` (a sub-agent such as Explore);
 //! - the same tools of Gemini CLI, Qwen Code and Copilot CLI under their own names
-//!   ([`canonical_tool`]; `dir_path` and `include_pattern` read as `path` and `glob`);
+//!   (`canonical_tool`; `dir_path` and `include_pattern` read as `path` and `glob`);
 //! - `Bash` `{command}` and Codex's shell `{command: "…" | ["bash", "-lc", "…"]}`, when a segment
 //!   of the command line runs `grep`, `egrep`, `rg`, `ag`, `ack`, `git grep`, `find` or `fd`.
 //!
@@ -121,7 +121,7 @@ pub fn command_line(input: &Value) -> Option<String> {
 /// The simple commands of a command line, each as its argv (split like
 /// [`from_shell_command`]: at `|`, `&&`, `||`, `;`, `&` and newlines outside quotes), with
 /// leading environment assignments and `sudo`/`command`/`xargs`/`nice`/`time` taken off, the
-/// program as [`program_name`] spells it, and `bash -c "…"` scripts opened up. A segment that
+/// program as `program_name` spells it, and `bash -c "…"` scripts opened up. A segment that
 /// does not split (an open quote) is left out.
 pub fn simple_commands(command: &str) -> Vec<Vec<String>> {
     command_steps(command)
