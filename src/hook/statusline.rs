@@ -439,8 +439,7 @@ mod tests {
         assert_eq!(segment(&i, None).text, "ctx --");
     }
 
-    /// The review's case (finding 9): format characters in the model name are escaped, never
-    /// printed raw.
+    /// Format characters in the model name are escaped, never printed raw.
     #[test]
     fn the_model_name_is_shown_with_hidden_characters_escaped() {
         let input = StatusInput::parse(

@@ -1,6 +1,7 @@
-//! Upgrades of capn's own registrations from older versions that `init` makes in place (issue
-//! 18): capn 0.3's SessionStart matcher, and the tool matchers from before learning from use
-//! ran the tool hook on file reads ([`OLD_TOOL_MATCHERS`]).
+//! Upgrades of capn's own registrations from older versions that `init` makes in place, so an
+//! older install is not left half-working: capn 0.3's SessionStart matcher, and the tool
+//! matchers from before learning from use ran the tool hook on file reads
+//! ([`OLD_TOOL_MATCHERS`]).
 
 use super::{located, our_subcommand, put_back, SettingsFile};
 use crate::events::HookEvent;

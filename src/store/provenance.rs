@@ -215,7 +215,7 @@ mod tests {
         assert_eq!(origin(tmp.path(), key), Origin::Checkout);
     }
 
-    /// The review's case (finding 5): a store in a subfolder of a repository, its entry
+    /// A store in a subfolder of a repository, its entry
     /// committed in the superproject, is found under its path there; a tree with no `.git`
     /// anywhere above it says nothing.
     #[test]

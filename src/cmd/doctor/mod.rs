@@ -649,7 +649,7 @@ mod tests {
         assert_eq!(Check::warn("a", "b", None).render(), "warn  a: b\n");
     }
 
-    /// The review's case (finding 7): a huge quoted command is cut, with a marker.
+    /// A huge quoted command is cut, with a marker (doctor's report stays readable).
     #[test]
     fn a_huge_quoted_text_is_cut_with_a_marker() {
         let why = format!("runs \u{1b}{}", "x".repeat(800_000));
