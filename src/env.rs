@@ -53,11 +53,13 @@ pub fn home_dir() -> Option<std::path::PathBuf> {
 }
 
 /// The value of `name`, `None` when unset or empty.
+#[allow(clippy::disallowed_methods)] // the one reader of the environment (clippy.toml)
 pub fn get_os(name: &str) -> Option<OsString> {
     std::env::var_os(name).filter(|v| !v.is_empty())
 }
 
 /// The value of `name` as UTF-8, `None` when unset, empty or not UTF-8.
+#[allow(clippy::disallowed_methods)] // the one reader of the environment (clippy.toml)
 pub fn get(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
 }
