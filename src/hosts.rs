@@ -4,7 +4,8 @@
 //! top-level and `hookSpecificOutput` keys, its published output schemas). The hooks (their
 //! reply check, [`crate::hook::reply`]), `install`, `init`, `uninstall` and `doctor` take these
 //! from here; this module imports neither side.
-//! Sources: hooks reference, sections 1.1 and 1.4-1.5 (Claude Code) and 5 (Codex).
+//! Sources: Claude Code's hooks docs (<https://docs.anthropic.com/en/docs/claude-code/hooks>) and
+//! Codex's hook schemas (`assets/codex-schemas/`).
 
 use crate::events::HookEvent;
 
@@ -229,7 +230,7 @@ impl HostSpec {
     }
 }
 
-/// Claude Code's accepted `hookSpecificOutput` keys (hooks reference, 1.4): SessionStart has a
+/// Claude Code's accepted `hookSpecificOutput` keys (Claude Code's hooks docs): SessionStart has a
 /// few of its own; UserPromptSubmit and PreToolUse take the event name, `additionalContext` and
 /// `sessionTitle` (capn prints only the first two).
 fn claude_specific_keys(event: &str) -> Option<&'static [&'static str]> {

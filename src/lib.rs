@@ -85,7 +85,8 @@ pub use install::schema;
 /// Exit codes: 0 success; 1 a refused input, a miss (`ask`) or any other error (printed once on
 /// stderr as `capn: <error chain>`); usage errors also exit 1, never 2. Hook subcommands
 /// (`capn hook ...`, `capn statusline`) always exit 0: Claude Code reads exit 2 as "block" on
-/// UserPromptSubmit and PreCompact (hooks reference, "Exit codes"), so no hook path may produce it.
+/// UserPromptSubmit and PreCompact (Claude Code's hooks docs, exit code 2), so no hook path may
+/// produce it.
 pub fn main_entry(args: Vec<OsString>) -> ExitCode {
     let hook_path = is_hook_invocation(&args);
     if hook_path {

@@ -2,7 +2,7 @@
 //! without its `args`.
 //!
 //! `capn init` registers Claude Code hooks in the exec form (`"command": "capn", "args": ["hook",
-//! "session-start"]`; hooks reference 1.1). Hosts that also run `.claude/settings.json` hooks
+//! "session-start"]`; Claude Code's hooks docs). Hosts that also run `.claude/settings.json` hooks
 //! but do not know `args` run the bare `capn`: GitHub Copilot CLI does (and treats a failing
 //! preToolUse hook as a denial of the tool call), Gemini CLI and Qwen Code ignore `args` in their
 //! own files too (docs/hosts.md). So a bare `capn` whose stdin is a JSON

@@ -63,7 +63,7 @@ fn bounded_value(v: Value) -> Value {
     }
 }
 
-/// One hook call (hooks reference, sections 1.3, 1.4 and 5: the fields capn uses), bounded
+/// One hook call (the fields capn uses of what Claude Code and Codex send), bounded
 /// before any work: paths to [`MAX_PATH_BYTES`], the prompt to [`MAX_PROMPT_BYTES`], each
 /// tool-input string to [`MAX_FIELD_BYTES`] (so every hook's work after parsing the payload is
 /// bounded whatever the payload's size; README, "Hook inputs").

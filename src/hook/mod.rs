@@ -2,7 +2,9 @@
 //! ([`stdin`]: bounded, and never waiting on a host that keeps the pipe open), parse it
 //! leniently, act on the session's markers, and print nothing or exactly one JSON object.
 //!
-//! The rules every path here keeps (hooks reference, section 7):
+//! The rules every path here keeps (what the hosts accept from a hook: Claude Code's hooks docs,
+//! <https://docs.anthropic.com/en/docs/claude-code/hooks>, and Codex's hook schemas in
+//! `assets/codex-schemas/`):
 //! - **exit 0 whatever happens**: [`guard`] turns errors and panics into a stderr note and exit 0,
 //!   because Claude Code reads exit 2 as "block" on UserPromptSubmit and PreCompact;
 //! - **stdout is nothing or one JSON object** in the envelope the host accepts for the event
@@ -340,7 +342,7 @@ pub fn envelope(event_name: &str, text: &str) -> String {
 }
 
 /// The Stop reply that blocks the stop: `{"decision":"block","reason":<reason>}`, accepted by
-/// Claude Code (hooks reference 1.4) and by Codex's `stop.command.output` schema (a block needs
+/// Claude Code (its hooks docs, Stop) and by Codex's `stop.command.output` schema (a block needs
 /// a non-blank `reason`). `reason` is cut below [`text::MAX_CHARS`].
 pub fn block(reason: &str) -> String {
     let v = serde_json::json!({

@@ -1,4 +1,5 @@
-//! `capn hook user-prompt-submit`: UserPromptSubmit (hooks reference, sections 1.4 and 5).
+//! `capn hook user-prompt-submit`: UserPromptSubmit (Claude Code's hooks docs, Codex's hook
+//! schemas).
 //!
 //! Runs on every prompt, so the path with nothing to deliver is three failed `rename` calls and
 //! nothing else: no store scan, no directory creation.

@@ -7,7 +7,7 @@
 //! each shape into plain words: regex and glob syntax removed, identifiers kept whole (the
 //! tokeniser splits camelCase and snake_case later), file extensions and shell flags dropped.
 //!
-//! Shapes understood (Claude Code tool inputs, hooks reference "PreToolUse"; Codex's shell tool):
+//! Shapes understood (Claude Code tool inputs, its hooks docs' "PreToolUse"; Codex's shell tool):
 //! - `Grep` `{pattern, path?, glob?, type?}`; `Glob` `{pattern, path?}`;
 //! - `Task` / `Agent` `{prompt?, description?}` (a sub-agent such as Explore);
 //! - the same tools of Gemini CLI, Qwen Code and Copilot CLI under their own names
