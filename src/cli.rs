@@ -154,7 +154,7 @@ pub struct ChartArgs {
     /// Line numbers, gotchas (left out on a re-chart: the old details are kept).
     #[arg(long)]
     pub details: Option<String>,
-    /// Chart <ID> answers it too: add the question as its phrasing (no --files)
+    /// Chart ID answers it too: add the question as its phrasing (no --files)
     #[arg(long, value_name = "ID")]
     pub like: Option<String>,
 }

@@ -2,9 +2,8 @@
 //! injects (one owner, used by both).
 //!
 //! Static text. Kept under 2,000 characters so it is far below Claude Code's 10,000-character
-//! `additionalContext` cap (hooks reference, "How `additionalContext` is delivered"). Worded as
-//! facts, not bare imperatives, because imperative injected text can trip prompt-injection
-//! defences (same section).
+//! `additionalContext` cap (Claude Code's hooks docs, hook output). Worded as facts, not bare
+//! imperatives, because imperative injected text can trip prompt-injection defences.
 
 /// The contract text (ends with a newline).
 pub const CONTRACT: &str = "\

@@ -1,11 +1,12 @@
 //! The hook-event vocabulary, in one place: the events capn handles, each with the host's name
 //! for it (`hook_event_name` on stdin, `hookEventName` in a reply, the key in a settings file's
 //! `hooks`) and the `capn hook` subcommand that answers it. Every other module converts through
-//! [`HookEvent`] (hooks reference, sections 1.4 and 5: Claude Code and Codex share the names):
+//! [`HookEvent`] (Claude Code and Codex share the names: Claude Code's hooks docs,
+//! <https://docs.anthropic.com/en/docs/claude-code/hooks>, and Codex's hook schemas):
 //! outside this table no code spells an event's name or subcommand as a string literal (tests
 //! and doc comments quote them as wire text), which a test here checks over `src/`.
 
-/// The hook events capn handles (hooks reference: SessionStart, PreCompact, PostCompact,
+/// The hook events capn handles (Claude Code's hooks docs: SessionStart, PreCompact, PostCompact,
 /// UserPromptSubmit, PreToolUse, Stop; and SubagentStart, which Claude Code and Codex fire when
 /// a sub-agent starts).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -60,7 +61,7 @@ pub const COPILOT_NAMES: [(HookEvent, &str); 5] = [
     (HookEvent::PreCompact, "preCompact"),
 ];
 
-/// Gemini CLI's names where they differ from Claude Code's (../shared/reference/hosts-offline.md):
+/// Gemini CLI's names where they differ from Claude Code's (docs/hosts.md):
 /// BeforeAgent (the prompt), BeforeTool and AfterTool. Its PreCompress is left out: it fires
 /// before every model call, so it says nothing about a compression; it has no post-compress
 /// event.
@@ -132,14 +133,14 @@ impl HookEvent {
     }
 
     /// True when the host takes nothing on stdout for the event on any host (PostCompact: a
-    /// reply there is dropped whole; hooks reference 1.4). PreCompact depends on the host:
-    /// [`HookEvent::pre_compact_reply`].
+    /// reply there is dropped whole; Claude Code's hooks docs). PreCompact depends on the host:
+    /// `crate::hosts::PreCompactReply`.
     pub fn prints_nothing(self) -> bool {
         matches!(self, HookEvent::PostCompact)
     }
 
     /// True when a reply may block the event with `{"decision":"block","reason":..}` (Stop: the
-    /// agent goes on with the reason as its next instruction; hooks reference 1.4, Codex's
+    /// agent goes on with the reason as its next instruction; Claude Code's hooks docs, Codex's
     /// `stop.command.output` schema). No other event of capn's ever blocks.
     pub fn may_block(self) -> bool {
         matches!(self, HookEvent::Stop)

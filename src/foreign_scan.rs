@@ -1,4 +1,4 @@
-//! The foreign-text check (issue 29): text capn did not write reaches stdout, stderr or a hook's
+//! The foreign-text check: text capn did not write reaches stdout, stderr or a hook's
 //! JSON only through the presentation owner (`present.rs`, `present/foreign.rs`). It reads the
 //! sources under `src/` (code outside `#[cfg(test)]`, as `layers.rs` does) and fails
 //! `cargo test`, naming the file and line, when:

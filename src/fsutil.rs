@@ -574,6 +574,8 @@ pub fn program_in(dir: &Path, name: &str) -> bool {
     if !cfg!(windows) || Path::new(name).extension().is_some() {
         return false;
     }
+    // Read raw, not through crate::env: an empty PATHEXT means no extensions, as for cmd.exe.
+    #[allow(clippy::disallowed_methods)]
     let exts = std::env::var("PATHEXT").unwrap_or_else(|_| ".COM;.EXE;.BAT;.CMD".into());
     exts.split(';')
         .filter(|e| !e.is_empty())

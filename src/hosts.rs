@@ -4,7 +4,8 @@
 //! top-level and `hookSpecificOutput` keys, its published output schemas). The hooks (their
 //! reply check, [`crate::hook::reply`]), `install`, `init`, `uninstall` and `doctor` take these
 //! from here; this module imports neither side.
-//! Sources: hooks reference, sections 1.1 and 1.4-1.5 (Claude Code) and 5 (Codex).
+//! Sources: Claude Code's hooks docs (<https://docs.anthropic.com/en/docs/claude-code/hooks>) and
+//! Codex's hook schemas (`assets/codex-schemas/`).
 
 use crate::events::HookEvent;
 
@@ -167,9 +168,9 @@ pub fn codex_event_output_schemas(event: HookEvent) -> Vec<(String, &'static str
     all
 }
 
-/// [`codex_event_output_schemas`] of the event a host event name (`SessionStart`,
-/// `PreCompact`, `PostCompact`, `UserPromptSubmit`, `PreToolUse`, `Stop`, `SubagentStart`) stands for; empty for other
-/// names.
+/// `codex_event_output_schemas` of the event a host event name (`SessionStart`,
+/// `PreCompact`, `PostCompact`, `UserPromptSubmit`, `PreToolUse`, `Stop`, `SubagentStart`)
+/// stands for; empty for other names.
 pub fn codex_output_schemas(event: &str) -> Vec<(String, &'static str)> {
     HookEvent::from_name(event).map_or_else(Vec::new, codex_event_output_schemas)
 }
@@ -229,7 +230,7 @@ impl HostSpec {
     }
 }
 
-/// Claude Code's accepted `hookSpecificOutput` keys (hooks reference, 1.4): SessionStart has a
+/// Claude Code's accepted `hookSpecificOutput` keys (Claude Code's hooks docs): SessionStart has a
 /// few of its own; UserPromptSubmit and PreToolUse take the event name, `additionalContext` and
 /// `sessionTitle` (capn prints only the first two).
 fn claude_specific_keys(event: &str) -> Option<&'static [&'static str]> {
@@ -263,7 +264,7 @@ pub const CLAUDE: HostSpec = HostSpec {
     user_file: ".claude/settings.json",
     user_label: "~/.claude/settings.json",
     table: CLAUDE_TABLE,
-    // Hooks reference, 1.5 "Universal fields".
+    // The top-level fields every Claude Code hook reply may carry (its hooks docs, "Common JSON fields").
     top_keys: Some(&[
         "continue",
         "stopReason",
@@ -317,7 +318,7 @@ fn context_keys(_: &str) -> Option<&'static [&'static str]> {
 }
 
 /// Gemini CLI: `.gemini/settings.json` and `~/.gemini/settings.json` (command hooks, one shell
-/// string each, timeouts in milliseconds; ../shared/reference/hosts-offline.md).
+/// string each, timeouts in milliseconds; docs/hosts.md).
 pub const GEMINI: HostSpec = HostSpec {
     host: Host::Gemini,
     label: "Gemini",
@@ -375,7 +376,7 @@ pub const COPILOT: HostSpec = HostSpec {
 
 /// OpenCode: no command hooks; capn's plugin `.opencode/plugins/capn.js` (user:
 /// `~/.config/opencode/plugins/`) runs `capn hook <event> --host opencode` and puts the context
-/// where OpenCode's plugin API lets it (../shared/reference/hosts-offline.md, "OpenCode").
+/// where OpenCode's plugin API lets it (docs/hosts.md).
 pub const OPENCODE: HostSpec = HostSpec {
     host: Host::OpenCode,
     label: "OpenCode",

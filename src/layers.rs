@@ -361,7 +361,7 @@ fn every_module_imports_only_from_lower_layers() {
 }
 
 /// A subcommand depends only on the lower layers and `cmd::messages`: no module under `cmd/`
-/// uses another subcommand's (issue 23: uninstall took init's internals, four commands took
+/// uses another subcommand's (uninstall had come to use init's internals, and four commands
 /// ask's). Stricter than the circle rule below, which only forbids two commands using each other.
 #[test]
 fn no_command_uses_another() {

@@ -26,6 +26,10 @@
 //! 7. `cli`: the clap definitions;
 //! 8. `cmd`: one file per subcommand; then this file.
 
+// clippy.toml's one-owner checks hold for the product's code; unit tests set up fixtures with
+// std::fs and read the environment directly.
+#![cfg_attr(test, allow(clippy::disallowed_methods))]
+
 /// Writes one diagnostic line on stderr and ignores any write error (stderr closed, a broken
 /// pipe, a full disk). `eprintln!` panics on a write error, which on a hook path would turn into
 /// exit 101; every diagnostic a hook or the statusline can print goes through this instead.
@@ -81,7 +85,8 @@ pub use install::schema;
 /// Exit codes: 0 success; 1 a refused input, a miss (`ask`) or any other error (printed once on
 /// stderr as `capn: <error chain>`); usage errors also exit 1, never 2. Hook subcommands
 /// (`capn hook ...`, `capn statusline`) always exit 0: Claude Code reads exit 2 as "block" on
-/// UserPromptSubmit and PreCompact (hooks reference, "Exit codes"), so no hook path may produce it.
+/// UserPromptSubmit and PreCompact (Claude Code's hooks docs, exit code 2), so no hook path may
+/// produce it.
 pub fn main_entry(args: Vec<OsString>) -> ExitCode {
     let hook_path = is_hook_invocation(&args);
     if hook_path {
@@ -150,8 +155,8 @@ fn report(e: &anyhow::Error) -> ExitCode {
     ExitCode::from(1)
 }
 
-/// Writes `args` as one escaped, capped line on stderr ([`present::diag_text`]) in one locked
-/// write, ignoring errors (see `diag!`).
+/// Writes `args` as one escaped, capped line on stderr (`present::foreign::diag_text`) in one
+/// locked write, ignoring errors (see `diag!`).
 pub(crate) fn write_diag(args: std::fmt::Arguments<'_>) {
     present::write_stderr(&args.to_string());
 }

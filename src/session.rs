@@ -28,8 +28,8 @@
 //! ([`crate::fsutil::Durability::Transient`]: losing one to a crash loses a notice, nothing more,
 //! and the compaction hooks stay within their 2 ms budget). A marker is *claimed* by renaming it
 //! to a name unique to the claiming process; only the process whose rename succeeds delivers it,
-//! so two hooks racing for one marker deliver it once (hooks reference, section 7 item 7:
-//! "Expect concurrency").
+//! so two hooks racing for one marker deliver it once (a host may run
+//! hooks of one session at the same time).
 //!
 //! A session id reaches a path only as a [`SessionId`], which can only be made from a string that
 //! matches `^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$` (format.md): no separators, no `..`, no absolute

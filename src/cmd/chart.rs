@@ -557,9 +557,9 @@ enum Placement {
 /// that has it as a phrasing, if that chart has these very files; a current chart with these
 /// files and a similar question ([`crate::store::Writer::similar_chart`]); else a new entry. In a
 /// chart of this very question that `versions` keeps is left as it is (a new entry is written
-/// beside it). A similar chart that already keeps [`MAX_PHRASINGS`]
-/// (`crate::store::entry`) others takes no more: a new entry is written. Every other chart that
-/// has it as a phrasing loses it (these files answer it now): they come back with the placement,
+/// beside it). A similar chart that already keeps [`crate::store::entry::MAX_PHRASINGS`]
+/// others takes no more: a new entry is written. Every other chart that has it as a phrasing
+/// loses it (these files answer it now): they come back with the placement,
 /// [`checked`], for the caller to write. With them, the details of the newest version of this
 /// very question (by `at:`), if there is one: a chart of it that is not kept is the one
 /// reused, whichever comes first.

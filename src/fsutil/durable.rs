@@ -39,7 +39,7 @@ fn is_windows_sharing_error(e: &std::io::Error) -> bool {
     matches!(e.raw_os_error(), Some(5 | 32 | 33))
 }
 
-/// Flushes a [`Durability::Durable`] write to the storage device: `fsync`. On macOS std's
+/// Flushes a [`super::Durability::Durable`] write to the storage device: `fsync`. On macOS std's
 /// `sync_all` is `fcntl(F_FULLFSYNC)`, which also empties the drive's own cache and costs tens
 /// of milliseconds per call, far over the `chart` budget; capn calls plain `fsync(2)` there,
 /// which hands the data to the drive (as `fsync` does on Linux and `FlushFileBuffers` on

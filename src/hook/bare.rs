@@ -2,10 +2,10 @@
 //! without its `args`.
 //!
 //! `capn init` registers Claude Code hooks in the exec form (`"command": "capn", "args": ["hook",
-//! "session-start"]`; hooks reference 1.1). Hosts that also run `.claude/settings.json` hooks
+//! "session-start"]`; Claude Code's hooks docs). Hosts that also run `.claude/settings.json` hooks
 //! but do not know `args` run the bare `capn`: GitHub Copilot CLI does (and treats a failing
 //! preToolUse hook as a denial of the tool call), Gemini CLI and Qwen Code ignore `args` in their
-//! own files too (../shared/reference/hosts-offline.md). So a bare `capn` whose stdin is a JSON
+//! own files too (docs/hosts.md). So a bare `capn` whose stdin is a JSON
 //! object is a hook run: the event comes from the payload's `hook_event_name` (any host's
 //! spelling, [`HookEvent::from_wire_name`]) and the reply takes the [`ReplyShape::Guest`] shape
 //! the hosts that drop `args` read. Whatever the payload holds, the run exits 0 (the caller

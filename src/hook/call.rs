@@ -8,7 +8,7 @@ use serde_json::Value;
 /// The longest path a payload may name (`cwd`, `transcript_path`), in bytes: Linux's `PATH_MAX`
 /// (4096), which no real working directory exceeds (macOS's is 1024). A longer one is treated as
 /// absent, never cut (a cut path names another directory); walking the ancestors of a 200 KB
-/// `cwd` cost seconds (issue 18).
+/// `cwd` cost seconds.
 pub const MAX_PATH_BYTES: usize = 4096;
 
 /// The most of a prompt kept, in bytes (cut on a character boundary): recall over a prompt needs
@@ -63,7 +63,7 @@ fn bounded_value(v: Value) -> Value {
     }
 }
 
-/// One hook call (hooks reference, sections 1.3, 1.4 and 5: the fields capn uses), bounded
+/// One hook call (the fields capn uses of what Claude Code and Codex send), bounded
 /// before any work: paths to [`MAX_PATH_BYTES`], the prompt to [`MAX_PROMPT_BYTES`], each
 /// tool-input string to [`MAX_FIELD_BYTES`] (so every hook's work after parsing the payload is
 /// bounded whatever the payload's size; README, "Hook inputs").

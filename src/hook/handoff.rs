@@ -14,7 +14,7 @@
 //! - it is the only such marker (two candidates: nothing is taken, as the conversation is not
 //!   known).
 //!
-//! **A first hook that is not SessionStart** (issue 18 and its review). SessionStart(compact)
+//! **A first hook that is not SessionStart.** SessionStart(compact)
 //! under a new id is the host saying "this continues a compacted conversation"; a first
 //! UserPromptSubmit says nothing of the kind: it is as likely another window (one whose
 //! SessionStart never ran, a fork under capn 0.3's matcher, a host that sends none). Knowing no

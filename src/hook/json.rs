@@ -29,7 +29,7 @@ pub const MAX_DEPTH: usize = 16;
 /// skipped.
 pub const MAX_NODES: usize = 4096;
 
-/// A JSON value bounded while it is parsed (issue 18): strings cut to [`MAX_STRING_BYTES`],
+/// A JSON value bounded while it is parsed: strings cut to [`MAX_STRING_BYTES`],
 /// arrays and objects to [`MAX_ITEMS`], nesting to [`MAX_DEPTH`], the whole to [`MAX_NODES`].
 /// What is not kept is skipped with [`IgnoredAny`], so a 16 MB array costs one scan of its bytes
 /// and no memory (the full `serde_json::Value` of one took 1.1 GB).

@@ -2,7 +2,9 @@
 //! ([`stdin`]: bounded, and never waiting on a host that keeps the pipe open), parse it
 //! leniently, act on the session's markers, and print nothing or exactly one JSON object.
 //!
-//! The rules every path here keeps (hooks reference, section 7):
+//! The rules every path here keeps (what the hosts accept from a hook: Claude Code's hooks docs,
+//! <https://docs.anthropic.com/en/docs/claude-code/hooks>, and Codex's hook schemas in
+//! `assets/codex-schemas/`):
 //! - **exit 0 whatever happens**: [`guard`] turns errors and panics into a stderr note and exit 0,
 //!   because Claude Code reads exit 2 as "block" on UserPromptSubmit and PreCompact;
 //! - **stdout is nothing or one JSON object** in the envelope the host accepts for the event
@@ -177,9 +179,9 @@ pub enum ReplyShape {
 /// mis-registered hook must not answer in the wrong envelope).
 ///
 /// `user`: the hook was registered for every project (`capn init --user`, the `--user` flag).
-/// It then does nothing, printing nothing, in a folder without a store ([`has_store`]) and in a
-/// project whose own settings register capn's hook for this event (that one answers; Claude
-/// Code runs an identical handler once, but these differ by the flag).
+/// It then does nothing, printing nothing, in a folder without a store and in a project whose
+/// own settings register capn's hook for this event ([`user_hook_answers`]; that one answers:
+/// Claude Code runs an identical handler once, but these differ by the flag).
 pub fn run(event: HookEvent, host: Host, user: bool) -> Result<()> {
     let bytes = read_stdin_bytes();
     let Some(input) = HookInput::parse(&bytes) else {
@@ -340,7 +342,7 @@ pub fn envelope(event_name: &str, text: &str) -> String {
 }
 
 /// The Stop reply that blocks the stop: `{"decision":"block","reason":<reason>}`, accepted by
-/// Claude Code (hooks reference 1.4) and by Codex's `stop.command.output` schema (a block needs
+/// Claude Code (its hooks docs, Stop) and by Codex's `stop.command.output` schema (a block needs
 /// a non-blank `reason`). `reason` is cut below [`text::MAX_CHARS`].
 pub fn block(reason: &str) -> String {
     let v = serde_json::json!({
@@ -367,7 +369,7 @@ pub fn host_envelope(host: Host, event: HookEvent, text: &str) -> String {
 /// The reply to a host that ran a Claude Code registration without its `args`
 /// ([`ReplyShape::Guest`]): [`envelope`] plus a top-level `additionalContext`, which is where
 /// GitHub Copilot CLI reads context on sessionStart and userPromptSubmitted (it ignores
-/// `hookSpecificOutput` there; ../shared/reference/hosts-offline.md, "GitHub Copilot CLI"),
+/// `hookSpecificOutput` there; docs/hosts.md, "Copilot CLI and hosts that drop `args`"),
 /// while Cursor reads the nested one. On PreToolUse Copilot reads `hookSpecificOutput` and would
 /// show a top-level copy as a second message, so that event gets [`envelope`] alone. Claude Code
 /// never sees this shape: it always passes `args`.

@@ -1,4 +1,4 @@
-//! Proactive recall (issue 11): charted answers offered to the agent, unasked, at the two
+//! Proactive recall (docs/offers.md): charted answers offered to the agent, unasked, at the two
 //! moments that matter: the user's prompt (UserPromptSubmit) and the agent's search
 //! (PreToolUse on Grep, Glob, a sub-agent launch or a shell search).
 //!

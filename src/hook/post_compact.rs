@@ -1,4 +1,4 @@
-//! `capn hook post-compact`: PostCompact (hooks reference, sections 1.4 and 5).
+//! `capn hook post-compact`: PostCompact (Claude Code's hooks docs, Codex's hook schemas).
 //!
 //! Prints nothing (any `hookSpecificOutput` on PostCompact gets the whole reply rejected). It
 //! writes the session's `compacted.json` marker (trigger, transcript path, cwd) for

@@ -1,7 +1,7 @@
 //! `capn hook post-tool-use`: the offers of [`super::pre_tool_use`] after the search instead of
 //! before it, for hosts whose pre-tool event cannot add context but whose post-tool event appends
 //! it to the tool's result: Gemini CLI's AfterTool, Qwen Code's PostToolUse and Copilot CLI's
-//! postToolUse (../shared/reference/hosts-offline.md). The tool call's own input decides, as
+//! postToolUse (docs/hosts.md). The tool call's own input decides, as
 //! before the search; the tool's result is never read. A chart offered once in a session is not
 //! offered again ([`super::offer`]), so a host that runs both events gets it once.
 

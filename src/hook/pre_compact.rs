@@ -1,4 +1,4 @@
-//! `capn hook pre-compact`: PreCompact (hooks reference, sections 1.4 and 5).
+//! `capn hook pre-compact`: PreCompact (Claude Code's hooks docs, Codex's hook schemas).
 //!
 //! Never blocks (exit 2 or a `decision` would block compaction). It records in the session dir
 //! whether a fresh `/compact-prep` state exists, so the recovery can say when a compaction came

@@ -1,5 +1,5 @@
 //! `capn hook pre-tool-use`: PreToolUse (Claude Code: Grep, Glob, Read, Task/Agent, Bash; Codex: its
-//! shell tool, `tool_name` "Bash"; hooks reference section 5, Codex's pre-tool-use schemas).
+//! shell tool, `tool_name` "Bash"; Codex's pre-tool-use schemas).
 //!
 //! Offers charted answers at the moment the agent searches ([`super::offer`]): the search's
 //! intent (pattern words, paths, a sub-agent's prompt: [`crate::recall::intent`]) is recalled

@@ -1,4 +1,4 @@
-//! Qwen Code's context reminder (issue 31): Qwen has no status line, but its Stop payload
+//! Qwen Code's context reminder: Qwen has no status line, but its Stop payload
 //! carries the context use (`context_usage`, a fraction of `context_limit`; the captured
 //! `payloads/qwen/Stop-1.json`). At the end of a turn whose use reached the threshold (`warn_at`
 //! in `.capn/config.json`, default 60%), this leaves the same context-warning marker the Claude

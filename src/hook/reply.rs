@@ -1,20 +1,21 @@
 //! What the hosts accept from a hook on stdout: nothing, or one JSON object with only the keys
 //! the event allows (each host's keys and schemas are in its table, [`crate::hosts`]), never a
-//! block or a stop, and short enough (hooks reference, sections 1.4, 1.5 and 5). The hooks keep
-//! to it by construction ([`super::envelope`]); `capn doctor` checks the replies of the
+//! block or a stop, and short enough (Claude Code's hooks docs, Codex's output schemas). The hooks
+//! keep to it by construction ([`super::envelope`]); `capn doctor` checks the replies of the
 //! registered commands against it.
 
 use super::{HookEvent, Host};
 use serde_json::Value;
 
 /// The most characters a hook's stdout may hold: far below Claude Code's 10,000-character cap on
-/// output strings (hooks reference, 1.5 "How `additionalContext` is delivered"), leaving room for
+/// output strings (Claude Code's hooks docs, hook output), leaving room for
 /// the JSON around an `additionalContext` under [`super::text::MAX_CHARS`].
 pub const STDOUT_MAX_CHARS: usize = 4_000;
 
-/// Checks a hook's stdout against what the host accepts for `event` (hooks reference 1.4, 1.5
-/// and 5), then with `validate` (Codex's output schemas, where there are some). `Ok` carries the
-/// `additionalContext` (if any); `Err` the reason the host would reject or misread the reply.
+/// Checks a hook's stdout against what the host accepts for `event` (Claude Code's
+/// hooks docs, Codex's hook schemas), then with `validate` (Codex's output schemas, where there are
+/// some). `Ok` carries the `additionalContext` (if any); `Err` the reason the host would reject or
+/// misread the reply.
 pub fn check(
     host: Host,
     event: &str,
@@ -125,7 +126,7 @@ fn parse(event: &str, stdout: &str) -> Result<Option<Value>, String> {
         .map_err(|e| format!("stdout is not exactly one JSON object: {e}"))
 }
 
-/// Checks `hookSpecificOutput` (hooks reference, 1.4): an object naming `event`, with only the
+/// Checks `hookSpecificOutput` (Claude Code's hooks docs): an object naming `event`, with only the
 /// keys Claude Code accepts there, and an `additionalContext` string under capn's cap, which is
 /// returned.
 fn specific_output(host: Host, event: &str, h: &Value) -> Result<Option<String>, String> {

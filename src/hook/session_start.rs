@@ -1,5 +1,5 @@
-//! `capn hook session-start`: SessionStart on Claude Code and Codex (hooks reference, sections
-//! 1.4 and 5).
+//! `capn hook session-start`: SessionStart on Claude Code and Codex (Claude Code's
+//! hooks docs, Codex's hook schemas).
 //!
 //! - `startup`, `resume`, `clear` (and anything newer, such as `fork`, or a missing source):
 //!   inject the ask-before-search contract ([`crate::contract::CONTRACT`]); except a Codex
@@ -11,8 +11,9 @@
 //!   comes after does not leave a second one (see the state machine in [`crate::hook`]).
 //!
 //! Every source also appends `export CAPN_SESSION_ID=<id>` to `$CLAUDE_ENV_FILE` when that is
-//! set (section 1.6), so the `/compact-prep` skill and `capn state` know the session. The file
-//! belongs to the host, so it is appended to (`O_APPEND`), not atomically replaced.
+//! set (Claude Code sources that file before each Bash command), so the `/compact-prep` skill and
+//! `capn state` know the session. The file belongs to the host, so it is appended to (`O_APPEND`),
+//! not atomically replaced.
 
 use super::{Ctx, HookEvent};
 use crate::session::{self, SessionDir};

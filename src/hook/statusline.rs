@@ -1,20 +1,21 @@
 //! `capn statusline [--warn-at N] [--wrap "<command>"]`: the Claude Code status line segment.
 //!
-//! Reads the statusline JSON on stdin (hooks reference, section 2), prints exactly one line and
+//! Reads the statusline JSON on stdin (Claude Code's status line docs), prints exactly one line and
 //! exits 0 whatever happens (the caller, [`crate::hook::guard`], maps errors to exit 0 and this
 //! module prints its line before anything can fail). The line is
 //! `<model> · ctx <N>% <bar> · <K> charts`, with `ctx --` when the use is unknown, `ctx >999%`
 //! for a bogus use above 999% ([`crate::hook::text::percent_label`]), and the chart segment only
 //! when the project has a `.capn/` store.
 //!
-//! Context use, first that applies (hooks reference, section 2 "Fallback context %"):
+//! Context use, first that applies (the fallbacks when the host's numbers are missing):
 //! 1. `context_window.used_percentage`;
 //! 2. `context_window.current_usage` tokens / window;
 //! 3. the transcript, read backwards ([`crate::hook::transcript`]) / window.
 //!
 //! The window is `context_window.context_window_size`, else 1,000,000 when the model id has a
 //! `[1m]` suffix, else 200,000. A `[1m]` model that reports a 200,000 window is not trusted
-//! (section 7 item 9): its use is recomputed over 1,000,000 tokens.
+//! (the host may report the default 200,000 for a 1M model): its use is recomputed over 1,000,000
+//! tokens.
 //!
 //! When the use reaches the threshold (`--warn-at`, else `warn_at` in `.capn/config.json`, else
 //! 60) and the session has no `context-warned.json`, the statusline writes `context-warn.json`
@@ -439,8 +440,7 @@ mod tests {
         assert_eq!(segment(&i, None).text, "ctx --");
     }
 
-    /// The review's case (finding 9): format characters in the model name are escaped, never
-    /// printed raw.
+    /// Format characters in the model name are escaped, never printed raw.
     #[test]
     fn the_model_name_is_shown_with_hidden_characters_escaped() {
         let input = StatusInput::parse(

@@ -25,7 +25,7 @@ pub const IDLE_BEFORE_VALUE: Duration = Duration::from_millis(400);
 
 /// Before the first byte, how long a silence ends the read: longer than [`IDLE_BEFORE_VALUE`],
 /// since a host (or a wrapper script) under load can take longer to start writing than to
-/// finish (a python3 writer took 420 ms to start; issue 18 review), and well under the hooks'
+/// finish (a python3 writer took 420 ms to start), and well under the hooks'
 /// 10 s timeout and [`MAX_READ_TIME`].
 pub const IDLE_BEFORE_FIRST_BYTE: Duration = Duration::from_millis(1500);
 

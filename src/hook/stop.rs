@@ -1,8 +1,8 @@
 //! `capn hook stop`: Stop (Claude Code and Codex). When the finished turn explored hard and
 //! neither charted nor used a charted answer, blocks the stop once with a reason that asks the
-//! agent to chart what it found (docs/nudge.md, issue 32).
+//! agent to chart what it found (docs/nudge.md).
 //!
-//! The reply is `{"decision":"block","reason":"..."}`: Claude Code (hooks reference 1.4, Stop)
+//! The reply is `{"decision":"block","reason":"..."}`: Claude Code (its hooks docs, Stop)
 //! and Codex (`stop.command.output` schema: a block requires a non-blank `reason`) both take it,
 //! and both go on with the reason as the agent's next instruction. Otherwise nothing is printed.
 //!

@@ -11,8 +11,8 @@
 use super::Ctx;
 use anyhow::Result;
 
-/// The contract for a sub-agent, in factual wording (hooks reference, 1.5), under
-/// [`super::text::MAX_CHARS`].
+/// The contract for a sub-agent, in factual wording (imperative text can trip prompt-injection
+/// defences), under [`super::text::MAX_CHARS`].
 pub const SUBAGENT_CONTRACT: &str = "[capn] Sub-agent contract: this repository has a project \
 memory, capn. Before searching the code (grep, rg, find, Glob, or reading files to find where \
 something is), `capn ask \"<question>\"` shows the charted answers: the files that answer the \

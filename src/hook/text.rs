@@ -3,9 +3,8 @@
 //!
 //! Both are factual and subordinate to the user's message: they describe what happened and what
 //! restoring the session consists of, without bare imperatives that could replace the task
-//! (hooks reference, section 1.5: "Use factual wording; imperative text can trip prompt-injection
-//! defences"). Each stays under [`MAX_CHARS`] characters, far below the host's 10,000-character
-//! cap.
+//! (imperative injected text can trip a model's prompt-injection defences). Each stays under
+//! [`MAX_CHARS`] characters, far below the host's 10,000-character cap.
 
 use super::Host;
 use crate::session::{rfc3339, Marker};

@@ -1,11 +1,11 @@
 //! Context use from a Claude Code transcript (JSONL), read backwards from the end.
 //!
-//! Used by the statusline when `context_window` has no usable numbers (hooks reference, section 2
-//! "Fallback context %", and section 3): the context is the usage of the last main-chain
-//! assistant message (`isSidechain != true`, no `isApiErrorMessage`, not `<synthetic>`) after the
-//! last `compact_boundary`, as input + cache_read + cache_creation tokens. If a boundary is met
-//! first while scanning backwards, nothing after it has usage yet: the answer is the boundary's
-//! `compactMetadata.postTokens`, else unknown.
+//! Used by the statusline when `context_window` has no usable numbers (Claude Code's transcript
+//! format is undocumented; tests/fixtures/conformance/transcripts/ holds captured ones): the
+//! context is the usage of the last main-chain assistant message (`isSidechain != true`, no
+//! `isApiErrorMessage`, not `<synthetic>`) after the last `compact_boundary`, as input +
+//! cache_read + cache_creation tokens. If a boundary is met first while scanning backwards, nothing
+//! after it has usage yet: the answer is the boundary's `compactMetadata.postTokens`, else unknown.
 //!
 //! The file is never loaded whole: it is read in 64 KiB chunks from the end through one buffer,
 //! only lines that contain `"usage"` or `compact_boundary` are parsed (a line longer than a chunk

@@ -1,4 +1,5 @@
-//! `capn hook user-prompt-submit`: UserPromptSubmit (hooks reference, sections 1.4 and 5).
+//! `capn hook user-prompt-submit`: UserPromptSubmit (Claude Code's hooks docs, Codex's hook
+//! schemas).
 //!
 //! Runs on every prompt, so the path with nothing to deliver is three failed `rename` calls and
 //! nothing else: no store scan, no directory creation.
@@ -48,7 +49,7 @@ pub fn run(ctx: &Ctx) -> Result<Option<String>> {
 }
 
 /// True for Qwen Code's second UserPromptSubmit of a turn: it fires again with `prompt: ""` on
-/// each tool-result continuation (../shared/reference/hosts-offline.md; the captured
+/// each tool-result continuation (docs/hosts.md; the captured
 /// `payloads/qwen/UserPromptSubmit-2.json`). Answering it would inject mid-turn, again.
 pub(super) fn is_continuation(ctx: &Ctx) -> bool {
     ctx.host == super::Host::Qwen && ctx.call.prompt.as_deref() == Some("")

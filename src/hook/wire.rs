@@ -1,10 +1,11 @@
 //! Serde types for the JSON the hosts send on stdin, exactly as sent, parsed leniently.
 //!
-//! Hooks reference, section 7 item 1: every field is optional, unknown fields are ignored, enum
-//! values stay strings (`fork`, `auto`, new ones), and nulls are fine. Beyond that, a field of
-//! the wrong type reads as absent instead of failing the whole payload ([`lenient`]), so one odd
-//! field never costs the hook its session id. Every string is cut while it is parsed
-//! ([`super::json::MAX_STRING_BYTES`]), so a large field costs no more than one scan.
+//! Hosts add fields and enum values between versions and leave some out or null, so every field is
+//! optional, unknown fields are ignored, enum values stay strings (`fork`, `auto`, new ones), and
+//! nulls are fine. Beyond that, a field of the wrong type reads as absent instead of failing the
+//! whole payload ([`lenient`]), so one odd field never costs the hook its session id. Every string
+//! is cut while it is parsed ([`super::json::MAX_STRING_BYTES`]), so a large field costs no more
+//! than one scan.
 //!
 //! Domain decisions (which event, which session, what to deliver) live in the event modules;
 //! this file only mirrors the wire.
@@ -26,9 +27,9 @@ where
     Ok(T::deserialize(v).ok())
 }
 
-/// The common stdin of a hook event on Claude Code and Codex (hooks reference, sections 1.3,
-/// 1.4 and 5), for every event capn handles ([`crate::events::HookEvent`]), with the fields of
-/// each (`source`, `trigger`, `prompt`, `tool_name` and `tool_input`).
+/// The common stdin of a hook event on Claude Code and Codex (Claude Code's hooks
+/// docs, Codex's hook schemas), for every event capn handles ([`crate::events::HookEvent`]), with
+/// the fields of each (`source`, `trigger`, `prompt`, `tool_name` and `tool_input`).
 #[derive(Debug, Default, Clone, Deserialize)]
 #[serde(default)]
 pub struct HookInput {
@@ -102,7 +103,7 @@ pub struct HookInput {
 
 impl HookInput {
     /// Parses a hook payload. `None` for empty input, malformed JSON, or a top-level value that
-    /// is not an object (hooks reference, section 7 item 1: exit 0, no output).
+    /// is not an object (exit 0, no output).
     pub fn parse(bytes: &[u8]) -> Option<HookInput> {
         parse_object(bytes)
     }
@@ -119,7 +120,7 @@ fn parse_object<T: DeserializeOwned>(bytes: &[u8]) -> Option<T> {
     super::json::from_slice(bytes)
 }
 
-/// The statusline's stdin (hooks reference, section 2), the fields capn reads.
+/// The statusline's stdin (Claude Code's status line docs), the fields capn reads.
 #[derive(Debug, Default, Clone, Deserialize)]
 #[serde(default)]
 pub struct StatusInput {
@@ -209,8 +210,8 @@ pub struct Usage {
 }
 
 impl Usage {
-    /// Context tokens = input + cache_read + cache_creation (output excluded; hooks reference,
-    /// section 2 "Context semantics"). `None` when none of the three is present.
+    /// Context tokens = input + cache_read + cache_creation (output excluded, as
+    /// Claude Code counts the context window). `None` when none of the three is present.
     pub fn context_tokens(&self) -> Option<f64> {
         let parts = [
             self.input_tokens,

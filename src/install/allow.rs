@@ -1,6 +1,6 @@
 //! Permission rules for capn's own read-and-chart commands, so the agent is not stopped by a
 //! prompt at exactly the moment the ask-before-search contract asks it to run `capn ask` or
-//! `capn chart` (issue 30).
+//! `capn chart`.
 //!
 //! Claude Code: `permissions.allow` entries in a settings file. A rule `Bash(<prefix>:*)`
 //! allows the Bash commands that start with `<prefix>` followed by a word boundary, and a

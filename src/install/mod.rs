@@ -7,8 +7,8 @@
 //! through a syntax tree of the file ([`jsonedit`]); our handler is added only where absent (in
 //! any of the files that count for that host); registrations of older capn versions are replaced
 //! by ours and reported ([`MergeReport::replaced`]) so the install record can put them back; writes
-//! are atomic and skipped when nothing changed. Shapes follow the Claude Code hooks reference,
-//! "Registration": `hooks → Event → [{matcher, hooks: [handler]}]`.
+//! are atomic and skipped when nothing changed. Shapes follow Claude Code's hooks docs,
+//! "Configuration": `hooks → Event → [{matcher, hooks: [handler]}]`.
 //!
 //! Older registrations replaced ([`is_legacy`]): capn-hook 0.2's `/usr/bin/env capn context`
 //! (also bare `capn context`), capn 0.1's split form `{"command": "/usr/bin/env", "args":
@@ -373,8 +373,8 @@ pub fn legacy_version(handler: &Value) -> &'static str {
 }
 
 /// Every handler in a settings-shaped object (`{"hooks": {Event: [{matcher, hooks: [handler]}]}}`,
-/// hooks reference "Registration") as (event, its matcher group, the handler), in file order.
-/// Parts of another shape are skipped.
+/// Claude Code's hooks docs, "Configuration") as (event, its matcher group, the handler), in file
+/// order. Parts of another shape are skipped.
 pub fn handlers(json: &Map<String, Value>) -> Vec<(&str, &Value, &Value)> {
     located(json)
         .into_iter()

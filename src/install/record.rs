@@ -21,18 +21,9 @@
 //! without a record (removing only what is identical to what `init` writes, deleting no settings
 //! file) and leaves that file alone. When no key can be made, `init` says the record is unsigned.
 //!
-//! **Why it stays in the project, signed** (weighed in issue 23 against a record in the per-user
-//! state dir, trusted from its location as zoxide and atuin trust their state). A record there
-//! would keep both guarantees: every byte in it was written by this user's capn, so `uninstall`
-//! could restore only the user's own bytes and never act on a record a repository shipped,
-//! provided the state dir is refused inside the project, as the key's is now. But it would not
-//! be far less code: the HMAC and the key (about 120 lines) go, while a file per project keyed
-//! by its resolved path, a sweep of records whose project is gone, and the `ProjectId` match
-//! that lets a moved project keep its record all stay or are added; and reading a 0.3 record to
-//! migrate it means verifying its `mac`, so the key code stays for at least one release anyway.
-//! It would also change what users see (`rm -rf .capn` no longer takes the record with it; a
-//! record outlives its project) and rewrite the tests that forge, move and copy
-//! `.capn/install.json`. That is a format change for its own release, not a structure pass.
+//! **Why it stays in the project, signed**: a record in the per-user state dir would keep the
+//! same guarantees for little less code (the key stays to read older records), while changing
+//! what users see: `rm -rf .capn` would no longer take the record with it. That is a format change.
 //!
 //! Shape (version 1; unknown keys are ignored):
 //!
@@ -113,7 +104,7 @@ pub struct InstallRecord {
     pub allow_made: Vec<String>,
     /// The project the record was written for (signed with the rest): a record is this
     /// project's when it names this path or this folder (module docs). `None` in records of
-    /// capn before 0.4, which signed the path alone.
+    /// an older capn, which signed the path alone.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub project: Option<ProjectId>,
     /// Lowercase hex HMAC-SHA256 of the rest under this user's key (module docs); `None` in a
@@ -331,7 +322,7 @@ fn load_with(root: &Path, key: impl FnOnce() -> std::result::Result<Vec<u8>, Str
         Err(why) => return Loaded::Foreign(format!("its signature cannot be checked ({why})")),
     };
     let here = resolved(root);
-    // Records since 0.4 sign the project they name; earlier ones signed the path alone.
+    // A record that names its project signs it; an older one (no `project`) signed the path alone.
     let signed_for = r
         .project
         .as_ref()
@@ -356,9 +347,9 @@ fn load_with(root: &Path, key: impl FnOnce() -> std::result::Result<Vec<u8>, Str
 }
 
 /// The HMAC of `rec` (whose `mac` is `None`) for the project at `root` under `key`, before
-/// finalising. The project's path is signed too (and, since 0.4, its folder's identity, in
-/// `rec.project`): a record copied into another project (with `.capn/`) describes what init
-/// did there, not here.
+/// finalising. The project's path is signed too (and, in a record that names its project, its
+/// folder's identity, `rec.project`): a record copied into another project (with `.capn/`)
+/// describes what init did there, not here.
 /// `root` is the resolved path (as in [`ProjectId::path`]).
 fn signer(key: &[u8], root: &Path, rec: &InstallRecord) -> Hmac<sha2::Sha256> {
     let mut m = Hmac::<sha2::Sha256>::new_from_slice(key).expect("HMAC takes keys of any length");

@@ -1,7 +1,7 @@
 //! A small JSON Schema (draft 7) validator for exactly the subset the Codex hook schemas use, and
 //! the Codex output schemas `capn doctor` checks hook replies against.
 //!
-//! Codex parses hook output strictly (hooks reference, section 5 "Strict parsing": the output
+//! Codex parses hook output strictly (its output
 //! structs use `deny_unknown_fields`, the published schemas `additionalProperties: false`), so a
 //! reply that does not validate is rejected whole. The schemas are the ones generated from
 //! `codex-rs/hooks/schema/generated/` (see `tests/fixtures/conformance/PROVENANCE.md`); they are

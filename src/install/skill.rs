@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 /// `skills/compact-prep/SKILL.md`: YAML frontmatter (`name`, `description` with the mandatory
 /// triggers and what must not trigger it, `argument-hint`, `allowed-tools: Read, Write,
 /// Bash(capn state:*), Bash(capn ask:*), Bash(capn chart:*)`) and the procedure: the state file,
-/// then charting each question the session answered the hard way (issue 32). Installed as `<skills dir>/compact-prep/SKILL.md`
-/// (hooks reference, section 4).
+/// then charting each question the session answered the hard way. Installed as
+/// `<skills dir>/compact-prep/SKILL.md` (Claude Code's skills docs).
 pub const SKILL_MD: &str = include_str!("../../skills/compact-prep/SKILL.md");
 
 /// The skill's directory name, which is also its slash command (`/compact-prep`).

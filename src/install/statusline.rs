@@ -1,7 +1,7 @@
 //! The Claude Code `statusLine` that `init` sets (ours, wrapping whatever was effective) and
 //! that `uninstall` puts back; edits go through the settings file's format-preserving document
-//! ([`super::SettingsFile`]). Shapes: hooks reference, section 2 (`statusLine: {type: "command",
-//! command, padding}`).
+//! ([`super::SettingsFile`]). Shapes: Claude Code's status line docs (`statusLine: {type:
+//! "command", command, padding}`).
 
 use super::SettingsFile;
 use crate::hosts::CLAUDE_TABLE;

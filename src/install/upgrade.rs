@@ -1,6 +1,7 @@
-//! Upgrades of capn's own registrations from older versions that `init` makes in place (issue
-//! 18): capn 0.3's SessionStart matcher, and the tool matchers from before learning from use
-//! ran the tool hook on file reads ([`OLD_TOOL_MATCHERS`]).
+//! Upgrades of capn's own registrations from older versions that `init` makes in place, so an
+//! older install is not left half-working: capn 0.3's SessionStart matcher, and the tool
+//! matchers from before learning from use ran the tool hook on file reads
+//! ([`OLD_TOOL_MATCHERS`]).
 
 use super::{located, our_subcommand, put_back, SettingsFile};
 use crate::events::HookEvent;
@@ -8,8 +9,8 @@ use serde_json::Value;
 
 /// The SessionStart matcher capn 0.3 registered. It leaves out `fork` (Claude Code reports a
 /// forked session as `fork` since 2.1.214) and any source added later, so such a session got no
-/// contract; 0.4 registers SessionStart without a matcher (hooks reference 1.1: an omitted
-/// matcher matches every source) and [`upgrade_matchers`] drops this one.
+/// contract; capn now registers SessionStart without a matcher (Claude Code's hooks docs: an
+/// omitted matcher matches every source) and [`upgrade_matchers`] drops this one.
 pub const OLD_SESSION_START_MATCHER: &str = "startup|resume|clear|compact";
 
 /// Upgrades capn's own SessionStart registrations in `file` in place: each handler of ours

@@ -1,6 +1,6 @@
 //! `capn init --user` and `capn uninstall --user`: capn registered once for every project and
-//! worktree of this user, in the user-level files each host reads for every session (hooks
-//! reference, sections 1.1 and 5): `~/.claude/settings.json` (the hooks, the status line and
+//! worktree of this user, in the user-level files each host reads for every session (the
+//! hosts' hook settings docs): `~/.claude/settings.json` (the hooks, the status line and
 //! the [`super::allow`] rules), `~/.claude/skills/compact-prep/SKILL.md`, `~/.codex/hooks.json`
 //! and `~/.codex/rules/capn.rules`.
 //!

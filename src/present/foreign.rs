@@ -1,5 +1,5 @@
 //! Text capn did not write, as a type ([`Foreign`]), and the two sinks every line capn prints
-//! goes through ([`print`] for stdout, [`diag_text`] for stderr) (issue 29).
+//! goes through ([`print()`] for stdout, [`diag_text`] for stderr).
 //!
 //! Anything read from `.capn/` (entries, `config.json`), host settings, hook payloads,
 //! transcripts or git output is held as a [`Foreign`] on its way to a model or a terminal. The

@@ -1,4 +1,4 @@
-//! The charted files' own text as recall evidence (issue 33): identifiers, comments and strings,
+//! The charted files' own text as recall evidence: identifiers, comments and strings,
 //! reduced to the words the tokeniser indexes.
 //!
 //! [`extract`] turns a backing file's bytes into plain words for the file-text index

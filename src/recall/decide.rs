@@ -30,11 +30,11 @@ pub const MAX_CANDIDATES: usize = 3;
 pub const MAX_MISSING: usize = 5;
 
 /// The fewest terms a question has for a chart's files to make up the words the chart lacks
-/// ([`corroborated`]).
+/// (`corroborated`).
 pub const CORROBORATED_MIN_TERMS: usize = 5;
 
 /// The largest share of a question's weight ([`gate::Question::share_of`]) the words a chart
-/// lacks may carry for its files to make them up ([`corroborated`]).
+/// lacks may carry for its files to make them up (`corroborated`).
 pub const CORROBORATED_MAX_SHARE: f32 = 0.2;
 
 /// The highest score of an answer that is not an exact re-ask: 100 means "asked in these very
@@ -115,7 +115,7 @@ pub fn lexical_rank(bm25: &Bm25Index, ask: &Ask<'_>) -> Ranking {
 }
 
 /// The decision step (module docs, 3): the gate over `ranking.passing`, then which of the charts
-/// it lets through answer ([`settle`]); on a miss, the turned down charts as strong candidates,
+/// it lets through answer (`settle`); on a miss, the turned down charts as strong candidates,
 /// then the close ones as weak candidates.
 pub fn decide(
     question: &Question,
@@ -313,7 +313,7 @@ fn alone(ranking: &Ranking, pos: usize, own: &OwnShares<'_, '_>, t: &Thresholds)
     })
 }
 
-/// On a miss, the chart the files' text lets answer (issue 33): the best-ranked chart, when the
+/// On a miss, the chart the files' text lets answer: the best-ranked chart, when the
 /// gate turned it down only for common words ([`Question::is_strong`]), those words are a minor
 /// part of a long enough question (at most [`CORROBORATED_MAX_SHARE`] of its weight, and the
 /// question has at least [`CORROBORATED_MIN_TERMS`] terms), and its backing files' text holds

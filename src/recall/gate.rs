@@ -21,7 +21,7 @@
 //!    without it answers some other question.
 //! 2. **Matching.** A term is matched when the chart's question, details or file paths contain it
 //!    exactly or by stem (the BM25 analysis: `webhooks` and `webhook` are one term), or as a
-//!    derivation (`handled` and `handler`, [`derived`]), or when one
+//!    derivation (`handled` and `handler`, `derived`), or when one
 //!    of the chart's words means nearly the same at the token level: the cosine of the two words'
 //!    vectors from the embedded model (the mean of each word's WordPiece rows, `crate::embed`)
 //!    reaches `align`. Inflections and close synonyms reach it ("verification"/"verified",

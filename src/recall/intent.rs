@@ -1,5 +1,5 @@
 //! What a search is looking for: the words of an agent's search tool call, as text to recall
-//! over (issue 11, proactive recall at the moment the agent searches).
+//! over (proactive recall at the moment the agent searches, docs/offers.md).
 //!
 //! A search tool call is not a question. Its intent is spread over a regular expression
 //! (`handleWebhook|stripe\.webhooks`), a glob (`**/billing/**/*.ts`), the paths it searches
@@ -7,11 +7,11 @@
 //! each shape into plain words: regex and glob syntax removed, identifiers kept whole (the
 //! tokeniser splits camelCase and snake_case later), file extensions and shell flags dropped.
 //!
-//! Shapes understood (Claude Code tool inputs, hooks reference "PreToolUse"; Codex's shell tool):
+//! Shapes understood (Claude Code tool inputs, its hooks docs' "PreToolUse"; Codex's shell tool):
 //! - `Grep` `{pattern, path?, glob?, type?}`; `Glob` `{pattern, path?}`;
 //! - `Task` / `Agent` `{prompt?, description?}` (a sub-agent such as Explore);
 //! - the same tools of Gemini CLI, Qwen Code and Copilot CLI under their own names
-//!   ([`canonical_tool`]; `dir_path` and `include_pattern` read as `path` and `glob`);
+//!   (`canonical_tool`; `dir_path` and `include_pattern` read as `path` and `glob`);
 //! - `Bash` `{command}` and Codex's shell `{command: "…" | ["bash", "-lc", "…"]}`, when a segment
 //!   of the command line runs `grep`, `egrep`, `rg`, `ag`, `ack`, `git grep`, `find` or `fd`.
 //!
@@ -121,7 +121,7 @@ pub fn command_line(input: &Value) -> Option<String> {
 /// The simple commands of a command line, each as its argv (split like
 /// [`from_shell_command`]: at `|`, `&&`, `||`, `;`, `&` and newlines outside quotes), with
 /// leading environment assignments and `sudo`/`command`/`xargs`/`nice`/`time` taken off, the
-/// program as [`program_name`] spells it, and `bash -c "…"` scripts opened up. A segment that
+/// program as `program_name` spells it, and `bash -c "…"` scripts opened up. A segment that
 /// does not split (an open quote) is left out.
 pub fn simple_commands(command: &str) -> Vec<Vec<String>> {
     command_steps(command)

@@ -1,4 +1,4 @@
-//! The injection gate: may a chart be *offered* unasked, beside a prompt or a search (issue 11)?
+//! The injection gate: may a chart be *offered* unasked, beside a prompt or a search?
 //!
 //! `ask` judges a question; an offer judges a prompt or a search, which are not questions. A
 //! prompt is an instruction that mentions many things ("fix the retry bug in the stripe webhook

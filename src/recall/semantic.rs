@@ -43,7 +43,7 @@ struct Backing {
     /// The components read whole, and whether that read succeeded (zeros where it did not).
     whole: std::sync::OnceLock<(Vec<u8>, bool)>,
     /// The last streamed [`Vectors::cosines`]: (query, cosines). `ask` searches again without
-    /// the stale charts it found (issue 19), with the same query over the same file, so the
+    /// the stale charts it found, with the same query over the same file, so the
     /// scan (most of a search's cost) is done once per process.
     last: std::sync::Mutex<Option<(Vec<f32>, Vec<f32>)>>,
 }
@@ -434,7 +434,7 @@ pub fn relevance(
     (hit.closeness + TEXT_COVERAGE_WEIGHT * t).max(show_cosine * hit.cosine)
 }
 
-/// The charts to show on a miss (issue 33): those of `ranking.pool` whose [`relevance`]
+/// The charts to show on a miss: those of `ranking.pool` whose [`relevance`]
 /// reaches the model's `show`, best first by fused score plus [`TEXT_RANK_WEIGHT`] times their
 /// files' text rank. `text` is indexed by doc (`None`: no file text, the chart's words and the
 /// cosine alone). With BM25 alone (an empty pool) this is `ranking.close`.

@@ -6,7 +6,8 @@
 //! and minimum entropy. Adapted for Rust's `regex` crate: the patterns are compiled as byte
 //! patterns without Unicode (`\w`, `\d`, `\s`, `\b` and `(?i)` are ASCII, as in Go's RE2, which
 //! also has no look-around, so every pattern compiles unchanged). Changed: the end of a token
-//! ([`end`], for prose), and where a rule was changed or merged it says so. gitleaks' per-rule allowlists are left out on purpose: AWS's documented
+//! (`end!`, for prose), and where a rule was changed or merged it says so. gitleaks' per-rule
+//! allowlists are left out on purpose: AWS's documented
 //! example key (`AKIA…EXAMPLE`) is refused too, since a memory has no need for one.
 //!
 //! The last rules are capn's own (`capn-` ids): an AWS secret access key on its own, a URL with

@@ -1,4 +1,4 @@
-//! What `capn ask` showed on a miss, for learning from use (issue 33, docs/recall.md "Learning
+//! What `capn ask` showed on a miss, for learning from use (docs/recall.md "Learning
 //! from use"): each ask's question and the candidate and related charts it printed, with their
 //! backing files. The hooks that see the agent's file reads ([`crate::hook::learn`]) look here to
 //! tell which shown chart the agent then used.

@@ -89,7 +89,7 @@ pub const MAX_AT_BYTES: usize = 40;
 
 /// `at` when it is an RFC 3339 timestamp of at most [`MAX_AT_BYTES`] bytes, else empty: an
 /// entry's `at` is entry-controlled text that lands in session records and output (a 70,000-digit
-/// one made `offered.json` too big to read, issue 18 review).
+/// one made `offered.json` too big to read).
 pub fn valid_at(at: &str) -> String {
     let ok = at.len() <= MAX_AT_BYTES && chrono::DateTime::parse_from_rfc3339(at).is_ok();
     if ok {

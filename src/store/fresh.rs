@@ -282,8 +282,8 @@ fn dirs_inside_root<'a>(
 }
 
 /// What a backing file reached through a symlinked folder that leaves the project is: not
-/// checked (hidden, kept, noted), never statted through the link (issue 29). The note says so
-/// ([`super::stale`]).
+/// checked (hidden, kept, noted), never statted through the link (a repository's link must not
+/// make capn look outside the project). The note says so ([`super::stale`]).
 pub const LEAVES_PROJECT: std::io::ErrorKind = std::io::ErrorKind::InvalidInput;
 
 /// Whether the directory `dir` (a key prefix) is a directory inside `root`, following a symlink

@@ -296,8 +296,8 @@ fn is_own_store(dir: &Path) -> bool {
 }
 
 /// The project root for hook subcommands: `CLAUDE_PROJECT_DIR` when set and a directory (the
-/// session root, which stays put while the hook's `cwd` follows the agent; hooks reference,
-/// "Environment"), else [`find_root`] of `cwd`.
+/// session root, which stays put while the hook's `cwd` follows the agent; Claude Code's
+/// hooks docs), else [`find_root`] of `cwd`.
 pub fn hook_root(cwd: &Path) -> PathBuf {
     if let Some(dir) = crate::env::get_os(crate::env::CLAUDE_PROJECT_DIR) {
         let p = PathBuf::from(dir);

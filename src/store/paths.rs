@@ -124,7 +124,7 @@ pub fn resolve_backing_file(
 
 /// True when `canon` (a canonical path) lies in the store of `root`, however the path that led
 /// there was spelt: a symlink in the project pointing into `.capn/`, a symlinked folder, or
-/// another case on a folding file system (issue 29). The root is compared canonical too.
+/// another case on a folding file system. The root is compared canonical too.
 fn resolves_into_store(root: &Path, canon: &Path) -> bool {
     let root = dunce::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     let store = dunce::canonicalize(root.join(super::STORE_DIR))

@@ -1,4 +1,4 @@
-//! How a chart came to be in the project, as far as capn can tell cheaply (issue 18): an entry
+//! How a chart came to be in the project, as far as capn can tell cheaply: an entry
 //! file that git tracks came with the repository (or was committed here), one it does not was
 //! charted in this checkout. Offers say which ([`crate::present`]), so a chart that arrived with a
 //! `git clone` is not mistaken for one the user's own agent wrote.
@@ -81,7 +81,7 @@ pub fn origin(root: &Path, key: &str) -> Origin {
 
 /// True when a folder on the way from `root` to the entry file `key` (`.capn`, `.capn/entries`)
 /// holds a `.git` of its own (a git submodule, a nested clone): what is in it came from another
-/// repository, which capn cannot attribute to this checkout's writes (issue 29).
+/// repository, which capn cannot attribute to this checkout's writes.
 fn in_nested_repository(root: &Path, key: &str) -> bool {
     let mut dir = root.to_path_buf();
     let parts: Vec<&str> = key.split('/').collect();
@@ -187,7 +187,7 @@ mod tests {
         assert_eq!(in_index(b"garbage", key), None);
     }
 
-    /// Issue 29: a `.capn` that is a git submodule (a gitlink in the superproject's index, a
+    /// A `.capn` that is a git submodule (a gitlink in the superproject's index, a
     /// `.git` file in the folder) is not labelled as charted in this checkout.
     #[test]
     fn a_store_from_a_submodule_is_not_claimed_as_this_checkouts() {
@@ -215,7 +215,7 @@ mod tests {
         assert_eq!(origin(tmp.path(), key), Origin::Checkout);
     }
 
-    /// The review's case (finding 5): a store in a subfolder of a repository, its entry
+    /// A store in a subfolder of a repository, its entry
     /// committed in the superproject, is found under its path there; a tree with no `.git`
     /// anywhere above it says nothing.
     #[test]

@@ -1,6 +1,9 @@
 //! The integration test binary: every test runs the built `capn` in a temp dir with HOME and the
 //! XDG dirs pinned there (see `util`).
 
+// Tests set up their fixtures with std::fs and read the environment directly (clippy.toml).
+#![allow(clippy::disallowed_methods)]
+
 mod args_dropped;
 mod budgets;
 mod chart;

@@ -22,9 +22,9 @@ pub(super) const SCENARIO: [(HookEvent, Option<&str>); 8] = [
 const SEARCH_PATTERN: &str = "capnDoctorSyntheticSearch";
 
 /// A synthetic stdin payload for `event` as `host` sends it, in session `sid`: the common fields
-/// (hooks reference, 1.3 and 5) plus `source` (SessionStart), `trigger` (PreCompact,
-/// PostCompact; `detail`), `prompt` (UserPromptSubmit), the tool call (PreToolUse: Claude Code's
-/// `Grep`, Codex's `Bash` running `rg`) and the host's own fields (Claude Code:
+/// (Claude Code's hook input, Codex's input schemas) plus `source` (SessionStart), `trigger`
+/// (PreCompact, PostCompact; `detail`), `prompt` (UserPromptSubmit), the tool call (PreToolUse:
+/// Claude Code's `Grep`, Codex's `Bash` running `rg`) and the host's own fields (Claude Code:
 /// `custom_instructions`, `compact_summary`; Codex: `model`, `turn_id`, `permission_mode`,
 /// `tool_use_id`). The Codex payloads validate against Codex's input schemas.
 pub fn payload(
@@ -116,7 +116,7 @@ pub fn payload(
     v
 }
 
-/// A synthetic Claude Code statusline payload (hooks reference, section 2): 42.5 % of a
+/// A synthetic Claude Code statusline payload (its status line docs): 42.5 % of a
 /// 200,000-token window in use, below the default warning threshold.
 pub fn statusline_payload(sid: &str, root: &Path, transcript: &Path) -> Value {
     let root = root.display().to_string();
@@ -144,7 +144,7 @@ pub fn statusline_payload(sid: &str, root: &Path, transcript: &Path) -> Value {
 /// How doctor starts a handler: the program and its arguments, without a shell.
 use safe_run::SafeRun as Invocation;
 
-/// Claude Code's exec form substitutes its path placeholders verbatim (hooks reference, 1.1).
+/// Claude Code's exec form substitutes its path placeholders verbatim (Claude Code's hooks docs).
 pub(super) fn substitute(s: &str, root: &Path) -> String {
     let r = root.display().to_string();
     s.replace("${CLAUDE_PROJECT_DIR}", &r)
@@ -153,7 +153,7 @@ pub(super) fn substitute(s: &str, root: &Path) -> String {
 
 /// How doctor starts a registered handler: only when its command line is one of capn's own
 /// ([`safe_run`]), as an argument vector without a shell. The exec form's placeholders are
-/// substituted as the host does (hooks reference, 1.1); a shell-form line is split into words.
+/// substituted as the host does (Claude Code's hooks docs); a shell-form line is split into words.
 ///
 /// Errors: why the handler is not run (it is not capn's own command line).
 pub(super) fn invocation(host: Host, handler: &Value, root: &Path) -> Result<Invocation, String> {
@@ -418,7 +418,7 @@ pub(super) fn exit_problem(
     let status = out.status?;
     match status.code() {
         Some(0) => None,
-        // Hooks reference, 1.2 (Claude Code) and 5 (Codex).
+        // Exit 2 is a blocking error in Claude Code and Codex alike: the host acts on stderr.
         Some(2) => Some(format!(
             "exit 2: {}{stderr}",
             match (host, event) {
@@ -469,7 +469,7 @@ pub(super) fn run_hooks(
     for (event, detail) in SCENARIO {
         let mut handlers: Vec<&Ours> = Vec::new();
         for o in found.ours.iter().filter(|o| o.event == event.name()) {
-            // An identical handler in several files runs once (hooks reference, 1.1).
+            // An identical handler in several files runs once (Claude Code's hooks docs).
             if !handlers.iter().any(|h| h.handler == o.handler) {
                 handlers.push(o);
             }

@@ -144,7 +144,7 @@ fn registered_commands(files: &[Loaded]) -> Vec<(Host, Value)> {
     if let Some((_, sl)) = effective_statusline(files) {
         let cmd = sl.get("command").and_then(Value::as_str).unwrap_or("");
         if crate::install::is_our_statusline(cmd) {
-            // The statusline is a shell command on Claude Code (hooks reference, section 2).
+            // The statusline is a shell command on Claude Code (its status line docs).
             commands.push((Host::Codex, serde_json::json!({"command": cmd})));
         }
     }

@@ -12,13 +12,14 @@
 //!    `.capn/config.json` parses with valid values.
 //! 3. **Settings files**: `.claude/settings.json`, `.claude/settings.local.json`,
 //!    `.codex/hooks.json`, and the user-level `~/.claude/settings.json` and `~/.codex/hooks.json`
-//!    that the hosts merge in (hooks reference, 1.1 and 5), parse ([`SettingsFile::load`]). A
-//!    registration counts in any of them; identical handlers in several files run once.
+//!    that the hosts merge in (Claude Code's and Codex's hook settings), parse
+//!    ([`SettingsFile::load`]). A registration counts in any of them; identical handlers in several
+//!    files run once.
 //! 4. **Registrations**, against the tables `capn init` installs (`hooks-config/`): every event
 //!    has our handler, with the right subcommand, `type: "command"`, not `async`, a matcher that
-//!    covers the table's (hooks reference, 1.1 "Matcher syntax"), for Claude Code the exec form
+//!    covers the table's (Claude Code's matcher syntax), for Claude Code the exec form
 //!    with an explicit `timeout`, for Codex `--host codex` and no `args` (Codex runs only
-//!    `command`, section 5); no capn handler on an event it does not answer, none registered
+//!    `command`); no capn handler on an event it does not answer, none registered
 //!    twice, no capn-hook 0.2 registration; the effective Claude Code `statusLine` is ours (or
 //!    wraps another).
 //! 5. **Hook runs**: every capn handler found is run, but only when its command line is one of
@@ -32,11 +33,11 @@
 //!    UserPromptSubmit, SessionStart(compact). Each run gets a temporary
 //!    `CAPN_STATE_DIR` (so no real marker is touched), `CLAUDE_PROJECT_DIR` (Claude Code only)
 //!    and, on SessionStart, a temporary `CLAUDE_ENV_FILE`, and at most [`HOOK_BUDGET`] (or half
-//!    the registered timeout). Checked: exit 0 (exit 2 blocks on Claude Code, section 1.2); stdout
-//!    empty or exactly one JSON object (section 1.5); nothing at all on PreCompact/PostCompact
-//!    (section 1.4: a reply there is dropped whole); for Claude Code only the keys the event
+//!    the registered timeout). Checked: exit 0 (exit 2 blocks on Claude Code); stdout
+//!    empty or exactly one JSON object; nothing at all on PreCompact/PostCompact
+//!    (a reply there is dropped whole); for Claude Code only the keys the event
 //!    accepts and `hookEventName` equal to the event; for Codex valid against Codex's output
-//!    schema of the event ([`crate::install::schema`], section 5 "Strict parsing"); no
+//!    schema of the event ([`crate::install::schema`]: Codex rejects a reply that fails it); no
 //!    `continue: false` or `decision: "block"`; `additionalContext` under
 //!    [`crate::hook::text::MAX_CHARS`] and stdout under [`crate::hook::reply::STDOUT_MAX_CHARS`]. What the hooks
 //!    are for is checked too: SessionStart injects context (and exports `CAPN_SESSION_ID` on
@@ -94,7 +95,7 @@ use std::time::{Duration, Instant};
 pub const HOOK_BUDGET: Duration = Duration::from_secs(2);
 
 /// The most the statusline run may take (it is debounced 300 ms and cancelled by the next
-/// update; hooks reference, section 2).
+/// update; Claude Code's status line docs).
 pub const STATUSLINE_BUDGET: Duration = Duration::from_secs(1);
 
 /// The most bytes kept of a child's stdout or stderr (the rest is read and dropped).
@@ -187,7 +188,7 @@ impl Check {
 
 /// The most characters of one part of a check (what, why, fix) that doctor prints, escapes
 /// counted: it quotes commands from settings files it did not write, and an 800 KB committed
-/// command printed 3.1 MB (issue 18 review).
+/// command printed 3.1 MB.
 pub const MAX_CHECK_CHARS: usize = 2000;
 
 /// `s` for the report: [`crate::present::printable`], cut at [`MAX_CHECK_CHARS`] with
@@ -649,7 +650,7 @@ mod tests {
         assert_eq!(Check::warn("a", "b", None).render(), "warn  a: b\n");
     }
 
-    /// The review's case (finding 7): a huge quoted command is cut, with a marker.
+    /// A huge quoted command is cut, with a marker (doctor's report stays readable).
     #[test]
     fn a_huge_quoted_text_is_cut_with_a_marker() {
         let why = format!("runs \u{1b}{}", "x".repeat(800_000));

@@ -55,7 +55,7 @@ pub(super) fn table_entries(table: &str) -> Vec<(String, Option<Value>, Value)> 
         .collect()
 }
 
-/// True when a matcher selects `value` (hooks reference, 1.1 "Matcher syntax": `*`, `""` or no
+/// True when a matcher selects `value` (Claude Code's hooks docs, matchers: `*`, `""` or no
 /// matcher match everything; only `[A-Za-z0-9_- ,|]` is a list of exact names; anything else an
 /// unanchored regular expression). `Err` for a regular expression that does not compile.
 pub(super) fn matcher_matches(
@@ -454,7 +454,7 @@ fn registration_check(
 }
 
 /// A failed check when a hook of ours runs more than once: identical handlers in several files
-/// run once (hooks reference, 1.1 "Execution"); anything else runs once per copy.
+/// run once (Claude Code's hooks docs); anything else runs once per copy.
 fn duplicates_check(what: &str, matches: &[&Ours]) -> Option<Check> {
     let mut distinct: Vec<&Ours> = Vec::new();
     let mut dup_in_file = false;

@@ -104,7 +104,7 @@ fn check_store_files(root: &Path, checks: &mut Vec<Check>) {
 /// The derived files (`.capn/index.bin`, `vectors.bin`, `map.json`, `stat.bin`): each missing
 /// or a regular file. One that is a folder, a symlink or a special file cannot be saved: every
 /// `capn ask` rebuilds the index, and the hooks, which never rebuild it twice, offer nothing
-/// until a writer can save it (issue 29).
+/// until a writer can save it.
 fn check_derived(store: &Store, checks: &mut Vec<Check>) {
     for path in [
         store.index_path(),

@@ -8,10 +8,10 @@ use std::borrow::Cow;
 
 /// The normalised form of a question for exact re-asks: format characters (soft hyphen,
 /// zero-width space…) removed, NFKC (full-width forms become ASCII, as in the tokeniser),
-/// lowercase, every run of whitespace and sentence punctuation ([`is_sentence_punctuation`]:
+/// lowercase, every run of whitespace and sentence punctuation (`is_sentence_punctuation`:
 /// `?`, `,`, quotes, brackets, `-`, `‽`, `。`…) replaced by one space, trimmed. The other
 /// symbols of a run are words of their own: an operator of the tokeniser's
-/// ([`OPERATORS`]: `==`, `!=`, `->`… even where its characters are sentence punctuation), or a
+/// (`OPERATORS`: `==`, `!=`, `->`… even where its characters are sentence punctuation), or a
 /// run of other symbols (`#`, `++`). So "C#?", "(C#)" and "C#。" are all `c #`, "operator=="
 /// and "a!=b" are `operator ==` and `a != b` as with spaces, while "C", "C#" and "C++" stay
 /// three questions and "==" and "!=" two. Identifiers stay apart the same way: `_` is part of

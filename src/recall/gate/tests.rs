@@ -97,7 +97,7 @@ fn questions_normalise_case_punctuation_and_whitespace_away() {
     assert!(exact_key("Where is X?").unwrap().starts_with('\u{1}'));
 }
 
-/// Issue 28: "What does init do?" re-charted the chart of "What does __init__ do?" (one
+/// "What does init do?" once re-charted the chart of "What does __init__ do?" (one
 /// normal form), and `io.read` met `io_read`. Identifiers stay apart; a sentence's own
 /// punctuation is still set aside.
 #[test]

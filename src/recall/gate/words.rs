@@ -8,8 +8,8 @@ use crate::embed::Model;
 use std::collections::{BTreeSet, HashSet};
 
 /// A bare word of a question (`c` of "compile C") that some chart holds written with a name
-/// symbol (`c#`, `c++`; [`super::tokenize::SYMBOL_NAME_CHARS`]): a chart that holds such a form
-/// and not the bare word names another thing, so it does not answer.
+/// symbol (`c#`, `c++`; [`crate::recall::tokenize::SYMBOL_NAME_CHARS`]): a chart that holds
+/// such a form and not the bare word names another thing, so it does not answer.
 #[derive(Debug, Clone)]
 pub(super) struct Suffixed {
     /// The word as asked, lowercase.

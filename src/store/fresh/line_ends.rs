@@ -6,10 +6,10 @@ use sha2::{Digest, Sha256};
 use std::path::Path;
 
 /// The SHA-256 of a backing file's content in its two line-end forms (opened as
-/// [`hash_backing_file`] opens it): every CRLF as LF, and every line end as CRLF (a lone LF
+/// [`super::hash_backing_file`] opens it): every CRLF as LF, and every line end as CRLF (a lone LF
 /// gains a CR; a CRLF stays). A lone CR is kept in both.
 ///
-/// Errors: as [`hash_backing_file`].
+/// Errors: as [`super::hash_backing_file`].
 pub fn line_end_hashes(
     root: &Path,
     path: &Path,

@@ -1,6 +1,6 @@
 //! A writer's change applied to the snapshot in place: only the entries added, replaced or
 //! removed are tokenised and embedded, and the other entries' data is moved, not rebuilt, so a
-//! `chart` costs about the same at 10 charts as at 10,000 (issue 11: the index is incremental).
+//! `chart` costs about the same at 10 charts as at 10,000.
 
 use super::{read_entry, text_sig, Listed, Snapshot};
 use crate::recall::semantic;
