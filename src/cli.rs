@@ -152,7 +152,7 @@ pub struct ChartArgs {
     #[arg(long = "file", value_name = "PATH")]
     pub file: Vec<String>,
     /// Line numbers, gotchas (left out on a re-chart: the old details are kept).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub details: Option<String>,
     /// Chart ID answers it too: add the question as its phrasing (no --files)
     #[arg(long, value_name = "ID")]

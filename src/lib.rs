@@ -112,7 +112,13 @@ pub fn main_entry(args: Vec<OsString>) -> ExitCode {
                 _ if is_hook_command(&args) => 0,
                 _ => 1,
             };
-            let _ = e.print();
+            // clap's message repeats the argument it could not place: never one holding a secret.
+            match secret_in_args(&args) {
+                Some(refusal) => diag!("capn: {refusal}"),
+                None => {
+                    let _ = e.print();
+                }
+            }
             return ExitCode::from(code);
         }
     };
@@ -120,6 +126,21 @@ pub fn main_entry(args: Vec<OsString>) -> ExitCode {
         Ok(code) => code,
         Err(e) => report(&e),
     }
+}
+
+/// The refusal to print a usage error about `args` (argv, argv\[0\] skipped) when one of them
+/// holds what looks like a secret ([`secret::find`]): names the argument's position, the kind
+/// and the characters, never the value. `None` when none does.
+fn secret_in_args(args: &[OsString]) -> Option<String> {
+    args.iter().enumerate().skip(1).find_map(|(n, a)| {
+        let text = a.to_string_lossy();
+        let f = secret::find(&text)?;
+        Some(format!(
+            "refusing to run: argument {n} holds what looks like {} ({}), and the usage error would repeat it; capn never stores a secret: leave the value out, name where it lives instead (a variable or file); nothing was written",
+            f.kind,
+            f.place(&text)
+        ))
+    })
 }
 
 /// A bare `capn` whose stdin is not a terminal and not empty: a host that ran a registration

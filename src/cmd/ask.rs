@@ -84,6 +84,13 @@ pub const RELATED_HEADER: &str =
 /// Runs `capn ask`: exit 0 with hits on stdout, exit 1 with a nudge on stderr on a miss.
 pub fn run(args: &AskArgs) -> Result<ExitCode> {
     if !args.extra.is_empty() {
+        // The refusal repeats the arguments: never one that holds a secret.
+        let extras: Vec<(&str, &str)> = args
+            .extra
+            .iter()
+            .map(|e| ("an unexpected argument", e.as_str()))
+            .collect();
+        crate::secret::refuse("refusing to ask", &extras)?;
         let whole = std::iter::once(args.question.as_str())
             .chain(args.extra.iter().map(String::as_str))
             .collect::<Vec<_>>()

@@ -669,6 +669,8 @@ fn with_comma_hint(error: String, parts: &[String], cwd: &std::path::Path) -> St
 /// one line, or no files.
 fn checked_args(args: &ChartArgs) -> Result<(&str, Vec<&str>)> {
     if let Some(extra) = args.extra.first() {
+        // The refusal repeats the argument: never one that holds a secret.
+        crate::secret::refuse("refusing to chart", &[("an unexpected argument", extra)])?;
         return Err(Refused(format!(
             "unexpected argument {extra:?}: quote the question, and pass files with --files"
         ))

@@ -231,20 +231,35 @@ fn cut(s: String) -> String {
 }
 
 /// The questions the session asked capn (`capn ask` calls its PreToolUse saw) and those of the
-/// charts offered to it, oldest first, without repeats, at most [`MAX_QUESTIONS`].
+/// charts offered to it: the newest asks first, then the offered charts, then older asks,
+/// without repeats or a question holding what looks like a secret, at most [`MAX_QUESTIONS`].
 pub fn session_questions(ctx: &Ctx, s: &SessionDir) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
+    // A question holding what looks like a secret is never repeated to the summarizer (a
+    // record written before asks were checked may hold one).
     let mut push = |q: String| {
-        if !q.trim().is_empty() && !out.contains(&q) && out.len() < MAX_QUESTIONS {
+        if !q.trim().is_empty()
+            && !out.contains(&q)
+            && out.len() < MAX_QUESTIONS
+            && crate::secret::find(&q).is_none()
+        {
             out.push(q);
         }
     };
-    for a in crate::session::learning::Record::read(s).asks {
-        push(a.question);
-    }
+    // The newest asks first (the work after the compaction continues them), leaving room for
+    // two offered charts, then any older asks there is still room for.
+    let asks: Vec<String> = crate::session::learning::Record::read(s)
+        .asks
+        .into_iter()
+        .rev()
+        .map(|a| a.question)
+        .collect();
+    let (newest, older) = asks.split_at(asks.len().min(MAX_QUESTIONS - 2));
+    newest.iter().cloned().for_each(&mut push);
     for q in super::offer::offered_questions(ctx, s, MAX_QUESTIONS) {
         push(q);
     }
+    older.iter().cloned().for_each(&mut push);
     out
 }
 

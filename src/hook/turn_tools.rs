@@ -371,7 +371,8 @@ fn capn_run(rest: &[String], c: &mut ToolCall) {
 }
 
 /// The question of `capn ask <args>` as `ask` records it (trimmed), skipping `--limit N` and
-/// `--limit=N`; `None` when there is not exactly one positional argument or it is blank.
+/// `--limit=N`; `None` when there is not exactly one positional argument, it is blank, or it
+/// holds what looks like a secret.
 fn asked_question(args: &[String]) -> Option<String> {
     let mut found = Vec::new();
     let mut skip = false;
@@ -391,7 +392,8 @@ fn asked_question(args: &[String]) -> Option<String> {
         }
     }
     match found.as_slice() {
-        [q] if !q.is_empty() => Some(q.to_string()),
+        // A question holding a secret is never kept, not even in the session's own record.
+        [q] if !q.is_empty() && crate::secret::find(q).is_none() => Some(q.to_string()),
         _ => None,
     }
 }

@@ -98,14 +98,18 @@ pub struct ShownAsk {
 
 impl ShownAsk {
     /// An ask of `question` at `at` that showed `charts` (id, backing files, strong), bounded
-    /// as the module docs say; `None` for a question over [`MAX_QUESTION_BYTES`] or no charts.
+    /// as the module docs say; `None` for a question over [`MAX_QUESTION_BYTES`], one holding
+    /// what looks like a secret (it is never kept), or no charts.
     pub fn new<'a>(
         at: SystemTime,
         question: &str,
         charts: impl IntoIterator<Item = (&'a str, Vec<&'a str>, bool)>,
     ) -> Option<ShownAsk> {
         let question = question.trim();
-        if question.len() > MAX_QUESTION_BYTES || question.is_empty() {
+        if question.len() > MAX_QUESTION_BYTES
+            || question.is_empty()
+            || crate::secret::find(question).is_some()
+        {
             return None;
         }
         let charts: Vec<ShownChart> = charts

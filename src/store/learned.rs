@@ -152,6 +152,26 @@ impl LearnedWords {
         l.write(store)
     }
 
+    /// Charts `ids` were deleted (unchart, bust, prune): their learned words go too, so a chart
+    /// charted again later under the same id starts with none (they were learned from reads of
+    /// the deleted chart's files). Costs one failed `stat` in a store that learned nothing.
+    ///
+    /// Errors: `.capn/learned.json` cannot be written.
+    pub fn forget(store: &Store, ids: &[String]) -> Result<()> {
+        if ids.is_empty() || std::fs::symlink_metadata(store.learned_path()).is_err() {
+            return Ok(());
+        }
+        let mut l = LearnedWords::read(store);
+        let before = l.charts.len();
+        l.charts.retain(|id, _| !ids.contains(id));
+        if l.charts.len() == before {
+            return Ok(());
+        }
+        let charts = &l.charts;
+        l.order.retain(|o| charts.contains_key(o));
+        l.write(store)
+    }
+
     /// Drops the charts that are no longer in `ids` (uncharted). Returns true when any was.
     pub fn keep_only(&mut self, ids: &BTreeSet<&str>) -> bool {
         let before = self.charts.len();

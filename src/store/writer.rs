@@ -207,6 +207,10 @@ impl Writer {
             drop.push(id);
             removed.push(e);
         }
+        // Words learned for a deleted chart go with it.
+        if let Err(e) = super::learned::LearnedWords::forget(&self.store, &drop) {
+            super::warn(&e);
+        }
         if disagree {
             self.snap = Snapshot::reloaded(&self.store)?;
             return Ok(removed);

@@ -5,6 +5,7 @@
 #![allow(clippy::disallowed_methods)]
 
 mod args_dropped;
+mod breaker_fixes;
 mod budgets;
 mod chart;
 mod chart_store;

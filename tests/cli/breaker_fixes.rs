@@ -1,0 +1,174 @@
+//! What an outside round found after learning, secrets and the compaction instructions landed:
+//! a value that starts with `-` (every PEM key) reached clap, whose usage error printed it back;
+//! a `capn ask` whose question held a secret was kept in the session's record and repeated to
+//! the summarizer; the summary's question list kept the oldest asks and dropped the newest; and
+//! words learned for a chart outlived `capn unchart`, so the same question charted again on
+//! other files came back marked learned.
+
+use crate::learn::{ask_in, bash, hook_in, learned, read, stop, Q, SID};
+use crate::util::{hook_payload, Env};
+use serde_json::json;
+
+/// A PEM private key block: it starts with `-`, as a flag does.
+fn pem() -> String {
+    let body = "MIIEpAIBAAKCAQEA7bq98xKzS1H2rQbNUaV3y3p9GvHq5qvC0jQm0pCk8F9E1cW2";
+    format!("-----BEGIN RSA PRIVATE KEY-----\n{body}\n-----END RSA PRIVATE KEY-----")
+}
+
+/// A GitHub token in the classic format (`ghp_` and 36 letters and digits).
+const GHP: &str = "ghp_R2d2C3p0L1ukeSkyw4lkerAbCdEfGh12345q";
+
+#[track_caller]
+fn never_printed(stderr: &str, secret: &str) {
+    for piece in secret.split(|c: char| !c.is_ascii_alphanumeric()) {
+        if piece.len() >= 12 {
+            assert!(!stderr.contains(piece), "the value is printed: {stderr}");
+        }
+    }
+}
+
+#[test]
+fn details_starting_with_a_dash_are_checked_and_never_printed() {
+    let env = Env::git();
+    env.run(&["init"]).ok();
+    env.write("src/a.ts", "export const a = 1;\n");
+    let key = pem();
+    let run = env.run(&[
+        "chart",
+        "Where is a handled?",
+        "--files",
+        "src/a.ts",
+        "--details",
+        &key,
+    ]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(
+        run.stderr
+            .contains("--details holds what looks like a private key"),
+        "{}",
+        run.stderr
+    );
+    never_printed(&run.stderr, &key);
+    assert!(!env.root.join(".capn/entries").exists() || env.run(&["list"]).ok().stdout.is_empty());
+    // Details that start with a dash are details, not a flag.
+    let run = env.run(&[
+        "chart",
+        "Where is a handled?",
+        "--files",
+        "src/a.ts",
+        "--details",
+        "- near line 1",
+    ]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let hit = env.run(&["ask", "Where is a handled?"]).ok().jsonl();
+    assert_eq!(hit[0]["details"], "- near line 1");
+}
+
+#[test]
+fn a_usage_error_never_repeats_an_argument_holding_a_secret() {
+    let env = Env::git();
+    env.run(&["init"]).ok();
+    env.write("src/a.ts", "export const a = 1;\n");
+    let key = pem();
+    for args in [
+        vec!["list", GHP],
+        vec!["list", key.as_str()],
+        vec!["chart", "Where is a handled?", "--files", "src/a.ts", GHP],
+        vec!["ask", "where is a handled", GHP],
+        vec!["bust", "--force", GHP],
+    ] {
+        let run = env.run(&args);
+        assert_eq!(run.code, 1, "{args:?}: {run:?}");
+        assert!(
+            run.stderr.contains("holds what looks like "),
+            "{args:?}: {}",
+            run.stderr
+        );
+        never_printed(&run.stderr, GHP);
+        never_printed(&run.stderr, &key);
+    }
+    // A usage error without a secret still reads as clap's.
+    let run = env.run(&["list", "--bogus"]);
+    assert_eq!(run.code, 1);
+    assert!(run.stderr.contains("--bogus"), "{}", run.stderr);
+}
+
+/// Every file under `dir`, recursively (symlinks not followed), with its bytes.
+fn files_under(dir: &std::path::Path, out: &mut Vec<(std::path::PathBuf, Vec<u8>)>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let ty = e.file_type().unwrap();
+        if ty.is_dir() {
+            files_under(&e.path(), out);
+        } else if ty.is_file() {
+            out.push((e.path(), std::fs::read(e.path()).unwrap()));
+        }
+    }
+}
+
+#[test]
+fn an_asked_secret_is_never_kept_nor_repeated_to_the_summarizer() {
+    let env = crate::phrasings::three_charts();
+    let secret = "AKIAIOSFODNN7EXAMPLE";
+    let q = format!("where is the {secret} key used by the Stripe webhooks");
+    ask_in(&env, SID, &q);
+    // The control: an ask without one is listed for the summary.
+    ask_in(&env, SID, Q);
+    let extra = json!({"trigger": "auto", "custom_instructions": ""});
+    let out = env
+        .run_stdin(
+            &["hook", "pre-compact"],
+            &hook_payload("PreCompact", SID, &env.root, extra),
+        )
+        .ok()
+        .stdout;
+    assert!(out.contains(Q), "the control is listed: {out}");
+    assert!(!out.contains(secret), "repeated to the summarizer: {out}");
+    let mut files = Vec::new();
+    files_under(&env.state_dir(), &mut files);
+    files_under(&env.root.join(".capn"), &mut files);
+    for (path, bytes) in files {
+        assert!(
+            !bytes.windows(secret.len()).any(|w| w == secret.as_bytes()),
+            "{} keeps the secret",
+            path.display()
+        );
+    }
+}
+
+#[test]
+fn the_summary_lists_the_newest_asks() {
+    let env = crate::phrasings::three_charts();
+    let asked: Vec<String> = (1..=12)
+        .map(|n| format!("where does the nightly export number {n} write its files"))
+        .collect();
+    for q in &asked {
+        hook_in(&env, SID, &bash(&format!("capn ask '{q}'")));
+    }
+    let extra = json!({"trigger": "auto", "custom_instructions": ""});
+    let out = env
+        .run_stdin(
+            &["hook", "pre-compact"],
+            &hook_payload("PreCompact", SID, &env.root, extra),
+        )
+        .ok()
+        .stdout;
+    assert!(out.contains(&asked[11]), "the newest ask is kept: {out}");
+    assert!(
+        !out.contains(&format!("{}\"", asked[0])),
+        "the oldest makes room: {out}"
+    );
+}
+
+#[test]
+fn words_learned_for_a_chart_go_when_it_is_uncharted() {
+    let (env, _a, b) = crate::learn::shown_two();
+    read(&env, &b.files[0]);
+    stop(&env);
+    assert_eq!(learned(&env, Q), Some(b.id.clone()));
+    env.run(&["unchart", &b.id]).ok();
+    let file = std::fs::read_to_string(env.root.join(".capn/learned.json")).unwrap_or_default();
+    assert!(!file.contains(&b.id), "learned.json keeps {}: {file}", b.id);
+}
