@@ -6,7 +6,7 @@
 //! other files came back marked learned.
 
 use crate::learn::{ask_in, bash, hook_in, learned, read, stop, Q, SID};
-use crate::util::{hook_payload, Env};
+use crate::util::{files_under, hook_payload, Env};
 use serde_json::json;
 
 /// A PEM private key block: it starts with `-`, as a flag does.
@@ -93,19 +93,15 @@ fn a_usage_error_never_repeats_an_argument_holding_a_secret() {
     assert!(run.stderr.contains("--bogus"), "{}", run.stderr);
 }
 
-/// Every file under `dir`, recursively (symlinks not followed), with its bytes.
-fn files_under(dir: &std::path::Path, out: &mut Vec<(std::path::PathBuf, Vec<u8>)>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in rd.flatten() {
-        let ty = e.file_type().unwrap();
-        if ty.is_dir() {
-            files_under(&e.path(), out);
-        } else if ty.is_file() {
-            out.push((e.path(), std::fs::read(e.path()).unwrap()));
-        }
-    }
+/// What session [`SID`]'s PreCompact (an automatic compaction) prints.
+fn pre_compact(env: &Env) -> String {
+    let extra = json!({"trigger": "auto", "custom_instructions": ""});
+    env.run_stdin(
+        &["hook", "pre-compact"],
+        &hook_payload("PreCompact", SID, &env.root, extra),
+    )
+    .ok()
+    .stdout
 }
 
 #[test]
@@ -116,14 +112,7 @@ fn an_asked_secret_is_never_kept_nor_repeated_to_the_summarizer() {
     ask_in(&env, SID, &q);
     // The control: an ask without one is listed for the summary.
     ask_in(&env, SID, Q);
-    let extra = json!({"trigger": "auto", "custom_instructions": ""});
-    let out = env
-        .run_stdin(
-            &["hook", "pre-compact"],
-            &hook_payload("PreCompact", SID, &env.root, extra),
-        )
-        .ok()
-        .stdout;
+    let out = pre_compact(&env);
     assert!(out.contains(Q), "the control is listed: {out}");
     assert!(!out.contains(secret), "repeated to the summarizer: {out}");
     let mut files = Vec::new();
@@ -147,14 +136,7 @@ fn the_summary_lists_the_newest_asks() {
     for q in &asked {
         hook_in(&env, SID, &bash(&format!("capn ask '{q}'")));
     }
-    let extra = json!({"trigger": "auto", "custom_instructions": ""});
-    let out = env
-        .run_stdin(
-            &["hook", "pre-compact"],
-            &hook_payload("PreCompact", SID, &env.root, extra),
-        )
-        .ok()
-        .stdout;
+    let out = pre_compact(&env);
     assert!(out.contains(&asked[11]), "the newest ask is kept: {out}");
     assert!(
         !out.contains(&format!("{}\"", asked[0])),

@@ -9,7 +9,7 @@
 mod samples;
 
 use crate::offers::{chart_all, OTHER_CHARTS};
-use crate::util::{hook_payload, Env, Run};
+use crate::util::{files_under, hook_payload, Env, Run};
 use serde_json::json;
 
 /// Every sample secret (the rule id, the text holding it).
@@ -310,18 +310,6 @@ fn a_pulled_entry_holding_a_secret_is_never_shown_and_doctor_names_it() {
     std::fs::write(&path, text).unwrap();
     assert!(env.run(&["ask", STRIPE.0]).ok().stdout.contains(&id));
     assert!(!env.run(&["doctor"]).stdout.contains(&rel));
-}
-
-/// Every file under `dir`, recursively, with its bytes (symlinks are not followed).
-fn files_under(dir: &std::path::Path, out: &mut Vec<(std::path::PathBuf, Vec<u8>)>) {
-    for e in std::fs::read_dir(dir).unwrap().flatten() {
-        let ty = e.file_type().unwrap();
-        if ty.is_dir() {
-            files_under(&e.path(), out);
-        } else if ty.is_file() {
-            out.push((e.path(), std::fs::read(e.path()).unwrap()));
-        }
-    }
 }
 
 #[test]

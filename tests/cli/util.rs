@@ -408,3 +408,19 @@ pub fn hook_payload(event: &str, sid: &str, cwd: &Path, extra: serde_json::Value
     }
     serde_json::to_vec(&v).unwrap()
 }
+
+/// Every regular file under `dir`, recursively, with its bytes (symlinks are not followed; a
+/// folder that cannot be read adds nothing).
+pub fn files_under(dir: &Path, out: &mut Vec<(PathBuf, Vec<u8>)>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let ty = e.file_type().unwrap();
+        if ty.is_dir() {
+            files_under(&e.path(), out);
+        } else if ty.is_file() {
+            out.push((e.path(), std::fs::read(e.path()).unwrap()));
+        }
+    }
+}
