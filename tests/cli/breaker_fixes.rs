@@ -23,14 +23,11 @@ const GHP: &str = "ghp_R2d2C3p0L1ukeSkyw4lkerAbCdEfGh12345q";
 fn details_starting_with_a_dash_are_checked_and_never_printed() {
     let env = project_with_a_file();
     let key = pem();
-    let run = env.run(&[
-        "chart",
-        "Where is a handled?",
-        "--files",
-        "src/a.ts",
-        "--details",
-        &key,
-    ]);
+    let chart = |details: &str| {
+        let q = "Where is a handled?";
+        env.run(&["chart", q, "--files", "src/a.ts", "--details", details])
+    };
+    let run = chart(&key);
     assert_eq!(run.code, 1, "{run:?}");
     assert!(
         run.stderr
@@ -41,14 +38,7 @@ fn details_starting_with_a_dash_are_checked_and_never_printed() {
     never_printed(&run.stderr, &key, "--details");
     assert!(!env.root.join(".capn/entries").exists() || env.run(&["list"]).ok().stdout.is_empty());
     // Details that start with a dash are details, not a flag.
-    let run = env.run(&[
-        "chart",
-        "Where is a handled?",
-        "--files",
-        "src/a.ts",
-        "--details",
-        "- near line 1",
-    ]);
+    let run = chart("- near line 1");
     assert_eq!(run.code, 0, "{run:?}");
     let hit = env.run(&["ask", "Where is a handled?"]).ok().jsonl();
     assert_eq!(hit[0]["details"], "- near line 1");
