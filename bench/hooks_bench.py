@@ -159,14 +159,20 @@ def synth_transcript(path, size_mb=50, seed=7, tail_mb=0):
     return written
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--runs", type=int, default=300)
+def binary_args(doc, runs):
+    """The argument parser of a benchmark of the release binary: `--runs` (default `runs`),
+    `--bin` (default target/release/capn) and `--no-build`."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=runs)
     ap.add_argument("--bin", default=os.path.join(ROOT, "target", "release", "capn"))
     ap.add_argument("--no-build", action="store_true")
-    ap.add_argument("--json", action="store_true", help="print the results as JSON too")
-    args = ap.parse_args()
+    return ap
 
+
+def release_binary(args):
+    """The absolute path of the binary `args.bin` names, built first with `cargo build --release`
+    unless `args.no_build`. Exits when cargo is needed and missing, or the path is not
+    executable."""
     if not args.no_build:
         if shutil.which("cargo") is None:
             raise SystemExit("cargo is needed to build the release binary (or pass --no-build --bin PATH)")
@@ -174,6 +180,14 @@ def main():
     binary = os.path.abspath(args.bin)
     if not os.access(binary, os.X_OK):
         raise SystemExit(f"no executable at {binary}")
+    return binary
+
+
+def main():
+    ap = binary_args(__doc__, 300)
+    ap.add_argument("--json", action="store_true", help="print the results as JSON too")
+    args = ap.parse_args()
+    binary = release_binary(args)
 
     tmp = tempfile.mkdtemp(prefix="capn-bench-")
     try:

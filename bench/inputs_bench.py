@@ -23,7 +23,6 @@ Needs only Python 3.8+ and cargo (to build the release binary unless --no-build)
 a budget or the ratio is missed.
 """
 
-import argparse
 import json
 import os
 import shutil
@@ -31,9 +30,11 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from hooks_bench import binary_args, release_binary, spawn_timed  # noqa: E402  (the same build and timed spawn)
+
 MIB = 1024 * 1024
 CHARTS = [
     ("Where are payment webhooks from Stripe handled?", "src/api/stripe-webhooks.ts"),
@@ -65,38 +66,9 @@ def payload(kind, n, root):
     return "pre-tool-use", (head + '"tool_input":' + body + ',"prompt":"the stripe webhook handler"}').encode()
 
 
-def spawn_timed(argv, stdin_path, env):
-    """One whole-process run, stdin from a file. Returns (wall s, CPU s, exit code)."""
-    fd = os.open(stdin_path, os.O_RDONLY)
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        t0 = time.perf_counter()
-        pid = os.posix_spawn(argv[0], argv, env, file_actions=[
-            (os.POSIX_SPAWN_DUP2, fd, 0),
-            (os.POSIX_SPAWN_DUP2, devnull, 1),
-            (os.POSIX_SPAWN_DUP2, devnull, 2),
-        ])
-        _, status, usage = os.wait4(pid, 0)
-        t1 = time.perf_counter()
-    finally:
-        os.close(fd)
-        os.close(devnull)
-    return t1 - t0, usage.ru_utime + usage.ru_stime, os.waitstatus_to_exitcode(status)
-
-
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--runs", type=int, default=7)
-    ap.add_argument("--bin", default=os.path.join(ROOT, "target", "release", "capn"))
-    ap.add_argument("--no-build", action="store_true")
-    args = ap.parse_args()
-    if not args.no_build:
-        if shutil.which("cargo") is None:
-            raise SystemExit("cargo is needed to build the release binary (or pass --no-build --bin PATH)")
-        subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
-    binary = os.path.abspath(args.bin)
-    if not os.access(binary, os.X_OK):
-        raise SystemExit(f"no executable at {binary}")
+    args = binary_args(__doc__, 7).parse_args()
+    binary = release_binary(args)
 
     tmp = tempfile.mkdtemp(prefix="capn-inputs-bench-")
     try:

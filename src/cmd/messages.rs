@@ -27,3 +27,37 @@ pub fn deleting_command(shared: bool) -> &'static str {
         "capn prune"
     }
 }
+
+/// What an install or uninstall changed, as printed: the line `header` (`capn init in <dir>:`,
+/// say) with each of `done` under it, indented two spaces; or, when `done` is empty, the one
+/// line `unchanged` (which says that nothing changed). Every line ends in `\n`.
+pub fn changes<S: AsRef<str>>(header: &str, done: &[S], unchanged: &str) -> String {
+    if done.is_empty() {
+        return format!("{unchanged}\n");
+    }
+    let mut out = format!("{header}\n");
+    for line in done {
+        out.push_str("  ");
+        out.push_str(line.as_ref());
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::changes;
+
+    #[test]
+    fn changes_lists_what_was_done_under_the_header_or_says_nothing_changed() {
+        let none: [&str; 0] = [];
+        assert_eq!(
+            changes("capn x in /p:", &none, "nothing changed"),
+            "nothing changed\n"
+        );
+        assert_eq!(
+            changes("capn x in /p:", &["wrote a", "kept b"], "nothing changed"),
+            "capn x in /p:\n  wrote a\n  kept b\n"
+        );
+    }
+}

@@ -232,20 +232,17 @@ fn trusted_record(root: &Path, done: &mut Vec<String>) -> (Option<InstallRecord>
 fn report(store: &Store, done: &[String], kept: &[String]) -> Result<()> {
     let root = &store.root;
     use std::fmt::Write as _;
-    let mut out = String::new();
-    if done.is_empty() && kept.is_empty() {
-        writeln!(out, "nothing of capn's is installed in {}", root.display())?;
-    } else {
-        writeln!(out, "capn uninstall in {}:", root.display())?;
-        for line in done.iter().chain(kept) {
-            writeln!(out, "  {line}")?;
-        }
-        if !kept.is_empty() {
-            writeln!(
-                out,
-                "  (remove the kept hooks by hand if you want them gone: capn doctor lists them)"
-            )?;
-        }
+    let all: Vec<&String> = done.iter().chain(kept).collect();
+    let mut out = crate::cmd::messages::changes(
+        &format!("capn uninstall in {}:", root.display()),
+        &all,
+        &format!("nothing of capn's is installed in {}", root.display()),
+    );
+    if !kept.is_empty() {
+        writeln!(
+            out,
+            "  (remove the kept hooks by hand if you want them gone: capn doctor lists them)"
+        )?;
     }
     if store.exists() && !store.is_borrowed() {
         writeln!(

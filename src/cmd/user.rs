@@ -1,6 +1,7 @@
 //! `capn init --user` and `capn uninstall --user` (flags of `init` and `uninstall`, one file for
 //! both): the user-level install of [`crate::install::user`], with its report.
 
+use crate::cmd::messages::changes;
 use crate::install::user;
 use anyhow::{anyhow, Result};
 use std::fmt::Write as _;
@@ -17,18 +18,11 @@ pub fn init() -> Result<ExitCode> {
     let home = home()?;
     let plan = user::plan_init(&home)?;
     let done = user::apply_init(plan)?;
-    let mut out = String::new();
-    if done.is_empty() {
-        writeln!(
-            out,
-            "capn is already set up for every project of this user; nothing changed"
-        )?;
-    } else {
-        writeln!(out, "capn init --user in {}:", home.display())?;
-        for line in &done {
-            writeln!(out, "  {line}")?;
-        }
-    }
+    let mut out = changes(
+        &format!("capn init --user in {}:", home.display()),
+        &done,
+        "capn is already set up for every project of this user; nothing changed",
+    );
     writeln!(
         out,
         "Every project and worktree now gets the capn hooks; they stay silent where there is no \
@@ -48,19 +42,14 @@ pub fn init() -> Result<ExitCode> {
 pub fn uninstall() -> Result<ExitCode> {
     let home = home()?;
     let done = user::uninstall(&home)?;
-    let mut out = String::new();
-    if done.is_empty() {
-        writeln!(
-            out,
+    let out = changes(
+        &format!("capn uninstall --user in {}:", home.display()),
+        &done,
+        &format!(
             "no user-level capn install found in {}; nothing changed",
             home.display()
-        )?;
-    } else {
-        writeln!(out, "capn uninstall --user in {}:", home.display())?;
-        for line in &done {
-            writeln!(out, "  {line}")?;
-        }
-    }
+        ),
+    );
     crate::present::print(&out)?;
     Ok(ExitCode::SUCCESS)
 }

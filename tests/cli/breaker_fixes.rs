@@ -6,7 +6,8 @@
 //! other files came back marked learned.
 
 use crate::learn::{ask_in, bash, hook_in, learned, read, stop, Q, SID};
-use crate::util::{files_under, hook_payload, Env};
+use crate::secrets::{never_printed, project_with_a_file};
+use crate::util::{files_under, holding, hook_payload, Env};
 use serde_json::json;
 
 /// A PEM private key block: it starts with `-`, as a flag does.
@@ -18,29 +19,15 @@ fn pem() -> String {
 /// A GitHub token in the classic format (`ghp_` and 36 letters and digits).
 const GHP: &str = "ghp_R2d2C3p0L1ukeSkyw4lkerAbCdEfGh12345q";
 
-#[track_caller]
-fn never_printed(stderr: &str, secret: &str) {
-    for piece in secret.split(|c: char| !c.is_ascii_alphanumeric()) {
-        if piece.len() >= 12 {
-            assert!(!stderr.contains(piece), "the value is printed: {stderr}");
-        }
-    }
-}
-
 #[test]
 fn details_starting_with_a_dash_are_checked_and_never_printed() {
-    let env = Env::git();
-    env.run(&["init"]).ok();
-    env.write("src/a.ts", "export const a = 1;\n");
+    let env = project_with_a_file();
     let key = pem();
-    let run = env.run(&[
-        "chart",
-        "Where is a handled?",
-        "--files",
-        "src/a.ts",
-        "--details",
-        &key,
-    ]);
+    let chart = |details: &str| {
+        let q = "Where is a handled?";
+        env.run(&["chart", q, "--files", "src/a.ts", "--details", details])
+    };
+    let run = chart(&key);
     assert_eq!(run.code, 1, "{run:?}");
     assert!(
         run.stderr
@@ -48,17 +35,10 @@ fn details_starting_with_a_dash_are_checked_and_never_printed() {
         "{}",
         run.stderr
     );
-    never_printed(&run.stderr, &key);
+    never_printed(&run.stderr, &key, "--details");
     assert!(!env.root.join(".capn/entries").exists() || env.run(&["list"]).ok().stdout.is_empty());
     // Details that start with a dash are details, not a flag.
-    let run = env.run(&[
-        "chart",
-        "Where is a handled?",
-        "--files",
-        "src/a.ts",
-        "--details",
-        "- near line 1",
-    ]);
+    let run = chart("- near line 1");
     assert_eq!(run.code, 0, "{run:?}");
     let hit = env.run(&["ask", "Where is a handled?"]).ok().jsonl();
     assert_eq!(hit[0]["details"], "- near line 1");
@@ -66,9 +46,7 @@ fn details_starting_with_a_dash_are_checked_and_never_printed() {
 
 #[test]
 fn a_usage_error_never_repeats_an_argument_holding_a_secret() {
-    let env = Env::git();
-    env.run(&["init"]).ok();
-    env.write("src/a.ts", "export const a = 1;\n");
+    let env = project_with_a_file();
     let key = pem();
     for args in [
         vec!["list", GHP],
@@ -84,8 +62,8 @@ fn a_usage_error_never_repeats_an_argument_holding_a_secret() {
             "{args:?}: {}",
             run.stderr
         );
-        never_printed(&run.stderr, GHP);
-        never_printed(&run.stderr, &key);
+        never_printed(&run.stderr, GHP, &format!("{args:?}"));
+        never_printed(&run.stderr, &key, &format!("{args:?}"));
     }
     // A usage error without a secret still reads as clap's.
     let run = env.run(&["list", "--bogus"]);
@@ -118,13 +96,8 @@ fn an_asked_secret_is_never_kept_nor_repeated_to_the_summarizer() {
     let mut files = Vec::new();
     files_under(&env.state_dir(), &mut files);
     files_under(&env.root.join(".capn"), &mut files);
-    for (path, bytes) in files {
-        assert!(
-            !bytes.windows(secret.len()).any(|w| w == secret.as_bytes()),
-            "{} keeps the secret",
-            path.display()
-        );
-    }
+    let held = holding(&files, secret, false);
+    assert!(held.is_empty(), "{held:?} keep the secret");
 }
 
 #[test]

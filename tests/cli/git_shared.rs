@@ -76,6 +76,26 @@ fn without_merge_attributes(env: &crate::util::Env, root: &Path) {
     std::fs::create_dir(root.join(".capn/.gitattributes")).unwrap();
 }
 
+/// In `root` without the merge attributes: `on_a` runs on a new branch `a`, `on_main` on
+/// `main`, and merging `a` into `main` then conflicts (asserted).
+fn conflicting_merge(
+    env: &crate::util::Env,
+    root: &Path,
+    on_a: impl FnOnce(),
+    on_main: impl FnOnce(),
+) {
+    without_merge_attributes(env, root);
+    git(env, root, &["checkout", "-q", "-b", "a"]);
+    on_a();
+    git(env, root, &["checkout", "-q", "main"]);
+    on_main();
+    assert!(!git_status_of(
+        env,
+        root,
+        &["merge", "-q", "--no-edit", "a"]
+    ));
+}
+
 /// `capn chart <q> --like <id>` in `dir`, committed.
 fn like(env: &crate::util::Env, dir: &Path, q: &str, id: &str, details: Option<&str>) {
     let mut args = vec!["chart", q, "--like", id];
@@ -132,32 +152,32 @@ fn two_teammates_phrasings_of_one_chart_merge_without_a_conflict() {
 fn the_printed_fix_for_a_conflict_keeps_both_sides_phrasings_and_details() {
     let (env, id) = shared_repo();
     let root = env.root.clone();
-    without_merge_attributes(&env, &root);
-    git(&env, &root, &["checkout", "-q", "-b", "a"]);
     let (mine, theirs) = (
         "Where do Stripe callbacks get processed?",
         "Which code receives the Stripe events?",
     );
-    like(
+    conflicting_merge(
         &env,
         &root,
-        mine,
-        &id,
-        Some("Signature checks live in verify()."),
+        || {
+            like(
+                &env,
+                &root,
+                mine,
+                &id,
+                Some("Signature checks live in verify()."),
+            )
+        },
+        || {
+            like(
+                &env,
+                &root,
+                theirs,
+                &id,
+                Some("The router hands events to handle()."),
+            )
+        },
     );
-    git(&env, &root, &["checkout", "-q", "main"]);
-    like(
-        &env,
-        &root,
-        theirs,
-        &id,
-        Some("The router hands events to handle()."),
-    );
-    assert!(!git_status_of(
-        &env,
-        &root,
-        &["merge", "-q", "--no-edit", "a"]
-    ));
     let run = capn(&env, &root, &["ask", Q]).code(1);
     let fix = run
         .stderr
@@ -184,32 +204,28 @@ fn the_printed_fix_for_a_conflict_keeps_both_sides_phrasings_and_details() {
 fn a_conflicted_entry_is_reported_never_served_and_a_rechart_resolves_it() {
     let (env, id) = shared_repo();
     let root = env.root.clone();
-    without_merge_attributes(&env, &root);
-    git(&env, &root, &["checkout", "-q", "-b", "a"]);
+    // `capn chart Q --files src/webhooks.rs --details <details>`.
+    let chart = |details: &str| {
+        let args = [
+            "chart",
+            Q,
+            "--files",
+            "src/webhooks.rs",
+            "--details",
+            details,
+        ];
+        capn(&env, &root, &args)
+    };
     let charted = |details: &str| {
-        capn(
-            &env,
-            &root,
-            &[
-                "chart",
-                Q,
-                "--files",
-                "src/webhooks.rs",
-                "--details",
-                details,
-            ],
-        )
-        .ok();
+        chart(details).ok();
         git(&env, &root, &["commit", "-q", "-am", details]);
     };
-    charted("Signature checks live in verify().");
-    git(&env, &root, &["checkout", "-q", "main"]);
-    charted("The router hands Stripe events to handle().");
-    assert!(!git_status_of(
+    conflicting_merge(
         &env,
         &root,
-        &["merge", "-q", "--no-edit", "a"]
-    ));
+        || charted("Signature checks live in verify()."),
+        || charted("The router hands Stripe events to handle()."),
+    );
     let before = entry_files(&root);
     let run = capn(&env, &root, &["ask", Q]).code(1);
     assert!(
@@ -223,19 +239,7 @@ fn a_conflicted_entry_is_reported_never_served_and_a_rechart_resolves_it() {
         run.stderr
     );
     // Re-charting meanwhile resolves it in place: no duplicate.
-    let run = capn(
-        &env,
-        &root,
-        &[
-            "chart",
-            Q,
-            "--files",
-            "src/webhooks.rs",
-            "--details",
-            "Both, merged.",
-        ],
-    )
-    .ok();
+    let run = chart("Both, merged.").ok();
     assert!(
         run.stdout
             .starts_with(&format!("charted {id} (resolves the merge conflict")),
@@ -244,18 +248,7 @@ fn a_conflicted_entry_is_reported_never_served_and_a_rechart_resolves_it() {
     assert_eq!(entry_files(&root), before);
     assert_eq!(answers(&env, &root, Q), vec![id]);
     // Details with conflict markers are refused: such a chart could never answer.
-    let run = capn(
-        &env,
-        &root,
-        &[
-            "chart",
-            Q,
-            "--files",
-            "src/webhooks.rs",
-            "--details",
-            "<<<<<<< a\nx\n=======\ny\n>>>>>>> b",
-        ],
-    );
+    let run = chart("<<<<<<< a\nx\n=======\ny\n>>>>>>> b");
     assert_ne!(run.code, 0, "{run:?}");
 }
 

@@ -206,9 +206,9 @@ fn post_compact_never_prints_and_pre_compact_prints_plain_instructions_on_claude
             )
             .ok();
             let want = if host == "claude" {
-                NO_STATE_INSTRUCTIONS
+                no_state_instructions()
             } else {
-                ""
+                String::new()
             };
             assert_eq!(r.stdout, want, "{host}");
             let r = hook(
@@ -223,9 +223,9 @@ fn post_compact_never_prints_and_pre_compact_prints_plain_instructions_on_claude
     }
 }
 
-/// PreCompact's whole reply on Claude Code for a session that saved no state and asked capn
-/// nothing.
-pub(crate) const NO_STATE_INSTRUCTIONS: &str = "[capn] Instructions for this summary, from capn-hook (the project's memory hooks). Besides the narrative, the summary keeps the session's decision structure, each part under its own heading, with \"none\" where there is nothing, so the work goes on unchanged after the compaction:
+/// PreCompact's instructions on Claude Code before what they say of the saved state: the head
+/// and the sections the summary keeps, one a line.
+pub(crate) const INSTRUCTION_LINES: &str = "[capn] Instructions for this summary, from capn-hook (the project's memory hooks). Besides the narrative, the summary keeps the session's decision structure, each part under its own heading, with \"none\" where there is nothing, so the work goes on unchanged after the compaction:
 - Active Plan: the plan adopted (its file, if any) and whether plan mode is on.
 - Rejected Plans: each plan or approach rejected or tried and failed, with the reason.
 - Current Phase: where the work stands in the plan and the next agreed step.
@@ -234,8 +234,15 @@ pub(crate) const NO_STATE_INSTRUCTIONS: &str = "[capn] Instructions for this sum
 - Constraints and Blockers: rules agreed with the user, open questions, what waits on someone.
 - Workers: sub-agents, background tasks and other sessions, and what each was given.
 - Editing Files: files being edited, changes not yet verified, tested or committed.
-No state was saved with /compact-prep for this compaction, so the sections above come from the conversation alone.
 ";
+
+/// PreCompact's whole reply on Claude Code for a session that saved no state and asked capn
+/// nothing.
+pub(crate) fn no_state_instructions() -> String {
+    format!(
+        "{INSTRUCTION_LINES}No state was saved with /compact-prep for this compaction, so the sections above come from the conversation alone.\n"
+    )
+}
 
 // ---------------------------------------------------------------- session-start
 
@@ -421,7 +428,7 @@ fn hostile_input_exits_zero_and_writes_nothing_outside_the_state_dir() {
             assert_eq!(r.code, 0, "{name} via {event}: {}", r.stderr);
             if event == "pre-compact" && !r.stdout.is_empty() {
                 // The instructions for the summary, without any state (no usable id).
-                assert_eq!(r.stdout, NO_STATE_INSTRUCTIONS, "{name}");
+                assert_eq!(r.stdout, no_state_instructions(), "{name}");
             } else if !r.stdout.is_empty() {
                 // Only a parseable session-start with no usable id may still get the contract,
                 // and subagent-start its sub-agent contract (it needs no session).

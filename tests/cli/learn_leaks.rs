@@ -28,6 +28,33 @@ fn control(env: &Env, a: &Shown) {
     assert_eq!(learned(env, Q), Some(a.id.clone()));
 }
 
+/// The session runs the shell command `cmd`, the turn ends, and nothing is learned.
+#[track_caller]
+fn shell_call_teaches_nothing(env: &Env, cmd: &str) {
+    hook_in(env, SID, &bash(cmd));
+    stop(env);
+    nothing_learned(env, cmd);
+}
+
+/// The control on a fresh [`shown_two`] whose first turn ended with no read.
+#[track_caller]
+fn control_after_an_empty_turn() {
+    let (env, a, _) = shown_two();
+    stop(&env);
+    control(&env, &a);
+}
+
+/// The first `candidate` line `capn ask <q>`'s miss prints, parsed.
+fn first_candidate(env: &Env, q: &str) -> Value {
+    let run = env.run(&["ask", q]).code(1);
+    let line = run
+        .stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("candidate "))
+        .unwrap_or_else(|| panic!("no candidate line: {}", run.stderr));
+    serde_json::from_str(line).unwrap()
+}
+
 #[test]
 fn one_shell_call_that_reads_a_candidate_and_more_is_exploring() {
     for form in [
@@ -38,14 +65,9 @@ fn one_shell_call_that_reads_a_candidate_and_more_is_exploring() {
         "cat {f} $(ls lib/*.ts)",
     ] {
         let (env, a, _) = shown_two();
-        let cmd = form.replace("{f}", &a.files[0]);
-        hook_in(&env, SID, &bash(&cmd));
-        stop(&env);
-        nothing_learned(&env, &cmd);
+        shell_call_teaches_nothing(&env, &form.replace("{f}", &a.files[0]));
     }
-    let (env, a, _) = shown_two();
-    stop(&env);
-    control(&env, &a);
+    control_after_an_empty_turn();
 }
 
 #[test]
@@ -219,13 +241,9 @@ fn shell_forms_that_may_show_other_files_or_nothing_are_no_reads() {
         if read_first {
             read(&env, &a.files[0]);
         }
-        hook_in(&env, SID, &bash(&cmd));
-        stop(&env);
-        nothing_learned(&env, &cmd);
+        shell_call_teaches_nothing(&env, &cmd);
     }
-    let (env, a, _) = shown_two();
-    stop(&env);
-    control(&env, &a);
+    control_after_an_empty_turn();
 }
 
 /// Exploring first and then opening the candidate (to edit it, say) is no check of it: the
@@ -305,13 +323,7 @@ fn a_sub_agents_calls_teach_nothing() {
     };
     let command = format!("capn ask {}", shell_words::quote(Q));
     sub(&bash(&command));
-    let run = env.run(&["ask", Q]).code(1);
-    let a = run
-        .stderr
-        .lines()
-        .find_map(|l| l.strip_prefix("candidate "))
-        .map(|j| serde_json::from_str::<Value>(j).unwrap())
-        .unwrap();
+    let a = first_candidate(&env, Q);
     let f = env.root.join(a["files"][0].as_str().unwrap());
     sub(&json!({"tool_name": "Read", "tool_input": {"file_path": f}}));
     stop_after(&env, &["Task"]);
@@ -459,20 +471,14 @@ fn a_learned_line_names_what_the_chart_lacks_and_forgets_what_no_longer_holds() 
     let q = "How do refunds get paid out to customers?";
     let file = json!({"charts": {b.id.clone(): [q]}, "order": [b.id.clone()]});
     env.write(".capn/learned.json", &file.to_string());
-    let run = env.run(&["ask", q]).code(1);
-    let line = run
-        .stderr
-        .lines()
-        .find_map(|l| l.strip_prefix("candidate "))
-        .unwrap();
-    let v: Value = serde_json::from_str(line).unwrap();
+    let v = first_candidate(&env, q);
     assert_eq!(
         (&v["id"], &v["learned"]),
         (&json!(b.id), &json!(true)),
-        "{line}"
+        "{v}"
     );
     let lacks = v["not_in_chart"].as_array().unwrap();
-    assert!(lacks.contains(&json!("refunds")), "{line}");
+    assert!(lacks.contains(&json!("refunds")), "{v}");
     std::fs::remove_file(env.root.join(".capn/learned.json")).unwrap();
     // Learned, then re-charted on other files: forgotten.
     read(&env, &a.files[0]);
@@ -506,13 +512,7 @@ fn opencode_s_read_tool_is_a_read() {
     for then in [None, Some("list"), Some("grep")] {
         let env = crate::phrasings::three_charts();
         let ask = format!("capn ask {}", shell_words::quote(Q));
-        let run = env.run(&["ask", Q]).code(1);
-        let line = run
-            .stderr
-            .lines()
-            .find_map(|l| l.strip_prefix("candidate "))
-            .unwrap();
-        let a: Value = serde_json::from_str(line).unwrap();
+        let a = first_candidate(&env, Q);
         let post = |tool: &str, args: Value| {
             let call = json!({"tool_name": tool, "tool_input": args});
             opencode(&env, "PostToolUse", "post-tool-use", call);

@@ -57,6 +57,13 @@ impl Transcript {
         self
     }
 
+    /// A `capn ask` of [`PROMPT`] whose one hit (chart `9f3a1c2e`, score 100) lists `files`.
+    pub(crate) fn asked(&mut self, files: Value) -> &mut Self {
+        let hit = json!({"id": "9f3a1c2e", "question": PROMPT, "files": files, "score": 100});
+        let input = json!({"command": format!("capn ask {PROMPT:?}")});
+        self.tool("Bash", input, &hit.to_string())
+    }
+
     /// Three greps and reads of a.ts (twice), b.ts and c.ts under `root`.
     pub(crate) fn exploring(&mut self, root: &Path) -> &mut Self {
         self.prompt(PROMPT);
@@ -177,27 +184,20 @@ fn a_turn_that_charted_passes() {
 #[test]
 fn a_turn_answered_by_capn_ask_whose_files_it_read_passes() {
     let env = project();
-    let hit = json!({"id": "9f3a1c2e", "question": PROMPT, "files": ["src/a.ts", "src/b.ts"],
-                     "score": 100});
+    let files = json!(["src/a.ts", "src/b.ts"]);
     let mut t = Transcript::new();
-    t.prompt(PROMPT)
-        .tool(
-            "Bash",
-            json!({"command": format!("capn ask {PROMPT:?}")}),
-            &hit.to_string(),
-        )
-        .tool("Read", json!({"file_path": env.root.join("src/a.ts")}), "1");
+    t.prompt(PROMPT).asked(files.clone()).tool(
+        "Read",
+        json!({"file_path": env.root.join("src/a.ts")}),
+        "1",
+    );
     for p in ["a", "b", "c", "d"] {
         t.tool("Grep", json!({"pattern": p}), "x");
     }
     assert_eq!(stop(&env, &save(&env, &t), false).stdout, "");
     // The same turn without the read of a hit's file did not use the answer: nudged.
     let mut t = Transcript::new();
-    t.prompt(PROMPT).tool(
-        "Bash",
-        json!({"command": format!("capn ask {PROMPT:?}")}),
-        &hit.to_string(),
-    );
+    t.prompt(PROMPT).asked(files);
     for p in ["a", "b", "c", "d"] {
         t.tool("Grep", json!({"pattern": p}), "x");
     }

@@ -9,7 +9,7 @@
 mod samples;
 
 use crate::offers::{chart_all, OTHER_CHARTS};
-use crate::util::{files_under, hook_payload, Env, Run};
+use crate::util::{files_under, holding, hook_payload, Env, Run};
 use serde_json::json;
 
 /// Every sample secret (the rule id, the text holding it).
@@ -38,6 +38,28 @@ fn entries(env: &Env) -> Vec<(String, Vec<u8>)> {
     out
 }
 
+/// A git project set up with `capn init` and holding `src/a.ts`, to chart.
+pub(crate) fn project_with_a_file() -> Env {
+    let env = Env::git();
+    env.run(&["init"]).ok();
+    env.write("src/a.ts", "export const a = 1;\n");
+    env
+}
+
+/// No piece of `secret` 12 characters or longer (a run of ASCII letters and digits) is in
+/// `stderr`; `what` names the case in the failure.
+#[track_caller]
+pub(crate) fn never_printed(stderr: &str, secret: &str, what: &str) {
+    for piece in secret.split(|c: char| !c.is_ascii_alphanumeric()) {
+        if piece.len() >= 12 {
+            assert!(
+                !stderr.contains(piece),
+                "{what}: the value is printed: {stderr}"
+            );
+        }
+    }
+}
+
 /// A refusal naming `field` and a kind and place, never any secret piece of `text`: its stderr.
 #[track_caller]
 fn refused(run: Run, id: &str, field: &str, text: &str) -> String {
@@ -51,48 +73,36 @@ fn refused(run: Run, id: &str, field: &str, text: &str) -> String {
         "{id}: {}",
         run.stderr
     );
-    for piece in text.split(|c: char| !c.is_ascii_alphanumeric()) {
-        if piece.len() >= 12 {
-            assert!(
-                !run.stderr.contains(piece),
-                "{id}: the value is printed: {}",
-                run.stderr
-            );
-        }
-    }
+    never_printed(&run.stderr, text, id);
     run.stderr
 }
 
 #[test]
 fn chart_refuses_every_format_in_the_question_the_details_and_the_files() {
-    let env = Env::git();
-    env.run(&["init"]).ok();
-    env.write("src/a.ts", "export const a = 1;\n");
+    let env = project_with_a_file();
     env.run(&["chart", "Where is a defined?", "--files", "src/a.ts"])
         .ok();
     let before = entries(&env);
+    // A chart of `src/a.ts` with the arguments `more` added.
+    let deploy = |more: &[&str]| {
+        let mut args = vec![
+            "chart",
+            "Where is the deploy key read?",
+            "--files",
+            "src/a.ts",
+        ];
+        args.extend_from_slice(more);
+        env.run(&args)
+    };
     for (id, secret) in formats() {
         let one_line = secret.replace('\n', " ");
         let q = format!("Why does the deploy use {one_line}?");
         let run = env.run(&["chart", &q, "--files", "src/a.ts"]);
         refused(run, id, "the question", &secret);
-        let run = env.run(&[
-            "chart",
-            "Where is the deploy key read?",
-            "--files",
-            "src/a.ts",
-            "--details",
-            &format!("the key is {secret}"),
-        ]);
-        refused(run, id, "--details", &secret);
-        let run = env.run(&[
-            "chart",
-            "Where is the deploy key read?",
-            "--files",
-            "src/a.ts",
-            &format!("--file={secret}"),
-        ]);
-        refused(run, id, "--files", &secret);
+        let details = format!("the key is {secret}");
+        refused(deploy(&["--details", &details]), id, "--details", &secret);
+        let file = format!("--file={secret}");
+        refused(deploy(&[&file]), id, "--files", &secret);
     }
     assert_eq!(entries(&env), before, "nothing was written");
     // Words about secrets chart as usual.
@@ -342,16 +352,9 @@ fn no_file_of_the_store_keeps_a_secret_of_a_charted_file() {
         !env.root.join(".capn/code.bin").exists(),
         "no index of the charted files' text is kept"
     );
-    for (path, bytes) in &files {
-        let lower = bytes.to_ascii_lowercase();
-        for secret in [&hf, &aws] {
-            let s = secret.to_ascii_lowercase();
-            assert!(
-                !lower.windows(s.len()).any(|w| w == s.as_bytes()),
-                "{} holds the secret {secret}",
-                path.display()
-            );
-        }
+    for secret in [&hf, &aws] {
+        let held = holding(&files, secret, true);
+        assert!(held.is_empty(), "{held:?} hold the secret {secret}");
     }
 }
 

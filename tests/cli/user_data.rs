@@ -301,6 +301,18 @@ fn post_commit_line(doctor: &crate::util::Run) -> Option<String> {
         .map(str::to_string)
 }
 
+/// `doctor` (exit 1 asserted) fails its post-commit line, saying `why`.
+#[track_caller]
+fn post_commit_fails(doctor: crate::util::Run, why: &str) {
+    let doctor = doctor.code(1);
+    let line = post_commit_line(&doctor).unwrap_or_default();
+    assert!(
+        line.starts_with("FAILED") && line.contains(why),
+        "{}",
+        doctor.stdout
+    );
+}
+
 /// After `init --git`, a post-commit hook that is gone, or a FIFO in its place, fails doctor
 /// (promptly: the FIFO is never opened for a blocking read).
 #[test]
@@ -314,13 +326,7 @@ fn doctor_fails_when_the_post_commit_hook_init_git_set_up_is_gone() {
         "{line:?}"
     );
     std::fs::remove_file(&hook).unwrap();
-    let doctor = env.run(&["doctor"]).code(1);
-    let line = post_commit_line(&doctor).unwrap_or_default();
-    assert!(
-        line.starts_with("FAILED") && line.contains("is gone"),
-        "{}",
-        doctor.stdout
-    );
+    post_commit_fails(env.run(&["doctor"]), "is gone");
     #[cfg(unix)]
     {
         assert!(std::process::Command::new("mkfifo")
@@ -328,13 +334,7 @@ fn doctor_fails_when_the_post_commit_hook_init_git_set_up_is_gone() {
             .status()
             .unwrap()
             .success());
-        let doctor = env.run_within_5s(&["doctor"]).code(1);
-        let line = post_commit_line(&doctor).unwrap_or_default();
-        assert!(
-            line.starts_with("FAILED") && line.contains("FIFO"),
-            "{}",
-            doctor.stdout
-        );
+        post_commit_fails(env.run_within_5s(&["doctor"]), "FIFO");
     }
 }
 

@@ -424,3 +424,25 @@ pub fn files_under(dir: &Path, out: &mut Vec<(PathBuf, Vec<u8>)>) {
         }
     }
 }
+
+/// The paths of the `files` ([`files_under`]) whose bytes hold `needle`, ASCII case ignored when
+/// `fold_case`.
+pub fn holding<'a>(
+    files: &'a [(PathBuf, Vec<u8>)],
+    needle: &str,
+    fold_case: bool,
+) -> Vec<&'a Path> {
+    let fold = |b: &[u8]| {
+        if fold_case {
+            b.to_ascii_lowercase()
+        } else {
+            b.to_vec()
+        }
+    };
+    let needle = fold(needle.as_bytes());
+    files
+        .iter()
+        .filter(|(_, bytes)| fold(bytes).windows(needle.len()).any(|w| w == needle))
+        .map(|(path, _)| path.as_path())
+        .collect()
+}

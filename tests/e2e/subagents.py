@@ -27,33 +27,34 @@ def check_split(sb, mark, tag, host):
            parent[0].brief())
 
 
+TITLE = "{}: a spawned sub-agent's request holds the sub-agent contract, the parent's none"
+
+
+def turn_spawning(sb, host, what, argv, env, turn, tag, stderr_tail):
+    """One client turn (`argv`, run in the project with `env` within `turn` seconds; `what`
+    names it) whose model spawns a sub-agent: it exits 0 (a failure shows the last
+    `stderr_tail` characters of its stderr), and the requests logged since it began split on
+    the prompt tag `tag` as check_split wants."""
+    mark = sb.log.last_n()
+    r = subprocess.run(argv, cwd=sb.proj, env=env, capture_output=True, text=True, timeout=turn,
+                       stdin=subprocess.DEVNULL)
+    expect(r.returncode == 0, f"{what} exits 0", r.stderr[-stderr_tail:])
+    check_split(sb, mark, tag, host)
+
+
 def run_claude(sb, res, claude_bin, client_env, turn):
     """`claude -p` whose model spawns a general-purpose sub-agent through the Agent tool."""
-
-    def body():
-        mark = sb.log.last_n()
-        r = subprocess.run([claude_bin(), "-p", "E2E-SA1 E2E_TOOL=Agent", "--output-format",
-                            "stream-json", "--verbose", "--allowedTools", "Agent,Task"],
-                           cwd=sb.proj, env=client_env(sb), capture_output=True, text=True,
-                           timeout=turn, stdin=subprocess.DEVNULL)
-        expect(r.returncode == 0, "claude -p exits 0", r.stderr[-800:])
-        check_split(sb, mark, "E2E-SA1", "claude")
-
-    res.run("claude: a spawned sub-agent's request holds the sub-agent contract, the parent's "
-            "none", body)
+    res.run(TITLE.format("claude"), lambda: turn_spawning(
+        sb, "claude", "claude -p",
+        [claude_bin(), "-p", "E2E-SA1 E2E_TOOL=Agent", "--output-format", "stream-json",
+         "--verbose", "--allowedTools", "Agent,Task"],
+        client_env(sb), turn, "E2E-SA1", 800))
 
 
 def run_codex(sb, res, codex_bin, codex_env, turn):
     """`codex exec` whose model spawns a sub-agent with its spawn_agent tool."""
-
-    def body():
-        mark = sb.log.last_n()
-        r = subprocess.run([codex_bin(), "exec", "--dangerously-bypass-hook-trust",
-                            "--dangerously-bypass-approvals-and-sandbox", "E2E-SA2 E2E_SPAWN"],
-                           cwd=sb.proj, env=codex_env(sb), capture_output=True, text=True,
-                           timeout=turn, stdin=subprocess.DEVNULL)
-        expect(r.returncode == 0, "codex exec exits 0", r.stderr[-1500:])
-        check_split(sb, mark, "E2E-SA2", "codex")
-
-    res.run("codex: a spawned sub-agent's request holds the sub-agent contract, the parent's "
-            "none", body)
+    res.run(TITLE.format("codex"), lambda: turn_spawning(
+        sb, "codex", "codex exec",
+        [codex_bin(), "exec", "--dangerously-bypass-hook-trust",
+         "--dangerously-bypass-approvals-and-sandbox", "E2E-SA2 E2E_SPAWN"],
+        codex_env(sb), turn, "E2E-SA2", 1500))

@@ -20,6 +20,8 @@ pub(super) fn check(root: &Path, checks: &mut Vec<Check>) -> bool {
     let what = format!("{rel} runs capn prune");
     let recorded = recorded_here(root, &path);
     let fix = "capn init --git (it puts the capn prune line back)";
+    // The hook's path as the fixes' shell commands name it.
+    let quoted = install::shell_single_quote(&path.display().to_string());
     let bytes = match crate::fsutil::read_host_file(&path, "post-commit hook") {
         Ok(Some(bytes)) => bytes,
         Ok(None) if recorded => {
@@ -36,10 +38,7 @@ pub(super) fn check(root: &Path, checks: &mut Vec<Check>) -> bool {
             checks.push(Check::failed(
                 what,
                 format!("{e:#}"),
-                format!(
-                    "rm {} && capn init --git",
-                    install::shell_single_quote(&path.display().to_string())
-                ),
+                format!("rm {quoted} && capn init --git"),
             ));
             return true;
         }
@@ -76,10 +75,7 @@ pub(super) fn check(root: &Path, checks: &mut Vec<Check>) -> bool {
             checks.push(Check::failed(
                 what,
                 format!("{rel} is not executable, so git ignores it and capn prune never runs"),
-                format!(
-                    "chmod +x {}",
-                    install::shell_single_quote(&path.display().to_string())
-                ),
+                format!("chmod +x {quoted}"),
             ))
         }
         git_hook::PruneStatus::Runs => checks.push(Check::ok(format!(

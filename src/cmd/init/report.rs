@@ -10,7 +10,6 @@ use crate::install::skill::skill_path;
 use crate::install::SettingsFile;
 use crate::store::Store;
 use anyhow::Result;
-use std::fmt::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -24,7 +23,6 @@ pub(super) fn report(
     gitignore_changed: bool,
     mut done: Vec<String>,
 ) -> Result<ExitCode> {
-    let mut out = String::new();
     // When the search hook was just registered, or the embedding (which offers need) was just
     // switched, say whether offers are on.
     if done
@@ -48,18 +46,14 @@ pub(super) fn report(
                 .into(),
         );
     }
-    if done.is_empty() {
-        writeln!(
-            out,
+    let out = crate::cmd::messages::changes(
+        &format!("capn init in {}:", root.display()),
+        &done,
+        &format!(
             "capn is already set up in {}; nothing changed",
             root.display()
-        )?;
-    } else {
-        writeln!(out, "capn init in {}:", root.display())?;
-        for line in &done {
-            writeln!(out, "  {line}")?;
-        }
-    }
+        ),
+    );
     crate::present::print(&out)?;
     Ok(ExitCode::SUCCESS)
 }
