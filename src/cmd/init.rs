@@ -39,6 +39,8 @@ struct Plan {
     /// The files capn owns whole of the hosts set up (Copilot CLI's hooks, OpenCode's plugin).
     own: Vec<(OwnFile, OwnPlan)>,
     gitignore: shared::RootIgnore,
+    /// What becomes of the install record's account of the project's `.gitignore`.
+    gitignore_rec: GitignoreRecord,
     skill: SkillPlan,
     /// The folders of [`CREATED_DIRS`] missing before this run.
     missing_dirs: Vec<&'static str>,
@@ -96,8 +98,12 @@ fn plan(root: &Path, args: &InitArgs) -> Result<Plan> {
     let shared = args.shared || (!args.local && (store.config().shared || store.ignore_shares()));
     let store_ignore = shared::plan_store_ignore(&store.dir.join(".gitignore"), shared)?;
     // What earlier runs recorded (see install::record): this run's changes are merged into it.
-    let (mut rec, from_0_3) = earlier_record(root, &mut done);
-    let gitignore = plan_root_gitignore(root, shared, from_0_3)?;
+    let (mut rec, from_0_3, foreign) = earlier_record(root, &mut done);
+    // A record not this user's counts only when the user asks to go back to a local store, and
+    // then only for lines that ignore the store (shared::restorable).
+    let recorded = rec.gitignore.clone().or(foreign.filter(|_| args.local));
+    let (gitignore, gitignore_rec) =
+        plan_root_gitignore(root, shared, from_0_3, recorded.as_ref())?;
     let missing_dirs = missing_dirs(root);
     // The user-level files count for their host too (only read: never written by init).
     let user = UserFiles {
@@ -144,6 +150,7 @@ fn plan(root: &Path, args: &InitArgs) -> Result<Plan> {
         qwen,
         own,
         gitignore,
+        gitignore_rec,
         skill,
         missing_dirs,
         git_hook,
@@ -171,19 +178,45 @@ const CREATED_DIRS: [&str; 10] = [
     ".opencode/plugins",
 ];
 
+/// What a run does to the install record's account of the lines `init --shared` took out of
+/// the project's `.gitignore` ([`InstallRecord::gitignore`]).
+enum GitignoreRecord {
+    /// Nothing.
+    Same,
+    /// This run takes these lines out: recorded (replacing an older account: the user put the
+    /// line back since, and it is this run's removal that is to be undone) before the write.
+    Taken(record::RecordedGitignore),
+    /// The lines go back (a local store): the account is cleared after the write; the line to
+    /// say, if any.
+    PutBack(Option<String>),
+}
+
 /// What becomes of the project's `.gitignore`: for a `shared` store, its lines that ignore all
-/// of `.capn/` go ([`shared::plan_shared_root`]); for a local one it is left alone but for the
-/// line capn 0.3 added, when `from_0_3` (this user's install record was written by 0.3, whose
-/// `init` added it: [`shared::plan_legacy`]).
+/// of `.capn/` go ([`shared::plan_shared_root`]); for a local one, the lines an earlier
+/// `init --shared` took out (`recorded`) come back ([`shared::plan_put_back`]), and otherwise it
+/// is left alone but for the line capn 0.3 added, when `from_0_3` (this user's install record
+/// was written by 0.3, whose `init` added it: [`shared::plan_legacy`]).
 ///
 /// Errors: theirs, with what to do instead; nothing has been written.
-fn plan_root_gitignore(root: &Path, shared: bool, from_0_3: bool) -> Result<shared::RootIgnore> {
+fn plan_root_gitignore(
+    root: &Path,
+    shared: bool,
+    from_0_3: bool,
+    recorded: Option<&record::RecordedGitignore>,
+) -> Result<(shared::RootIgnore, GitignoreRecord)> {
     let plan = if shared {
-        shared::plan_shared_root(root)
+        shared::plan_shared_root(root).map(|(p, taken)| {
+            (
+                p,
+                taken.map_or(GitignoreRecord::Same, GitignoreRecord::Taken),
+            )
+        })
+    } else if let Some(recorded) = recorded {
+        shared::plan_put_back(root, recorded).map(|(p, said)| (p, GitignoreRecord::PutBack(said)))
     } else if from_0_3 {
-        shared::plan_legacy(root)
+        shared::plan_legacy(root).map(|p| (p, GitignoreRecord::Same))
     } else {
-        Ok(shared::RootIgnore::Keep)
+        Ok((shared::RootIgnore::Keep, GitignoreRecord::Same))
     };
     plan.map_err(|e| {
         anyhow::anyhow!(
@@ -225,13 +258,18 @@ fn plan_git_hook(root: &Path, git: bool) -> Result<Option<(PathBuf, git_hook::Ad
 }
 
 /// What earlier runs recorded (see [`crate::install::record`]), or an empty record, with a line
-/// in `done` when the one there is replaced (unreadable, or not this user's); and whether capn
-/// 0.3 wrote it ([`InstallRecord::written_by_0_3`]).
-fn earlier_record(root: &Path, done: &mut Vec<String>) -> (InstallRecord, bool) {
+/// in `done` when the one there is replaced (unreadable, or not this user's); whether capn
+/// 0.3 wrote it ([`InstallRecord::written_by_0_3`]); and the `.gitignore` lines a replaced
+/// record that is not this user's says `init --shared` took out.
+fn earlier_record(
+    root: &Path,
+    done: &mut Vec<String>,
+) -> (InstallRecord, bool, Option<record::RecordedGitignore>) {
+    let mut foreign = None;
     let rec = match record::load(root) {
         record::Loaded::Found(r) => {
             let from_0_3 = r.written_by_0_3();
-            return (r, from_0_3);
+            return (r, from_0_3, None);
         }
         record::Loaded::Missing => InstallRecord::default(),
         record::Loaded::Unreadable(why) => {
@@ -241,7 +279,8 @@ fn earlier_record(root: &Path, done: &mut Vec<String>) -> (InstallRecord, bool) 
             ));
             InstallRecord::default()
         }
-        record::Loaded::Foreign(why) => {
+        record::Loaded::Foreign(why, gitignore) => {
+            foreign = gitignore;
             done.push(format!(
                 "replaced the install record .capn/install.json: {why} (capn trusts only a \
                  record capn init wrote for you in this project; this one may have come with the \
@@ -250,7 +289,7 @@ fn earlier_record(root: &Path, done: &mut Vec<String>) -> (InstallRecord, bool) 
             InstallRecord::default()
         }
     };
-    (rec, false)
+    (rec, false, foreign)
 }
 
 /// Fails, naming `path`, when capn's own file there must not be written.
@@ -358,6 +397,7 @@ fn apply(
         qwen,
         own,
         gitignore,
+        gitignore_rec,
         skill,
         missing_dirs,
         git_hook,
@@ -367,7 +407,9 @@ fn apply(
         fresh,
         mut done,
     } = plan;
-    let gitignore_changed = gitignore != shared::RootIgnore::Keep;
+    // Put back as it was: nothing to commit.
+    let gitignore_changed = gitignore != shared::RootIgnore::Keep
+        && !matches!(gitignore_rec, GitignoreRecord::PutBack(_));
     make_store(store, &mut done)?;
     // Writers of .capn/ hold the lock: config.json and install.json are written below.
     let _lock = match lock {
@@ -375,7 +417,12 @@ fn apply(
         None => store.lock_for_setup()?,
     };
     set_config(store, args, shared, &mut done)?;
-    write_gitignores(store, gitignore, shared, store_ignore, &mut done)?;
+    let ignores = Ignores {
+        root: gitignore,
+        record: gitignore_rec,
+        store: store_ignore,
+    };
+    write_gitignores(store, ignores, shared, &mut rec, &mut done)?;
     let codex_changed = codex.changed();
     // Why the install record could not be signed, as its latest save found (`None`: signed).
     let files = [&claude, &claude_local, &codex, &gemini, &qwen];
@@ -521,16 +568,33 @@ fn set_config(store: &Store, args: &InitArgs, shared: bool, done: &mut Vec<Strin
     Ok(())
 }
 
-/// Writes the project's `.gitignore` as planned and `.capn/.gitignore` as planned.
+/// What `init` does with the `.gitignore` files (see [`Plan`]).
+struct Ignores {
+    /// The project's.
+    root: shared::RootIgnore,
+    /// The install record's account of the project's.
+    record: GitignoreRecord,
+    /// The store's.
+    store: shared::StoreIgnore,
+}
+
+/// Writes the project's `.gitignore` and `.capn/.gitignore` as planned, the lines taken out of
+/// the project's recorded in `rec` (saved) before the write, and a put-back account cleared
+/// after it.
 ///
-/// Errors: a file cannot be written or removed.
+/// Errors: a file cannot be written or removed, or the record cannot be saved.
 fn write_gitignores(
     store: &Store,
-    gitignore: shared::RootIgnore,
+    ignores: Ignores,
     shared: bool,
-    store_ignore: shared::StoreIgnore,
+    rec: &mut InstallRecord,
     done: &mut Vec<String>,
 ) -> Result<()> {
+    let Ignores {
+        root: gitignore,
+        record: gitignore_rec,
+        store: store_ignore,
+    } = ignores;
     // .capn/.gitignore first: the store never shows in git status, not even in between.
     if let shared::StoreIgnore::Write(text) = store_ignore {
         crate::fsutil::write_atomic(&store.dir.join(".gitignore"), text.as_bytes())?;
@@ -547,9 +611,23 @@ fn write_gitignores(
         store.ensure_merge_attributes();
     }
     let removed = matches!(gitignore, shared::RootIgnore::Delete);
-    if shared::apply_root(&store.root, &gitignore)? {
+    if let GitignoreRecord::Taken(taken) = &gitignore_rec {
+        // Recorded first: a line taken out without a record could never come back.
+        rec.gitignore = Some(taken.clone());
+        rec.save(&store.root)?;
+    }
+    let changed = shared::apply_root(&store.root, &gitignore)?;
+    if let GitignoreRecord::PutBack(said) = gitignore_rec {
+        rec.gitignore = None;
+        rec.save(&store.root)?;
+        done.extend(said);
+        return Ok(());
+    }
+    if changed {
         done.push(if shared {
-            "removed the .capn/ line from .gitignore (shared: the charts are committed)".into()
+            "removed the .capn/ line from .gitignore (shared: the charts are committed; capn \
+             init --local or capn uninstall puts it back)"
+                .into()
         } else if removed {
             "removed .gitignore: it held only the .capn/ line capn 0.3 added".into()
         } else {
