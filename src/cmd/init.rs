@@ -38,16 +38,14 @@ struct Plan {
     qwen: SettingsFile,
     /// The files capn owns whole of the hosts set up (Copilot CLI's hooks, OpenCode's plugin).
     own: Vec<(OwnFile, OwnPlan)>,
-    gitignore: shared::RootIgnore,
-    /// What becomes of the install record's account of the project's `.gitignore`.
-    gitignore_rec: GitignoreRecord,
+    /// What becomes of the `.gitignore` files.
+    ignores: Ignores,
     skill: SkillPlan,
     /// The folders of [`CREATED_DIRS`] missing before this run.
     missing_dirs: Vec<&'static str>,
     git_hook: Option<(PathBuf, git_hook::AddPlan)>,
     /// The store is to be shared through git ([`crate::install::shared`]).
     shared: bool,
-    store_ignore: shared::StoreIgnore,
     rec: InstallRecord,
     /// Per file of [`PROJECT_SETTINGS`]: the record named nothing in it before this run.
     fresh: Vec<bool>,
@@ -96,7 +94,6 @@ fn plan(root: &Path, args: &InitArgs) -> Result<Plan> {
     let git_hook = plan_git_hook(root, args.git)?;
     let store = Store::at(root.to_path_buf());
     let shared = args.shared || (!args.local && (store.config().shared || store.ignore_shares()));
-    let store_ignore = shared::plan_store_ignore(&store.dir.join(".gitignore"), shared)?;
     // What earlier runs recorded (see install::record): this run's changes are merged into it.
     let (mut rec, from_0_3, foreign) = earlier_record(root, &mut done);
     // A record not this user's counts only when the user asks to go back to a local store, and
@@ -104,22 +101,18 @@ fn plan(root: &Path, args: &InitArgs) -> Result<Plan> {
     let recorded = rec.gitignore.clone().or(foreign.filter(|_| args.local));
     let (gitignore, gitignore_rec) =
         plan_root_gitignore(root, shared, from_0_3, recorded.as_ref())?;
+    let ignores = Ignores {
+        root: gitignore,
+        record: gitignore_rec,
+        store: shared::plan_store_ignore(&store.dir.join(".gitignore"), shared)?,
+    };
     let missing_dirs = missing_dirs(root);
     // The user-level files count for their host too (only read: never written by init).
     let user = UserFiles {
         claude: user_settings(USER_CLAUDE_SETTINGS),
         codex: user_settings(USER_CODEX_HOOKS),
     };
-    let skill = if !hosts.contains(&Host::Claude) {
-        SkillPlan::NotClaude
-    } else if claude_from_plugin(&claude, &claude_local, &user) {
-        SkillPlan::FromPlugin
-    } else {
-        match plan_skill(root)? {
-            SkillPlan::Install if user_skill_installed() => SkillPlan::FromUser,
-            plan => plan,
-        }
-    };
+    let skill = plan_skill_for(root, &hosts, [&claude, &claude_local], &user)?;
 
     let fresh: Vec<bool> = PROJECT_SETTINGS.iter().map(|f| !rec.touches(f)).collect();
     let targets = Targets {
@@ -137,8 +130,8 @@ fn plan(root: &Path, args: &InitArgs) -> Result<Plan> {
 
     // Every refusal before the first write.
     let files = [&claude, &claude_local, &codex, &gemini, &qwen];
-    refusals(root, files, gitignore != shared::RootIgnore::Keep, skill)?;
-    if store_ignore != shared::StoreIgnore::Keep {
+    refusals(root, files, ignores.root != shared::RootIgnore::Keep, skill)?;
+    if ignores.store != shared::StoreIgnore::Keep {
         refuse_unwritable(&store.dir.join(".gitignore"))?;
     }
     record_fits(&rec, files, &fresh)?;
@@ -149,13 +142,11 @@ fn plan(root: &Path, args: &InitArgs) -> Result<Plan> {
         gemini,
         qwen,
         own,
-        gitignore,
-        gitignore_rec,
+        ignores,
         skill,
         missing_dirs,
         git_hook,
         shared,
-        store_ignore,
         rec,
         fresh,
         done,
@@ -396,20 +387,16 @@ fn apply(
         gemini,
         qwen,
         own,
-        gitignore,
-        gitignore_rec,
+        ignores,
         skill,
         missing_dirs,
         git_hook,
         shared,
-        store_ignore,
         mut rec,
         fresh,
         mut done,
     } = plan;
-    // Put back as it was: nothing to commit.
-    let gitignore_changed = gitignore != shared::RootIgnore::Keep
-        && !matches!(gitignore_rec, GitignoreRecord::PutBack(_));
+    let gitignore_changed = ignores.edits_root();
     make_store(store, &mut done)?;
     // Writers of .capn/ hold the lock: config.json and install.json are written below.
     let _lock = match lock {
@@ -417,11 +404,6 @@ fn apply(
         None => store.lock_for_setup()?,
     };
     set_config(store, args, shared, &mut done)?;
-    let ignores = Ignores {
-        root: gitignore,
-        record: gitignore_rec,
-        store: store_ignore,
-    };
     write_gitignores(store, ignores, shared, &mut rec, &mut done)?;
     let codex_changed = codex.changed();
     // Why the install record could not be signed, as its latest save found (`None`: signed).
@@ -452,15 +434,8 @@ fn apply(
             ));
         }
     }
-    let created: Vec<&str> = missing_dirs
-        .into_iter()
-        .filter(|d| root.join(d).is_dir())
-        .collect();
-    if !created.is_empty() {
-        for d in created {
-            rec.add_created_dir(d);
-        }
-        unsigned = rec.save(&root)?;
+    if let Some(saved) = record_created_dirs(&root, missing_dirs, &mut rec)? {
+        unsigned = saved;
     }
     // The record is saved after each step (so a failure part way leaves a record of what was
     // done); the last save says whether the record as it stands could be signed.
@@ -471,6 +446,28 @@ fn apply(
         ));
     }
     report::report(&root, &rec, codex_changed, gitignore_changed, done)
+}
+
+/// Records in `rec` the folders of `missing_dirs` that are there now (this run created them),
+/// and saves it when there are any: `Some` of why it could not be signed (`None`: signed).
+///
+/// Errors: the record cannot be written.
+fn record_created_dirs(
+    root: &Path,
+    missing_dirs: Vec<&'static str>,
+    rec: &mut InstallRecord,
+) -> Result<Option<Option<String>>> {
+    let created: Vec<&str> = missing_dirs
+        .into_iter()
+        .filter(|d| root.join(d).is_dir())
+        .collect();
+    if created.is_empty() {
+        return Ok(None);
+    }
+    for d in created {
+        rec.add_created_dir(d);
+    }
+    Ok(Some(rec.save(root)?))
 }
 
 /// What the record says of the post-commit hook at `path` once `plan` is carried out: whether
@@ -578,6 +575,14 @@ struct Ignores {
     store: shared::StoreIgnore,
 }
 
+impl Ignores {
+    /// True when the project's `.gitignore` is edited, and so to be committed (put back as it
+    /// was, it is not).
+    fn edits_root(&self) -> bool {
+        self.root != shared::RootIgnore::Keep && !matches!(self.record, GitignoreRecord::PutBack(_))
+    }
+}
+
 /// Writes the project's `.gitignore` and `.capn/.gitignore` as planned, the lines taken out of
 /// the project's recorded in `rec` (saved) before the write, and a put-back account cleared
 /// after it.
@@ -600,11 +605,13 @@ fn write_gitignores(
         crate::fsutil::write_atomic(&store.dir.join(".gitignore"), text.as_bytes())?;
         done.push(if shared {
             "wrote .capn/.gitignore: git tracks only the charts (entries/*.md) and config.json"
-                .into()
+        } else if matches!(gitignore_rec, GitignoreRecord::PutBack(_)) {
+            // The line below says what becomes of the project's .gitignore.
+            "wrote .capn/.gitignore: git ignores the local store"
         } else {
             "wrote .capn/.gitignore: git ignores the local store (your .gitignore is not edited)"
-                .into()
-        });
+        }
+        .into());
     }
     // Committed with the charts: teammates' phrasings merge without a conflict.
     if shared {
@@ -694,6 +701,29 @@ enum SkillPlan {
     FromUser,
     /// Claude Code is not set up in this run: nothing to install.
     NotClaude,
+}
+
+/// What `init` does with the skill for the `hosts` set up: nothing without Claude Code, nor
+/// when the capn plugin (enabled in `claude`'s files or the `user`'s) or the user's own skill
+/// serves it; else as [`plan_skill`] decides.
+///
+/// Errors: [`plan_skill`]'s.
+fn plan_skill_for(
+    root: &Path,
+    hosts: &[Host],
+    claude: [&SettingsFile; 2],
+    user: &UserFiles,
+) -> Result<SkillPlan> {
+    Ok(if !hosts.contains(&Host::Claude) {
+        SkillPlan::NotClaude
+    } else if claude_from_plugin(claude[0], claude[1], user) {
+        SkillPlan::FromPlugin
+    } else {
+        match plan_skill(root)? {
+            SkillPlan::Install if user_skill_installed() => SkillPlan::FromUser,
+            plan => plan,
+        }
+    })
 }
 
 /// Reads the skill file (never blocking, never through a symlink) and decides.

@@ -5,7 +5,10 @@
 //! ours, same event and subcommand), the statusline init set (put back as it was; kept when its
 //! command was changed since), the skill if unmodified, and the `capn prune` line from the hook
 //! file init put it in. A settings file or post-commit hook is deleted only when init created it
-//! and nothing else is left in it. Then the record is deleted.
+//! and nothing else is left in it. The lines `init --shared` took out of the project's
+//! `.gitignore` go back (see [`crate::install::shared::put_back_store_lines`]; from a record
+//! this user's capn did not sign too, but only lines that ignore the store). Then the record is
+//! deleted.
 //!
 //! Without a record (a project set up by an older capn, a fresh clone, a deleted `.capn/`), or
 //! with one this user's capn did not sign (it came with the repository: see

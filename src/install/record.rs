@@ -4,7 +4,8 @@
 //! `init` adds to the record what each run added (merged with what earlier runs recorded):
 //! every hook handler with its file and event, the statusline it set (the `statusLine` value
 //! before and after), the settings files it created, whether it installed the skill, and where
-//! it put the `capn prune` line (and whether it created that hook file). `uninstall` removes the
+//! it put the `capn prune` line (and whether it created that hook file), and the lines
+//! `init --shared` took out of the project's `.gitignore`. `uninstall` removes the
 //! recorded items that are still there, deletes a file only when `init` created it and it is now
 //! empty, and then deletes the record.
 //!
@@ -41,6 +42,8 @@
 //!              "after_sha256": "9f86d0..."}],
 //!   "replaced": [{"file": ".claude/settings.json", "event": "Stop", "matcher": null,
 //!                 "handler": {"type": "command", "command": "capn nudge"}}],
+//!   "gitignore": {"removed": [{"line": ".capn/\n", "index": 1, "after": "node_modules"}],
+//!                 "after_sha256": "2c26b4..."},
 //!   "project": {"path": "/home/me/shop", "dev": 2049, "ino": 1835011},
 //!   "mac": "5c2e…"
 //! }

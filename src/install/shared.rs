@@ -5,8 +5,11 @@
 //! team, one file per entry; the derived files stay out of git through `.capn/.gitignore`
 //! ([`STORE_GITIGNORE`]), and the project's `.gitignore` must not ignore `.capn/` (git cannot
 //! take back a file of an ignored folder), so its lines that do are dropped
-//! ([`without_store_lines`]). `capn init --local` switches back: `.capn/.gitignore` returns to
-//! `*` (the entries stay in git's history; `git rm -r --cached .capn` stops tracking them).
+//! ([`take_store_lines`]) and recorded in the install record; `capn init --local` and
+//! `capn uninstall` put them back ([`put_back_store_lines`]; only lines that ignore the store,
+//! whoever wrote the record: [`restorable`]). `capn init --local` switches back:
+//! `.capn/.gitignore` returns to `*` (the entries stay in git's history;
+//! `git rm -r --cached .capn` stops tracking them).
 //!
 //! capn 0.3 added a `.capn/` line to the project's `.gitignore` instead; `init` and `uninstall`
 //! take back that exact line ([`without_legacy_line`]) when this user's install record was
