@@ -38,14 +38,14 @@ struct Plan {
     qwen: SettingsFile,
     /// The files capn owns whole of the hosts set up (Copilot CLI's hooks, OpenCode's plugin).
     own: Vec<(OwnFile, OwnPlan)>,
-    gitignore: shared::RootIgnore,
+    /// What becomes of the `.gitignore` files.
+    ignores: Ignores,
     skill: SkillPlan,
     /// The folders of [`CREATED_DIRS`] missing before this run.
     missing_dirs: Vec<&'static str>,
     git_hook: Option<(PathBuf, git_hook::AddPlan)>,
     /// The store is to be shared through git ([`crate::install::shared`]).
     shared: bool,
-    store_ignore: shared::StoreIgnore,
     rec: InstallRecord,
     /// Per file of [`PROJECT_SETTINGS`]: the record named nothing in it before this run.
     fresh: Vec<bool>,
@@ -94,26 +94,25 @@ fn plan(root: &Path, args: &InitArgs) -> Result<Plan> {
     let git_hook = plan_git_hook(root, args.git)?;
     let store = Store::at(root.to_path_buf());
     let shared = args.shared || (!args.local && (store.config().shared || store.ignore_shares()));
-    let store_ignore = shared::plan_store_ignore(&store.dir.join(".gitignore"), shared)?;
     // What earlier runs recorded (see install::record): this run's changes are merged into it.
-    let (mut rec, from_0_3) = earlier_record(root, &mut done);
-    let gitignore = plan_root_gitignore(root, shared, from_0_3)?;
+    let (mut rec, from_0_3, foreign) = earlier_record(root, &mut done);
+    // A record not this user's counts only when the user asks to go back to a local store, and
+    // then only for lines that ignore the store (shared::restorable).
+    let recorded = rec.gitignore.clone().or(foreign.filter(|_| args.local));
+    let (gitignore, gitignore_rec) =
+        plan_root_gitignore(root, shared, from_0_3, recorded.as_ref())?;
+    let ignores = Ignores {
+        root: gitignore,
+        record: gitignore_rec,
+        store: shared::plan_store_ignore(&store.dir.join(".gitignore"), shared)?,
+    };
     let missing_dirs = missing_dirs(root);
     // The user-level files count for their host too (only read: never written by init).
     let user = UserFiles {
         claude: user_settings(USER_CLAUDE_SETTINGS),
         codex: user_settings(USER_CODEX_HOOKS),
     };
-    let skill = if !hosts.contains(&Host::Claude) {
-        SkillPlan::NotClaude
-    } else if claude_from_plugin(&claude, &claude_local, &user) {
-        SkillPlan::FromPlugin
-    } else {
-        match plan_skill(root)? {
-            SkillPlan::Install if user_skill_installed() => SkillPlan::FromUser,
-            plan => plan,
-        }
-    };
+    let skill = plan_skill_for(root, &hosts, [&claude, &claude_local], &user)?;
 
     let fresh: Vec<bool> = PROJECT_SETTINGS.iter().map(|f| !rec.touches(f)).collect();
     let targets = Targets {
@@ -131,8 +130,8 @@ fn plan(root: &Path, args: &InitArgs) -> Result<Plan> {
 
     // Every refusal before the first write.
     let files = [&claude, &claude_local, &codex, &gemini, &qwen];
-    refusals(root, files, gitignore != shared::RootIgnore::Keep, skill)?;
-    if store_ignore != shared::StoreIgnore::Keep {
+    refusals(root, files, ignores.root != shared::RootIgnore::Keep, skill)?;
+    if ignores.store != shared::StoreIgnore::Keep {
         refuse_unwritable(&store.dir.join(".gitignore"))?;
     }
     record_fits(&rec, files, &fresh)?;
@@ -143,12 +142,11 @@ fn plan(root: &Path, args: &InitArgs) -> Result<Plan> {
         gemini,
         qwen,
         own,
-        gitignore,
+        ignores,
         skill,
         missing_dirs,
         git_hook,
         shared,
-        store_ignore,
         rec,
         fresh,
         done,
@@ -171,19 +169,45 @@ const CREATED_DIRS: [&str; 10] = [
     ".opencode/plugins",
 ];
 
+/// What a run does to the install record's account of the lines `init --shared` took out of
+/// the project's `.gitignore` ([`InstallRecord::gitignore`]).
+enum GitignoreRecord {
+    /// Nothing.
+    Same,
+    /// This run takes these lines out: recorded (replacing an older account: the user put the
+    /// line back since, and it is this run's removal that is to be undone) before the write.
+    Taken(record::RecordedGitignore),
+    /// The lines go back (a local store): the account is cleared after the write; the line to
+    /// say, if any.
+    PutBack(Option<String>),
+}
+
 /// What becomes of the project's `.gitignore`: for a `shared` store, its lines that ignore all
-/// of `.capn/` go ([`shared::plan_shared_root`]); for a local one it is left alone but for the
-/// line capn 0.3 added, when `from_0_3` (this user's install record was written by 0.3, whose
-/// `init` added it: [`shared::plan_legacy`]).
+/// of `.capn/` go ([`shared::plan_shared_root`]); for a local one, the lines an earlier
+/// `init --shared` took out (`recorded`) come back ([`shared::plan_put_back`]), and otherwise it
+/// is left alone but for the line capn 0.3 added, when `from_0_3` (this user's install record
+/// was written by 0.3, whose `init` added it: [`shared::plan_legacy`]).
 ///
 /// Errors: theirs, with what to do instead; nothing has been written.
-fn plan_root_gitignore(root: &Path, shared: bool, from_0_3: bool) -> Result<shared::RootIgnore> {
+fn plan_root_gitignore(
+    root: &Path,
+    shared: bool,
+    from_0_3: bool,
+    recorded: Option<&record::RecordedGitignore>,
+) -> Result<(shared::RootIgnore, GitignoreRecord)> {
     let plan = if shared {
-        shared::plan_shared_root(root)
+        shared::plan_shared_root(root).map(|(p, taken)| {
+            (
+                p,
+                taken.map_or(GitignoreRecord::Same, GitignoreRecord::Taken),
+            )
+        })
+    } else if let Some(recorded) = recorded {
+        shared::plan_put_back(root, recorded).map(|(p, said)| (p, GitignoreRecord::PutBack(said)))
     } else if from_0_3 {
-        shared::plan_legacy(root)
+        shared::plan_legacy(root).map(|p| (p, GitignoreRecord::Same))
     } else {
-        Ok(shared::RootIgnore::Keep)
+        Ok((shared::RootIgnore::Keep, GitignoreRecord::Same))
     };
     plan.map_err(|e| {
         anyhow::anyhow!(
@@ -225,13 +249,18 @@ fn plan_git_hook(root: &Path, git: bool) -> Result<Option<(PathBuf, git_hook::Ad
 }
 
 /// What earlier runs recorded (see [`crate::install::record`]), or an empty record, with a line
-/// in `done` when the one there is replaced (unreadable, or not this user's); and whether capn
-/// 0.3 wrote it ([`InstallRecord::written_by_0_3`]).
-fn earlier_record(root: &Path, done: &mut Vec<String>) -> (InstallRecord, bool) {
+/// in `done` when the one there is replaced (unreadable, or not this user's); whether capn
+/// 0.3 wrote it ([`InstallRecord::written_by_0_3`]); and the `.gitignore` lines a replaced
+/// record that is not this user's says `init --shared` took out.
+fn earlier_record(
+    root: &Path,
+    done: &mut Vec<String>,
+) -> (InstallRecord, bool, Option<record::RecordedGitignore>) {
+    let mut foreign = None;
     let rec = match record::load(root) {
         record::Loaded::Found(r) => {
             let from_0_3 = r.written_by_0_3();
-            return (r, from_0_3);
+            return (r, from_0_3, None);
         }
         record::Loaded::Missing => InstallRecord::default(),
         record::Loaded::Unreadable(why) => {
@@ -241,7 +270,8 @@ fn earlier_record(root: &Path, done: &mut Vec<String>) -> (InstallRecord, bool) 
             ));
             InstallRecord::default()
         }
-        record::Loaded::Foreign(why) => {
+        record::Loaded::Foreign(why, gitignore) => {
+            foreign = gitignore;
             done.push(format!(
                 "replaced the install record .capn/install.json: {why} (capn trusts only a \
                  record capn init wrote for you in this project; this one may have come with the \
@@ -250,7 +280,7 @@ fn earlier_record(root: &Path, done: &mut Vec<String>) -> (InstallRecord, bool) 
             InstallRecord::default()
         }
     };
-    (rec, false)
+    (rec, false, foreign)
 }
 
 /// Fails, naming `path`, when capn's own file there must not be written.
@@ -357,17 +387,16 @@ fn apply(
         gemini,
         qwen,
         own,
-        gitignore,
+        ignores,
         skill,
         missing_dirs,
         git_hook,
         shared,
-        store_ignore,
         mut rec,
         fresh,
         mut done,
     } = plan;
-    let gitignore_changed = gitignore != shared::RootIgnore::Keep;
+    let gitignore_changed = ignores.edits_root();
     make_store(store, &mut done)?;
     // Writers of .capn/ hold the lock: config.json and install.json are written below.
     let _lock = match lock {
@@ -375,7 +404,7 @@ fn apply(
         None => store.lock_for_setup()?,
     };
     set_config(store, args, shared, &mut done)?;
-    write_gitignores(store, gitignore, shared, store_ignore, &mut done)?;
+    write_gitignores(store, ignores, shared, &mut rec, &mut done)?;
     let codex_changed = codex.changed();
     // Why the install record could not be signed, as its latest save found (`None`: signed).
     let files = [&claude, &claude_local, &codex, &gemini, &qwen];
@@ -405,15 +434,8 @@ fn apply(
             ));
         }
     }
-    let created: Vec<&str> = missing_dirs
-        .into_iter()
-        .filter(|d| root.join(d).is_dir())
-        .collect();
-    if !created.is_empty() {
-        for d in created {
-            rec.add_created_dir(d);
-        }
-        unsigned = rec.save(&root)?;
+    if let Some(saved) = record_created_dirs(&root, missing_dirs, &mut rec)? {
+        unsigned = saved;
     }
     // The record is saved after each step (so a failure part way leaves a record of what was
     // done); the last save says whether the record as it stands could be signed.
@@ -424,6 +446,28 @@ fn apply(
         ));
     }
     report::report(&root, &rec, codex_changed, gitignore_changed, done)
+}
+
+/// Records in `rec` the folders of `missing_dirs` that are there now (this run created them),
+/// and saves it when there are any: `Some` of why it could not be signed (`None`: signed).
+///
+/// Errors: the record cannot be written.
+fn record_created_dirs(
+    root: &Path,
+    missing_dirs: Vec<&'static str>,
+    rec: &mut InstallRecord,
+) -> Result<Option<Option<String>>> {
+    let created: Vec<&str> = missing_dirs
+        .into_iter()
+        .filter(|d| root.join(d).is_dir())
+        .collect();
+    if created.is_empty() {
+        return Ok(None);
+    }
+    for d in created {
+        rec.add_created_dir(d);
+    }
+    Ok(Some(rec.save(root)?))
 }
 
 /// What the record says of the post-commit hook at `path` once `plan` is carried out: whether
@@ -521,35 +565,76 @@ fn set_config(store: &Store, args: &InitArgs, shared: bool, done: &mut Vec<Strin
     Ok(())
 }
 
-/// Writes the project's `.gitignore` as planned and `.capn/.gitignore` as planned.
+/// What `init` does with the `.gitignore` files (see [`Plan`]).
+struct Ignores {
+    /// The project's.
+    root: shared::RootIgnore,
+    /// The install record's account of the project's.
+    record: GitignoreRecord,
+    /// The store's.
+    store: shared::StoreIgnore,
+}
+
+impl Ignores {
+    /// True when the project's `.gitignore` is edited, and so to be committed (put back as it
+    /// was, it is not).
+    fn edits_root(&self) -> bool {
+        self.root != shared::RootIgnore::Keep && !matches!(self.record, GitignoreRecord::PutBack(_))
+    }
+}
+
+/// Writes the project's `.gitignore` and `.capn/.gitignore` as planned, the lines taken out of
+/// the project's recorded in `rec` (saved) before the write, and a put-back account cleared
+/// after it.
 ///
-/// Errors: a file cannot be written or removed.
+/// Errors: a file cannot be written or removed, or the record cannot be saved.
 fn write_gitignores(
     store: &Store,
-    gitignore: shared::RootIgnore,
+    ignores: Ignores,
     shared: bool,
-    store_ignore: shared::StoreIgnore,
+    rec: &mut InstallRecord,
     done: &mut Vec<String>,
 ) -> Result<()> {
+    let Ignores {
+        root: gitignore,
+        record: gitignore_rec,
+        store: store_ignore,
+    } = ignores;
     // .capn/.gitignore first: the store never shows in git status, not even in between.
     if let shared::StoreIgnore::Write(text) = store_ignore {
         crate::fsutil::write_atomic(&store.dir.join(".gitignore"), text.as_bytes())?;
         done.push(if shared {
             "wrote .capn/.gitignore: git tracks only the charts (entries/*.md) and config.json"
-                .into()
+        } else if matches!(gitignore_rec, GitignoreRecord::PutBack(_)) {
+            // The line below says what becomes of the project's .gitignore.
+            "wrote .capn/.gitignore: git ignores the local store"
         } else {
             "wrote .capn/.gitignore: git ignores the local store (your .gitignore is not edited)"
-                .into()
-        });
+        }
+        .into());
     }
     // Committed with the charts: teammates' phrasings merge without a conflict.
     if shared {
         store.ensure_merge_attributes();
     }
     let removed = matches!(gitignore, shared::RootIgnore::Delete);
-    if shared::apply_root(&store.root, &gitignore)? {
+    if let GitignoreRecord::Taken(taken) = &gitignore_rec {
+        // Recorded first: a line taken out without a record could never come back.
+        rec.gitignore = Some(taken.clone());
+        rec.save(&store.root)?;
+    }
+    let changed = shared::apply_root(&store.root, &gitignore)?;
+    if let GitignoreRecord::PutBack(said) = gitignore_rec {
+        rec.gitignore = None;
+        rec.save(&store.root)?;
+        done.extend(said);
+        return Ok(());
+    }
+    if changed {
         done.push(if shared {
-            "removed the .capn/ line from .gitignore (shared: the charts are committed)".into()
+            "removed the .capn/ line from .gitignore (shared: the charts are committed; capn \
+             init --local or capn uninstall puts it back)"
+                .into()
         } else if removed {
             "removed .gitignore: it held only the .capn/ line capn 0.3 added".into()
         } else {
@@ -616,6 +701,29 @@ enum SkillPlan {
     FromUser,
     /// Claude Code is not set up in this run: nothing to install.
     NotClaude,
+}
+
+/// What `init` does with the skill for the `hosts` set up: nothing without Claude Code, nor
+/// when the capn plugin (enabled in `claude`'s files or the `user`'s) or the user's own skill
+/// serves it; else as [`plan_skill`] decides.
+///
+/// Errors: [`plan_skill`]'s.
+fn plan_skill_for(
+    root: &Path,
+    hosts: &[Host],
+    claude: [&SettingsFile; 2],
+    user: &UserFiles,
+) -> Result<SkillPlan> {
+    Ok(if !hosts.contains(&Host::Claude) {
+        SkillPlan::NotClaude
+    } else if claude_from_plugin(claude[0], claude[1], user) {
+        SkillPlan::FromPlugin
+    } else {
+        match plan_skill(root)? {
+            SkillPlan::Install if user_skill_installed() => SkillPlan::FromUser,
+            plan => plan,
+        }
+    })
 }
 
 /// Reads the skill file (never blocking, never through a symlink) and decides.

@@ -5,7 +5,10 @@
 //! ours, same event and subcommand), the statusline init set (put back as it was; kept when its
 //! command was changed since), the skill if unmodified, and the `capn prune` line from the hook
 //! file init put it in. A settings file or post-commit hook is deleted only when init created it
-//! and nothing else is left in it. Then the record is deleted.
+//! and nothing else is left in it. The lines `init --shared` took out of the project's
+//! `.gitignore` go back (see [`crate::install::shared::put_back_store_lines`]; from a record
+//! this user's capn did not sign too, but only lines that ignore the store). Then the record is
+//! deleted.
 //!
 //! Without a record (a project set up by an older capn, a fresh clone, a deleted `.capn/`), or
 //! with one this user's capn did not sign (it came with the repository: see
@@ -50,7 +53,7 @@ pub fn run(args: &UninstallArgs) -> Result<ExitCode> {
     let lock = store.lock_for_setup()?;
     // Plan first: every file read and every edit made in memory before the first write.
     let mut done = Vec::new();
-    let (rec, foreign) = trusted_record(&root, &mut done);
+    let (rec, foreign, foreign_gitignore) = trusted_record(&root, &mut done);
     let mut files = Vec::new();
     for rel in PROJECT_SETTINGS {
         files.push((rel, load_settings(&root, rel, rec.as_ref(), &mut done)?));
@@ -82,6 +85,13 @@ pub fn run(args: &UninstallArgs) -> Result<ExitCode> {
     }
     if let Some(rec) = &rec {
         remove_created_dirs(&root, &rec.created_dirs);
+    }
+    // The lines init --shared took out of .gitignore (from a record not this user's, only those
+    // that ignore the store: shared::restorable).
+    if let Some(taken) = rec.as_ref().and_then(|r| r.gitignore.as_ref()) {
+        done.extend(put_back_gitignore(&root, taken)?);
+    } else if let Some(taken) = &foreign_gitignore {
+        done.extend(put_back_gitignore(&root, taken)?);
     }
     if !foreign {
         record::remove(&root)?;
@@ -176,6 +186,25 @@ fn hide_store(store: &Store, from_0_3: bool) -> Result<Vec<String>> {
     Ok(done)
 }
 
+/// Puts back into the project's `.gitignore` the lines `init --shared` took out (`taken`; see
+/// [`shared::plan_put_back`]). Returns what it did; a `.gitignore` capn cannot read (a FIFO, a
+/// symlink) is left alone, and said so.
+///
+/// Errors: the file cannot be written.
+fn put_back_gitignore(root: &Path, taken: &record::RecordedGitignore) -> Result<Vec<String>> {
+    let (plan, said) = match shared::plan_put_back(root, taken) {
+        Ok(planned) => planned,
+        Err(e) => {
+            return Ok(vec![format!(
+                "left .gitignore as it is, without the .capn/ line capn init --shared took out: \
+                 {e:#}"
+            )])
+        }
+    };
+    shared::apply_root(root, &plan)?;
+    Ok(said.into_iter().collect())
+}
+
 /// `--purge`: deletes the store folder (in a linked worktree using the main checkout's store,
 /// only this worktree's own folder in it). Returns what it did.
 ///
@@ -205,25 +234,34 @@ fn purge(store: &Store) -> Result<Vec<String>> {
     }])
 }
 
-/// The install record to act on, if there is one this user's capn wrote for this project, and
-/// whether there was one that is not (a foreign record: trusted for nothing, and kept). What is
-/// wrong with one that is not used is said in `done`.
-fn trusted_record(root: &Path, done: &mut Vec<String>) -> (Option<InstallRecord>, bool) {
+/// The install record to act on, if there is one this user's capn wrote for this project;
+/// whether there was one that is not (a foreign record: trusted for nothing, and kept); and the
+/// `.gitignore` lines such a record says `init --shared` took out (of which only lines that
+/// ignore the store are ever put back). What is wrong with one that is not used is said in
+/// `done`.
+fn trusted_record(
+    root: &Path,
+    done: &mut Vec<String>,
+) -> (
+    Option<InstallRecord>,
+    bool,
+    Option<record::RecordedGitignore>,
+) {
     match record::load(root) {
-        record::Loaded::Found(r) => (Some(r), false),
-        record::Loaded::Missing => (None, false),
+        record::Loaded::Found(r) => (Some(r), false, None),
+        record::Loaded::Missing => (None, false, None),
         record::Loaded::Unreadable(why) => {
             done.push(format!("could not read the install record: {why}"));
-            (None, false)
+            (None, false, None)
         }
-        record::Loaded::Foreign(why) => {
+        record::Loaded::Foreign(why, gitignore) => {
             // Not this user's (module docs of install::record): trusted for nothing, and kept.
             done.push(format!(
                 "ignored the install record .capn/install.json and left it in place: {why} \
                  (capn trusts only a record capn init wrote for you in this project; this one may \
                  have come with the repository)"
             ));
-            (None, true)
+            (None, true, gitignore)
         }
     }
 }

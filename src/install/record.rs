@@ -4,7 +4,8 @@
 //! `init` adds to the record what each run added (merged with what earlier runs recorded):
 //! every hook handler with its file and event, the statusline it set (the `statusLine` value
 //! before and after), the settings files it created, whether it installed the skill, and where
-//! it put the `capn prune` line (and whether it created that hook file). `uninstall` removes the
+//! it put the `capn prune` line (and whether it created that hook file), and the lines
+//! `init --shared` took out of the project's `.gitignore`. `uninstall` removes the
 //! recorded items that are still there, deletes a file only when `init` created it and it is now
 //! empty, and then deletes the record.
 //!
@@ -41,6 +42,8 @@
 //!              "after_sha256": "9f86d0..."}],
 //!   "replaced": [{"file": ".claude/settings.json", "event": "Stop", "matcher": null,
 //!                 "handler": {"type": "command", "command": "capn nudge"}}],
+//!   "gitignore": {"removed": [{"line": ".capn/\n", "index": 1, "after": "node_modules"}],
+//!                 "after_sha256": "2c26b4..."},
 //!   "project": {"path": "/home/me/shop", "dev": 2049, "ino": 1835011},
 //!   "mac": "5c2e…"
 //! }
@@ -102,6 +105,11 @@ pub struct InstallRecord {
     /// `uninstall`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub allow_made: Vec<String>,
+    /// The lines `init --shared` took out of the project's `.gitignore` (those that ignore the
+    /// whole store, the user's own), which `uninstall` and `init --local` put back. Left out
+    /// when `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gitignore: Option<RecordedGitignore>,
     /// The project the record was written for (signed with the rest): a record is this
     /// project's when it names this path or this folder (module docs). `None` in records of
     /// an older capn, which signed the path alone.
@@ -168,6 +176,31 @@ pub struct RecordedFile {
     pub before: Option<String>,
     /// Lowercase hex SHA-256 of the bytes `init` last left in it.
     pub after_sha256: String,
+}
+
+/// The lines `init --shared` took out of the project's `.gitignore` (see
+/// [`crate::install::shared::take_store_lines`]). Only lines that ignore the whole store are
+/// ever put back from it ([`crate::install::shared::restorable`]), whoever wrote the record.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordedGitignore {
+    /// The lines, in the order they stood.
+    pub removed: Vec<RemovedLine>,
+    /// Lowercase hex SHA-256 of the bytes `init` left: while the file still hashes to it, the
+    /// lines go back at their indices, which gives the bytes from before `init` exactly.
+    pub after_sha256: String,
+}
+
+/// One line `init --shared` took out of the project's `.gitignore`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RemovedLine {
+    /// The line with its own line end (`\n`, `\r\n`, or none: the file's last line had none).
+    pub line: String,
+    /// Its index among the file's lines before it was taken out (0: the first line).
+    pub index: usize,
+    /// The nearest line above it that stayed, without its line end (lossy UTF-8), where it
+    /// goes back once the file has changed; `None`: no line above it stayed (it goes back at
+    /// the top).
+    pub after: Option<String>,
 }
 
 /// A registration of an older capn that `init` removed.
@@ -283,8 +316,11 @@ pub enum Loaded {
     /// There is a file that is not a record; the reason.
     Unreadable(String),
     /// There is a record, but this user's capn did not write it (no valid `mac`: it came with
-    /// the repository, from another user or project, or from a capn that did not sign); the reason.
-    Foreign(String),
+    /// the repository, from another user or project, or from a capn that did not sign); the
+    /// reason, and the `.gitignore` lines it says `init --shared` took out (only those that
+    /// ignore the store are ever put back from it, so a planted one can do no more: see
+    /// [`crate::install::shared::restorable`]).
+    Foreign(String, Option<RecordedGitignore>),
 }
 
 /// The record's path for the project at `root`: in its store folder, or for a linked git
@@ -315,11 +351,14 @@ fn load_with(root: &Path, key: impl FnOnce() -> std::result::Result<Vec<u8>, Str
         Err(e) => return Loaded::Unreadable(format!("{}: {e}", path.display())),
     };
     let Some(claimed) = r.mac.take() else {
-        return Loaded::Foreign("it carries no signature".into());
+        return Loaded::Foreign("it carries no signature".into(), r.gitignore);
     };
     let key = match key() {
         Ok(key) => key,
-        Err(why) => return Loaded::Foreign(format!("its signature cannot be checked ({why})")),
+        Err(why) => {
+            let why = format!("its signature cannot be checked ({why})");
+            return Loaded::Foreign(why, r.gitignore);
+        }
     };
     let here = resolved(root);
     // A record that names its project signs it; an older one (no `project`) signed the path alone.
@@ -330,17 +369,18 @@ fn load_with(root: &Path, key: impl FnOnce() -> std::result::Result<Vec<u8>, Str
     let ok = crate::hex::decode32(&claimed)
         .is_some_and(|m| signer(&key, &signed_for, &r).verify_slice(&m).is_ok());
     if !ok {
-        return Loaded::Foreign("its signature is not this user's".into());
+        return Loaded::Foreign("its signature is not this user's".into(), r.gitignore);
     }
     if let Some(p) = &r.project {
         // Moved or renamed: another path, the same folder. A copy: another folder.
         let same_folder = ProjectId::of(root).is_some_and(|now| now.same_folder(p));
         if !crate::pathcmp::same(Path::new(&p.path), &here) && !same_folder {
-            return Loaded::Foreign(format!(
+            let why = format!(
                 "it was written for the project at {} (this is a copy of it, or it was copied \
                  here)",
                 p.path
-            ));
+            );
+            return Loaded::Foreign(why, r.gitignore);
         }
     }
     Loaded::Found(r)
@@ -536,6 +576,7 @@ impl InstallRecord {
             && self.post_commit.is_none()
             && self.files.is_empty()
             && self.replaced.is_empty()
+            && self.gitignore.is_none()
     }
 
     /// Writes the record atomically to `.capn/install.json` when it differs from what is there

@@ -434,3 +434,137 @@ fn a_removed_worktrees_folder_in_the_store_goes_at_the_next_write() {
     #[cfg(unix)]
     assert!(std::fs::symlink_metadata(state.join("linked")).is_ok());
 }
+
+/// A project whose committed `.gitignore` holds the user's own `.capn/` line.
+const USERS_GITIGNORE: &str = "node_modules\n.capn/\n";
+
+/// A repository with [`USERS_GITIGNORE`] committed, after `capn init --shared` (which takes the
+/// line out: git could not take back a chart of an ignored folder).
+fn shared_with_users_line() -> Env {
+    let env = repo(&[("src/a.rs", "fn a() {}\n"), (".gitignore", USERS_GITIGNORE)]);
+    let run = capn(&env, &env.root, &["init", "--shared"]).ok();
+    assert!(
+        run.stdout
+            .contains("removed the .capn/ line from .gitignore"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(env.read(".gitignore"), "node_modules\n");
+    env
+}
+
+/// How many lines `init --shared` says it took out of `.gitignore`, as the install record has it.
+fn recorded_lines(env: &Env) -> usize {
+    let rec: serde_json::Value = serde_json::from_str(&env.read(".capn/install.json")).unwrap();
+    rec["gitignore"]["removed"]
+        .as_array()
+        .map_or(0, |lines| lines.len())
+}
+
+/// `git status --porcelain` in the project, without the host files init registers in.
+fn status_but_hosts(env: &Env) -> String {
+    git(env, &env.root, &["status", "--porcelain"])
+        .lines()
+        .filter(|l| !l.starts_with("?? .claude/") && !l.starts_with("?? .codex/"))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+#[test]
+fn uninstall_after_init_shared_gives_the_users_gitignore_line_back() {
+    for purge in [false, true] {
+        let env = shared_with_users_line();
+        // A second run takes nothing more and records the line once.
+        capn(&env, &env.root, &["init", "--shared"]).ok();
+        assert_eq!(recorded_lines(&env), 1);
+        let mut args = vec!["uninstall"];
+        if purge {
+            args.push("--purge");
+        }
+        let run = capn(&env, &env.root, &args).ok();
+        assert!(
+            run.stdout.contains("put .gitignore back as it was before"),
+            "{}",
+            run.stdout
+        );
+        assert_eq!(env.read(".gitignore"), USERS_GITIGNORE, "purge: {purge}");
+        assert_eq!(git(&env, &env.root, &["status", "--porcelain"]), "");
+    }
+}
+
+#[test]
+fn a_gitignore_changed_since_init_shared_gets_the_line_back_and_keeps_the_change() {
+    // The line above it is still there: the line goes back right after it.
+    let env = shared_with_users_line();
+    env.write(".gitignore", "node_modules\ndist/\n");
+    let run = capn(&env, &env.root, &["uninstall"]).ok();
+    assert!(
+        run.stdout.contains("put back in .gitignore") && run.stdout.contains(".capn/ after"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(env.read(".gitignore"), "node_modules\n.capn/\ndist/\n");
+    // The line above it is gone: at the end, nothing else touched.
+    let env = shared_with_users_line();
+    env.write(".gitignore", "dist/");
+    capn(&env, &env.root, &["uninstall"]).ok();
+    assert_eq!(env.read(".gitignore"), "dist/\n.capn/\n");
+    // The user put it back already, then ran init --shared again, which took it out again:
+    // it comes back once.
+    let env = shared_with_users_line();
+    env.write(".gitignore", "node_modules\n/.capn\n");
+    capn(&env, &env.root, &["init", "--shared"]).ok();
+    assert_eq!(recorded_lines(&env), 1);
+    capn(&env, &env.root, &["uninstall"]).ok();
+    assert_eq!(env.read(".gitignore"), "node_modules\n/.capn\n");
+}
+
+#[test]
+fn init_local_after_init_shared_gives_the_users_gitignore_line_back() {
+    let env = shared_with_users_line();
+    let run = capn(&env, &env.root, &["init", "--local"]).ok();
+    assert!(
+        run.stdout.contains("put .gitignore back as it was before"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(env.read(".gitignore"), USERS_GITIGNORE);
+    assert_eq!(status_but_hosts(&env), "");
+    // The record no longer holds the lines: uninstall puts nothing back twice.
+    assert_eq!(recorded_lines(&env), 0);
+    capn(&env, &env.root, &["uninstall"]).ok();
+    assert_eq!(env.read(".gitignore"), USERS_GITIGNORE);
+    assert_eq!(git(&env, &env.root, &["status", "--porcelain"]), "");
+}
+
+/// A planted install record (not signed with this user's key: it can come with the repository)
+/// claiming init --shared took `!.env` and `.capn/` out of `.gitignore`: uninstall puts back
+/// only the line that ignores the store, and a plain init (not going back to a local store)
+/// puts back nothing.
+#[test]
+fn a_planted_record_puts_back_only_a_line_that_ignores_the_store() {
+    use sha2::Digest;
+    let env = repo(&[("src/a.rs", "fn a() {}\n"), (".gitignore", "dist/\n")]);
+    let hash: String = sha2::Sha256::digest(b"dist/\n")
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let planted = format!(
+        r#"{{"version":1,"gitignore":{{"removed":[{{"line":"!.env\n","index":0,"after":null}},{{"line":".capn/\n!.env\n","index":1,"after":"dist/"}},{{"line":".capn/\n","index":1,"after":"dist/"}}],"after_sha256":"{hash}"}}}}"#
+    );
+    env.write(".capn/install.json", &planted);
+    capn(&env, &env.root, &["init"]).ok();
+    assert_eq!(
+        env.read(".gitignore"),
+        "dist/\n",
+        "a plain init put lines back"
+    );
+    env.write(".capn/install.json", &planted);
+    let run = capn(&env, &env.root, &["uninstall"]).ok();
+    assert!(
+        run.stdout.contains("ignored the install record"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(env.read(".gitignore"), "dist/\n.capn/\n");
+}
