@@ -41,6 +41,39 @@ impl Snapshot {
     ) -> Result<()> {
         insert.sort_unstable_by(|a, b| a.id.cmp(&b.id));
         insert.dedup_by(|a, b| a.id == b.id);
+        let rendered: Vec<(String, String, u64)> = insert
+            .iter()
+            .map(|e| (e.id.clone(), e.render(), text_sig(e)))
+            .collect();
+        let views = self.splice_core(remove, insert, None)?;
+        if let Some(log) = &mut self.log {
+            for id in remove {
+                log.inserted.remove(id);
+                log.removed.insert(id.clone());
+            }
+            for ((id, text, sig), v) in rendered.into_iter().zip(views) {
+                log.inserted.insert(id, (text, sig, v));
+            }
+        }
+        self.set_listing(store, listing);
+        self.built_at_ns = crate::clock::now_ns();
+        self.index_dirty = true;
+        self.content_changed = true;
+        Ok(())
+    }
+
+    /// The entries with ids in `remove` and the old versions of `insert` (sorted by id, no id
+    /// twice) taken out of the search data (ids, BM25, vectors, backing files, signatures) and
+    /// `insert` put in, embedded unless `given` holds their vectors (in the same order).
+    /// Returns the vectors of `insert` (empty ones without a model).
+    ///
+    /// Errors: as [`Snapshot::apply`].
+    pub(super) fn splice_core(
+        &mut self,
+        remove: &[String],
+        insert: Vec<Entry>,
+        given: Option<Vec<Vec<i8>>>,
+    ) -> Result<Vec<Vec<i8>>> {
         // Positions that go: removed ids, and the old versions of inserted ones.
         let mut gone: Vec<usize> = remove
             .iter()
@@ -88,8 +121,9 @@ impl Snapshot {
                 )
             })
             .collect();
-        self.bm25 = self.bm25.splice(&gone, &docs).map_err(anyhow::Error::msg)?;
-        self.splice_vectors(&gone, &insert, &at)?;
+        let bm25 = self.bm25.splice(&gone, &docs).map_err(anyhow::Error::msg)?;
+        let views = self.splice_vectors(&gone, &insert, &at, given)?;
+        self.bm25 = bm25;
         self.splice_files(&kept, &insert, &at);
         self.sigs = merge_at(
             kept.iter().map(|&i| self.sigs[i]),
@@ -97,11 +131,7 @@ impl Snapshot {
             &at,
         );
         self.ids = ids;
-        self.set_listing(store, listing);
-        self.built_at_ns = crate::clock::now_ns();
-        self.index_dirty = true;
-        self.content_changed = true;
-        Ok(())
+        Ok(views)
     }
 
     /// Brings the snapshot up to date with entry files changed by another tool: `removed` and
@@ -151,17 +181,26 @@ impl Snapshot {
     }
 
     /// The vectors with the entries at `gone` (old positions) taken out and `insert` embedded
-    /// at `at` (new positions); nothing without a model.
-    fn splice_vectors(&mut self, gone: &[usize], insert: &[Entry], at: &[usize]) -> Result<()> {
+    /// (or given, in `given`) at `at` (new positions); returns `insert`'s vectors (empty ones
+    /// without a model).
+    fn splice_vectors(
+        &mut self,
+        gone: &[usize],
+        insert: &[Entry],
+        at: &[usize],
+        given: Option<Vec<Vec<i8>>>,
+    ) -> Result<Vec<Vec<i8>>> {
         let Some(m) = self.model else {
-            return Ok(());
+            return Ok(vec![Vec::new(); insert.len()]);
         };
-        let views: Vec<(usize, Vec<i8>)> = insert
-            .iter()
-            .zip(at)
-            .take_while(|_| !crate::store::budget::exceeded())
-            .map(|(e, &p)| (p, semantic::embed_entry(m, &e.asked(), &e.details)))
-            .collect();
+        let embedded = given.unwrap_or_else(|| {
+            insert
+                .iter()
+                .take_while(|_| !crate::store::budget::exceeded())
+                .map(|e| semantic::embed_entry(m, &e.asked(), &e.details))
+                .collect()
+        });
+        let views: Vec<(usize, Vec<i8>)> = at.iter().copied().zip(embedded).collect();
         if crate::store::budget::spent() {
             anyhow::bail!("a hook's budget ran out while embedding the changed entries");
         }
@@ -174,7 +213,7 @@ impl Snapshot {
         self.vectors = Some(v.ok_or_else(|| anyhow::anyhow!("vectors.bin could not be read"))?);
         self.vectors_tag = crate::clock::now_ns() as u64;
         self.vectors_dirty = true;
-        Ok(())
+        Ok(views.into_iter().map(|(_, v)| v).collect())
     }
 
     /// `paths` and `refs` for the kept entries (positions, ascending) and `insert` landing at
@@ -254,6 +293,16 @@ impl Snapshot {
         }
         self.malformed = malformed;
         self.listed = super::listing::totals(&listing);
+        if let (Some(log), Some(old)) = (&mut self.log, &self.listing) {
+            let (removed, changed) = super::listing::diff(old, &listing);
+            for n in removed {
+                log.listing.insert(n, None);
+            }
+            for n in changed {
+                let at = listing.binary_search_by(|l| l.name.cmp(&n));
+                log.listing.insert(n, at.ok().map(|i| listing[i].clone()));
+            }
+        }
         self.listing = Some(listing);
     }
 }
