@@ -191,7 +191,9 @@ pub(super) type Runs = Vec<(String, Vec<Posted>)>;
 
 /// Tokenises `docs` (each with the doc number it gets) into per-term posting runs and per-doc
 /// field lengths (in terms).
-pub(super) fn analyse<'d>(docs: impl Iterator<Item = (u32, &'d Doc<'d>)>) -> (Runs, Vec<(u32, [u32; 3])>) {
+pub(super) fn analyse<'d>(
+    docs: impl Iterator<Item = (u32, &'d Doc<'d>)>,
+) -> (Runs, Vec<(u32, [u32; 3])>) {
     let analyzer = Analyzer::default();
     let mut buf = String::new();
     let mut b = Builder::default();
@@ -381,7 +383,11 @@ mod tests {
             .collect();
         let spliced = base.splice(&[], &back).unwrap();
         assert_same(&spliced, &full);
-        assert_eq!(*spliced.stored(), *full.stored(), "inserting gives the full build");
+        assert_eq!(
+            *spliced.stored(),
+            *full.stored(),
+            "inserting gives the full build"
+        );
         // Remove docs 1, 2 and 39 and insert two at new positions 0 and 5.
         let removed = spliced.splice(&[1, 2, 39], &[]).unwrap();
         let mut rest = all.clone();
@@ -389,7 +395,11 @@ mod tests {
         rest.remove(2);
         rest.remove(1);
         assert_same(&removed, &Bm25Index::build(&docs(&rest)));
-        assert_eq!(*removed.stored(), *Bm25Index::build(&docs(&rest)).stored(), "removing");
+        assert_eq!(
+            *removed.stored(),
+            *Bm25Index::build(&docs(&rest)).stored(),
+            "removing"
+        );
         let extra = [
             (
                 "How are refunds issued?".to_string(),

@@ -342,7 +342,9 @@ impl Vectors {
                 .iter()
                 .map(|s| match *s {
                     Slot::Base(b) => base.get(b as usize).copied().unwrap_or(0.0),
-                    Slot::New(k) => best_view(&o.new[k as usize * w..(k as usize + 1) * w], dim, qi),
+                    Slot::New(k) => {
+                        best_view(&o.new[k as usize * w..(k as usize + 1) * w], dim, qi)
+                    }
                 })
                 .collect();
         }

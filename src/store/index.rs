@@ -600,7 +600,10 @@ pub fn save(store: &Store, snap: &mut Snapshot) -> Result<bool> {
     if snap.vectors_dirty {
         if let Some(v) = &snap.vectors {
             let bytes = v.to_file_bytes(snap.vectors_tag).with_context(|| {
-                format!("could not read {} to rewrite it", store.vectors_path().display())
+                format!(
+                    "could not read {} to rewrite it",
+                    store.vectors_path().display()
+                )
             })?;
             write_atomic_with(&store.vectors_path(), &bytes, Durability::Rebuildable)?;
         }
