@@ -30,6 +30,7 @@ pub const PATH: &str = "PATH";
 /// their hang guard, so a hook that waited for a held-open stdin to close, instead of ending on
 /// the complete payload, hangs there (and fails) rather than needing a wall-clock bound to be
 /// caught. A release build does not read it.
+#[cfg(debug_assertions)]
 pub const TEST_MAX_READ_MS: &str = "CAPN_TEST_MAX_READ_MS";
 
 /// `USERPROFILE`: the user's home folder on Windows, as Node's `os.homedir()` (so Claude Code

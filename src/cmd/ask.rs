@@ -149,7 +149,10 @@ fn remember_shown(store: &Store, question: &str, shown: &[Related]) {
         return;
     };
     if let Ok(dir) = crate::session::state_dir() {
-        let _ = crate::session::shown::record(&dir, &store.root, ask);
+        // Held while the record is read and written: concurrent asks keep each other's.
+        if let Ok(Some(_held)) = crate::store::lock::StoreLock::hold_shown(&dir, &store.root) {
+            let _ = crate::session::shown::record(&dir, &store.root, ask);
+        }
     }
 }
 

@@ -91,6 +91,9 @@ pub struct Call {
     pub agent: Option<String>,
     /// Stop: the agent is already going on because a Stop hook blocked (`stop_hook_active`).
     pub stop_hook_active: bool,
+    /// Stop: the agent's last reply (`last_assistant_message`), cut to
+    /// [`super::json::MAX_STRING_BYTES`] while parsed; `None` when the host sends none.
+    pub last_message: Option<String>,
     /// PreCompact: the user gave instructions of their own for the summary (`/compact <text>`:
     /// a non-blank `custom_instructions`). Only the fact is kept: the host puts the text in the
     /// summary request itself.
@@ -150,6 +153,7 @@ impl From<HookInput> for Call {
                 .zip(w.tool_input.map(object_of).map(bounded_value)),
             agent,
             stop_hook_active: w.stop_hook_active == Some(true),
+            last_message: w.last_assistant_message,
             context_usage: w.context_usage,
             custom_instructions: w.custom_instructions.is_some_and(|t| !t.trim().is_empty()),
             compact_summary: w.compact_summary.map(|t| cut_to(t, MAX_SUMMARY_BYTES)),

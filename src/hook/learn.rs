@@ -145,7 +145,8 @@ fn try_observe(ctx: &Ctx, tool: &str, input: &Value, post: bool) -> Result<()> {
     let Some(id) = ctx.call.session_id.as_deref().and_then(SessionId::parse) else {
         return Ok(());
     };
-    let s = SessionDir::new(&crate::session::state_dir()?, &id);
+    let state = crate::session::state_dir()?;
+    let s = SessionDir::new(&state, &id);
     let now = SystemTime::now();
     if asked.is_empty() && !Record::read(&s).is_listening(now) {
         return Ok(());
@@ -184,6 +185,7 @@ fn try_observe(ctx: &Ctx, tool: &str, input: &Value, post: bool) -> Result<()> {
         rec.add_event(at, true, None);
     }
     for q in asked {
+        claim(&state, &root, now, q, &id)?;
         rec.add_ask(SessionAsk {
             at,
             question: q.clone(),
@@ -193,6 +195,17 @@ fn try_observe(ctx: &Ctx, tool: &str, input: &Value, post: bool) -> Result<()> {
         });
     }
     rec.write(&s, now)
+}
+
+/// Notes in the project's record of asks ([`shown::claim`]) that session `id` asked `q`:
+/// another session's hook may see the same words asked, and a run near both is neither's.
+///
+/// Errors: the record is busy or cannot be written (the turn then learns nothing).
+fn claim(state: &Path, root: &Path, now: SystemTime, q: &str, id: &SessionId) -> Result<()> {
+    let Some(_held) = crate::store::lock::StoreLock::hold_shown(state, root)? else {
+        anyhow::bail!("the project's record of asks is busy");
+    };
+    shown::claim(state, root, now, q, id.as_str())
 }
 
 /// Applies the session's turn to its asks and writes the phrasings learned (module docs).
@@ -240,8 +253,16 @@ fn try_settle(ctx: &Ctx, stop: bool) -> Result<()> {
     }
     let state = crate::session::state_dir()?;
     let before = rec.decided.len();
+    // A run of the words another session's hook also saw asked may be that session's.
+    let session = ctx.call.session_id.as_deref().unwrap_or_default();
     rec.decide(now, &mut |root| {
-        shown::read(&shown::path(&state, Path::new(root)))
+        let mut s = shown::read(&shown::path(&state, Path::new(root)));
+        let asks = std::mem::take(&mut s.asks);
+        s.asks = asks
+            .into_iter()
+            .filter(|a| !s.contested(a, session))
+            .collect();
+        s
     });
     s.remove(LOST)?;
     // "Nothing else after the read" must be seen, not assumed from the hooks' silence.
@@ -288,9 +309,10 @@ fn write_learned(store: &Store, rec: &mut Record, stop: bool) {
 
 /// True when the hooks saw every tool call of the turn that may have shown the agent a file:
 /// on OpenCode (its plugin runs on every tool call), or at Stop when the turn in the host's
-/// transcript ([`super::turn::read`], read whole) called no tool but those the registered tool
-/// hook is shown and edits ([`super::turn_tools::shown_to_hook`]). Otherwise (no Stop, no
-/// transcript, a turn too long to read whole, an MCP tool...) nothing is learned.
+/// transcript ([`super::turn::read`], read whole) is written to its end ([`caught_up`]) and
+/// called no tool but those the registered tool hook is shown and edits
+/// ([`super::turn_tools::shown_to_hook`]). Otherwise (no Stop, no transcript, one that lags,
+/// a turn too long to read whole, an MCP tool...) nothing is learned.
 fn every_call_seen(ctx: &Ctx, stop: bool) -> bool {
     if ctx.host == crate::hosts::Host::OpenCode {
         return true;
@@ -309,12 +331,27 @@ fn every_call_seen(ctx: &Ctx, stop: bool) -> bool {
     // A sub-agent's own calls are not in this transcript; a refused or failed call may have
     // been recorded as a read that showed nothing.
     turn.complete
+        && caught_up(ctx.call.last_message.as_deref(), turn.final_text.as_deref())
         && turn.subagents == 0
         && turn.errors == 0
         && turn
             .tool_names
             .iter()
             .all(|n| super::turn_tools::shown_to_hook(ctx.host, n))
+}
+
+/// True when the transcript holds the turn to its end: its last assistant text, with no tool
+/// call after it (`final_text`), is the reply the Stop payload names (`last_assistant_message`,
+/// cut to [`super::json::MAX_STRING_BYTES`] while parsed: then its start). A host may write its transcript in batches, so at Stop the calls
+/// the agent made last (an MCP read, say) may not be in it yet; a transcript written in order
+/// that ends with the reply holds them. Without the payload's reply nothing tells: false.
+fn caught_up(reply: Option<&str>, final_text: Option<&str>) -> bool {
+    let (Some(raw), Some(text)) = (reply, final_text) else {
+        return false;
+    };
+    let (reply, text) = (raw.trim(), text.trim());
+    let cut = raw.len() + 4 >= super::json::MAX_STRING_BYTES;
+    !text.is_empty() && (reply == text || (cut && text.starts_with(reply)))
 }
 
 #[cfg(test)]
@@ -337,6 +374,20 @@ mod tests {
         );
         assert_eq!(relative("/elsewhere/c.rs", cwd, &roots), None);
         assert_eq!(relative("../..", cwd, &roots), None);
+    }
+
+    #[test]
+    fn a_transcript_is_caught_up_when_it_ends_with_the_reply() {
+        assert!(caught_up(Some(" Done.\n"), Some("Done.")));
+        assert!(!caught_up(Some("Done."), Some("Let me check lib/x.rs.")));
+        assert!(!caught_up(None, Some("Done.")));
+        assert!(!caught_up(Some("Done."), None));
+        assert!(!caught_up(Some(""), Some("")));
+        // A reply cut while parsed: its start.
+        let long = "word ".repeat(4000);
+        let cut = &long[..super::super::json::MAX_STRING_BYTES];
+        assert!(caught_up(Some(cut), Some(&long)));
+        assert!(!caught_up(Some(&long[..100]), Some(&long)));
     }
 
     #[test]

@@ -101,6 +101,11 @@ pub struct Turn {
     /// Tool results marked an error (`is_error`: a call refused by a permission rule or a hook,
     /// or one that failed), a `capn ask` run's aside (a miss exits 1).
     pub errors: u32,
+    /// The text of the turn's last assistant message in the transcript (its last text block,
+    /// at most [`MAX_PARSED_LINE`] bytes), when no tool call follows it: what the Stop payload's
+    /// `last_assistant_message` is compared with, since a host may not have written the
+    /// transcript's end yet when Stop runs. `None` when the turn ends in a tool call.
+    pub final_text: Option<String>,
 }
 
 /// The most distinct tool names a turn keeps ([`Turn::tool_names`]).
@@ -367,6 +372,7 @@ impl Measure {
         match v.get("type").and_then(Value::as_str) {
             Some("assistant") if v["isSidechain"] != true => {
                 for item in v["message"]["content"].as_array().into_iter().flatten() {
+                    self.text(item, "text");
                     if item["type"] == "tool_use" {
                         let id = item["id"].as_str().unwrap_or_default();
                         let name = item["name"].as_str().unwrap_or_default();
@@ -397,7 +403,15 @@ impl Measure {
         if !matches!(kind, Some("assistant" | "tool_result")) {
             return;
         }
-        for part in v["message"]["parts"].as_array().into_iter().flatten() {
+        let parts = v["message"]["parts"].as_array();
+        let said: Vec<&str> = (parts.into_iter().flatten())
+            .filter(|p| kind == Some("assistant") && p["thought"] != true)
+            .filter_map(|p| p["text"].as_str())
+            .collect();
+        if !said.is_empty() {
+            self.turn.final_text = Some(said.concat());
+        }
+        for part in parts.into_iter().flatten() {
             if let Some(call) = part.get("functionCall") {
                 let id = call["id"].as_str().unwrap_or_default();
                 let name = call["name"].as_str().unwrap_or_default();
@@ -413,6 +427,11 @@ impl Measure {
     fn codex_item(&mut self, p: &Value) {
         let id = p["call_id"].as_str().unwrap_or_default();
         match p["type"].as_str() {
+            Some("message") if p["role"] == "assistant" => {
+                for item in p["content"].as_array().into_iter().flatten() {
+                    self.text(item, "output_text");
+                }
+            }
             Some("function_call") => {
                 let name = p["name"].as_str().unwrap_or_default();
                 let args = match &p["arguments"] {
@@ -447,8 +466,19 @@ impl Measure {
         }
     }
 
+    /// A content block of an assistant message: the text of a `kind` block is the turn's
+    /// final text so far ([`Turn::final_text`]).
+    fn text(&mut self, item: &Value, kind: &str) {
+        if item["type"] == kind {
+            if let Some(t) = item["text"].as_str() {
+                self.turn.final_text = Some(t.to_string());
+            }
+        }
+    }
+
     fn call(&mut self, id: &str, name: &str, input: &Value) {
         self.turn.tool_calls += 1;
+        self.turn.final_text = None;
         let names = &mut self.turn.tool_names;
         if !names.iter().any(|n| n == name) {
             let name = if names.len() < MAX_TOOL_NAMES {

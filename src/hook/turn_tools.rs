@@ -2,8 +2,8 @@
 //! file read, an edit, `capn chart` or `capn ask`. Tool names are the hosts' (Claude Code:
 //! `Grep`, `Glob`, `Read`, `Edit`, `Write`, `MultiEdit`, `Task`, `Agent`, `Bash`; Codex: `shell`,
 //! `shell_command`, `exec_command`, `local_shell_call`, `read_file`, `grep_files`,
-//! `apply_patch`); shell command lines are split into simple commands by
-//! [`crate::recall::intent::simple_commands`].
+//! `apply_patch`; OpenCode: `read`, `edit`, `write` with `filePath`, `bash`); shell command
+//! lines are split into simple commands by [`crate::recall::intent::simple_commands`].
 
 use crate::recall::intent;
 use serde_json::Value;
@@ -20,8 +20,8 @@ pub struct ToolCall {
     pub search: bool,
     /// A sub-agent launch (Task, Agent, Explore): a search whose own calls the turn does not see.
     pub subagent: bool,
-    /// Paths read (Read's `file_path`, `read_file`'s path, shell `cat`, `head`, `tail`, `nl`,
-    /// `bat`, `less`, `more`, `sed -n`).
+    /// Paths read (Read's `file_path`, `read_file`'s path, OpenCode `read`'s `filePath`,
+    /// shell `cat`, `head`, `tail`, `nl`, `bat`, `less`, `more`, `sed -n`).
     pub reads: Vec<String>,
     /// Paths edited or written (Edit, MultiEdit, Write, NotebookEdit, `apply_patch`).
     pub edits: Vec<String>,
@@ -53,17 +53,22 @@ pub fn classify(name: &str, input: &Value) -> ToolCall {
             c.search = true;
             c.subagent = true;
         }
-        "Read" | "NotebookRead" | "read_file" | "view" => {
+        // OpenCode's `read` and `edit`/`write` name their file `filePath`.
+        "Read" | "NotebookRead" | "read_file" | "view" | "read" => {
             c.reads.extend(
                 s("file_path")
+                    .or_else(|| s("filePath"))
                     .or_else(|| s("path"))
                     .or_else(|| s("absolute_path"))
                     .or_else(|| s("notebook_path")),
             );
         }
         "Edit" | "Write" | "MultiEdit" | "NotebookEdit" | "edit" | "write_file" | "replace" => {
-            c.edits
-                .extend(s("file_path").or_else(|| s("notebook_path")));
+            c.edits.extend(
+                s("file_path")
+                    .or_else(|| s("filePath"))
+                    .or_else(|| s("notebook_path")),
+            );
         }
         "apply_patch" => {
             let patch = match input {

@@ -3,8 +3,8 @@
 //! Hooks reference, section 7 item 1: every field is optional, unknown fields are ignored, enum
 //! values stay strings (`fork`, `auto`, new ones), and nulls are fine. Beyond that, a field of
 //! the wrong type reads as absent instead of failing the whole payload ([`lenient`]), so one odd
-//! field never costs the hook its session id. Large fields we never use (`compact_summary`,
-//! `last_assistant_message`) are not declared: serde skips them without allocating.
+//! field never costs the hook its session id. Every string is cut while it is parsed
+//! ([`super::json::MAX_STRING_BYTES`]), so a large field costs no more than one scan.
 //!
 //! Domain decisions (which event, which session, what to deliver) live in the event modules;
 //! this file only mirrors the wire.
@@ -86,6 +86,10 @@ pub struct HookInput {
     /// Stop: `true` when the agent is already going on because a Stop hook blocked.
     #[serde(deserialize_with = "lenient")]
     pub stop_hook_active: Option<bool>,
+    /// Stop (Claude Code, Codex, Qwen Code): the agent's last reply, as the host kept it (its
+    /// transcript may not have caught up yet).
+    #[serde(deserialize_with = "lenient")]
+    pub last_assistant_message: Option<String>,
     /// PreCompact: the user's own instructions for the summary (the text after `/compact`;
     /// `null` or empty without; Copilot CLI: `customInstructions`).
     #[serde(deserialize_with = "lenient", alias = "customInstructions")]

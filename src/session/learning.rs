@@ -34,7 +34,7 @@ pub const MAX_EVENTS: usize = 256;
 pub const MAX_DECIDED: usize = shown::MAX_ASKS;
 
 /// How far apart a session's `capn ask` call and the project's record of that ask may be.
-pub const JOIN_WINDOW: Duration = Duration::from_secs(5 * 60);
+pub const JOIN_WINDOW: Duration = shown::JOIN_WINDOW;
 
 /// One `capn ask` the session ran.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

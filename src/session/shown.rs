@@ -9,9 +9,13 @@
 //! `{"asks": [{"at": <unix ms>, "question": "<as asked>", "charts": [{"id", "files":
 //! [<root-relative paths>], "total": <backing files>, "strong": <candidate line>}]}]}`, oldest first, at most
 //! [`MAX_ASKS`] asks none older than [`MAX_AGE`], and never over
-//! [`crate::fsutil::limits::MARKER`] bytes. Written atomically without `fsync` and without any
-//! lock: two asks at the same instant may keep one of the two, which loses a chance to learn and
-//! nothing else. Readers never wait; a record that cannot be read or parsed reads as empty.
+//! [`crate::fsutil::limits::MARKER`] bytes. Beside them, `"claims": [{"at", "key": "<SHA-256
+//! prefix of the question>", "session"}]`: the sessions whose hooks saw a call that asks those
+//! words ([`claim`], at most [`MAX_CLAIMS`], none older than [`MAX_AGE`]); a run of a question
+//! two sessions claimed near it is no session's ([`Shown::contested`]). Written atomically
+//! without `fsync`, read again and written under the record's lock ([`lock_path`], which the
+//! writers' callers hold), so concurrent asks keep each other's records. Readers
+//! never wait; a record that cannot be read or parsed reads as empty.
 
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
@@ -36,6 +40,35 @@ pub const MAX_PATH_BYTES: usize = 512;
 /// The longest question recorded, in bytes: a longer one is not recorded at all (a cut question
 /// would teach other words than were asked).
 pub const MAX_QUESTION_BYTES: usize = 1024;
+
+/// The most claims a record keeps (the newest).
+pub const MAX_CLAIMS: usize = 4 * MAX_ASKS;
+
+/// How far apart a session's call that asks and a run of the same words may be and still be
+/// joined ([`crate::session::learning::joined`]), or contest each other ([`Shown::contested`]).
+pub const JOIN_WINDOW: Duration = Duration::from_secs(5 * 60);
+
+/// The longest wait for a record's lock ([`lock_path`]); past it the record is not written (a
+/// chance to learn lost, nothing else).
+pub const LOCK_WAIT: Duration = Duration::from_secs(1);
+
+/// A session's hook saw a call that asks a question (it may not have run: refused, say).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Claim {
+    /// When, in milliseconds since the Unix epoch.
+    pub at: u64,
+    /// The question's [`question_key`].
+    pub key: String,
+    /// The session id.
+    pub session: String,
+}
+
+/// A short key of a question as asked (trimmed): the first 16 hex digits of its SHA-256.
+pub fn question_key(question: &str) -> String {
+    use sha2::Digest;
+    let d = sha2::Sha256::digest(question.trim().as_bytes());
+    d.iter().take(8).map(|b| format!("{b:02x}")).collect()
+}
 
 /// One chart an ask showed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -95,12 +128,6 @@ impl ShownAsk {
             charts,
         })
     }
-
-    /// True when the ask is at most [`MAX_AGE`] old at `now` (and not in its future).
-    pub fn is_recent(&self, now: SystemTime) -> bool {
-        let now = millis(now);
-        self.at <= now && now - self.at <= MAX_AGE.as_millis() as u64
-    }
 }
 
 /// A project's record.
@@ -109,6 +136,20 @@ impl ShownAsk {
 pub struct Shown {
     /// The asks, oldest first.
     pub asks: Vec<ShownAsk>,
+    /// The sessions' claims, oldest first.
+    pub claims: Vec<Claim>,
+}
+
+impl Shown {
+    /// True when a session other than `session` claimed `ask`'s words within [`JOIN_WINDOW`]
+    /// of it: the run may be that session's, so it is none's.
+    pub fn contested(&self, ask: &ShownAsk, session: &str) -> bool {
+        let key = question_key(&ask.question);
+        let w = JOIN_WINDOW.as_millis() as u64;
+        self.claims
+            .iter()
+            .any(|c| c.key == key && c.session != session && c.at.abs_diff(ask.at) <= w)
+    }
 }
 
 /// `t` in milliseconds since the Unix epoch (0 before it).
@@ -142,13 +183,69 @@ pub fn read(path: &Path) -> Shown {
 ///
 /// Errors: the folder or the record cannot be written (the path is named).
 pub fn record(state_dir: &Path, root: &Path, ask: ShownAsk) -> Result<()> {
-    let file = path(state_dir, root);
-    let mut shown = read(&file);
     let now = UNIX_EPOCH + Duration::from_millis(ask.at);
-    shown
-        .asks
-        .retain(|a| a.question != ask.question && a.is_recent(now));
-    shown.asks.push(ask);
+    update(state_dir, root, now, &mut |shown| {
+        shown.asks.retain(|a| a.question != ask.question);
+        shown.asks.push(ask.clone());
+    })
+}
+
+/// Records that session `session`'s hook saw, at `at`, a call that asks `question` in the
+/// project at `root` (module docs).
+///
+/// Errors: as [`record`].
+pub fn claim(
+    state_dir: &Path,
+    root: &Path,
+    at: SystemTime,
+    question: &str,
+    session: &str,
+) -> Result<()> {
+    let c = Claim {
+        at: millis(at),
+        key: question_key(question),
+        session: session.to_string(),
+    };
+    update(state_dir, root, at, &mut |shown| {
+        shown
+            .claims
+            .retain(|o| o.key != c.key || o.session != c.session);
+        shown.claims.push(c.clone());
+    })
+}
+
+/// The lock file of the record of the project at `root` (`<key>.lock` beside it), its folder
+/// created: a writer ([`record`], [`claim`]) holds it, waiting at most [`LOCK_WAIT`], so that
+/// concurrent writers keep each other's changes.
+///
+/// Errors: the folder cannot be created (the path is named).
+pub fn lock_path(state_dir: &Path, root: &Path) -> Result<PathBuf> {
+    let dir = state_dir.join(SHOWN_DIR);
+    std::fs::create_dir_all(state_dir)
+        .map_err(anyhow::Error::new)
+        .and_then(|()| crate::fsutil::ensure_dir_inside(state_dir, &dir))
+        .with_context(|| format!("could not create the folder: {}", dir.display()))?;
+    Ok(path(state_dir, root).with_extension("lock"))
+}
+
+/// Reads the record of the project at `root`, applies `change`, drops what is no longer recent
+/// at `now` and the oldest past the bounds, and writes it (the caller holds [`lock_path`]).
+fn update(
+    state_dir: &Path,
+    root: &Path,
+    now: SystemTime,
+    change: &mut dyn FnMut(&mut Shown),
+) -> Result<()> {
+    let file = path(state_dir, root);
+    lock_path(state_dir, root)?;
+    let mut shown = read(&file);
+    change(&mut shown);
+    // Only the old go: another process may have written a moment later than `now`.
+    let recent = |at: u64| millis(now).saturating_sub(at) <= MAX_AGE.as_millis() as u64;
+    shown.asks.retain(|a| recent(a.at));
+    shown.claims.retain(|c| recent(c.at));
+    let extra = shown.claims.len().saturating_sub(MAX_CLAIMS);
+    shown.claims.drain(..extra);
     let text = loop {
         let drop = shown.asks.len().saturating_sub(MAX_ASKS);
         shown.asks.drain(..drop);
@@ -161,11 +258,6 @@ pub fn record(state_dir: &Path, root: &Path, ask: ShownAsk) -> Result<()> {
     if text.len() as u64 > crate::fsutil::limits::MARKER {
         return Ok(());
     }
-    let dir = state_dir.join(SHOWN_DIR);
-    std::fs::create_dir_all(state_dir)
-        .map_err(anyhow::Error::new)
-        .and_then(|()| crate::fsutil::ensure_dir_inside(state_dir, &dir))
-        .with_context(|| format!("could not create the folder: {}", dir.display()))?;
     crate::fsutil::write_atomic_with(&file, text.as_bytes(), crate::fsutil::Durability::Transient)
         .with_context(|| format!("could not record what ask showed: {}", file.display()))
 }
@@ -198,6 +290,27 @@ mod tests {
     }
 
     #[test]
+    fn a_run_two_sessions_claimed_is_contested() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = Path::new("/p");
+        let now = SystemTime::now();
+        claim(tmp.path(), root, now, " q ", "s1").unwrap();
+        record(tmp.path(), root, ask(now, "q")).unwrap();
+        let got = read(&path(tmp.path(), root));
+        assert_eq!(got.asks.len(), 1);
+        assert!(!got.contested(&got.asks[0], "s1"));
+        assert!(got.contested(&got.asks[0], "s2"));
+        claim(tmp.path(), root, now, "q", "s2").unwrap();
+        claim(tmp.path(), root, now, "q", "s2").unwrap();
+        let got = read(&path(tmp.path(), root));
+        assert_eq!(got.claims.len(), 2);
+        assert!(got.contested(&got.asks[0], "s1"));
+        // Another question's claim contests nothing.
+        let other = ask(now, "another");
+        assert!(!got.contested(&other, "s1"));
+    }
+
+    #[test]
     fn asks_are_bounded() {
         let long = "x".repeat(MAX_QUESTION_BYTES + 1);
         assert!(ShownAsk::new(SystemTime::now(), &long, [("a", vec!["f"], true)]).is_none());
@@ -210,8 +323,5 @@ mod tests {
         .unwrap();
         assert_eq!(a.charts[0].files.len(), MAX_FILES);
         assert_eq!(a.charts[0].total, 40);
-        let later = SystemTime::now() + MAX_AGE + Duration::from_secs(1);
-        assert!(!a.is_recent(later));
-        assert!(a.is_recent(SystemTime::now()));
     }
 }

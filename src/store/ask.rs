@@ -235,9 +235,9 @@ fn promote_learned(store: &Store, question: &str, found: &mut Answers, cache: &m
                 return;
             }
             Related {
+                missing: not_held(question, &entry),
                 entry,
                 strong: true,
-                missing: Vec::new(),
                 learned: true,
             }
         }
@@ -246,6 +246,29 @@ fn promote_learned(store: &Store, question: &str, found: &mut Answers, cache: &m
     r.strong = true;
     r.learned = true;
     found.related.insert(0, r);
+}
+
+/// The words of `question` (lowercase, as asked, each once) none of whose terms the chart's
+/// text holds (its question and kept phrasings, details, backing-file paths): the
+/// `not_in_chart` of a chart the ranking never compared with the question (one added for words
+/// it learned), so that its line, like every `candidate` line, names what the chart lacks.
+fn not_held(question: &str, entry: &Entry) -> Vec<String> {
+    use crate::recall::analyze;
+    let mut text = entry.asked().into_owned();
+    for f in std::iter::once(&entry.details).chain(entry.files.keys()) {
+        text.push('\n');
+        text.push_str(f);
+    }
+    let held: std::collections::BTreeSet<String> = analyze(&text).into_iter().collect();
+    let mut out: Vec<String> = Vec::new();
+    for word in question.split(|c: char| !c.is_alphanumeric()) {
+        let word = word.to_lowercase();
+        let terms = analyze(&word);
+        if !terms.is_empty() && !terms.iter().any(|t| held.contains(t)) && !out.contains(&word) {
+            out.push(word);
+        }
+    }
+    out
 }
 
 /// `found` without the charts that hold a secret: answers, candidates and stale notes alike

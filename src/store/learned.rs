@@ -122,6 +122,36 @@ impl LearnedWords {
         removed
     }
 
+    /// Chart `entry` was just written (charted, re-charted or confirmed with `--like`): its
+    /// learned words that it now holds as its question or a phrasing go (they answer now), and
+    /// all of them when `moved` (it is backed by other files than those whose reads taught
+    /// them). Costs one failed `stat` in a store that learned nothing.
+    ///
+    /// Errors: `.capn/learned.json` cannot be written.
+    pub fn settle_chart(store: &Store, entry: &super::entry::Entry, moved: bool) -> Result<()> {
+        if std::fs::symlink_metadata(store.learned_path()).is_err() {
+            return Ok(());
+        }
+        let mut l = LearnedWords::read(store);
+        let Some(ws) = l.charts.get_mut(&entry.id) else {
+            return Ok(());
+        };
+        let held: BTreeSet<String> = std::iter::once(&entry.question)
+            .chain(&entry.phrasings)
+            .filter_map(|q| normalise_question(q))
+            .collect();
+        let before = ws.len();
+        ws.retain(|w| !moved && normalise_question(w).is_none_or(|n| !held.contains(&n)));
+        if ws.len() == before {
+            return Ok(());
+        }
+        if ws.is_empty() {
+            l.charts.remove(&entry.id);
+            l.order.retain(|o| o != &entry.id);
+        }
+        l.write(store)
+    }
+
     /// Drops the charts that are no longer in `ids` (uncharted). Returns true when any was.
     pub fn keep_only(&mut self, ids: &BTreeSet<&str>) -> bool {
         let before = self.charts.len();

@@ -69,6 +69,20 @@ fn open(path: &Path) -> Result<File> {
 }
 
 impl StoreLock {
+    /// Takes the lock of the project's record of what `ask` showed
+    /// ([`crate::session::shown::lock_path`]), waiting at most
+    /// [`crate::session::shown::LOCK_WAIT`]; `Ok(None)` when it stays busy.
+    ///
+    /// Errors: the folder or the lock file cannot be created, or locking fails.
+    pub fn hold_shown(state_dir: &Path, root: &Path) -> Result<Option<StoreLock>> {
+        let path = crate::session::shown::lock_path(state_dir, root)?;
+        let wait = Wait {
+            notice_after: Duration::MAX,
+            give_up_after: crate::session::shown::LOCK_WAIT,
+        };
+        StoreLock::acquire_within(&path, wait, &mut || {})
+    }
+
     /// Takes the lock: at once when it is free (`try_lock`), else by waiting for it in the OS
     /// (`lock`, so the lock is taken the moment it is released) on a helper thread, for at most
     /// `wait.give_up_after`, then `Ok(None)`. When it is still held after `wait.notice_after`,

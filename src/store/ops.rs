@@ -134,6 +134,12 @@ impl Writer {
     pub fn chart(&mut self, entry: Entry, hashed: &[Hashed]) -> Result<()> {
         self.ensure_listed()?;
         let id = entry.id.clone();
+        // The files it was charted on before: words learned from reads of those are its own
+        // only while they still are.
+        let before: Option<std::collections::BTreeSet<String>> = self
+            .snap
+            .position(&id)
+            .map(|i| self.snap.files_of(i).map(|(p, _)| p.to_string()).collect());
         let path = self.store.entry_path(&id);
         let was_current = self.snap.folder_is_current(&self.store);
         // Before the entry: a teammate's phrasings merge into it without a conflict.
@@ -148,6 +154,11 @@ impl Writer {
             self.cache.remember(key, abs, *hash, *at_ns);
         }
         let store = self.store.clone();
+        let moved = before.is_some_and(|b| !b.iter().eq(entry.files.keys()));
+        // A hint only: the chart is written whatever happens to it.
+        if let Err(e) = super::learned::LearnedWords::settle_chart(&store, &entry, moved) {
+            diag!("capn: could not update the words learned for chart {id}: {e:#}");
+        }
         self.apply_or_reload(&[], vec![entry], &[format!("{id}.md")])?;
         self.snap.folder_changed(&store, was_current);
         Ok(())

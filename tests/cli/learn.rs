@@ -30,7 +30,7 @@ pub(crate) fn ask_shown(env: &Env, q: &str) -> Vec<Shown> {
 }
 
 /// Session `sid` asks `q` as [`ask_shown`] does.
-fn ask_in(env: &Env, sid: &str, q: &str) -> Vec<Shown> {
+pub(crate) fn ask_in(env: &Env, sid: &str, q: &str) -> Vec<Shown> {
     let command = format!("capn ask {}", shell_words::quote(q));
     hook_in(env, sid, &bash(&command));
     shown_lines(
@@ -108,11 +108,19 @@ pub(crate) fn stop(env: &Env) -> Run {
 pub(crate) fn stop_after(env: &Env, names: &[&str]) -> Run {
     let path = env.tmp.path().join(format!("{SID}.jsonl"));
     std::fs::write(&path, transcript(names)).unwrap();
-    let extra = json!({"stop_hook_active": false, "transcript_path": path});
-    hook(env, "Stop", "stop", extra)
+    hook(env, "Stop", "stop", stop_fields(&path))
 }
 
-/// A Claude Code transcript of one turn: the prompt, then one tool call of each of `names`.
+/// The agent's last reply in [`transcript`]s and Stop payloads.
+pub(crate) const REPLY: &str = "It is in the file shown.";
+
+/// A Stop payload's own fields, for the transcript at `path` written to its end ([`REPLY`]).
+pub(crate) fn stop_fields(path: &std::path::Path) -> Value {
+    json!({"stop_hook_active": false, "transcript_path": path, "last_assistant_message": REPLY})
+}
+
+/// A Claude Code transcript of one turn: the prompt, one tool call of each of `names`, then the
+/// agent's reply [`REPLY`].
 pub(crate) fn transcript(names: &[&str]) -> String {
     let mut out = json!({"type": "user", "message": {"content": "where is it?"}}).to_string();
     out.push('\n');
@@ -121,6 +129,9 @@ pub(crate) fn transcript(names: &[&str]) -> String {
         let line = json!({"type": "assistant", "message": {"content": [call]}});
         out.push_str(&format!("{line}\n"));
     }
+    let reply = json!({"type": "text", "text": REPLY});
+    let line = json!({"type": "assistant", "message": {"content": [reply]}});
+    out.push_str(&format!("{line}\n"));
     out
 }
 
@@ -435,8 +446,7 @@ fn a_busy_store_keeps_the_evidence_for_the_next_turn() {
     // While the lock is held: a Stop hook that waited for it would hit the hang guard.
     let path = env.tmp.path().join("busy.jsonl");
     std::fs::write(&path, transcript(&["Bash", "Read"])).unwrap();
-    let end = json!({"stop_hook_active": false, "transcript_path": path});
-    let payload = hook_payload("Stop", SID, &env.root, end);
+    let payload = hook_payload("Stop", SID, &env.root, stop_fields(&path));
     let (run, _) = env.run_bounded(
         env.cmd(&["hook", "stop"]),
         &payload,
@@ -474,9 +484,11 @@ fn a_codex_shell_read_is_evidence_too() {
             "content": [{"type": "input_text", "text": "where?"}]}}),
         json!({"type": "response_item", "payload": {"type": "function_call", "name": "shell",
             "arguments": call.to_string(), "call_id": "c1"}}),
+        json!({"type": "response_item", "payload": {"type": "message", "role": "assistant",
+            "content": [{"type": "output_text", "text": REPLY}]}}),
     ];
     std::fs::write(&rollout, lines.map(|l| format!("{l}\n")).concat()).unwrap();
-    let end = json!({"stop_hook_active": false, "transcript_path": rollout});
+    let end = stop_fields(&rollout);
     env.run_stdin(&["hook", "stop", "--host", "codex"], &payload("Stop", end))
         .ok();
     assert_eq!(learned(&env, Q), Some(a.id.clone()));

@@ -4,8 +4,8 @@
 //! alone, nothing after it) ranks the chart first without answering.
 
 use crate::learn::{
-    answer, ask_shown, bash, entry, hook, hook_in, learned, read, shown_two, stop, stop_after,
-    transcript, Shown, Q, SID,
+    answer, ask_in, ask_shown, bash, entry, hook, hook_in, learned, learned_by, read, shown_two,
+    stop, stop_after, stop_fields, transcript, Shown, Q, REPLY, SID,
 };
 use crate::util::{hook_payload, Env};
 use serde_json::{json, Value};
@@ -123,6 +123,8 @@ fn a_tool_the_hooks_never_see_keeps_the_turn_from_teaching() {
             json!({"type": "function_call", "name": "list_dir", "call_id": "c2",
             "arguments": "{\"path\": \"lib\"}"}),
         ),
+        item(json!({"type": "message", "role": "assistant",
+            "content": [{"type": "output_text", "text": REPLY}]})),
     ]
     .concat();
     std::fs::write(&rollout, text).unwrap();
@@ -133,7 +135,7 @@ fn a_tool_the_hooks_never_see_keeps_the_turn_from_teaching() {
         &codex("PreToolUse", cat),
     )
     .ok();
-    let end = json!({"stop_hook_active": false, "transcript_path": rollout});
+    let end = stop_fields(&rollout);
     env.run_stdin(&["hook", "stop", "--host", "codex"], &codex("Stop", end))
         .ok();
     nothing_learned(&env, "codex list_dir");
@@ -167,13 +169,16 @@ fn a_confirmed_phrasing_is_never_evicted_by_a_learned_one() {
 /// The turn ends (Stop) with the transcript `lines` (a Claude Code prompt line first).
 fn stop_with(env: &Env, lines: &[Value], active: bool) {
     let mut text = json!({"type": "user", "message": {"content": "where is it?"}}).to_string();
-    for l in lines {
+    let reply =
+        json!({"type": "assistant", "message": {"content": [{"type": "text", "text": REPLY}]}});
+    for l in lines.iter().chain([&reply]) {
         text.push('\n');
         text.push_str(&l.to_string());
     }
     let path = env.tmp.path().join(format!("{SID}.jsonl"));
     std::fs::write(&path, text + "\n").unwrap();
-    let extra = json!({"stop_hook_active": active, "transcript_path": path});
+    let mut extra = stop_fields(&path);
+    extra["stop_hook_active"] = json!(active);
     hook(env, "Stop", "stop", extra);
 }
 
@@ -320,4 +325,210 @@ fn a_sub_agents_calls_teach_nothing() {
     stop_after(&env, &["Bash", "Task"]);
     nothing_learned(&env, "read by a sub-agent");
     control(&env, &a);
+}
+
+/// A host may write its transcript in batches: at Stop the calls the agent made last (an MCP
+/// read of another file, say) may not be in it yet. Only a transcript that ends with the reply
+/// the Stop payload names (`last_assistant_message`) shows the whole turn; otherwise, or
+/// without that field, the turn teaches nothing.
+#[test]
+fn a_transcript_that_lags_behind_the_turn_teaches_nothing() {
+    let path = |env: &crate::util::Env| env.tmp.path().join("lagging.jsonl");
+    let said = |text: &str| {
+        let block = json!({"type": "text", "text": text});
+        json!({"type": "assistant", "message": {"content": [block]}}).to_string() + "\n"
+    };
+    let cases = [
+        // Written up to the read only.
+        (
+            transcript(&["Bash", "Read"]).replace(&said(REPLY), ""),
+            true,
+        ),
+        // Up to what the agent said before its next (unwritten) call.
+        (
+            transcript(&["Bash", "Read"]).replace(REPLY, "Let me check one more file."),
+            true,
+        ),
+        // Written whole, but the payload names no reply.
+        (transcript(&["Bash", "Read"]), false),
+    ];
+    for (text, with_reply) in cases {
+        let (env, a, _) = shown_two();
+        read(&env, &a.files[0]);
+        std::fs::write(path(&env), &text).unwrap();
+        let mut end = stop_fields(&path(&env));
+        if !with_reply {
+            end.as_object_mut()
+                .unwrap()
+                .remove("last_assistant_message");
+        }
+        hook(&env, "Stop", "stop", end);
+        nothing_learned(&env, &text);
+    }
+    // The hooks print nothing else on stderr, learning or not (a host may show it).
+    let (env, a, _) = shown_two();
+    let pre = read(&env, &a.files[0]);
+    let end = stop(&env);
+    assert_eq!(
+        (pre.stdout, pre.stderr, end.stdout, end.stderr),
+        Default::default()
+    );
+    assert_eq!(learned(&env, Q), Some(a.id.clone()));
+}
+
+/// Two sessions' hooks see the same words asked; one call never runs (refused), the other does.
+/// The one run may be either session's: neither learns from it.
+#[test]
+fn a_run_two_sessions_asked_for_teaches_neither() {
+    let (env, a, _) = shown_two();
+    // `shown_two` asked for SID; another session's hook sees the same words asked (its call
+    // refused, say), near the same run.
+    let ask = bash(&format!("capn ask {}", shell_words::quote(Q)));
+    hook_in(&env, "other-session", &ask);
+    read(&env, &a.files[0]);
+    stop(&env);
+    nothing_learned(&env, "claimed by two sessions");
+    // Asked again by this session alone, still near the other session's call: contested.
+    ask_in(&env, SID, Q);
+    read(&env, &a.files[0]);
+    stop(&env);
+    nothing_learned(&env, "claimed minutes before");
+    // The control: no other session.
+    let (env, a, _) = shown_two();
+    read(&env, &a.files[0]);
+    stop(&env);
+    assert_eq!(learned(&env, Q), Some(a.id.clone()));
+}
+
+/// Concurrent `capn ask` runs in one project keep each other's records of what they showed
+/// (parallel sessions, parallel tool calls): every run is recorded.
+#[test]
+fn concurrent_asks_keep_each_others_records() {
+    let (env, _, _) = shown_two();
+    let words = [
+        "kept",
+        "saved",
+        "persisted",
+        "written",
+        "logged",
+        "held",
+        "filed",
+        "put",
+    ];
+    let qs: Vec<String> = words
+        .iter()
+        .map(|w| format!("Where are Stripe payment webhooks still verified and {w}?"))
+        .collect();
+    let children: Vec<_> = qs
+        .iter()
+        .map(|q| {
+            let mut c = env.cmd(&["ask", q]);
+            c.stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null());
+            c.spawn().unwrap()
+        })
+        .collect();
+    for mut c in children {
+        c.wait().unwrap();
+    }
+    let dir = env.state_dir().join("shown");
+    let file = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "json"))
+        .unwrap();
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    let asked: Vec<&str> = v["asks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|a| a["question"].as_str())
+        .collect();
+    for q in &qs {
+        assert!(asked.contains(&q.as_str()), "{q} lost: {asked:?}");
+    }
+}
+
+/// A learned chart's line tells the truth: one added for the very words it learned names the
+/// words it lacks (`not_in_chart`), as every candidate line does; words then confirmed with
+/// `--like` answer and are no longer listed as learned; and a chart re-charted on other files
+/// forgets the words learned from reads of its old ones.
+#[test]
+fn a_learned_line_names_what_the_chart_lacks_and_forgets_what_no_longer_holds() {
+    let (env, a, b) = shown_two();
+    let q = "How do refunds get paid out to customers?";
+    let file = json!({"charts": {b.id.clone(): [q]}, "order": [b.id.clone()]});
+    env.write(".capn/learned.json", &file.to_string());
+    let run = env.run(&["ask", q]).code(1);
+    let line = run
+        .stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("candidate "))
+        .unwrap();
+    let v: Value = serde_json::from_str(line).unwrap();
+    assert_eq!(
+        (&v["id"], &v["learned"]),
+        (&json!(b.id), &json!(true)),
+        "{line}"
+    );
+    let lacks = v["not_in_chart"].as_array().unwrap();
+    assert!(lacks.contains(&json!("refunds")), "{line}");
+    std::fs::remove_file(env.root.join(".capn/learned.json")).unwrap();
+    // Learned, then re-charted on other files: forgotten.
+    read(&env, &a.files[0]);
+    stop(&env);
+    assert!(learned_by(&env, &a.id, Q));
+    let list = env.run(&["list", "--json"]).ok().jsonl();
+    let chart = list.iter().find(|e| e["id"] == json!(a.id)).unwrap();
+    let question = chart["question"].as_str().unwrap();
+    env.run(&["chart", question, "--files", &b.files[0]]).ok();
+    assert!(!learned_by(&env, &a.id, Q));
+    assert_eq!(learned(&env, Q), None);
+    // Learned, then confirmed: it answers, and is learned no more.
+    let (env, a, _) = shown_two();
+    read(&env, &a.files[0]);
+    stop(&env);
+    assert!(learned_by(&env, &a.id, Q));
+    env.run(&["chart", Q, "--like", &a.id]).ok();
+    assert_eq!(answer(&env, Q), Some((a.id.clone(), 100)));
+    assert!(!learned_by(&env, &a.id, Q));
+}
+
+/// OpenCode's plugin runs the hooks after every tool call (so the next prompt decides): its
+/// `read` tool (`filePath`) is a read of the candidate; any other call after it (a `list`, a
+/// `grep`) is exploring.
+#[test]
+fn opencode_s_read_tool_is_a_read() {
+    let opencode = |env: &crate::util::Env, event: &str, sub: &str, extra: Value| {
+        let p = crate::util::hook_payload(event, SID, &env.root, extra);
+        env.run_stdin(&["hook", sub, "--host", "opencode"], &p).ok();
+    };
+    for then in [None, Some("list"), Some("grep")] {
+        let env = crate::phrasings::three_charts();
+        let ask = format!("capn ask {}", shell_words::quote(Q));
+        let run = env.run(&["ask", Q]).code(1);
+        let line = run
+            .stderr
+            .lines()
+            .find_map(|l| l.strip_prefix("candidate "))
+            .unwrap();
+        let a: Value = serde_json::from_str(line).unwrap();
+        let post = |tool: &str, args: Value| {
+            let call = json!({"tool_name": tool, "tool_input": args});
+            opencode(&env, "PostToolUse", "post-tool-use", call);
+        };
+        post("bash", json!({"command": ask}));
+        let f = env.root.join(a["files"][0].as_str().unwrap());
+        post("read", json!({"filePath": f}));
+        if let Some(tool) = then {
+            post(tool, json!({"path": "lib", "pattern": "verify"}));
+        }
+        let next = json!({"prompt": "thanks, now fix it"});
+        opencode(&env, "UserPromptSubmit", "user-prompt-submit", next);
+        let want = then
+            .is_none()
+            .then(|| a["id"].as_str().unwrap().to_string());
+        assert_eq!(learned(&env, Q), want, "then {then:?}");
+        assert_eq!(answer(&env, Q), None);
+    }
 }

@@ -196,7 +196,7 @@ fn ask_read_stop(env: &Env, sid: &str, q: &str) {
     // The turn's transcript: the hooks saw every call it made (the ask, then the read).
     let transcript = env.tmp.path().join(format!("{sid}.jsonl"));
     std::fs::write(&transcript, crate::learn::transcript(&["Bash", "Read"])).unwrap();
-    let end = json!({"stop_hook_active": false, "transcript_path": transcript});
+    let end = crate::learn::stop_fields(&transcript);
     env.run_stdin(
         &["hook", "stop"],
         &hook_payload("Stop", sid, &env.root, end),

@@ -29,6 +29,7 @@ fn setup(now: u64) -> (Record, Shown) {
             "q",
             &[("a", &["x"], true), ("b", &["y"], true)],
         )],
+        ..Shown::default()
     };
     (rec, shown)
 }
@@ -166,6 +167,7 @@ fn asks_join_the_projects_record_by_question_and_time() {
     };
     let shown = Shown {
         asks: vec![shown_ask(1000, "q", &[("a", &["x"], true)])],
+        ..Shown::default()
     };
     assert!(joined(&ask(900, false), &shown).is_some());
     assert!(joined(&ask(1100, false), &shown).is_none());
@@ -174,6 +176,7 @@ fn asks_join_the_projects_record_by_question_and_time() {
     assert!(joined(&ask(far, true), &shown).is_none());
     let other = Shown {
         asks: vec![shown_ask(1000, "q?", &[("a", &["x"], true)])],
+        ..Shown::default()
     };
     assert!(joined(&ask(900, false), &other).is_none());
 }
