@@ -85,20 +85,21 @@ impl Snapshot {
         let kept: Vec<usize> = (0..self.len())
             .filter(|i| gone.binary_search(i).is_err())
             .collect();
-        // The new order: kept ids and inserted ids merged (both sorted); where each insert lands.
-        let mut ids = Vec::with_capacity(kept.len() + insert.len());
+        // Where each insert lands in the new order (kept ids and inserted ids merged, both
+        // sorted); the ids themselves are moved into place once nothing below can fail.
         let mut at = Vec::with_capacity(insert.len());
         let mut next = insert.iter().peekable();
+        let mut len = 0;
         for &i in &kept {
-            while let Some(e) = next.next_if(|e| e.id < self.ids[i]) {
-                at.push(ids.len());
-                ids.push(e.id.clone());
+            while next.next_if(|e| e.id < self.ids[i]).is_some() {
+                at.push(len);
+                len += 1;
             }
-            ids.push(self.ids[i].clone());
+            len += 1;
         }
-        for e in next {
-            at.push(ids.len());
-            ids.push(e.id.clone());
+        for _ in next {
+            at.push(len);
+            len += 1;
         }
         let files: Vec<Vec<String>> = insert
             .iter()
@@ -130,7 +131,13 @@ impl Snapshot {
             insert.iter().map(text_sig),
             &at,
         );
-        self.ids = ids;
+        let mut old_ids: Vec<Option<String>> =
+            std::mem::take(&mut self.ids).into_iter().map(Some).collect();
+        self.ids = merge_at(
+            kept.iter().filter_map(|&i| old_ids[i].take()),
+            insert.iter().map(|e| e.id.clone()),
+            &at,
+        );
         Ok(views)
     }
 
@@ -217,7 +224,9 @@ impl Snapshot {
     }
 
     /// `paths` and `refs` for the kept entries (positions, ascending) and `insert` landing at
-    /// `at`: paths no entry references any more are dropped, new ones merged in.
+    /// `at`: paths no entry references any more are dropped, new ones merged in. The paths are
+    /// moved and the runs renumbered in place ([`super::Refs::splice`]): nothing per entry is
+    /// allocated or copied, so a reader applying `delta.bin` pays for the change, not the store.
     fn splice_files(&mut self, kept: &[usize], insert: &[Entry], at: &[usize]) {
         let mut used = vec![false; self.paths.len()];
         for &i in kept {
@@ -225,11 +234,13 @@ impl Snapshot {
                 used[p as usize] = true;
             }
         }
-        let mut added: Vec<&str> = insert
-            .iter()
-            .flat_map(|e| e.files.keys().map(String::as_str))
-            .filter(|p| self.paths.binary_search_by(|q| q.as_str().cmp(p)).is_err())
-            .collect();
+        let mut added: Vec<&str> = Vec::new();
+        for p in insert.iter().flat_map(|e| e.files.keys()) {
+            match self.paths.binary_search_by(|q| q.as_str().cmp(p)) {
+                Ok(i) => used[i] = true,
+                Err(_) => added.push(p),
+            }
+        }
         added.sort_unstable();
         added.dedup();
         let added: Vec<String> = added.into_iter().map(str::to_string).collect();
@@ -241,7 +252,7 @@ impl Snapshot {
             while let Some(a) = next.next_if(|a| *a < p) {
                 paths.push(a);
             }
-            if used[i] || insert.iter().any(|e| e.files.contains_key(&p)) {
+            if used[i] {
                 renumber[i] = paths.len() as u32;
                 paths.push(p);
             }
@@ -257,14 +268,7 @@ impl Snapshot {
                     .collect()
             })
             .collect();
-        let old_refs = std::mem::take(&mut self.refs);
-        let kept_refs = kept.iter().map(|&i| {
-            old_refs
-                .of(i)
-                .map(|(p, h)| (renumber[p as usize], *h))
-                .collect::<Vec<_>>()
-        });
-        self.refs = super::Refs::from_runs(merge_at(kept_refs, new_refs.into_iter(), at));
+        self.refs = std::mem::take(&mut self.refs).splice(&renumber, kept, new_refs, at);
         self.paths = paths;
     }
 
