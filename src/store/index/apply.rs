@@ -131,8 +131,10 @@ impl Snapshot {
             insert.iter().map(text_sig),
             &at,
         );
-        let mut old_ids: Vec<Option<String>> =
-            std::mem::take(&mut self.ids).into_iter().map(Some).collect();
+        let mut old_ids: Vec<Option<String>> = std::mem::take(&mut self.ids)
+            .into_iter()
+            .map(Some)
+            .collect();
         self.ids = merge_at(
             kept.iter().filter_map(|&i| old_ids[i].take()),
             insert.iter().map(|e| e.id.clone()),
@@ -224,9 +226,10 @@ impl Snapshot {
     }
 
     /// `paths` and `refs` for the kept entries (positions, ascending) and `insert` landing at
-    /// `at`: paths no entry references any more are dropped, new ones merged in. The paths are
-    /// moved and the runs renumbered in place ([`super::Refs::splice`]): nothing per entry is
-    /// allocated or copied, so a reader applying `delta.bin` pays for the change, not the store.
+    /// `at`: paths no entry references any more are dropped, new ones merged in. Both are
+    /// changed in place ([`merge_paths`], [`super::Refs::splice`]): nothing per entry or per
+    /// path is allocated or copied, so a reader applying `delta.bin` pays for the change, not
+    /// for the store's tens of thousands of paths.
     fn splice_files(&mut self, kept: &[usize], insert: &[Entry], at: &[usize]) {
         let mut used = vec![false; self.paths.len()];
         for &i in kept {
@@ -243,21 +246,13 @@ impl Snapshot {
         }
         added.sort_unstable();
         added.dedup();
-        let added: Vec<String> = added.into_iter().map(str::to_string).collect();
-        let mut paths = Vec::with_capacity(self.paths.len() + added.len());
-        let mut renumber = vec![0u32; self.paths.len()];
-        let mut next = added.into_iter().peekable();
-        // Moved, not copied: a store of 10,000 charts has tens of thousands of paths.
-        for (i, p) in std::mem::take(&mut self.paths).into_iter().enumerate() {
-            while let Some(a) = next.next_if(|a| *a < p) {
-                paths.push(a);
-            }
-            if used[i] {
-                renumber[i] = paths.len() as u32;
-                paths.push(p);
-            }
-        }
-        paths.extend(next);
+        let renumber = if added.is_empty() && used.iter().all(|&u| u) {
+            None
+        } else {
+            let added = added.into_iter().map(str::to_string).collect();
+            Some(merge_paths(&mut self.paths, &used, added))
+        };
+        let paths = &self.paths;
         let number = |p: &str| paths.binary_search_by(|q| q.as_str().cmp(p)).unwrap_or(0) as u32;
         let new_refs: Vec<Vec<(u32, [u8; 32])>> = insert
             .iter()
@@ -268,8 +263,8 @@ impl Snapshot {
                     .collect()
             })
             .collect();
-        self.refs = std::mem::take(&mut self.refs).splice(&renumber, kept, new_refs, at);
-        self.paths = paths;
+        let refs = std::mem::take(&mut self.refs);
+        self.refs = refs.splice(renumber.as_deref(), kept, new_refs, at);
     }
 
     /// Records `listing` (the entry files after the change) and the malformed reports of
@@ -313,6 +308,46 @@ impl Snapshot {
     }
 }
 
+/// `paths` (sorted) with those not `used` dropped and `added` (sorted, none already there)
+/// merged in, in place: the vector grows by what is added and its strings are moved, never
+/// copied. Returns each old path's new number (0 for a dropped one).
+fn merge_paths(paths: &mut Vec<String>, used: &[bool], added: Vec<String>) -> Vec<u32> {
+    let mut renumber = vec![0u32; paths.len()];
+    let (mut kept, mut before) = (0usize, 0usize);
+    for (i, p) in paths.iter().enumerate() {
+        if used[i] {
+            while added.get(before).is_some_and(|a| a < p) {
+                before += 1;
+            }
+            renumber[i] = (kept + before) as u32;
+            kept += 1;
+        }
+    }
+    let mut k = 0;
+    for i in 0..paths.len() {
+        if used[i] {
+            paths.swap(k, i);
+            k += 1;
+        }
+    }
+    paths.truncate(kept);
+    // Merged from the back into the grown vector: each string moves once.
+    let total = kept + added.len();
+    paths.resize_with(total, String::new);
+    let mut added = added.into_iter().rev().peekable();
+    let mut from = kept;
+    for to in (0..total).rev() {
+        match added.next_if(|a| from == 0 || *a > paths[from - 1]) {
+            Some(a) => paths[to] = a,
+            None => {
+                from -= 1;
+                paths.swap(from, to);
+            }
+        }
+    }
+    renumber
+}
+
 /// `kept` and `inserted` interleaved so that inserted item `k` lands at position `at[k]`
 /// (ascending).
 fn merge_at<T>(
@@ -339,6 +374,23 @@ fn merge_at<T>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Paths dropped and added in place come out sorted, each old one numbered where it lands.
+    #[test]
+    fn paths_merge_in_place_sorted_and_renumbered() {
+        let strings = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let mut paths = strings(&["b", "d", "f", "h"]);
+        let renumber = merge_paths(
+            &mut paths,
+            &[true, false, true, true],
+            strings(&["a", "c", "g", "z"]),
+        );
+        assert_eq!(paths, strings(&["a", "b", "c", "f", "g", "h", "z"]));
+        assert_eq!((renumber[0], renumber[2], renumber[3]), (1, 3, 5));
+        let mut paths = strings(&["b", "d"]);
+        assert_eq!(merge_paths(&mut paths, &[false, false], Vec::new()), [0, 0]);
+        assert!(paths.is_empty());
+    }
 
     fn write(store: &Store, id: &str, question: &str, files: &[&str]) {
         let mut fm = String::new();

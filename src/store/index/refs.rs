@@ -101,20 +101,22 @@ impl Refs {
         (start, self.paths.len())
     }
 
-    /// These runs with every path number `p` renumbered to `renumber[p]`, the entries at
+    /// These runs with every path number `p` renumbered to `renumber[p]` (`None`: kept), the entries at
     /// positions `kept` (ascending) kept in that order and the runs `new` put in so that run `k`
     /// lands at position `at[k]` (ascending; past the end: last, in order). Costs a pass over
     /// the path-number column and one over the entries; no hash is copied. A path number that
     /// `renumber` does not cover (only dropped runs have one) becomes 0.
     pub fn splice(
         mut self,
-        renumber: &[u32],
+        renumber: Option<&[u32]>,
         kept: &[usize],
         new: Vec<Vec<(u32, [u8; 32])>>,
         at: &[usize],
     ) -> Refs {
-        for p in &mut self.paths {
-            *p = renumber.get(*p as usize).copied().unwrap_or(0);
+        if let Some(renumber) = renumber {
+            for p in &mut self.paths {
+                *p = renumber.get(*p as usize).copied().unwrap_or(0);
+            }
         }
         let n = kept.len() + new.len();
         let (mut starts, mut ends) = (Vec::with_capacity(n), Vec::with_capacity(n));
@@ -239,7 +241,7 @@ mod tests {
         // Path 1 dropped (only entry 1 used it), a new path lands between 0 and 2.
         let renumber = [0, 0, 2];
         let spliced = refs.clone().splice(
-            &renumber,
+            Some(&renumber),
             &[0, 2, 3],
             vec![vec![(1, h(5))], vec![(0, h(6)), (2, h(7))]],
             &[0, 4],
@@ -255,7 +257,7 @@ mod tests {
         let bytes = |r: &Refs| postcard::to_stdvec(r).unwrap();
         assert_eq!(bytes(&spliced), bytes(&want));
         // Again, over the spliced columns: the first two entries go, one comes in between.
-        let again = spliced.splice(&[0, 1, 2], &[2, 3, 4], vec![vec![(1, h(8))]], &[1]);
+        let again = spliced.splice(None, &[2, 3, 4], vec![vec![(1, h(8))]], &[1]);
         let want = Refs::from_runs(vec![
             vec![],
             vec![(1, h(8))],
