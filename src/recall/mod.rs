@@ -320,6 +320,12 @@ impl Bm25Index {
         self.doc_count() == 0
     }
 
+    /// Number of distinct terms (after a splice, those of the layout it would be written as:
+    /// computed by re-encoding, so for reports, not searches).
+    pub fn term_count(&self) -> usize {
+        self.stored().term_ends.0.len()
+    }
+
     fn stored_term(&self, i: usize) -> &str {
         let start = if i == 0 {
             0

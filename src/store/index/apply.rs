@@ -324,8 +324,8 @@ fn merge_paths(paths: &mut Vec<String>, used: &[bool], added: Vec<String>) -> Ve
         }
     }
     let mut k = 0;
-    for i in 0..paths.len() {
-        if used[i] {
+    for (i, &u) in used.iter().enumerate() {
+        if u {
             paths.swap(k, i);
             k += 1;
         }
