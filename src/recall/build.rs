@@ -1,7 +1,7 @@
 //! Index construction: tokenise every doc once, intern terms, collect per-field term
 //! frequencies, then write the sorted dictionary and the postings with those frequencies (the
 //! BM25F weights depend on every doc's length, so they are computed when searching, and a doc
-//! added or removed changes only its own postings: [`Bm25Index::splice`]).
+//! added or removed changes only its own postings: `Bm25Index::splice`).
 
 use super::blob::put_varint;
 use super::tokenize::{self, Analyzer, Piece};
@@ -184,14 +184,16 @@ impl Builder {
 }
 
 /// One posting: (doc, term frequency per field).
-type Posted = (u32, [u8; 3]);
+pub(super) type Posted = (u32, [u8; 3]);
 
 /// Each term (sorted by bytes) with its postings, in doc order.
-type Runs = Vec<(String, Vec<Posted>)>;
+pub(super) type Runs = Vec<(String, Vec<Posted>)>;
 
 /// Tokenises `docs` (each with the doc number it gets) into per-term posting runs and per-doc
 /// field lengths (in terms).
-fn analyse<'d>(docs: impl Iterator<Item = (u32, &'d Doc<'d>)>) -> (Runs, Vec<(u32, [u32; 3])>) {
+pub(super) fn analyse<'d>(
+    docs: impl Iterator<Item = (u32, &'d Doc<'d>)>,
+) -> (Runs, Vec<(u32, [u32; 3])>) {
     let analyzer = Analyzer::default();
     let mut buf = String::new();
     let mut b = Builder::default();
@@ -235,7 +237,7 @@ fn analyse<'d>(docs: impl Iterator<Item = (u32, &'d Doc<'d>)>) -> (Runs, Vec<(u3
 /// The stored index of `n_docs` docs with field lengths `lens` from term runs sorted by term
 /// (each in doc order; empty runs are dropped). Postings: doc delta (varint), then the term
 /// frequency per field (3 bytes).
-fn assemble<'t>(
+pub(super) fn assemble<'t>(
     n_docs: u32,
     lens: Vec<[u32; 3]>,
     runs: impl Iterator<Item = (&'t str, &'t [(u32, [u8; 3])])>,
@@ -272,78 +274,6 @@ impl Bm25Index {
             runs.iter().map(|(t, r)| (t.as_str(), r.as_slice())),
         );
         Bm25Index::from_raw(raw, *params)
-    }
-
-    /// This index with the docs at positions `remove` (ascending) taken out and `insert` put in,
-    /// each at the doc number it gets in the result (ascending): the same index as a build over
-    /// the resulting docs, for the cost of tokenising only the new ones (the stored postings hold
-    /// term frequencies; weights are computed when searching).
-    ///
-    /// Errors: a position is out of range, out of order, or the numbering has gaps.
-    pub fn splice(
-        &self,
-        remove: &[usize],
-        insert: &[(usize, Doc<'_>)],
-    ) -> Result<Bm25Index, String> {
-        let n_old = self.len();
-        let n_new = n_old + insert.len() - remove.len().min(n_old);
-        let bad = remove.windows(2).any(|w| w[0] >= w[1])
-            || remove.last().is_some_and(|&r| r >= n_old)
-            || insert.windows(2).any(|w| w[0].0 >= w[1].0)
-            || insert.last().is_some_and(|&(p, _)| p >= n_new);
-        if bad {
-            return Err("splice positions out of order or range".into());
-        }
-        // Old doc number -> new one (None: removed), skipping the inserted docs' numbers.
-        let mut old_to_new = vec![None; n_old];
-        let (mut next, mut ins, mut rem) = (0usize, 0usize, 0usize);
-        for (old, slot) in old_to_new.iter_mut().enumerate() {
-            if remove.get(rem) == Some(&old) {
-                rem += 1;
-                continue;
-            }
-            while insert.get(ins).is_some_and(|&(p, _)| p == next) {
-                ins += 1;
-                next += 1;
-            }
-            *slot = Some(next as u32);
-            next += 1;
-        }
-        let mut lens = vec![[0u32; 3]; n_new];
-        for (old, new) in old_to_new.iter().enumerate() {
-            if let Some(new) = new {
-                lens[*new as usize] = self.doc_lens(old);
-            }
-        }
-        let (new_runs, new_lens) = analyse(insert.iter().map(|(p, d)| (*p as u32, d)));
-        for (d, l) in new_lens {
-            lens[d as usize] = l;
-        }
-        // Merge the old runs (renumbered) with the new ones, term by term in byte order.
-        let mut merged: Vec<(&str, Vec<Posted>)> = Vec::new();
-        let mut new_iter = new_runs.iter().peekable();
-        for t in 0..self.term_count() {
-            let term = self.term(t);
-            while let Some((nt, run)) = new_iter.next_if(|(nt, _)| nt.as_str() < term) {
-                merged.push((nt.as_str(), run.clone()));
-            }
-            let mut run: Vec<(u32, [u8; 3])> = self
-                .postings_of(t)
-                .filter_map(|(d, tf)| Some((old_to_new.get(d as usize).copied().flatten()?, tf)))
-                .collect();
-            if let Some((_, extra)) = new_iter.next_if(|(nt, _)| nt.as_str() == term) {
-                run.extend_from_slice(extra);
-                run.sort_unstable_by_key(|&(d, _)| d);
-            }
-            merged.push((term, run));
-        }
-        merged.extend(new_iter.map(|(t, r)| (t.as_str(), r.clone())));
-        let raw = assemble(
-            n_new as u32,
-            lens,
-            merged.iter().map(|(t, r)| (*t, r.as_slice())),
-        );
-        Ok(Bm25Index::from_raw(raw, self.params))
     }
 }
 
@@ -410,6 +340,35 @@ mod tests {
             .collect()
     }
 
+    /// A spliced index searches as the index built over its docs does (scores, order, IDF).
+    fn assert_same(spliced: &Bm25Index, built: &Bm25Index) {
+        let queries = [
+            "stripe payment webhook retry",
+            "how is the session cookie signed",
+            "refunds issued",
+            "cron queue upload page",
+            "where is the cron queue?",
+        ];
+        assert_eq!(spliced.len(), built.len());
+        for q in queries {
+            let all = |_: usize| true;
+            assert_eq!(
+                format!("{:?}", spliced.candidates(q, &all)),
+                format!("{:?}", built.candidates(q, &all)),
+                "{q}"
+            );
+            assert_eq!(
+                format!("{:?}", spliced.search(q, 10, &all)),
+                format!("{:?}", built.search(q, 10, &all))
+            );
+            assert_eq!(spliced.query_weight(q), built.query_weight(q));
+            assert_eq!(spliced.exact_docs(q), built.exact_docs(q));
+        }
+        // Serialised, it loads as the built index.
+        let bytes = postcard::to_stdvec(spliced).unwrap();
+        assert_eq!(bytes, postcard::to_stdvec(built).unwrap());
+    }
+
     #[test]
     fn a_splice_gives_the_index_a_build_over_the_result_gives() {
         let all = corpus();
@@ -423,14 +382,24 @@ mod tests {
             .map(|i| (i, docs(&all[i..=i]).remove(0)))
             .collect();
         let spliced = base.splice(&[], &back).unwrap();
-        assert_eq!(spliced.raw, full.raw, "inserting gives the full build");
+        assert_same(&spliced, &full);
+        assert_eq!(
+            *spliced.stored(),
+            *full.stored(),
+            "inserting gives the full build"
+        );
         // Remove docs 1, 2 and 39 and insert two at new positions 0 and 5.
         let removed = spliced.splice(&[1, 2, 39], &[]).unwrap();
         let mut rest = all.clone();
         rest.remove(39);
         rest.remove(2);
         rest.remove(1);
-        assert_eq!(removed.raw, Bm25Index::build(&docs(&rest)).raw, "removing");
+        assert_same(&removed, &Bm25Index::build(&docs(&rest)));
+        assert_eq!(
+            *removed.stored(),
+            *Bm25Index::build(&docs(&rest)).stored(),
+            "removing"
+        );
         let extra = [
             (
                 "How are refunds issued?".to_string(),
@@ -450,16 +419,17 @@ mod tests {
         let both = removed.splice(&[], &ins).unwrap();
         rest.insert(0, extra[0].clone());
         rest.insert(5, extra[1].clone());
+        assert_same(&both, &Bm25Index::build(&docs(&rest)));
         assert_eq!(
-            both.raw,
-            Bm25Index::build(&docs(&rest)).raw,
+            *both.stored(),
+            *Bm25Index::build(&docs(&rest)).stored(),
             "inserting new terms"
         );
         // Everything out, then a bad request.
         let none = both
             .splice(&(0..rest.len()).collect::<Vec<_>>(), &[])
             .unwrap();
-        assert_eq!(none.raw, Bm25Index::build(&[]).raw);
+        assert_eq!(*none.stored(), *Bm25Index::build(&[]).stored());
         assert!(both.splice(&[3, 2], &[]).is_err());
         assert!(both
             .splice(&[], &[(rest.len() + 1, docs(&extra[..1]).remove(0))])

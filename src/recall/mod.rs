@@ -49,6 +49,7 @@ pub mod gate;
 pub mod intent;
 pub mod offer;
 pub mod opposites;
+mod pending;
 pub mod semantic;
 mod stopwords;
 mod tokenize;
@@ -186,16 +187,19 @@ impl Default for Params {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(try_from = "RawIndex")]
 pub struct Bm25Index {
-    raw: RawIndex,
+    /// The stored layout (shared by the indexes spliced from it).
+    raw: std::sync::Arc<RawIndex>,
+    /// Splices not written into `raw` yet ([`pending::Pending`]).
+    pending: Option<std::sync::Arc<pending::Pending>>,
     /// The scoring parameters (not stored: [`Params::default`] for a loaded index).
     params: Params,
-    /// Per doc and field, the BM25F length factor (computed from `raw.lens`).
+    /// Per doc and field, the BM25F length factor (from the field lengths, after any splice).
     scales: Vec<[f32; 3]>,
 }
 
 impl Serialize for Bm25Index {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.raw.serialize(s)
+        self.stored().serialize(s)
     }
 }
 
@@ -264,24 +268,16 @@ impl Bm25Index {
             .collect();
         let scales = build::field_scales(&lens, &params);
         Bm25Index {
-            raw,
+            raw: std::sync::Arc::new(raw),
+            pending: None,
             params,
             scales,
         }
     }
 
-    /// The field lengths of doc `d` (zeros when out of range).
-    fn doc_lens(&self, d: usize) -> [u32; 3] {
-        self.raw
-            .lens
-            .0
-            .get(3 * d..3 * d + 3)
-            .map_or([0; 3], |c| [c[0], c[1], c[2]])
-    }
-
-    /// The postings of term number `t`: (doc, term frequency per field), in doc order; stops at
-    /// the first malformed or out-of-range one.
-    fn postings_of(&self, t: usize) -> impl Iterator<Item = (u32, [u8; 3])> + '_ {
+    /// The stored postings of stored term number `t`: (doc, term frequency per field), in doc
+    /// order; stops at the first malformed or out-of-range one.
+    fn stored_postings(&self, t: usize) -> impl Iterator<Item = (u32, [u8; 3])> + '_ {
         let start = if t == 0 {
             0
         } else {
@@ -316,20 +312,21 @@ impl Bm25Index {
 
     /// Number of docs indexed.
     pub fn len(&self) -> usize {
-        self.raw.n_docs as usize
+        self.doc_count() as usize
     }
 
     /// True when no docs are indexed.
     pub fn is_empty(&self) -> bool {
-        self.raw.n_docs == 0
+        self.doc_count() == 0
     }
 
-    /// Number of distinct terms.
+    /// Number of distinct terms (after a splice, those of the layout it would be written as:
+    /// computed by re-encoding, so for reports, not searches).
     pub fn term_count(&self) -> usize {
-        self.raw.term_ends.0.len()
+        self.stored().term_ends.0.len()
     }
 
-    fn term(&self, i: usize) -> &str {
+    fn stored_term(&self, i: usize) -> &str {
         let start = if i == 0 {
             0
         } else {
@@ -338,11 +335,11 @@ impl Bm25Index {
         &self.raw.terms[start..self.raw.term_ends.0[i] as usize]
     }
 
-    fn lookup(&self, term: &str) -> Option<usize> {
-        let (mut lo, mut hi) = (0, self.term_count());
+    fn stored_lookup(&self, term: &str) -> Option<usize> {
+        let (mut lo, mut hi) = (0, self.raw.term_ends.0.len());
         while lo < hi {
             let mid = (lo + hi) / 2;
-            match self.term(mid).cmp(term) {
+            match self.stored_term(mid).cmp(term) {
                 std::cmp::Ordering::Less => lo = mid + 1,
                 std::cmp::Ordering::Greater => hi = mid,
                 std::cmp::Ordering::Equal => return Some(mid),
@@ -359,7 +356,7 @@ impl Bm25Index {
     /// The docs containing the index term `term`, ascending (empty when none does).
     pub fn docs_with(&self, term: &str) -> Vec<u32> {
         self.lookup(term)
-            .map(|t| self.postings_of(t).map(|(d, _)| d).collect())
+            .map(|t| self.postings(&t).map(|(d, _)| d).collect())
             .unwrap_or_default()
     }
 
@@ -369,7 +366,7 @@ impl Bm25Index {
     pub fn docs_with_fields(&self, term: &str) -> (Vec<u32>, Vec<u32>) {
         let (mut all, mut own) = (Vec::new(), Vec::new());
         if let Some(t) = self.lookup(term) {
-            for (d, tf) in self.postings_of(t) {
+            for (d, tf) in self.postings(&t) {
                 all.push(d);
                 if tf[0] > 0 {
                     own.push(d);
@@ -381,17 +378,17 @@ impl Bm25Index {
 
     /// How many docs contain the index term `term`; `None` when none does.
     pub(crate) fn df(&self, term: &str) -> Option<u32> {
-        self.lookup(term).map(|i| self.raw.df.0[i])
+        self.lookup(term).map(|t| self.df_of(&t))
     }
 
     fn idf(&self, df: u32) -> f32 {
-        let n = self.raw.n_docs as f32 + IDF_PRIOR_DOCS;
+        let n = self.doc_count() as f32 + IDF_PRIOR_DOCS;
         let df = df as f32;
         (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
     }
 
     /// The query's unique terms: (term number if indexed, IDF).
-    fn query_terms(&self, query: &str) -> Vec<(Option<usize>, f32)> {
+    fn query_terms(&self, query: &str) -> Vec<(Option<pending::TermRef>, f32)> {
         let mut seen: FxMap<String, ()> = FxMap::default();
         let mut out = Vec::new();
         Analyzer::default().terms(query, &mut |t, compound| {
@@ -402,7 +399,7 @@ impl Bm25Index {
             if id.is_none() && compound {
                 return;
             }
-            let df = id.map_or(0, |i| self.raw.df.0[i]);
+            let df = id.as_ref().map_or(0, |t| self.df_of(t));
             out.push((id, self.idf(df)));
         });
         out
@@ -425,7 +422,7 @@ impl Bm25Index {
     /// The IDF of one analysed term in this index (a term no doc contains gets the largest,
     /// `idf(df = 0)`).
     pub fn term_idf(&self, term: &str) -> f32 {
-        let df = self.lookup(term).map_or(0, |i| self.raw.df.0[i]);
+        let df = self.lookup(term).map_or(0, |t| self.df_of(&t));
         self.idf(df)
     }
 
@@ -468,10 +465,11 @@ impl Bm25Index {
             score: vec![0f32; n],
             matched: vec![0f32; n],
         };
-        for &(id, idf) in &terms {
+        for (id, idf) in &terms {
             let Some(id) = id else { continue };
             let scale = idf / 255.0;
-            for (doc, tf) in self.postings_of(id) {
+            let idf = *idf;
+            for (doc, tf) in self.postings(id) {
                 let doc = doc as usize;
                 acc.score[doc] += scale * f32::from(self.weight(doc as u32, tf));
                 acc.matched[doc] += idf;

@@ -33,6 +33,31 @@ pub struct Vectors {
     /// entries that is 5 MB of fresh pages per process, the largest cost of a search there);
     /// anything else reads them whole, once.
     file: Option<std::sync::Arc<Backing>>,
+    /// Spliced from a file-backed set without copying it ([`Vectors::splice`]): `data` and
+    /// `file` are then unused.
+    overlay: Option<std::sync::Arc<Overlay>>,
+}
+
+/// Vectors spliced from a file-backed set: which entry of it each one is, or which inserted one.
+#[derive(Debug)]
+struct Overlay {
+    /// The file-backed set spliced from.
+    base: Vectors,
+    /// Per entry now, in order.
+    slots: Vec<Slot>,
+    /// The inserted entries' views (each [`VIEWS`] × dim int8 components), in insertion order.
+    new: Vec<u8>,
+    /// Every component in order, once something needed them whole (and whether `base` read).
+    whole: std::sync::OnceLock<(Vec<u8>, bool)>,
+}
+
+/// Where an entry of an [`Overlay`] is kept.
+#[derive(Debug, Clone, Copy)]
+enum Slot {
+    /// That entry of the base set.
+    Base(u32),
+    /// That inserted entry.
+    New(u32),
 }
 
 /// The file behind a [`Vectors`] opened by [`Vectors::open`].
@@ -91,15 +116,16 @@ impl Vectors {
             dim: dim as u32,
             data: Vec::new(),
             file: None,
+            overlay: None,
         }
     }
 
     /// Appends one entry: its [`VIEWS`] quantised vectors (`dim` components each), concatenated.
     pub fn push(&mut self, views: &[i8]) {
         debug_assert_eq!(views.len(), VIEWS * self.dim as usize);
-        if self.file.is_some() {
+        if self.file.is_some() || self.overlay.is_some() {
             let all = self.components().to_vec();
-            (self.data, self.file) = (all, None);
+            (self.data, self.file, self.overlay) = (all, None, None);
         }
         self.data.extend(views.iter().map(|&v| v as u8));
     }
@@ -111,6 +137,12 @@ impl Vectors {
 
     fn raw(&self, i: usize) -> &[u8] {
         let w = VIEWS * self.dim as usize;
+        if let Some(o) = &self.overlay {
+            return match o.slots[i] {
+                Slot::Base(b) => o.base.raw(b as usize),
+                Slot::New(k) => &o.new[k as usize * w..(k as usize + 1) * w],
+            };
+        }
         &self.components()[i * w..(i + 1) * w]
     }
 
@@ -123,6 +155,14 @@ impl Vectors {
     /// [`Vectors::components`], and false when they are a file-backed set whose read failed
     /// (the zeros stand in for components never read).
     fn read_whole(&self) -> (&[u8], bool) {
+        if let Some(o) = &self.overlay {
+            let (all, ok) = o.whole.get_or_init(|| {
+                let ok = o.base.read_whole().1;
+                let all = (0..o.slots.len()).flat_map(|i| self.raw(i)).copied();
+                (all.collect(), ok)
+            });
+            return (all, *ok);
+        }
         match &self.file {
             Some(b) => {
                 let (all, ok) = b.whole.get_or_init(|| {
@@ -138,14 +178,59 @@ impl Vectors {
 
     /// These vectors with the entries at positions `remove` (ascending) taken out and
     /// `insert` (each entry's concatenated views, [`embed_entry`]) put in at the positions they
-    /// get in the result (ascending): the other entries' components are copied, not recomputed.
-    /// `None` when they are a file-backed set that could not be read whole (cut short after it
-    /// was opened, or an I/O error): copying the zeros that stand in would save cosine 0 for
-    /// every kept entry.
+    /// get in the result (ascending). A file-backed set is not copied: the result reads the
+    /// kept entries from the same file ([`Overlay`]); one in memory is copied. `None` when a
+    /// file-backed set is no longer the size it was opened at (cut short after it was opened:
+    /// the zeros that would stand in for unread components would be saved as cosine 0 for
+    /// every kept entry), or an inserted entry has the wrong number of components.
     pub fn splice(&self, remove: &[usize], insert: &[(usize, Vec<i8>)]) -> Option<Vectors> {
-        if !self.read_whole().1 {
+        let w = VIEWS * self.dim as usize;
+        if insert.iter().any(|(_, v)| v.len() != w) {
             return None;
         }
+        let (base, slots, mut new) = match (&self.overlay, &self.file) {
+            (Some(o), _) => (o.base.clone(), o.slots.clone(), o.new.clone()),
+            (None, Some(b)) => {
+                let size = b.file.metadata().ok()?.len();
+                if size != self.file_len() {
+                    return None;
+                }
+                let slots = (0..b.count as u32).map(Slot::Base).collect();
+                (self.clone(), slots, Vec::new())
+            }
+            (None, None) => return Some(self.splice_copied(remove, insert)),
+        };
+        let mut out = Vec::with_capacity(slots.len() + insert.len());
+        let mut inserted = insert.iter().peekable();
+        let mut take = |out: &mut Vec<Slot>, new: &mut Vec<u8>| {
+            while let Some((_, v)) = inserted.next_if(|(p, _)| *p == out.len()) {
+                out.push(Slot::New((new.len() / w.max(1)) as u32));
+                new.extend(v.iter().map(|&x| x as u8));
+            }
+        };
+        for (i, slot) in slots.iter().enumerate() {
+            if remove.binary_search(&i).is_err() {
+                take(&mut out, &mut new);
+                out.push(*slot);
+            }
+        }
+        take(&mut out, &mut new);
+        let overlay = Overlay {
+            base,
+            slots: out,
+            new,
+            whole: std::sync::OnceLock::new(),
+        };
+        Some(Vectors {
+            dim: self.dim,
+            data: Vec::new(),
+            file: None,
+            overlay: Some(std::sync::Arc::new(overlay)),
+        })
+    }
+
+    /// [`Vectors::splice`] of a set held in memory: the kept components are copied.
+    fn splice_copied(&self, remove: &[usize], insert: &[(usize, Vec<i8>)]) -> Vectors {
         let w = VIEWS * self.dim as usize;
         let mut out = Vectors::new(self.dim as usize);
         let mut inserted = insert.iter().peekable();
@@ -160,13 +245,14 @@ impl Vectors {
         }
         take(&mut out);
         debug_assert_eq!(out.data.len() % w.max(1), 0);
-        Some(out)
+        out
     }
 
     /// Number of entries.
     pub fn len(&self) -> usize {
         match &self.file {
             _ if self.dim == 0 => 0,
+            _ if self.overlay.is_some() => self.overlay.as_ref().map_or(0, |o| o.slots.len()),
             Some(b) => b.count,
             None => self.data.len() / (VIEWS * self.dim as usize),
         }
@@ -183,16 +269,20 @@ impl Vectors {
     }
 
     /// The vectors as a file: a header (magic, dim, count, `tag`) and the raw components. The tag
-    /// ties the file to the index that names it.
-    pub fn to_file_bytes(&self, tag: u64) -> Vec<u8> {
-        let body = self.components();
+    /// ties the file to the index that names it. `None` when they are spliced from a file that
+    /// could not be read whole (its zeros must not be saved as components).
+    pub fn to_file_bytes(&self, tag: u64) -> Option<Vec<u8>> {
+        let (body, ok) = self.read_whole();
+        if !ok {
+            return None;
+        }
         let mut out = Vec::with_capacity(FILE_HEADER + body.len());
         out.extend_from_slice(FILE_MAGIC);
         out.extend_from_slice(&self.dim.to_le_bytes());
         out.extend_from_slice(&(self.len() as u64).to_le_bytes());
         out.extend_from_slice(&tag.to_le_bytes());
         out.extend_from_slice(body);
-        out
+        Some(out)
     }
 
     /// Opens a file written by [`Vectors::to_file_bytes`] (no symlink followed, a regular file
@@ -221,6 +311,7 @@ impl Vectors {
                 whole: std::sync::OnceLock::new(),
                 last: std::sync::Mutex::new(None),
             })),
+            overlay: None,
         })
     }
 
@@ -242,6 +333,21 @@ impl Vectors {
     pub fn cosines(&self, q: &[f32]) -> Vec<f32> {
         let dim = self.dim as usize;
         let w = VIEWS * dim;
+        if let Some(o) = &self.overlay {
+            // The base set's cosines (streamed), and the inserted entries' own.
+            let base = o.base.cosines(q);
+            let qi = &QueryI16::new(q);
+            return o
+                .slots
+                .iter()
+                .map(|s| match *s {
+                    Slot::Base(b) => base.get(b as usize).copied().unwrap_or(0.0),
+                    Slot::New(k) => {
+                        best_view(&o.new[k as usize * w..(k as usize + 1) * w], dim, qi)
+                    }
+                })
+                .collect();
+        }
         let n = self.len();
         let backing = self.file.as_ref().filter(|b| b.whole.get().is_none());
         let Some(b) = backing.filter(|_| w > 0) else {
@@ -562,7 +668,7 @@ mod tests {
         );
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("vectors.bin");
-        std::fs::write(&path, v.to_file_bytes(9)).unwrap();
+        std::fs::write(&path, v.to_file_bytes(9).unwrap()).unwrap();
         let q = model.embed("where are webhooks handled");
         let want: Vec<f32> = (0..n).map(|i| v.cosine(i, &q)).collect();
         let limit = 1 << 30;
@@ -600,7 +706,7 @@ mod tests {
         v.push(&[quantise(&b), quantise(&b)].concat());
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("vectors.bin");
-        std::fs::write(&path, v.to_file_bytes(7)).unwrap();
+        std::fs::write(&path, v.to_file_bytes(7).unwrap()).unwrap();
         assert_eq!(
             Vectors::open(&path, 1 << 20, model.dim(), 1, 7).as_ref(),
             Some(&v)

@@ -319,11 +319,11 @@ fn corrupt_bytes_fail_to_load_instead_of_panicking_later() {
     let bytes = postcard::to_stdvec(&index).unwrap();
     assert!(postcard::from_bytes::<Bm25Index>(&bytes[..bytes.len() / 2]).is_err());
     // Inconsistent offsets are refused by validation.
-    let mut raw = index.raw.clone();
+    let mut raw = (*index.raw).clone();
     raw.posting_ends.0.reverse();
     let bad = postcard::to_stdvec(&raw).unwrap();
     assert!(postcard::from_bytes::<Bm25Index>(&bad).is_err());
-    let mut raw = index.raw.clone();
+    let mut raw = (*index.raw).clone();
     raw.df.0[0] = raw.n_docs + 1;
     let bad = postcard::to_stdvec(&raw).unwrap();
     assert!(postcard::from_bytes::<Bm25Index>(&bad).is_err());

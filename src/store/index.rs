@@ -29,6 +29,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 mod apply;
+mod delta;
 mod loading;
 mod refs;
 
@@ -36,7 +37,7 @@ pub use loading::{load, load_within};
 pub use refs::Refs;
 
 /// Layout version of `index.bin`.
-const INDEX_VERSION: u32 = 8;
+const INDEX_VERSION: u32 = 9;
 
 /// The most [`Check::Folder`] reads of `index.bin` or `vectors.bin` before it falls back to
 /// listing the entry files (whose sizes then bound the read, [`crate::fsutil::limits::derived`]):
@@ -69,6 +70,8 @@ struct IndexFile {
     version: u32,
     recall_version: u32,
     model_id: String,
+    /// Names this file: a `delta.bin` applies only to the `index.bin` of its tag.
+    tag: u64,
     built_at_ns: i64,
     folder: Option<FolderStamp>,
     listed: (u64, u64),
@@ -96,6 +99,8 @@ struct IndexFileRef<'a> {
     version: u32,
     recall_version: u32,
     model_id: String,
+    /// Names this file: a `delta.bin` applies only to the `index.bin` of its tag.
+    tag: u64,
     built_at_ns: i64,
     folder: Option<FolderStamp>,
     listed: (u64, u64),
@@ -137,6 +142,9 @@ pub struct Snapshot {
     listing: Option<Vec<Listed>>,
     /// The listing as `index.bin` stored it, not decoded yet (with `listing` `None`).
     listing_bytes: bytes::Bytes,
+    /// The changes since the `index.bin` it was loaded from (`None`: rebuilt, not loaded),
+    /// which a writer saves as `delta.bin` while they are few ([`Snapshot::saves_as_delta`]).
+    log: Option<delta::Log>,
     /// The entries folder's stamp this snapshot describes (`None`: unknown, not to be trusted).
     folder: Option<FolderStamp>,
     /// The number of entry files and their total bytes ([`Snapshot::derived_limit`]).
@@ -213,13 +221,10 @@ fn limit_for(listed: (u64, u64)) -> u64 {
 type LoadedVectors = Option<(Vectors, u64)>;
 
 /// `index.bin` (and, with semantic recall on, the `vectors.bin` it names), read with at most
-/// `limit` bytes each, when both are of this version, model and shape; with the size in bytes
-/// of the larger of the two files.
-fn read_index(
-    store: &Store,
-    limit: u64,
-    model: Option<&Model>,
-) -> Option<(IndexFile, LoadedVectors, u64)> {
+/// `limit` bytes each, when both are of this version, model and shape, with the `delta.bin` of
+/// changes since spliced in when there is a valid one ([`delta`]); with the size in bytes of
+/// the larger of the two files.
+fn read_index(store: &Store, limit: u64, model: Option<&'static Model>) -> Option<(Snapshot, u64)> {
     let bytes = bytes::Bytes::from(read_derived(&store.index_path(), limit)?);
     let mut size = bytes.len() as u64;
     let idx: IndexFile = crate::recall::blob::decode_shared(&bytes)?;
@@ -250,7 +255,12 @@ fn read_index(
         }
         _ => None,
     };
-    Some((idx, vectors, size))
+    let tag = idx.tag;
+    let mut snap = Snapshot::from_index(idx, vectors, model);
+    if let Some(d) = delta::read(store, tag, model) {
+        snap.apply_delta(d)?;
+    }
+    Some((snap, size))
 }
 
 /// A 64-bit signature of an entry's phrasings and details (FNV-1a over [`Entry::asked`] and
@@ -313,6 +323,7 @@ impl Snapshot {
 
     /// The snapshot `index.bin` (and its vectors) describe; no listing (see [`load`]).
     fn from_index(idx: IndexFile, vectors: LoadedVectors, model: Option<&'static Model>) -> Self {
+        let log = Some(delta::Log::new(idx.tag));
         let (vectors, vectors_tag) = match vectors {
             Some((v, tag)) => (Some(v), tag),
             None => (None, 0),
@@ -330,6 +341,7 @@ impl Snapshot {
             malformed: idx.malformed,
             listing: None,
             listing_bytes: idx.listing.0,
+            log,
             folder: idx.folder,
             listed: idx.listed,
             built_at_ns: idx.built_at_ns,
@@ -380,6 +392,7 @@ impl Snapshot {
             listed: listing::totals(&listing),
             listing: Some(listing),
             listing_bytes: bytes::Bytes::new(),
+            log: None,
             folder,
             built_at_ns: start_ns,
             index_dirty: true,
@@ -411,10 +424,22 @@ impl Snapshot {
     /// does not decode to as many files as the index counts.
     pub fn is_listed(&mut self) -> bool {
         if self.listing.is_none() {
-            self.listing = listing::decode(&std::mem::take(&mut self.listing_bytes))
+            self.listing = self
+                .decoded_listing()
                 .filter(|l| listing::totals(l) == self.listed);
+            self.listing_bytes = bytes::Bytes::new();
         }
         self.listing.is_some()
+    }
+
+    /// The listing `index.bin` recorded, with the changes of `delta.bin` since; `None` when it
+    /// does not decode.
+    fn decoded_listing(&self) -> Option<Vec<Listed>> {
+        let base = listing::decode(&self.listing_bytes)?;
+        Some(match &self.log {
+            Some(log) => log.patched(base),
+            None => base,
+        })
     }
 
     /// Before a writer adds, replaces or removes entry files: true when the entries folder still
@@ -466,6 +491,7 @@ impl Snapshot {
         self.vectors_dirty = self.vectors.is_some();
         self.ids = entries.iter().map(|e| e.id.clone()).collect();
         self.bm25 = build_bm25(&entries);
+        self.log = None;
         self.index_dirty = true;
         self.content_changed = true;
     }
@@ -552,29 +578,46 @@ impl Snapshot {
     }
 }
 
-/// Writes the derived files that are out of date (lock held). They are rebuildable, so they are
-/// written without `fsync` (see [`Durability::Rebuildable`]).
+/// Writes the derived files that are out of date (lock held): the changes since `index.bin`
+/// as `delta.bin` while they are few ([`Snapshot::saves_as_delta`]; returns true), else
+/// `index.bin` and `vectors.bin` whole. They are rebuildable, so they are written without
+/// `fsync` (see [`Durability::Rebuildable`]).
 ///
 /// Errors: a file cannot be encoded or written.
-pub fn save(store: &Store, snap: &mut Snapshot) -> Result<()> {
+pub fn save(store: &Store, snap: &mut Snapshot) -> Result<bool> {
+    if !snap.is_out_of_date() {
+        return Ok(false);
+    }
+    if snap.saves_as_delta() && snap.save_delta(store)? {
+        return Ok(true);
+    }
+    if snap.log.as_ref().is_some_and(|l| !l.is_empty()) {
+        // The vectors of the entries changed since `vectors.bin` are only in the delta.
+        snap.vectors_dirty = snap.vectors.is_some();
+    }
     // The vectors first: a reader that already sees the new index must find its vectors (a
     // reader with the old index and new vectors sees a tag mismatch and rebuilds in memory).
     if snap.vectors_dirty {
         if let Some(v) = &snap.vectors {
-            write_atomic_with(
-                &store.vectors_path(),
-                &v.to_file_bytes(snap.vectors_tag),
-                Durability::Rebuildable,
-            )?;
+            let bytes = v.to_file_bytes(snap.vectors_tag).with_context(|| {
+                format!(
+                    "could not read {} to rewrite it",
+                    store.vectors_path().display()
+                )
+            })?;
+            write_atomic_with(&store.vectors_path(), &bytes, Durability::Rebuildable)?;
         }
         snap.vectors_dirty = false;
     }
     // A snapshot without a listing (trusted by the folder stamp) has nothing new to record.
     if let (true, Some(listing)) = (snap.index_dirty, snap.listing.as_deref()) {
+        // A new tag: any `delta.bin` written for the index before no longer applies.
+        let tag = (crate::clock::now_ns() as u64).max(snap.log.as_ref().map_or(0, |l| l.base) + 1);
         let file = IndexFileRef {
             version: INDEX_VERSION,
             recall_version: crate::recall::VERSION,
             model_id: model_id(snap.model),
+            tag,
             built_at_ns: snap.built_at_ns,
             folder: snap.folder,
             listed: snap.listed,
@@ -594,6 +637,9 @@ pub fn save(store: &Store, snap: &mut Snapshot) -> Result<()> {
         let bytes = postcard::to_stdvec(&file).context("could not encode the search index")?;
         write_atomic_with(&store.index_path(), &bytes, Durability::Rebuildable)?;
         snap.index_dirty = false;
+        snap.log = Some(delta::Log::new(tag));
+        // Folded into the files just written (and, with its old tag, ignored if it stays).
+        let _ = crate::fsutil::remove_if_exists(&store.delta_path());
     }
-    Ok(())
+    Ok(false)
 }

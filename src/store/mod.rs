@@ -159,6 +159,11 @@ impl Store {
         self.dir.join("index.bin")
     }
 
+    /// `.capn/delta.bin` (derived: the changes since `index.bin` and `vectors.bin` were written).
+    pub fn delta_path(&self) -> PathBuf {
+        self.dir.join("delta.bin")
+    }
+
     /// `.capn/vectors.bin` (derived: the entries' embedding vectors, with semantic recall on).
     pub fn vectors_path(&self) -> PathBuf {
         self.dir.join("vectors.bin")

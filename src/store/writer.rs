@@ -317,10 +317,12 @@ impl Writer {
         if self.snap.saw_temp_files {
             crate::fsutil::remove_stale_temp_files(&self.store.entries_dir(), max_age);
         }
-        if self.snap.content_changed || !self.store.map_path().exists() {
+        // While the changes are saved as `delta.bin`, map.json waits for the writer that folds
+        // them into the full files (it is written for other tools; capn reads the index).
+        let via_delta = index::save(&self.store, &mut self.snap)?;
+        if (self.snap.content_changed && !via_delta) || !self.store.map_path().exists() {
             map::save(&self.store.map_path(), &self.snap)?;
         }
-        index::save(&self.store, &mut self.snap)?;
         // Pruning the cache to live paths needs a set of every path: only worth building when
         // the cache is written anyway or the entries changed.
         if self.cache.is_dirty() || self.snap.content_changed {

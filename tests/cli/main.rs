@@ -13,6 +13,7 @@ mod code_text;
 mod codex_reminder;
 mod compaction;
 mod concurrency;
+mod delta;
 mod doc_links;
 mod doctor;
 mod doctor_files;

@@ -41,6 +41,39 @@ impl Snapshot {
     ) -> Result<()> {
         insert.sort_unstable_by(|a, b| a.id.cmp(&b.id));
         insert.dedup_by(|a, b| a.id == b.id);
+        let rendered: Vec<(String, String, u64)> = insert
+            .iter()
+            .map(|e| (e.id.clone(), e.render(), text_sig(e)))
+            .collect();
+        let views = self.splice_core(remove, insert, None)?;
+        if let Some(log) = &mut self.log {
+            for id in remove {
+                log.inserted.remove(id);
+                log.removed.insert(id.clone());
+            }
+            for ((id, text, sig), v) in rendered.into_iter().zip(views) {
+                log.inserted.insert(id, (text, sig, v));
+            }
+        }
+        self.set_listing(store, listing);
+        self.built_at_ns = crate::clock::now_ns();
+        self.index_dirty = true;
+        self.content_changed = true;
+        Ok(())
+    }
+
+    /// The entries with ids in `remove` and the old versions of `insert` (sorted by id, no id
+    /// twice) taken out of the search data (ids, BM25, vectors, backing files, signatures) and
+    /// `insert` put in, embedded unless `given` holds their vectors (in the same order).
+    /// Returns the vectors of `insert` (empty ones without a model).
+    ///
+    /// Errors: as [`Snapshot::apply`].
+    pub(super) fn splice_core(
+        &mut self,
+        remove: &[String],
+        insert: Vec<Entry>,
+        given: Option<Vec<Vec<i8>>>,
+    ) -> Result<Vec<Vec<i8>>> {
         // Positions that go: removed ids, and the old versions of inserted ones.
         let mut gone: Vec<usize> = remove
             .iter()
@@ -52,20 +85,21 @@ impl Snapshot {
         let kept: Vec<usize> = (0..self.len())
             .filter(|i| gone.binary_search(i).is_err())
             .collect();
-        // The new order: kept ids and inserted ids merged (both sorted); where each insert lands.
-        let mut ids = Vec::with_capacity(kept.len() + insert.len());
+        // Where each insert lands in the new order (kept ids and inserted ids merged, both
+        // sorted); the ids themselves are moved into place once nothing below can fail.
         let mut at = Vec::with_capacity(insert.len());
         let mut next = insert.iter().peekable();
+        let mut len = 0;
         for &i in &kept {
-            while let Some(e) = next.next_if(|e| e.id < self.ids[i]) {
-                at.push(ids.len());
-                ids.push(e.id.clone());
+            while next.next_if(|e| e.id < self.ids[i]).is_some() {
+                at.push(len);
+                len += 1;
             }
-            ids.push(self.ids[i].clone());
+            len += 1;
         }
-        for e in next {
-            at.push(ids.len());
-            ids.push(e.id.clone());
+        for _ in next {
+            at.push(len);
+            len += 1;
         }
         let files: Vec<Vec<String>> = insert
             .iter()
@@ -88,20 +122,25 @@ impl Snapshot {
                 )
             })
             .collect();
-        self.bm25 = self.bm25.splice(&gone, &docs).map_err(anyhow::Error::msg)?;
-        self.splice_vectors(&gone, &insert, &at)?;
+        let bm25 = self.bm25.splice(&gone, &docs).map_err(anyhow::Error::msg)?;
+        let views = self.splice_vectors(&gone, &insert, &at, given)?;
+        self.bm25 = bm25;
         self.splice_files(&kept, &insert, &at);
         self.sigs = merge_at(
             kept.iter().map(|&i| self.sigs[i]),
             insert.iter().map(text_sig),
             &at,
         );
-        self.ids = ids;
-        self.set_listing(store, listing);
-        self.built_at_ns = crate::clock::now_ns();
-        self.index_dirty = true;
-        self.content_changed = true;
-        Ok(())
+        let mut old_ids: Vec<Option<String>> = std::mem::take(&mut self.ids)
+            .into_iter()
+            .map(Some)
+            .collect();
+        self.ids = merge_at(
+            kept.iter().filter_map(|&i| old_ids[i].take()),
+            insert.iter().map(|e| e.id.clone()),
+            &at,
+        );
+        Ok(views)
     }
 
     /// Brings the snapshot up to date with entry files changed by another tool: `removed` and
@@ -151,17 +190,26 @@ impl Snapshot {
     }
 
     /// The vectors with the entries at `gone` (old positions) taken out and `insert` embedded
-    /// at `at` (new positions); nothing without a model.
-    fn splice_vectors(&mut self, gone: &[usize], insert: &[Entry], at: &[usize]) -> Result<()> {
+    /// (or given, in `given`) at `at` (new positions); returns `insert`'s vectors (empty ones
+    /// without a model).
+    fn splice_vectors(
+        &mut self,
+        gone: &[usize],
+        insert: &[Entry],
+        at: &[usize],
+        given: Option<Vec<Vec<i8>>>,
+    ) -> Result<Vec<Vec<i8>>> {
         let Some(m) = self.model else {
-            return Ok(());
+            return Ok(vec![Vec::new(); insert.len()]);
         };
-        let views: Vec<(usize, Vec<i8>)> = insert
-            .iter()
-            .zip(at)
-            .take_while(|_| !crate::store::budget::exceeded())
-            .map(|(e, &p)| (p, semantic::embed_entry(m, &e.asked(), &e.details)))
-            .collect();
+        let embedded = given.unwrap_or_else(|| {
+            insert
+                .iter()
+                .take_while(|_| !crate::store::budget::exceeded())
+                .map(|e| semantic::embed_entry(m, &e.asked(), &e.details))
+                .collect()
+        });
+        let views: Vec<(usize, Vec<i8>)> = at.iter().copied().zip(embedded).collect();
         if crate::store::budget::spent() {
             anyhow::bail!("a hook's budget ran out while embedding the changed entries");
         }
@@ -174,11 +222,14 @@ impl Snapshot {
         self.vectors = Some(v.ok_or_else(|| anyhow::anyhow!("vectors.bin could not be read"))?);
         self.vectors_tag = crate::clock::now_ns() as u64;
         self.vectors_dirty = true;
-        Ok(())
+        Ok(views.into_iter().map(|(_, v)| v).collect())
     }
 
     /// `paths` and `refs` for the kept entries (positions, ascending) and `insert` landing at
-    /// `at`: paths no entry references any more are dropped, new ones merged in.
+    /// `at`: paths no entry references any more are dropped, new ones merged in. Both are
+    /// changed in place ([`merge_paths`], [`super::Refs::splice`]): nothing per entry or per
+    /// path is allocated or copied, so a reader applying `delta.bin` pays for the change, not
+    /// for the store's tens of thousands of paths.
     fn splice_files(&mut self, kept: &[usize], insert: &[Entry], at: &[usize]) {
         let mut used = vec![false; self.paths.len()];
         for &i in kept {
@@ -186,26 +237,22 @@ impl Snapshot {
                 used[p as usize] = true;
             }
         }
-        let mut added: Vec<&str> = insert
-            .iter()
-            .flat_map(|e| e.files.keys().map(String::as_str))
-            .filter(|p| self.paths.binary_search_by(|q| q.as_str().cmp(p)).is_err())
-            .collect();
-        added.sort_unstable();
-        added.dedup();
-        let mut paths = Vec::with_capacity(self.paths.len() + added.len());
-        let mut renumber = vec![0u32; self.paths.len()];
-        let mut next = added.iter().peekable();
-        for (i, p) in self.paths.iter().enumerate() {
-            while let Some(a) = next.next_if(|a| **a < p.as_str()) {
-                paths.push(a.to_string());
-            }
-            if used[i] || insert.iter().any(|e| e.files.contains_key(p)) {
-                renumber[i] = paths.len() as u32;
-                paths.push(p.clone());
+        let mut added: Vec<&str> = Vec::new();
+        for p in insert.iter().flat_map(|e| e.files.keys()) {
+            match self.paths.binary_search_by(|q| q.as_str().cmp(p)) {
+                Ok(i) => used[i] = true,
+                Err(_) => added.push(p),
             }
         }
-        paths.extend(next.map(|a| a.to_string()));
+        added.sort_unstable();
+        added.dedup();
+        let renumber = if added.is_empty() && used.iter().all(|&u| u) {
+            None
+        } else {
+            let added = added.into_iter().map(str::to_string).collect();
+            Some(merge_paths(&mut self.paths, &used, added))
+        };
+        let paths = &self.paths;
         let number = |p: &str| paths.binary_search_by(|q| q.as_str().cmp(p)).unwrap_or(0) as u32;
         let new_refs: Vec<Vec<(u32, [u8; 32])>> = insert
             .iter()
@@ -216,15 +263,8 @@ impl Snapshot {
                     .collect()
             })
             .collect();
-        let old_refs = std::mem::take(&mut self.refs);
-        let kept_refs = kept.iter().map(|&i| {
-            old_refs
-                .of(i)
-                .map(|(p, h)| (renumber[p as usize], *h))
-                .collect::<Vec<_>>()
-        });
-        self.refs = super::Refs::from_runs(merge_at(kept_refs, new_refs.into_iter(), at));
-        self.paths = paths;
+        let refs = std::mem::take(&mut self.refs);
+        self.refs = refs.splice(renumber.as_deref(), kept, new_refs, at);
     }
 
     /// Records `listing` (the entry files after the change) and the malformed reports of
@@ -254,8 +294,58 @@ impl Snapshot {
         }
         self.malformed = malformed;
         self.listed = super::listing::totals(&listing);
+        if let (Some(log), Some(old)) = (&mut self.log, &self.listing) {
+            let (removed, changed) = super::listing::diff(old, &listing);
+            for n in removed {
+                log.listing.insert(n, None);
+            }
+            for n in changed {
+                let at = listing.binary_search_by(|l| l.name.cmp(&n));
+                log.listing.insert(n, at.ok().map(|i| listing[i].clone()));
+            }
+        }
         self.listing = Some(listing);
     }
+}
+
+/// `paths` (sorted) with those not `used` dropped and `added` (sorted, none already there)
+/// merged in, in place: the vector grows by what is added and its strings are moved, never
+/// copied. Returns each old path's new number (0 for a dropped one).
+fn merge_paths(paths: &mut Vec<String>, used: &[bool], added: Vec<String>) -> Vec<u32> {
+    let mut renumber = vec![0u32; paths.len()];
+    let (mut kept, mut before) = (0usize, 0usize);
+    for (i, p) in paths.iter().enumerate() {
+        if used[i] {
+            while added.get(before).is_some_and(|a| a < p) {
+                before += 1;
+            }
+            renumber[i] = (kept + before) as u32;
+            kept += 1;
+        }
+    }
+    let mut k = 0;
+    for (i, &u) in used.iter().enumerate() {
+        if u {
+            paths.swap(k, i);
+            k += 1;
+        }
+    }
+    paths.truncate(kept);
+    // Merged from the back into the grown vector: each string moves once.
+    let total = kept + added.len();
+    paths.resize_with(total, String::new);
+    let mut added = added.into_iter().rev().peekable();
+    let mut from = kept;
+    for to in (0..total).rev() {
+        match added.next_if(|a| from == 0 || *a > paths[from - 1]) {
+            Some(a) => paths[to] = a,
+            None => {
+                from -= 1;
+                paths.swap(from, to);
+            }
+        }
+    }
+    renumber
 }
 
 /// `kept` and `inserted` interleaved so that inserted item `k` lands at position `at[k]`
@@ -284,6 +374,23 @@ fn merge_at<T>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Paths dropped and added in place come out sorted, each old one numbered where it lands.
+    #[test]
+    fn paths_merge_in_place_sorted_and_renumbered() {
+        let strings = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let mut paths = strings(&["b", "d", "f", "h"]);
+        let renumber = merge_paths(
+            &mut paths,
+            &[true, false, true, true],
+            strings(&["a", "c", "g", "z"]),
+        );
+        assert_eq!(paths, strings(&["a", "b", "c", "f", "g", "h", "z"]));
+        assert_eq!((renumber[0], renumber[2], renumber[3]), (1, 3, 5));
+        let mut paths = strings(&["b", "d"]);
+        assert_eq!(merge_paths(&mut paths, &[false, false], Vec::new()), [0, 0]);
+        assert!(paths.is_empty());
+    }
 
     fn write(store: &Store, id: &str, question: &str, files: &[&str]) {
         let mut fm = String::new();

@@ -3,8 +3,8 @@
 //! files changed since spliced in, else every entry file read again.
 
 use super::{
-    limit_for, read_index, semantic_model, Check, IndexFile, LoadedVectors, Snapshot,
-    FOLDER_TRUST_MIN_FILES, TRUSTED_READ_MAX,
+    limit_for, read_index, semantic_model, Check, Snapshot, FOLDER_TRUST_MIN_FILES,
+    TRUSTED_READ_MAX,
 };
 use crate::embed::Model;
 use crate::store::listing::{
@@ -54,13 +54,12 @@ pub fn load_within(
     let limit = limit_for(listing::totals(&listing));
     let read = match read_before {
         // Read under the larger bound: kept only if it also fits the listing's.
-        Some(read) => read.filter(|(_, _, size)| *size <= limit),
+        Some(read) => read.filter(|(_, size)| *size <= limit),
         None => read_index(store, limit, model),
     };
-    let indexed = read.and_then(|(idx, v, _)| Some((listing::decode(&idx.listing.0)?, idx, v)));
-    if let Some((old, idx, vectors)) = indexed {
-        let built_at_ns = idx.built_at_ns;
-        let mut snap = Snapshot::from_index(idx, vectors, model);
+    let indexed = read.and_then(|(snap, _)| Some((snap.decoded_listing()?, snap)));
+    if let Some((old, mut snap)) = indexed {
+        let built_at_ns = snap.built_at_ns;
         let changes = changes_since(store, &snap, &old, &listing, built_at_ns);
         if changes.removed.is_empty() && changes.changed.is_empty() {
             snap.unchanged(listing, folder, changes.racy, start_ns);
@@ -94,7 +93,7 @@ pub fn load_within(
 }
 
 /// What [`read_index`] gave.
-type IndexRead = Option<(IndexFile, LoadedVectors, u64)>;
+type IndexRead = Option<(Snapshot, u64)>;
 
 /// What [`trusted_by_folder`] found.
 enum Trusted {
@@ -109,12 +108,12 @@ enum Trusted {
 /// [`FOLDER_TRUST_MIN_FILES`] entries.
 fn trusted_by_folder(store: &Store, f: FolderStamp, model: Option<&'static Model>) -> Trusted {
     match read_index(store, TRUSTED_READ_MAX, model) {
-        Some((idx, vectors, _))
-            if idx.folder == Some(f)
-                && !f.is_racy(idx.built_at_ns)
-                && idx.listed.0 >= FOLDER_TRUST_MIN_FILES =>
+        Some((snap, _))
+            if snap.folder == Some(f)
+                && !f.is_racy(snap.built_at_ns)
+                && snap.listed.0 >= FOLDER_TRUST_MIN_FILES =>
         {
-            Trusted::Yes(Snapshot::from_index(idx, vectors, model))
+            Trusted::Yes(snap)
         }
         read => Trusted::No(read),
     }
