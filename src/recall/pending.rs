@@ -68,9 +68,9 @@ fn merge_runs(a: Runs, b: Runs) -> Runs {
 impl Bm25Index {
     /// This index with the docs at positions `remove` (ascending) taken out and `insert` put in,
     /// each at the doc number it gets in the result (ascending): the same index as a build over
-    /// the resulting docs (searches give the same results; [`Bm25Index::stored`] is the same
+    /// the resulting docs (searches give the same results; `Bm25Index::stored` is the same
     /// layout), for the cost of tokenising only the new ones. The stored layout is shared, not
-    /// rewritten: the change is kept beside it ([`Pending`]).
+    /// rewritten: the change is kept beside it (`Pending`).
     ///
     /// Errors: a position is out of range, out of order, or the numbering has gaps.
     pub fn splice(

@@ -179,7 +179,7 @@ impl Vectors {
     /// These vectors with the entries at positions `remove` (ascending) taken out and
     /// `insert` (each entry's concatenated views, [`embed_entry`]) put in at the positions they
     /// get in the result (ascending). A file-backed set is not copied: the result reads the
-    /// kept entries from the same file ([`Overlay`]); one in memory is copied. `None` when a
+    /// kept entries from the same file (`Overlay`); one in memory is copied. `None` when a
     /// file-backed set is no longer the size it was opened at (cut short after it was opened:
     /// the zeros that would stand in for unread components would be saved as cosine 0 for
     /// every kept entry), or an inserted entry has the wrong number of components.
