@@ -142,6 +142,9 @@ pub struct Snapshot {
     listing: Option<Vec<Listed>>,
     /// The listing as `index.bin` stored it, not decoded yet (with `listing` `None`).
     listing_bytes: bytes::Bytes,
+    /// True when a writer took `listing_bytes` with the log's listing changes as the listing
+    /// ([`Snapshot::is_listed`]): it is decoded whole only when the index is written whole.
+    listing_encoded: bool,
     /// The changes since the `index.bin` it was loaded from (`None`: rebuilt, not loaded),
     /// which a writer saves as `delta.bin` while they are few ([`Snapshot::saves_as_delta`]).
     log: Option<delta::Log>,
@@ -341,6 +344,7 @@ impl Snapshot {
             malformed: idx.malformed,
             listing: None,
             listing_bytes: idx.listing.0,
+            listing_encoded: false,
             log,
             folder: idx.folder,
             listed: idx.listed,
@@ -392,6 +396,7 @@ impl Snapshot {
             listed: listing::totals(&listing),
             listing: Some(listing),
             listing_bytes: bytes::Bytes::new(),
+            listing_encoded: false,
             log: None,
             folder,
             built_at_ns: start_ns,
@@ -419,17 +424,38 @@ impl Snapshot {
     }
 
     /// True when the snapshot holds the listing of every entry file, which a writer needs
-    /// before it changes entries: listed when loaded ([`Check::Files`]), or decoded now from
-    /// what `index.bin` recorded (the folder stamp vouched for it). False only when that record
-    /// does not decode to as many files as the index counts.
+    /// before it changes entries: listed when loaded ([`Check::Files`]), or what `index.bin`
+    /// recorded with the changes since (the folder stamp vouched for it), kept encoded: a
+    /// writer looks up only the files it changed ([`Snapshot::stamps_before`]) and decodes the
+    /// whole listing only to write the index whole ([`save`], which checks it then). False
+    /// only for a snapshot rebuilt without a listing (never: a rebuild lists the folder).
     pub fn is_listed(&mut self) -> bool {
-        if self.listing.is_none() {
-            self.listing = self
-                .decoded_listing()
-                .filter(|l| listing::totals(l) == self.listed);
-            self.listing_bytes = bytes::Bytes::new();
+        if self.listing.is_none() && self.log.is_some() && !self.listing_bytes.is_empty() {
+            self.listing_encoded = true;
         }
-        self.listing.is_some()
+        self.listing.is_some() || self.listing_encoded
+    }
+
+    /// The stamps the entry files `names` (sorted, no name twice) had in the listing before a
+    /// writer's change (`None`: not listed). `None` when the encoded listing does not decode.
+    fn stamps_before(&self, names: &[&str]) -> Option<Vec<Option<Listed>>> {
+        if let Some(listing) = &self.listing {
+            let at = |n: &&str| listing.binary_search_by(|l| l.name.as_str().cmp(n)).ok();
+            return Some(
+                names
+                    .iter()
+                    .map(|n| at(n).map(|i| listing[i].clone()))
+                    .collect(),
+            );
+        }
+        let log = self.log.as_ref()?;
+        let mut out = listing::stamps_in(&self.listing_bytes, names)?;
+        for (n, stamp) in names.iter().zip(&mut out) {
+            if let Some(l) = log.listing.get(*n) {
+                stamp.clone_from(l);
+            }
+        }
+        Some(out)
     }
 
     /// The listing `index.bin` recorded, with the changes of `delta.bin` since; `None` when it
@@ -535,29 +561,32 @@ impl Snapshot {
                 .all(|((p, h), (ep, eh))| p == ep && crate::hex::decode32(eh).as_ref() == Some(h))
     }
 
-    /// The listing after the files named in `touched` were written or deleted: the others keep
-    /// their stamps, the touched ones are stat'ed again (and dropped when gone).
-    fn relist(&self, store: &Store, touched: &[String]) -> Vec<Listed> {
-        let dir = store.entries_dir();
-        let old: &[Listed] = self.listing.as_deref().unwrap_or_default();
-        let names: Vec<&str> = touched.iter().map(String::as_str).collect();
-        let fresh = crate::fsutil::stat_names_in_serial(&dir, &names, false);
-        let mut sorted = names.clone();
-        sorted.sort_unstable();
-        let mut listing: Vec<Listed> = old
-            .iter()
-            .filter(|l| sorted.binary_search(&l.name.as_str()).is_err())
-            .cloned()
-            .collect();
-        listing.extend(
-            touched
-                .iter()
-                .zip(fresh)
-                .filter_map(|(name, st)| Listed::stat(name.clone(), st)),
-        );
-        listing.sort_unstable_by(|a, b| a.name.cmp(&b.name));
-        listing.dedup_by(|a, b| a.name == b.name);
-        listing
+    /// The files named in `touched` (written or deleted) stat'ed again, sorted by name, each
+    /// once: (name, its stamp now; `None` when gone). The other files keep their stamps.
+    fn restat(&self, store: &Store, touched: &[String]) -> Vec<(String, Option<Listed>)> {
+        let mut names: Vec<&str> = touched.iter().map(String::as_str).collect();
+        names.sort_unstable();
+        names.dedup();
+        let fresh = crate::fsutil::stat_names_in_serial(&store.entries_dir(), &names, false);
+        names
+            .into_iter()
+            .zip(fresh)
+            .map(|(n, st)| (n.to_string(), Listed::stat(n.to_string(), st)))
+            .collect()
+    }
+
+    /// The whole listing taken out, to write the index whole (which puts it back): the one
+    /// held, or the encoded one decoded with the changes since. `None` when the encoded one
+    /// does not decode to as many files (and bytes) as the snapshot counts, and for a snapshot
+    /// without a listing.
+    fn take_whole_listing(&mut self) -> Option<Vec<Listed>> {
+        if let Some(l) = self.listing.take() {
+            return Some(l);
+        }
+        let decoded = self.decoded_listing()?;
+        self.listing_encoded = false;
+        self.listing_bytes = bytes::Bytes::new();
+        (listing::totals(&decoded) == self.listed).then_some(decoded)
     }
 
     /// The byte limit for this store's derived files ([`crate::fsutil::limits::derived`]).
@@ -610,7 +639,16 @@ pub fn save(store: &Store, snap: &mut Snapshot) -> Result<bool> {
         snap.vectors_dirty = false;
     }
     // A snapshot without a listing (trusted by the folder stamp) has nothing new to record.
-    if let (true, Some(listing)) = (snap.index_dirty, snap.listing.as_deref()) {
+    if snap.index_dirty && (snap.listing.is_some() || snap.listing_encoded) {
+        // An encoded listing that does not decode as counted is recorded as none, without a
+        // folder stamp: the next load finds every file changed and reads them all again.
+        let listing = snap.take_whole_listing();
+        if listing.is_none() {
+            snap.folder = None;
+        }
+        let listing = listing.unwrap_or_default();
+        let encoded = listing::encode(&listing);
+        snap.listing = Some(listing);
         // A new tag: any `delta.bin` written for the index before no longer applies.
         let tag = (crate::clock::now_ns() as u64).max(snap.log.as_ref().map_or(0, |l| l.base) + 1);
         let file = IndexFileRef {
@@ -621,7 +659,7 @@ pub fn save(store: &Store, snap: &mut Snapshot) -> Result<bool> {
             built_at_ns: snap.built_at_ns,
             folder: snap.folder,
             listed: snap.listed,
-            listing: Blob(listing::encode(listing)),
+            listing: Blob(encoded),
             malformed: &snap.malformed,
             ids: &snap.ids,
             paths: &snap.paths,

@@ -160,6 +160,48 @@ pub(super) fn decode(bytes: &[u8]) -> Option<Vec<Listed>> {
     postcard::from_bytes(bytes).ok()
 }
 
+/// The same fields as [`Listed`], in the same order, with the name borrowed from the encoded
+/// bytes: [`stamps_in`] walks the listing without an allocation per file.
+#[derive(Deserialize)]
+struct ListedRef<'a> {
+    name: &'a str,
+    ino: u64,
+    size: u64,
+    mtime_ns: i64,
+    ctime_ns: i64,
+}
+
+/// The stamps of the files `names` (sorted, no name twice) in the listing [`encode`] wrote, in
+/// the order of `names` (`None`: not listed). It walks the bytes only as far as the last name
+/// (the listing is sorted), so a writer that changed a few files decodes no listing of the
+/// whole store. `None` for bytes that do not decode.
+pub(super) fn stamps_in(bytes: &[u8], names: &[&str]) -> Option<Vec<Option<Listed>>> {
+    let mut out = vec![None; names.len()];
+    let (count, mut rest) = postcard::take_from_bytes::<usize>(bytes).ok()?;
+    let mut at = 0;
+    for _ in 0..count {
+        if at == names.len() {
+            break;
+        }
+        let (l, tail) = postcard::take_from_bytes::<ListedRef<'_>>(rest).ok()?;
+        rest = tail;
+        while names.get(at).is_some_and(|n| *n < l.name) {
+            at += 1;
+        }
+        if names.get(at) == Some(&l.name) {
+            out[at] = Some(Listed {
+                name: l.name.to_string(),
+                ino: l.ino,
+                size: l.size,
+                mtime_ns: l.mtime_ns,
+                ctime_ns: l.ctime_ns,
+            });
+            at += 1;
+        }
+    }
+    Some(out)
+}
+
 /// The number of entry files in `listing` and their total size in bytes (the inputs of
 /// [`crate::fsutil::limits::derived`]).
 pub(super) fn totals(listing: &[Listed]) -> (u64, u64) {

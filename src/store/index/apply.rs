@@ -26,8 +26,12 @@ impl Snapshot {
         touched: &[String],
     ) -> Result<()> {
         anyhow::ensure!(self.is_listed(), "the entries folder was not listed");
-        let listing = self.relist(store, touched);
-        self.splice(store, remove, insert, listing)
+        let now = self.restat(store, touched);
+        let names: Vec<&str> = now.iter().map(|(n, _)| n.as_str()).collect();
+        let before = self.stamps_before(&names);
+        let before =
+            before.ok_or_else(|| anyhow::anyhow!("the recorded listing does not decode"))?;
+        self.splice(store, remove, insert, Relisted::Files { before, now })
     }
 
     /// [`Snapshot::apply`] with the listing to record given: the stamps of the entry files as
@@ -37,7 +41,7 @@ impl Snapshot {
         store: &Store,
         remove: &[String],
         mut insert: Vec<Entry>,
-        listing: Vec<Listed>,
+        listing: Relisted,
     ) -> Result<()> {
         insert.sort_unstable_by(|a, b| a.id.cmp(&b.id));
         insert.dedup_by(|a, b| a.id == b.id);
@@ -55,7 +59,10 @@ impl Snapshot {
                 log.inserted.insert(id, (text, sig, v));
             }
         }
-        self.set_listing(store, listing);
+        match listing {
+            Relisted::Whole(listing) => self.set_listing(store, listing),
+            Relisted::Files { before, now } => self.set_listed_files(store, &before, now),
+        }
         self.built_at_ns = crate::clock::now_ns();
         self.index_dirty = true;
         self.content_changed = true;
@@ -186,7 +193,7 @@ impl Snapshot {
             .filter(|l| !gone.contains(&l.name.as_str()))
             .cloned()
             .collect();
-        self.splice(store, &remove, insert, listing)
+        self.splice(store, &remove, insert, Relisted::Whole(listing))
     }
 
     /// The vectors with the entries at `gone` (old positions) taken out and `insert` embedded
@@ -306,6 +313,75 @@ impl Snapshot {
         }
         self.listing = Some(listing);
     }
+
+    /// Records the stamps `now` of the files a writer wrote or deleted (sorted by name; `None`:
+    /// gone), which had the stamps `before`, and judges those of them that are not entries:
+    /// the other files keep their stamps and malformed reports, so a writer's change costs the
+    /// files it touched, not the store's listing.
+    fn set_listed_files(
+        &mut self,
+        store: &Store,
+        before: &[Option<Listed>],
+        now: Vec<(String, Option<Listed>)>,
+    ) {
+        let (mut files, mut bytes) = self.listed;
+        for (old, (_, new)) in before.iter().zip(&now) {
+            if let Some(old) = old {
+                files = files.saturating_sub(1);
+                bytes = bytes.saturating_sub(old.size);
+            }
+            if let Some(new) = new {
+                files = files.saturating_add(1);
+                bytes = bytes.saturating_add(new.size);
+            }
+        }
+        self.listed = (files, bytes);
+        let dir = store.entries_dir();
+        for (name, stamp) in &now {
+            let at = self.malformed.iter().position(|(n, _)| n == name);
+            let kept = at.map(|i| self.malformed.remove(i).1);
+            let stem = name.strip_suffix(".md").unwrap_or(name);
+            if stamp.is_none() || self.position(stem).is_some() {
+                continue;
+            }
+            let reason = match kept {
+                Some(r) => r,
+                None => match read_entry(&dir.join(name), name) {
+                    Err(r) => r,
+                    // Parses, but the writer did not put it in: re-read on the next load.
+                    Ok(_) => continue,
+                },
+            };
+            let at = self.malformed.partition_point(|(n, _)| n < name);
+            self.malformed.insert(at, (name.clone(), reason));
+        }
+        if let Some(listing) = &mut self.listing {
+            for (name, stamp) in &now {
+                match (listing.binary_search_by(|l| l.name.cmp(name)), stamp) {
+                    (Ok(i), Some(l)) => listing[i] = l.clone(),
+                    (Ok(i), None) => drop(listing.remove(i)),
+                    (Err(i), Some(l)) => listing.insert(i, l.clone()),
+                    (Err(_), None) => {}
+                }
+            }
+        }
+        if let Some(log) = &mut self.log {
+            for (name, stamp) in now {
+                log.listing.insert(name, stamp);
+            }
+        }
+    }
+}
+
+/// The listing a writer's change records.
+enum Relisted {
+    /// The whole listing after the change.
+    Whole(Vec<Listed>),
+    /// The files the change touched: their stamps before (in the same order) and now.
+    Files {
+        before: Vec<Option<Listed>>,
+        now: Vec<(String, Option<Listed>)>,
+    },
 }
 
 /// `paths` (sorted) with those not `used` dropped and `added` (sorted, none already there)
