@@ -3,6 +3,8 @@
 //! surrogate escape), `list` and `prune` over a large changed file, and the first prompt of a
 //! session among many kept session dirs. The checks are on behaviour: the right output, and
 //! where a cost is the point, counted CPU time (never wall time) or a memory limit.
+// The CPU-time tests read /proc: elsewhere their helpers and imports go unused.
+#![cfg_attr(not(target_os = "linux"), allow(dead_code, unused_imports))]
 
 use crate::nudge::{expected_block, project, save, stop, Transcript, PROMPT, SID};
 use crate::util::*;
@@ -30,6 +32,7 @@ fn cpu_seconds(env: &Env, dir: &Path, args: &str, stdin: &[u8]) -> (f64, String)
     (ticks / 100.0, std::fs::read_to_string(out).unwrap())
 }
 
+#[cfg(target_os = "linux")]
 fn stop_payload(env: &Env, transcript: &Path, active: bool) -> Vec<u8> {
     hook_payload(
         "Stop",

@@ -4,7 +4,7 @@
 //! least of several runs). CPU time, not wall time: a test machine busy with other work must not
 //! fail these; the release-build speed of the same attacks is `bench/inputs_bench.py`'s.
 // The CPU-time tests read /proc: elsewhere only the memory-limit test runs.
-#![cfg_attr(not(target_os = "linux"), allow(dead_code))]
+#![cfg_attr(not(target_os = "linux"), allow(dead_code, unused_imports))]
 
 use crate::util::{Env, HANG_GUARD};
 use serde_json::{json, Value};
