@@ -146,7 +146,12 @@ for host in claude codex; do
     args=(hook "$sub")
     [ "$host" = codex ] && args+=(--host codex)
     stdin_file="$work/payload.json" capn "${args[@]}"
-    [[ "$rc" -eq 0 ]] && valid_reply
+    if [[ "$host" == claude && "$name" == PreCompact* ]]; then
+      # Claude Code takes PreCompact's plain stdout as the summary's instructions: text, not JSON.
+      [[ "$rc" -eq 0 && ( -z "$out" || "$out" == "[capn] Instructions for this summary"* ) ]]
+    else
+      [[ "$rc" -eq 0 ]] && valid_reply
+    fi
     expect "$host $name: exit 0 and a reply the host accepts" $?
   done
 done

@@ -268,6 +268,23 @@ impl Vectors {
         self.dim as usize
     }
 
+    /// Reads the components into memory and lets go of the file they came from (a set opened
+    /// with [`Vectors::open`], or spliced from one): Windows cannot replace a file that is still
+    /// open, and a writer replaces `vectors.bin` right after. False, with nothing changed, when
+    /// that file could not be read whole.
+    pub fn detach(&mut self) -> bool {
+        if self.file.is_none() && self.overlay.is_none() {
+            return true;
+        }
+        let (all, ok) = self.read_whole();
+        if !ok {
+            return false;
+        }
+        let all = all.to_vec();
+        (self.data, self.file, self.overlay) = (all, None, None);
+        true
+    }
+
     /// The vectors as a file: a header (magic, dim, count, `tag`) and the raw components. The tag
     /// ties the file to the index that names it. `None` when they are spliced from a file that
     /// could not be read whole (its zeros must not be saved as components).

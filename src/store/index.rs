@@ -627,6 +627,10 @@ pub fn save(store: &Store, snap: &mut Snapshot) -> Result<bool> {
     // The vectors first: a reader that already sees the new index must find its vectors (a
     // reader with the old index and new vectors sees a tag mismatch and rebuilds in memory).
     if snap.vectors_dirty {
+        // The file they were read from is replaced below: Windows refuses while it is open.
+        if let Some(v) = snap.vectors.as_mut() {
+            v.detach();
+        }
         if let Some(v) = &snap.vectors {
             let bytes = v.to_file_bytes(snap.vectors_tag).with_context(|| {
                 format!(
