@@ -249,7 +249,7 @@ fn a_writer_waiting_for_the_lock_says_so_once_and_goes_on_once_it_is_free() {
             }
         });
         let start = std::time::Instant::now();
-        let first = rx.recv_timeout(std::time::Duration::from_secs(10));
+        let first = rx.recv_timeout(crate::util::HANG_GUARD);
         let waited = start.elapsed();
         if first.is_err() {
             let _ = child.kill();

@@ -8,8 +8,6 @@ use std::fs;
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
-#[cfg(unix)]
-use std::time::Duration;
 
 /// Runs capn with stderr connected to a pipe whose read end is already closed (EPIPE on every
 /// write to stderr). Returns (exit code, stdout).
@@ -113,12 +111,12 @@ fn statusline_does_not_hang_on_a_fifo_transcript() {
         r#"{{"session_id":"s1","model":{{"id":"claude-x"}},"transcript_path":"{}"}}"#,
         fifo.display()
     );
-    // Fails the test when the status line is still running after 5 s.
+    // A status line blocked on the FIFO hangs: the hang guard fails the test then.
     env.run_bounded(
         env.cmd(&["statusline"]),
         payload.as_bytes(),
         false,
-        Duration::from_secs(5),
+        crate::util::HANG_GUARD,
     );
 }
 

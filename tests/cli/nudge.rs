@@ -338,8 +338,13 @@ fn a_fifo_transcript_is_not_waited_on() {
         &env.root,
         json!({"transcript_path": fifo, "stop_hook_active": false}),
     );
-    let limit = std::time::Duration::from_secs(5);
-    let (run, _) = env.run_bounded(env.cmd(&["hook", "stop"]), &payload, false, limit);
+    // A Stop hook blocked on the FIFO hangs: the hang guard fails the test then.
+    let (run, _) = env.run_bounded(
+        env.cmd(&["hook", "stop"]),
+        &payload,
+        false,
+        crate::util::HANG_GUARD,
+    );
     assert_eq!((run.code, run.stdout.as_str()), (0, ""));
 }
 
