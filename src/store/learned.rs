@@ -115,11 +115,26 @@ impl LearnedWords {
         let before = ws.len();
         ws.retain(|w| normalise_question(w).as_deref() != Some(&norm));
         let removed = ws.len() != before;
-        if ws.is_empty() {
+        self.drop_if_empty(id);
+        removed
+    }
+
+    /// Takes chart `id` out (and out of the order) once it has no learned words left.
+    fn drop_if_empty(&mut self, id: &str) {
+        if self.charts.get(id).is_some_and(Vec::is_empty) {
             self.charts.remove(id);
             self.order.retain(|o| o != id);
         }
-        removed
+    }
+
+    /// Keeps only the charts `keep` says yes to (and the order with them). Returns true when
+    /// any went.
+    fn retain_charts(&mut self, keep: impl Fn(&str) -> bool) -> bool {
+        let before = self.charts.len();
+        self.charts.retain(|id, _| keep(id));
+        let charts = &self.charts;
+        self.order.retain(|o| charts.contains_key(o));
+        self.charts.len() != before
     }
 
     /// Chart `entry` was just written (charted, re-charted or confirmed with `--like`): its
@@ -145,10 +160,7 @@ impl LearnedWords {
         if ws.len() == before {
             return Ok(());
         }
-        if ws.is_empty() {
-            l.charts.remove(&entry.id);
-            l.order.retain(|o| o != &entry.id);
-        }
+        l.drop_if_empty(&entry.id);
         l.write(store)
     }
 
@@ -162,23 +174,15 @@ impl LearnedWords {
             return Ok(());
         }
         let mut l = LearnedWords::read(store);
-        let before = l.charts.len();
-        l.charts.retain(|id, _| !ids.contains(id));
-        if l.charts.len() == before {
+        if !l.retain_charts(|id| !ids.iter().any(|d| d == id)) {
             return Ok(());
         }
-        let charts = &l.charts;
-        l.order.retain(|o| charts.contains_key(o));
         l.write(store)
     }
 
     /// Drops the charts that are no longer in `ids` (uncharted). Returns true when any was.
     pub fn keep_only(&mut self, ids: &BTreeSet<&str>) -> bool {
-        let before = self.charts.len();
-        self.charts.retain(|id, _| ids.contains(id.as_str()));
-        let charts = &self.charts;
-        self.order.retain(|o| charts.contains_key(o));
-        self.charts.len() != before
+        self.retain_charts(|id| ids.contains(id))
     }
 
     /// Writes the file atomically (the caller holds the store lock); removes it when empty.
