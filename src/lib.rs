@@ -24,7 +24,8 @@
 //! 5. `install`: what sets the hosts up;
 //! 6. `hook`: what runs inside the hosts;
 //! 7. `cli`: the clap definitions;
-//! 8. `cmd`: one file per subcommand; then this file.
+//! 8. `doctor`: the installation check, which runs the hooks as the hosts do;
+//! 9. `cmd`: one file per subcommand; then this file.
 
 // clippy.toml's one-owner checks hold for the product's code; unit tests set up fixtures with
 // std::fs and read the environment directly.
@@ -48,6 +49,7 @@ pub(crate) mod cli;
 pub(crate) mod clock;
 pub(crate) mod cmd;
 pub(crate) mod config;
+pub(crate) mod doctor;
 pub(crate) mod contract;
 pub mod embed;
 pub(crate) mod env;

@@ -4,7 +4,6 @@ pub mod ask;
 pub mod bust;
 pub mod chart;
 pub mod context;
-pub mod doctor;
 pub mod init;
 pub mod list;
 pub mod messages;
@@ -32,7 +31,7 @@ pub fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::State(a) => state::run(&a),
         Command::Uninstall(a) if a.user => user::uninstall(),
         Command::Uninstall(a) => uninstall::run(&a),
-        Command::Doctor(a) => doctor::run(&a),
+        Command::Doctor(a) => crate::doctor::run(&a),
         Command::Hook(a) => {
             crate::hook::guard(|| crate::hook::run(a.event, a.host, a.user));
             Ok(ExitCode::SUCCESS)

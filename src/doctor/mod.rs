@@ -353,28 +353,28 @@ mod tests {
     fn codex_input_schema(event: HookEvent) -> Schema {
         let text = match event {
             HookEvent::SessionStart => include_str!(
-                "../../../assets/codex-schemas/session-start.command.input.schema.json"
+                "../../assets/codex-schemas/session-start.command.input.schema.json"
             ),
             HookEvent::PreCompact => {
-                include_str!("../../../assets/codex-schemas/pre-compact.command.input.schema.json")
+                include_str!("../../assets/codex-schemas/pre-compact.command.input.schema.json")
             }
             HookEvent::PostCompact => {
-                include_str!("../../../assets/codex-schemas/post-compact.command.input.schema.json")
+                include_str!("../../assets/codex-schemas/post-compact.command.input.schema.json")
             }
             HookEvent::PreToolUse => {
-                include_str!("../../../assets/codex-schemas/pre-tool-use.command.input.schema.json")
+                include_str!("../../assets/codex-schemas/pre-tool-use.command.input.schema.json")
             }
             HookEvent::UserPromptSubmit => include_str!(
-                "../../../assets/codex-schemas/user-prompt-submit.command.input.schema.json"
+                "../../assets/codex-schemas/user-prompt-submit.command.input.schema.json"
             ),
             HookEvent::PostToolUse => {
                 panic!("capn registers no PostToolUse hook for Codex: doctor never sends one")
             }
             HookEvent::Stop => {
-                include_str!("../../../assets/codex-schemas/stop.command.input.schema.json")
+                include_str!("../../assets/codex-schemas/stop.command.input.schema.json")
             }
             HookEvent::SubagentStart => include_str!(
-                "../../../assets/codex-schemas/subagent-start.command.input.schema.json"
+                "../../assets/codex-schemas/subagent-start.command.input.schema.json"
             ),
         };
         Schema::parse(text).unwrap()
