@@ -44,7 +44,8 @@ pub(crate) struct Finding {
 
 impl Finding {
     /// Where it is in `text` (the text it was found in), for a message: `characters 12-51`
-    /// (1-based, inclusive), or `line 3, characters 5-44` when `text` has more than one line.
+    /// (1-based, inclusive), or `line 3, characters 5-44` when `text` has more than one line,
+    /// or `lines 3-30` for a secret that spans lines (a PEM block).
     pub fn place(&self, text: &str) -> String {
         let bytes = text.as_bytes();
         let start = self.start.min(bytes.len());
@@ -55,11 +56,20 @@ impl Finding {
             .map_or(0, |i| i + 1);
         let first = chars_in(&bytes[line_start..start]) + 1;
         let last = first + chars_in(&bytes[start..end]).max(1) - 1;
-        if bytes.contains(&b'\n') {
-            let line = bytes[..start].iter().filter(|&&b| b == b'\n').count() + 1;
-            format!("line {line}, characters {first}-{last}")
+        if !bytes.contains(&b'\n') {
+            return format!("characters {first}-{last}");
+        }
+        let line = bytes[..start].iter().filter(|&&b| b == b'\n').count() + 1;
+        // A secret over several lines (a PEM block) is named by its lines: a character range
+        // counted across line breaks points nowhere a reader can find.
+        let inner = bytes[start..end.saturating_sub(1).max(start)]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        if inner > 0 {
+            format!("lines {line}-{}", line + inner)
         } else {
-            format!("characters {first}-{last}")
+            format!("line {line}, characters {first}-{last}")
         }
     }
 }

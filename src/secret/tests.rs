@@ -1,6 +1,6 @@
 //! Every rule with a secret it must find and a near miss it must not ([`samples`]).
 
-use super::samples::{fake, samples, B62, UPPER32};
+use super::samples::{fake, samples, B62, B64, UPPER32};
 use super::*;
 
 #[test]
@@ -57,6 +57,12 @@ fn a_finding_says_where_in_characters_never_the_value() {
         find(&lines).unwrap().place(&lines),
         "line 3, characters 5-24"
     );
+    let pem = format!(
+        "notes\n-----BEGIN RSA PRIVATE KEY-----\n{}\n{}\n-----END RSA PRIVATE KEY-----\n",
+        fake(B64, 64, 45),
+        fake(B64, 64, 46)
+    );
+    assert_eq!(find(&pem).unwrap().place(&pem), "lines 2-5");
     let err = refuse(
         "refusing to chart",
         &[("the question", "ok"), ("--details", &text)],
