@@ -20,11 +20,14 @@
 //! handlers identical to the table's ([`remove_table_handlers`]).
 
 pub mod allow;
+pub mod apply;
 pub mod git_hook;
 pub mod more_hosts;
+pub mod plan;
 pub mod project;
 pub mod record;
 pub mod schema;
+pub mod settings;
 pub mod shared;
 pub mod skill;
 mod statusline;
