@@ -31,6 +31,7 @@ pub mod settings;
 pub mod shared;
 pub mod skill;
 mod statusline;
+pub mod uninstall;
 mod upgrade;
 pub mod user;
 
