@@ -18,6 +18,10 @@
 //! What `init` adds is written down in the install record ([`record`]); `uninstall` removes
 //! the recorded handlers ([`remove_recorded_handler`]) and, for a project without a record, only
 //! handlers identical to the table's ([`remove_table_handlers`]).
+//!
+//! The project install itself: [`plan`] works out everything `capn init` changes (nothing
+//! written), [`apply`] writes it, the install record first; [`uninstall`] undoes it; [`user`]
+//! is the user-level install. The commands in `cmd/` only turn flags into options and print.
 
 pub mod allow;
 pub mod apply;
