@@ -150,10 +150,10 @@ fn add_post_commit(
 /// Errors: the record cannot be written.
 fn record_created_dirs(
     root: &Path,
-    missing_dirs: Vec<&'static str>,
+    missing_dirs: Vec<String>,
     rec: &mut InstallRecord,
 ) -> Result<Option<Option<String>>> {
-    let created: Vec<&str> = missing_dirs
+    let created: Vec<String> = missing_dirs
         .into_iter()
         .filter(|d| root.join(d).is_dir())
         .collect();
@@ -161,7 +161,7 @@ fn record_created_dirs(
         return Ok(None);
     }
     for d in created {
-        rec.add_created_dir(d);
+        rec.add_created_dir(&d);
     }
     Ok(Some(rec.save(root)?))
 }

@@ -45,8 +45,8 @@ pub struct Plan {
     pub ignores: Ignores,
     /// What becomes of the `/compact-prep` skill.
     pub skill: SkillPlan,
-    /// The folders of [`CREATED_DIRS`] missing before this run.
-    pub missing_dirs: Vec<&'static str>,
+    /// The folders of [`created_dirs`] missing before this run.
+    pub missing_dirs: Vec<String>,
     /// With `--git`: the post-commit hook and what adding capn's line to it does.
     pub git_hook: Option<(PathBuf, git_hook::AddPlan)>,
     /// The store is to be shared through git ([`super::shared`]).
@@ -123,21 +123,28 @@ pub fn plan(root: &Path, opts: &InitOptions) -> Result<Plan> {
     })
 }
 
-/// The folders `init` may create for the host files and the skill, parents first: those it
-/// created are recorded, and `uninstall` removes them when they are empty again (a folder that
-/// was there before `init`, even empty, is the user's and stays).
-const CREATED_DIRS: [&str; 10] = [
-    ".claude",
-    ".claude/skills",
-    ".claude/skills/compact-prep",
-    ".codex",
-    ".gemini",
-    ".qwen",
-    ".github",
-    ".github/hooks",
-    ".opencode",
-    ".opencode/plugins",
-];
+/// The folders `init` may create, relative to the project root, parents first: those on the
+/// way to each host's project files ([`crate::hosts::ALL_HOSTS`]' `files`, in host order), with
+/// the skill's after Claude Code's. Those it created are recorded, and `uninstall` removes them
+/// when they are empty again (a folder that was there before `init`, even empty, is the user's
+/// and stays).
+fn created_dirs() -> Vec<String> {
+    let skill = format!(".claude/skills/{}/SKILL.md", super::skill::SKILL_NAME);
+    let mut dirs: Vec<String> = Vec::new();
+    for spec in crate::hosts::ALL_HOSTS {
+        let skill = (spec.host == Host::Claude).then_some(skill.as_str());
+        for rel in spec.files.iter().copied().chain(skill) {
+            // Every folder on the way to `rel`: `a`, `a/b` for `a/b/file`.
+            let ends = rel.match_indices('/').map(|(i, _)| i);
+            for dir in ends.map(|i| &rel[..i]) {
+                if !dirs.iter().any(|d| d == dir) {
+                    dirs.push(dir.to_string());
+                }
+            }
+        }
+    }
+    dirs
+}
 
 /// What a run does to the install record's account of the lines `init --shared` took out of
 /// the project's `.gitignore` ([`InstallRecord::gitignore`]).
@@ -186,12 +193,11 @@ fn plan_root_gitignore(
     })
 }
 
-/// The folders of [`CREATED_DIRS`] that are not there yet (init records those it creates, so
+/// The folders of [`created_dirs`] that are not there yet (init records those it creates, so
 /// `uninstall` removes them once empty).
-fn missing_dirs(root: &Path) -> Vec<&'static str> {
-    CREATED_DIRS
-        .iter()
-        .copied()
+fn missing_dirs(root: &Path) -> Vec<String> {
+    created_dirs()
+        .into_iter()
         .filter(|d| std::fs::symlink_metadata(root.join(d)).is_err())
         .collect()
 }
@@ -422,4 +428,28 @@ fn user_skill_installed() -> bool {
             Ok(SkillFile::Bundled | SkillFile::Edited)
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    /// The folders come from the host table in the order `init` always recorded them: parents
+    /// first (uninstall removes them deepest first), the skill's beside Claude Code's.
+    #[test]
+    fn the_created_folders_are_the_hosts_parents_first() {
+        assert_eq!(
+            super::created_dirs(),
+            [
+                ".claude",
+                ".claude/skills",
+                ".claude/skills/compact-prep",
+                ".codex",
+                ".gemini",
+                ".qwen",
+                ".github",
+                ".github/hooks",
+                ".opencode",
+                ".opencode/plugins",
+            ]
+        );
+    }
 }
