@@ -27,7 +27,7 @@ const OWN_FILE_WRITERS: &[(&str, &str)] = &[
     ("store/map.rs", ".capn/map.json"),
     ("store/entry.rs", "a quoted path key inside an entry file"),
     (
-        "cmd/init.rs",
+        "install/plan.rs",
         "the size of install.json before it is written",
     ),
     ("session.rs", "session markers"),

@@ -90,44 +90,59 @@ pub use install::schema;
 /// UserPromptSubmit and PreCompact (Claude Code's hooks docs, exit code 2), so no hook path may
 /// produce it.
 pub fn main_entry(args: Vec<OsString>) -> ExitCode {
-    let hook_path = is_hook_invocation(&args);
-    if hook_path {
-        return hook::guard(|| run_hook_argv(&args));
+    if hook::entry::is_hook_invocation(&args) {
+        return hook::entry::run(&args, &parse_hook);
     }
-    if args.len() == 1 {
-        if let Some(code) = bare_hook_run() {
-            return code;
-        }
+    if let Some(code) = hook::entry::bare(&args) {
+        return code;
     }
     let cli = match cli::Cli::try_parse_from(&args) {
         Ok(cli) => cli,
-        Err(e) => {
-            use clap::error::ErrorKind;
-            let mut e = e;
-            if e.kind() == ErrorKind::InvalidSubcommand {
-                suggest_transposed(&mut e);
-            }
-            let code = match e.kind() {
-                // A bare `capn` (or `capn state`) is a usage error: help, exit 1 (as 0.2).
-                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => 0,
-                // `capn hook x --help` with a bad value lands here: a hook path still exits 0.
-                _ if is_hook_command(&args) => 0,
-                _ => 1,
-            };
-            // clap's message repeats the argument it could not place: never one holding a secret.
-            match secret_in_args(&args) {
-                Some(refusal) => diag!("capn: {refusal}"),
-                None => {
-                    let _ = e.print();
-                }
-            }
-            return ExitCode::from(code);
-        }
+        Err(e) => return usage_error(e, &args),
     };
     match run(cli) {
         Ok(code) => code,
         Err(e) => report(&e),
     }
+}
+
+/// Prints clap's usage error `e` about `args` (or, when an argument holds a secret, the refusal
+/// that names it without its value) and maps it to an exit code: 0 for `--help`, `--version` and
+/// a hook path, 1 otherwise.
+fn usage_error(mut e: clap::Error, args: &[OsString]) -> ExitCode {
+    use clap::error::ErrorKind;
+    if e.kind() == ErrorKind::InvalidSubcommand {
+        suggest_transposed(&mut e);
+    }
+    let code = match e.kind() {
+        // A bare `capn` (or `capn state`) is a usage error: help, exit 1 (as 0.2).
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => 0,
+        // `capn hook x --help` with a bad value lands here: a hook path still exits 0.
+        _ if hook::entry::is_hook_command(args) => 0,
+        _ => 1,
+    };
+    // clap's message repeats the argument it could not place: never one holding a secret.
+    match secret_in_args(args) {
+        Some(refusal) => diag!("capn: {refusal}"),
+        None => {
+            let _ = e.print();
+        }
+    }
+    ExitCode::from(code)
+}
+
+/// The full parser for the hook command lines [`hook::entry`]'s fast path does not recognise.
+fn parse_hook(args: &[OsString]) -> Result<hook::entry::Parsed, clap::Error> {
+    use hook::entry::Parsed;
+    Ok(match cli::Cli::try_parse_from(args)?.command {
+        cli::Command::Hook(a) => Parsed::Hook {
+            event: a.event,
+            host: a.host,
+            user: a.user,
+        },
+        cli::Command::Statusline(a) => Parsed::Statusline(a.into()),
+        _ => Parsed::Other,
+    })
 }
 
 /// The refusal to print a usage error about `args` (argv, argv\[0\] skipped) when one of them
@@ -143,21 +158,6 @@ fn secret_in_args(args: &[OsString]) -> Option<String> {
             f.place(&text)
         ))
     })
-}
-
-/// A bare `capn` whose stdin is not a terminal and not empty: a host that ran a registration
-/// without its `args` ([`hook::bare`]), answered as a hook (exit 0 whatever happens). `None`
-/// (then clap prints the usage and exits 1) for a terminal or an empty stdin.
-fn bare_hook_run() -> Option<ExitCode> {
-    use std::io::IsTerminal;
-    if std::io::stdin().is_terminal() {
-        return None;
-    }
-    let bytes = hook::read_stdin_bytes();
-    if bytes.iter().all(u8::is_ascii_whitespace) {
-        return None;
-    }
-    Some(hook::guard(|| hook::bare::run(&bytes)))
 }
 
 /// Runs a parsed command line. `Ok` carries the exit code (a miss is `Ok(1)`), `Err` a failure
@@ -206,132 +206,5 @@ fn suggest_transposed(e: &mut clap::Error) {
             ContextKind::SuggestedSubcommand,
             ContextValue::Strings(near),
         );
-    }
-}
-
-/// True for `capn hook ...` and `capn statusline ...`: the paths that must exit 0 whatever happens.
-fn is_hook_command(args: &[OsString]) -> bool {
-    matches!(
-        args.get(1).and_then(|a| a.to_str()),
-        Some("hook") | Some("statusline")
-    )
-}
-
-/// True for a hook or statusline run that is not asking for help or the version (those are
-/// answered by clap without reading stdin, so they never block on a terminal). Only the
-/// arguments before a `--` count: after it, `--help` is a plain value (a usage error for these
-/// commands, which still exits 0 and, for the statusline, still prints a line).
-fn is_hook_invocation(args: &[OsString]) -> bool {
-    is_hook_command(args)
-        && !args
-            .iter()
-            .skip(2)
-            .take_while(|a| *a != "--")
-            .any(|a| a == "--help" || a == "-h" || a == "--version" || a == "-V")
-}
-
-/// Parses and runs a hook or statusline command line; usage errors are reported on stderr and
-/// swallowed (the caller, [`hook::guard`], turns every outcome into exit 0).
-fn run_hook_argv(args: &[OsString]) -> anyhow::Result<()> {
-    // The registered forms (`capn hook <event> [--host claude|codex]`, `capn statusline`) run on
-    // every prompt: they are recognised without building the whole clap command tree, which is
-    // a sizeable share of a no-op hook's time. Anything else goes through clap as usual.
-    // `--user` last: the form `capn init --user` registers ([`hook::run`]'s `user`).
-    let user = args.len() > 2 && args[1] == "hook" && args.last().is_some_and(|a| a == "--user");
-    let core = if user { &args[..args.len() - 1] } else { args };
-    if let Some((event, host)) = fast_hook_args(core) {
-        return hook::run(event, host, user);
-    }
-    if args.len() == 2 && args[1] == "statusline" {
-        return hook::statusline::run(&hook::statusline::Options {
-            warn_at: None,
-            wrap: None,
-        });
-    }
-    let cli = match cli::Cli::try_parse_from(args) {
-        Ok(cli) => cli,
-        Err(e) => {
-            if args.get(1).is_some_and(|a| a == "statusline") {
-                // The status line must always print a line: report the usage error and run
-                // with the defaults.
-                diag!("capn: {}", e.render().to_string().trim_end());
-                return hook::statusline::run(&hook::statusline::Options {
-                    warn_at: None,
-                    wrap: None,
-                });
-            }
-            hook::drain_stdin();
-            anyhow::bail!("{}", e.render().to_string().trim_end());
-        }
-    };
-    match cli.command {
-        cli::Command::Hook(a) => hook::run(a.event, a.host, a.user),
-        cli::Command::Statusline(a) => hook::statusline::run(&a.into()),
-        _ => Ok(()),
-    }
-}
-
-/// `capn hook <event> [--host claude|codex]` exactly as `capn init` registers it, or `None`
-/// (then clap parses, with its full error reporting).
-fn fast_hook_args(args: &[OsString]) -> Option<(hook::HookEvent, hook::Host)> {
-    let words: Vec<&str> = args.iter().map(|a| a.to_str()).collect::<Option<_>>()?;
-    let (event, rest) = match words.as_slice() {
-        [_, "hook", event, rest @ ..] => (*event, rest),
-        _ => return None,
-    };
-    let event = hook::HookEvent::from_subcommand(event)?;
-    let host = match rest {
-        [] => hook::Host::Claude,
-        ["--host", flag] => hook::Host::from_flag(flag)?,
-        [flag] => hook::Host::from_flag(flag.strip_prefix("--host=")?)?,
-        _ => return None,
-    };
-    Some((event, host))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_registered_hook_forms_skip_clap_and_others_do_not() {
-        let a = |v: &[&str]| fast_hook_args(&argv(v));
-        assert_eq!(
-            a(&["capn", "hook", "session-start"]),
-            Some((hook::HookEvent::SessionStart, hook::Host::Claude))
-        );
-        assert_eq!(
-            a(&["capn", "hook", "user-prompt-submit", "--host", "codex"]),
-            Some((hook::HookEvent::UserPromptSubmit, hook::Host::Codex))
-        );
-        assert_eq!(a(&["capn", "hook", "bogus"]), None);
-        assert_eq!(a(&["capn", "hook", "pre-compact", "--host", "nope"]), None);
-        assert_eq!(a(&["capn", "hook", "pre-compact", "extra"]), None);
-        assert_eq!(a(&["capn", "ask", "x"]), None);
-    }
-
-    fn argv(args: &[&str]) -> Vec<OsString> {
-        args.iter().map(OsString::from).collect()
-    }
-
-    #[test]
-    fn help_after_dash_dash_is_still_a_hook_run() {
-        assert!(is_hook_invocation(&argv(&["capn", "statusline"])));
-        assert!(!is_hook_invocation(&argv(&[
-            "capn",
-            "statusline",
-            "--help"
-        ])));
-        assert!(!is_hook_invocation(&argv(&["capn", "hook", "-V"])));
-        assert!(is_hook_invocation(&argv(&[
-            "capn",
-            "statusline",
-            "--",
-            "--help"
-        ])));
-        assert!(is_hook_invocation(&argv(&[
-            "capn", "hook", "x", "--", "-h"
-        ])));
-        assert!(!is_hook_invocation(&argv(&["capn", "ask", "x"])));
     }
 }

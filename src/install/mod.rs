@@ -18,16 +18,24 @@
 //! What `init` adds is written down in the install record ([`record`]); `uninstall` removes
 //! the recorded handlers ([`remove_recorded_handler`]) and, for a project without a record, only
 //! handlers identical to the table's ([`remove_table_handlers`]).
+//!
+//! The project install itself: [`plan`] works out everything `capn init` changes (nothing
+//! written), [`apply`] writes it, the install record first; [`uninstall`] undoes it; [`user`]
+//! is the user-level install. The commands in `cmd/` only turn flags into options and print.
 
 pub mod allow;
+pub mod apply;
 pub mod git_hook;
 pub mod more_hosts;
+pub mod plan;
 pub mod project;
 pub mod record;
 pub mod schema;
+pub mod settings;
 pub mod shared;
 pub mod skill;
 mod statusline;
+pub mod uninstall;
 mod upgrade;
 pub mod user;
 

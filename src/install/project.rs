@@ -39,8 +39,6 @@ pub fn host_of_file(rel: &str) -> crate::hosts::Host {
 
 /// The user-level Claude Code settings file, relative to the home folder.
 pub const USER_CLAUDE_SETTINGS: &str = crate::hosts::CLAUDE.user_file;
-/// The user-level Codex hooks file, relative to the home folder.
-pub const USER_CODEX_HOOKS: &str = crate::hosts::CODEX.user_file;
 
 /// The user-level settings file `rel` (relative to the home folder), when there is a home
 /// folder and the file parses (a broken user file is doctor's to report, not init's to fix).

@@ -47,12 +47,9 @@ pub const OLD_STORE_GITIGNORE: &str = "\
 !/entries/*.md
 ";
 
-/// `.capn/.gitignore` in local mode: git ignores the whole store (this file too).
-pub const LOCAL_STORE_GITIGNORE: &str = "\
-# Written by capn init: this store is local, so git ignores all of .capn/ (capn init --shared
-# commits the charts for the team instead).
-*
-";
+/// `.capn/.gitignore` in local mode: git ignores the whole store (this file too). Kept in the
+/// store, whose first chart writes it too.
+pub const LOCAL_STORE_GITIGNORE: &str = crate::store::LOCAL_STORE_GITIGNORE;
 
 /// The line capn 0.3 added to the project's `.gitignore`.
 pub const LEGACY_LINE: &[u8] = b".capn/";

@@ -7,6 +7,7 @@
 pub mod ask;
 pub mod branches;
 pub mod budget;
+pub mod chart;
 pub mod code_index;
 pub mod conflict;
 pub mod entry;
@@ -34,6 +35,15 @@ pub use writer::Writer;
 
 use anyhow::Result;
 use std::path::{Path, PathBuf};
+
+/// `.capn/.gitignore` in local mode: git ignores the whole store (this file too). `capn init`
+/// writes it ([`crate::install::shared`]), and so does the first `capn chart` in a project
+/// without a store.
+pub const LOCAL_STORE_GITIGNORE: &str = "\
+# Written by capn init: this store is local, so git ignores all of .capn/ (capn init --shared
+# commits the charts for the team instead).
+*
+";
 
 /// Name of the store folder at the project root.
 pub const STORE_DIR: &str = ".capn";

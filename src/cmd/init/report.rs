@@ -3,7 +3,7 @@
 
 use crate::install::more_hosts;
 use crate::install::project::{
-    CLAUDE_LOCAL_SETTINGS, CLAUDE_SETTINGS, CODEX_HOOKS, GEMINI_SETTINGS, QWEN_SETTINGS,
+    CLAUDE_LOCAL_SETTINGS, CLAUDE_SETTINGS, CODEX_HOOKS, PROJECT_SETTINGS,
 };
 use crate::install::record::InstallRecord;
 use crate::install::skill::skill_path;
@@ -71,7 +71,11 @@ fn to_commit(root: &Path, rec: &InstallRecord, gitignore_changed: bool) -> Vec<&
     if gitignore_changed && root.join(".gitignore").is_file() {
         commit.push(".gitignore");
     }
-    for rel in [CLAUDE_SETTINGS, CODEX_HOOKS, GEMINI_SETTINGS, QWEN_SETTINGS] {
+    // Every host's project settings file but Claude Code's local one (each user's own).
+    for rel in PROJECT_SETTINGS
+        .into_iter()
+        .filter(|r| *r != CLAUDE_LOCAL_SETTINGS)
+    {
         if (rec.touches(rel) || rec.created(rel)) && root.join(rel).is_file() {
             commit.push(rel);
         }
