@@ -130,7 +130,7 @@ pub(super) fn check(
 /// is ours (a shell command, run like a Codex handler).
 fn registered_commands(files: &[Loaded]) -> Vec<(Host, Value)> {
     let mut commands: Vec<(Host, Value)> = Vec::new();
-    for spec in crate::hosts::HOSTS {
+    for spec in crate::hosts::always() {
         let found = collect(spec, files);
         for o in &found.ours {
             let h = (spec.host, o.handler.clone());

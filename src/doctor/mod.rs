@@ -284,7 +284,7 @@ pub fn diagnose(root: &Path) -> Result<Vec<Check>> {
     let files = load_settings(root, &mut checks);
     let post_commit_git = post_commit::check(root, &mut checks);
     let from_plugin = plugin::claude_hooks_from_plugin(&files, &mut checks);
-    for spec in crate::hosts::HOSTS {
+    for spec in crate::hosts::always() {
         if from_plugin && spec.host == Host::Claude {
             let dir = sandbox.path().join("statusline");
             std::fs::create_dir_all(&dir)
@@ -352,9 +352,9 @@ mod tests {
 
     fn codex_input_schema(event: HookEvent) -> Schema {
         let text = match event {
-            HookEvent::SessionStart => include_str!(
-                "../../assets/codex-schemas/session-start.command.input.schema.json"
-            ),
+            HookEvent::SessionStart => {
+                include_str!("../../assets/codex-schemas/session-start.command.input.schema.json")
+            }
             HookEvent::PreCompact => {
                 include_str!("../../assets/codex-schemas/pre-compact.command.input.schema.json")
             }
@@ -373,9 +373,9 @@ mod tests {
             HookEvent::Stop => {
                 include_str!("../../assets/codex-schemas/stop.command.input.schema.json")
             }
-            HookEvent::SubagentStart => include_str!(
-                "../../assets/codex-schemas/subagent-start.command.input.schema.json"
-            ),
+            HookEvent::SubagentStart => {
+                include_str!("../../assets/codex-schemas/subagent-start.command.input.schema.json")
+            }
         };
         Schema::parse(text).unwrap()
     }

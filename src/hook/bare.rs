@@ -7,7 +7,7 @@
 //! preToolUse hook as a denial of the tool call), Gemini CLI and Qwen Code ignore `args` in their
 //! own files too (docs/hosts.md). So a bare `capn` whose stdin is a JSON
 //! object is a hook run: the event comes from the payload's `hook_event_name` (any host's
-//! spelling, [`HookEvent::from_wire_name`]) and the reply takes the [`ReplyShape::Guest`] shape
+//! spelling, [`crate::hosts::event_from_wire_name`]) and the reply takes the [`ReplyShape::Guest`] shape
 //! the hosts that drop `args` read. Whatever the payload holds, the run exits 0 (the caller
 //! wraps it in [`super::guard`]): an event capn does not handle, or a payload it cannot place,
 //! gets no output. Nor does a folder without a capn store (no `.capn/` there or above, nor a
@@ -62,7 +62,7 @@ pub fn run(bytes: &[u8]) -> Result<()> {
 /// is left alone: it could be a PostToolUse, which capn does not answer.
 pub fn event_of(input: &HookInput) -> Option<HookEvent> {
     match input.hook_event_name.as_deref() {
-        Some(name) => HookEvent::from_wire_name(name),
+        Some(name) => crate::hosts::event_from_wire_name(name),
         None if input.source.is_some() => Some(HookEvent::SessionStart),
         None if input.prompt.is_some() && input.tool_name.is_none() => {
             Some(HookEvent::UserPromptSubmit)

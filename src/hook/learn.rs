@@ -308,13 +308,14 @@ fn write_learned(store: &Store, rec: &mut Record, stop: bool) {
 }
 
 /// True when the hooks saw every tool call of the turn that may have shown the agent a file:
-/// on OpenCode (its plugin runs on every tool call), or at Stop when the turn in the host's
+/// on a host whose tool hook sees every call ([`crate::hosts::HostSpec::hook_tools`] is `None`:
+/// OpenCode's plugin), or at Stop when the turn in the host's
 /// transcript ([`super::turn::read`], read whole) is written to its end ([`caught_up`]) and
 /// called no tool but those the registered tool hook is shown and edits
 /// ([`super::turn_tools::shown_to_hook`]). Otherwise (no Stop, no transcript, one that lags,
 /// a turn too long to read whole, an MCP tool...) nothing is learned.
 fn every_call_seen(ctx: &Ctx, stop: bool) -> bool {
-    if ctx.host == crate::hosts::Host::OpenCode {
+    if ctx.host.spec().hook_tools.is_none() {
         return true;
     }
     let path = ctx

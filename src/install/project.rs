@@ -31,10 +31,10 @@ pub const PROJECT_SETTINGS: [&str; 5] = [
 
 /// The host whose settings file `rel` (one of [`PROJECT_SETTINGS`]) is.
 pub fn host_of_file(rel: &str) -> crate::hosts::Host {
-    crate::hosts::ALL_HOSTS
+    crate::hosts::ALL
         .iter()
         .find(|s| s.files.contains(&rel))
-        .map_or(crate::hosts::Host::Claude, |s| s.host)
+        .map_or(crate::hosts::Host::default(), |s| s.host)
 }
 
 /// The user-level Claude Code settings file, relative to the home folder.
