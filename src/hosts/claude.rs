@@ -136,6 +136,7 @@ pub const CLAUDE: HostSpec = HostSpec {
     project_dir_var: Some("CLAUDE_PROJECT_DIR"),
     env_file_var: Some("CLAUDE_ENV_FILE"),
     plugin: true,
+    allow_rules: true,
     runs_hooks_of: None,
     exit_2,
     doctor_fields,

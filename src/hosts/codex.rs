@@ -178,6 +178,7 @@ pub const CODEX: HostSpec = HostSpec {
     project_dir_var: None,
     env_file_var: None,
     plugin: false,
+    allow_rules: false,
     runs_hooks_of: None,
     exit_2,
     doctor_fields,

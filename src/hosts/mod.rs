@@ -280,6 +280,9 @@ pub struct HostSpec {
     /// The host's hooks may come from capn's plugin for it instead of its settings (Claude
     /// Code's plugin).
     pub plugin: bool,
+    /// Its settings take `permissions.allow` rules, to which `init` adds capn's read-and-chart
+    /// commands (`crate::install::allow`), so the agent runs them unasked.
+    pub allow_rules: bool,
     /// Another host whose registrations this one also runs, without their `args` (Copilot CLI
     /// runs `.claude/settings.json`).
     pub runs_hooks_of: Option<Host>,

@@ -12,16 +12,16 @@
 //!   [`crate::hook::bare`]), which then stand back while its file exists, so the two never
 //!   answer twice.
 
-use crate::hosts::{self, Host};
+use crate::hosts::{self, Host, HostSpec, Setup};
 use anyhow::Result;
 use std::path::Path;
 
 /// The hosts `capn init` sets up: those named with `--host` (in [`Host::ALL`]'s order, each
-/// once), or, with none named, Claude Code and Codex plus each of Gemini CLI, Qwen Code and
-/// OpenCode whose
-/// folder (`.gemini/`, `.qwen/`, `.opencode/`) is in the project, or its user folder in the home
-/// folder. Copilot CLI is never
-/// added unasked: it already runs capn's Claude Code hooks.
+/// once), or, with none named, those set up always ([`Setup::Always`]: Claude Code and Codex)
+/// plus each of those set up when found ([`Setup::WhenFound`]: Gemini CLI, Qwen Code,
+/// OpenCode) whose folder (`.gemini/`, `.qwen/`, `.opencode/`) is in the project, or its user
+/// folder in the home folder. Copilot CLI is never added unasked ([`Setup::Asked`]): it already
+/// runs capn's Claude Code hooks.
 pub fn selected(root: &Path, requested: &[Host]) -> Vec<Host> {
     if !requested.is_empty() {
         return Host::ALL
@@ -30,38 +30,25 @@ pub fn selected(root: &Path, requested: &[Host]) -> Vec<Host> {
             .collect();
     }
     let home = crate::env::home_dir();
-    let mut all = vec![Host::Claude, Host::Codex];
-    for host in [Host::Gemini, Host::Qwen, Host::OpenCode] {
-        if detected(root, home.as_deref(), host) {
-            all.push(host);
-        }
-    }
-    all
+    let always = hosts::ALL.iter().filter(|s| s.setup == Setup::Always);
+    let found = hosts::ALL
+        .iter()
+        .filter(|s| s.setup == Setup::WhenFound && detected(root, home.as_deref(), s));
+    always.chain(found).map(|s| s.host).collect()
 }
 
 /// True when the host's settings folder (the first folder of its project file: `.gemini`,
-/// `.qwen`, `.opencode`) is a folder in the project, or the folder of its user file is one in
-/// `home` (never followed through a symlink).
-fn detected(root: &Path, home: Option<&Path>, host: Host) -> bool {
-    let spec = hosts::of(host);
-    let first = |rel: &'static str| {
-        Path::new(rel)
-            .components()
-            .next()
-            .map(|c| c.as_os_str().to_owned())
-    };
-    let (Some(dir), Some(user_dir)) = (first(spec.files[0]), first(spec.user_file)) else {
+/// `.qwen`, `.opencode`) is a folder in the project, or its user folder
+/// ([`hosts::HostSpec::user_dir`]: `~/.gemini`, `~/.config/opencode`) is one in `home` (never
+/// followed through a symlink).
+fn detected(root: &Path, home: Option<&Path>, spec: &HostSpec) -> bool {
+    let Some(dir) = Path::new(spec.files[0]).components().next() else {
         return false;
-    };
-    let user_dir = match host {
-        // OpenCode's user config is ~/.config/opencode.
-        Host::OpenCode => Path::new(".config").join("opencode"),
-        _ => Path::new(&user_dir).to_path_buf(),
     };
     let is_dir_at = |base: &Path, d: &Path| {
         std::fs::symlink_metadata(base.join(d)).is_ok_and(|m| m.file_type().is_dir())
     };
-    is_dir_at(root, Path::new(&dir)) || home.is_some_and(|h| is_dir_at(h, &user_dir))
+    is_dir_at(root, Path::new(&dir)) || home.is_some_and(|h| is_dir_at(h, Path::new(spec.user_dir)))
 }
 
 /// Copilot CLI's hook file of capn's, relative to the project root (`.github/hooks/capn.json`).
@@ -80,14 +67,14 @@ pub struct OwnFile {
 
 /// Copilot CLI's hook file ([`COPILOT_FILE`]).
 pub const COPILOT: OwnFile = OwnFile {
-    host: Host::Copilot,
+    host: hosts::COPILOT.host,
     rel: COPILOT_FILE,
     bytes: hosts::COPILOT_TABLE.as_bytes(),
 };
 
 /// OpenCode's plugin, `.opencode/plugins/capn.js`.
 pub const OPENCODE: OwnFile = OwnFile {
-    host: Host::OpenCode,
+    host: hosts::OPENCODE.host,
     rel: hosts::OPENCODE.files[0],
     bytes: hosts::OPENCODE_PLUGIN.as_bytes(),
 };
