@@ -15,7 +15,7 @@
 //! `capn init --user` that lost its `--user` with its `args`, and those are silent there.
 
 use super::wire::HookInput;
-use super::{HookEvent, Host, ReplyShape};
+use super::{HookEvent, ReplyShape};
 use anyhow::Result;
 
 /// Runs the hook a bare `capn` was given `bytes` (its whole stdin) for: prints the reply, or
@@ -52,9 +52,13 @@ pub fn run(bytes: &[u8]) -> Result<()> {
     if root.is_some_and(|r| crate::install::more_hosts::copilot_registered(&r)) {
         return Ok(());
     }
-    // The payloads of hosts that run Claude Code's registrations are Claude-shaped (snake_case
-    // fields, Claude Code's tool names), so Claude Code's vocabulary reads them.
-    super::run_input(event, Host::Claude, input, ReplyShape::Guest, false)
+    // The payloads of hosts that run another host's registrations are shaped as that host's
+    // (Claude Code's: snake_case fields, its tool names), so its vocabulary reads them.
+    let host = crate::hosts::ALL
+        .iter()
+        .find_map(|s| s.runs_hooks_of)
+        .unwrap_or_default();
+    super::run_input(event, host, input, ReplyShape::Guest, false)
 }
 
 /// The event a payload is for: its `hook_event_name`; without one, the event whose own field it
