@@ -306,7 +306,7 @@ pub fn diagnose(root: &Path) -> Result<Vec<Check>> {
             check_statusline_registration(&files, &mut checks);
         }
         if spec.allow_rules {
-            allow::check(&files, &mut checks);
+            allow::check(spec, &files, &mut checks);
         }
         let dir = sandbox.path().join(spec.label.to_ascii_lowercase());
         std::fs::create_dir_all(&dir)
