@@ -49,7 +49,7 @@ pub fn run(bytes: &[u8]) -> Result<()> {
     }
     // Copilot CLI runs capn's own file too when the project has one: that run answers.
     let root = super::call::Call::from(input.clone()).project_root();
-    if root.is_some_and(|r| crate::install::more_hosts::copilot_registered(&r)) {
+    if root.is_some_and(|r| crate::install::more_hosts::guest_file_registered(&r)) {
         return Ok(());
     }
     // The payloads of hosts that run another host's registrations are shaped as that host's

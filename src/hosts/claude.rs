@@ -117,6 +117,7 @@ pub const CLAUDE: HostSpec = HostSpec {
     user_dir: ".claude",
     setup: Setup::Always,
     table: CLAUDE_TABLE,
+    whole_file: false,
     top_keys: Some(TOP_KEYS),
     specific_keys,
     output_schemas: super::no_schemas,

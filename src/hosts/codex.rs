@@ -153,6 +153,7 @@ pub const CODEX: HostSpec = HostSpec {
     user_dir: ".codex",
     setup: Setup::Always,
     table: CODEX_TABLE,
+    whole_file: false,
     top_keys: None,
     specific_keys: super::no_keys,
     output_schemas: codex_event_output_schemas,

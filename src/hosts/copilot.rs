@@ -41,6 +41,7 @@ pub const COPILOT: HostSpec = HostSpec {
     user_dir: ".copilot",
     setup: Setup::Asked,
     table: COPILOT_TABLE,
+    whole_file: true,
     top_keys: None,
     specific_keys: super::no_keys,
     output_schemas: super::no_schemas,

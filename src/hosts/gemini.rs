@@ -67,6 +67,7 @@ pub const GEMINI: HostSpec = HostSpec {
     user_dir: ".gemini",
     setup: Setup::WhenFound,
     table: GEMINI_TABLE,
+    whole_file: false,
     top_keys: Some(TOP_KEYS),
     specific_keys: super::context_keys,
     output_schemas: super::no_schemas,

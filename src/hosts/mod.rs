@@ -23,9 +23,9 @@ pub use codex::{codex_output_schemas, CODEX, CODEX_TABLE};
 pub use codex::{
     CODEX_PRE_COMPACT_OUTPUT, CODEX_SESSION_START_OUTPUT, CODEX_USER_PROMPT_SUBMIT_OUTPUT,
 };
-pub use copilot::{COPILOT, COPILOT_TABLE};
+pub use copilot::COPILOT;
 pub use gemini::{GEMINI, GEMINI_TABLE};
-pub use opencode::{OPENCODE, OPENCODE_PLUGIN};
+pub use opencode::OPENCODE;
 pub use qwen::{QWEN, QWEN_TABLE};
 
 use crate::events::HookEvent;
@@ -231,6 +231,10 @@ pub struct HostSpec {
     pub setup: Setup,
     /// What `capn init` registers: the JSON of `hooks-config/<host>.json`.
     pub table: &'static str,
+    /// capn writes the host's project file whole (a file of its own in a folder the host
+    /// reads every file of: Copilot CLI's `.github/hooks/`, OpenCode's `.opencode/plugins/`)
+    /// and deletes it only unedited; else it merges its handlers into the host's settings.
+    pub whole_file: bool,
     /// The top-level keys of a hook reply the host knows (others make it report an error);
     /// `None` when its schemas say (Codex).
     pub top_keys: Option<&'static [&'static str]>,

@@ -32,6 +32,7 @@ pub const OPENCODE: HostSpec = HostSpec {
     user_dir: ".config/opencode",
     setup: Setup::WhenFound,
     table: OPENCODE_PLUGIN,
+    whole_file: true,
     top_keys: Some(super::claude::TOP_KEYS),
     specific_keys: super::context_keys,
     output_schemas: super::no_schemas,

@@ -31,6 +31,7 @@ pub const QWEN: HostSpec = HostSpec {
     user_dir: ".qwen",
     setup: Setup::WhenFound,
     table: QWEN_TABLE,
+    whole_file: false,
     top_keys: Some(super::claude::TOP_KEYS),
     specific_keys: super::claude::specific_keys,
     output_schemas: super::no_schemas,

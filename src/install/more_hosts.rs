@@ -5,7 +5,8 @@
 //!   Claude Code does, so their tables are merged like Claude Code's and Codex's
 //!   ([`super::merge_counting`], format-preserving, recorded for `uninstall`).
 //! - Copilot CLI reads every `.github/hooks/*.json`, and OpenCode every `.opencode/plugins/*.js`:
-//!   capn writes its own file there ([`OWN_FILES`]: `.github/hooks/capn.json` from
+//!   capn writes its own file there ([`OWN_FILES`], the hosts with
+//!   [`hosts::HostSpec::whole_file`]: `.github/hooks/capn.json` from
 //!   `hooks-config/copilot.json`, `.opencode/plugins/capn.js` from `hooks-config/opencode.js`),
 //!   created whole and deleted by `uninstall` only while it still holds exactly those bytes.
 //!   Copilot also runs the hooks in `.claude/settings.json` (without their `args`:
@@ -51,36 +52,51 @@ fn detected(root: &Path, home: Option<&Path>, spec: &HostSpec) -> bool {
     is_dir_at(root, Path::new(&dir)) || home.is_some_and(|h| is_dir_at(h, Path::new(spec.user_dir)))
 }
 
-/// Copilot CLI's hook file of capn's, relative to the project root (`.github/hooks/capn.json`).
-pub const COPILOT_FILE: &str = hosts::COPILOT.files[0];
-
-/// A file capn owns whole in a project: Copilot CLI's hook file, or OpenCode's plugin.
+/// A file capn owns whole in a project ([`hosts::HostSpec::whole_file`]): Copilot CLI's hook
+/// file, or OpenCode's plugin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OwnFile {
     /// The host it is for.
     pub host: Host,
-    /// Where it goes, relative to the project root.
+    /// Where it goes, relative to the project root (the host's first project file).
     pub rel: &'static str,
     /// Its exact content ([`crate::hosts::HostSpec::table`]).
     pub bytes: &'static [u8],
 }
 
-/// Copilot CLI's hook file ([`COPILOT_FILE`]).
-pub const COPILOT: OwnFile = OwnFile {
-    host: hosts::COPILOT.host,
-    rel: COPILOT_FILE,
-    bytes: hosts::COPILOT_TABLE.as_bytes(),
+/// How many hosts have a file capn owns whole.
+const OWN_COUNT: usize = {
+    let mut n = 0;
+    let mut i = 0;
+    while i < hosts::ALL.len() {
+        n += hosts::ALL[i].whole_file as usize;
+        i += 1;
+    }
+    n
 };
 
-/// OpenCode's plugin, `.opencode/plugins/capn.js`.
-pub const OPENCODE: OwnFile = OwnFile {
-    host: hosts::OPENCODE.host,
-    rel: hosts::OPENCODE.files[0],
-    bytes: hosts::OPENCODE_PLUGIN.as_bytes(),
+/// Every file capn owns whole, in [`hosts::ALL`]'s order.
+pub const OWN_FILES: [OwnFile; OWN_COUNT] = {
+    let mut out = [OwnFile {
+        host: Host::ALL[0],
+        rel: "",
+        bytes: &[],
+    }; OWN_COUNT];
+    let (mut i, mut j) = (0, 0);
+    while i < hosts::ALL.len() {
+        let spec = hosts::ALL[i];
+        if spec.whole_file {
+            out[j] = OwnFile {
+                host: spec.host,
+                rel: spec.files[0],
+                bytes: spec.table.as_bytes(),
+            };
+            j += 1;
+        }
+        i += 1;
+    }
+    out
 };
-
-/// Every file capn owns whole.
-pub const OWN_FILES: [OwnFile; 2] = [COPILOT, OPENCODE];
 
 /// What `init` does with an [`OwnFile`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -149,10 +165,14 @@ pub fn remove_own(root: &Path, file: &OwnFile) -> Result<Option<String>> {
     }
 }
 
-/// True when the project at `root` has capn's own Copilot CLI hook file: then Copilot runs it,
-/// and capn's Claude Code registrations, which Copilot runs too, stand back. One `stat`.
-pub fn copilot_registered(root: &Path) -> bool {
-    std::fs::symlink_metadata(root.join(COPILOT_FILE)).is_ok_and(|m| m.file_type().is_file())
+/// True when the project at `root` has capn's own file for a host that also runs another
+/// host's registrations ([`hosts::HostSpec::runs_hooks_of`]: Copilot CLI's hook file): then that
+/// host runs it, and capn's registrations it runs too stand back. One `stat` per such host.
+pub fn guest_file_registered(root: &Path) -> bool {
+    OWN_FILES
+        .iter()
+        .filter(|f| f.host.spec().runs_hooks_of.is_some())
+        .any(|f| std::fs::symlink_metadata(root.join(f.rel)).is_ok_and(|m| m.file_type().is_file()))
 }
 
 #[cfg(test)]
@@ -181,7 +201,10 @@ mod tests {
             let root = tmp.path();
             assert_eq!(plan_own(root, &file).unwrap(), OwnPlan::Create);
             assert!(write_own(root, &file, &OwnPlan::Create).unwrap());
-            assert_eq!(copilot_registered(root), file.host == Host::Copilot);
+            assert_eq!(
+                guest_file_registered(root),
+                file.host.spec().runs_hooks_of.is_some()
+            );
             assert_eq!(plan_own(root, &file).unwrap(), OwnPlan::Present);
             let said = remove_own(root, &file).unwrap().unwrap();
             assert!(said.starts_with("deleted"), "{said}");
