@@ -104,26 +104,11 @@ pub(super) fn says_host(words: &[String], flag: &str) -> bool {
             .any(|w| w.strip_prefix("--host=") == Some(flag))
 }
 
-/// What is wrong with one capn handler registered where the table wants it.
-pub(super) fn handler_problems(
-    spec: &HostSpec,
-    o: &Ours,
-    table_matcher: Option<&Value>,
-) -> Vec<String> {
-    let h = &o.handler;
+/// What is wrong with a handler's form for `spec`'s host: the exec form ([`HostSpec::exec_form`]:
+/// `args` and an explicit timeout, and no other host's `--host`) or a shell line (no `args`,
+/// its own `--host`).
+fn form_problems(spec: &HostSpec, h: &Value) -> Vec<String> {
     let mut p = Vec::new();
-    match h.get("type").and_then(Value::as_str) {
-        Some("command") => {}
-        other => p.push(format!(
-            "\"type\" is {}, not \"command\": the host does not run it as a program",
-            other.map_or("missing".to_string(), |t| {
-                crate::present::quote(t, crate::present::MAX_QUESTION_CHARS)
-            })
-        )),
-    }
-    if h.get("async").and_then(Value::as_bool) == Some(true) {
-        p.push("\"async\": true: the host ignores an async hook's output".into());
-    }
     let w = words(h);
     if spec.exec_form {
         if !h.get("args").is_some_and(Value::is_array) {
@@ -165,6 +150,30 @@ pub(super) fn handler_problems(
             }
         }
     }
+    p
+}
+
+/// What is wrong with one capn handler registered where the table wants it.
+pub(super) fn handler_problems(
+    spec: &HostSpec,
+    o: &Ours,
+    table_matcher: Option<&Value>,
+) -> Vec<String> {
+    let h = &o.handler;
+    let mut p = Vec::new();
+    match h.get("type").and_then(Value::as_str) {
+        Some("command") => {}
+        other => p.push(format!(
+            "\"type\" is {}, not \"command\": the host does not run it as a program",
+            other.map_or("missing".to_string(), |t| {
+                crate::present::quote(t, crate::present::MAX_QUESTION_CHARS)
+            })
+        )),
+    }
+    if h.get("async").and_then(Value::as_bool) == Some(true) {
+        p.push("\"async\": true: the host ignores an async hook's output".into());
+    }
+    p.extend(form_problems(spec, h));
     let event = HookEvent::from_name(&o.event);
     if event == Some(HookEvent::SessionStart) && table_matcher.is_none() {
         p.extend(session_start_gap(o));
