@@ -394,6 +394,27 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// Every host's tool names come from its host file: OpenCode's `grep` is a search and its
+    /// `write` an edit, as Claude Code's `Grep` and `Write` are.
+    #[test]
+    fn other_hosts_tools_read_as_their_kind() {
+        assert!(classify("grep", &json!({"pattern": "x"})).search);
+        assert_eq!(
+            classify("write", &json!({"filePath": "/p/a.rs"})).edits,
+            ["/p/a.rs"]
+        );
+        assert_eq!(
+            classify("view", &json!({"path": "/p/a.rs"})).reads,
+            ["/p/a.rs"]
+        );
+        let codex = crate::hosts::CODEX.host;
+        assert!(shown_to_hook(codex, "apply_patch"));
+        assert!(shown_to_hook(codex, "todowrite"));
+        assert!(!shown_to_hook(codex, "grep_files"));
+        assert!(shown_to_hook(crate::hosts::OPENCODE.host, "list"));
+        assert!(!shown_to_hook(crate::hosts::GEMINI.host, "read_many_files"));
+    }
+
     #[test]
     fn claude_tools() {
         assert!(classify("Grep", &json!({"pattern": "x"})).search);

@@ -637,6 +637,23 @@ mod tests {
         assert_eq!(text("Glob", json!({"pattern": "**/*.md"})), None);
     }
 
+    /// Codex's `grep_files` and an `exec_command` `cmd` are searches too.
+    #[test]
+    fn every_hosts_search_tools_are_read() {
+        assert_eq!(
+            text(
+                "grep_files",
+                json!({"pattern": "handleWebhook", "path": "src/api"})
+            )
+            .unwrap(),
+            "handleWebhook src api"
+        );
+        assert_eq!(
+            text("exec_command", json!({"cmd": "rg -n webhook src"})).unwrap(),
+            "webhook src"
+        );
+    }
+
     #[test]
     fn sub_agent_prompts_are_prose() {
         let i = from_tool_call(
