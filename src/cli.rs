@@ -211,8 +211,14 @@ pub struct HookArgs {
     // would put `-h`'s EVENT line over 100 columns.
     #[arg(value_enum, hide_possible_values = true, help = event_help())]
     pub event: HookEvent,
-    /// The host: claude, codex, gemini, qwen, copilot or opencode.
-    #[arg(long, value_enum, default_value_t = Host::Claude, hide_possible_values = true)]
+    // The host's flags from the host list (`crate::hosts::ALL`); the default is Claude Code.
+    #[arg(
+        long,
+        value_enum,
+        default_value_t = Host::default(),
+        hide_possible_values = true,
+        help = host_help()
+    )]
     pub host: Host,
     /// Registered for every project (capn init --user): silent without a store.
     ///
@@ -223,6 +229,13 @@ pub struct HookArgs {
 
 /// The help of `capn hook`'s EVENT: `session-start, pre-compact, ...`, every [`HookEvent`] in
 /// table order.
+/// `--host`'s help, `The host: claude, codex, ... or opencode`, from the host list.
+fn host_help() -> String {
+    let flags: Vec<&str> = Host::ALL.iter().map(|h| h.flag()).collect();
+    let (last, rest) = flags.split_last().expect("at least one host");
+    format!("The host: {} or {last}", rest.join(", "))
+}
+
 fn event_help() -> String {
     let subs: Vec<&str> = HookEvent::ALL.iter().map(|e| e.subcommand()).collect();
     // Three to a line: the help stays under 100 columns however many events there are.

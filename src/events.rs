@@ -50,27 +50,6 @@ const NAMES: [(HookEvent, &str, &str); 8] = [
     (HookEvent::SubagentStart, "SubagentStart", "subagent-start"),
 ];
 
-/// GitHub Copilot CLI's names for the events capn handles, in its own hook files
-/// (`.github/hooks/*.json`: camelCase; the payloads captured from the client). It has no
-/// post-compact event.
-pub const COPILOT_NAMES: [(HookEvent, &str); 5] = [
-    (HookEvent::SessionStart, "sessionStart"),
-    (HookEvent::UserPromptSubmit, "userPromptSubmitted"),
-    (HookEvent::PreToolUse, "preToolUse"),
-    (HookEvent::PostToolUse, "postToolUse"),
-    (HookEvent::PreCompact, "preCompact"),
-];
-
-/// Gemini CLI's names where they differ from Claude Code's (docs/hosts.md):
-/// BeforeAgent (the prompt), BeforeTool and AfterTool. Its PreCompress is left out: it fires
-/// before every model call, so it says nothing about a compression; it has no post-compress
-/// event.
-pub const GEMINI_NAMES: [(HookEvent, &str); 3] = [
-    (HookEvent::UserPromptSubmit, "BeforeAgent"),
-    (HookEvent::PreToolUse, "BeforeTool"),
-    (HookEvent::PostToolUse, "AfterTool"),
-];
-
 impl HookEvent {
     /// Every event, in the order the registration tables list them.
     pub const ALL: [HookEvent; 8] = [
@@ -104,22 +83,8 @@ impl HookEvent {
         NAMES.iter().find(|r| r.1 == name).map(|r| r.0)
     }
 
-    /// The event a payload's `hook_event_name` stands for, in any host's spelling: Claude Code's,
-    /// Codex's and Qwen Code's (as [`HookEvent::from_name`]), or one of [`COPILOT_NAMES`] and
-    /// [`GEMINI_NAMES`]. `None` for an event capn does not
-    /// handle.
-    pub fn from_wire_name(name: &str) -> Option<HookEvent> {
-        HookEvent::from_name(name).or_else(|| {
-            COPILOT_NAMES
-                .iter()
-                .chain(&GEMINI_NAMES)
-                .find(|(_, n)| *n == name)
-                .map(|(e, _)| *e)
-        })
-    }
-
-    /// The name `host_names` (such as [`GEMINI_NAMES`]) gives the event, else
-    /// [`HookEvent::name`].
+    /// The name `host_names` (a host's names where they differ from Claude Code's,
+    /// `crate::hosts::HostSpec::event_names`) gives the event, else [`HookEvent::name`].
     pub fn name_in(self, host_names: &[(HookEvent, &'static str)]) -> &'static str {
         host_names
             .iter()

@@ -3,17 +3,18 @@
 //! before every `capn ask` and `capn chart` the contract has the agent run.
 
 use super::{Check, Loaded};
-use crate::hosts::CLAUDE;
+use crate::hosts::HostSpec;
 use crate::install::allow::{present, CLAUDE_ALLOW};
 
-/// Adds one check: ok when every rule of [`CLAUDE_ALLOW`] is in a Claude Code settings file that
-/// counts (project, local or user), a warning naming the missing ones otherwise.
-pub(super) fn check(files: &[Loaded], checks: &mut Vec<Check>) {
-    let what = "Claude allow rules for capn ask and capn chart";
+/// Adds one check for `spec` (a host with [`HostSpec::allow_rules`], Claude Code): ok when every
+/// rule of [`CLAUDE_ALLOW`] is in one of its settings files that counts (project, local or
+/// user), a warning naming the missing ones otherwise.
+pub(super) fn check(spec: &HostSpec, files: &[Loaded], checks: &mut Vec<Check>) {
+    let what = format!("{} allow rules for capn ask and capn chart", spec.label);
     let mut held: Vec<&str> = Vec::new();
     let mut where_: Vec<&str> = Vec::new();
     for f in files {
-        if !(CLAUDE.files.contains(&f.rel) || f.rel == CLAUDE.user_label) {
+        if !spec.owns(f.rel) {
             continue;
         }
         let Some(json) = f.json() else { continue };
@@ -37,13 +38,14 @@ pub(super) fn check(files: &[Loaded], checks: &mut Vec<Check>) {
     checks.push(Check::warn(
         what,
         format!(
-            "no {} in permissions.allow: Claude Code asks before each such command the agent runs",
-            missing.join(" or ")
+            "no {} in permissions.allow: {} asks before each such command the agent runs",
+            missing.join(" or "),
+            spec.name
         ),
         Some(format!(
             "capn init (adds {} to {})",
             CLAUDE_ALLOW.join(" and "),
-            CLAUDE.files[0]
+            spec.files[0]
         )),
     ));
 }

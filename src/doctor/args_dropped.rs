@@ -6,7 +6,8 @@
 use super::hook_runs::{exit_problem, payload, run_captured, Runs};
 use super::registrations::Found;
 use super::{safe_run, Check};
-use crate::hook::{HookEvent, Host};
+use crate::hook::HookEvent;
+use crate::hosts::HostSpec;
 use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;
@@ -14,9 +15,17 @@ use std::time::Duration;
 /// How long one bare run may take.
 const BUDGET: Duration = Duration::from_secs(5);
 
-/// Runs the `command` of the first exec-form Claude Code registration (the bare `capn`, no
-/// arguments) with a SessionStart and a PreToolUse payload, in `dir` as the state dir; one check.
-pub(super) fn check(root: &Path, dir: &Path, found: &Found, checks: &mut Vec<Check>) {
+/// Runs the `command` of the first exec-form registration of `spec`'s (Claude Code's: the bare
+/// `capn`, no arguments) with a SessionStart and a PreToolUse payload, as `guest` (the host that
+/// runs them without `args`: [`crate::hosts::HostSpec::runs_hooks_of`]) would, in `dir` as the
+/// state dir; one check.
+pub(super) fn check(
+    (spec, guest): (&HostSpec, &HostSpec),
+    root: &Path,
+    dir: &Path,
+    found: &Found,
+    checks: &mut Vec<Check>,
+) {
     let Some(command) = found
         .ours
         .iter()
@@ -35,7 +44,7 @@ pub(super) fn check(root: &Path, dir: &Path, found: &Found, checks: &mut Vec<Che
         (HookEvent::PreToolUse, ""),
     ] {
         let bytes = payload(
-            Host::Claude,
+            spec.host,
             event,
             Some(detail),
             "capn-doctor-bare",
@@ -44,12 +53,14 @@ pub(super) fn check(root: &Path, dir: &Path, found: &Found, checks: &mut Vec<Che
         );
         let mut cmd = safe_run::command(&run, None);
         cmd.current_dir(root)
-            .env(crate::session::STATE_DIR_ENV, dir)
-            .env_remove("CLAUDE_PROJECT_DIR");
+            .env(crate::session::STATE_DIR_ENV, dir);
+        if let Some(var) = spec.project_dir_var {
+            cmd.env_remove(var);
+        }
         let out = run_captured(cmd, bytes.to_string().as_bytes(), BUDGET);
         let secs = BUDGET.as_secs_f64();
         let problem = exit_problem(
-            Runs::Hook(Host::Copilot, event),
+            Runs::Hook(guest.host, event),
             &run.program,
             &out,
             BUDGET,

@@ -23,10 +23,10 @@ const SEARCH_PATTERN: &str = "capnDoctorSyntheticSearch";
 
 /// A synthetic stdin payload for `event` as `host` sends it, in session `sid`: the common fields
 /// (Claude Code's hook input, Codex's input schemas) plus `source` (SessionStart), `trigger`
-/// (PreCompact, PostCompact; `detail`), `prompt` (UserPromptSubmit), the tool call (PreToolUse:
-/// Claude Code's `Grep`, Codex's `Bash` running `rg`) and the host's own fields (Claude Code:
-/// `custom_instructions`, `compact_summary`; Codex: `model`, `turn_id`, `permission_mode`,
-/// `tool_use_id`). The Codex payloads validate against Codex's input schemas.
+/// (PreCompact, PostCompact; `detail`), `prompt` (UserPromptSubmit), the tool call (PreToolUse,
+/// a search of [`SEARCH_PATTERN`]) and the host's own fields: the host file's
+/// [`crate::hosts::HostSpec::doctor_fields`]. The Codex payloads validate against Codex's input
+/// schemas.
 pub fn payload(
     host: Host,
     event: HookEvent,
@@ -41,75 +41,7 @@ pub fn payload(
         "cwd": cwd.display().to_string(),
         "hook_event_name": event.name(),
     });
-    let detail = detail.unwrap_or("");
-    let extra = match (host, event) {
-        (Host::Claude, HookEvent::SessionStart) => {
-            json!({"source": detail, "model": "claude-sonnet-5"})
-        }
-        (Host::Claude, HookEvent::PreCompact) => {
-            json!({"trigger": detail, "custom_instructions": ""})
-        }
-        (Host::Claude, HookEvent::PostCompact) => json!({
-            "trigger": detail,
-            "compact_summary": "capn doctor: a synthetic compaction summary."
-        }),
-        (Host::Claude, HookEvent::UserPromptSubmit) => json!({
-            "prompt": "capn doctor: a synthetic prompt",
-            "permission_mode": "default"
-        }),
-        (Host::Claude, HookEvent::PreToolUse) => json!({
-            "tool_name": "Grep",
-            "tool_input": {"pattern": SEARCH_PATTERN, "output_mode": "files_with_matches"},
-            "tool_use_id": "capn-doctor-tool-1",
-            "permission_mode": "default"
-        }),
-        (Host::Codex, HookEvent::PreToolUse) => json!({
-            "tool_name": "Bash",
-            "tool_input": {"command": format!("rg -n {SEARCH_PATTERN}")},
-            "tool_use_id": "capn-doctor-tool-1",
-            "model": "gpt-5.5",
-            "permission_mode": "default"
-        }),
-        (Host::Codex, HookEvent::SessionStart) => json!({
-            "source": detail, "model": "gpt-5.5", "permission_mode": "default"
-        }),
-        (Host::Codex, HookEvent::PreCompact | HookEvent::PostCompact) => json!({
-            "trigger": detail, "model": "gpt-5.5", "turn_id": "capn-doctor-turn-1"
-        }),
-        (Host::Codex, HookEvent::UserPromptSubmit) => json!({
-            "prompt": "capn doctor: a synthetic prompt",
-            "model": "gpt-5.5",
-            "permission_mode": "default",
-            "turn_id": "capn-doctor-turn-2"
-        }),
-        (Host::Claude, HookEvent::Stop) => json!({
-            "stop_hook_active": false,
-            "last_assistant_message": "capn doctor: a synthetic reply.",
-            "permission_mode": "default"
-        }),
-        (Host::Codex, HookEvent::Stop) => json!({
-            "stop_hook_active": false,
-            "last_assistant_message": "capn doctor: a synthetic reply.",
-            "model": "gpt-5.5",
-            "permission_mode": "default",
-            "turn_id": "capn-doctor-turn-2"
-        }),
-        (Host::Claude, HookEvent::SubagentStart) => json!({
-            "agent_id": "capn-doctor-agent-1",
-            "agent_type": "Explore"
-        }),
-        (Host::Codex, HookEvent::SubagentStart) => json!({
-            "agent_id": "capn-doctor-agent-1",
-            "agent_type": "default",
-            "model": "gpt-5.5",
-            "permission_mode": "default",
-            "turn_id": "capn-doctor-turn-3"
-        }),
-        // Registered by neither host: doctor runs only what the tables register.
-        (Host::Claude | Host::Codex, HookEvent::PostToolUse) => json!({}),
-        // The other hosts are not checked by doctor's registration runs.
-        (Host::Gemini | Host::Qwen | Host::Copilot | Host::OpenCode, _) => json!({}),
-    };
+    let extra = (host.spec().doctor_fields)(event, detail.unwrap_or(""), SEARCH_PATTERN);
     if let (Value::Object(m), Value::Object(x)) = (&mut v, extra) {
         m.extend(x);
     }
@@ -144,11 +76,16 @@ pub fn statusline_payload(sid: &str, root: &Path, transcript: &Path) -> Value {
 /// How doctor starts a handler: the program and its arguments, without a shell.
 use safe_run::SafeRun as Invocation;
 
-/// Claude Code's exec form substitutes its path placeholders verbatim (Claude Code's hooks docs).
-pub(super) fn substitute(s: &str, root: &Path) -> String {
+/// The exec form substitutes the host's project-folder placeholder (`${CLAUDE_PROJECT_DIR}` and
+/// `$CLAUDE_PROJECT_DIR`: [`crate::hosts::HostSpec::project_dir_var`]) verbatim (Claude Code's
+/// hooks docs).
+pub(super) fn substitute(s: &str, var: Option<&str>, root: &Path) -> String {
+    let Some(var) = var else {
+        return s.to_string();
+    };
     let r = root.display().to_string();
-    s.replace("${CLAUDE_PROJECT_DIR}", &r)
-        .replace("$CLAUDE_PROJECT_DIR", &r)
+    s.replace(&format!("${{{var}}}"), &r)
+        .replace(&format!("${var}"), &r)
 }
 
 /// How doctor starts a registered handler: only when its command line is one of capn's own
@@ -162,11 +99,13 @@ pub(super) fn invocation(host: Host, handler: &Value, root: &Path) -> Result<Inv
         .and_then(Value::as_str)
         .unwrap_or("")
         .to_string();
-    let argv: Vec<String> = match (host, handler.get("args").and_then(Value::as_array)) {
-        (Host::Claude, Some(args)) => std::iter::once(substitute(command.trim(), root))
+    let spec = host.spec();
+    let var = spec.project_dir_var;
+    let argv: Vec<String> = match handler.get("args").and_then(Value::as_array) {
+        Some(args) if spec.exec_form => std::iter::once(substitute(command.trim(), var, root))
             .chain(
                 args.iter()
-                    .map(|a| substitute(a.as_str().unwrap_or(""), root)),
+                    .map(|a| substitute(a.as_str().unwrap_or(""), var, root)),
             )
             .collect(),
         _ => safe_run::split_shell(&command).ok_or_else(|| {
@@ -419,22 +358,7 @@ pub(super) fn exit_problem(
     match status.code() {
         Some(0) => None,
         // Exit 2 is a blocking error in Claude Code and Codex alike: the host acts on stderr.
-        Some(2) => Some(format!(
-            "exit 2: {}{stderr}",
-            match (host, event) {
-                (Host::Claude, HookEvent::UserPromptSubmit) =>
-                    "Claude Code reads it as \"block\" and erases the prompt",
-                (Host::Claude, HookEvent::PreCompact) =>
-                    "Claude Code reads it as \"block\" and blocks the compaction",
-                (Host::Claude, _) =>
-                    "Claude Code reports the hook as failed (and blocks where it can)",
-                (Host::Codex, HookEvent::UserPromptSubmit) =>
-                    "Codex reads it as \"block\" and blocks the prompt",
-                (Host::Codex, _) => "Codex reports the hook as failed",
-                (Host::Gemini | Host::Qwen | Host::Copilot | Host::OpenCode, _) =>
-                    "the host reports the hook as failed (and may block)",
-            }
-        )),
+        Some(2) => Some(format!("exit 2: {}{stderr}", (host.spec().exit_2)(event))),
         Some(127) => Some(format!("exit 127: command not found{stderr}")),
         Some(c) => Some(format!(
             "exit {c}: the host reports the hook as failed{stderr}"
@@ -536,11 +460,14 @@ impl HookRun<'_> {
             Ok(s) => s,
             Err(e) => return Check::failed(what, e, "none from here: please report it"),
         };
-        let env_file = (spec.host == Host::Claude && event == HookEvent::SessionStart).then(|| {
-            self.env_files.set(self.env_files.get() + 1);
-            self.dir
-                .join(format!("claude-env-{}.sh", self.env_files.get()))
-        });
+        let env_file = spec
+            .env_file_var
+            .filter(|_| event == HookEvent::SessionStart)
+            .map(|_| {
+                self.env_files.set(self.env_files.get() + 1);
+                self.dir
+                    .join(format!("claude-env-{}.sh", self.env_files.get()))
+            });
         let cmd = self.command(inv, env_file.as_deref());
         let timeout = registered_timeout(&o.handler);
         let budget = HOOK_BUDGET.min(Duration::from_secs_f64(timeout / 2.0));
@@ -603,11 +530,11 @@ impl HookRun<'_> {
             .env_remove("CLAUDE_CODE_SESSION_ID")
             .env_remove("CLAUDE_ENV_FILE")
             .env_remove("CLAUDE_PROJECT_DIR");
-        if self.spec.host == Host::Claude {
-            cmd.env("CLAUDE_PROJECT_DIR", self.root);
+        if let Some(var) = self.spec.project_dir_var {
+            cmd.env(var, self.root);
         }
-        if let Some(f) = env_file {
-            cmd.env("CLAUDE_ENV_FILE", f);
+        if let (Some(var), Some(f)) = (self.spec.env_file_var, env_file) {
+            cmd.env(var, f);
         }
         cmd
     }

@@ -130,7 +130,7 @@ pub(super) fn check(
 /// is ours (a shell command, run like a Codex handler).
 fn registered_commands(files: &[Loaded]) -> Vec<(Host, Value)> {
     let mut commands: Vec<(Host, Value)> = Vec::new();
-    for spec in crate::hosts::HOSTS {
+    for spec in crate::hosts::always() {
         let found = collect(spec, files);
         for o in &found.ours {
             let h = (spec.host, o.handler.clone());
@@ -144,8 +144,11 @@ fn registered_commands(files: &[Loaded]) -> Vec<(Host, Value)> {
     if let Some((_, sl)) = effective_statusline(files) {
         let cmd = sl.get("command").and_then(Value::as_str).unwrap_or("");
         if crate::install::is_our_statusline(cmd) {
-            // The statusline is a shell command on Claude Code (its status line docs).
-            commands.push((Host::Codex, serde_json::json!({"command": cmd})));
+            // The statusline is a shell command (Claude Code's status line docs): without
+            // `args`, the host whose status line it is runs it as a shell line.
+            let host = crate::hosts::always()
+                .find(|s| s.context == crate::hosts::ContextSource::StatusLine);
+            commands.extend(host.map(|s| (s.host, serde_json::json!({"command": cmd}))));
         }
     }
     commands

@@ -79,6 +79,7 @@ mod store;
 
 use crate::cli::DoctorArgs;
 use crate::hook::Host;
+use crate::hosts::ContextSource;
 use crate::install::{self, schema::Schema, SettingsFile};
 use crate::session::{self, SessionDir, SessionId};
 use crate::store::Store;
@@ -284,8 +285,8 @@ pub fn diagnose(root: &Path) -> Result<Vec<Check>> {
     let files = load_settings(root, &mut checks);
     let post_commit_git = post_commit::check(root, &mut checks);
     let from_plugin = plugin::claude_hooks_from_plugin(&files, &mut checks);
-    for spec in crate::hosts::HOSTS {
-        if from_plugin && spec.host == Host::Claude {
+    for spec in crate::hosts::always() {
+        if from_plugin && spec.plugin {
             let dir = sandbox.path().join("statusline");
             std::fs::create_dir_all(&dir)
                 .with_context(|| format!("could not create {}", dir.display()))?;
@@ -301,19 +302,26 @@ pub fn diagnose(root: &Path) -> Result<Vec<Check>> {
             search_offers(root),
             &mut checks,
         );
-        if spec.host == Host::Claude {
+        if spec.context == ContextSource::StatusLine {
             check_statusline_registration(&files, &mut checks);
-            allow::check(&files, &mut checks);
+        }
+        if spec.allow_rules {
+            allow::check(spec, &files, &mut checks);
         }
         let dir = sandbox.path().join(spec.label.to_ascii_lowercase());
         std::fs::create_dir_all(&dir)
             .with_context(|| format!("could not create {}", dir.display()))?;
         run_hooks(spec, root, &dir, &found, &path, &mut checks);
-        if spec.host == Host::Claude {
+        let guest = crate::hosts::ALL
+            .into_iter()
+            .find(|g| g.runs_hooks_of == Some(spec.host));
+        if let Some(guest) = guest.filter(|_| spec.exec_form) {
             let dir = sandbox.path().join("bare");
             std::fs::create_dir_all(&dir)
                 .with_context(|| format!("could not create {}", dir.display()))?;
-            args_dropped::check(root, &dir, &found, &mut checks);
+            args_dropped::check((spec, guest), root, &dir, &found, &mut checks);
+        }
+        if spec.context == ContextSource::StatusLine {
             let dir = sandbox.path().join("statusline");
             std::fs::create_dir_all(&dir)
                 .with_context(|| format!("could not create {}", dir.display()))?;

@@ -96,12 +96,61 @@ pub(super) fn words(handler: &Value) -> Vec<String> {
     w
 }
 
-/// True when the words carry `--host codex` (or `--host=codex`).
-pub(super) fn says_codex(words: &[String]) -> bool {
-    words
-        .windows(2)
-        .any(|p| p[0] == "--host" && p[1] == "codex")
-        || words.iter().any(|w| w == "--host=codex")
+/// True when the words carry `--host <flag>` (or `--host=<flag>`).
+pub(super) fn says_host(words: &[String], flag: &str) -> bool {
+    words.windows(2).any(|p| p[0] == "--host" && p[1] == flag)
+        || words
+            .iter()
+            .any(|w| w.strip_prefix("--host=") == Some(flag))
+}
+
+/// What is wrong with a handler's form for `spec`'s host: the exec form ([`HostSpec::exec_form`]:
+/// `args` and an explicit timeout, and no other host's `--host`) or a shell line (no `args`,
+/// its own `--host`).
+fn form_problems(spec: &HostSpec, h: &Value) -> Vec<String> {
+    let mut p = Vec::new();
+    let w = words(h);
+    if spec.exec_form {
+        if !h.get("args").is_some_and(Value::is_array) {
+            p.push("shell form (\"command\" without \"args\"): capn registers the exec form, which no shell can break".into());
+        }
+        match h.get("timeout") {
+            None => p.push("no explicit \"timeout\" (the default is 600 s)".into()),
+            Some(t) if !t.as_f64().is_some_and(|t| t > 0.0) => p.push(format!(
+                "\"timeout\" is {t}, not a positive number of seconds"
+            )),
+            Some(_) => {}
+        }
+        for other in crate::hosts::ALL.iter().filter(|o| o.host != spec.host) {
+            if says_host(&w, other.flag) {
+                p.push(format!(
+                    "it answers with --host {} on {}",
+                    other.flag, spec.name
+                ));
+            }
+        }
+    } else {
+        if h.get("args").is_some() {
+            p.push(format!(
+                "{} ignores \"args\" and runs only \"command\"",
+                spec.name
+            ));
+        }
+        if !says_host(&w, spec.flag) {
+            p.push(format!(
+                "no --host {}: {} gets the Claude Code wording",
+                spec.flag, spec.name
+            ));
+        }
+        if let Some(t) = h.get("timeout") {
+            if !t.as_f64().is_some_and(|t| t > 0.0) {
+                p.push(format!(
+                    "\"timeout\" is {t}, not a positive number of seconds"
+                ));
+            }
+        }
+    }
+    p
 }
 
 /// What is wrong with one capn handler registered where the table wants it.
@@ -124,39 +173,7 @@ pub(super) fn handler_problems(
     if h.get("async").and_then(Value::as_bool) == Some(true) {
         p.push("\"async\": true: the host ignores an async hook's output".into());
     }
-    let w = words(h);
-    match spec.host {
-        Host::Claude => {
-            if !h.get("args").is_some_and(Value::is_array) {
-                p.push("shell form (\"command\" without \"args\"): capn registers the exec form, which no shell can break".into());
-            }
-            match h.get("timeout") {
-                None => p.push("no explicit \"timeout\" (the default is 600 s)".into()),
-                Some(t) if !t.as_f64().is_some_and(|t| t > 0.0) => p.push(format!(
-                    "\"timeout\" is {t}, not a positive number of seconds"
-                )),
-                Some(_) => {}
-            }
-            if says_codex(&w) {
-                p.push("it answers with --host codex on Claude Code".into());
-            }
-        }
-        Host::Codex | Host::Gemini | Host::Qwen | Host::Copilot | Host::OpenCode => {
-            if h.get("args").is_some() {
-                p.push("Codex ignores \"args\" and runs only \"command\"".into());
-            }
-            if !says_codex(&w) {
-                p.push("no --host codex: Codex gets the Claude Code wording".into());
-            }
-            if let Some(t) = h.get("timeout") {
-                if !t.as_f64().is_some_and(|t| t > 0.0) {
-                    p.push(format!(
-                        "\"timeout\" is {t}, not a positive number of seconds"
-                    ));
-                }
-            }
-        }
-    }
+    p.extend(form_problems(spec, h));
     let event = HookEvent::from_name(&o.event);
     if event == Some(HookEvent::SessionStart) && table_matcher.is_none() {
         p.extend(session_start_gap(o));

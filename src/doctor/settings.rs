@@ -22,7 +22,7 @@ impl Loaded {
 pub(super) fn load_settings(root: &Path, checks: &mut Vec<Check>) -> Vec<Loaded> {
     let home = crate::env::home_dir();
     let mut out = Vec::new();
-    for spec in crate::hosts::HOSTS {
+    for spec in crate::hosts::always() {
         let user = home
             .as_ref()
             .map(|h| (spec.user_label, h.join(spec.user_file)));

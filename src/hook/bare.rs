@@ -7,7 +7,7 @@
 //! preToolUse hook as a denial of the tool call), Gemini CLI and Qwen Code ignore `args` in their
 //! own files too (docs/hosts.md). So a bare `capn` whose stdin is a JSON
 //! object is a hook run: the event comes from the payload's `hook_event_name` (any host's
-//! spelling, [`HookEvent::from_wire_name`]) and the reply takes the [`ReplyShape::Guest`] shape
+//! spelling, [`crate::hosts::event_from_wire_name`]) and the reply takes the [`ReplyShape::Guest`] shape
 //! the hosts that drop `args` read. Whatever the payload holds, the run exits 0 (the caller
 //! wraps it in [`super::guard`]): an event capn does not handle, or a payload it cannot place,
 //! gets no output. Nor does a folder without a capn store (no `.capn/` there or above, nor a
@@ -15,7 +15,7 @@
 //! `capn init --user` that lost its `--user` with its `args`, and those are silent there.
 
 use super::wire::HookInput;
-use super::{HookEvent, Host, ReplyShape};
+use super::{HookEvent, ReplyShape};
 use anyhow::Result;
 
 /// Runs the hook a bare `capn` was given `bytes` (its whole stdin) for: prints the reply, or
@@ -49,12 +49,16 @@ pub fn run(bytes: &[u8]) -> Result<()> {
     }
     // Copilot CLI runs capn's own file too when the project has one: that run answers.
     let root = super::call::Call::from(input.clone()).project_root();
-    if root.is_some_and(|r| crate::install::more_hosts::copilot_registered(&r)) {
+    if root.is_some_and(|r| crate::install::more_hosts::guest_file_registered(&r)) {
         return Ok(());
     }
-    // The payloads of hosts that run Claude Code's registrations are Claude-shaped (snake_case
-    // fields, Claude Code's tool names), so Claude Code's vocabulary reads them.
-    super::run_input(event, Host::Claude, input, ReplyShape::Guest, false)
+    // The payloads of hosts that run another host's registrations are shaped as that host's
+    // (Claude Code's: snake_case fields, its tool names), so its vocabulary reads them.
+    let host = crate::hosts::ALL
+        .iter()
+        .find_map(|s| s.runs_hooks_of)
+        .unwrap_or_default();
+    super::run_input(event, host, input, ReplyShape::Guest, false)
 }
 
 /// The event a payload is for: its `hook_event_name`; without one, the event whose own field it
@@ -62,7 +66,7 @@ pub fn run(bytes: &[u8]) -> Result<()> {
 /// is left alone: it could be a PostToolUse, which capn does not answer.
 pub fn event_of(input: &HookInput) -> Option<HookEvent> {
     match input.hook_event_name.as_deref() {
-        Some(name) => HookEvent::from_wire_name(name),
+        Some(name) => crate::hosts::event_from_wire_name(name),
         None if input.source.is_some() => Some(HookEvent::SessionStart),
         None if input.prompt.is_some() && input.tool_name.is_none() => {
             Some(HookEvent::UserPromptSubmit)

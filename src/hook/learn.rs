@@ -26,6 +26,7 @@
 //! `.capn/config.json` (`ask` then records nothing, and [`settle`] drops the session's record).
 
 use super::Ctx;
+use crate::recall::intent::tool_call::ToolUse;
 use crate::session::learning::{Decided, Record, SessionAsk, FILE};
 use crate::session::shown;
 use crate::session::{SessionDir, SessionId};
@@ -35,21 +36,14 @@ use serde_json::Value;
 use std::path::{Component, Path, PathBuf};
 use std::time::SystemTime;
 
-/// The path a Grep or Glob is limited to (Gemini CLI's `dir_path`), if any.
+/// The path a content or file-name search (any host's: [`ToolUse::parse`]) is limited to
+/// (Gemini CLI's `dir_path`), if any.
 fn search_path(tool: &str, input: &Value) -> Option<String> {
-    if !matches!(
-        tool,
-        "Grep" | "Glob" | "grep_files" | "grep_search" | "search_file_content" | "glob"
-    ) {
-        return None;
+    match ToolUse::parse(tool, input) {
+        ToolUse::Grep { path, .. } | ToolUse::Glob { path, .. } => Some(path),
+        _ => None,
     }
-    let s = |k: &str| {
-        input
-            .get(k)
-            .and_then(Value::as_str)
-            .filter(|p| !p.is_empty())
-    };
-    s("path").or_else(|| s("dir_path")).map(str::to_string)
+    .filter(|p| !p.is_empty())
 }
 
 /// `p` (absolute, or relative to `cwd`) relative to `root`, `/`-separated, with `.` and `..`
@@ -308,13 +302,14 @@ fn write_learned(store: &Store, rec: &mut Record, stop: bool) {
 }
 
 /// True when the hooks saw every tool call of the turn that may have shown the agent a file:
-/// on OpenCode (its plugin runs on every tool call), or at Stop when the turn in the host's
+/// on a host whose tool hook sees every call ([`crate::hosts::HostSpec::hook_tools`] is `None`:
+/// OpenCode's plugin), or at Stop when the turn in the host's
 /// transcript ([`super::turn::read`], read whole) is written to its end ([`caught_up`]) and
 /// called no tool but those the registered tool hook is shown and edits
 /// ([`super::turn_tools::shown_to_hook`]). Otherwise (no Stop, no transcript, one that lags,
 /// a turn too long to read whole, an MCP tool...) nothing is learned.
 fn every_call_seen(ctx: &Ctx, stop: bool) -> bool {
-    if ctx.host == crate::hosts::Host::OpenCode {
+    if ctx.host.spec().hook_tools.is_none() {
         return true;
     }
     let path = ctx

@@ -193,7 +193,7 @@ pub fn run(event: HookEvent, host: Host, user: bool) -> Result<()> {
     };
     drop(bytes);
     if let Some(sent) = input.hook_event_name.as_deref() {
-        if HookEvent::from_wire_name(sent) != Some(event) {
+        if crate::hosts::event_from_wire_name(sent) != Some(event) {
             diag!(
                 "capn: `capn hook` was run for {event} but the payload is for {}; nothing to do",
                 crate::present::quote(sent, 64)
@@ -229,8 +229,8 @@ pub fn run_input(
             let wanted = shape == ReplyShape::Nested
                 && crate::hosts::of(host).pre_compact != crate::hosts::PreCompactReply::Nothing;
             let text = pre_compact::run(&ctx, wanted)?;
-            if host == Host::Copilot {
-                // Copilot CLI has no post-compact event: its preCompact is the only sign of a
+            if host.spec().pre_compact_arms_recovery {
+                // No post-compact event (Copilot CLI): its preCompact is the only sign of a
                 // compaction, so it also arms the recovery the next prompt delivers.
                 post_compact::run(&ctx)?;
             }
@@ -245,8 +245,8 @@ pub fn run_input(
         HookEvent::PreToolUse => pre_tool_use::run(&ctx)?,
         HookEvent::PostToolUse => post_tool_use::run(&ctx)?,
         HookEvent::Stop => {
-            if host == Host::Qwen {
-                // Qwen Code has no status line: its Stop carries the context use.
+            if host.spec().context == crate::hosts::ContextSource::StopPayload {
+                // No status line (Qwen Code): its Stop carries the context use.
                 qwen_context::run(&ctx)?;
             }
             if let Some(reason) = stop::run(&ctx)? {
@@ -360,7 +360,7 @@ pub fn block(reason: &str) -> String {
 pub fn host_envelope(host: Host, event: HookEvent, text: &str) -> String {
     let spec = crate::hosts::of(host);
     match spec.reply {
-        crate::hosts::ReplyField::Nested => envelope(event.name_in(spec.event_names), text),
+        crate::hosts::ReplyField::Nested => envelope(spec.event_name(event), text),
         crate::hosts::ReplyField::TopLevel => {
             serde_json::json!({ "additionalContext": text::truncate(text.to_string()) }).to_string()
         }

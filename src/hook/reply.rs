@@ -87,7 +87,8 @@ fn pre_compact(host: Host, stdout: &str) -> Option<Result<Option<String>, String
                 ))
             } else if trimmed.as_bytes().first() == Some(&super::json::OBJECT_OPEN) {
                 Err(format!(
-                    "printed JSON on PreCompact ({snippet:?}): Claude Code rejects hookSpecificOutput there and pastes other JSON into the summary request as text"
+                    "printed JSON on PreCompact ({snippet:?}): {} rejects hookSpecificOutput there and pastes other JSON into the summary request as text",
+                    crate::hosts::of(host).name
                 ))
             } else {
                 Ok(Some(trimmed.to_string()))

@@ -37,7 +37,7 @@ pub fn run(ctx: &Ctx) -> Result<Option<String>> {
         // Codex keeps the contract of a session in its history and injects every SessionStart's
         // context again on each `codex exec resume`: copies pile up turn after turn. A resumed
         // Codex session that capn has already seen gets no second copy.
-        let repeat = ctx.host == super::Host::Codex
+        let repeat = ctx.host.spec().resume_repeats_context
             && source == "resume"
             && matches!(&session, Ok(Some(s)) if s.has(session::SEEN));
         match &session {

@@ -14,7 +14,7 @@
 //!   checked.
 //! - [`gaps_note`]: what the next prompt says when something was left out.
 
-use super::{text, Ctx, Host};
+use super::{text, Ctx};
 use crate::present::Foreign;
 use crate::session::{rfc3339, SessionDir};
 use std::collections::BTreeSet;
@@ -145,9 +145,10 @@ pub fn instructions(ctx: &Ctx, saved: Option<&Saved>, questions: &[String]) -> S
         );
     }
     let prep = text::prep_name(ctx.host);
-    let by = match ctx.host {
-        Host::Claude => format!("with {prep}"),
-        _ => "with `capn state save`".to_string(),
+    let by = if ctx.host.spec().prep_skill {
+        format!("with {prep}")
+    } else {
+        "with `capn state save`".to_string()
     };
     match saved {
         Some(st) if st.fresh => carry_state(&mut s, st, &by),

@@ -60,6 +60,7 @@ impl Recovery<'_> {
     /// The text with `path` standing for the state file, not cut.
     fn render_with(&self, path: &str) -> String {
         let prep = prep_name(self.host);
+        let spec = self.host.spec();
         let mut s = String::with_capacity(1600);
         s.push_str("[capn] Context compaction recovery. This conversation was just compacted");
         let trigger = self
@@ -85,12 +86,12 @@ impl Recovery<'_> {
         );
         match self.state_saved_at {
             Some(saved) => {
-                let (state, fresh) = match self.host {
-                    Host::Claude => (format!("{prep} state"), format!("fresh {prep}")),
-                    // Codex has no compact-prep skill: the file can only have been written some
+                let (state, fresh) = if spec.prep_skill {
+                    (format!("{prep} state"), format!("fresh {prep}"))
+                } else {
+                    // Without the compact-prep skill the file can only have been written some
                     // other way (`capn state`), so it is named for what it is.
-                    // Nor do the other hosts.
-                    _ => ("saved session state".to_string(), "fresh save".to_string()),
+                    ("saved session state".to_string(), "fresh save".to_string())
                 };
                 s.push_str(&format!(
                     "The {state} for this session is {path}, saved {}.",
@@ -106,10 +107,11 @@ impl Recovery<'_> {
                 s.push('\n');
             }
             None => {
-                let saved = match self.host {
-                    Host::Claude => format!("No {prep} state was saved for this session"),
-                    // No skill to point at on Codex: say where the context is instead.
-                    _ => "No session state file was saved for this session".to_string(),
+                let saved = if spec.prep_skill {
+                    format!("No {prep} state was saved for this session")
+                } else {
+                    // No skill to point at: say where the context is instead.
+                    "No session state file was saved for this session".to_string()
                 };
                 s.push_str(&format!(
                     "{saved} ({path} does not exist), so plan, phase and decisions have to be \
@@ -118,11 +120,7 @@ impl Recovery<'_> {
                 ));
             }
         }
-        let tasks = match self.host {
-            Host::Claude => "the task list (TaskList)",
-            Host::Codex => "the task list (the plan tool)",
-            _ => "the task list (the todo tool)",
-        };
+        let tasks = spec.task_list;
         s.push_str("Restoring the session before continuing with the user's message consists of: ");
         if self.state_saved_at.is_some() {
             s.push_str(
@@ -158,20 +156,20 @@ pub fn context_warning(host: Host, percent: Option<f64>, threshold: Option<u8>) 
     if let Some(t) = threshold {
         s.push_str(&format!(" (warning threshold {t}%)"));
     }
-    let save = match host {
-        Host::Claude => format!(
+    let save = if host.spec().prep_skill {
+        format!(
             "Running {prep} before /compact saves plan, phase, decisions, constraints and \
              workers to the session state file so they survive it. Who does what: at the next \
              natural stopping point the agent proposes it, and the user runs {prep} and then \
              /compact (the agent does not start either unasked)"
-        ),
-        // Codex (and the other hosts) have no compact-prep skill: what survives is what is
-        // written down.
-        _ => "Writing plan, phase, decisions, constraints and workers into the plan \
+        )
+    } else {
+        // Without the compact-prep skill, what survives is what is written down.
+        "Writing plan, phase, decisions, constraints and workers into the plan \
                         file and the plan tool before /compact lets them survive it. Who does \
                         what: at the next natural stopping point the agent writes them down and \
                         tells the user, who runs /compact"
-            .to_string(),
+            .to_string()
     };
     s.push_str(&format!(
         ". A compaction, manual or automatic, replaces the conversation with a narrative summary \
@@ -198,13 +196,14 @@ pub fn percent_label(percent: f64) -> String {
     format!("{}%", percent.floor() as i64)
 }
 
-/// How the prep skill is invoked on each host: `/compact-prep` in Claude Code, its bare name in
-/// Codex.
+/// How the prep skill is named on a host: `/compact-prep` where it is a slash command
+/// ([`crate::hosts::HostSpec::prep_skill`], Claude Code), its bare name elsewhere.
 pub(super) fn prep_name(host: Host) -> String {
     let name = crate::install::skill::SKILL_NAME;
-    match host {
-        Host::Claude => format!("/{name}"),
-        _ => name.to_string(),
+    if host.spec().prep_skill {
+        format!("/{name}")
+    } else {
+        name.to_string()
     }
 }
 

@@ -1,11 +1,13 @@
 //! What one tool call of a turn did, for the Stop hook's measure ([`super::turn`]): a search, a
-//! file read, an edit, `capn chart` or `capn ask`. Tool names are the hosts' (Claude Code:
-//! `Grep`, `Glob`, `Read`, `Edit`, `Write`, `MultiEdit`, `Task`, `Agent`, `Bash`; Codex: `shell`,
-//! `shell_command`, `exec_command`, `local_shell_call`, `read_file`, `grep_files`,
-//! `apply_patch`; OpenCode: `read`, `edit`, `write` with `filePath`, `bash`); shell command
-//! lines are split into simple commands by [`crate::recall::intent::simple_commands`].
+//! file read, an edit, `capn chart` or `capn ask`. Tool names are the hosts' (their host files'
+//! tool tables, read by [`ToolUse::parse`]: Claude Code's `Grep`, `Read`, `Edit`, `Bash`...,
+//! Codex's `shell`, `exec_command`, `read_file`, `apply_patch`..., OpenCode's `read`, `edit`,
+//! `write` with `filePath`); shell command lines are split into simple commands by
+//! [`crate::recall::intent::simple_commands`].
 
+use crate::hosts::ToolKind;
 use crate::recall::intent;
+use crate::recall::intent::tool_call::ToolUse;
 use serde_json::Value;
 
 /// The most paths one tool call contributes.
@@ -39,46 +41,22 @@ pub struct ToolCall {
     pub other: bool,
 }
 
-/// Classifies one tool call by its `name` and `input` object (see [`ToolCall`]).
+/// Classifies one tool call by its `name` and `input` object (see [`ToolCall`]), as
+/// [`ToolUse::parse`] reads it.
 pub fn classify(name: &str, input: &Value) -> ToolCall {
-    let s = |k: &str| input.get(k).and_then(Value::as_str).map(str::to_string);
     let mut c = ToolCall::default();
-    match name {
-        // Qwen Code's (and Gemini CLI's) names: grep_search, glob, task; run_shell_command is
-        // read as a shell line below.
-        "Grep" | "Glob" | "grep_files" | "grep_search" | "search_file_content" | "glob" => {
-            c.search = true
-        }
-        "Task" | "Agent" | "Explore" | "task" | "invoke_agent" => {
+    match ToolUse::parse(name, input) {
+        ToolUse::Grep { .. } | ToolUse::Glob { .. } => c.search = true,
+        ToolUse::Subagent { .. } => {
             c.search = true;
             c.subagent = true;
         }
-        // OpenCode's `read` and `edit`/`write` name their file `filePath`.
-        "Read" | "NotebookRead" | "read_file" | "view" | "read" => {
-            c.reads.extend(
-                s("file_path")
-                    .or_else(|| s("filePath"))
-                    .or_else(|| s("path"))
-                    .or_else(|| s("absolute_path"))
-                    .or_else(|| s("notebook_path")),
-            );
-        }
-        "Edit" | "Write" | "MultiEdit" | "NotebookEdit" | "edit" | "write_file" | "replace" => {
-            c.edits.extend(
-                s("file_path")
-                    .or_else(|| s("filePath"))
-                    .or_else(|| s("notebook_path")),
-            );
-        }
-        "apply_patch" => {
-            let patch = match input {
-                Value::String(p) => Some(p.clone()),
-                _ => s("input").or_else(|| s("patch")),
-            };
-            c.edits.extend(patch.iter().flat_map(|p| patched_files(p)));
-        }
-        _ => {
-            if let Some(line) = intent::command_line(input) {
+        ToolUse::Read(path) => c.reads.extend(path),
+        ToolUse::Edit(path) => c.edits.extend(path),
+        ToolUse::Patch(patch) => c.edits.extend(patch.iter().flat_map(|p| patched_files(p))),
+        ToolUse::Plan => {}
+        ToolUse::Shell(line) => {
+            if let Some(line) = line {
                 shell(&line, &mut c);
             }
         }
@@ -89,51 +67,17 @@ pub fn classify(name: &str, input: &Value) -> ToolCall {
 }
 
 /// True when a tool call named `name` (as the host's transcript names it) is one the tool hook
-/// `init` registers for `host` is shown (its matcher: Claude Code's `Grep|Glob|Read|Bash|Task|
-/// Agent`, Codex's shell, Gemini CLI's and Qwen Code's `grep_search|...|run_shell_command|...`;
-/// OpenCode's plugin sees every tool), or one that only edits or plans (`Edit`, `Write`,
-/// `apply_patch`, `TodoWrite`...), which looks at no other file. An MCP tool, Codex's
-/// `grep_files` or `list_dir`, Gemini CLI's `read_many_files` or `list_directory`, a web fetch:
-/// not shown, so the hooks cannot tell what they looked at.
+/// `init` registers for `host` is shown ([`crate::hosts::HostSpec::hook_sees`]: its matcher;
+/// OpenCode's plugin sees every tool), or one that only edits or plans (any host's
+/// [`ToolKind::Edit`], [`ToolKind::Patch`] or [`ToolKind::Plan`]: `Edit`, `Write`, `apply_patch`,
+/// `TodoWrite`...), which looks at no other file. An MCP tool, Codex's `grep_files` or
+/// `list_dir`, Gemini CLI's `read_many_files` or `list_directory`, a web fetch: not shown, so
+/// the hooks cannot tell what they looked at.
 pub fn shown_to_hook(host: crate::hosts::Host, name: &str) -> bool {
-    use crate::hosts::Host;
-    let edits = matches!(
-        name,
-        "Edit"
-            | "Write"
-            | "MultiEdit"
-            | "NotebookEdit"
-            | "TodoWrite"
-            | "ExitPlanMode"
-            | "apply_patch"
-            | "update_plan"
-            | "write_file"
-            | "replace"
-            | "edit"
-            | "write"
-            | "todowrite"
-    );
-    edits
-        || match host {
-            Host::Claude | Host::Copilot => {
-                matches!(name, "Grep" | "Glob" | "Read" | "Bash" | "Task" | "Agent")
-            }
-            Host::Codex => matches!(
-                name,
-                "shell" | "shell_command" | "exec_command" | "local_shell_call" | "Bash"
-            ),
-            Host::Gemini | Host::Qwen => matches!(
-                name,
-                "grep_search"
-                    | "search_file_content"
-                    | "glob"
-                    | "read_file"
-                    | "run_shell_command"
-                    | "task"
-                    | "invoke_agent"
-            ),
-            Host::OpenCode => true,
-        }
+    matches!(
+        crate::hosts::tool_kind(name),
+        Some(ToolKind::Edit | ToolKind::Patch | ToolKind::Plan)
+    ) || host.spec().hook_sees(name)
 }
 
 /// A shell command line's searches, reads, edits (`apply_patch` through the shell) and capn runs.
@@ -449,6 +393,27 @@ fn patched_files(patch: &str) -> Vec<String> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Every host's tool names come from its host file: OpenCode's `grep` is a search and its
+    /// `write` an edit, as Claude Code's `Grep` and `Write` are.
+    #[test]
+    fn other_hosts_tools_read_as_their_kind() {
+        assert!(classify("grep", &json!({"pattern": "x"})).search);
+        assert_eq!(
+            classify("write", &json!({"filePath": "/p/a.rs"})).edits,
+            ["/p/a.rs"]
+        );
+        assert_eq!(
+            classify("view", &json!({"path": "/p/a.rs"})).reads,
+            ["/p/a.rs"]
+        );
+        let codex = crate::hosts::CODEX.host;
+        assert!(shown_to_hook(codex, "apply_patch"));
+        assert!(shown_to_hook(codex, "todowrite"));
+        assert!(!shown_to_hook(codex, "grep_files"));
+        assert!(shown_to_hook(crate::hosts::OPENCODE.host, "list"));
+        assert!(!shown_to_hook(crate::hosts::GEMINI.host, "read_many_files"));
+    }
 
     #[test]
     fn claude_tools() {

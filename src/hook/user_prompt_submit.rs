@@ -48,11 +48,12 @@ pub fn run(ctx: &Ctx) -> Result<Option<String>> {
     })
 }
 
-/// True for Qwen Code's second UserPromptSubmit of a turn: it fires again with `prompt: ""` on
-/// each tool-result continuation (docs/hosts.md; the captured
-/// `payloads/qwen/UserPromptSubmit-2.json`). Answering it would inject mid-turn, again.
+/// True for a second UserPromptSubmit of a turn on a host that fires it again with
+/// `prompt: ""` on each tool-result continuation
+/// ([`crate::hosts::HostSpec::repeats_empty_prompt`]: Qwen Code). Answering it would inject
+/// mid-turn, again.
 pub(super) fn is_continuation(ctx: &Ctx) -> bool {
-    ctx.host == super::Host::Qwen && ctx.call.prompt.as_deref() == Some("")
+    ctx.host.spec().repeats_empty_prompt && ctx.call.prompt.as_deref() == Some("")
 }
 
 /// The recovery or reminder due for this prompt, if any (the list in the module docs), with
@@ -91,8 +92,8 @@ fn main_notice(ctx: &Ctx, s: &SessionDir) -> Result<Option<String>> {
         }
         s.mark_seen()?;
     }
-    if ctx.host == super::Host::Codex {
-        // Codex has no status line to write the warning marker: the rollout has the numbers.
+    if ctx.host.spec().context == crate::hosts::ContextSource::Rollout {
+        // No status line to write the warning marker (Codex): the rollout has the numbers.
         return super::codex_context::check(ctx, s);
     }
     Ok(None)

@@ -5,23 +5,24 @@
 //!   Claude Code does, so their tables are merged like Claude Code's and Codex's
 //!   ([`super::merge_counting`], format-preserving, recorded for `uninstall`).
 //! - Copilot CLI reads every `.github/hooks/*.json`, and OpenCode every `.opencode/plugins/*.js`:
-//!   capn writes its own file there ([`OWN_FILES`]: `.github/hooks/capn.json` from
+//!   capn writes its own file there ([`OWN_FILES`], the hosts with
+//!   [`hosts::HostSpec::whole_file`]: `.github/hooks/capn.json` from
 //!   `hooks-config/copilot.json`, `.opencode/plugins/capn.js` from `hooks-config/opencode.js`),
 //!   created whole and deleted by `uninstall` only while it still holds exactly those bytes.
 //!   Copilot also runs the hooks in `.claude/settings.json` (without their `args`:
 //!   [`crate::hook::bare`]), which then stand back while its file exists, so the two never
 //!   answer twice.
 
-use crate::hosts::{self, Host};
+use crate::hosts::{self, Host, HostSpec, Setup};
 use anyhow::Result;
 use std::path::Path;
 
 /// The hosts `capn init` sets up: those named with `--host` (in [`Host::ALL`]'s order, each
-/// once), or, with none named, Claude Code and Codex plus each of Gemini CLI, Qwen Code and
-/// OpenCode whose
-/// folder (`.gemini/`, `.qwen/`, `.opencode/`) is in the project, or its user folder in the home
-/// folder. Copilot CLI is never
-/// added unasked: it already runs capn's Claude Code hooks.
+/// once), or, with none named, those set up always ([`Setup::Always`]: Claude Code and Codex)
+/// plus each of those set up when found ([`Setup::WhenFound`]: Gemini CLI, Qwen Code,
+/// OpenCode) whose folder (`.gemini/`, `.qwen/`, `.opencode/`) is in the project, or its user
+/// folder in the home folder. Copilot CLI is never added unasked ([`Setup::Asked`]): it already
+/// runs capn's Claude Code hooks.
 pub fn selected(root: &Path, requested: &[Host]) -> Vec<Host> {
     if !requested.is_empty() {
         return Host::ALL
@@ -30,70 +31,72 @@ pub fn selected(root: &Path, requested: &[Host]) -> Vec<Host> {
             .collect();
     }
     let home = crate::env::home_dir();
-    let mut all = vec![Host::Claude, Host::Codex];
-    for host in [Host::Gemini, Host::Qwen, Host::OpenCode] {
-        if detected(root, home.as_deref(), host) {
-            all.push(host);
-        }
-    }
-    all
+    let always = hosts::ALL.iter().filter(|s| s.setup == Setup::Always);
+    let found = hosts::ALL
+        .iter()
+        .filter(|s| s.setup == Setup::WhenFound && detected(root, home.as_deref(), s));
+    always.chain(found).map(|s| s.host).collect()
 }
 
 /// True when the host's settings folder (the first folder of its project file: `.gemini`,
-/// `.qwen`, `.opencode`) is a folder in the project, or the folder of its user file is one in
-/// `home` (never followed through a symlink).
-fn detected(root: &Path, home: Option<&Path>, host: Host) -> bool {
-    let spec = hosts::of(host);
-    let first = |rel: &'static str| {
-        Path::new(rel)
-            .components()
-            .next()
-            .map(|c| c.as_os_str().to_owned())
-    };
-    let (Some(dir), Some(user_dir)) = (first(spec.files[0]), first(spec.user_file)) else {
+/// `.qwen`, `.opencode`) is a folder in the project, or its user folder
+/// ([`hosts::HostSpec::user_dir`]: `~/.gemini`, `~/.config/opencode`) is one in `home` (never
+/// followed through a symlink).
+fn detected(root: &Path, home: Option<&Path>, spec: &HostSpec) -> bool {
+    let Some(dir) = Path::new(spec.files[0]).components().next() else {
         return false;
-    };
-    let user_dir = match host {
-        // OpenCode's user config is ~/.config/opencode.
-        Host::OpenCode => Path::new(".config").join("opencode"),
-        _ => Path::new(&user_dir).to_path_buf(),
     };
     let is_dir_at = |base: &Path, d: &Path| {
         std::fs::symlink_metadata(base.join(d)).is_ok_and(|m| m.file_type().is_dir())
     };
-    is_dir_at(root, Path::new(&dir)) || home.is_some_and(|h| is_dir_at(h, &user_dir))
+    is_dir_at(root, Path::new(&dir)) || home.is_some_and(|h| is_dir_at(h, Path::new(spec.user_dir)))
 }
 
-/// Copilot CLI's hook file of capn's, relative to the project root (`.github/hooks/capn.json`).
-pub const COPILOT_FILE: &str = hosts::COPILOT.files[0];
-
-/// A file capn owns whole in a project: Copilot CLI's hook file, or OpenCode's plugin.
+/// A file capn owns whole in a project ([`hosts::HostSpec::whole_file`]): Copilot CLI's hook
+/// file, or OpenCode's plugin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OwnFile {
     /// The host it is for.
     pub host: Host,
-    /// Where it goes, relative to the project root.
+    /// Where it goes, relative to the project root (the host's first project file).
     pub rel: &'static str,
     /// Its exact content ([`crate::hosts::HostSpec::table`]).
     pub bytes: &'static [u8],
 }
 
-/// Copilot CLI's hook file ([`COPILOT_FILE`]).
-pub const COPILOT: OwnFile = OwnFile {
-    host: Host::Copilot,
-    rel: COPILOT_FILE,
-    bytes: hosts::COPILOT_TABLE.as_bytes(),
+/// How many hosts have a file capn owns whole.
+const OWN_COUNT: usize = {
+    let mut n = 0;
+    let mut i = 0;
+    while i < hosts::ALL.len() {
+        n += hosts::ALL[i].whole_file as usize;
+        i += 1;
+    }
+    n
 };
 
-/// OpenCode's plugin, `.opencode/plugins/capn.js`.
-pub const OPENCODE: OwnFile = OwnFile {
-    host: Host::OpenCode,
-    rel: hosts::OPENCODE.files[0],
-    bytes: hosts::OPENCODE_PLUGIN.as_bytes(),
+/// Every file capn owns whole, in [`hosts::ALL`]'s order.
+pub const OWN_FILES: [OwnFile; OWN_COUNT] = {
+    let mut out = [OwnFile {
+        host: Host::ALL[0],
+        rel: "",
+        bytes: &[],
+    }; OWN_COUNT];
+    let (mut i, mut j) = (0, 0);
+    while i < hosts::ALL.len() {
+        let spec = hosts::ALL[i];
+        if spec.whole_file {
+            out[j] = OwnFile {
+                host: spec.host,
+                rel: spec.files[0],
+                bytes: spec.table.as_bytes(),
+            };
+            j += 1;
+        }
+        i += 1;
+    }
+    out
 };
-
-/// Every file capn owns whole.
-pub const OWN_FILES: [OwnFile; 2] = [COPILOT, OPENCODE];
 
 /// What `init` does with an [`OwnFile`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -162,10 +165,14 @@ pub fn remove_own(root: &Path, file: &OwnFile) -> Result<Option<String>> {
     }
 }
 
-/// True when the project at `root` has capn's own Copilot CLI hook file: then Copilot runs it,
-/// and capn's Claude Code registrations, which Copilot runs too, stand back. One `stat`.
-pub fn copilot_registered(root: &Path) -> bool {
-    std::fs::symlink_metadata(root.join(COPILOT_FILE)).is_ok_and(|m| m.file_type().is_file())
+/// True when the project at `root` has capn's own file for a host that also runs another
+/// host's registrations ([`hosts::HostSpec::runs_hooks_of`]: Copilot CLI's hook file): then that
+/// host runs it, and capn's registrations it runs too stand back. One `stat` per such host.
+pub fn guest_file_registered(root: &Path) -> bool {
+    OWN_FILES
+        .iter()
+        .filter(|f| f.host.spec().runs_hooks_of.is_some())
+        .any(|f| std::fs::symlink_metadata(root.join(f.rel)).is_ok_and(|m| m.file_type().is_file()))
 }
 
 #[cfg(test)]
@@ -194,7 +201,10 @@ mod tests {
             let root = tmp.path();
             assert_eq!(plan_own(root, &file).unwrap(), OwnPlan::Create);
             assert!(write_own(root, &file, &OwnPlan::Create).unwrap());
-            assert_eq!(copilot_registered(root), file.host == Host::Copilot);
+            assert_eq!(
+                guest_file_registered(root),
+                file.host.spec().runs_hooks_of.is_some()
+            );
             assert_eq!(plan_own(root, &file).unwrap(), OwnPlan::Present);
             let said = remove_own(root, &file).unwrap().unwrap();
             assert!(said.starts_with("deleted"), "{said}");

@@ -18,23 +18,44 @@ pub const GEMINI_SETTINGS: &str = crate::hosts::GEMINI.files[0];
 /// The Qwen Code project settings file, relative to the project root.
 pub const QWEN_SETTINGS: &str = crate::hosts::QWEN.files[0];
 
+/// How many project settings files capn merges its handlers into.
+const MERGED_COUNT: usize = {
+    let (mut n, mut i) = (0, 0);
+    while i < crate::hosts::ALL.len() {
+        if !crate::hosts::ALL[i].whole_file {
+            n += crate::hosts::ALL[i].files.len();
+        }
+        i += 1;
+    }
+    n
+};
+
 /// The project settings files capn merges its handlers into, in the order `init` and
-/// `uninstall` handle them. (Copilot CLI's hook file is capn's own whole file instead:
-/// [`super::more_hosts`].)
-pub const PROJECT_SETTINGS: [&str; 5] = [
-    CLAUDE_SETTINGS,
-    CLAUDE_LOCAL_SETTINGS,
-    CODEX_HOOKS,
-    GEMINI_SETTINGS,
-    QWEN_SETTINGS,
-];
+/// `uninstall` handle them: each merging host's files, in [`crate::hosts::ALL`]'s order
+/// ([`CLAUDE_SETTINGS`], [`CLAUDE_LOCAL_SETTINGS`], [`CODEX_HOOKS`], [`GEMINI_SETTINGS`],
+/// [`QWEN_SETTINGS`]). (The hosts whose file capn writes whole: [`super::more_hosts`].)
+pub const PROJECT_SETTINGS: [&str; MERGED_COUNT] = {
+    let mut out = [""; MERGED_COUNT];
+    let (mut i, mut j) = (0, 0);
+    while i < crate::hosts::ALL.len() {
+        let spec = crate::hosts::ALL[i];
+        let mut k = 0;
+        while k < spec.files.len() && !spec.whole_file {
+            out[j] = spec.files[k];
+            j += 1;
+            k += 1;
+        }
+        i += 1;
+    }
+    out
+};
 
 /// The host whose settings file `rel` (one of [`PROJECT_SETTINGS`]) is.
 pub fn host_of_file(rel: &str) -> crate::hosts::Host {
-    crate::hosts::ALL_HOSTS
+    crate::hosts::ALL
         .iter()
         .find(|s| s.files.contains(&rel))
-        .map_or(crate::hosts::Host::Claude, |s| s.host)
+        .map_or(crate::hosts::Host::default(), |s| s.host)
 }
 
 /// The user-level Claude Code settings file, relative to the home folder.
@@ -75,4 +96,27 @@ pub fn check_project_paths(root: &Path) -> Result<()> {
         })?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The list built from the host specs is the named files, in the order `init` loads them.
+    #[test]
+    fn the_merged_files_are_the_hosts_settings_in_host_order() {
+        assert_eq!(
+            PROJECT_SETTINGS,
+            [
+                CLAUDE_SETTINGS,
+                CLAUDE_LOCAL_SETTINGS,
+                CODEX_HOOKS,
+                GEMINI_SETTINGS,
+                QWEN_SETTINGS
+            ]
+        );
+        for rel in PROJECT_SETTINGS {
+            assert!(host_of_file(rel).spec().owns(rel), "{rel}");
+        }
+    }
 }

@@ -10,14 +10,17 @@
 //! Shapes understood (Claude Code tool inputs, its hooks docs' "PreToolUse"; Codex's shell tool):
 //! - `Grep` `{pattern, path?, glob?, type?}`; `Glob` `{pattern, path?}`;
 //! - `Task` / `Agent` `{prompt?, description?}` (a sub-agent such as Explore);
-//! - the same tools of Gemini CLI, Qwen Code and Copilot CLI under their own names
-//!   (`canonical_tool`; `dir_path` and `include_pattern` read as `path` and `glob`);
-//! - `Bash` `{command}` and Codex's shell `{command: "…" | ["bash", "-lc", "…"]}`, when a segment
+//! - the same tools of the other hosts under their own names (their host files' tool names,
+//!   read by [`tool_call::ToolUse`]; `dir_path` and `include_pattern` read as `path` and `glob`);
+//! - `Bash` `{command}` and Codex's shell `{command: "…" | ["bash", "-lc", "…"]}` or `{cmd}`, when a segment
 //!   of the command line runs `grep`, `egrep`, `rg`, `ag`, `ack`, `git grep`, `find` or `fd`.
 //!
 //! Anything else (an edit, a build, `ls`, a search with nothing but syntax in it) is `None`.
 
+pub mod tool_call;
+
 use serde_json::Value;
+use tool_call::ToolUse;
 
 /// Where the words came from, which decides how strict an offer has to be: patterns are
 /// identifier fragments, prompts are sentences.
@@ -45,42 +48,31 @@ pub const MAX_INTENT_CHARS: usize = 2000;
 /// carries no words. `tool_name` is the host's (`Grep`, `Glob`, `Task`, `Agent`, `Bash`, `shell`,
 /// `exec_command`...); `input` is its `tool_input` object.
 pub fn from_tool_call(tool_name: &str, input: &Value) -> Option<SearchIntent> {
-    let s = |k: &str| input.get(k).and_then(Value::as_str).unwrap_or("");
-    // Gemini CLI and Qwen Code name the folder `dir_path` and the file filter `include_pattern`.
-    let path = || {
-        path_words(
-            Some(s("path"))
-                .filter(|p| !p.is_empty())
-                .unwrap_or(s("dir_path")),
-        )
-    };
-    let (text, kind) = match canonical_tool(tool_name) {
-        "Grep" => (
+    let (text, kind) = match ToolUse::parse(tool_name, input) {
+        ToolUse::Grep {
+            pattern,
+            path,
+            filters: [glob, include_pattern, include],
+        } => (
             join([
-                regex_words(s("pattern")),
-                path(),
-                glob_words(s("glob")),
-                glob_words(s("include_pattern")),
-                glob_words(s("include")),
+                regex_words(&pattern),
+                path_words(&path),
+                glob_words(&glob),
+                glob_words(&include_pattern),
+                glob_words(&include),
             ]),
             IntentKind::Pattern,
         ),
-        "Glob" => (
-            join([glob_words(s("pattern")), path()]),
+        ToolUse::Glob { pattern, path } => (
+            join([glob_words(&pattern), path_words(&path)]),
             IntentKind::Pattern,
         ),
-        "Task" | "Agent" => (
-            join([s("description").into(), s("prompt").into()]),
-            IntentKind::Prose,
-        ),
-        _ => {
-            let command = match input.get("command")? {
-                Value::String(c) => c.clone(),
-                Value::Array(argv) => argv_command(argv)?,
-                _ => return None,
-            };
-            (from_shell_command(&command)?, IntentKind::Pattern)
-        }
+        ToolUse::Subagent {
+            description,
+            prompt,
+        } => (join([description, prompt]), IntentKind::Prose),
+        ToolUse::Shell(line) => (from_shell_command(&line?)?, IntentKind::Pattern),
+        ToolUse::Read(_) | ToolUse::Edit(_) | ToolUse::Patch(_) | ToolUse::Plan => return None,
     };
     let text: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
     if !text.chars().any(char::is_alphanumeric) {
@@ -90,21 +82,6 @@ pub fn from_tool_call(tool_name: &str, input: &Value) -> Option<SearchIntent> {
         text: text.chars().take(MAX_INTENT_CHARS).collect(),
         kind,
     })
-}
-
-/// Claude Code's name for another host's search tool (as the payloads captured from the clients
-/// name them): Gemini CLI's and Qwen Code's `grep_search` (`search_file_content` before it),
-/// `glob` and `invoke_agent`/`task`; Copilot CLI's and OpenCode's `grep`, `glob` and `task`
-/// (OpenCode's file filter: `include`). Shell tools
-/// (`run_shell_command`, `bash`, Codex's `shell`) and anything else keep their name: their
-/// `command` is read as a command line.
-fn canonical_tool(name: &str) -> &str {
-    match name {
-        "grep" | "grep_search" | "search_file_content" => "Grep",
-        "glob" => "Glob",
-        "task" | "invoke_agent" => "Task",
-        other => other,
-    }
 }
 
 /// The command line of a shell tool call's input: `command` as a string or a Codex argv
@@ -658,6 +635,23 @@ mod tests {
         );
         assert_eq!(text("Grep", json!({"pattern": "[a-z]+\\d{2,3}"})), None);
         assert_eq!(text("Glob", json!({"pattern": "**/*.md"})), None);
+    }
+
+    /// Codex's `grep_files` and an `exec_command` `cmd` are searches too.
+    #[test]
+    fn every_hosts_search_tools_are_read() {
+        assert_eq!(
+            text(
+                "grep_files",
+                json!({"pattern": "handleWebhook", "path": "src/api"})
+            )
+            .unwrap(),
+            "handleWebhook src api"
+        );
+        assert_eq!(
+            text("exec_command", json!({"cmd": "rg -n webhook src"})).unwrap(),
+            "webhook src"
+        );
     }
 
     #[test]

@@ -1,0 +1,186 @@
+//! Codex: `.codex/hooks.json` and the user's `~/.codex/hooks.json` (shell command lines), its
+//! tool names, the output schemas it publishes (`assets/codex-schemas/`, which decide what a
+//! reply may hold), the rollout file that gives the context-use figure, and the payloads doctor
+//! sends as it (they validate against its input schemas).
+
+use super::{ContextSource, Host, HostSpec, PreCompactReply, ReplyField, Setup, ToolKind};
+use crate::events::HookEvent;
+use serde_json::{json, Value};
+
+/// The Codex registrations (`hooks-config/codex.json`).
+pub const CODEX_TABLE: &str = include_str!("../../hooks-config/codex.json");
+/// Codex's PostToolUse output schema.
+pub const CODEX_POST_TOOL_USE_OUTPUT: &str =
+    include_str!("../../assets/codex-schemas/post-tool-use.command.output.schema.json");
+
+/// Codex's SessionStart output schema (`session-start.command.output.schema.json`).
+pub const CODEX_SESSION_START_OUTPUT: &str =
+    include_str!("../../assets/codex-schemas/session-start.command.output.schema.json");
+/// The SessionStart output schema of Codex commit 658d027 (`hookSpecificOutput.env`, no nulls):
+/// a reply must satisfy both generations.
+pub const CODEX_SESSION_START_OUTPUT_658D027: &str = include_str!(
+    "../../assets/codex-schemas/variants/658d027/session-start.command.output.schema.json"
+);
+/// Codex's UserPromptSubmit output schema.
+pub const CODEX_USER_PROMPT_SUBMIT_OUTPUT: &str =
+    include_str!("../../assets/codex-schemas/user-prompt-submit.command.output.schema.json");
+/// Codex's PreCompact output schema.
+pub const CODEX_PRE_COMPACT_OUTPUT: &str =
+    include_str!("../../assets/codex-schemas/pre-compact.command.output.schema.json");
+/// Codex's PreToolUse output schema.
+pub const CODEX_PRE_TOOL_USE_OUTPUT: &str =
+    include_str!("../../assets/codex-schemas/pre-tool-use.command.output.schema.json");
+/// Codex's Stop output schema (`decision: "block"` requires a non-blank `reason`).
+pub const CODEX_STOP_OUTPUT: &str =
+    include_str!("../../assets/codex-schemas/stop.command.output.schema.json");
+/// Codex's SubagentStart output schema.
+pub const CODEX_SUBAGENT_START_OUTPUT: &str =
+    include_str!("../../assets/codex-schemas/subagent-start.command.output.schema.json");
+/// Codex's PostCompact output schema.
+pub const CODEX_POST_COMPACT_OUTPUT: &str =
+    include_str!("../../assets/codex-schemas/post-compact.command.output.schema.json");
+
+/// The embedded Codex output schema of `event`
+/// (`assets/codex-schemas/<subcommand>.command.output.schema.json`).
+fn codex_output_schema(event: HookEvent) -> &'static str {
+    match event {
+        HookEvent::SessionStart => CODEX_SESSION_START_OUTPUT,
+        HookEvent::PreCompact => CODEX_PRE_COMPACT_OUTPUT,
+        HookEvent::PostCompact => CODEX_POST_COMPACT_OUTPUT,
+        HookEvent::UserPromptSubmit => CODEX_USER_PROMPT_SUBMIT_OUTPUT,
+        HookEvent::PreToolUse => CODEX_PRE_TOOL_USE_OUTPUT,
+        HookEvent::PostToolUse => CODEX_POST_TOOL_USE_OUTPUT,
+        HookEvent::Stop => CODEX_STOP_OUTPUT,
+        HookEvent::SubagentStart => CODEX_SUBAGENT_START_OUTPUT,
+    }
+}
+
+/// The embedded Codex output schemas a reply to `event` must satisfy, as `(name, schema text)`:
+/// the schema of the event, named after its file (`session-start.command.output`), then for
+/// SessionStart the 658d027 generation (`session-start.command.output (658d027)`).
+pub fn codex_event_output_schemas(event: HookEvent) -> Vec<(String, &'static str)> {
+    let name = format!("{}.command.output", event.subcommand());
+    let mut all = vec![(name.clone(), codex_output_schema(event))];
+    if event == HookEvent::SessionStart {
+        all.push((
+            format!("{name} (658d027)"),
+            CODEX_SESSION_START_OUTPUT_658D027,
+        ));
+    }
+    all
+}
+
+/// `codex_event_output_schemas` of the event a host event name (`SessionStart`,
+/// `PreCompact`, `PostCompact`, `UserPromptSubmit`, `PreToolUse`, `Stop`, `SubagentStart`)
+/// stands for; empty for other names.
+pub fn codex_output_schemas(event: &str) -> Vec<(String, &'static str)> {
+    HookEvent::from_name(event).map_or_else(Vec::new, codex_event_output_schemas)
+}
+
+/// Codex's tools (its rollout files): the shell under its several names, `read_file`,
+/// `grep_files`, `apply_patch` and `update_plan`. Its hooks name the shell `Bash` too.
+const TOOLS: &[(&str, ToolKind)] = &[
+    ("shell", ToolKind::Shell),
+    ("shell_command", ToolKind::Shell),
+    ("exec_command", ToolKind::Shell),
+    ("local_shell_call", ToolKind::Shell),
+    ("Bash", ToolKind::Shell),
+    ("read_file", ToolKind::Read),
+    ("grep_files", ToolKind::Grep),
+    ("apply_patch", ToolKind::Patch),
+    ("update_plan", ToolKind::Plan),
+];
+
+/// What an exit 2 makes Codex do (its hook docs: a block on UserPromptSubmit).
+fn exit_2(event: HookEvent) -> &'static str {
+    match event {
+        HookEvent::UserPromptSubmit => "Codex reads it as \"block\" and blocks the prompt",
+        _ => "Codex reports the hook as failed",
+    }
+}
+
+/// The fields Codex sends beside the common ones (its input schemas): `model`,
+/// `permission_mode`, `turn_id`, and a `Bash` call running `rg` as the PreToolUse search.
+fn doctor_fields(event: HookEvent, detail: &str, search: &str) -> Value {
+    match event {
+        HookEvent::PreToolUse => json!({
+            "tool_name": "Bash",
+            "tool_input": {"command": format!("rg -n {search}")},
+            "tool_use_id": "capn-doctor-tool-1",
+            "model": "gpt-5.5",
+            "permission_mode": "default"
+        }),
+        HookEvent::SessionStart => json!({
+            "source": detail, "model": "gpt-5.5", "permission_mode": "default"
+        }),
+        HookEvent::PreCompact | HookEvent::PostCompact => json!({
+            "trigger": detail, "model": "gpt-5.5", "turn_id": "capn-doctor-turn-1"
+        }),
+        HookEvent::UserPromptSubmit => json!({
+            "prompt": "capn doctor: a synthetic prompt",
+            "model": "gpt-5.5",
+            "permission_mode": "default",
+            "turn_id": "capn-doctor-turn-2"
+        }),
+        HookEvent::Stop => json!({
+            "stop_hook_active": false,
+            "last_assistant_message": "capn doctor: a synthetic reply.",
+            "model": "gpt-5.5",
+            "permission_mode": "default",
+            "turn_id": "capn-doctor-turn-2"
+        }),
+        HookEvent::SubagentStart => json!({
+            "agent_id": "capn-doctor-agent-1",
+            "agent_type": "default",
+            "model": "gpt-5.5",
+            "permission_mode": "default",
+            "turn_id": "capn-doctor-turn-3"
+        }),
+        // Not registered: doctor runs only what the table registers.
+        HookEvent::PostToolUse => json!({}),
+    }
+}
+
+/// Codex: `.codex/hooks.json` and `~/.codex/hooks.json`.
+pub const CODEX: HostSpec = HostSpec {
+    host: Host::Codex,
+    flag: "codex",
+    label: "Codex",
+    name: "Codex",
+    files: &[".codex/hooks.json"],
+    user_file: ".codex/hooks.json",
+    user_label: "~/.codex/hooks.json",
+    user_dir: ".codex",
+    setup: Setup::Always,
+    table: CODEX_TABLE,
+    whole_file: false,
+    top_keys: None,
+    specific_keys: super::no_keys,
+    output_schemas: codex_event_output_schemas,
+    event_names: &[],
+    tools: TOOLS,
+    hook_tools: Some(&[
+        "shell",
+        "shell_command",
+        "exec_command",
+        "local_shell_call",
+        "Bash",
+    ]),
+    reply: ReplyField::Nested,
+    limits: "no status line (Codex has no command status line, so no /compact-prep reminder from it; the reminder comes from the token counts in its rollout file); no instructions for the summary (its compaction takes no hook output)",
+    pre_compact: PreCompactReply::Nothing,
+    pre_compact_arms_recovery: false,
+    context: ContextSource::Rollout,
+    prep_skill: false,
+    task_list: "the task list (the plan tool)",
+    resume_repeats_context: true,
+    repeats_empty_prompt: false,
+    exec_form: false,
+    project_dir_var: None,
+    env_file_var: None,
+    plugin: false,
+    allow_rules: false,
+    runs_hooks_of: None,
+    exit_2,
+    doctor_fields,
+};
