@@ -118,7 +118,7 @@ fn fast_hook_args(args: &[OsString]) -> Option<(HookEvent, Host)> {
     };
     let event = HookEvent::from_subcommand(event)?;
     let host = match rest {
-        [] => Host::Claude,
+        [] => Host::default(),
         ["--host", flag] => Host::from_flag(flag)?,
         [flag] => Host::from_flag(flag.strip_prefix("--host=")?)?,
         _ => return None,

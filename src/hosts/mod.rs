@@ -24,9 +24,9 @@ pub use codex::{
     CODEX_PRE_COMPACT_OUTPUT, CODEX_SESSION_START_OUTPUT, CODEX_USER_PROMPT_SUBMIT_OUTPUT,
 };
 pub use copilot::COPILOT;
-pub use gemini::{GEMINI, GEMINI_TABLE};
+pub use gemini::GEMINI;
 pub use opencode::OPENCODE;
-pub use qwen::{QWEN, QWEN_TABLE};
+pub use qwen::QWEN;
 
 use crate::events::HookEvent;
 

@@ -124,15 +124,15 @@ pub fn plan(root: &Path, opts: &InitOptions) -> Result<Plan> {
 }
 
 /// The folders `init` may create, relative to the project root, parents first: those on the
-/// way to each host's project files ([`crate::hosts::ALL_HOSTS`]' `files`, in host order), with
+/// way to each host's project files ([`crate::hosts::ALL`]' `files`, in host order), with
 /// the skill's after Claude Code's. Those it created are recorded, and `uninstall` removes them
 /// when they are empty again (a folder that was there before `init`, even empty, is the user's
 /// and stays).
 fn created_dirs() -> Vec<String> {
     let skill = format!(".claude/skills/{}/SKILL.md", super::skill::SKILL_NAME);
     let mut dirs: Vec<String> = Vec::new();
-    for spec in crate::hosts::ALL_HOSTS {
-        let skill = (spec.host == Host::Claude).then_some(skill.as_str());
+    for spec in crate::hosts::ALL {
+        let skill = spec.prep_skill.then_some(skill.as_str());
         for rel in spec.files.iter().copied().chain(skill) {
             // Every folder on the way to `rel`: `a`, `a/b` for `a/b/file`.
             let ends = rel.match_indices('/').map(|(i, _)| i);

@@ -13,11 +13,6 @@ pub const CLAUDE_LOCAL_SETTINGS: &str = crate::hosts::CLAUDE.files[1];
 /// The Codex hooks file, relative to the project root.
 pub const CODEX_HOOKS: &str = crate::hosts::CODEX.files[0];
 
-/// The Gemini CLI project settings file, relative to the project root.
-pub const GEMINI_SETTINGS: &str = crate::hosts::GEMINI.files[0];
-/// The Qwen Code project settings file, relative to the project root.
-pub const QWEN_SETTINGS: &str = crate::hosts::QWEN.files[0];
-
 /// How many project settings files capn merges its handlers into.
 const MERGED_COUNT: usize = {
     let (mut n, mut i) = (0, 0);
@@ -32,8 +27,8 @@ const MERGED_COUNT: usize = {
 
 /// The project settings files capn merges its handlers into, in the order `init` and
 /// `uninstall` handle them: each merging host's files, in [`crate::hosts::ALL`]'s order
-/// ([`CLAUDE_SETTINGS`], [`CLAUDE_LOCAL_SETTINGS`], [`CODEX_HOOKS`], [`GEMINI_SETTINGS`],
-/// [`QWEN_SETTINGS`]). (The hosts whose file capn writes whole: [`super::more_hosts`].)
+/// (`.claude/settings.json`, `.claude/settings.local.json`, `.codex/hooks.json`,
+/// `.gemini/settings.json`, `.qwen/settings.json`). (The hosts whose file capn writes whole: [`super::more_hosts`].)
 pub const PROJECT_SETTINGS: [&str; MERGED_COUNT] = {
     let mut out = [""; MERGED_COUNT];
     let (mut i, mut j) = (0, 0);
@@ -111,8 +106,8 @@ mod tests {
                 CLAUDE_SETTINGS,
                 CLAUDE_LOCAL_SETTINGS,
                 CODEX_HOOKS,
-                GEMINI_SETTINGS,
-                QWEN_SETTINGS
+                ".gemini/settings.json",
+                ".qwen/settings.json"
             ]
         );
         for rel in PROJECT_SETTINGS {

@@ -67,7 +67,7 @@ pub fn claude_files(files: &mut [HostFile]) -> (&mut SettingsFile, &mut Settings
     }
 }
 
-/// Merges the hook tables of the `selected` hosts ([`hosts::ALL_HOSTS`]' `table`) into the
+/// Merges the hook tables of the `selected` hosts ([`hosts::ALL`]' `table`) into the
 /// first of their settings files (in memory), the others only having older registrations
 /// replaced, and records what was added and what older registrations were replaced. A host
 /// whose only file is capn's own ([`more_hosts::OWN_FILES`]) has none here.
@@ -81,10 +81,7 @@ pub fn merge_hooks(
 ) -> Result<()> {
     let (claude, local) = claude_files(files);
     let from_plugin = claude_from_plugin(claude, local, user);
-    for spec in hosts::ALL_HOSTS
-        .iter()
-        .filter(|s| selected.contains(&s.host))
-    {
+    for spec in hosts::ALL.iter().filter(|s| selected.contains(&s.host)) {
         let Some(label) = files.iter().find(|f| f.host == spec.host).map(|f| f.rel) else {
             continue;
         };
@@ -221,7 +218,7 @@ impl UserFiles {
     /// Reads each host's `user_file` under the home folder; one that is missing, unreadable or
     /// unparseable is left out ([`user_settings`]).
     pub fn load() -> UserFiles {
-        let hosts = hosts::ALL_HOSTS
+        let hosts = hosts::ALL
             .iter()
             .filter(|s| s.files.iter().any(|f| PROJECT_SETTINGS.contains(f)));
         UserFiles(
@@ -283,7 +280,7 @@ fn record_merge(
         done.push(format!("registered the {event} hook in {label}"));
     }
     let spec = crate::hosts::of(super::project::host_of_file(label));
-    if !report.added.is_empty() && !matches!(spec.host, Host::Claude | Host::Codex) {
+    if !report.added.is_empty() && spec.setup != hosts::Setup::Always {
         done.push(format!("{}: {}", spec.name, spec.limits));
     }
     for (event, handler) in &report.handlers {

@@ -36,7 +36,6 @@ use super::more_hosts;
 use super::project::{self, PROJECT_SETTINGS};
 use super::record::{self, InstallRecord};
 use super::{git_hook, shared, SettingsFile};
-use crate::hosts::Host;
 use crate::store::Store;
 use anyhow::{Context, Result};
 use std::path::Path;
@@ -133,7 +132,7 @@ fn load_settings(
     match SettingsFile::load(&path) {
         Ok(f) => Ok(f),
         Err(e)
-            if !matches!(host, Host::Claude | Host::Codex)
+            if crate::hosts::of(host).setup != crate::hosts::Setup::Always
                 && !rec.is_some_and(|r| r.touches(rel) || r.created(rel)) =>
         {
             done.push(format!("left {rel} alone: {e:#}"));
@@ -469,10 +468,13 @@ fn edit_unrecorded(
         for event in super::remove_table_handlers(crate::hosts::of(host).table, f)? {
             done.push(format!("removed the {event} hook from {rel}"));
         }
-        if host == Host::Claude {
+        let spec = crate::hosts::of(host);
+        if spec.context == crate::hosts::ContextSource::StatusLine {
             if let Some(what) = super::unmerge_statusline(f, user_statusline.as_deref()) {
                 done.push(format!("{what} in {rel}"));
             }
+        }
+        if spec.allow_rules {
             for rule in super::allow::remove(f, true) {
                 done.push(format!("removed the allow rule {rule} from {rel}"));
             }
