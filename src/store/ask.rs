@@ -25,13 +25,11 @@ use super::budget;
 use super::entry::Entry;
 use super::fresh::StatCache;
 use super::index::{self, read_entry, Snapshot};
+use super::source::SnapshotSource;
 use super::{Store, Writer};
 use crate::recall::decide;
-use crate::recall::gate::DocText;
 use crate::recall::Ask;
 use anyhow::{Context, Result};
-use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::path::Path;
 
 /// A chart an ask left out because its files changed (it is kept, and answers again once they
@@ -336,29 +334,8 @@ fn verified(
     question: &str,
     limit: usize,
 ) -> Result<Option<Answers>> {
-    let allowed = |_: usize| true;
-    let read_cache: RefCell<HashMap<usize, Option<Entry>>> = RefCell::default();
-    let disagreed = Cell::new(false);
-    let read = |doc: usize| -> Option<Entry> {
-        read_cache
-            .borrow_mut()
-            .entry(doc)
-            .or_insert_with(|| {
-                let id = snap.ids.get(doc)?;
-                let e = read_entry(&store.entry_path(id), &format!("{id}.md")).ok();
-                let agrees = e.as_ref().is_some_and(|e| snap.agrees_with(doc, e));
-                disagreed.set(disagreed.get() || !agrees);
-                e.filter(|_| agrees)
-            })
-            .clone()
-    };
-    let text = |doc: usize| {
-        read(doc).map(|e| DocText {
-            files: e.files.keys().cloned().collect(),
-            question: e.asked().into_owned(),
-            details: e.details,
-        })
-    };
+    let source = SnapshotSource::new(store, snap);
+    let read = |doc: usize| source.entry(doc);
     let thresholds = crate::embed::model()
         .context("this build carries no embedding model")?
         .thresholds();
@@ -366,13 +343,10 @@ fn verified(
         query: question,
         limit,
         thresholds: &thresholds,
-        allowed: &allowed,
-        text: &text,
-        code: &crate::recall::no_code,
-        files_hold: &|doc, words| super::code_index::files_hold(store, snap, doc, words),
+        source: &source,
     };
     let decision = search(snap, &ask);
-    if disagreed.get() {
+    if source.disagreed() {
         return Ok(None);
     }
     let hits: Option<Vec<(Entry, u8)>> = decision

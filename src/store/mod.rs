@@ -23,6 +23,7 @@ pub mod paths;
 pub mod phrasing;
 pub mod provenance;
 pub mod retention;
+pub mod source;
 mod stale;
 pub mod withheld;
 pub mod worktree;
