@@ -21,7 +21,7 @@
 //! ([`super::offer`]), unless it is a slash command or very short.
 
 use super::offer::{self, Moment};
-use super::{text, Ctx};
+use super::Ctx;
 use crate::session::{self, SessionDir};
 use anyhow::Result;
 
@@ -76,7 +76,7 @@ fn main_notice(ctx: &Ctx, s: &SessionDir) -> Result<Option<String>> {
         return Ok(Some(super::recovery_text(ctx.host, s, Some(&m))));
     }
     if let Some(w) = s.claim(session::CONTEXT_WARN)? {
-        return Ok(Some(text::context_warning(
+        return Ok(Some(super::context_warn::reminder(
             ctx.host,
             w.percent,
             w.threshold,
