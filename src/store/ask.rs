@@ -26,7 +26,7 @@ use super::entry::Entry;
 use super::fresh::StatCache;
 use super::index::{self, read_entry, Snapshot};
 use super::source::SnapshotSource;
-use super::{Store, Writer};
+use super::{freshness, Freshness, Store, Writer};
 use crate::recall::decide;
 use crate::recall::Ask;
 use anyhow::{Context, Result};
@@ -84,39 +84,6 @@ impl Reading {
             Reading::Locked(w) => (&mut w.snap, &mut w.cache),
             Reading::Shared(snap, cache) => (snap, cache),
         }
-    }
-}
-
-/// How the backing files of one entry stand now.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Freshness {
-    /// Every file hashes as charted.
-    Fresh,
-    /// These files changed, vanished or were replaced (keys, in the entry's order).
-    Stale(Vec<String>),
-    /// None changed, but one could not be checked (hidden, kept).
-    Unchecked,
-}
-
-fn freshness(root: &Path, e: &Entry, cache: &mut StatCache) -> Freshness {
-    let keys: Vec<&str> = e.files.keys().map(String::as_str).collect();
-    let states = cache.states(root, &keys);
-    let mut changed = Vec::new();
-    let mut unchecked = false;
-    for ((key, want), state) in e.files.iter().zip(states) {
-        match cache.judge(root, key, state, crate::hex::decode32(want).as_ref()) {
-            super::fresh::Judged::Fresh => {}
-            super::fresh::Judged::Unchecked(kind) => {
-                super::note_unchecked(key, kind);
-                unchecked = true;
-            }
-            super::fresh::Judged::Changed => changed.push(key.clone()),
-        }
-    }
-    match (changed.is_empty(), unchecked) {
-        (false, _) => Freshness::Stale(changed),
-        (true, true) => Freshness::Unchecked,
-        (true, false) => Freshness::Fresh,
     }
 }
 
@@ -490,11 +457,7 @@ impl Store {
                 return Ok(None);
             }
             // Never offer a stale chart: every backing file must hash as charted, now.
-            let fresh = e
-                .files
-                .iter()
-                .all(|(p, h)| cache.is_current_within(&self.root, p, h, &mut budget));
-            if fresh {
+            if super::entry_is_fresh_within(&self.root, &e, &mut cache, &mut budget) {
                 return Ok(Some(e));
             }
             if !exact {

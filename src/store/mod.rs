@@ -29,8 +29,10 @@ pub mod withheld;
 pub mod worktree;
 mod writer;
 
-use stale::note_unchecked;
-pub use stale::{changed_files, entry_is_fresh, entry_is_stale, stale_positions};
+pub use stale::{
+    changed_files, entry_is_fresh, entry_is_fresh_within, entry_is_stale, freshness,
+    stale_positions, Freshness,
+};
 pub use writer::Writer;
 
 use anyhow::Result;

@@ -157,10 +157,7 @@ impl Writer {
             .map_err(|err| Refused(format!("--like {id}: {err}; nothing was written")))?;
         let root = self.store.root.clone();
         let mut budget = u64::MAX;
-        let current = e
-            .files
-            .iter()
-            .all(|(p, h)| self.cache.is_current_within(&root, p, h, &mut budget));
+        let current = super::entry_is_fresh_within(&root, &e, &mut self.cache, &mut budget);
         if !current {
             let changed = super::changed_files(&root, &e, &mut self.cache);
             let what = if changed.is_empty() {
