@@ -34,8 +34,7 @@ pub fn run(ctx: &Ctx) -> Result<Option<String>> {
         return Ok(None);
     };
     let notice = notice(ctx, &s)?;
-    let prompt = ctx.call.prompt.as_deref();
-    let offers = match prompt.filter(|p| crate::recall::offer::is_recallable_prompt(p)) {
+    let offers = match ctx.call.prompt.as_deref() {
         Some(p) => offer::offers(ctx, Moment::Prompt, p).unwrap_or_else(|e| {
             diag!("capn: no offers for this prompt: {e:#}");
             None
