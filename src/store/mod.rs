@@ -17,6 +17,7 @@ mod listing;
 pub use listing::entry_names;
 pub mod lock;
 pub mod map;
+pub mod offer;
 pub mod ops;
 mod owner;
 pub mod paths;
@@ -187,6 +188,11 @@ impl Store {
     /// for the retention rule, [`retention`]).
     pub fn stale_since_path(&self) -> PathBuf {
         self.local.join("stale.json")
+    }
+
+    /// `.capn/learned.json` (the phrasings learned from use, [`learned`]).
+    pub fn learned_path(&self) -> PathBuf {
+        self.dir.join(learned::FILE)
     }
 
     /// `.capn/lock`.
