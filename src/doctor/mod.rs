@@ -352,9 +352,9 @@ mod tests {
 
     fn codex_input_schema(event: HookEvent) -> Schema {
         let text = match event {
-            HookEvent::SessionStart => {
-                include_str!("../../assets/codex-schemas/session-start.command.input.schema.json")
-            }
+            HookEvent::SessionStart => include_str!(
+                "../../assets/codex-schemas/session-start.command.input.schema.json"
+            ),
             HookEvent::PreCompact => {
                 include_str!("../../assets/codex-schemas/pre-compact.command.input.schema.json")
             }
@@ -373,9 +373,9 @@ mod tests {
             HookEvent::Stop => {
                 include_str!("../../assets/codex-schemas/stop.command.input.schema.json")
             }
-            HookEvent::SubagentStart => {
-                include_str!("../../assets/codex-schemas/subagent-start.command.input.schema.json")
-            }
+            HookEvent::SubagentStart => include_str!(
+                "../../assets/codex-schemas/subagent-start.command.input.schema.json"
+            ),
         };
         Schema::parse(text).unwrap()
     }
