@@ -166,6 +166,22 @@ pub fn decide(
             candidates: Vec::new(),
         };
     }
+    Decision {
+        answers: Vec::new(),
+        candidates: candidates(ranking, &gated, ask, &missing_of),
+    }
+}
+
+/// On a miss: the charts the gate turned down (strong ones first, then the others, each in rank
+/// order), then those merely close ([`semantic::shown`]), at most [`MAX_CANDIDATES`] and
+/// `ask.limit`, each with its missing words (`missing_of`, at most [`MAX_MISSING`]).
+fn candidates(
+    ranking: &Ranking,
+    gated: &gate::Gated,
+    ask: &Ask<'_>,
+    missing_of: &dyn Fn(usize) -> Vec<String>,
+) -> Vec<Candidate> {
+    let find = |doc: usize| ranking.passing.iter().find(|h| h.doc == doc).copied();
     let cap = MAX_CANDIDATES.min(ask.limit.max(1));
     // Strong candidates first; the other turned-down charts lead the weak ones (rank order).
     let (strong, turned_down): (Vec<_>, Vec<_>) = gated.demoted.iter().partition(|(_, s)| *s);
@@ -199,10 +215,7 @@ pub fn decide(
             missing,
         });
     }
-    Decision {
-        answers: Vec::new(),
-        candidates,
-    }
+    candidates
 }
 
 /// Which of the charts the gate let through answer (module docs, 3). The exact re-asks do; then,
