@@ -69,13 +69,10 @@ impl Writer {
     /// The charts backed by exactly `files` (as just hashed), read from their files, in index
     /// order: what `chart` names when it writes a question of its own on them.
     pub fn charts_on(&self, files: &BTreeMap<String, String>) -> Vec<Entry> {
+        let source = SnapshotSource::new(&self.store, &self.snap);
         self.same_files(files)
             .into_iter()
-            .filter_map(|doc| {
-                let id = self.snap.ids.get(doc)?;
-                let e = read_entry(&self.store.entry_path(id), &format!("{id}.md")).ok()?;
-                self.snap.agrees_with(doc, &e).then_some(e)
-            })
+            .filter_map(|doc| source.entry(doc))
             .collect()
     }
 
