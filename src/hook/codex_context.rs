@@ -12,9 +12,10 @@
 //!
 //! Once per crossing ([`super::context_warn`], the rule's one owner): the reminder is given when
 //! use is at or above the threshold (`warn_at` of `.capn/config.json`, default 60) and the
-//! session has no `context-warned.json`, which it then writes. Use found below the threshold again (only a compaction or a new conversation brings
-//! it down), or a `compacted` line after the last count, removes that record: the next crossing
-//! warns again. PostCompact re-arms it as well ([`super::rearm_warning`]).
+//! session has no `context-warned.json`, which it then writes. Use found below the threshold
+//! again (only a compaction or a new conversation brings it down), or a `compacted` line after
+//! the last count, removes that record: the next crossing warns again. PostCompact re-arms it
+//! as well ([`super::rearm_warning`]).
 //!
 //! Cost on the per-prompt path: the last 64 KiB of the rollout, the last [`TAIL_BYTES`] only when
 //! those hold no count (opened without blocking; anything but a regular file is skipped), and

@@ -3,8 +3,9 @@
 //! `payloads/qwen/Stop-1.json`). At the end of a turn whose use reached the threshold (`warn_at`
 //! in `.capn/config.json`, default 60%), this leaves the same context-warning marker the Claude
 //! Code status line leaves, once per crossing, and the next prompt carries the reminder
-//! ([`super::context_warn`], the rule's one owner; [`super::user_prompt_submit`]). Use back under the threshold (after a compaction) withdraws an
-//! undelivered one. The cost: the payload's number and, at most, two small files.
+//! ([`super::context_warn`], the rule's one owner; [`super::user_prompt_submit`]). Use back
+//! under the threshold (after a compaction) withdraws an undelivered one. The cost: the
+//! payload's number and, at most, two small files.
 
 use super::context_warn::{self, Delivery};
 use super::{Ctx, HookEvent};
