@@ -83,3 +83,58 @@ impl crate::recall::Source for SnapshotSource<'_> {
             .flatten()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recall::Source;
+
+    fn write(store: &Store, id: &str, question: &str) {
+        let text = format!(
+            "---\ncapn: 1\nid: {id}\nat: 2026-01-01T00:00:00Z\nfiles:\n  src/a.ts: {:064x}\n---\n\n# {question}\n\nDetails.\n",
+            1
+        );
+        std::fs::write(store.entry_path(id), text).unwrap();
+    }
+
+    /// An entry file edited after the snapshot was built is left out and flagged, so that the
+    /// caller asks again on a reloaded snapshot (the retry rule of `recall::Source`); one that
+    /// still agrees is read, once, and flags nothing.
+    #[test]
+    fn an_entry_edited_after_the_snapshot_is_left_out_and_flagged() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::at(dir.path().canonicalize().unwrap());
+        std::fs::create_dir_all(store.entries_dir()).unwrap();
+        write(&store, "10000000", "Where are webhooks handled?");
+        write(&store, "20000000", "How is the PDF rendered?");
+        let snap = Snapshot::reloaded(&store).unwrap();
+        let doc = |id: &str| snap.ids.iter().position(|i| i == id).unwrap();
+        let source = SnapshotSource::new(&store, &snap);
+        let text = source.text(doc("10000000")).unwrap();
+        assert_eq!(text.question, "Where are webhooks handled?");
+        assert_eq!(text.files, ["src/a.ts"]);
+        assert!(!source.disagreed());
+        assert_eq!(
+            source.entry(snap.len()),
+            None,
+            "past the index: no entry, no flag"
+        );
+        assert!(!source.disagreed());
+
+        write(&store, "20000000", "How is the invoice emailed?");
+        let source = SnapshotSource::new(&store, &snap);
+        assert!(source.text(doc("10000000")).is_some());
+        assert!(!source.disagreed());
+        assert_eq!(source.text(doc("20000000")), None);
+        assert!(source.disagreed());
+
+        let snap = Snapshot::reloaded(&store).unwrap();
+        let source = SnapshotSource::new(&store, &snap);
+        let d = snap.ids.iter().position(|i| i == "20000000").unwrap();
+        assert_eq!(
+            source.text(d).unwrap().question,
+            "How is the invoice emailed?"
+        );
+        assert!(!source.disagreed());
+    }
+}
