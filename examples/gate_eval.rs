@@ -85,15 +85,11 @@ fn ask(
     t: &Thresholds,
     model: &Model,
 ) -> (Vec<usize>, Vec<usize>) {
-    let text = |d: usize| st.docs.get(d).cloned();
     let a = Ask {
         query: q,
         limit: 5,
         thresholds: t,
-        allowed: &|_| true,
-        text: &text,
-        code: &capn_hook::recall::no_code,
-        files_hold: &capn_hook::recall::no_files,
+        source: &st.docs,
     };
     let qv = model.embed(q);
     let vectors = fused.then_some((&st.vectors, qv.as_slice()));
@@ -221,15 +217,11 @@ fn diag(stores: &BTreeMap<String, Store>, queries: &[Query], kind: &str, model: 
             let (hits, related) = ask(st, &q.text, fused, &t, model);
             let mut loose = t;
             loose.salient = 2.0;
-            let text = |d: usize| st.docs.get(d).cloned();
             let a = Ask {
                 query: &q.text,
                 limit: 5,
                 thresholds: &loose,
-                allowed: &|_| true,
-                text: &text,
-                code: &capn_hook::recall::no_code,
-                files_hold: &capn_hook::recall::no_files,
+                source: &st.docs,
             };
             let qv = model.embed(&q.text);
             let r = decide::search(&st.bm25, Some((&st.vectors, &qv)), &a, Some(model));
@@ -287,15 +279,11 @@ fn dump(stores: &BTreeMap<String, Store>, queries: &[Query], model: &Model) {
     for q in queries {
         for (name, st) in stores {
             for fused in [true, false] {
-                let text = |d: usize| st.docs.get(d).cloned();
                 let a = Ask {
                     query: &q.text,
                     limit: gate::MAX_CHECKS,
                     thresholds: &open,
-                    allowed: &|_| true,
-                    text: &text,
-                    code: &capn_hook::recall::no_code,
-                    files_hold: &capn_hook::recall::no_files,
+                    source: &st.docs,
                 };
                 let qv = model.embed(&q.text);
                 let vectors = fused.then_some((&st.vectors, qv.as_slice()));

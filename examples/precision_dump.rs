@@ -55,10 +55,7 @@ fn dump(st: &Store, repo: &str, case: &str, kind: &str, text: &str, model: &Mode
         query: text,
         limit: gate::MAX_CHECKS,
         thresholds: &t,
-        allowed: &|_| true,
-        text: &docs,
-        code: &capn_hook::recall::no_code,
-        files_hold: &capn_hook::recall::no_files,
+        source: &st.docs,
     };
     let qv = model.embed(text);
     let ranking = semantic::rank(&st.bm25, &st.vectors, &qv, &ask);

@@ -130,6 +130,22 @@ impl Tally {
     }
 }
 
+/// The charts of `st`, with its file-text index when `code`.
+struct WithCode<'a> {
+    st: &'a St,
+    code: bool,
+}
+
+impl recall::Source for WithCode<'_> {
+    fn text(&self, d: usize) -> Option<recall::gate::DocText> {
+        self.st.texts.get(d).cloned()
+    }
+
+    fn code(&self) -> Option<&Bm25Index> {
+        self.code.then_some(&self.st.text)
+    }
+}
+
 /// The product's decision for `q` in `st` (`decide::search`): with the file-text index when
 /// `code`; `SHOW` in the environment overrides the model's show threshold.
 fn decision(st: &St, q: &str, code: bool) -> recall::decide::Decision {
@@ -139,16 +155,11 @@ fn decision(st: &St, q: &str, code: bool) -> recall::decide::Decision {
         t.show = v.parse().expect("float");
     }
     let qv = model.embed(q);
-    let text = |d: usize| st.texts.get(d).cloned();
-    let code_index = || code.then_some(&st.text);
     let ask = recall::Ask {
         query: q,
         limit: 5,
         thresholds: &t,
-        allowed: &|_| true,
-        text: &text,
-        code: &code_index,
-        files_hold: &capn_hook::recall::no_files,
+        source: &WithCode { st, code },
     };
     recall::decide::search(&st.index, Some((&st.vectors, &qv)), &ask, Some(model))
 }

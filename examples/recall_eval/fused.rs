@@ -22,15 +22,11 @@ impl FusedStore {
         t: &capn_hook::embed::Thresholds,
     ) -> recall::decide::Decision {
         let model = capn_hook::embed::model().expect("model");
-        let text = |d: usize| self.texts.get(d).cloned();
         let ask = recall::gate::Ask {
             query,
             limit: 5,
             thresholds: t,
-            allowed: &|_| true,
-            text: &text,
-            code: &capn_hook::recall::no_code,
-            files_hold: &capn_hook::recall::no_files,
+            source: &self.texts,
         };
         recall::decide::search(&self.st.index, Some((&self.vectors, qv)), &ask, Some(model))
     }

@@ -10,11 +10,12 @@
 //! Context use is `100 · last_token_usage.total_tokens / model_context_window`: the tokens of the
 //! last request, prompt and reply, over the model's window.
 //!
-//! Once per crossing: the reminder is given when use is at or above the threshold (`warn_at` of
-//! `.capn/config.json`, default 60) and the session has no `context-warned.json`, which it then
-//! writes. Use found below the threshold again (only a compaction or a new conversation brings
-//! it down), or a `compacted` line after the last count, removes that record: the next crossing
-//! warns again. PostCompact re-arms it as well ([`super::rearm_warning`]).
+//! Once per crossing ([`super::context_warn`], the rule's one owner): the reminder is given when
+//! use is at or above the threshold (`warn_at` of `.capn/config.json`, default 60) and the
+//! session has no `context-warned.json`, which it then writes. Use found below the threshold
+//! again (only a compaction or a new conversation brings it down), or a `compacted` line after
+//! the last count, removes that record: the next crossing warns again. PostCompact re-arms it
+//! as well ([`super::rearm_warning`]).
 //!
 //! Cost on the per-prompt path: the last 64 KiB of the rollout, the last [`TAIL_BYTES`] only when
 //! those hold no count (opened without blocking; anything but a regular file is skipped), and
@@ -22,8 +23,9 @@
 //! process, 300 runs): 1.35 ms median on a 20 MB rollout, against 0.95 ms for the same prompt
 //! under `--host claude` and 0.52 ms for `/bin/true`.
 
+use super::context_warn::{self, Delivery};
 use super::Ctx;
-use crate::session::{self, Marker, SessionDir};
+use crate::session::{Marker, SessionDir};
 use serde_json::Value;
 use std::path::Path;
 
@@ -58,40 +60,23 @@ pub fn check(ctx: &Ctx, s: &SessionDir) -> anyhow::Result<Option<String>> {
     else {
         return Ok(None);
     };
-    let threshold = threshold(ctx);
+    let threshold = context_warn::threshold(ctx.call.project_root());
     match last_use(Path::new(path)) {
-        Use::Percent(p) if p >= f64::from(threshold) => {
-            if s.has(session::CONTEXT_WARNED) {
-                return Ok(None);
-            }
+        Use::Percent(p) => {
             let m = Marker {
-                percent: Some(p),
-                threshold: Some(threshold),
                 transcript_path: ctx.call.transcript_path.clone(),
                 cwd: ctx.call.cwd.clone(),
                 ..Marker::now(super::HookEvent::UserPromptSubmit.name())
             };
-            s.write_marker(session::CONTEXT_WARNED, &m)?;
-            Ok(Some(super::text::context_warning(
-                ctx.host,
-                Some(p),
-                Some(threshold),
-            )))
+            let warned = context_warn::on_use(s, p, threshold, m, Delivery::Now)?;
+            Ok(warned.then(|| context_warn::reminder(ctx.host, Some(p), Some(threshold))))
         }
-        Use::Percent(_) | Use::Compacted => {
-            s.remove(session::CONTEXT_WARNED)?;
+        Use::Compacted => {
+            context_warn::below(s, Delivery::Now)?;
             Ok(None)
         }
         Use::Unknown => Ok(None),
     }
-}
-
-/// The project's `warn_at` (default 60).
-fn threshold(ctx: &Ctx) -> u8 {
-    let Some(root) = ctx.call.project_root() else {
-        return crate::config::DEFAULT_WARN_AT;
-    };
-    crate::store::Store::at(root).config().warn_at
 }
 
 /// Reads the end of the rollout at `path` (see the module docs).

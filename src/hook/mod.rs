@@ -52,6 +52,7 @@
 pub mod bare;
 pub mod call;
 pub mod codex_context;
+pub mod context_warn;
 pub mod entry;
 pub mod handoff;
 pub mod json;

@@ -6,11 +6,17 @@
 //! that they are quoted data ([`crate::present`] owns how entry text is shown),
 //! then one line `capn: "<question>" -> "<file>", ... (<where the chart came from>)`: the gate
 //! offers at most one chart per text.
-//! Every rule that keeps offers rare and right lives here or in [`crate::recall::offer`]:
+//! Every rule that keeps offers rare and right has one owner: when an offer is looked for, the
+//! session's record and the text here ([`offers`], the one entry point of both moments); which
+//! chart a text points at in [`crate::recall::offer`]; whether that chart may be shown in
+//! [`crate::store::Store::offer`]:
+//! - a prompt that is a slash command or very short is not recalled over
+//!   ([`crate::recall::offer::is_recallable_prompt`]);
 //! - the injection gate ([`crate::recall::offer::select`]) is stricter than `ask`'s;
-//! - an offered entry's backing files are checked (SHA-256, through the stat cache) just before
-//!   it is offered: a stale chart is never offered, and when the chart the gate picks is stale,
-//!   nothing is (never a chart ranked below it in its place; `ask` reports the stale one);
+//! - an offered entry's backing files are checked (SHA-256, through the stat cache:
+//!   [`crate::store::entry_is_fresh_within`]) just before it is offered: a stale chart is never
+//!   offered, and when the chart the gate picks is stale, nothing is (never a chart ranked below
+//!   it in its place; `ask` reports the stale one);
 //! - once per session: an entry offered once is not offered again until it is re-charted (its
 //!   `at` changes) or a compaction drops the earlier context ([`forget`]); sub-agents keep their
 //!   own record, since they do not see the main conversation;
@@ -134,12 +140,16 @@ fn stamp(at: &str) -> String {
     format!("sha256:{hex}")
 }
 
-/// The offer block for `intent` at `moment`, or `None` when nothing passes (or offers are off,
-/// or there is no store or no valid session). Records what it offers.
+/// The offer block for `intent` at `moment`, or `None` when nothing passes (a prompt not worth
+/// recalling over, [`crate::recall::offer::is_recallable_prompt`]; offers off; no store or no
+/// valid session; the store offers no chart). Records what it offers.
 ///
 /// Errors: the store cannot be listed, or the session's record cannot be written (then nothing
 /// is offered: an offer that is not recorded would be repeated).
 pub fn offers(ctx: &Ctx, moment: Moment, intent: &str) -> Result<Option<String>> {
+    if moment == Moment::Prompt && !crate::recall::offer::is_recallable_prompt(intent) {
+        return Ok(None);
+    }
     let Some(s) = ctx.session()? else {
         return Ok(None);
     };

@@ -3,11 +3,13 @@
 //! `payloads/qwen/Stop-1.json`). At the end of a turn whose use reached the threshold (`warn_at`
 //! in `.capn/config.json`, default 60%), this leaves the same context-warning marker the Claude
 //! Code status line leaves, once per crossing, and the next prompt carries the reminder
-//! ([`super::user_prompt_submit`]). Use back under the threshold (after a compaction) withdraws an
-//! undelivered one. The cost: the payload's number and, at most, two small files.
+//! ([`super::context_warn`], the rule's one owner; [`super::user_prompt_submit`]). Use back
+//! under the threshold (after a compaction) withdraws an undelivered one. The cost: the
+//! payload's number and, at most, two small files.
 
+use super::context_warn::{self, Delivery};
 use super::{Ctx, HookEvent};
-use crate::session::{self, Marker};
+use crate::session::Marker;
 use anyhow::Result;
 
 /// Runs the reminder check for a Qwen Code Stop payload; prints nothing.
@@ -27,25 +29,11 @@ pub fn run(ctx: &Ctx) -> Result<()> {
     let Some(s) = ctx.session()? else {
         return Ok(());
     };
-    let threshold = ctx
-        .call
-        .project_root()
-        .map(|root| crate::store::Store::at(root).config().warn_at)
-        .unwrap_or(crate::config::DEFAULT_WARN_AT);
-    let percent = fraction * 100.0;
-    if percent < f64::from(threshold) {
-        return s.remove(session::CONTEXT_WARN);
-    }
-    if s.has(session::CONTEXT_WARNED) {
-        return Ok(());
-    }
+    let threshold = context_warn::threshold(ctx.call.project_root());
     let m = Marker {
-        percent: Some(percent),
-        threshold: Some(threshold),
         transcript_path: ctx.call.transcript_path.clone(),
         cwd: ctx.call.cwd.clone(),
         ..Marker::now(HookEvent::Stop.name())
     };
-    s.write_marker(session::CONTEXT_WARN, &m)?;
-    s.write_marker(session::CONTEXT_WARNED, &m)
+    context_warn::on_use(&s, fraction * 100.0, threshold, m, Delivery::NextPrompt).map(drop)
 }

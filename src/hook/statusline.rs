@@ -18,13 +18,14 @@
 //! tokens.
 //!
 //! When the use reaches the threshold (`--warn-at`, else `warn_at` in `.capn/config.json`, else
-//! 60) and the session has no `context-warned.json`, the statusline writes `context-warn.json`
-//! (delivered once by UserPromptSubmit) and `context-warned.json` (removed by a compaction). An
-//! unknown use never writes or clears anything.
+//! 60), the line ends with `/compact-prep` and the session is warned once per crossing, through
+//! the next prompt ([`super::context_warn`], the rule's one owner). An unknown use never writes
+//! or clears anything.
 //!
 //! `--wrap` runs the user's existing statusline command through `sh -c` with the same stdin,
 //! waits at most [`WRAP_TIMEOUT`], prints its output and appends this segment to its last line.
 
+use super::context_warn::{self, Delivery};
 use super::transcript;
 use super::wire::StatusInput;
 use crate::session::{self, Marker, SessionDir, SessionId};
@@ -119,11 +120,10 @@ pub fn segment(input: &StatusInput, warn_at: Option<u8>) -> Segment {
         Some(p) => {
             // The store's config, read under the store's rules (a symlinked .capn/ or a FIFO
             // config.json gives the default).
-            let t = warn_at
-                .unwrap_or_else(|| crate::store::Store::at(root.to_path_buf()).config().warn_at);
+            let t = warn_at.unwrap_or_else(|| context_warn::threshold(Some(root.clone())));
             threshold = Some(t);
             let mut s = format!("ctx {} {}", crate::hook::text::percent_label(p), bar(p));
-            if p >= f64::from(t) {
+            if context_warn::reached(p, t) {
                 s.push_str(" /");
                 s.push_str(crate::install::skill::SKILL_NAME);
             }
@@ -257,23 +257,12 @@ pub fn maybe_warn(input: &StatusInput, percent: f64, threshold: u8) -> anyhow::R
         return Ok(());
     };
     let s = SessionDir::new(&session::state_dir()?, &id);
-    if percent < f64::from(threshold) {
-        // Use dropped below the threshold (a compaction, a /clear) before the warning was
-        // delivered: it no longer holds, so it is withdrawn. One failed unlink when none waits.
-        return s.remove(session::CONTEXT_WARN);
-    }
-    if s.has(session::CONTEXT_WARNED) {
-        return Ok(());
-    }
     let m = Marker {
-        percent: Some(percent),
-        threshold: Some(threshold),
         transcript_path: input.transcript_path.clone(),
         cwd: input.cwd.clone(),
         ..Marker::now("statusline")
     };
-    s.write_marker(session::CONTEXT_WARN, &m)?;
-    s.write_marker(session::CONTEXT_WARNED, &m)
+    context_warn::on_use(&s, percent, threshold, m, Delivery::NextPrompt).map(drop)
 }
 
 /// Runs `cmd` through the host's shell ([`crate::process::shell_command`]: `sh -c`; on Windows

@@ -21,7 +21,7 @@
 //! ([`super::offer`]), unless it is a slash command or very short.
 
 use super::offer::{self, Moment};
-use super::{text, Ctx};
+use super::Ctx;
 use crate::session::{self, SessionDir};
 use anyhow::Result;
 
@@ -34,8 +34,7 @@ pub fn run(ctx: &Ctx) -> Result<Option<String>> {
         return Ok(None);
     };
     let notice = notice(ctx, &s)?;
-    let prompt = ctx.call.prompt.as_deref();
-    let offers = match prompt.filter(|p| crate::recall::offer::is_recallable_prompt(p)) {
+    let offers = match ctx.call.prompt.as_deref() {
         Some(p) => offer::offers(ctx, Moment::Prompt, p).unwrap_or_else(|e| {
             diag!("capn: no offers for this prompt: {e:#}");
             None
@@ -77,7 +76,7 @@ fn main_notice(ctx: &Ctx, s: &SessionDir) -> Result<Option<String>> {
         return Ok(Some(super::recovery_text(ctx.host, s, Some(&m))));
     }
     if let Some(w) = s.claim(session::CONTEXT_WARN)? {
-        return Ok(Some(text::context_warning(
+        return Ok(Some(super::context_warn::reminder(
             ctx.host,
             w.percent,
             w.threshold,

@@ -275,25 +275,35 @@ mod decision_tests {
         }
     }
 
-    fn ask(s: &Store, query: &str, with_code: bool) -> decide::Decision {
-        let model = crate::embed::model().unwrap();
-        let t = model.thresholds();
-        let text = |d: usize| {
-            s.qs.get(d).map(|q| crate::recall::gate::DocText {
+    /// The store's charts, each backed by `src/f{doc}.ts`, with the file-text index when
+    /// `with_code`.
+    struct WithCode<'a> {
+        s: &'a Store,
+        with_code: bool,
+    }
+
+    impl crate::recall::Source for WithCode<'_> {
+        fn text(&self, d: usize) -> Option<crate::recall::gate::DocText> {
+            self.s.qs.get(d).map(|q| crate::recall::gate::DocText {
                 question: q.clone(),
                 details: String::new(),
                 files: vec![format!("src/f{d}.ts")],
             })
-        };
-        let code = || with_code.then_some(&s.code);
+        }
+
+        fn code(&self) -> Option<&Bm25Index> {
+            self.with_code.then_some(&self.s.code)
+        }
+    }
+
+    fn ask(s: &Store, query: &str, with_code: bool) -> decide::Decision {
+        let model = crate::embed::model().unwrap();
+        let t = model.thresholds();
         let ask = Ask {
             query,
             limit: 5,
             thresholds: &t,
-            allowed: &|_| true,
-            text: &text,
-            code: &code,
-            files_hold: &crate::recall::no_files,
+            source: &WithCode { s, with_code },
         };
         let q = model.embed(query);
         decide::search(&s.bm25, Some((&s.vectors, &q)), &ask, Some(model))

@@ -91,7 +91,7 @@ pub fn search(
 pub fn lexical_rank(bm25: &Bm25Index, ask: &Ask<'_>) -> Ranking {
     let ideal = bm25.query_weight(ask.query);
     let mut cands: Vec<_> = bm25
-        .candidates(ask.query, ask.allowed)
+        .candidates(ask.query, &|d| ask.allowed(d))
         .into_iter()
         .filter(super::passes_floor)
         .collect();
@@ -156,7 +156,7 @@ pub fn decide(
         if let Some((_, m)) = memo.borrow().iter().find(|(d, _)| *d == doc) {
             return m.clone();
         }
-        let m = question.missing(doc, ask.text, model, ask.thresholds);
+        let m = question.missing(doc, &|d| ask.text(d), model, ask.thresholds);
         memo.borrow_mut().push((doc, m.clone()));
         m
     };
@@ -166,6 +166,22 @@ pub fn decide(
             candidates: Vec::new(),
         };
     }
+    Decision {
+        answers: Vec::new(),
+        candidates: candidates(ranking, &gated, ask, &missing_of),
+    }
+}
+
+/// On a miss: the charts the gate turned down (strong ones first, then the others, each in rank
+/// order), then those merely close ([`semantic::shown`]), at most [`MAX_CANDIDATES`] and
+/// `ask.limit`, each with its missing words (`missing_of`, at most [`MAX_MISSING`]).
+fn candidates(
+    ranking: &Ranking,
+    gated: &gate::Gated,
+    ask: &Ask<'_>,
+    missing_of: &dyn Fn(usize) -> Vec<String>,
+) -> Vec<Candidate> {
+    let find = |doc: usize| ranking.passing.iter().find(|h| h.doc == doc).copied();
     let cap = MAX_CANDIDATES.min(ask.limit.max(1));
     // Strong candidates first; the other turned-down charts lead the weak ones (rank order).
     let (strong, turned_down): (Vec<_>, Vec<_>) = gated.demoted.iter().partition(|(_, s)| *s);
@@ -178,9 +194,9 @@ pub fn decide(
     // alone the pool is empty and `shown` does not weigh the text).
     let n = ranking.pool.iter().map(|h| h.doc + 1).max().unwrap_or(0);
     let text = (n > 0)
-        .then(|| (ask.code)())
+        .then(|| ask.source.code())
         .flatten()
-        .map(|code| super::code_text::scores(code, ask.query, ask.allowed, n));
+        .map(|code| super::code_text::scores(code, ask.query, &|d| ask.allowed(d), n));
     let close = semantic::shown(ranking, text.as_deref(), ask.thresholds);
     let weak = close.iter().map(|&h| (h, false));
     let mut candidates: Vec<Candidate> = Vec::new();
@@ -199,10 +215,7 @@ pub fn decide(
             missing,
         });
     }
-    Decision {
-        answers: Vec::new(),
-        candidates,
-    }
+    candidates
 }
 
 /// Which of the charts the gate let through answer (module docs, 3). The exact re-asks do; then,
@@ -279,7 +292,7 @@ impl OwnShares<'_, '_> {
         let t = self.ask.thresholds;
         let s = self
             .question
-            .own_share(doc, self.ask.text, self.model, t)
+            .own_share(doc, &|d| self.ask.text(d), self.model, t)
             .unwrap_or(0.0);
         self.memo.borrow_mut().push((doc, s));
         s
@@ -354,11 +367,11 @@ fn corroborated(
     {
         return None;
     }
-    let held = match (ask.files_hold)(doc, &missing) {
+    let held = match ask.source.files_hold(doc, &missing) {
         Some(held) => held,
         None => {
             // The file-text index (each chart's most telling words) when the files cannot be read.
-            let code = (ask.code)()?;
+            let code = ask.source.code()?;
             let d = u32::try_from(doc).ok()?;
             missing.iter().all(|w| {
                 let terms = super::analyze(w);
@@ -407,23 +420,33 @@ mod tests {
     ) -> Decision {
         let model = crate::embed::model().unwrap();
         let t = model.thresholds();
-        let text = |d: usize| {
-            qs.get(d).map(|q| crate::recall::gate::DocText {
-                question: q.to_string(),
-                ..Default::default()
-            })
-        };
         let ask = Ask {
             query,
             limit: 5,
             thresholds: &t,
-            allowed,
-            text: &text,
-            code: &crate::recall::no_code,
-            files_hold: &crate::recall::no_files,
+            source: &Questions { qs, allowed },
         };
         let q = model.embed(query);
         search(bm25, Some((vectors, &q)), &ask, Some(model))
+    }
+
+    /// Charts that are only their questions, `allowed` as given.
+    struct Questions<'a> {
+        qs: &'a [&'a str],
+        allowed: &'a dyn Fn(usize) -> bool,
+    }
+
+    impl crate::recall::Source for Questions<'_> {
+        fn allowed(&self, doc: usize) -> bool {
+            (self.allowed)(doc)
+        }
+
+        fn text(&self, doc: usize) -> Option<crate::recall::gate::DocText> {
+            self.qs.get(doc).map(|q| crate::recall::gate::DocText {
+                question: q.to_string(),
+                ..Default::default()
+            })
+        }
     }
 
     #[test]

@@ -702,14 +702,14 @@ pub use super::Ask;
 pub fn apply(question: &Question, ranked: &[usize], ask: &Ask<'_>, model: Option<&Model>) -> Gated {
     let mut out = Gated::default();
     let says = |doc: usize| {
-        (ask.text)(doc).is_some_and(|d| {
+        ask.text(doc).is_some_and(|d| {
             d.question
                 .lines()
                 .any(|l| normalise_question(l) == question.norm)
         })
     };
     for &doc in &question.exact {
-        if out.answers.len() < ask.limit && (ask.allowed)(doc) && says(doc) {
+        if out.answers.len() < ask.limit && ask.allowed(doc) && says(doc) {
             out.answers.push(doc);
         }
     }
@@ -730,13 +730,13 @@ pub fn apply(question: &Question, ranked: &[usize], ask: &Ask<'_>, model: Option
         if out.answers.contains(&doc) {
             continue;
         }
-        match question.unmatched_doc(doc, ask.text, model, ask.thresholds) {
-            Some(None) if question.names_another_identifier(doc, ask.text) => {
+        match question.unmatched_doc(doc, &|d| ask.text(d), model, ask.thresholds) {
+            Some(None) if question.names_another_identifier(doc, &|d| ask.text(d)) => {
                 out.demoted.push((doc, false));
             }
             Some(None) => out.answers.push(doc),
             Some(Some(_)) => {
-                let strong = question.is_strong(doc, ask.text, model, ask.thresholds);
+                let strong = question.is_strong(doc, &|d| ask.text(d), model, ask.thresholds);
                 out.demoted.push((doc, strong));
             }
             None => {}

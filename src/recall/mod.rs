@@ -51,6 +51,7 @@ pub mod offer;
 pub mod opposites;
 mod pending;
 pub mod semantic;
+mod source;
 mod stopwords;
 mod tokenize;
 mod unicode;
@@ -61,6 +62,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BinaryHeap;
 use tokenize::Analyzer;
 
+pub use source::Source;
 pub use tokenize::analyze;
 
 /// Version of the tokeniser and index layout; part of the derived index's header.
@@ -86,27 +88,21 @@ pub struct Ask<'a> {
     pub limit: usize,
     /// The model's thresholds (the gate's `salient` and `align` apply in both search modes).
     pub thresholds: &'a crate::embed::Thresholds,
-    /// False for docs that must never be returned (stale entries).
-    pub allowed: &'a dyn Fn(usize) -> bool,
-    /// A candidate's text, read when the gate needs it; `None` when it cannot be read.
-    pub text: &'a dyn Fn(usize) -> Option<gate::DocText>,
-    /// The charted files' text index (`code_text`; doc numbers as in the chart index), loaded
-    /// only on a miss, when the charts to show are chosen; `None`: not available.
-    pub code: &'a dyn Fn() -> Option<&'a Bm25Index>,
-    /// Whether a chart's backing files (as charted) hold every one of these words, read when a
-    /// candidate may be corroborated by them (`decide`); `None` when they cannot be read: the
-    /// file-text index answers instead.
-    pub files_hold: &'a dyn Fn(usize, &[String]) -> Option<bool>,
+    /// The charts' text and what else the decision reads of the store ([`Source`]: the one
+    /// seam to the store, with its agreement and retry rules).
+    pub source: &'a dyn Source,
 }
 
-/// An [`Ask::files_hold`] for callers without backing files.
-pub fn no_files(_doc: usize, _words: &[String]) -> Option<bool> {
-    None
-}
+impl Ask<'_> {
+    /// [`Source::allowed`] of the ask's source, as the `allowed` filter the indexes take.
+    pub fn allowed(&self, doc: usize) -> bool {
+        self.source.allowed(doc)
+    }
 
-/// An [`Ask::code`] for callers without a file-text index.
-pub fn no_code<'a>() -> Option<&'a Bm25Index> {
-    None
+    /// [`Source::text`] of the ask's source.
+    pub fn text(&self, doc: usize) -> Option<gate::DocText> {
+        self.source.text(doc)
+    }
 }
 
 /// One entry's searchable text.

@@ -595,7 +595,7 @@ pub fn rank(bm25: &Bm25Index, vectors: &Vectors, q: &[f32], ask: &Ask<'_>) -> Ra
     let thresholds = ask.thresholds;
     let n = vectors.len().min(bm25.len());
     let mut lexical: Vec<Option<Candidate>> = vec![None; n];
-    for c in bm25.candidates(ask.query, ask.allowed) {
+    for c in bm25.candidates(ask.query, &|d| ask.allowed(d)) {
         if c.doc < n {
             lexical[c.doc] = Some(c);
         }
@@ -623,7 +623,7 @@ pub fn rank(bm25: &Bm25Index, vectors: &Vectors, q: &[f32], ask: &Ask<'_>) -> Ra
             Some(c) => (c.coverage, 0.0),
             None => (0.0, 0.0),
         };
-        if lex.is_none() && (cosine <= 0.0 || !(ask.allowed)(doc)) {
+        if lex.is_none() && (cosine <= 0.0 || !ask.allowed(doc)) {
             continue;
         }
         let fused = 0.5 * bm25_norm + 0.5 * cosine;

@@ -21,17 +21,14 @@
 //!    same search gave with every chart in it. The stat cache remembers the hash a changed file
 //!    had, so a stale chart costs one `stat` per file, unhashed.
 
-use super::budget;
 use super::entry::Entry;
 use super::fresh::StatCache;
 use super::index::{self, read_entry, Snapshot};
-use super::{Store, Writer};
+use super::source::SnapshotSource;
+use super::{freshness, Freshness, Store, Writer};
 use crate::recall::decide;
-use crate::recall::gate::DocText;
 use crate::recall::Ask;
 use anyhow::{Context, Result};
-use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::path::Path;
 
 /// A chart an ask left out because its files changed (it is kept, and answers again once they
@@ -86,39 +83,6 @@ impl Reading {
             Reading::Locked(w) => (&mut w.snap, &mut w.cache),
             Reading::Shared(snap, cache) => (snap, cache),
         }
-    }
-}
-
-/// How the backing files of one entry stand now.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Freshness {
-    /// Every file hashes as charted.
-    Fresh,
-    /// These files changed, vanished or were replaced (keys, in the entry's order).
-    Stale(Vec<String>),
-    /// None changed, but one could not be checked (hidden, kept).
-    Unchecked,
-}
-
-fn freshness(root: &Path, e: &Entry, cache: &mut StatCache) -> Freshness {
-    let keys: Vec<&str> = e.files.keys().map(String::as_str).collect();
-    let states = cache.states(root, &keys);
-    let mut changed = Vec::new();
-    let mut unchecked = false;
-    for ((key, want), state) in e.files.iter().zip(states) {
-        match cache.judge(root, key, state, crate::hex::decode32(want).as_ref()) {
-            super::fresh::Judged::Fresh => {}
-            super::fresh::Judged::Unchecked(kind) => {
-                super::note_unchecked(key, kind);
-                unchecked = true;
-            }
-            super::fresh::Judged::Changed => changed.push(key.clone()),
-        }
-    }
-    match (changed.is_empty(), unchecked) {
-        (false, _) => Freshness::Stale(changed),
-        (true, true) => Freshness::Unchecked,
-        (true, false) => Freshness::Fresh,
     }
 }
 
@@ -336,29 +300,8 @@ fn verified(
     question: &str,
     limit: usize,
 ) -> Result<Option<Answers>> {
-    let allowed = |_: usize| true;
-    let read_cache: RefCell<HashMap<usize, Option<Entry>>> = RefCell::default();
-    let disagreed = Cell::new(false);
-    let read = |doc: usize| -> Option<Entry> {
-        read_cache
-            .borrow_mut()
-            .entry(doc)
-            .or_insert_with(|| {
-                let id = snap.ids.get(doc)?;
-                let e = read_entry(&store.entry_path(id), &format!("{id}.md")).ok();
-                let agrees = e.as_ref().is_some_and(|e| snap.agrees_with(doc, e));
-                disagreed.set(disagreed.get() || !agrees);
-                e.filter(|_| agrees)
-            })
-            .clone()
-    };
-    let text = |doc: usize| {
-        read(doc).map(|e| DocText {
-            files: e.files.keys().cloned().collect(),
-            question: e.asked().into_owned(),
-            details: e.details,
-        })
-    };
+    let source = SnapshotSource::new(store, snap);
+    let read = |doc: usize| source.entry(doc);
     let thresholds = crate::embed::model()
         .context("this build carries no embedding model")?
         .thresholds();
@@ -366,13 +309,10 @@ fn verified(
         query: question,
         limit,
         thresholds: &thresholds,
-        allowed: &allowed,
-        text: &text,
-        code: &crate::recall::no_code,
-        files_hold: &|doc, words| super::code_index::files_hold(store, snap, doc, words),
+        source: &source,
     };
     let decision = search(snap, &ask);
-    if disagreed.get() {
+    if source.disagreed() {
         return Ok(None);
     }
     let hits: Option<Vec<(Entry, u8)>> = decision
@@ -401,137 +341,3 @@ fn verified(
         hidden: Vec::new(),
     }))
 }
-
-/// The most entry files a hook reads to bring the index up to date (about a third of a second
-/// on a slow 2-core machine): past it, nothing is offered until `ask`, `chart` or `prune`
-/// rebuilds the index ([`index::load_within`]).
-pub const HOOK_MAX_READS: usize = 2_000;
-
-/// The most bytes of entry files a hook reads for the same (a few huge entry files cost as
-/// much as thousands of small ones): 8 MiB.
-pub const HOOK_MAX_READ_BYTES: u64 = 8 << 20;
-
-/// The most bytes of backing files a hook hashes to check an offered chart (those the stat cache
-/// cannot vouch for): 64 MiB, a fraction of a second of SHA-256. Past it nothing is offered;
-/// `ask` checks such a chart (and records the hashes in the stat cache).
-pub const HOOK_MAX_HASH_BYTES: u64 = 64 << 20;
-
-impl Store {
-    /// The chart a prompt's or a search's `intent` points at, for a proactive offer
-    /// ([`crate::recall::offer`]), when it is current: read from its file, agreeing with the
-    /// index, not `skip`ped (already offered), and every backing file hashing as charted, now.
-    /// When the chart picked is stale, nothing is offered: never a chart ranked below it.
-    /// `None` without embeddings (the offer gate needs them), when nothing passes, when bringing
-    /// the index up to date would read more than [`HOOK_MAX_READS`] entry files or
-    /// [`HOOK_MAX_READ_BYTES`], or when checking the chart would hash more than
-    /// [`HOOK_MAX_HASH_BYTES`] of files the stat cache cannot vouch for.
-    ///
-    /// Errors: the store cannot be read or listed.
-    pub fn offer(&self, intent: &str, skip: &dyn Fn(&Entry) -> bool) -> Result<Option<Entry>> {
-        // The common case first, inline: an index that needs no entry file read (trusted by the
-        // folder's stamp, or agreeing with the listing). Only a build goes to the budget.
-        let state = || budget::state_key(self);
-        let quick = index::load_within(self, index::Check::Folder, 0, 0)?;
-        let built = match quick {
-            Some(snap) => Some(snap),
-            // A store state a hook gave up on before (over budget, an index that cannot be
-            // saved) is not tried again: the next writer builds (crate::store::budget).
-            None if state().as_deref().is_some_and(budget::is_skipped) => return Ok(None),
-            None => budget::within(self, |store| {
-                index::load_within(
-                    store,
-                    index::Check::Folder,
-                    HOOK_MAX_READS,
-                    HOOK_MAX_READ_BYTES,
-                )
-            })
-            .transpose()?
-            .flatten(),
-        };
-        let Some(mut snap) = built else {
-            if let Some(key) = state().filter(|_| budget::spent()) {
-                budget::remember(&key);
-            }
-            return Ok(None);
-        };
-        let picked = self.pick_offer(&mut snap, intent, skip);
-        if snap.is_out_of_date() {
-            // Other tools changed entry files and no writer has recorded it yet: save what was
-            // just built if the lock is free (never built again under it), so the next hook is
-            // fast again; an index that cannot be saved now is not retried by the hooks.
-            // Another writer holding the lock saves its own when it finishes (index.bin then
-            // changes, and with it the state key): until then the hooks do not build again.
-            let saved = self.try_save(snap).unwrap_or_else(|e| {
-                crate::store::warn(&e);
-                false
-            });
-            if let Some(key) = state().filter(|_| !saved) {
-                budget::remember(&key);
-            }
-        }
-        picked
-    }
-
-    /// The chart of [`Store::offer`] in the loaded snapshot `snap`.
-    fn pick_offer(
-        &self,
-        snap: &mut index::Snapshot,
-        intent: &str,
-        skip: &dyn Fn(&Entry) -> bool,
-    ) -> Result<Option<Entry>> {
-        let (Some(model), Some(vectors)) = (snap.model, snap.vectors.as_ref()) else {
-            return Ok(None);
-        };
-        if snap.is_empty() {
-            return Ok(None);
-        }
-        let t = model.thresholds();
-        let params = crate::recall::offer::Params::new(t.salient);
-        let qv = model.embed(intent);
-        let mut cache = StatCache::load(&self.stat_cache_path(), snap.derived_limit());
-        let mut budget = HOOK_MAX_HASH_BYTES;
-        // A stale pick is never replaced by a chart ranked below it; only another version of
-        // the very question picked as an exact re-ask (a chart of it on other files) may stand
-        // in, a few times at most.
-        let mut stale: Vec<usize> = Vec::new();
-        for _ in 0..OFFER_PICKS {
-            let allowed = |d: usize| !stale.contains(&d);
-            let picked =
-                crate::recall::offer::select(&snap.bm25, vectors, &qv, intent, &params, &allowed);
-            let Some(crate::recall::offer::Pick { doc, exact }) = picked else {
-                return Ok(None);
-            };
-            if !stale.is_empty() && !exact {
-                return Ok(None);
-            }
-            let id = &snap.ids[doc];
-            let Ok(e) = read_entry(&self.entry_path(id), &format!("{id}.md")) else {
-                return Ok(None);
-            };
-            if !snap.agrees_with(doc, &e) || skip(&e) || super::withheld::holds_secret(&e) {
-                return Ok(None);
-            }
-            // Picked as an exact re-ask by its hash: confirm it, as `ask` does.
-            if exact && !e.is_phrasing(intent) {
-                return Ok(None);
-            }
-            // Never offer a stale chart: every backing file must hash as charted, now.
-            let fresh = e
-                .files
-                .iter()
-                .all(|(p, h)| cache.is_current_within(&self.root, p, h, &mut budget));
-            if fresh {
-                return Ok(Some(e));
-            }
-            if !exact {
-                return Ok(None);
-            }
-            stale.push(doc);
-        }
-        Ok(None)
-    }
-}
-
-/// The most charts a hook's offer gate picks for one intent: a stale exact pick may be followed
-/// by other versions of the same question ([`Store::offer`]).
-pub const OFFER_PICKS: usize = 3;

@@ -1,5 +1,5 @@
 //! The hooks' budget for bringing the index up to date: bounds on what a hook reads
-//! ([`super::ask::HOOK_MAX_READS`], [`super::ask::HOOK_MAX_READ_BYTES`]) are not enough, since
+//! ([`super::offer::HOOK_MAX_READS`], [`super::offer::HOOK_MAX_READ_BYTES`]) are not enough, since
 //! what a bounded read costs to index depends on what the entries hold (seven 1 MB entries or
 //! 2,000 of 4 KB took seconds). So a hook also has a budget of CPU time and memory
 //! ([`HOOK_CPU`], [`HOOK_RSS`]): the index build checks it between entries ([`exceeded`]) and,

@@ -19,7 +19,6 @@ use crate::recall::gate::normalise_question;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
 
 /// The store file that holds the learned phrasings.
 pub const FILE: &str = "learned.json";
@@ -36,13 +35,6 @@ pub struct LearnedWords {
     /// Chart ids in the order they last learned, oldest first (which go first past
     /// [`MAX_CHARTS`]).
     pub order: Vec<String>,
-}
-
-impl Store {
-    /// `.capn/learned.json`.
-    pub fn learned_path(&self) -> PathBuf {
-        self.dir.join(FILE)
-    }
 }
 
 impl LearnedWords {

@@ -18,19 +18,23 @@ mod listing;
 pub use listing::entry_names;
 pub mod lock;
 pub mod map;
+pub mod offer;
 pub mod ops;
 mod owner;
 pub mod paths;
 pub mod phrasing;
 pub mod provenance;
 pub mod retention;
+pub mod source;
 mod stale;
 pub mod withheld;
 pub mod worktree;
 mod writer;
 
-use stale::note_unchecked;
-pub use stale::{changed_files, entry_is_fresh, entry_is_stale, stale_positions};
+pub use stale::{
+    changed_files, entry_is_fresh, entry_is_fresh_within, entry_is_stale, freshness,
+    stale_positions, Freshness,
+};
 pub use writer::Writer;
 
 use anyhow::Result;
@@ -194,6 +198,11 @@ impl Store {
     /// for the retention rule, [`retention`]).
     pub fn stale_since_path(&self) -> PathBuf {
         self.local.join("stale.json")
+    }
+
+    /// `.capn/learned.json` (the phrasings learned from use, [`learned`]).
+    pub fn learned_path(&self) -> PathBuf {
+        self.dir.join(learned::FILE)
     }
 
     /// `.capn/lock`.

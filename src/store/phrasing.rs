@@ -18,9 +18,10 @@
 
 use super::entry::Entry;
 use super::index::read_entry;
+use super::source::SnapshotSource;
 use super::Writer;
 use crate::error::Refused;
-use crate::recall::{decide, gate::DocText, Ask};
+use crate::recall::{decide, Ask, Source};
 use anyhow::Result;
 use std::collections::BTreeMap;
 
@@ -68,13 +69,10 @@ impl Writer {
     /// The charts backed by exactly `files` (as just hashed), read from their files, in index
     /// order: what `chart` names when it writes a question of its own on them.
     pub fn charts_on(&self, files: &BTreeMap<String, String>) -> Vec<Entry> {
+        let source = SnapshotSource::new(&self.store, &self.snap);
         self.same_files(files)
             .into_iter()
-            .filter_map(|doc| {
-                let id = self.snap.ids.get(doc)?;
-                let e = read_entry(&self.store.entry_path(id), &format!("{id}.md")).ok()?;
-                self.snap.agrees_with(doc, &e).then_some(e)
-            })
+            .filter_map(|doc| source.entry(doc))
             .collect()
     }
 
@@ -89,30 +87,17 @@ impl Writer {
         if same.is_empty() {
             return None;
         }
-        let read = |doc: usize| {
-            let id = self.snap.ids.get(doc)?;
-            let e = read_entry(&self.store.entry_path(id), &format!("{id}.md")).ok()?;
-            self.snap.agrees_with(doc, &e).then_some(e)
-        };
-        let text = |doc: usize| {
-            read(doc).map(|e| DocText {
-                files: e.files.keys().cloned().collect(),
-                question: e.asked().into_owned(),
-                details: e.details,
-            })
-        };
+        // No retry on a disagreeing entry file: such a chart is simply left out.
+        let source = SnapshotSource::new(&self.store, &self.snap).without_files();
+        let text = |doc: usize| source.text(doc);
         let model = crate::embed::model()?;
         let thresholds = model.thresholds();
         // Asked of the whole store, as `ask` would be: it must answer with that chart.
-        let allowed = |_: usize| true;
         let ask = Ask {
             query: question,
             limit: self.snap.len(),
             thresholds: &thresholds,
-            allowed: &allowed,
-            text: &text,
-            code: &crate::recall::no_code,
-            files_hold: &crate::recall::no_files,
+            source: &source,
         };
         let qv = self
             .snap
@@ -140,7 +125,7 @@ impl Writer {
             .iter()
             .map(|h| h.doc)
             .find(|&doc| same.binary_search(&doc).is_ok() && same_codes(doc))?;
-        read(best)
+        source.entry(best)
     }
 
     /// The chart `id` as its file says, when every backing file hashes as charted now: what
@@ -169,10 +154,7 @@ impl Writer {
             .map_err(|err| Refused(format!("--like {id}: {err}; nothing was written")))?;
         let root = self.store.root.clone();
         let mut budget = u64::MAX;
-        let current = e
-            .files
-            .iter()
-            .all(|(p, h)| self.cache.is_current_within(&root, p, h, &mut budget));
+        let current = super::entry_is_fresh_within(&root, &e, &mut self.cache, &mut budget);
         if !current {
             let changed = super::changed_files(&root, &e, &mut self.cache);
             let what = if changed.is_empty() {

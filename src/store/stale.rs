@@ -1,5 +1,11 @@
 //! Which charts must not answer now: an entry whose backing files changed, vanished or were
 //! replaced is stale (hidden and kept); one whose files could not be checked is hidden too.
+//!
+//! The one owner of an entry's freshness (do its files still hash as charted?): the whole
+//! snapshot at once ([`stale_positions`]), one entry in full ([`freshness`]: `ask`), strictly
+//! ([`entry_is_fresh`], [`entry_is_fresh_within`] for the hooks' offers), or leniently, for
+//! deleting ([`entry_is_stale`], [`changed_files`]). The per-file judgement is the stat cache's
+//! ([`super::fresh`]).
 
 use super::entry::Entry;
 use super::fresh::{self, StatCache};
@@ -32,7 +38,7 @@ pub fn stale_positions(root: &Path, snap: &Snapshot, cache: &mut StatCache) -> V
 }
 
 /// Says once per process and file that `key` could not be checked, so its charts are hidden.
-pub(super) fn note_unchecked(key: &str, kind: std::io::ErrorKind) {
+fn note_unchecked(key: &str, kind: std::io::ErrorKind) {
     static NOTED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
     let Ok(mut noted) = NOTED.lock() else { return };
     if noted.iter().any(|k| k == key) {
@@ -64,6 +70,54 @@ pub fn entry_is_stale(root: &Path, e: &Entry, cache: &mut StatCache) -> bool {
 /// when one changed or could not be checked.
 pub fn entry_is_fresh(root: &Path, e: &Entry, cache: &mut StatCache) -> bool {
     e.files.iter().all(|(p, h)| cache.is_current(root, p, h))
+}
+
+/// [`entry_is_fresh`], hashing at most `budget` bytes of files the stat cache cannot vouch for
+/// (taken off it; [`StatCache::is_current_within`]): past it the entry counts as not fresh.
+pub fn entry_is_fresh_within(
+    root: &Path,
+    e: &Entry,
+    cache: &mut StatCache,
+    budget: &mut u64,
+) -> bool {
+    e.files
+        .iter()
+        .all(|(p, h)| cache.is_current_within(root, p, h, budget))
+}
+
+/// How the backing files of one entry stand now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Freshness {
+    /// Every file hashes as charted.
+    Fresh,
+    /// These files changed, vanished or were replaced (keys, in the entry's order).
+    Stale(Vec<String>),
+    /// None changed, but one could not be checked (hidden, kept).
+    Unchecked,
+}
+
+/// How the backing files of `e` stand now, each judged against its recorded hash (line ends
+/// aside); a file that cannot be checked is noted on stderr once per process.
+pub fn freshness(root: &Path, e: &Entry, cache: &mut StatCache) -> Freshness {
+    let keys: Vec<&str> = e.files.keys().map(String::as_str).collect();
+    let states = cache.states(root, &keys);
+    let mut changed = Vec::new();
+    let mut unchecked = false;
+    for ((key, want), state) in e.files.iter().zip(states) {
+        match cache.judge(root, key, state, crate::hex::decode32(want).as_ref()) {
+            fresh::Judged::Fresh => {}
+            fresh::Judged::Unchecked(kind) => {
+                note_unchecked(key, kind);
+                unchecked = true;
+            }
+            fresh::Judged::Changed => changed.push(key.clone()),
+        }
+    }
+    match (changed.is_empty(), unchecked) {
+        (false, _) => Freshness::Stale(changed),
+        (true, true) => Freshness::Unchecked,
+        (true, false) => Freshness::Fresh,
+    }
 }
 
 /// The backing files of `e` that have definitely changed ([`StatCache::is_changed`]), in the
