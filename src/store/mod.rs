@@ -14,6 +14,7 @@ pub mod entry;
 pub mod fresh;
 pub mod index;
 pub mod learned;
+pub mod list;
 mod listing;
 pub use listing::entry_names;
 pub mod lock;
