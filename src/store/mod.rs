@@ -24,6 +24,7 @@ mod owner;
 pub mod paths;
 pub mod phrasing;
 pub mod provenance;
+pub mod prune;
 pub mod retention;
 mod stale;
 pub mod withheld;
