@@ -8,7 +8,9 @@
 //! let `capn ask x && rm -rf y` through (Claude Code permissions reference, "Permission rule
 //! syntax"). Exactly two rules, nothing broader than capn's own two subcommands: the skill
 //! pre-approves its `capn state` calls itself (`allowed-tools`), and deletions (`unchart`,
-//! `bust`, `prune`) keep their prompt.
+//! `bust`, `prune`) keep their prompt. Claude Code checks `permissions.deny`, then `ask`, then
+//! `allow`, the first match deciding: a rule that a deny or ask rule of the user's covers would
+//! do nothing, so it is not added, and the user's rule is named ([`blocking`]), never edited.
 //!
 //! Codex: a rules file (`~/.codex/rules/capn.rules`, Codex rules reference: `prefix_rule`,
 //! experimental) with one `prefix_rule` allowing `capn ask` and `capn chart`. Codex reads rules
