@@ -4,7 +4,8 @@
 //! Layout (format.md, "Per-user state dir"), all under [`state_dir`]:
 //!
 //! ```text
-//! sessions/<id>/state.md               the /compact-prep state (written by `capn state save`)
+//! sessions/<id>/state.md               the /compact-prep state (written by `capn state save`,
+//!                                      [`state_file`])
 //! sessions/<id>/compacted.json         marker: a compaction happened, recovery not yet delivered
 //! sessions/<id>/context-warn.json      marker: context use crossed the threshold, not yet delivered
 //! sessions/<id>/context-warned.json    record: warned since the last compaction (keeps the warning
@@ -35,8 +36,10 @@
 //! matches `^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$` (format.md): no separators, no `..`, no absolute
 //! paths, so nothing is ever written outside the state dir.
 
+pub mod headings;
 pub mod learning;
 pub mod shown;
+pub mod state_file;
 
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
@@ -265,6 +268,14 @@ impl SessionDir {
     /// The `/compact-prep` state file, `<dir>/state.md`.
     pub fn state_file(&self) -> PathBuf {
         self.file(STATE_FILE)
+    }
+
+    /// The session whose state this one continues, when it took over another's compaction
+    /// marker (its `handoff.json` names `from_session`; see `hook::handoff`).
+    pub fn continued_from(&self) -> Option<SessionDir> {
+        let m = self.read_marker(HANDOFF)?;
+        let id = SessionId::parse(m.from_session.as_deref()?)?;
+        Some(SessionDir::new(self.path.parent()?.parent()?, &id))
     }
 
     /// Creates the session dir (and its parents). The state dir itself may be reached through

@@ -18,16 +18,6 @@ pub fn no_store(root: &std::path::Path) -> String {
     )
 }
 
-/// The command that deletes stale charts, as messages name it: `capn prune`, or in a shared
-/// store (where `prune` only lists them) `capn prune --yes`.
-pub fn deleting_command(shared: bool) -> &'static str {
-    if shared {
-        "capn prune --yes"
-    } else {
-        "capn prune"
-    }
-}
-
 /// What an install or uninstall changed, as printed: the line `header` (`capn init in <dir>:`,
 /// say) with each of `done` under it, indented two spaces; or, when `done` is empty, the one
 /// line `unchanged` (which says that nothing changed). Every line ends in `\n`.

@@ -1,23 +1,18 @@
-//! `capn prune [--expired] [--yes]`: delete stale charted answers (capn never does on its own:
-//! a stale chart is hidden and answers again once its files hash as charted).
+//! `capn prune [--expired] [--yes]`: delete stale charted answers ([`crate::store::prune`]
+//! decides what to delete or only list, and does it); this file prints what it says, or that
+//! there is no project here.
 
 use crate::cli::PruneArgs;
+use crate::store::prune::{prune, PruneRequest};
 use crate::store::Store;
 use anyhow::Result;
 use std::process::ExitCode;
 
-/// Runs `capn prune`. Prints `pruned N stale entries` (`pruned 1 stale entry`) and then one
-/// line per deleted chart, `  "<question>" (<files>)`, or nothing when none was deleted.
+/// Runs `capn prune` in the store of the current folder and prints what [`prune`] says
+/// (nothing when no chart was stale). Without a store there is nothing to prune (exit 0);
+/// outside any project stderr says so.
 ///
-/// - In a shared store (`capn init --shared`) without `--yes`, nothing is deleted: it prints
-///   `N stale entries (kept: ...)` and the same lines, and says how to delete them.
-/// - A chart current in another checkout of the repository is kept, and counted: `kept N stale
-///   charts that are current in another checkout, branch or stash of this repository:` and one line
-///   per kept chart.
-/// - `--expired` applies the retention rule only ([`crate::store::retention`]): `pruned N
-///   entries stale for over D days`; in a shared store nothing, and a line that says so.
-///
-/// Outside any project it says so on stderr (exit 0: there was nothing to prune).
+/// Errors: [`prune`]'s.
 pub fn run(args: &PruneArgs) -> Result<ExitCode> {
     let store = Store::from_env()?;
     if !store.exists() {
@@ -26,122 +21,10 @@ pub fn run(args: &PruneArgs) -> Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let mut config = store.config();
-    if config.shared_unknown && !args.expired {
-        refuse_unknown_mode(&store)?;
-    }
-    // What git tracks decides too: committed charts are the team's, whatever the config says.
-    config.shared = store.is_shared() || tracks_charts(&store);
-    let mut w = store.open_writer()?;
-    let mut out = String::new();
-    if args.expired {
-        let now_s = crate::clock::now_ns() / 1_000_000_000;
-        // Nothing expires in a shared store (0: never), and nothing while capn cannot tell.
-        let days = if config.shared || config.shared_unknown {
-            0
-        } else {
-            config.stale_days
-        };
-        let expired = w.prune_expired(days, now_s)?;
-        w.finish_or_warn();
-        if config.shared {
-            out.push_str(
-                "retention is off in a shared store (a teammate's branch may hold the files); capn prune lists the stale charts, capn prune --yes deletes them\n",
-            );
-        }
-        let n = expired.deleted.len();
-        if n > 0 {
-            let noun = if n == 1 { "entry" } else { "entries" };
-            out.push_str(&format!(
-                "pruned {n} {noun} stale for over {} days\n",
-                config.stale_days
-            ));
-            out.push_str(&named(&expired.deleted));
-        }
-    } else if config.shared && !args.yes {
-        let stale = w.stale_entries()?;
-        w.finish_or_warn();
-        let n = stale.len();
-        if n > 0 {
-            let noun = if n == 1 { "entry" } else { "entries" };
-            out.push_str(&format!(
-                "{n} stale {noun} (kept: this store is shared, and a teammate's branch may hold the files they were charted on; capn prune --yes deletes them):\n"
-            ));
-            out.push_str(&named(&stale));
-        }
-    } else {
-        let pruned = w.prune()?;
-        w.finish_or_warn();
-        let n = pruned.deleted.len();
-        if n > 0 {
-            let noun = if n == 1 { "entry" } else { "entries" };
-            out.push_str(&format!("pruned {n} stale {noun}\n"));
-            out.push_str(&named(&pruned.deleted));
-        }
-        if !pruned.kept.is_empty() {
-            let (noun, is) = if pruned.kept.len() == 1 {
-                ("chart", "is")
-            } else {
-                ("charts", "are")
-            };
-            out.push_str(&format!(
-                "kept {} stale {noun} that {is} current in another checkout, branch or stash of this repository:\n",
-                pruned.kept.len()
-            ));
-            out.push_str(&named(&pruned.kept));
-        }
-    }
-    crate::present::print(&out)?;
+    let req = PruneRequest {
+        expired: args.expired,
+        yes: args.yes,
+    };
+    crate::present::print(&prune(&store, req)?)?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// Refuses a prune that could delete charts of a store whose mode capn cannot read from its
-/// config (see [`crate::config::Config::shared_unknown`]).
-///
-/// Errors: always, naming the config file and what to do.
-fn refuse_unknown_mode(store: &Store) -> Result<()> {
-    anyhow::bail!(
-        "could not tell whether this store is shared: {} does not say \"shared\": true or \
-         false (a merge conflict in it? \"true\" in quotes?); prune deletes nothing until it \
-         does (fix the file, or run capn init --shared or capn init --local after fixing it)",
-        store.config_path().display()
-    )
-}
-
-/// True when git tracks a chart of the store (`git ls-files` of `.capn/entries`): it is
-/// committed, so the store is shared whatever `.capn/config.json` says. False without git.
-fn tracks_charts(store: &Store) -> bool {
-    let Some(rel) = store
-        .entries_dir()
-        .strip_prefix(&store.root)
-        .ok()
-        .map(|p| p.to_owned())
-    else {
-        return false;
-    };
-    let Some(rel) = rel.to_str() else {
-        return false;
-    };
-    crate::process::git_output(&store.root, &["ls-files", "-z", "--", rel])
-        .is_some_and(|out| !out.is_empty())
-}
-
-/// One line per chart, `  "<question>" (<files>)` (`  <id> (...)` for a chart that holds what
-/// looks like a secret, which is never shown: `crate::store::withheld`).
-fn named(entries: &[crate::store::entry::Entry]) -> String {
-    entries
-        .iter()
-        .map(|e| {
-            if crate::store::withheld::holds_secret(e) {
-                return format!(
-                    "  {} (not shown: it holds what looks like a secret)\n",
-                    e.id
-                );
-            }
-            format!(
-                "  {}\n",
-                crate::present::named_chart(&e.question, e.files.keys())
-            )
-        })
-        .collect()
 }

@@ -30,7 +30,7 @@
 //! `capn state show` uses to find A's state while B has none of its own.
 
 use super::{Ctx, HookEvent};
-use crate::session::{self, Marker, SessionDir, SessionId};
+use crate::session::{self, Marker, SessionDir};
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
@@ -149,12 +149,4 @@ fn marker_project(m: &Marker) -> Option<String> {
             .display()
             .to_string(),
     )
-}
-
-/// The session whose state `s` continues, when `s` took over another's marker
-/// (`handoff.json`).
-pub fn continued_from(s: &SessionDir) -> Option<SessionDir> {
-    let m = s.read_marker(session::HANDOFF)?;
-    let id = SessionId::parse(m.from_session.as_deref()?)?;
-    Some(SessionDir::new(s.path.parent()?.parent()?, &id))
 }

@@ -99,10 +99,10 @@ pub struct Saved<'a> {
 }
 
 /// The session dir whose state file counts for `s`: its own when it has one, else the one it
-/// continues after a compaction under a new id ([`super::handoff::continued_from`]).
+/// continues after a compaction under a new id ([`SessionDir::continued_from`]).
 pub fn state_owner(s: &SessionDir) -> SessionDir {
     if !s.state_file().exists() {
-        if let Some(from) = super::handoff::continued_from(s) {
+        if let Some(from) = s.continued_from() {
             if from.state_file().exists() {
                 return from;
             }

@@ -8,7 +8,9 @@
 //! let `capn ask x && rm -rf y` through (Claude Code permissions reference, "Permission rule
 //! syntax"). Exactly two rules, nothing broader than capn's own two subcommands: the skill
 //! pre-approves its `capn state` calls itself (`allowed-tools`), and deletions (`unchart`,
-//! `bust`, `prune`) keep their prompt.
+//! `bust`, `prune`) keep their prompt. Claude Code checks `permissions.deny`, then `ask`, then
+//! `allow`, the first match deciding: a rule that a deny or ask rule of the user's covers would
+//! do nothing, so it is not added, and the user's rule is named ([`blocking`]), never edited.
 //!
 //! Codex: a rules file (`~/.codex/rules/capn.rules`, Codex rules reference: `prefix_rule`,
 //! experimental) with one `prefix_rule` allowing `capn ask` and `capn chart`. Codex reads rules
@@ -56,24 +58,170 @@ pub fn has_allow_key(json: &Map<String, Value>) -> bool {
         .is_some()
 }
 
-/// Adds to `file` each rule of [`CLAUDE_ALLOW`] that neither it nor any of `elsewhere` (the
-/// other settings files Claude Code merges for the same sessions) holds. Returns the rules
-/// added. A `permissions` or `permissions.allow` of another type is left alone (nothing added).
-/// Whether this created `permissions.allow`: [`has_allow_key`] before and after.
-pub fn add(file: &mut SettingsFile, elsewhere: &[&Map<String, Value>]) -> Vec<&'static str> {
-    let mut added = Vec::new();
+/// A rule of the user's that keeps one of [`CLAUDE_ALLOW`] from taking effect: Claude Code
+/// checks `permissions.deny`, then `ask`, then `allow`, and the first list with a matching rule
+/// decides, however specific the allow rule is (Claude Code permissions reference).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Blocked {
+    /// capn's rule, one of [`CLAUDE_ALLOW`].
+    pub rule: &'static str,
+    /// `"deny"` or `"ask"`: the list that holds the user's rule.
+    pub list: &'static str,
+    /// The user's rule, as written.
+    pub by: String,
+    /// The settings file that holds it, as messages name it (`.claude/settings.local.json`,
+    /// `~/.claude/settings.json`).
+    pub file: &'static str,
+}
+
+impl Blocked {
+    /// What `init` says instead of adding the rule: which rule of the user's, in which list of
+    /// which file, and that it is left as it is.
+    pub fn report(&self) -> String {
+        let (effect, then) = match self.list {
+            "deny" => ("denies", "the agent cannot run"),
+            _ => ("asks before", "Claude Code asks before each"),
+        };
+        let cmd = self.command();
+        format!(
+            "did not allow {}: {} in permissions.{} of {} {effect} {cmd}, and Claude Code checks {} before allow (your rule is left as it is: {then} {cmd} while it is there)",
+            self.rule,
+            crate::present::quote(&self.by, crate::present::MAX_QUESTION_CHARS),
+            self.list,
+            self.file,
+            self.list,
+        )
+    }
+
+    /// The command capn's rule allows (`capn chart` for `Bash(capn chart:*)`).
+    fn command(&self) -> &'static str {
+        prefix_of(self.rule)
+    }
+}
+
+/// The command prefix of a rule of [`CLAUDE_ALLOW`]: `capn chart` for `Bash(capn chart:*)`.
+fn prefix_of(rule: &'static str) -> &'static str {
+    rule.strip_prefix("Bash(")
+        .and_then(|r| r.strip_suffix(":*)"))
+        .unwrap_or(rule)
+}
+
+/// The first rule of `files` (each a settings file's label and JSON, in the order given) that
+/// keeps capn's rule `rule` (one of [`CLAUDE_ALLOW`]) from taking effect: a `permissions.deny`
+/// rule that [`covers`] it in any of them, else a `permissions.ask` one. Entries that are not
+/// strings are skipped.
+pub fn blocking(
+    rule: &'static str,
+    files: &[(&'static str, &Map<String, Value>)],
+) -> Option<Blocked> {
+    let prefix = prefix_of(rule);
+    for list in ["deny", "ask"] {
+        for (file, json) in files {
+            let rules = json
+                .get("permissions")
+                .and_then(|p| p.get(list))
+                .and_then(Value::as_array);
+            let by = rules
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .find(|r| covers(r, prefix));
+            if let Some(by) = by {
+                return Some(Blocked {
+                    rule,
+                    list,
+                    by: by.to_string(),
+                    file,
+                });
+            }
+        }
+    }
+    None
+}
+
+/// True when the Claude Code permission rule `rule` matches every Bash command `<prefix> <args>`
+/// (whatever the arguments): `Bash` and `Bash(*)`; a prefix rule `Bash(<p>:*)` whose `<p>` is
+/// `prefix` or the start of it up to a space (`Bash(capn:*)`); a wildcard rule `Bash(<glob>)`
+/// ending in `*` whose part before that matches the start of `<prefix> ` (`Bash(capn *)`,
+/// `Bash(capn chart*)`). A rule without a wildcard matches one command only, and one with
+/// other text after its last `*` only some: neither counts.
+pub fn covers(rule: &str, prefix: &str) -> bool {
+    let rule = rule.trim();
+    if rule == "Bash" {
+        return true;
+    }
+    let Some(inner) = rule.strip_prefix("Bash(").and_then(|r| r.strip_suffix(')')) else {
+        return false;
+    };
+    let with_space = format!("{prefix} ");
+    if let Some(p) = inner.strip_suffix(":*") {
+        return with_space.starts_with(&format!("{} ", p.trim_end()));
+    }
+    match inner.strip_suffix('*') {
+        Some(head) => glob_matches_a_start(head.trim_end_matches('*'), &with_space),
+        None => false,
+    }
+}
+
+/// True when the glob `glob` (`*` matches any run of characters, spaces too) matches some start
+/// of `text` (the whole of it counts too).
+fn glob_matches_a_start(glob: &str, text: &str) -> bool {
+    match glob.split_once('*') {
+        None => text.starts_with(glob),
+        Some((lit, rest)) => {
+            let Some(after) = text.strip_prefix(lit) else {
+                return false;
+            };
+            after
+                .char_indices()
+                .map(|(i, _)| i)
+                .chain([after.len()])
+                .any(|i| glob_matches_a_start(rest, &after[i..]))
+        }
+    }
+}
+
+/// What [`add`] did.
+#[derive(Debug, Default)]
+pub struct Added {
+    /// The rules added.
+    pub added: Vec<&'static str>,
+    /// The rules not added because a deny or ask rule of the user's would keep them from taking
+    /// effect.
+    pub blocked: Vec<Blocked>,
+}
+
+/// Adds to `file` (named `label` in messages) each rule of [`CLAUDE_ALLOW`] that neither it nor
+/// any of `elsewhere` (the other settings files Claude Code merges for the same sessions, each
+/// with its label) holds, unless a `permissions.deny` or `permissions.ask` rule in any of them
+/// covers it ([`blocking`]; deny first): that rule is the user's and stays, and capn's allow
+/// would have no effect. A `permissions` or `permissions.allow` of another type is left alone
+/// (nothing added). Whether this created `permissions.allow`: [`has_allow_key`] before and
+/// after.
+pub fn add(
+    file: &mut SettingsFile,
+    label: &'static str,
+    elsewhere: &[(&'static str, &Map<String, Value>)],
+) -> Added {
+    let mut out = Added::default();
     for rule in CLAUDE_ALLOW {
         let held = present(&file.json).contains(&rule)
-            || elsewhere.iter().any(|j| present(j).contains(&rule));
+            || elsewhere.iter().any(|(_, j)| present(j).contains(&rule));
         if held {
+            continue;
+        }
+        let mut all = vec![(label, &file.json)];
+        all.extend_from_slice(elsewhere);
+        if let Some(b) = blocking(rule, &all) {
+            out.blocked.push(b);
             continue;
         }
         file.append_to_top_array("permissions", "allow", &rule.into());
         if present(&file.json).contains(&rule) {
-            added.push(rule);
+            out.added.push(rule);
         }
     }
-    added
+    out
 }
 
 /// Removes every rule of [`CLAUDE_ALLOW`] from `file` (and, with `prune`, `permissions.allow`
@@ -114,7 +262,7 @@ mod tests {
     fn adds_only_what_is_missing_and_removes_exactly_that() {
         let before = "{\n  \"permissions\": {\n    \"allow\": [\"Bash(npm test:*)\", \"Bash(capn ask:*)\"]\n  }\n}\n";
         let mut f = file(before);
-        assert_eq!(add(&mut f, &[]), vec!["Bash(capn chart:*)"]);
+        assert_eq!(add(&mut f, "s.json", &[]).added, vec!["Bash(capn chart:*)"]);
         assert_eq!(present(&f.json), CLAUDE_ALLOW.to_vec());
         assert_eq!(remove(&mut f, true), CLAUDE_ALLOW.to_vec());
         let allow = &f.json["permissions"]["allow"];
@@ -124,20 +272,78 @@ mod tests {
     #[test]
     fn creates_and_drops_the_permissions_object() {
         let mut f = file("{\n  \"model\": \"x\"\n}\n");
-        assert_eq!(add(&mut f, &[]), CLAUDE_ALLOW.to_vec());
+        assert_eq!(add(&mut f, "s.json", &[]).added, CLAUDE_ALLOW.to_vec());
         assert_eq!(remove(&mut f, true), CLAUDE_ALLOW.to_vec());
         assert!(f.json.get("permissions").is_none(), "{:?}", f.json);
         // An `allow` that was there stays, empty, without `prune`.
         let mut kept = file("{\n  \"permissions\": {\n    \"allow\": []\n  }\n}\n");
-        add(&mut kept, &[]);
+        add(&mut kept, "s.json", &[]);
         remove(&mut kept, false);
         assert_eq!(kept.bytes(), kept.original_bytes().unwrap());
         // Held in another file that counts: nothing added.
         let other = file(&serde_json::json!({"permissions": {"allow": CLAUDE_ALLOW}}).to_string());
-        assert!(add(&mut f, &[&other.json]).is_empty());
+        assert!(add(&mut f, "s.json", &[("o.json", &other.json)])
+            .added
+            .is_empty());
         // Another shape is left alone.
         let mut odd = file("{\"permissions\": {\"allow\": \"Bash\"}}");
-        assert!(add(&mut odd, &[]).is_empty());
+        assert!(add(&mut odd, "s.json", &[]).added.is_empty());
         assert!(!odd.changed());
+    }
+
+    #[test]
+    fn deny_and_ask_rules_that_cover_every_call_are_found() {
+        for rule in [
+            "Bash",
+            "Bash(*)",
+            "Bash(capn:*)",
+            "Bash(capn chart:*)",
+            "Bash(capn *)",
+            "Bash(capn chart *)",
+            "Bash(capn*)",
+            "Bash(capn ch*)",
+            "Bash(* chart *)",
+        ] {
+            assert!(covers(rule, "capn chart"), "{rule}");
+        }
+        for rule in [
+            "Bash(capn chart)",
+            "Bash(capn ask:*)",
+            "Bash(capn chartx:*)",
+            "Bash(cap:*)",
+            "Bash(capn chart * --like *x)",
+            "Bash(capn chart --like *)",
+            "Read(capn chart:*)",
+            "Bash(git *)",
+            "Bashful",
+        ] {
+            assert!(!covers(rule, "capn chart"), "{rule}");
+        }
+    }
+
+    #[test]
+    fn a_covered_rule_is_not_added_and_the_users_rule_is_named_deny_first() {
+        let mut f = file("{\"permissions\": {\"ask\": [\"Bash(capn ask:*)\"]}}");
+        let local = file("{\"permissions\": {\"deny\": [7, \"Bash(capn:*)\"]}}");
+        let out = add(&mut f, "s.json", &[("l.json", &local.json)]);
+        assert!(out.added.is_empty());
+        assert!(!f.changed());
+        let deny = |rule| Blocked {
+            rule,
+            list: "deny",
+            by: "Bash(capn:*)".into(),
+            file: "l.json",
+        };
+        assert_eq!(
+            out.blocked,
+            [deny("Bash(capn ask:*)"), deny("Bash(capn chart:*)")]
+        );
+        // Only an ask rule: it is named; the other rule is added.
+        let out = add(&mut f, "s.json", &[]);
+        assert_eq!(out.added, ["Bash(capn chart:*)"]);
+        assert_eq!(
+            out.blocked[0].report(),
+            "did not allow Bash(capn ask:*): \"Bash(capn ask:*)\" in permissions.ask of s.json asks before capn ask, and Claude Code checks ask before allow (your rule is left as it is: Claude Code asks before each capn ask while it is there)"
+        );
     }
 }

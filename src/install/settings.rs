@@ -156,7 +156,8 @@ pub fn merge_statusline(
 
 /// Adds the allow rules for `capn ask` and `capn chart` ([`super::allow`]) to
 /// `.claude/settings.json` (in memory) unless the local or user settings hold them, and records
-/// them.
+/// them. One that a deny or ask rule in any of the three files covers is not added: the report
+/// names that rule and its file instead (Claude Code checks deny and ask before allow).
 pub fn merge_allow(
     claude: &mut SettingsFile,
     claude_local: &SettingsFile,
@@ -164,10 +165,14 @@ pub fn merge_allow(
     rec: &mut InstallRecord,
     done: &mut Vec<String>,
 ) {
-    let mut elsewhere = vec![&claude_local.json];
-    elsewhere.extend(user.of(Host::Claude).map(|u| &u.json));
+    let mut elsewhere = vec![(CLAUDE_LOCAL_SETTINGS, &claude_local.json)];
+    elsewhere.extend(
+        user.of(Host::Claude)
+            .map(|u| (crate::hosts::CLAUDE.user_label, &u.json)),
+    );
     let had = super::allow::has_allow_key(&claude.json);
-    let added = super::allow::add(claude, &elsewhere);
+    let outcome = super::allow::add(claude, CLAUDE_SETTINGS, &elsewhere);
+    let added = outcome.added;
     if !had && !added.is_empty() && !rec.allow_made.iter().any(|f| f == CLAUDE_SETTINGS) {
         rec.allow_made.push(CLAUDE_SETTINGS.to_string());
     }
@@ -177,6 +182,7 @@ pub fn merge_allow(
             "allowed {rule} in {CLAUDE_SETTINGS} (permissions.allow: no prompt when the agent runs it)"
         ));
     }
+    done.extend(outcome.blocked.iter().map(super::allow::Blocked::report));
 }
 
 /// Creates a file capn owns whole per `plan`, recorded first (so `uninstall` deletes it);

@@ -227,14 +227,15 @@ pub fn plan_init(home: &Path) -> Result<UserPlan> {
         )),
     }
     let allow_made = !allow::has_allow_key(&claude.json);
-    let added = allow::add(&mut claude, &[]);
-    let allow_made = allow_made && !added.is_empty();
-    let allow_added = added.clone();
-    for rule in added {
+    let outcome = allow::add(&mut claude, crate::hosts::CLAUDE.user_label, &[]);
+    let allow_made = allow_made && !outcome.added.is_empty();
+    let allow_added = outcome.added.clone();
+    for rule in outcome.added {
         done.push(format!(
             "allowed {rule} in ~/{CLAUDE_USER} (permissions.allow)"
         ));
     }
+    done.extend(outcome.blocked.iter().map(allow::Blocked::report));
     let report = super::merge_counting(
         &user_table(crate::hosts::CODEX_TABLE)?,
         &mut codex,

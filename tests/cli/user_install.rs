@@ -316,3 +316,78 @@ fn project_init_adds_exactly_the_two_allow_rules_and_uninstall_removes_them() {
         doctor.stdout
     );
 }
+
+/// The lines of an init report about capn's allow rules.
+fn allow_lines(stdout: &str) -> Vec<&str> {
+    stdout
+        .lines()
+        .filter(|l| l.contains("allow Bash(capn") || l.contains("allowed Bash(capn"))
+        .collect()
+}
+
+#[test]
+fn init_does_not_add_an_allow_rule_that_a_users_deny_or_ask_rule_covers_and_names_that_rule() {
+    let env = Env::git();
+    // Claude Code checks deny, then ask, then allow: with these, an allow of capn's would do
+    // nothing, and the report would say capn allowed what stays denied.
+    let local = "{\n  \"permissions\": {\"deny\": [\"Bash(capn chart:*)\"]}\n}\n";
+    let user =
+        "{\n  \"permissions\": {\"ask\": [\"Bash(capn:*)\"], \"deny\": [\"Bash(rm:*)\"]}\n}\n";
+    env.write(".claude/settings.local.json", local);
+    std::fs::create_dir_all(env.home.join(".claude")).unwrap();
+    std::fs::write(env.home.join(".claude/settings.json"), user).unwrap();
+    let expected = [
+        "  did not allow Bash(capn ask:*): \"Bash(capn:*)\" in permissions.ask of ~/.claude/settings.json asks before capn ask, and Claude Code checks ask before allow (your rule is left as it is: Claude Code asks before each capn ask while it is there)",
+        "  did not allow Bash(capn chart:*): \"Bash(capn chart:*)\" in permissions.deny of .claude/settings.local.json denies capn chart, and Claude Code checks deny before allow (your rule is left as it is: the agent cannot run capn chart while it is there)",
+    ];
+    for _ in 0..2 {
+        let run = env.run(&["init"]).ok();
+        assert_eq!(allow_lines(&run.stdout), expected, "{}", run.stdout);
+        let v = read_json(&env.root.join(".claude/settings.json"));
+        assert!(v.get("permissions").is_none(), "{v}");
+        assert_eq!(env.read(".claude/settings.local.json"), local);
+        let home = std::fs::read_to_string(env.home.join(".claude/settings.json")).unwrap();
+        assert_eq!(home, user);
+    }
+    env.run(&["uninstall"]).ok();
+    assert_eq!(env.read(".claude/settings.local.json"), local);
+
+    // A rule that covers one command only: the other is allowed as before.
+    env.write(
+        ".claude/settings.local.json",
+        "{\"permissions\": {\"deny\": [\"Bash(capn chart *)\", \"Bash(capn ask)\"]}}",
+    );
+    std::fs::remove_file(env.home.join(".claude/settings.json")).unwrap();
+    let run = env.run(&["init"]).ok();
+    assert_eq!(
+        allow_lines(&run.stdout),
+        [
+            "  allowed Bash(capn ask:*) in .claude/settings.json (permissions.allow: no prompt when the agent runs it)",
+            "  did not allow Bash(capn chart:*): \"Bash(capn chart *)\" in permissions.deny of .claude/settings.local.json denies capn chart, and Claude Code checks deny before allow (your rule is left as it is: the agent cannot run capn chart while it is there)",
+        ],
+        "{}",
+        run.stdout
+    );
+    let v = read_json(&env.root.join(".claude/settings.json"));
+    assert_eq!(v["permissions"], json!({"allow": ["Bash(capn ask:*)"]}));
+}
+
+#[test]
+fn init_user_does_not_add_an_allow_rule_its_own_file_denies() {
+    let env = Env::new();
+    let user = "{\"permissions\": {\"deny\": [\"Bash\"]}}";
+    std::fs::create_dir_all(env.home.join(".claude")).unwrap();
+    std::fs::write(env.home.join(".claude/settings.json"), user).unwrap();
+    let run = env.run(&["init", "--user"]).ok();
+    assert_eq!(
+        allow_lines(&run.stdout),
+        [
+            "  did not allow Bash(capn ask:*): \"Bash\" in permissions.deny of ~/.claude/settings.json denies capn ask, and Claude Code checks deny before allow (your rule is left as it is: the agent cannot run capn ask while it is there)",
+            "  did not allow Bash(capn chart:*): \"Bash\" in permissions.deny of ~/.claude/settings.json denies capn chart, and Claude Code checks deny before allow (your rule is left as it is: the agent cannot run capn chart while it is there)",
+        ],
+        "{}",
+        run.stdout
+    );
+    let v = read_json(&env.home.join(".claude/settings.json"));
+    assert_eq!(v["permissions"], json!({"deny": ["Bash"]}));
+}
