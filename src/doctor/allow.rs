@@ -4,7 +4,7 @@
 
 use super::{Check, Loaded};
 use crate::hosts::HostSpec;
-use crate::install::allow::{present, CLAUDE_ALLOW};
+use crate::install::allow::{blocking, present, Blocked, CLAUDE_ALLOW};
 
 /// Adds one check for `spec` (a host with [`HostSpec::allow_rules`], Claude Code): ok when every
 /// rule of [`CLAUDE_ALLOW`] is in one of its settings files that counts (project, local or
@@ -13,11 +13,13 @@ pub(super) fn check(spec: &HostSpec, files: &[Loaded], checks: &mut Vec<Check>) 
     let what = format!("{} allow rules for capn ask and capn chart", spec.label);
     let mut held: Vec<&str> = Vec::new();
     let mut where_: Vec<&str> = Vec::new();
+    let mut parsed = Vec::new();
     for f in files {
         if !spec.owns(f.rel) {
             continue;
         }
         let Some(json) = f.json() else { continue };
+        parsed.push((f.rel, json));
         let found = present(json);
         if !found.is_empty() {
             where_.push(f.rel);
@@ -35,6 +37,16 @@ pub(super) fn check(spec: &HostSpec, files: &[Loaded], checks: &mut Vec<Check>) 
         )));
         return;
     }
+    // A rule the user's deny or ask rule covers is one init leaves out on purpose: running
+    // init again would not add it, so the fix is the user's rule, named.
+    let blocked: Vec<Blocked> = missing
+        .iter()
+        .filter_map(|r| blocking(r, &parsed))
+        .collect();
+    if !blocked.is_empty() {
+        checks.push(blocked_warning(what, spec, &blocked));
+        return;
+    }
     checks.push(Check::warn(
         what,
         format!(
@@ -48,4 +60,49 @@ pub(super) fn check(spec: &HostSpec, files: &[Loaded], checks: &mut Vec<Check>) 
             spec.files[0]
         )),
     ));
+}
+
+/// The warning for the rules of [`CLAUDE_ALLOW`] that a user's deny or ask rule keeps out: what
+/// the agent then meets, and each user rule (quoted, as data) with its list and file as the fix.
+fn blocked_warning(what: String, spec: &HostSpec, blocked: &[Blocked]) -> Check {
+    let quoted = |b: &Blocked| crate::present::quote(&b.by, crate::present::MAX_QUESTION_CHARS);
+    let why: Vec<String> = blocked
+        .iter()
+        .map(|b| {
+            let effect = match b.list {
+                "deny" => format!("the agent cannot run {}", b.command()),
+                _ => format!("{} asks before each {}", spec.name, b.command()),
+            };
+            format!(
+                "{} in permissions.{} of {} covers {} ({effect})",
+                quoted(b),
+                b.list,
+                b.file,
+                b.rule
+            )
+        })
+        .collect();
+    let fix: Vec<String> = blocked
+        .iter()
+        .map(|b| {
+            format!(
+                "remove {} from permissions.{} in {}",
+                quoted(b),
+                b.list,
+                b.file
+            )
+        })
+        .collect();
+    Check::warn(
+        what,
+        format!(
+            "{}; {} checks deny and ask before allow",
+            why.join("; "),
+            spec.name
+        ),
+        Some(format!(
+            "{} if the agent should run capn ask and capn chart without a prompt",
+            fix.join(" and ")
+        )),
+    )
 }

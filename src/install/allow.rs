@@ -94,7 +94,7 @@ impl Blocked {
     }
 
     /// The command capn's rule allows (`capn chart` for `Bash(capn chart:*)`).
-    fn command(&self) -> &'static str {
+    pub fn command(&self) -> &'static str {
         prefix_of(self.rule)
     }
 }

@@ -349,6 +349,22 @@ fn init_does_not_add_an_allow_rule_that_a_users_deny_or_ask_rule_covers_and_name
         let home = std::fs::read_to_string(env.home.join(".claude/settings.json")).unwrap();
         assert_eq!(home, user);
     }
+    // doctor names the user's rules as the reason, not a missing allow that init would add.
+    let doctor = env.run(&["doctor"]);
+    let lines: Vec<&str> = doctor.stdout.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains("Claude allow rules for capn ask and capn chart"))
+        .expect("an allow check");
+    assert_eq!(
+        lines[at..at + 2],
+        [
+            "warn  Claude allow rules for capn ask and capn chart: \"Bash(capn:*)\" in permissions.ask of ~/.claude/settings.json covers Bash(capn ask:*) (Claude Code asks before each capn ask); \"Bash(capn chart:*)\" in permissions.deny of .claude/settings.local.json covers Bash(capn chart:*) (the agent cannot run capn chart); Claude Code checks deny and ask before allow",
+            "  fix: remove \"Bash(capn:*)\" from permissions.ask in ~/.claude/settings.json and remove \"Bash(capn chart:*)\" from permissions.deny in .claude/settings.local.json if the agent should run capn ask and capn chart without a prompt",
+        ],
+        "{}",
+        doctor.stdout
+    );
     env.run(&["uninstall"]).ok();
     assert_eq!(env.read(".claude/settings.local.json"), local);
 
