@@ -3,7 +3,7 @@
 //! keys (its hooks docs, <https://docs.anthropic.com/en/docs/claude-code/hooks>), the status line
 //! that gives the context-use figure, and the payloads doctor sends as it.
 
-use super::{ContextSource, Host, HostSpec, PreCompactReply, ReplyField, Setup, ToolKind};
+use super::{ContextSource, Host, HostSpec, PreCompactReply, Setup, ToolKind};
 use crate::events::HookEvent;
 use serde_json::{json, Value};
 
@@ -117,28 +117,20 @@ pub const CLAUDE: HostSpec = HostSpec {
     user_dir: ".claude",
     setup: Setup::Always,
     table: CLAUDE_TABLE,
-    whole_file: false,
     top_keys: Some(TOP_KEYS),
     specific_keys,
-    output_schemas: super::no_schemas,
-    event_names: &[],
     tools: TOOLS,
     hook_tools: Some(HOOK_TOOLS),
-    reply: ReplyField::Nested,
-    limits: "",
     pre_compact: PreCompactReply::PlainText,
-    pre_compact_arms_recovery: false,
     context: ContextSource::StatusLine,
     prep_skill: true,
     task_list: "the task list (TaskList)",
-    resume_repeats_context: false,
-    repeats_empty_prompt: false,
     exec_form: true,
     project_dir_var: Some("CLAUDE_PROJECT_DIR"),
     env_file_var: Some("CLAUDE_ENV_FILE"),
     plugin: true,
     allow_rules: true,
-    runs_hooks_of: None,
     exit_2,
     doctor_fields,
+    ..super::COMMON
 };

@@ -3,7 +3,7 @@
 //! reply may hold), the rollout file that gives the context-use figure, and the payloads doctor
 //! sends as it (they validate against its input schemas).
 
-use super::{ContextSource, Host, HostSpec, PreCompactReply, ReplyField, Setup, ToolKind};
+use super::{ContextSource, Host, HostSpec, Setup, ToolKind};
 use crate::events::HookEvent;
 use serde_json::{json, Value};
 
@@ -153,11 +153,7 @@ pub const CODEX: HostSpec = HostSpec {
     user_dir: ".codex",
     setup: Setup::Always,
     table: CODEX_TABLE,
-    whole_file: false,
-    top_keys: None,
-    specific_keys: super::no_keys,
     output_schemas: codex_event_output_schemas,
-    event_names: &[],
     tools: TOOLS,
     hook_tools: Some(&[
         "shell",
@@ -166,21 +162,11 @@ pub const CODEX: HostSpec = HostSpec {
         "local_shell_call",
         "Bash",
     ]),
-    reply: ReplyField::Nested,
     limits: "no status line (Codex has no command status line, so no /compact-prep reminder from it; the reminder comes from the token counts in its rollout file); no instructions for the summary (its compaction takes no hook output)",
-    pre_compact: PreCompactReply::Nothing,
-    pre_compact_arms_recovery: false,
     context: ContextSource::Rollout,
-    prep_skill: false,
     task_list: "the task list (the plan tool)",
     resume_repeats_context: true,
-    repeats_empty_prompt: false,
-    exec_form: false,
-    project_dir_var: None,
-    env_file_var: None,
-    plugin: false,
-    allow_rules: false,
-    runs_hooks_of: None,
     exit_2,
     doctor_fields,
+    ..super::COMMON
 };

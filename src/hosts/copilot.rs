@@ -2,7 +2,7 @@
 //! for the user), which capn writes whole: its camelCase event names, its tools, its top-level
 //! reply. Copilot also runs `.claude/settings.json`, without `args` (`crate::hook::bare`).
 
-use super::{ContextSource, Host, HostSpec, PreCompactReply, ReplyField, Setup, ToolKind};
+use super::{Host, HostSpec, ReplyField, Setup, ToolKind};
 use crate::events::HookEvent;
 
 /// The GitHub Copilot CLI hook file (`hooks-config/copilot.json`), written whole.
@@ -42,28 +42,13 @@ pub const COPILOT: HostSpec = HostSpec {
     setup: Setup::Asked,
     table: COPILOT_TABLE,
     whole_file: true,
-    top_keys: None,
-    specific_keys: super::no_keys,
-    output_schemas: super::no_schemas,
     event_names: &COPILOT_NAMES,
     tools: TOOLS,
     // What it is shown through Claude Code's registrations it runs.
     hook_tools: Some(super::claude::HOOK_TOOLS),
     reply: ReplyField::TopLevel,
     limits: "no post-compact event (recovery is armed by preCompact and delivered with the next prompt) and no status line",
-    pre_compact: PreCompactReply::Nothing,
     pre_compact_arms_recovery: true,
-    context: ContextSource::Unknown,
-    prep_skill: false,
-    task_list: "the task list (the todo tool)",
-    resume_repeats_context: false,
-    repeats_empty_prompt: false,
-    exec_form: false,
-    project_dir_var: None,
-    env_file_var: None,
-    plugin: false,
-    allow_rules: false,
     runs_hooks_of: Some(Host::Claude),
-    exit_2: super::exit_2_fails,
-    doctor_fields: super::no_doctor_fields,
+    ..super::COMMON
 };

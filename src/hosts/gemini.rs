@@ -2,7 +2,7 @@
 //! one shell string each, timeouts in milliseconds; docs/hosts.md), its names for the events
 //! and its tools.
 
-use super::{ContextSource, Host, HostSpec, PreCompactReply, ReplyField, Setup, ToolKind};
+use super::{Host, HostSpec, ToolKind};
 use crate::events::HookEvent;
 
 /// The Gemini CLI registrations (`hooks-config/gemini.json`; timeouts in milliseconds).
@@ -65,30 +65,12 @@ pub const GEMINI: HostSpec = HostSpec {
     user_file: ".gemini/settings.json",
     user_label: "~/.gemini/settings.json",
     user_dir: ".gemini",
-    setup: Setup::WhenFound,
     table: GEMINI_TABLE,
-    whole_file: false,
     top_keys: Some(TOP_KEYS),
     specific_keys: super::context_keys,
-    output_schemas: super::no_schemas,
     event_names: &GEMINI_NAMES,
     tools: TOOLS,
     hook_tools: Some(HOOK_TOOLS),
-    reply: ReplyField::Nested,
     limits: "no recovery after a compression (it has no post-compress event, and PreCompress fires before every model call) and no status line; offers after a search come with the tool's result (AfterTool), since BeforeTool cannot add context",
-    pre_compact: PreCompactReply::Nothing,
-    pre_compact_arms_recovery: false,
-    context: ContextSource::Unknown,
-    prep_skill: false,
-    task_list: "the task list (the todo tool)",
-    resume_repeats_context: false,
-    repeats_empty_prompt: false,
-    exec_form: false,
-    project_dir_var: None,
-    env_file_var: None,
-    plugin: false,
-    allow_rules: false,
-    runs_hooks_of: None,
-    exit_2: super::exit_2_fails,
-    doctor_fields: super::no_doctor_fields,
+    ..super::COMMON
 };

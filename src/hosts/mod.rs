@@ -326,6 +326,46 @@ impl HostSpec {
     }
 }
 
+/// What a host has unless its file says otherwise: the common case, so that each host file
+/// states its identity (host, flag, names, files, table, tools) and only where it differs. The
+/// identity fields here are blanks that every host replaces; a test checks none is left blank.
+const COMMON: HostSpec = HostSpec {
+    host: Host::Claude,
+    flag: "",
+    label: "",
+    name: "",
+    files: &[],
+    user_file: "",
+    user_label: "",
+    user_dir: "",
+    setup: Setup::WhenFound,
+    table: "",
+    whole_file: false,
+    top_keys: None,
+    specific_keys: no_keys,
+    output_schemas: no_schemas,
+    event_names: &[],
+    tools: &[],
+    hook_tools: None,
+    reply: ReplyField::Nested,
+    limits: "",
+    pre_compact: PreCompactReply::Nothing,
+    pre_compact_arms_recovery: false,
+    context: ContextSource::Unknown,
+    prep_skill: false,
+    task_list: "the task list (the todo tool)",
+    resume_repeats_context: false,
+    repeats_empty_prompt: false,
+    exec_form: false,
+    project_dir_var: None,
+    env_file_var: None,
+    plugin: false,
+    allow_rules: false,
+    runs_hooks_of: None,
+    exit_2: exit_2_fails,
+    doctor_fields: no_doctor_fields,
+};
+
 /// No `hookSpecificOutput` keys from here: the host's schemas say ([`HostSpec::specific_keys`]).
 fn no_keys(_: &str) -> Option<&'static [&'static str]> {
     None
@@ -364,6 +404,31 @@ mod tests {
             assert_eq!(of(spec.host).name, spec.name);
         }
         assert_eq!(Host::from_flag("cursor"), None);
+        // Every host replaced COMMON's blank identity.
+        for spec in ALL {
+            let blanks = [
+                spec.flag,
+                spec.label,
+                spec.name,
+                spec.user_file,
+                spec.user_label,
+            ];
+            assert!(blanks.iter().all(|b| !b.is_empty()), "{}", spec.name);
+            assert!(
+                !spec.user_dir.is_empty() && !spec.table.is_empty(),
+                "{}",
+                spec.name
+            );
+            assert!(
+                !spec.files.is_empty() && !spec.tools.is_empty(),
+                "{}",
+                spec.name
+            );
+            let same = ALL
+                .iter()
+                .filter(|s| s.flag == spec.flag || s.name == spec.name);
+            assert_eq!(same.count(), 1, "{}", spec.name);
+        }
         let always: Vec<Host> = always().map(|s| s.host).collect();
         assert_eq!(always, [Host::Claude, Host::Codex]);
     }
