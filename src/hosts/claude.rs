@@ -138,6 +138,7 @@ pub const CLAUDE: HostSpec = HostSpec {
     env_file_var: Some("CLAUDE_ENV_FILE"),
     plugin: true,
     allow_rules: true,
+    user_rules: false,
     runs_hooks_of: None,
     exit_2,
     doctor_fields,

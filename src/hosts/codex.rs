@@ -180,6 +180,7 @@ pub const CODEX: HostSpec = HostSpec {
     env_file_var: None,
     plugin: false,
     allow_rules: false,
+    user_rules: true,
     runs_hooks_of: None,
     exit_2,
     doctor_fields,

@@ -63,6 +63,7 @@ pub const COPILOT: HostSpec = HostSpec {
     env_file_var: None,
     plugin: false,
     allow_rules: false,
+    user_rules: false,
     runs_hooks_of: Some(Host::Claude),
     exit_2: super::exit_2_fails,
     doctor_fields: super::no_doctor_fields,

@@ -18,7 +18,7 @@ mod opencode;
 mod qwen;
 
 pub use claude::{CLAUDE, CLAUDE_TABLE};
-pub use codex::{codex_output_schemas, CODEX, CODEX_TABLE};
+pub use codex::{codex_output_schemas, CODEX};
 #[cfg(test)]
 pub use codex::{
     CODEX_PRE_COMPACT_OUTPUT, CODEX_SESSION_START_OUTPUT, CODEX_USER_PROMPT_SUBMIT_OUTPUT,
@@ -287,6 +287,10 @@ pub struct HostSpec {
     /// Its settings take `permissions.allow` rules, to which `init` adds capn's read-and-chart
     /// commands (`crate::install::allow`), so the agent runs them unasked.
     pub allow_rules: bool,
+    /// Its user folder takes a rules file allowing capn's read-and-chart commands
+    /// (`crate::install::allow::CODEX_RULES`, Codex's `prefix_rule`), which `init --user` writes
+    /// and `uninstall --user` removes.
+    pub user_rules: bool,
     /// Another host whose registrations this one also runs, without their `args` (Copilot CLI
     /// runs `.claude/settings.json`).
     pub runs_hooks_of: Option<Host>,
