@@ -59,6 +59,29 @@ pub struct Config {
     pub shared_unknown: bool,
 }
 
+/// A moment at which the hooks may offer a charted answer unasked (docs/offers.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OfferMoment {
+    /// The user's prompt (UserPromptSubmit).
+    Prompt,
+    /// The agent's search (PreToolUse).
+    Search,
+}
+
+impl Config {
+    /// True when the hooks look for an offer at `moment`: its switch is on (`"offer"`) and so
+    /// is the embedding, which the injection gate needs (`crate::recall::offer`: BM25 alone
+    /// offers nothing). The one owner of whether offers are on: the hooks and `capn doctor` ask
+    /// it.
+    pub fn offers_at(&self, moment: OfferMoment) -> bool {
+        self.embedding
+            && match moment {
+                OfferMoment::Prompt => self.offer_prompt,
+                OfferMoment::Search => self.offer_search,
+            }
+    }
+}
+
 impl Default for Config {
     fn default() -> Self {
         Config {
