@@ -139,6 +139,8 @@ pub const CLAUDE: HostSpec = HostSpec {
     plugin: true,
     allow_rules: true,
     user_rules: false,
+    trust_command: None,
+    without_capn: Some("reports a failed capn hook at each event and blocks nothing"),
     runs_hooks_of: None,
     exit_2,
     doctor_fields,

@@ -181,6 +181,8 @@ pub const CODEX: HostSpec = HostSpec {
     plugin: false,
     allow_rules: false,
     user_rules: true,
+    trust_command: Some("/hooks"),
+    without_capn: Some("runs project hooks only once they trust them"),
     runs_hooks_of: None,
     exit_2,
     doctor_fields,

@@ -291,6 +291,13 @@ pub struct HostSpec {
     /// (`crate::install::allow::CODEX_RULES`, Codex's `prefix_rule`), which `init --user` writes
     /// and `uninstall --user` removes.
     pub user_rules: bool,
+    /// The host runs hooks only once the user trusts them, in this command (Codex's `/hooks`):
+    /// the reports of `init` and `init --user` say so when they registered its hooks.
+    pub trust_command: Option<&'static str>,
+    /// What a teammate without capn sees of capn's hooks in a committed project file of the
+    /// host, after its name (`runs project hooks only once they trust them`), for `init`'s
+    /// report; `None`: nothing to say.
+    pub without_capn: Option<&'static str>,
     /// Another host whose registrations this one also runs, without their `args` (Copilot CLI
     /// runs `.claude/settings.json`).
     pub runs_hooks_of: Option<Host>,

@@ -55,6 +55,8 @@ pub const QWEN: HostSpec = HostSpec {
     plugin: false,
     allow_rules: false,
     user_rules: false,
+    trust_command: None,
+    without_capn: None,
     runs_hooks_of: None,
     exit_2: super::exit_2_fails,
     doctor_fields: super::no_doctor_fields,
