@@ -385,8 +385,9 @@ pub enum SkillPlan {
 }
 
 /// What `init` does with the skill for the `hosts` set up: nothing without a host that runs it
-/// ([`crate::hosts::HostSpec::prep_skill`]: Claude Code), nor when the capn plugin (enabled in `claude`'s files or the `user`'s) or the user's own skill
-/// serves it; else as [`plan_skill`] decides.
+/// ([`crate::hosts::HostSpec::prep_skill`]: Claude Code), nor when the capn plugin (enabled in
+/// `claude`'s files or the `user`'s) or the user's own skill serves it; else as [`plan_skill`]
+/// decides.
 ///
 /// Errors: [`plan_skill`]'s.
 fn plan_skill_for(

@@ -11,8 +11,7 @@ use serde::Serialize;
 use std::borrow::Cow;
 
 /// One hit as printed: `{"id","question","files","more_files"?,"details"?,"score"}`, every
-/// string as
-/// [`crate::present`] bounds entry text: the question cut at
+/// string as [`crate::present`] bounds entry text: the question cut at
 /// [`crate::present::MAX_ASK_QUESTION_CHARS`], each path at
 /// [`crate::present::MAX_ASK_PATH_CHARS`], the details at [`crate::present::MAX_DETAILS_CHARS`]
 /// with a note naming the entry file that holds them whole ([`crate::present::details`]); hidden
@@ -146,10 +145,10 @@ pub const MAX_NAMED_HIDDEN: usize = 5;
 /// beside the answers on a hit), empty when it did not: `capn: hid 1 chart whose files changed
 /// since it was charted: <id> "<question>" ("src/x.ts"); it answers again once its files are
 /// back as charted (check out or restore the version it was charted on), or chart it afresh on
-/// the files that answer it now: capn chart "<its question>" --files <files>`. Several are separated by
-/// `; `, at most [`MAX_NAMED_HIDDEN`] named, each as [`present::named_chart`] shows it after its
-/// id. Nothing was deleted, and nothing here suggests deleting: a stale chart may be current on
-/// another branch.
+/// the files that answer it now: capn chart "<its question>" --files <files>`. Several are
+/// separated by `; `, at most [`MAX_NAMED_HIDDEN`] named, each as [`present::named_chart`] shows
+/// it after its id. Nothing was deleted, and nothing here suggests deleting: a stale chart may
+/// be current on another branch.
 pub fn hidden_note(hidden: &[Hidden]) -> String {
     if hidden.is_empty() {
         return String::new();
@@ -204,10 +203,10 @@ fn hits_jsonl(answers: &Answers) -> Result<String> {
     Ok(out)
 }
 
-/// What a miss prints on stderr, in order: the hidden-charts note ([`hidden_note`]); when there are strong
-/// candidates, [`CANDIDATE_HEADER`], their `candidate` lines and how to use and confirm them,
-/// before the nudge (explore as usual, then chart); weak candidates after the nudge, under
-/// [`RELATED_HEADER`], with the same one line on confirming.
+/// What a miss prints on stderr, in order: the hidden-charts note ([`hidden_note`]); when there
+/// are strong candidates, [`CANDIDATE_HEADER`], their `candidate` lines and how to use and
+/// confirm them, before the nudge (explore as usual, then chart); weak candidates after the
+/// nudge, under [`RELATED_HEADER`], with the same one line on confirming.
 pub fn miss_text(question: &str, answers: &Answers) -> Result<String> {
     let mut out = hidden_note(&answers.hidden);
     let (strong, weak): (Vec<&Related>, Vec<&Related>) =
