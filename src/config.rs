@@ -301,6 +301,25 @@ mod tests {
         (c.offer_prompt, c.offer_search, problems)
     }
 
+    /// Offers are on at a moment only with its switch and the embedding both on.
+    #[test]
+    fn offers_are_on_at_a_moment_with_its_switch_and_the_embedding() {
+        let on = |text: &str| {
+            let tmp = tempfile::tempdir().unwrap();
+            let p = tmp.path().join("config.json");
+            std::fs::write(&p, text).unwrap();
+            let c = Config::load_checked(&p).0;
+            (
+                c.offers_at(OfferMoment::Prompt),
+                c.offers_at(OfferMoment::Search),
+            )
+        };
+        assert_eq!(on("{}"), (true, true));
+        assert_eq!(on(r#"{"offer": {"search": false}}"#), (true, false));
+        assert_eq!(on(r#"{"embedding": false}"#), (false, false));
+        assert_eq!(on(r#"{"embedding": false, "offer": true}"#), (false, false));
+    }
+
     #[test]
     fn set_key_keeps_every_byte_it_does_not_own() {
         let tmp = tempfile::tempdir().unwrap();
