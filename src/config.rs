@@ -59,6 +59,29 @@ pub struct Config {
     pub shared_unknown: bool,
 }
 
+/// A moment at which the hooks may offer a charted answer unasked (docs/offers.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OfferMoment {
+    /// The user's prompt (UserPromptSubmit).
+    Prompt,
+    /// The agent's search (PreToolUse).
+    Search,
+}
+
+impl Config {
+    /// True when the hooks look for an offer at `moment`: its switch is on (`"offer"`) and so
+    /// is the embedding, which the injection gate needs (`crate::recall::offer`: BM25 alone
+    /// offers nothing). The one owner of whether offers are on: the hooks and `capn doctor` ask
+    /// it.
+    pub fn offers_at(&self, moment: OfferMoment) -> bool {
+        self.embedding
+            && match moment {
+                OfferMoment::Prompt => self.offer_prompt,
+                OfferMoment::Search => self.offer_search,
+            }
+    }
+}
+
 impl Default for Config {
     fn default() -> Self {
         Config {
@@ -276,6 +299,25 @@ mod tests {
         std::fs::write(&p, text).unwrap();
         let (c, problems) = Config::load_checked(&p);
         (c.offer_prompt, c.offer_search, problems)
+    }
+
+    /// Offers are on at a moment only with its switch and the embedding both on.
+    #[test]
+    fn offers_are_on_at_a_moment_with_its_switch_and_the_embedding() {
+        let on = |text: &str| {
+            let tmp = tempfile::tempdir().unwrap();
+            let p = tmp.path().join("config.json");
+            std::fs::write(&p, text).unwrap();
+            let c = Config::load_checked(&p).0;
+            (
+                c.offers_at(OfferMoment::Prompt),
+                c.offers_at(OfferMoment::Search),
+            )
+        };
+        assert_eq!(on("{}"), (true, true));
+        assert_eq!(on(r#"{"offer": {"search": false}}"#), (true, false));
+        assert_eq!(on(r#"{"embedding": false}"#), (false, false));
+        assert_eq!(on(r#"{"embedding": false, "offer": true}"#), (false, false));
     }
 
     #[test]

@@ -12,7 +12,6 @@
 //! report.
 
 use crate::cli::InitArgs;
-use crate::hosts::Host;
 use crate::install::apply;
 use crate::install::plan::InitOptions;
 use crate::store::Store;
@@ -40,7 +39,7 @@ pub fn run(args: &InitArgs) -> Result<ExitCode> {
     report::report(
         &store.root,
         &outcome.rec,
-        outcome.changed_hosts.contains(&Host::Codex),
+        &outcome.changed_hosts,
         outcome.gitignore_changed,
         outcome.done,
     )

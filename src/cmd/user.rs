@@ -28,10 +28,15 @@ pub fn init() -> Result<ExitCode> {
         "Every project and worktree now gets the capn hooks; they stay silent where there is no \
          .capn/ store. Start one in a project with: cd <project> && capn init"
     )?;
-    writeln!(
-        out,
-        "Codex: hooks run once trusted; open Codex, run /hooks and trust the capn hooks"
-    )?;
+    for spec in crate::hosts::always() {
+        if let Some(command) = spec.trust_command {
+            let name = spec.name;
+            writeln!(
+                out,
+                "{name}: hooks run once trusted; open {name}, run {command} and trust the capn hooks"
+            )?;
+        }
+    }
     crate::present::print(&out)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -1,6 +1,7 @@
 //! Doctor check 2: the store.
 
 use super::*;
+use crate::config::OfferMoment;
 
 /// Doctor check 2: the store, its config and the offer switches it sets.
 pub(super) fn check_store(root: &Path, checks: &mut Vec<Check>) {
@@ -30,15 +31,16 @@ fn nudge_check(root: &Path, checks: &mut Vec<Check>) {
     }
 }
 
-/// True when the hooks offer charted answers before a search: search offers on and embedding
-/// on in `.capn/config.json` (the defaults), or no store yet (init makes one with both on).
+/// True when the hooks offer charted answers before a search, as the config says
+/// ([`crate::config::Config::offers_at`]), or when there is no store yet (init makes one with
+/// offers on).
 pub(super) fn search_offers(root: &Path) -> bool {
     let store = Store::at(root.to_path_buf());
     if !store.exists() {
         return true;
     }
     let c = crate::config::Config::load(&store.config_path());
-    c.embedding && c.offer_search
+    c.offers_at(OfferMoment::Search)
 }
 
 /// The offer switches in effect (`"offer"` in `.capn/config.json`, both on when absent), as an ok
@@ -56,7 +58,7 @@ fn offers_check(root: &Path, checks: &mut Vec<Check>) {
         ));
         return;
     }
-    let state = |on: bool| if on { "on" } else { "off" };
+    let state = |moment: OfferMoment| if c.offers_at(moment) { "on" } else { "off" };
     let how = if c.offer_prompt && c.offer_search {
         "\"offer\": false in .capn/config.json switches both off"
     } else {
@@ -64,8 +66,8 @@ fn offers_check(root: &Path, checks: &mut Vec<Check>) {
     };
     checks.push(Check::ok(format!(
         "offers of charted answers: at the prompt {}, before a search {} ({how})",
-        state(c.offer_prompt),
-        state(c.offer_search)
+        state(OfferMoment::Prompt),
+        state(OfferMoment::Search)
     )));
 }
 

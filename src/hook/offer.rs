@@ -21,7 +21,8 @@
 //!   `at` changes) or a compaction drops the earlier context ([`forget`]); sub-agents keep their
 //!   own record, since they do not see the main conversation;
 //! - both moments are on by default; `.capn/config.json` `"offer": false` switches both off,
-//!   `"offer": {"prompt": false}` or `{"search": false}` one of them ([`crate::config`]).
+//!   `"offer": {"prompt": false}` or `{"search": false}` one of them, and `"embedding": false`
+//!   both (the one owner of whether offers are on: [`crate::config::Config::offers_at`]).
 
 use super::Ctx;
 use crate::session::SessionDir;
@@ -29,14 +30,8 @@ use crate::store::Store;
 use anyhow::Result;
 use std::collections::BTreeMap;
 
-/// The moment of an offer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Moment {
-    /// The user's prompt (UserPromptSubmit).
-    Prompt,
-    /// The agent's search (PreToolUse).
-    Search,
-}
+/// The moment of an offer (the config's, which says whether offers are on at it).
+pub use crate::config::OfferMoment as Moment;
 
 /// Prefix of the files in the session dir that record what was offered (`offered.json` for the
 /// main conversation, `offered-<agent>.json` for a sub-agent).
@@ -165,12 +160,7 @@ pub fn offers(ctx: &Ctx, moment: Moment, intent: &str) -> Result<Option<String>>
     if !store.exists() || store.check_dirs().is_err() {
         return Ok(None);
     }
-    let config = store.config();
-    let on = match moment {
-        Moment::Prompt => config.offer_prompt,
-        Moment::Search => config.offer_search,
-    };
-    if !on {
+    if !store.config().offers_at(moment) {
         return Ok(None);
     }
     let name = offered_file(ctx);

@@ -132,5 +132,6 @@ pub const CLAUDE: HostSpec = HostSpec {
     allow_rules: true,
     exit_2,
     doctor_fields,
+    without_capn: Some("reports a failed capn hook at each event and blocks nothing"),
     ..super::COMMON
 };

@@ -168,5 +168,8 @@ pub const CODEX: HostSpec = HostSpec {
     resume_repeats_context: true,
     exit_2,
     doctor_fields,
+    user_rules: true,
+    trust_command: Some("/hooks"),
+    without_capn: Some("runs project hooks only once they trust them"),
     ..super::COMMON
 };

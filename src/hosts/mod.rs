@@ -18,7 +18,7 @@ mod opencode;
 mod qwen;
 
 pub use claude::{CLAUDE, CLAUDE_TABLE};
-pub use codex::{codex_output_schemas, CODEX, CODEX_TABLE};
+pub use codex::{codex_output_schemas, CODEX};
 #[cfg(test)]
 pub use codex::{
     CODEX_PRE_COMPACT_OUTPUT, CODEX_SESSION_START_OUTPUT, CODEX_USER_PROMPT_SUBMIT_OUTPUT,
@@ -287,6 +287,17 @@ pub struct HostSpec {
     /// Its settings take `permissions.allow` rules, to which `init` adds capn's read-and-chart
     /// commands (`crate::install::allow`), so the agent runs them unasked.
     pub allow_rules: bool,
+    /// Its user folder takes a rules file allowing capn's read-and-chart commands
+    /// (`crate::install::allow::CODEX_RULES`, Codex's `prefix_rule`), which `init --user` writes
+    /// and `uninstall --user` removes.
+    pub user_rules: bool,
+    /// The host runs hooks only once the user trusts them, in this command (Codex's `/hooks`):
+    /// the reports of `init` and `init --user` say so when they registered its hooks.
+    pub trust_command: Option<&'static str>,
+    /// What a teammate without capn sees of capn's hooks in a committed project file of the
+    /// host, after its name (`runs project hooks only once they trust them`), for `init`'s
+    /// report; `None`: nothing to say.
+    pub without_capn: Option<&'static str>,
     /// Another host whose registrations this one also runs, without their `args` (Copilot CLI
     /// runs `.claude/settings.json`).
     pub runs_hooks_of: Option<Host>,
@@ -361,6 +372,9 @@ const COMMON: HostSpec = HostSpec {
     env_file_var: None,
     plugin: false,
     allow_rules: false,
+    user_rules: false,
+    trust_command: None,
+    without_capn: None,
     runs_hooks_of: None,
     exit_2: exit_2_fails,
     doctor_fields: no_doctor_fields,

@@ -374,7 +374,7 @@ fn install_skill(root: &Path, plan: &SkillPlan) -> Result<Option<String>> {
     let path = skill_path(root);
     let rel = crate::store::display_rel(root, &path);
     match plan {
-        SkillPlan::Present | SkillPlan::FromPlugin | SkillPlan::FromUser | SkillPlan::NotClaude => {
+        SkillPlan::Present | SkillPlan::FromPlugin | SkillPlan::FromUser | SkillPlan::NoSkillHost => {
             Ok(None)
         }
         SkillPlan::Differs => Ok(Some(format!(

@@ -379,13 +379,15 @@ pub enum SkillPlan {
     /// The project has none and the user's (`~/.claude/skills/compact-prep/`, from
     /// `capn init --user`) serves every project: nothing to install.
     FromUser,
-    /// Claude Code is not set up in this run: nothing to install.
-    NotClaude,
+    /// No host that runs the skill ([`crate::hosts::HostSpec::prep_skill`]) is set up in this
+    /// run: nothing to install.
+    NoSkillHost,
 }
 
-/// What `init` does with the skill for the `hosts` set up: nothing without Claude Code, nor
-/// when the capn plugin (enabled in `claude`'s files or the `user`'s) or the user's own skill
-/// serves it; else as [`plan_skill`] decides.
+/// What `init` does with the skill for the `hosts` set up: nothing without a host that runs it
+/// ([`crate::hosts::HostSpec::prep_skill`]: Claude Code), nor when the capn plugin (enabled in
+/// `claude`'s files or the `user`'s) or the user's own skill serves it; else as [`plan_skill`]
+/// decides.
 ///
 /// Errors: [`plan_skill`]'s.
 fn plan_skill_for(
@@ -394,8 +396,8 @@ fn plan_skill_for(
     claude: [&SettingsFile; 2],
     user: &UserFiles,
 ) -> Result<SkillPlan> {
-    Ok(if !hosts.contains(&Host::Claude) {
-        SkillPlan::NotClaude
+    Ok(if !hosts.iter().any(|h| h.spec().prep_skill) {
+        SkillPlan::NoSkillHost
     } else if settings::claude_from_plugin(claude[0], claude[1], user) {
         SkillPlan::FromPlugin
     } else {

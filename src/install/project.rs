@@ -10,8 +10,6 @@ use std::path::{Path, PathBuf};
 pub const CLAUDE_SETTINGS: &str = crate::hosts::CLAUDE.files[0];
 /// The Claude Code local settings file, relative to the project root.
 pub const CLAUDE_LOCAL_SETTINGS: &str = crate::hosts::CLAUDE.files[1];
-/// The Codex hooks file, relative to the project root.
-pub const CODEX_HOOKS: &str = crate::hosts::CODEX.files[0];
 
 /// How many project settings files capn merges its handlers into.
 const MERGED_COUNT: usize = {
@@ -105,7 +103,7 @@ mod tests {
             [
                 CLAUDE_SETTINGS,
                 CLAUDE_LOCAL_SETTINGS,
-                CODEX_HOOKS,
+                ".codex/hooks.json",
                 ".gemini/settings.json",
                 ".qwen/settings.json"
             ]

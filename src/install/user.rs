@@ -1,7 +1,10 @@
 //! `capn init --user` and `capn uninstall --user`: capn registered once for every project and
 //! worktree of this user, in the user-level files each host reads for every session (the
-//! hosts' hook settings docs): `~/.claude/settings.json` (the hooks, the status line and
-//! the [`super::allow`] rules), `~/.claude/skills/compact-prep/SKILL.md`, `~/.codex/hooks.json`
+//! hosts' hook settings docs), for each host `capn init` always sets up
+//! ([`crate::hosts::always`]): its user file ([`HostSpec::user_file`]: the hooks, and as its
+//! spec says the status line and the [`super::allow`] rules), the /compact-prep skill for a host
+//! that runs it, and a rules file for a host that takes one ([`HostSpec::user_rules`]). Today:
+//! `~/.claude/settings.json`, `~/.claude/skills/compact-prep/SKILL.md`, `~/.codex/hooks.json`
 //! and `~/.codex/rules/capn.rules`.
 //!
 //! In a folder without a store the hooks print nothing ([`crate::hook::run`]), so registering
@@ -23,14 +26,10 @@ use super::allow::{self, CODEX_RULES, CODEX_RULES_FILE};
 use super::record::sha256_hex;
 use super::skill::{self, SkillFile};
 use super::SettingsFile;
+use crate::hosts::{ContextSource, HostSpec};
 use anyhow::{anyhow, Context, Result};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
-
-/// `~/.claude/settings.json`, relative to the home folder.
-pub const CLAUDE_USER: &str = crate::hosts::CLAUDE.user_file;
-/// `~/.codex/hooks.json`, relative to the home folder.
-pub const CODEX_USER: &str = crate::hosts::CODEX.user_file;
 
 /// A host table (`hooks-config/<host>.json`) as `init --user` registers it: each handler
 /// runs with `--user` last (an `args` element, or a word of the `command` string), so the hook
@@ -180,15 +179,25 @@ impl UserRecord {
 #[derive(Debug)]
 pub struct UserPlan {
     home: PathBuf,
-    claude: SettingsFile,
-    codex: SettingsFile,
+    /// The user files of the hosts set up, in [`crate::hosts::always`]'s order.
+    settings: Vec<UserSettings>,
     rules: Option<Vec<u8>>,
     skill: bool,
+    /// What the run does, one line each, for the report.
+    pub done: Vec<String>,
+}
+
+/// One host's user file as `init --user` edits it.
+#[derive(Debug)]
+struct UserSettings {
+    spec: &'static HostSpec,
+    file: SettingsFile,
+    /// The capn plugin, enabled in the file, registers the host's hooks and skill.
+    from_plugin: bool,
+    /// This run creates the file's `permissions.allow`.
     allow_made: bool,
     /// The rules of [`allow::CLAUDE_ALLOW`] this run adds.
     allow_added: Vec<&'static str>,
-    /// What the run does, one line each, for the report.
-    pub done: Vec<String>,
 }
 
 /// Reads the user-level files under `home` and makes every edit in memory.
@@ -197,71 +206,98 @@ pub struct UserPlan {
 /// nothing has been changed.
 pub fn plan_init(home: &Path) -> Result<UserPlan> {
     let mut done = Vec::new();
-    let mut claude = SettingsFile::load(&home.join(CLAUDE_USER)).map_err(by_hand)?;
-    let mut codex = SettingsFile::load(&home.join(CODEX_USER)).map_err(by_hand)?;
-    let from_plugin = super::plugin_enabled(&[&claude.json]);
-    if from_plugin {
-        done.push(format!(
-            "Claude Code hooks and skill: the capn plugin ({}) registers them",
-            super::PLUGIN_ID
-        ));
+    let mut settings = Vec::new();
+    for spec in crate::hosts::always() {
+        settings.push(plan_host(home, spec, &mut done)?);
+    }
+    let rules = if crate::hosts::always().any(|s| s.user_rules) {
+        plan_rules(home, &mut done)?
     } else {
-        let report = super::merge_counting(
-            &user_table(crate::hosts::CLAUDE_TABLE)?,
-            &mut claude,
-            &mut [],
-            &[],
-        )?;
-        for event in &report.added {
-            done.push(format!("registered the {event} hook in ~/{CLAUDE_USER}"));
-        }
-    }
-    let mut none = SettingsFile::from_bytes(&home.join(".none"), None)?;
-    match super::merge_statusline(&mut claude, &mut none, None) {
-        super::StatuslineChange::AlreadyOurs => {}
-        super::StatuslineChange::Added => done.push(format!(
-            "set the status line to capn statusline in ~/{CLAUDE_USER}"
-        )),
-        super::StatuslineChange::Wrapped(c) => done.push(format!(
-            "set the status line to capn statusline, wrapping your {c:?} (capn uninstall --user restores it)"
-        )),
-    }
-    let allow_made = !allow::has_allow_key(&claude.json);
-    let outcome = allow::add(&mut claude, crate::hosts::CLAUDE.user_label, &[]);
-    let allow_made = allow_made && !outcome.added.is_empty();
-    let allow_added = outcome.added.clone();
-    for rule in outcome.added {
-        done.push(format!(
-            "allowed {rule} in ~/{CLAUDE_USER} (permissions.allow)"
-        ));
-    }
-    done.extend(outcome.blocked.iter().map(allow::Blocked::report));
-    let report = super::merge_counting(
-        &user_table(crate::hosts::CODEX_TABLE)?,
-        &mut codex,
-        &mut [],
-        &[],
-    )?;
-    for event in &report.added {
-        done.push(format!("registered the {event} hook in ~/{CODEX_USER}"));
-    }
-    let rules = plan_rules(home, &mut done)?;
-    let skill = !from_plugin && skill::read_skill(home)? == SkillFile::Missing;
+        None
+    };
+    // The skill is for a host that runs it, unless the capn plugin serves that host.
+    let skill = settings.iter().any(|s| s.spec.prep_skill && !s.from_plugin)
+        && skill::read_skill(home)? == SkillFile::Missing;
     if skill {
         done.push("installed the /compact-prep skill in ~/.claude/skills/compact-prep/".into());
     }
     let plan = UserPlan {
         home: home.to_path_buf(),
-        claude,
-        codex,
+        settings,
         rules,
         skill,
-        allow_made,
-        allow_added,
         done,
     };
     refusals(&plan)?;
     Ok(plan)
+}
+
+/// `spec`'s user file under `home`, edited in memory: its hooks (unless the capn plugin
+/// registers them), the status line for a host whose context use comes from it, the allow
+/// rules for a host that takes them. What it does is added to `done`.
+///
+/// Errors: the file does not parse or is a symlink or a special file.
+fn plan_host(home: &Path, spec: &'static HostSpec, done: &mut Vec<String>) -> Result<UserSettings> {
+    let label = spec.user_file;
+    let mut file = SettingsFile::load(&home.join(label)).map_err(by_hand)?;
+    let from_plugin = spec.plugin && super::plugin_enabled(&[&file.json]);
+    if from_plugin {
+        done.push(format!(
+            "{} hooks and skill: the capn plugin ({}) registers them",
+            spec.name,
+            super::PLUGIN_ID
+        ));
+    } else {
+        let report = super::merge_counting(&user_table(spec.table)?, &mut file, &mut [], &[])?;
+        for event in &report.added {
+            done.push(format!("registered the {event} hook in ~/{label}"));
+        }
+    }
+    if spec.context == ContextSource::StatusLine {
+        plan_statusline(home, &mut file, label, done)?;
+    }
+    let (mut allow_made, mut allow_added) = (false, Vec::new());
+    if spec.allow_rules {
+        allow_made = !allow::has_allow_key(&file.json);
+        let outcome = allow::add(&mut file, spec.user_label, &[]);
+        allow_added = outcome.added;
+        allow_made &= !allow_added.is_empty();
+        for rule in &allow_added {
+            done.push(format!("allowed {rule} in ~/{label} (permissions.allow)"));
+        }
+        // A rule of the user's own that denies or asks first: the allow would do nothing.
+        done.extend(outcome.blocked.iter().map(allow::Blocked::report));
+    }
+    Ok(UserSettings {
+        spec,
+        file,
+        from_plugin,
+        allow_made,
+        allow_added,
+    })
+}
+
+/// Sets the status line in `file` (`label`, a user file under `home`) to `capn statusline`,
+/// wrapping the user's own.
+///
+/// Errors: none in practice (the empty placeholder for a local file is made in memory).
+fn plan_statusline(
+    home: &Path,
+    file: &mut SettingsFile,
+    label: &str,
+    done: &mut Vec<String>,
+) -> Result<()> {
+    let mut none = SettingsFile::from_bytes(&home.join(".none"), None)?;
+    match super::merge_statusline(file, &mut none, None) {
+        super::StatuslineChange::AlreadyOurs => {}
+        super::StatuslineChange::Added => done.push(format!(
+            "set the status line to capn statusline in ~/{label}"
+        )),
+        super::StatuslineChange::Wrapped(c) => done.push(format!(
+            "set the status line to capn statusline, wrapping your {c:?} (capn uninstall --user restores it)"
+        )),
+    }
+    Ok(())
 }
 
 /// The Codex rules file's new bytes, or `None` when it is there already (or holds another
@@ -290,12 +326,12 @@ fn by_hand(e: anyhow::Error) -> anyhow::Error {
 /// Every refusal before the first write: a settings file, the rules file, the skill or a folder
 /// on the way to them that must not be written.
 fn refusals(plan: &UserPlan) -> Result<()> {
-    for f in [&plan.claude, &plan.codex] {
-        if let Some(why) = f.refusal() {
+    for s in &plan.settings {
+        if let Some(why) = s.file.refusal() {
             return Err(by_hand(anyhow!(why)));
         }
     }
-    let mut paths = vec![plan.claude.path.clone(), plan.codex.path.clone()];
+    let mut paths: Vec<PathBuf> = plan.settings.iter().map(|s| s.file.path.clone()).collect();
     if plan.rules.is_some() {
         paths.push(plan.home.join(CODEX_RULES_FILE));
     }
@@ -340,25 +376,20 @@ fn rel(home: &Path, p: &Path) -> String {
 pub fn apply_init(plan: UserPlan) -> Result<Vec<String>> {
     let UserPlan {
         home,
-        claude,
-        codex,
+        settings,
         rules,
         skill: install_skill,
-        allow_made,
-        allow_added,
         done,
     } = plan;
     let mut rec = UserRecord::load()?.unwrap_or_default();
     rec.version = 1;
     let mut writes: Vec<(PathBuf, Option<Vec<u8>>, Vec<u8>)> = Vec::new();
-    for f in [&claude, &codex] {
-        if f.changed() {
-            writes.push((
-                f.path.clone(),
-                f.original_bytes().map(<[u8]>::to_vec),
-                f.bytes(),
-            ));
-        }
+    for f in settings.iter().map(|s| &s.file).filter(|f| f.changed()) {
+        writes.push((
+            f.path.clone(),
+            f.original_bytes().map(<[u8]>::to_vec),
+            f.bytes(),
+        ));
     }
     if let Some(bytes) = rules {
         writes.push((home.join(CODEX_RULES_FILE), None, bytes));
@@ -377,17 +408,8 @@ pub fn apply_init(plan: UserPlan) -> Result<Vec<String>> {
     for (path, before, after) in &writes {
         rec.set(&rel(&home, path), before.as_deref(), after);
     }
-    if let Some(f) = rec.files.iter_mut().find(|f| f.file == CLAUDE_USER) {
-        f.allow_made |= allow_made;
-        // What earlier runs added (listed, or for a record of an older capn, derived from the
-        // bytes from before), and what this one adds.
-        let mut listed: Vec<String> = f.added_rules().into_iter().map(String::from).collect();
-        for rule in &allow_added {
-            if !listed.iter().any(|r| r == rule) {
-                listed.push(rule.to_string());
-            }
-        }
-        f.allow = Some(listed);
+    for s in settings.iter().filter(|s| s.spec.allow_rules) {
+        record_allow(&mut rec, s);
     }
     rec.skill |= install_skill;
     if !done.is_empty() {
@@ -405,6 +427,23 @@ pub fn apply_init(plan: UserPlan) -> Result<Vec<String>> {
     Ok(done)
 }
 
+/// Records in `rec` the allow rules `init --user` added to `s`'s file (nothing when the record
+/// does not hold the file): what earlier runs added (listed, or for a record of an older capn,
+/// derived from the bytes from before) and what this one adds.
+fn record_allow(rec: &mut UserRecord, s: &UserSettings) {
+    let Some(f) = rec.files.iter_mut().find(|f| f.file == s.spec.user_file) else {
+        return;
+    };
+    f.allow_made |= s.allow_made;
+    let mut listed: Vec<String> = f.added_rules().into_iter().map(String::from).collect();
+    for rule in &s.allow_added {
+        if !listed.iter().any(|r| r == rule) {
+            listed.push(rule.to_string());
+        }
+    }
+    f.allow = Some(listed);
+}
+
 /// Removes what `init --user` added under `home` (see the module docs). Returns the report
 /// lines.
 ///
@@ -412,16 +451,13 @@ pub fn apply_init(plan: UserPlan) -> Result<Vec<String>> {
 pub fn uninstall(home: &Path) -> Result<Vec<String>> {
     let rec = UserRecord::load()?;
     let mut done = Vec::new();
-    let mut files: Vec<(SettingsFile, String)> = vec![
-        (
-            SettingsFile::load(&home.join(CLAUDE_USER))?,
-            user_table(crate::hosts::CLAUDE_TABLE)?,
-        ),
-        (
-            SettingsFile::load(&home.join(CODEX_USER))?,
-            user_table(crate::hosts::CODEX_TABLE)?,
-        ),
-    ];
+    let mut files: Vec<(SettingsFile, String)> = Vec::new();
+    for spec in crate::hosts::always() {
+        files.push((
+            SettingsFile::load(&home.join(spec.user_file))?,
+            user_table(spec.table)?,
+        ));
+    }
     for (f, _) in &files {
         if let Some(why) = crate::fsutil::unwritable_reason(&f.path).filter(|_| f.existed()) {
             anyhow::bail!(
@@ -435,8 +471,12 @@ pub fn uninstall(home: &Path) -> Result<Vec<String>> {
         let recorded = rec.as_ref().and_then(|r| r.file(&label));
         done.extend(undo_settings(f, table, recorded, &label)?);
     }
-    done.extend(undo_rules(home, rec.as_ref())?);
-    if rec.as_ref().is_none_or(|r| r.skill)
+    if crate::hosts::always().any(|s| s.user_rules) {
+        done.extend(undo_rules(home, rec.as_ref())?);
+    }
+    let skill_hosts = crate::hosts::always().any(|s| s.prep_skill);
+    if skill_hosts
+        && rec.as_ref().is_none_or(|r| r.skill)
         && skill::remove_bundled(home)? == skill::Removed::Bundled
     {
         done.push("removed the /compact-prep skill from ~/.claude/skills/".into());
@@ -520,7 +560,7 @@ mod tests {
 
     fn recorded(before: Option<&str>, allow: Option<&[&str]>) -> UserFile {
         UserFile {
-            file: CLAUDE_USER.into(),
+            file: crate::hosts::CLAUDE.user_file.into(),
             before: before.map(str::to_string),
             after_sha256: String::new(),
             allow_made: false,

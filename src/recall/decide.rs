@@ -13,7 +13,7 @@
 //!    because another chart comes as close are *strong* candidates, and the other turned-down
 //!    charts, then the merely close ones, *weak* candidates ("possibly related"), at most
 //!    [`MAX_CANDIDATES`];
-//! 4. **presentation**: `crate::cmd::ask` prints them.
+//! 4. **presentation**: `crate::store::ask::text` says what `capn ask` prints of them.
 //!
 //! Each candidate carries the question words its chart does not hold ([`Candidate::missing`]),
 //! so whoever reads it (an agent) can tell a rewording from a near miss at a glance.

@@ -20,6 +20,10 @@
 //!    fresh. The search never runs again without a stale chart, so what answers is what the
 //!    same search gave with every chart in it. The stat cache remembers the hash a changed file
 //!    had, so a stale chart costs one `stat` per file, unhashed.
+//!
+//! What `capn ask` prints of the answers is [`text`]'s.
+
+pub mod text;
 
 use super::entry::Entry;
 use super::fresh::StatCache;

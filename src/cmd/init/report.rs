@@ -1,10 +1,9 @@
 //! What `capn init` prints: one line per change, then which of the project files it manages
 //! are meant to be committed and which are not.
 
+use crate::hosts::Host;
 use crate::install::more_hosts;
-use crate::install::project::{
-    CLAUDE_LOCAL_SETTINGS, CLAUDE_SETTINGS, CODEX_HOOKS, PROJECT_SETTINGS,
-};
+use crate::install::project::{CLAUDE_LOCAL_SETTINGS, PROJECT_SETTINGS};
 use crate::install::record::InstallRecord;
 use crate::install::skill::skill_path;
 use crate::install::SettingsFile;
@@ -14,12 +13,12 @@ use std::path::Path;
 use std::process::ExitCode;
 
 /// Prints the report of a run that did `done` (the install record `rec` as it now stands;
-/// `codex_changed`: the Codex hooks file changed; `gitignore_changed`: the project's
+/// `changed_hosts`: the hosts whose files changed; `gitignore_changed`: the project's
 /// `.gitignore` was edited).
 pub(super) fn report(
     root: &Path,
     rec: &InstallRecord,
-    codex_changed: bool,
+    changed_hosts: &[Host],
     gitignore_changed: bool,
     mut done: Vec<String>,
 ) -> Result<ExitCode> {
@@ -40,11 +39,16 @@ pub(super) fn report(
     if !done.is_empty() {
         done.extend(commit_note(root, rec, gitignore_changed));
     }
-    if codex_changed {
-        done.push(
-            "Codex: project hooks run only once trusted; open Codex here, run /hooks and trust the capn hooks"
-                .into(),
-        );
+    for spec in crate::hosts::ALL
+        .into_iter()
+        .filter(|s| changed_hosts.contains(&s.host))
+    {
+        if let Some(command) = spec.trust_command {
+            let name = spec.name;
+            done.push(format!(
+                "{name}: project hooks run only once trusted; open {name} here, run {command} and trust the capn hooks"
+            ));
+        }
     }
     let out = crate::cmd::messages::changes(
         &format!("capn init in {}:", root.display()),
@@ -99,12 +103,14 @@ fn commit_note(root: &Path, rec: &InstallRecord, gitignore_changed: bool) -> Vec
     if !commit.is_empty() {
         // What teammates without capn see, for the hooks this project registers.
         let mut teammates = Vec::new();
-        if commit.contains(&CLAUDE_SETTINGS) && has_our_hooks(root, CLAUDE_SETTINGS) {
-            teammates
-                .push("Claude Code reports a failed capn hook at each event and blocks nothing");
-        }
-        if commit.contains(&CODEX_HOOKS) && has_our_hooks(root, CODEX_HOOKS) {
-            teammates.push("Codex runs project hooks only once they trust them");
+        for spec in crate::hosts::ALL {
+            let Some(sees) = spec.without_capn else {
+                continue;
+            };
+            let ours = |f: &&str| commit.contains(f) && has_our_hooks(root, f);
+            if spec.files.iter().any(ours) {
+                teammates.push(format!("{} {sees}", spec.name));
+            }
         }
         let note = if teammates.is_empty() {
             String::new()
