@@ -50,6 +50,33 @@ fn init_without_embedding_says_nothing_is_offered() {
 }
 
 #[test]
+fn init_says_offers_are_off_when_the_config_switches_them_off() {
+    let env = Env::git();
+    env.write(".capn/config.json", r#"{"offer": false}"#);
+    let run = env.run(&["init"]).ok();
+    assert!(
+        run.stdout.contains(
+            "\n  offers: none (\"offer\": false in .capn/config.json switches them off)\n"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        !run.stdout.contains("are added to its context"),
+        "{}",
+        run.stdout
+    );
+    let env = Env::git();
+    env.write(".capn/config.json", r#"{"offer": {"prompt": false}}"#);
+    let run = env.run(&["init"]).ok();
+    assert!(
+        run.stdout.contains("\n  offers: charted answers matching the agent's search are added to its context (the other moment is off by \"offer\" in .capn/config.json)\n"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
 fn init_sets_everything_up_and_a_second_run_changes_nothing() {
     let env = Env::git();
     let run = env.run(&["init", "--git"]).ok();

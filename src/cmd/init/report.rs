@@ -30,11 +30,7 @@ pub(super) fn report(
     {
         let store = Store::at(root.to_path_buf());
         let config = crate::config::Config::load(&store.config_path());
-        done.push(if config.embedding {
-            OFFERS_NOTE.into()
-        } else {
-            OFFERS_OFF_NOTE.into()
-        });
+        done.push(offers_note(&config));
     }
     if !done.is_empty() {
         done.extend(commit_note(root, rec, gitignore_changed));
@@ -134,6 +130,32 @@ fn commit_note(root: &Path, rec: &InstallRecord, gitignore_changed: bool) -> Vec
     lines.push(format!("not to commit: {}", keep_out.join(", ")));
     lines
 }
+
+/// Whether the hooks now offer charts unasked, as [`crate::config::Config::offers_at`] decides:
+/// at both moments ([`OFFERS_NOTE`]), at one, at none by the user's switch, or none while the
+/// embedding is off ([`OFFERS_OFF_NOTE`]).
+fn offers_note(config: &crate::config::Config) -> String {
+    use crate::config::OfferMoment;
+    if !config.embedding {
+        return OFFERS_OFF_NOTE.into();
+    }
+    match (
+        config.offers_at(OfferMoment::Prompt),
+        config.offers_at(OfferMoment::Search),
+    ) {
+        (true, true) => OFFERS_NOTE.into(),
+        (true, false) => OFFERS_ONE_NOTE.replace("{at}", "the user's prompt"),
+        (false, true) => OFFERS_ONE_NOTE.replace("{at}", "the agent's search"),
+        (false, false) => OFFERS_SWITCHED_OFF_NOTE.into(),
+    }
+}
+
+/// [`OFFERS_NOTE`] when `"offer"` in `.capn/config.json` leaves one moment on (`{at}`).
+const OFFERS_ONE_NOTE: &str = "offers: charted answers matching {at} are added to its context (the other moment is off by \"offer\" in .capn/config.json)";
+
+/// [`OFFERS_NOTE`] when `"offer": false` in `.capn/config.json` switches both moments off.
+const OFFERS_SWITCHED_OFF_NOTE: &str =
+    "offers: none (\"offer\": false in .capn/config.json switches them off)";
 
 /// Said when this run registered PreToolUse: what the hooks now do unasked, and the switch.
 const OFFERS_NOTE: &str = "offers: charted answers matching the user's prompt or the agent's search are added to its context (\"offer\": false in .capn/config.json turns that off)";
