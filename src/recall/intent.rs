@@ -11,13 +11,13 @@
 //! - `Grep` `{pattern, path?, glob?, type?}`; `Glob` `{pattern, path?}`;
 //! - `Task` / `Agent` `{prompt?, description?}` (a sub-agent such as Explore);
 //! - the same tools of the other hosts under their own names (their host files' tool names,
-//!   read by [`tool_call::ToolUse`]; `dir_path` and `include_pattern` read as `path` and `glob`);
+//!   read by `tool_call::ToolUse`; `dir_path` and `include_pattern` read as `path` and `glob`);
 //! - `Bash` `{command}` and Codex's shell `{command: "…" | ["bash", "-lc", "…"]}` or `{cmd}`, when a segment
 //!   of the command line runs `grep`, `egrep`, `rg`, `ag`, `ack`, `git grep`, `find` or `fd`.
 //!
 //! Anything else (an edit, a build, `ls`, a search with nothing but syntax in it) is `None`.
 
-pub mod tool_call;
+pub(crate) mod tool_call;
 
 use serde_json::Value;
 use tool_call::ToolUse;

@@ -1,5 +1,5 @@
 //! The headings check of the `/compact-prep` state file (format.md, "State file"): the nine
-//! [`STATE_HEADINGS`], each present exactly once and in order, and no other `#`/`##` heading
+//! [`super::STATE_HEADINGS`], each present exactly once and in order, and no other `#`/`##` heading
 //! outside fenced code blocks. [`check_headings`] lists every problem, one line each, so a
 //! refused save says all that is wrong at once.
 
