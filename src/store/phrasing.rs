@@ -120,6 +120,11 @@ impl Writer {
             .as_ref()
             .map(|v| (v, model.embed(question)));
         let vectors = qv.as_ref().map(|(v, q)| (*v, q.as_slice()));
+        if let Some((v, q)) = vectors {
+            if !self.may_answer(&same, question, v, q, thresholds.gate) {
+                return None;
+            }
+        }
         let d = decide::search(&self.snap.bm25, vectors, &ask, Some(model));
         // Two questions that both hold codes (words with a digit: `v2`, `oauth2`, "step 3")
         // and not the same ones are about different things: never merged. A code only one of
@@ -141,6 +146,51 @@ impl Writer {
             .map(|h| h.doc)
             .find(|&doc| same.binary_search(&doc).is_ok() && same_codes(doc))?;
         read(best)
+    }
+
+    /// False when none of the charts at `same` (positions) can be an answer to `question`,
+    /// whatever the rest of the store holds: an answer is an exact re-ask of its chart or
+    /// passes the fused ranking's threshold (`crate::recall::semantic::rank`: lexical coverage
+    /// plus cosine with `q`, the question's unit vector, at least `gate`), and both are
+    /// properties of the chart alone. Computed as that ranking computes them (the same
+    /// coverage, the same quantised cosines, read for these charts only), so the whole-store
+    /// search that follows is skipped only when it could not have found one: most charts
+    /// on the same files ask something else, and that search reads every vector.
+    fn may_answer(
+        &self,
+        same: &[usize],
+        question: &str,
+        vectors: &crate::recall::semantic::Vectors,
+        q: &[f32],
+        gate: f32,
+    ) -> bool {
+        let bm25 = &self.snap.bm25;
+        let n = vectors.len().min(bm25.len());
+        if bm25
+            .exact_docs(question)
+            .iter()
+            .any(|d| same.binary_search(d).is_ok())
+        {
+            return true;
+        }
+        let within: Vec<usize> = same.iter().copied().filter(|&d| d < n).collect();
+        // `same` is in index order.
+        let lexical = bm25.candidates(question, &|d| same.binary_search(&d).is_ok());
+        let coverage = |doc: usize| {
+            lexical
+                .iter()
+                .find(|c| c.doc == doc)
+                .map_or(0.0, |c| c.coverage)
+        };
+        let cosines = if q.iter().all(|v| *v == 0.0) {
+            vec![0.0; within.len()]
+        } else {
+            vectors.cosines_of(&within, q)
+        };
+        within
+            .iter()
+            .zip(cosines)
+            .any(|(&doc, cosine)| coverage(doc) + cosine.max(0.0) >= gate)
     }
 
     /// The chart `id` as its file says, when every backing file hashes as charted now: what
