@@ -298,21 +298,25 @@ impl Writer {
     /// derived files are rebuilt from the entries next time, so a full disk or a broken
     /// `index.bin` must not turn an answer or a successful chart into an error.
     ///
-    /// The last step of a command: the lock is released here, but the snapshot is not freed.
-    /// The process exits right after, and the system takes its memory back at once, where
-    /// freeing the snapshot's tens of thousands of small strings (ids and paths) one by one
-    /// cost about a tenth of a `chart` at 10,000 charts. Call it once per process.
+    /// The last step of a command: the lock is released and the vectors file closed here, but
+    /// the snapshot's memory is not freed. The process exits right after, and the system
+    /// takes its memory back at once, where freeing the snapshot's tens of thousands of small
+    /// strings (ids and paths) one by one cost about a tenth of a `chart` at 10,000 charts.
+    /// So call it once per process, at its end (a command, a hook): never in a loop.
     pub fn finish_or_warn(mut self) {
         if let Err(e) = self.save_derived() {
             warn(&e);
         }
         let Writer {
-            snap,
+            mut snap,
             cache,
             _lock,
             store: _,
         } = self;
         drop(_lock);
+        // The vectors hold `vectors.bin` open, which Windows would not let anyone replace
+        // while this process lives: closed now (a few frees).
+        drop(snap.vectors.take());
         std::mem::forget(snap);
         std::mem::forget(cache);
     }
