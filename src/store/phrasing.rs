@@ -120,12 +120,6 @@ impl Writer {
             .as_ref()
             .map(|v| (v, model.embed(question)));
         let vectors = qv.as_ref().map(|(v, q)| (*v, q.as_slice()));
-        if let Some((v, q)) = vectors {
-            if !self.may_answer(&same, question, v, q, thresholds.gate) {
-                return None;
-            }
-        }
-        let d = decide::search(&self.snap.bm25, vectors, &ask, Some(model));
         // Two questions that both hold codes (words with a digit: `v2`, `oauth2`, "step 3")
         // and not the same ones are about different things: never merged. A code only one of
         // them holds ("429", "v2") narrows the question but does not change it.
@@ -140,22 +134,35 @@ impl Writer {
                     })
             })
         };
+        // The charts that could be the one: the whole-store search below (which reads every
+        // vector) runs only when there is one.
+        let mut eligible = match vectors {
+            Some((v, q)) => self.may_answer(&same, question, v, q, thresholds.gate),
+            None => same,
+        };
+        if !asked.is_empty() {
+            eligible.retain(|&doc| same_codes(doc));
+        }
+        if eligible.is_empty() {
+            return None;
+        }
+        let d = decide::search(&self.snap.bm25, vectors, &ask, Some(model));
         let best = d
             .answers
             .iter()
             .map(|h| h.doc)
-            .find(|&doc| same.binary_search(&doc).is_ok() && same_codes(doc))?;
+            .find(|&doc| eligible.binary_search(&doc).is_ok() && same_codes(doc))?;
         read(best)
     }
 
-    /// False when none of the charts at `same` (positions) can be an answer to `question`,
+    /// The charts at `same` (positions, in index order) that can be an answer to `question`,
     /// whatever the rest of the store holds: an answer is an exact re-ask of its chart or
     /// passes the fused ranking's threshold (`crate::recall::semantic::rank`: lexical coverage
     /// plus cosine with `q`, the question's unit vector, at least `gate`), and both are
     /// properties of the chart alone. Computed as that ranking computes them (the same
     /// coverage, the same quantised cosines, read for these charts only), so the whole-store
-    /// search that follows is skipped only when it could not have found one: most charts
-    /// on the same files ask something else, and that search reads every vector.
+    /// search is skipped only when it could not have found one: most charts on the same files
+    /// ask something else, and that search reads every vector.
     fn may_answer(
         &self,
         same: &[usize],
@@ -163,18 +170,11 @@ impl Writer {
         vectors: &crate::recall::semantic::Vectors,
         q: &[f32],
         gate: f32,
-    ) -> bool {
+    ) -> Vec<usize> {
         let bm25 = &self.snap.bm25;
         let n = vectors.len().min(bm25.len());
-        if bm25
-            .exact_docs(question)
-            .iter()
-            .any(|d| same.binary_search(d).is_ok())
-        {
-            return true;
-        }
+        let exact = bm25.exact_docs(question);
         let within: Vec<usize> = same.iter().copied().filter(|&d| d < n).collect();
-        // `same` is in index order.
         let lexical = bm25.candidates(question, &|d| same.binary_search(&d).is_ok());
         let coverage = |doc: usize| {
             lexical
@@ -187,10 +187,16 @@ impl Writer {
         } else {
             vectors.cosines_of(&within, q)
         };
-        within
+        let passing: Vec<usize> = within
             .iter()
             .zip(cosines)
-            .any(|(&doc, cosine)| coverage(doc) + cosine.max(0.0) >= gate)
+            .filter(|&(&doc, cosine)| coverage(doc) + cosine.max(0.0) >= gate)
+            .map(|(&doc, _)| doc)
+            .collect();
+        same.iter()
+            .copied()
+            .filter(|d| exact.contains(d) || passing.binary_search(d).is_ok())
+            .collect()
     }
 
     /// The chart `id` as its file says, when every backing file hashes as charted now: what
