@@ -134,9 +134,14 @@ def main():
     for i, b in enumerate(a.bins):
         ws = os.path.join(tmp, f"s{i}")
         shutil.copytree(base, ws, symlinks=True, copy_function=os.link)
+        stores[b] = ws
+    # Asked once all copies are made: a hard link changes the ctime of the file it links, so a
+    # store whose index was built before a later copy would find every entry file changed at
+    # its first listing (the first miss after a pull would re-read them all, for that binary
+    # alone).
+    for b, ws in stores.items():
         for q in MISSES:
             subprocess.run([b, "ask", q], cwd=ws, env=env, capture_output=True)
-        stores[b] = ws
     time.sleep(2.5)  # out of the racy window
     cases = {f"ask_miss_{j}": ["ask", q] for j, q in enumerate(MISSES)}
     res = {}
