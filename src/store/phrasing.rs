@@ -381,3 +381,95 @@ pub fn phrasing_shaped_details(what: &str) -> anyhow::Error {
     ))
     .into()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+    use sha2::{Digest, Sha256};
+
+    /// The charts on the same files that `may_answer` sets aside are never among the answers of
+    /// the whole-store search it spares: rewordings, exact re-asks, other questions on the same
+    /// file and questions on other files, each probed against every chart on that file.
+    #[test]
+    fn may_answer_keeps_every_chart_the_whole_search_answers_with() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join(".capn/entries")).unwrap();
+        let store = Store::at(root.clone());
+        let mut w = store.open_writer().unwrap();
+        let charts = [
+            ("a.ts", "Where are Stripe webhooks verified?"),
+            ("a.ts", "How are webhook signatures checked?"),
+            ("a.ts", "Where is the retry queue for failed payments?"),
+            ("a.ts", "Which module rotates the session cookie?"),
+            ("b.ts", "Where are Stripe webhooks handled?"),
+            ("b.ts", "Where is the rate limit of the public API set?"),
+        ];
+        for (file, question) in charts {
+            std::fs::write(root.join(file), format!("{file}\n")).unwrap();
+            let sha = crate::hex::encode(&Sha256::digest(format!("{file}\n").as_bytes()));
+            let e = Entry {
+                id: crate::store::entry::question_hash(question)[..8].to_string(),
+                at: String::new(),
+                files: [(file.to_string(), sha)].into_iter().collect(),
+                question: question.to_string(),
+                details: String::new(),
+                phrasings: Vec::new(),
+                extra: Vec::new(),
+            };
+            w.chart(e, &[]).unwrap();
+        }
+        let model = crate::embed::model().expect("this build embeds a model");
+        let thresholds = model.thresholds();
+        let v = w.snap.vectors.as_ref().expect("vectors");
+        let text = |doc: usize| {
+            let id = w.snap.ids.get(doc)?;
+            let e = read_entry(&w.store.entry_path(id), &format!("{id}.md")).ok()?;
+            Some(DocText {
+                files: e.files.keys().cloned().collect(),
+                question: e.asked().into_owned(),
+                details: e.details,
+            })
+        };
+        let probes = [
+            "Where are Stripe webhooks verified?",
+            "where are the stripe webhooks verified",
+            "Where do we verify Stripe webhooks?",
+            "How are the signatures of webhooks checked?",
+            "Where are failed payments retried?",
+            "Which module rotates session cookies?",
+            "Where is the rate limit set?",
+            "How is the database migrated?",
+        ];
+        let mut answered = 0;
+        for file in ["a.ts", "b.ts"] {
+            let same: Vec<usize> = (0..w.snap.len())
+                .filter(|&i| w.snap.files_of(i).any(|(p, _)| p == file))
+                .collect();
+            for q in probes {
+                let allowed = |_: usize| true;
+                let ask = Ask {
+                    query: q,
+                    limit: w.snap.len(),
+                    thresholds: &thresholds,
+                    allowed: &allowed,
+                    text: &text,
+                    code: &crate::recall::no_code,
+                    files_hold: &crate::recall::no_files,
+                };
+                let qv = model.embed(q);
+                let d = decide::search(&w.snap.bm25, Some((v, &qv)), &ask, Some(model));
+                let kept = w.may_answer(&same, q, v, &qv, thresholds.gate);
+                for doc in d.answers.iter().map(|h| h.doc) {
+                    if same.contains(&doc) {
+                        answered += 1;
+                        assert!(kept.contains(&doc), "{q} on {file}: {doc} set aside");
+                    }
+                }
+                assert!(kept.iter().all(|d| same.contains(d)));
+            }
+        }
+        assert!(answered >= 4, "the probes must find answers: {answered}");
+    }
+}
