@@ -338,42 +338,35 @@ impl Vectors {
         (FILE_HEADER + self.len() * VIEWS * self.dim as usize) as u64
     }
 
-    /// [`Vectors::cosine`] of the entries `docs` alone, in that order: the same values
-    /// [`Vectors::cosines`] gives them, but a file-backed set not read whole reads only those
-    /// entries (one positioned read each), not the whole file. A read that fails gives 0, as
-    /// in [`Vectors::cosines`]; a position past the end gives 0.
+    /// [`Vectors::cosine`] of the entries `docs` alone, in that order: the values
+    /// [`Vectors::cosines`] gives them, but a file-backed set not read whole reads only these
+    /// entries (one positioned read each). A failed read or a position past the end gives 0.
     pub fn cosines_of(&self, docs: &[usize], q: &[f32]) -> Vec<f32> {
-        let dim = self.dim as usize;
+        let (dim, qi) = (self.dim as usize, &QueryI16::new(q));
         let w = VIEWS * dim;
-        let qi = &QueryI16::new(q);
-        let base_of = |i: usize| match &self.overlay {
-            Some(o) => match o.slots.get(i) {
-                Some(Slot::Base(b)) => Some(Ok(*b as usize)),
-                Some(Slot::New(k)) => Some(Err(*k as usize)),
-                None => None,
-            },
-            None => (i < self.len()).then_some(Ok(i)),
-        };
         let base = self.overlay.as_ref().map_or(self, |o| &o.base);
-        let streamed = base.file.as_ref().filter(|b| b.whole.get().is_none());
+        let streamed = base
+            .file
+            .as_ref()
+            .filter(|b| b.whole.get().is_none() && w > 0);
         let mut buf = vec![0u8; w];
+        let mut of_base = |b: usize| match streamed {
+            Some(f) if b < f.count => {
+                let read = read_at(&f.file, (FILE_HEADER + b * w) as u64, &mut buf);
+                read.map_or(0.0, |()| best_view(&buf, dim, qi))
+            }
+            None if b < base.len() => best_view(base.raw(b), dim, qi),
+            _ => 0.0,
+        };
+        let new = |k: usize, o: &Overlay| best_view(&o.new[k * w..(k + 1) * w], dim, qi);
         docs.iter()
-            .map(|&i| match base_of(i) {
-                None => 0.0,
-                Some(Err(k)) => match &self.overlay {
-                    Some(o) => best_view(&o.new[k * w..(k + 1) * w], dim, qi),
+            .map(|&i| match &self.overlay {
+                Some(o) => match o.slots.get(i) {
+                    Some(Slot::Base(b)) => of_base(*b as usize),
+                    Some(Slot::New(k)) => new(*k as usize, o),
                     None => 0.0,
                 },
-                Some(Ok(b)) => match streamed.filter(|_| w > 0) {
-                    Some(file) => {
-                        let at = (FILE_HEADER + b * w) as u64;
-                        match read_at(&file.file, at, &mut buf) {
-                            Ok(()) => best_view(&buf, dim, qi),
-                            Err(_) => 0.0,
-                        }
-                    }
-                    None => best_view(base.raw(b), dim, qi),
-                },
+                None => of_base(i),
             })
             .collect()
     }
@@ -706,43 +699,6 @@ pub fn embed_all<'a, Q: AsRef<str>>(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The cosines of a few entries are the ones the whole scan gives them, whether the set is
-    /// in memory, streamed from its file, read whole, or spliced over the file (an entry
-    /// inserted, one removed); a position past the end gives 0.
-    #[test]
-    fn cosines_of_a_few_entries_are_those_of_the_whole_scan() {
-        let model = crate::embed::model().expect("this build embeds a model");
-        let n = STREAM_ENTRIES + 9;
-        let words = [
-            "payment webhooks",
-            "session cookie",
-            "rate limit",
-            "retry queue",
-        ];
-        let v = embed_all(model, (0..n).map(|i| (words[i % 4], "")));
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("vectors.bin");
-        std::fs::write(&path, v.to_file_bytes(3).unwrap()).unwrap();
-        let q = model.embed("where are webhooks retried");
-        let docs = [0, 5, STREAM_ENTRIES + 1, n - 2, 2];
-        let check = |set: &Vectors| {
-            let all = set.cosines(&q);
-            assert!(all.iter().any(|&c| c != 0.0));
-            let want: Vec<f32> = docs.iter().map(|&d| all[d]).collect();
-            assert_eq!(set.cosines_of(&docs, &q), want);
-            assert_eq!(set.cosines_of(&[set.len()], &q), [0.0]);
-        };
-        check(&v);
-        let opened = Vectors::open(&path, 1 << 30, model.dim(), n, 3).unwrap();
-        check(&opened);
-        let inserted = embed_entry(model, "cookie rotation", "");
-        let spliced = opened.splice(&[1, 7], &[(4, inserted)]).unwrap();
-        assert_eq!(spliced.len(), n - 1);
-        check(&spliced);
-        assert!(opened.to_file_bytes(3).is_some(), "read whole");
-        check(&opened);
-    }
 
     /// A vectors file opened for streaming gives the cosines of the same vectors held in memory,
     /// across several stream buffers; opened whole on first other use, it is the same set; a
