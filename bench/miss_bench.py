@@ -2,7 +2,8 @@
 """Interleaved A/B timing of `ask` on a miss (and of `chart`) at N charts whose files hold real code.
 
 usage: miss_bench.py --real ../shared/bench/real --n 1000 [--runs 30] [--direct]
-                     [--after 1,10,100] [--pull 1000] [--rounds 5] BIN [BIN ...]
+                     [--after 1,10,100] [--pull 1000] [--pull-prepare ARGS] [--rounds 5]
+                     BIN [BIN ...]
 
 Builds one store of N charts by cycling the 60 charts of bench/corpus whose files are in `--real`
 (the real text of the charted files: benchmark data, copied only into the temp store, never into
@@ -22,7 +23,9 @@ charts in seconds. --after K1,K2,... also times the first miss after charting K 
 (untimed `capn chart` runs), and --pull M the first miss after M entry files arrived without
 `capn chart` (written directly, as a teammate's pull or a restored backup brings them); each
 ROUNDS times per binary, interleaved, beside the steady misses of the same stores (the ratio
-to a steady miss is what these cases are about).
+to a steady miss is what these cases are about). --pull-prepare 'prune --expired' runs that
+capn command between the pull and the miss (timed as a case of its own): the miss then shows
+what an index brought up to date off its path (a git hook after the pull) leaves it.
 """
 import argparse, hashlib, json, os, resource, shutil, statistics, subprocess, sys, tempfile, time
 
@@ -117,6 +120,10 @@ def main():
     ap.add_argument("--pull", type=int, default=0)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--no-chart", action="store_true", help="leave out the chart_new case")
+    ap.add_argument("--pull-prepare", default="",
+                    help="capn arguments run (and timed as their own case) between a pull and "
+                         "the first miss after it, e.g. 'prune --expired': what a git hook run "
+                         "after the pull would do off the miss's path")
     ap.add_argument("--rss", action="store_true",
                     help="run every case under /usr/bin/time for its peak memory (adds its fork)")
     a = ap.parse_args()
@@ -134,9 +141,14 @@ def main():
     for i, b in enumerate(a.bins):
         ws = os.path.join(tmp, f"s{i}")
         shutil.copytree(base, ws, symlinks=True, copy_function=os.link)
+        stores[b] = ws
+    # Asked once all copies are made: a hard link changes the ctime of the file it links, so a
+    # store whose index was built before a later copy would find every entry file changed at
+    # its first listing (the first miss after a pull would re-read them all, for that binary
+    # alone).
+    for b, ws in stores.items():
         for q in MISSES:
             subprocess.run([b, "ask", q], cwd=ws, env=env, capture_output=True)
-        stores[b] = ws
     time.sleep(2.5)  # out of the racy window
     cases = {f"ask_miss_{j}": ["ask", q] for j, q in enumerate(MISSES)}
     res = {}
@@ -162,8 +174,13 @@ def main():
                     timed([b, "ask", MISSES[1]], ws, env))
             if a.pull:
                 build_direct(ws, a.pull, a.real, b, env, start=a.n + (rnd + 1) * 10**6)
-                res.setdefault((b, f"first_miss_after_pull_of_{a.pull}"), []).append(
-                    timed([b, "ask", MISSES[1]], ws, env))
+                case = f"first_miss_after_pull_of_{a.pull}"
+                if a.pull_prepare:
+                    prep = a.pull_prepare.split()
+                    res.setdefault((b, "pull_prepare_" + "_".join(prep)), []).append(
+                        timed([b] + prep, ws, env))
+                    case += "_prepared"
+                res.setdefault((b, case), []).append(timed([b, "ask", MISSES[1]], ws, env))
             res.setdefault((b, "ask_miss_1_same_rounds"), []).append(
                 timed([b, "ask", MISSES[1]], ws, env))
     for (b, name), xs in res.items():

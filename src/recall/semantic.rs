@@ -338,6 +338,39 @@ impl Vectors {
         (FILE_HEADER + self.len() * VIEWS * self.dim as usize) as u64
     }
 
+    /// [`Vectors::cosine`] of the entries `docs` alone, in that order: the values
+    /// [`Vectors::cosines`] gives them, but a file-backed set not read whole reads only these
+    /// entries (one positioned read each). A failed read or a position past the end gives 0.
+    pub fn cosines_of(&self, docs: &[usize], q: &[f32]) -> Vec<f32> {
+        let (dim, qi) = (self.dim as usize, &QueryI16::new(q));
+        let w = VIEWS * dim;
+        let base = self.overlay.as_ref().map_or(self, |o| &o.base);
+        let streamed = base
+            .file
+            .as_ref()
+            .filter(|b| b.whole.get().is_none() && w > 0);
+        let mut buf = vec![0u8; w];
+        let mut of_base = |b: usize| match streamed {
+            Some(f) if b < f.count => {
+                let read = read_at(&f.file, (FILE_HEADER + b * w) as u64, &mut buf);
+                read.map_or(0.0, |()| best_view(&buf, dim, qi))
+            }
+            None if b < base.len() => best_view(base.raw(b), dim, qi),
+            _ => 0.0,
+        };
+        let new = |k: usize, o: &Overlay| best_view(&o.new[k * w..(k + 1) * w], dim, qi);
+        docs.iter()
+            .map(|&i| match &self.overlay {
+                Some(o) => match o.slots.get(i) {
+                    Some(Slot::Base(b)) => of_base(*b as usize),
+                    Some(Slot::New(k)) => new(*k as usize, o),
+                    None => 0.0,
+                },
+                None => of_base(i),
+            })
+            .collect()
+    }
+
     /// Cosine between the unit query vector `q` and entry `i`: the best of its views
     /// (approximately, after quantisation; -1..1).
     pub fn cosine(&self, i: usize, q: &[f32]) -> f32 {

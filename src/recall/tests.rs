@@ -356,3 +356,38 @@ fn field_weights_rank_a_question_match_above_a_path_match() {
     assert_eq!(top(&index, "invoice"), Some(1));
     assert_eq!(top(&index, "cache"), Some(0));
 }
+
+/// The cosines of a few entries (`Vectors::cosines_of`) are those of the whole scan: in
+/// memory, streamed from the file (past one 128-entry read), read whole, or spliced over
+/// the file; a position past the end gives 0.
+#[test]
+fn cosines_of_a_few_entries_are_those_of_the_whole_scan() {
+    let model = crate::embed::model().expect("this build embeds a model");
+    let n = 137;
+    let words = [
+        "payment webhooks",
+        "session cookie",
+        "rate limit",
+        "retry queue",
+    ];
+    let v = super::semantic::embed_all(model, (0..n).map(|i| (words[i % 4], "")));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("vectors.bin");
+    std::fs::write(&path, v.to_file_bytes(3).unwrap()).unwrap();
+    let q = model.embed("where are webhooks retried");
+    let docs = [0, 5, 129, n - 2, 2];
+    let check = |set: &super::semantic::Vectors| {
+        let all = set.cosines(&q);
+        assert!(all.iter().any(|&c| c != 0.0));
+        let want: Vec<f32> = docs.iter().map(|&d| all[d]).collect();
+        assert_eq!(set.cosines_of(&docs, &q), want);
+        assert_eq!(set.cosines_of(&[set.len()], &q), [0.0]);
+    };
+    let opened = super::semantic::Vectors::open(&path, 1 << 30, model.dim(), n, 3).unwrap();
+    let new = super::semantic::embed_entry(model, "cookie rotation", "");
+    for set in [&v, &opened, &opened.splice(&[1, 7], &[(4, new)]).unwrap()] {
+        check(set);
+    }
+    assert!(opened.to_file_bytes(3).is_some(), "read whole");
+    check(&opened);
+}

@@ -105,7 +105,6 @@ impl Writer {
             .as_ref()
             .map(|v| (v, model.embed(question)));
         let vectors = qv.as_ref().map(|(v, q)| (*v, q.as_slice()));
-        let d = decide::search(&self.snap.bm25, vectors, &ask, Some(model));
         // Two questions that both hold codes (words with a digit: `v2`, `oauth2`, "step 3")
         // and not the same ones are about different things: never merged. A code only one of
         // them holds ("429", "v2") narrows the question but does not change it.
@@ -120,12 +119,69 @@ impl Writer {
                     })
             })
         };
+        // The charts that could be the one: the whole-store search below (which reads every
+        // vector) runs only when there is one.
+        let mut eligible = match vectors {
+            Some((v, q)) => self.may_answer(&same, question, v, q, thresholds.gate),
+            None => same,
+        };
+        if !asked.is_empty() {
+            eligible.retain(|&doc| same_codes(doc));
+        }
+        if eligible.is_empty() {
+            return None;
+        }
+        let d = decide::search(&self.snap.bm25, vectors, &ask, Some(model));
         let best = d
             .answers
             .iter()
             .map(|h| h.doc)
-            .find(|&doc| same.binary_search(&doc).is_ok() && same_codes(doc))?;
+            .find(|&doc| eligible.binary_search(&doc).is_ok() && same_codes(doc))?;
         source.entry(best)
+    }
+
+    /// The charts at `same` (positions, in index order) that can be an answer to `question`,
+    /// whatever the rest of the store holds: an answer is an exact re-ask of its chart or
+    /// passes the fused ranking's threshold (`crate::recall::semantic::rank`: lexical coverage
+    /// plus cosine with `q`, the question's unit vector, at least `gate`), and both are
+    /// properties of the chart alone. Computed as that ranking computes them (the same
+    /// coverage, the same quantised cosines, read for these charts only), so the whole-store
+    /// search is skipped only when it could not have found one: most charts on the same files
+    /// ask something else, and that search reads every vector.
+    fn may_answer(
+        &self,
+        same: &[usize],
+        question: &str,
+        vectors: &crate::recall::semantic::Vectors,
+        q: &[f32],
+        gate: f32,
+    ) -> Vec<usize> {
+        let bm25 = &self.snap.bm25;
+        let n = vectors.len().min(bm25.len());
+        let exact = bm25.exact_docs(question);
+        let within: Vec<usize> = same.iter().copied().filter(|&d| d < n).collect();
+        let lexical = bm25.candidates(question, &|d| same.binary_search(&d).is_ok());
+        let coverage = |doc: usize| {
+            lexical
+                .iter()
+                .find(|c| c.doc == doc)
+                .map_or(0.0, |c| c.coverage)
+        };
+        let cosines = if q.iter().all(|v| *v == 0.0) {
+            vec![0.0; within.len()]
+        } else {
+            vectors.cosines_of(&within, q)
+        };
+        let passing: Vec<usize> = within
+            .iter()
+            .zip(cosines)
+            .filter(|&(&doc, cosine)| coverage(doc) + cosine.max(0.0) >= gate)
+            .map(|(&doc, _)| doc)
+            .collect();
+        same.iter()
+            .copied()
+            .filter(|d| exact.contains(d) || passing.binary_search(d).is_ok())
+            .collect()
     }
 
     /// The chart `id` as its file says, when every backing file hashes as charted now: what
@@ -306,4 +362,96 @@ pub fn phrasing_shaped_details(what: &str) -> anyhow::Error {
         super::entry::PHRASINGS_HEADING
     ))
     .into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+    use sha2::{Digest, Sha256};
+
+    /// The charts on the same files that `may_answer` sets aside are never among the answers of
+    /// the whole-store search it spares: rewordings, exact re-asks, other questions on the same
+    /// file and questions on other files, each probed against every chart on that file.
+    #[test]
+    fn may_answer_keeps_every_chart_the_whole_search_answers_with() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join(".capn/entries")).unwrap();
+        let store = Store::at(root.clone());
+        let mut w = store.open_writer().unwrap();
+        let charts = [
+            ("a.ts", "Where are Stripe webhooks verified?"),
+            ("a.ts", "How are webhook signatures checked?"),
+            ("a.ts", "Where is the retry queue for failed payments?"),
+            ("a.ts", "Which module rotates the session cookie?"),
+            ("b.ts", "Where are Stripe webhooks handled?"),
+            ("b.ts", "Where is the rate limit of the public API set?"),
+        ];
+        for (file, question) in charts {
+            std::fs::write(root.join(file), format!("{file}\n")).unwrap();
+            let sha = crate::hex::encode(&Sha256::digest(format!("{file}\n").as_bytes()));
+            let e = Entry {
+                id: crate::store::entry::question_hash(question)[..8].to_string(),
+                at: String::new(),
+                files: [(file.to_string(), sha)].into_iter().collect(),
+                question: question.to_string(),
+                details: String::new(),
+                phrasings: Vec::new(),
+                extra: Vec::new(),
+            };
+            w.chart(e, &[]).unwrap();
+        }
+        let model = crate::embed::model().expect("this build embeds a model");
+        let thresholds = model.thresholds();
+        let v = w.snap.vectors.as_ref().expect("vectors");
+        let text = |doc: usize| {
+            let id = w.snap.ids.get(doc)?;
+            let e = read_entry(&w.store.entry_path(id), &format!("{id}.md")).ok()?;
+            Some(DocText {
+                files: e.files.keys().cloned().collect(),
+                question: e.asked().into_owned(),
+                details: e.details,
+            })
+        };
+        let probes = [
+            "Where are Stripe webhooks verified?",
+            "where are the stripe webhooks verified",
+            "Where do we verify Stripe webhooks?",
+            "How are the signatures of webhooks checked?",
+            "Where are failed payments retried?",
+            "Which module rotates session cookies?",
+            "Where is the rate limit set?",
+            "How is the database migrated?",
+        ];
+        let mut answered = 0;
+        for file in ["a.ts", "b.ts"] {
+            let same: Vec<usize> = (0..w.snap.len())
+                .filter(|&i| w.snap.files_of(i).any(|(p, _)| p == file))
+                .collect();
+            for q in probes {
+                let allowed = |_: usize| true;
+                let ask = Ask {
+                    query: q,
+                    limit: w.snap.len(),
+                    thresholds: &thresholds,
+                    allowed: &allowed,
+                    text: &text,
+                    code: &crate::recall::no_code,
+                    files_hold: &crate::recall::no_files,
+                };
+                let qv = model.embed(q);
+                let d = decide::search(&w.snap.bm25, Some((v, &qv)), &ask, Some(model));
+                let kept = w.may_answer(&same, q, v, &qv, thresholds.gate);
+                for doc in d.answers.iter().map(|h| h.doc) {
+                    if same.contains(&doc) {
+                        answered += 1;
+                        assert!(kept.contains(&doc), "{q} on {file}: {doc} set aside");
+                    }
+                }
+                assert!(kept.iter().all(|d| same.contains(d)));
+            }
+        }
+        assert!(answered >= 4, "the probes must find answers: {answered}");
+    }
 }

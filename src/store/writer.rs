@@ -297,10 +297,28 @@ impl Writer {
     /// [`Writer::finish`], reporting a failure on stderr instead of failing the command: the
     /// derived files are rebuilt from the entries next time, so a full disk or a broken
     /// `index.bin` must not turn an answer or a successful chart into an error.
-    pub fn finish_or_warn(self) {
-        if let Err(e) = self.finish() {
+    ///
+    /// The last step of a command: the lock is released and the vectors file closed here, but
+    /// the snapshot's memory is not freed. The process exits right after, and the system
+    /// takes its memory back at once, where freeing the snapshot's tens of thousands of small
+    /// strings (ids and paths) one by one cost about a tenth of a `chart` at 10,000 charts.
+    /// So call it once per process, at its end (a command, a hook): never in a loop.
+    pub fn finish_or_warn(mut self) {
+        if let Err(e) = self.save_derived() {
             warn(&e);
         }
+        let Writer {
+            mut snap,
+            cache,
+            _lock,
+            store: _,
+        } = self;
+        drop(_lock);
+        // The vectors hold `vectors.bin` open, which Windows would not let anyone replace
+        // while this process lives: closed now (a few frees).
+        drop(snap.vectors.take());
+        std::mem::forget(snap);
+        std::mem::forget(cache);
     }
 
     /// Writes every derived file that is out of date: the index, the texts, map.json and the stat
@@ -308,6 +326,11 @@ impl Writer {
     ///
     /// Errors: a derived file cannot be written.
     pub fn finish(mut self) -> Result<()> {
+        self.save_derived()
+    }
+
+    /// [`Writer::finish`] without giving up the writer.
+    fn save_derived(&mut self) -> Result<()> {
         // Temp files of writers killed mid-write (older than any write in progress).
         let max_age = std::time::Duration::from_secs(600);
         crate::fsutil::remove_stale_temp_files(&self.store.dir, max_age);
@@ -323,15 +346,14 @@ impl Writer {
         if (self.snap.content_changed && !via_delta) || !self.store.map_path().exists() {
             map::save(&self.store.map_path(), &self.snap)?;
         }
-        // Pruning the cache to live paths needs a set of every path: only worth building when
-        // the cache is written anyway or the entries changed.
+        // Pruned to live paths only when the cache is written anyway or the entries changed.
+        // The snapshot's paths are sorted: each cached key is looked up in them (a set of
+        // every path, built for this, cost a tenth of a `chart` at 10,000 charts).
         if self.cache.is_dirty() || self.snap.content_changed {
-            let live: std::collections::HashSet<&str> =
-                self.snap.paths.iter().map(String::as_str).collect();
-            self.cache.save(
-                &self.store.stat_cache_path(),
-                Some(&|k: &str| live.contains(k)),
-            )?;
+            let live = &self.snap.paths;
+            let keep = |k: &str| live.binary_search_by(|p| p.as_str().cmp(k)).is_ok();
+            self.cache
+                .save(&self.store.stat_cache_path(), Some(&keep))?;
         }
         Ok(())
     }

@@ -295,3 +295,32 @@ fn temp_files_of_killed_writers_are_cleaned_up() {
         "a temp file of a write in progress was removed"
     );
 }
+
+/// The stat cache keeps the backing files some chart still has and drops the others once the
+/// entries change (looked up in the index's sorted paths).
+#[test]
+fn the_stat_cache_drops_files_no_chart_has() {
+    let env = Env::git();
+    env.write("kept_backing_file.ts", "kept");
+    env.write("dropped_backing_file.ts", "dropped");
+    let kept = "where is the kept backing file";
+    let dropped = "where is the dropped backing file";
+    env.run(&["chart", kept, "--files", "kept_backing_file.ts"])
+        .ok();
+    env.run(&["chart", dropped, "--files", "dropped_backing_file.ts"])
+        .ok();
+    env.run(&["ask", kept]).ok();
+    env.run(&["ask", dropped]).ok();
+    let holds = |name: &str| {
+        let bytes = fs::read(env.root.join(".capn/stat.bin")).unwrap();
+        bytes.windows(name.len()).any(|w| w == name.as_bytes())
+    };
+    assert!(holds("kept_backing_file.ts") && holds("dropped_backing_file.ts"));
+    let id = env.run(&["ask", dropped]).ok().jsonl()[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    env.run(&["unchart", &id]).ok();
+    assert!(holds("kept_backing_file.ts"));
+    assert!(!holds("dropped_backing_file.ts"));
+}
