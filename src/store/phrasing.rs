@@ -405,15 +405,8 @@ mod tests {
         let model = crate::embed::model().expect("this build embeds a model");
         let thresholds = model.thresholds();
         let v = w.snap.vectors.as_ref().expect("vectors");
-        let text = |doc: usize| {
-            let id = w.snap.ids.get(doc)?;
-            let e = read_entry(&w.store.entry_path(id), &format!("{id}.md")).ok()?;
-            Some(DocText {
-                files: e.files.keys().cloned().collect(),
-                question: e.asked().into_owned(),
-                details: e.details,
-            })
-        };
+        // As `similar_chart` reads the charts: through the store's source, without files.
+        let source = SnapshotSource::new(&w.store, &w.snap).without_files();
         let probes = [
             "Where are Stripe webhooks verified?",
             "where are the stripe webhooks verified",
@@ -430,15 +423,11 @@ mod tests {
                 .filter(|&i| w.snap.files_of(i).any(|(p, _)| p == file))
                 .collect();
             for q in probes {
-                let allowed = |_: usize| true;
                 let ask = Ask {
                     query: q,
                     limit: w.snap.len(),
                     thresholds: &thresholds,
-                    allowed: &allowed,
-                    text: &text,
-                    code: &crate::recall::no_code,
-                    files_hold: &crate::recall::no_files,
+                    source: &source,
                 };
                 let qv = model.embed(q);
                 let d = decide::search(&w.snap.bm25, Some((v, &qv)), &ask, Some(model));
