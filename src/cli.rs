@@ -26,7 +26,7 @@ use clap::{Args, Parser, Subcommand};
 #[command(
     after_help = "Examples:\n  capn init\n  capn ask \"where are payment webhooks handled?\"\n  capn chart \"where are payment webhooks handled?\" \\\n    --files src/api/webhooks.ts,src/billing/stripe.ts --details \"router near line 40\"\n\nEnvironment:\n  CAPN_STATE_DIR      per-user state dir (default: $XDG_STATE_HOME/capn-hook)\n  CAPN_SESSION_ID     session id for `capn state` (exported by the SessionStart hook)\n  CLAUDE_PROJECT_DIR  project root for hook subcommands"
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     /// The subcommand to run.
     #[command(subcommand)]
     pub command: Command,
@@ -34,7 +34,7 @@ pub struct Cli {
 
 /// Every `capn` subcommand.
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Set up capn in this project: .capn/ (out of git: .capn/.gitignore) and the agent hooks.
     Init(InitArgs),
     /// Print the ask-before-search contract that the SessionStart hook injects.
@@ -68,7 +68,7 @@ pub enum Command {
 #[command(
     after_help = "Examples:\n  capn init\n  capn init --git\n  capn init --shared\n  capn init --no-embedding\n  capn init --no-nudge\n  capn init --host gemini --host qwen\n  capn init --user"
 )]
-pub struct InitArgs {
+pub(crate) struct InitArgs {
     /// Only this host (repeatable): claude, codex, gemini, qwen, copilot, opencode.
     ///
     /// Default: Claude Code, Codex, and Gemini CLI or Qwen Code where .gemini/ or .qwen/ is.
@@ -114,14 +114,14 @@ pub struct InitArgs {
 /// `capn context`.
 #[derive(Debug, Args)]
 #[command(after_help = "Example:\n  capn context")]
-pub struct ContextArgs {}
+pub(crate) struct ContextArgs {}
 
 /// `capn ask`.
 #[derive(Debug, Args)]
 #[command(
     after_help = "Output: one JSON object per hit, best first:\n  {\"id\":\"9f3a1c2e\",\"question\":\"...\",\"files\":[\"a.ts\"],\"details\":\"...\",\"score\":87}\nscore: 100 when asked in a chart's own words (or a confirmed phrasing), else at most 99;\nit orders the hits of one ask and means nothing across asks.\nExit 0 with hits, 1 on a miss. A stale chart (a file changed since it was charted) never\nanswers and is kept: stderr names it, its changed files and how to get it back, and when it is\nthe best match no other chart answers or is suggested in its place. A miss prints on stderr,\nin this order: at most three charts that are not answers, each with the question's words the\nchart does not hold,\n  candidate {\"id\":\"...\",\"question\":\"...\",\"files\":[...],\"not_in_chart\":[...]}\n    probably this question in other words: if it asks the same thing, read its files and\n    confirm it (capn chart \"<question>\" --like <id>) so these words answer next time;\n    one ending in \"learned\":true was moved up by words it learned from use (it ranks,\n    never answers);\nthe nudge: how to chart the answer after exploring; then\n  related {\"id\":\"...\",\"question\":\"...\",\"files\":[...],\"not_in_chart\":[...]}\n    possibly related: not an answer, but its files may help.\n\nExamples:\n  capn ask \"where are payment webhooks handled?\"\n  capn ask \"how is a session token refreshed\" --limit 3"
 )]
-pub struct AskArgs {
+pub(crate) struct AskArgs {
     /// The question, in your own words.
     #[arg(allow_hyphen_values = true)]
     pub question: String,
@@ -138,7 +138,7 @@ pub struct AskArgs {
 #[command(
     after_help = "Chart after real exploration: one atomic question, the files that answer it, and details\nfor line numbers and gotchas. Charting the same question again (case, punctuation and spacing\naside) updates its entry (same id; the old details stay unless --details is given). A rewording\nthat a chart with the very same files already answers becomes another phrasing of it; another\nquestion on the same files is a chart of its own (the output names the other). To confirm that a\ncandidate `capn ask` printed answers your question: capn chart \"<question>\" --like <id>.\n\nExamples:\n  capn chart \"where are payment webhooks handled?\" \\\n    --files src/api/webhooks.ts,src/billing/stripe.ts\n  capn chart \"how is the session cookie signed?\" --files src/auth/session.ts \\\n    --details \"sign() near line 80; key rotates daily\"\n  capn chart \"where do stripe callbacks land?\" --like 9f3a1c2e"
 )]
-pub struct ChartArgs {
+pub(crate) struct ChartArgs {
     /// The question the files answer (one line).
     #[arg(allow_hyphen_values = true)]
     pub question: Option<String>,
@@ -162,7 +162,7 @@ pub struct ChartArgs {
 /// `capn unchart`.
 #[derive(Debug, Args)]
 #[command(after_help = "Example:\n  capn unchart 9f3a1c2e")]
-pub struct UnchartArgs {
+pub(crate) struct UnchartArgs {
     /// The entry id (as printed by `capn ask` or `capn list`).
     pub id: String,
 }
@@ -170,7 +170,7 @@ pub struct UnchartArgs {
 /// `capn bust`.
 #[derive(Debug, Args)]
 #[command(after_help = "Example:\n  capn bust src/api/webhooks.ts")]
-pub struct BustArgs {
+pub(crate) struct BustArgs {
     /// A backing file path (relative to the current directory).
     pub path: String,
 }
@@ -180,7 +180,7 @@ pub struct BustArgs {
 #[command(
     after_help = "A stale chart is hidden, never deleted on its own: it answers again once its files hash\nas charted. prune deletes stale charts; in a shared store (capn init --shared) it only lists\nthem unless --yes.\n\nExamples:\n  capn prune\n  capn prune --yes\n  capn prune --expired"
 )]
-pub struct PruneArgs {
+pub(crate) struct PruneArgs {
     /// Only charts stale here for over "stale_days" (config.json; 30; never when shared).
     #[arg(long)]
     pub expired: bool,
@@ -192,21 +192,21 @@ pub struct PruneArgs {
 /// `capn list`.
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:\n  capn list\n  capn list --json")]
-pub struct ListArgs {
+pub(crate) struct ListArgs {
     /// Print JSONL (one entry per line) instead of text.
     #[arg(long)]
     pub json: bool,
 }
 
-pub use crate::events::HookEvent;
-pub use crate::hosts::Host;
+pub(crate) use crate::events::HookEvent;
+pub(crate) use crate::hosts::Host;
 
 /// `capn hook`.
 #[derive(Debug, Args)]
 #[command(
     after_help = "Registered by `capn init`; not meant to be run by hand.\n\nExample:\n  echo '{\"session_id\":\"abc\",\"source\":\"startup\"}' | capn hook session-start"
 )]
-pub struct HookArgs {
+pub(crate) struct HookArgs {
     // The help lists the subcommands from the event table: clap's own list of possible values
     // would put `-h`'s EVENT line over 100 columns.
     #[arg(value_enum, hide_possible_values = true, help = event_help())]
@@ -248,7 +248,7 @@ fn event_help() -> String {
 #[command(
     after_help = "Examples:\n  capn statusline\n  capn statusline --warn-at 70 --wrap \"~/.claude/statusline.sh\""
 )]
-pub struct StatuslineArgs {
+pub(crate) struct StatuslineArgs {
     /// Percent of context use to warn at [default: 60; see .capn/config.json]
     #[arg(long, value_parser = clap::value_parser!(u8).range(1..=100))]
     pub warn_at: Option<u8>,
@@ -268,7 +268,7 @@ impl From<StatuslineArgs> for crate::hook::statusline::Options {
 
 /// `capn state`.
 #[derive(Debug, Args)]
-pub struct StateArgs {
+pub(crate) struct StateArgs {
     /// What to do with the state file.
     #[command(subcommand)]
     pub action: StateAction,
@@ -276,7 +276,7 @@ pub struct StateArgs {
 
 /// `capn state` actions.
 #[derive(Debug, Subcommand)]
-pub enum StateAction {
+pub(crate) enum StateAction {
     /// Print the absolute path of this session's state file.
     Path(SessionArg),
     /// Save markdown from stdin as this session's state file (the nine headings are checked).
@@ -290,7 +290,7 @@ pub enum StateAction {
 
 /// The session selector shared by `capn state` actions.
 #[derive(Debug, Args)]
-pub struct SessionArg {
+pub(crate) struct SessionArg {
     /// The session id (default: $CAPN_SESSION_ID).
     #[arg(long)]
     pub session: Option<String>,
@@ -301,7 +301,7 @@ pub struct SessionArg {
 #[command(
     after_help = "Examples:\n  capn uninstall\n  capn uninstall --purge\n  capn uninstall --user"
 )]
-pub struct UninstallArgs {
+pub(crate) struct UninstallArgs {
     /// Also delete .capn/ and its charts (kept by default, ignored by git)
     #[arg(long)]
     pub purge: bool,
@@ -313,7 +313,7 @@ pub struct UninstallArgs {
 /// `capn doctor`.
 #[derive(Debug, Args)]
 #[command(after_help = "Example:\n  capn doctor")]
-pub struct DoctorArgs {}
+pub(crate) struct DoctorArgs {}
 
 #[cfg(test)]
 mod tests {

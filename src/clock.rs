@@ -4,19 +4,19 @@
 use std::time::SystemTime;
 
 /// Formats a time as RFC 3339 UTC with milliseconds and `Z` (`2026-07-03T18:00:00.000Z`).
-pub fn rfc3339(t: SystemTime) -> String {
+pub(crate) fn rfc3339(t: SystemTime) -> String {
     chrono::DateTime::<chrono::Utc>::from(t).to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
 /// Parses an RFC 3339 timestamp; `None` when it is not one.
-pub fn parse_rfc3339(s: &str) -> Option<SystemTime> {
+pub(crate) fn parse_rfc3339(s: &str) -> Option<SystemTime> {
     chrono::DateTime::parse_from_rfc3339(s)
         .ok()
         .map(|d| SystemTime::from(d.with_timezone(&chrono::Utc)))
 }
 
 /// Now, in nanoseconds since the Unix epoch (0 before it).
-pub fn now_ns() -> i64 {
+pub(crate) fn now_ns() -> i64 {
     SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos() as i64)

@@ -24,14 +24,14 @@ use serde_json::{Map, Value};
 use std::path::Path;
 
 /// The default context-use warning threshold, in percent.
-pub const DEFAULT_WARN_AT: u8 = 60;
+pub(crate) const DEFAULT_WARN_AT: u8 = 60;
 
 /// The default retention of a stale chart, in days (`"stale_days"`).
-pub const DEFAULT_STALE_DAYS: u32 = 30;
+pub(crate) const DEFAULT_STALE_DAYS: u32 = 30;
 
 /// Options read from `.capn/config.json`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Config {
+pub(crate) struct Config {
     /// Semantic recall on (`true`) or pure BM25 (`false`).
     pub embedding: bool,
     /// Statusline warning threshold in percent (1..=100).
@@ -61,7 +61,7 @@ pub struct Config {
 
 /// A moment at which the hooks may offer a charted answer unasked (docs/offers.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OfferMoment {
+pub(crate) enum OfferMoment {
     /// The user's prompt (UserPromptSubmit).
     Prompt,
     /// The agent's search (PreToolUse).
@@ -73,7 +73,7 @@ impl Config {
     /// is the embedding, which the injection gate needs (`crate::recall::offer`: BM25 alone
     /// offers nothing). The one owner of whether offers are on: the hooks and `capn doctor` ask
     /// it.
-    pub fn offers_at(&self, moment: OfferMoment) -> bool {
+    pub(crate) fn offers_at(&self, moment: OfferMoment) -> bool {
         self.embedding
             && match moment {
                 OfferMoment::Prompt => self.offer_prompt,
@@ -100,13 +100,13 @@ impl Default for Config {
 
 impl Config {
     /// Reads `path` leniently: missing file, bad JSON or bad values fall back to the defaults.
-    pub fn load(path: &Path) -> Config {
+    pub(crate) fn load(path: &Path) -> Config {
         Config::load_checked(path).0
     }
 
     /// [`Config::load`], also returning what was wrong with the file (empty when it is fine or
     /// missing), so commands can say that a setting was ignored instead of silently changing mode.
-    pub fn load_checked(path: &Path) -> (Config, Vec<String>) {
+    pub(crate) fn load_checked(path: &Path) -> (Config, Vec<String>) {
         let mut c = Config::default();
         let mut problems = Vec::new();
         match read_object(path, &mut problems) {
@@ -218,7 +218,7 @@ impl Config {
 }
 
 /// The most characters of a setting's value (or an unknown key) a problem quotes.
-pub const MAX_SHOWN_CHARS: usize = 80;
+pub(crate) const MAX_SHOWN_CHARS: usize = 80;
 
 /// A value from the config file as a problem names it: a string quoted, anything else as
 /// compact JSON, escaped and capped ([`crate::present::Foreign`]): the file may be a teammate's
@@ -276,7 +276,7 @@ fn read(path: &Path) -> std::result::Result<Option<Vec<u8>>, crate::fsutil::Read
 ///
 /// Errors: an existing file that is not a JSON object is left untouched and reported
 /// (`could not parse config: <path>: ...`).
-pub fn set_key(path: &Path, key: &str, value: Value) -> Result<bool> {
+pub(crate) fn set_key(path: &Path, key: &str, value: Value) -> Result<bool> {
     let bytes =
         crate::fsutil::read_opt(path, "config", crate::fsutil::limits::CONFIG)?.unwrap_or_default();
     let mut doc = crate::jsonedit::Doc::parse(&bytes)

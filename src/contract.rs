@@ -6,7 +6,7 @@
 //! imperatives, because imperative injected text can trip prompt-injection defences.
 
 /// The contract text (ends with a newline).
-pub const CONTRACT: &str = "\
+pub(crate) const CONTRACT: &str = "\
 capn (project memory) is available in this repository. It maps questions to the files that \
 answer them; every charted answer is pinned to the SHA-256 of its files and is hidden as soon \
 as one of them changes (it answers again once they are back, on another branch say), so an answer \

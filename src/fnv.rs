@@ -4,13 +4,13 @@
 //! collision: every such use confirms against the real data).
 
 /// The FNV-1a 64 offset basis: the hash of no bytes.
-pub const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+pub(crate) const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 
 /// The FNV 64 prime.
 const PRIME: u64 = 0x0000_0100_0000_01b3;
 
 /// `h` continued over `bytes` (start from [`OFFSET`]).
-pub fn extend(h: u64, bytes: &[u8]) -> u64 {
+pub(crate) fn extend(h: u64, bytes: &[u8]) -> u64 {
     bytes
         .iter()
         .fold(h, |h, &b| (h ^ u64::from(b)).wrapping_mul(PRIME))

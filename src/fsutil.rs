@@ -22,35 +22,35 @@ mod durable;
 mod stat;
 mod temp_files;
 use durable::{is_transient_rename_error, retry_rename, sync_durable};
-pub use stat::{stat_names_in, stat_names_in_serial, FileKind, FileStat, StatResult};
-pub use temp_files::remove_stale_temp_files;
+pub(crate) use stat::{stat_names_in, stat_names_in_serial, FileKind, FileStat, StatResult};
+pub(crate) use temp_files::remove_stale_temp_files;
 
 /// The name prefix of the temp files [`write_atomic`] creates: `.capn-tmp-<pid>-<random>` (a
 /// crash can leave one behind; writers remove those whose process is gone, see
 /// [`remove_stale_temp_files`]).
-pub const TEMP_PREFIX: &str = ".capn-tmp-";
+pub(crate) const TEMP_PREFIX: &str = ".capn-tmp-";
 
 /// Byte limits per kind of file capn reads. A file over its limit is refused with
 /// [`ReadError::TooLarge`], naming the file; nothing over the limit is ever allocated.
-pub mod limits {
+pub(crate) mod limits {
     /// `.capn/config.json` (a few settings; 64 KiB).
-    pub const CONFIG: u64 = 64 * 1024;
+    pub(crate) const CONFIG: u64 = 64 * 1024;
     /// One entry file `.capn/entries/<id>.md` (question, details, file list; 1 MiB).
-    pub const ENTRY: u64 = 1024 * 1024;
+    pub(crate) const ENTRY: u64 = 1024 * 1024;
     /// Host files capn edits or checks: `.claude/settings.json`, `.codex/hooks.json`,
     /// `.gitignore`, the skill file, a git hook, the install record (8 MiB).
-    pub const HOST_FILE: u64 = 8 * 1024 * 1024;
+    pub(crate) const HOST_FILE: u64 = 8 * 1024 * 1024;
     /// Session markers and stamps in the state dir (64 KiB).
-    pub const MARKER: u64 = 64 * 1024;
+    pub(crate) const MARKER: u64 = 64 * 1024;
     /// A derived file is at most this much larger than the entry files it was built from, in
     /// total (headers, tables); see [`derived`].
-    pub const DERIVED_BASE: u64 = 1024 * 1024;
+    pub(crate) const DERIVED_BASE: u64 = 1024 * 1024;
 
     /// The limit for a derived file (`index.bin`, `stat.bin`, `vectors.bin`) of a
     /// store whose entry files hold `entry_bytes` bytes in all and number `entries`: everything
     /// in them comes from the entries, so four times their text, 1 KiB per entry for the
     /// embedding vectors, and [`DERIVED_BASE`] bounds every valid one.
-    pub fn derived(entry_bytes: u64, entries: u64) -> u64 {
+    pub(crate) fn derived(entry_bytes: u64, entries: u64) -> u64 {
         DERIVED_BASE
             .saturating_add(entry_bytes.saturating_mul(4))
             .saturating_add(entries.saturating_mul(1024))
@@ -59,7 +59,7 @@ pub mod limits {
 
 /// Whether a read follows a symlink at the path (or on the way to it).
 #[derive(Debug, Clone, Copy)]
-pub enum Follow<'a> {
+pub(crate) enum Follow<'a> {
     /// `O_NOFOLLOW`: a symlink at the path is refused ([`ReadError::Symlink`]). For capn's own
     /// files and the host files it edits.
     Never,
@@ -75,7 +75,7 @@ pub enum Follow<'a> {
 /// what and where: `could not read entry: .capn/entries/ab12cd34.md: is a FIFO, not a regular
 /// file`).
 #[derive(Debug)]
-pub enum ReadError {
+pub(crate) enum ReadError {
     /// Nothing at the path (or a folder on the way is missing).
     NotFound,
     /// A symlink where none is followed.
@@ -124,7 +124,7 @@ impl ReadError {
     /// True when the file is definitely not (or no longer) a regular file capn may read: gone,
     /// a symlink where none is allowed, a special file, or leading outside. False for errors
     /// that say nothing about the file itself (permissions, I/O, over the limit).
-    pub fn is_gone(&self) -> bool {
+    pub(crate) fn is_gone(&self) -> bool {
         matches!(
             self,
             ReadError::NotFound
@@ -174,7 +174,7 @@ fn kind_words(ft: &fs::FileType) -> &'static str {
 /// its metadata (from `fstat`).
 ///
 /// Errors: [`ReadError`].
-pub fn open_regular(
+pub(crate) fn open_regular(
     path: &Path,
     limit: u64,
     follow: Follow<'_>,
@@ -248,7 +248,7 @@ fn opened_inside(file: &fs::File, path: &Path, root: &Path) -> bool {
 /// past it while being read is refused too).
 ///
 /// Errors: [`ReadError`].
-pub fn read_limited(
+pub(crate) fn read_limited(
     path: &Path,
     limit: u64,
     follow: Follow<'_>,
@@ -270,7 +270,7 @@ pub fn read_limited(
 /// [`read_limited`] without following a symlink, `Ok(None)` when nothing is there.
 ///
 /// Errors: any other refusal, as `could not read <what>: <path>: <reason>`.
-pub fn read_opt(path: &Path, what: &str, limit: u64) -> Result<Option<Vec<u8>>> {
+pub(crate) fn read_opt(path: &Path, what: &str, limit: u64) -> Result<Option<Vec<u8>>> {
     match read_limited(path, limit, Follow::Never) {
         Ok(b) => Ok(Some(b)),
         Err(ReadError::NotFound) => Ok(None),
@@ -285,7 +285,7 @@ pub fn read_opt(path: &Path, what: &str, limit: u64) -> Result<Option<Vec<u8>>> 
 ///
 /// Errors: `refusing to touch <path>: <folder> is a symlink (capn never writes through a
 /// symlink)`, or `... is not a folder`, or `path` is not under `root`.
-pub fn check_inside(root: &Path, path: &Path) -> Result<()> {
+pub(crate) fn check_inside(root: &Path, path: &Path) -> Result<()> {
     let rel = path.strip_prefix(root).map_err(|_| {
         anyhow::anyhow!(
             "refusing to touch {}: it is not inside {}",
@@ -317,7 +317,7 @@ pub fn check_inside(root: &Path, path: &Path) -> Result<()> {
 
 /// `path` with its symlinks and `..` resolved, or as given when it cannot be (it does not exist,
 /// or a folder on the way cannot be read).
-pub fn resolved(path: &Path) -> PathBuf {
+pub(crate) fn resolved(path: &Path) -> PathBuf {
     dunce::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
@@ -325,7 +325,7 @@ pub fn resolved(path: &Path) -> PathBuf {
 /// resolved. For judging where something found through a path really is (a program a settings
 /// file names, the state dir): a symlink, `..` or `/proc/self/cwd` on the way does not take it
 /// out of the project.
-pub fn lies_inside(path: &Path, root: &Path) -> bool {
+pub(crate) fn lies_inside(path: &Path, root: &Path) -> bool {
     use crate::pathcmp::within;
     let real = dunce::canonicalize(path).ok();
     let real_root = dunce::canonicalize(root).ok();
@@ -337,7 +337,7 @@ pub fn lies_inside(path: &Path, root: &Path) -> bool {
 /// `create_dir_all`, but a symlink (or a file) on the way is refused instead of followed.
 ///
 /// Errors: as [`check_inside`], or a folder cannot be created.
-pub fn ensure_dir_inside(root: &Path, dir: &Path) -> Result<()> {
+pub(crate) fn ensure_dir_inside(root: &Path, dir: &Path) -> Result<()> {
     check_inside(root, &dir.join("x"))?;
     let rel = dir.strip_prefix(root).unwrap_or(Path::new(""));
     let mut at = root.to_path_buf();
@@ -365,7 +365,7 @@ pub fn ensure_dir_inside(root: &Path, dir: &Path) -> Result<()> {
 
 /// Runs `f` over `items` on up to 4 threads (one for small inputs: below `min_chunk` items per
 /// thread), keeping the order. For batches of independent syscalls (`stat`, hashing).
-pub fn par_map<T: Sync, R: Send>(
+pub(crate) fn par_map<T: Sync, R: Send>(
     items: &[T],
     min_chunk: usize,
     f: impl Fn(&T) -> R + Sync,
@@ -376,7 +376,7 @@ pub fn par_map<T: Sync, R: Send>(
 /// Splits `items` into up to 4 contiguous chunks (one when there are fewer than `min_chunk`
 /// items per thread), runs `f` on each chunk on its own thread, and concatenates the results in
 /// order. `f` returns one result per item of its chunk.
-pub fn par_chunks<T: Sync, R: Send>(
+pub(crate) fn par_chunks<T: Sync, R: Send>(
     items: &[T],
     min_chunk: usize,
     f: impl Fn(&[T]) -> Vec<R> + Sync,
@@ -408,7 +408,7 @@ pub fn par_chunks<T: Sync, R: Send>(
 
 /// How much a write must survive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Durability {
+pub(crate) enum Durability {
     /// `fsync` before the rename: the new content survives a power loss (on macOS only a crash
     /// of the system, see [`sync_durable`]). For files that are a source of truth (entries,
     /// settings, state files, hooks).
@@ -431,14 +431,14 @@ pub enum Durability {
 /// file; its target is left alone. A folder that is a symlink is refused.
 ///
 /// Errors name the path: `could not write <path>: <cause>`.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     write_atomic_with(path, bytes, Durability::Durable)
 }
 
 /// [`write_atomic`] with an explicit [`Durability`].
 ///
 /// Errors name the path.
-pub fn write_atomic_with(path: &Path, bytes: &[u8], durability: Durability) -> Result<()> {
+pub(crate) fn write_atomic_with(path: &Path, bytes: &[u8], durability: Durability) -> Result<()> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -492,7 +492,7 @@ pub fn write_atomic_with(path: &Path, bytes: &[u8], durability: Durability) -> R
 
 /// Like [`write_atomic_with`], but leaves the file alone (and returns `false`) when it already
 /// holds exactly `bytes`. Returns `true` when it wrote.
-pub fn write_if_changed(path: &Path, bytes: &[u8], durability: Durability) -> Result<bool> {
+pub(crate) fn write_if_changed(path: &Path, bytes: &[u8], durability: Durability) -> Result<bool> {
     let limit = bytes.len() as u64;
     if read_limited(path, limit, Follow::Never).is_ok_and(|old| old == bytes) {
         return Ok(false);
@@ -508,7 +508,7 @@ pub fn write_if_changed(path: &Path, bytes: &[u8], durability: Durability) -> Re
 /// the file does not exist.
 ///
 /// Errors: `could not read <what>: <path>: <reason>`.
-pub fn read_host_file(path: &Path, what: &str) -> Result<Option<Vec<u8>>> {
+pub(crate) fn read_host_file(path: &Path, what: &str) -> Result<Option<Vec<u8>>> {
     read_opt(path, what, limits::HOST_FILE)
 }
 
@@ -516,7 +516,7 @@ pub fn read_host_file(path: &Path, what: &str) -> Result<Option<Vec<u8>>> {
 /// anything but a regular file, a read-only file (no write bit at all, e.g. 0444: the owner
 /// made it so, whoever runs capn), or a parent that is a symlink. `None` when it is a regular
 /// writable file or does not exist (inside a real folder or a folder still to create).
-pub fn unwritable_reason(path: &Path) -> Option<String> {
+pub(crate) fn unwritable_reason(path: &Path) -> Option<String> {
     if let Some(parent) = path.parent() {
         if fs::symlink_metadata(parent).is_ok_and(|m| m.file_type().is_symlink()) {
             return Some(format!("its folder {} is a symlink", parent.display()));
@@ -547,7 +547,7 @@ pub fn unwritable_reason(path: &Path) -> Option<String> {
 }
 
 /// Removes a file; a file that is already gone is not an error.
-pub fn remove_if_exists(path: &Path) -> Result<()> {
+pub(crate) fn remove_if_exists(path: &Path) -> Result<()> {
     match fs::remove_file(path) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
@@ -559,7 +559,7 @@ pub fn remove_if_exists(path: &Path) -> Result<()> {
 /// one with an execute bit (what git checks before running a hook, and `PATH` lookup before
 /// running a program); elsewhere, any regular file.
 #[cfg(unix)]
-pub fn is_executable(path: &Path) -> bool {
+pub(crate) fn is_executable(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
@@ -567,7 +567,7 @@ pub fn is_executable(path: &Path) -> bool {
 /// True when `dir` holds a program a shell finds as `name`: `dir/name` if executable, and on
 /// Windows also `name` with each extension of `PATHEXT` (default `.COM;.EXE;.BAT;.CMD`), as
 /// `cmd.exe` looks programs up.
-pub fn program_in(dir: &Path, name: &str) -> bool {
+pub(crate) fn program_in(dir: &Path, name: &str) -> bool {
     if is_executable(&dir.join(name)) {
         return true;
     }
@@ -584,7 +584,7 @@ pub fn program_in(dir: &Path, name: &str) -> bool {
 
 /// True when `path` is a regular file (no execute bit off Unix); see the Unix variant.
 #[cfg(not(unix))]
-pub fn is_executable(path: &Path) -> bool {
+pub(crate) fn is_executable(path: &Path) -> bool {
     path.is_file()
 }
 

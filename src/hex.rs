@@ -1,7 +1,7 @@
 //! Lowercase hexadecimal, as capn writes digests (SHA-256, HMAC-SHA256) in its files.
 
 /// Lowercase hex of bytes (a table look-up per nibble), two digits per byte.
-pub fn encode(bytes: &[u8]) -> String {
+pub(crate) fn encode(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut s = String::with_capacity(bytes.len() * 2);
     for &b in bytes {
@@ -12,7 +12,7 @@ pub fn encode(bytes: &[u8]) -> String {
 }
 
 /// Decodes exactly 64 hex digits (either case) into 32 bytes; `None` for any other text.
-pub fn decode32(s: &str) -> Option<[u8; 32]> {
+pub(crate) fn decode32(s: &str) -> Option<[u8; 32]> {
     if s.len() != 64 {
         return None;
     }

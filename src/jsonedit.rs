@@ -29,7 +29,7 @@ const BOM: &str = "\u{feff}";
 
 /// Which JSON a host reads in a settings file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Syntax {
+pub(crate) enum Syntax {
     /// Strict JSON (RFC 8259): Claude Code, Codex.
     Strict,
     /// Strict JSON plus `//` and `/* */` comments (`strip-json-comments`, then `JSON.parse`):
@@ -68,7 +68,7 @@ impl Syntax {
 }
 
 /// A settings document being edited.
-pub struct Doc {
+pub(crate) struct Doc {
     /// What the host reads.
     syntax: Syntax,
     /// A UTF-8 BOM precedes the JSON text.
@@ -89,7 +89,7 @@ impl Doc {
     /// Parses a settings file's bytes as strict JSON ([`Doc::parse_as`]).
     ///
     /// Errors: as [`Doc::parse_as`].
-    pub fn parse(bytes: &[u8]) -> Result<Doc, String> {
+    pub(crate) fn parse(bytes: &[u8]) -> Result<Doc, String> {
         Self::parse_as(bytes, Syntax::Strict)
     }
 
@@ -98,7 +98,7 @@ impl Doc {
     ///
     /// Errors (a reason without the path): not UTF-8, not JSON of that syntax (trailing commas
     /// always, comments in strict JSON), not an object.
-    pub fn parse_as(bytes: &[u8], syntax: Syntax) -> Result<Doc, String> {
+    pub(crate) fn parse_as(bytes: &[u8], syntax: Syntax) -> Result<Doc, String> {
         let text = std::str::from_utf8(bytes).map_err(|e| format!("not UTF-8: {e}"))?;
         let (bom, text) = match text.strip_prefix(BOM) {
             Some(t) => (true, t),
@@ -127,7 +127,7 @@ impl Doc {
     }
 
     /// The document's text as it is now (with its BOM, if it had one).
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         let body = match &self.root {
             Some(r) => r.to_string(),
             None => self.blank.clone(),
@@ -140,7 +140,7 @@ impl Doc {
     }
 
     /// The document as the hosts read it (the last of duplicate keys wins).
-    pub fn value(&self) -> Map<String, Value> {
+    pub(crate) fn value(&self) -> Map<String, Value> {
         let text = self.text();
         match self.syntax.read(text.strip_prefix(BOM).unwrap_or(&text)) {
             Ok(Value::Object(m)) => m,
@@ -159,7 +159,7 @@ impl Doc {
     /// Removes the handler at `hooks[event][group][handler]` (indices as in [`Doc::value`]),
     /// then the group, the event and `hooks` if this removal left them empty. Returns whether
     /// it was there.
-    pub fn remove_handler(&mut self, event: &str, group: usize, handler: usize) -> bool {
+    pub(crate) fn remove_handler(&mut self, event: &str, group: usize, handler: usize) -> bool {
         let Some((hooks, event_prop, groups)) = self.event_array(event) else {
             return false;
         };
@@ -191,7 +191,7 @@ impl Doc {
 
     /// Removes the key `key` (the last of duplicates) from the group `hooks[event][group]`,
     /// touching nothing else. Returns whether it was there.
-    pub fn remove_group_key(&mut self, event: &str, group: usize, key: &str) -> bool {
+    pub(crate) fn remove_group_key(&mut self, event: &str, group: usize, key: &str) -> bool {
         self.group_prop(event, group, key)
             .map(|prop| prop.remove())
             .is_some()
@@ -207,7 +207,13 @@ impl Doc {
     /// Sets the key `key` (the last of duplicates) of the group `hooks[event][group]` to the
     /// string `value`, touching nothing else. Returns whether the key was there (a missing key
     /// is not added).
-    pub fn set_group_string(&mut self, event: &str, group: usize, key: &str, value: &str) -> bool {
+    pub(crate) fn set_group_string(
+        &mut self,
+        event: &str,
+        group: usize,
+        key: &str,
+        value: &str,
+    ) -> bool {
         match self.group_prop(event, group, key) {
             Some(prop) => {
                 prop.set_value(CstInputValue::String(value.to_string()));
@@ -218,7 +224,7 @@ impl Doc {
     }
 
     /// Appends a matcher group to `hooks[event]`, creating the event and `hooks` when absent.
-    pub fn append_group(&mut self, event: &str, group: &Value) {
+    pub(crate) fn append_group(&mut self, event: &str, group: &Value) {
         if let Some(style) = self.one_line_style() {
             return self.append_group_one_line(event, group, style);
         }
@@ -246,7 +252,7 @@ impl Doc {
     /// Inserts `handler` into the group at `hooks[event][group]` at `index` (clamped), or, when
     /// that group is not there, a new group `new_group` at index `group` (clamped; the event
     /// and `hooks` created when absent).
-    pub fn insert_handler(
+    pub(crate) fn insert_handler(
         &mut self,
         event: &str,
         group: usize,
@@ -299,7 +305,7 @@ impl Doc {
 
     /// Sets the top-level `key` to `value` (replacing the value in place, or appending the
     /// property), or removes it for `None`.
-    pub fn set_top(&mut self, key: &str, value: Option<&Value>) {
+    pub(crate) fn set_top(&mut self, key: &str, value: Option<&Value>) {
         if let (Some(style), Some(v)) = (self.one_line_style(), value) {
             let root = self.root_object();
             match last_prop(&root, key) {
@@ -321,7 +327,7 @@ impl Doc {
 
     /// Sets `field` inside the top-level object `key` (which must exist as an object), in place
     /// or appended.
-    pub fn set_in_top(&mut self, key: &str, field: &str, value: &Value) {
+    pub(crate) fn set_in_top(&mut self, key: &str, field: &str, value: &Value) {
         let Some(obj) = self.top_prop(key).and_then(|p| p.object_value()) else {
             return;
         };
@@ -343,7 +349,7 @@ impl Doc {
     /// Appends the string `value` to the array `key.field` (a top-level object holding an
     /// array, as Claude Code's `permissions.allow`), creating the object or the array when
     /// absent. Does nothing when `key` or `key.field` holds another type.
-    pub fn append_to_top_array(&mut self, key: &str, field: &str, value: &Value) {
+    pub(crate) fn append_to_top_array(&mut self, key: &str, field: &str, value: &Value) {
         let view = self.value();
         match view.get(key) {
             None => {
@@ -368,7 +374,7 @@ impl Doc {
     /// Removes the first element equal to `value` from the array `key.field`, then, with
     /// `prune`, the field and the object `key` when that left them empty. Returns whether it
     /// was there.
-    pub fn remove_from_top_array(
+    pub(crate) fn remove_from_top_array(
         &mut self,
         key: &str,
         field: &str,

@@ -23,7 +23,7 @@ use unicode_normalization::UnicodeNormalization;
 
 /// How one system compares paths.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Rules {
+pub(crate) struct Rules {
     /// Names compare case- and normalisation-insensitively (NFC, then lowercase).
     pub fold: bool,
     /// `\` separates components (and `\\?\` prefixes exist).
@@ -31,14 +31,14 @@ pub struct Rules {
 }
 
 /// The rules of the system capn was built for: folding on macOS and Windows, `\` on Windows.
-pub const SYSTEM: Rules = Rules {
+pub(crate) const SYSTEM: Rules = Rules {
     fold: cfg!(any(target_vendor = "apple", windows)),
     backslash: cfg!(windows),
 };
 
 #[cfg(test)]
 /// Linux (and other Unix) rules: bytes compare exactly, only `/` separates.
-pub const EXACT: Rules = Rules {
+pub(crate) const EXACT: Rules = Rules {
     fold: false,
     backslash: false,
 };
@@ -46,7 +46,7 @@ pub const EXACT: Rules = Rules {
 /// `s` without a Windows verbatim prefix: `\\?\C:\x` gives `C:\x`, `\\?\UNC\srv\share\x` gives
 /// `\\srv\share\x`; anything else is returned as it is. (`\\.\` device paths are left alone:
 /// they never name a project file.)
-pub fn strip_verbatim(s: &str) -> Cow<'_, str> {
+pub(crate) fn strip_verbatim(s: &str) -> Cow<'_, str> {
     for lead in [r"\\?\", "//?/"] {
         if let Some(rest) = s.strip_prefix(lead) {
             for unc in ["UNC\\", "UNC/", "unc\\", "unc/"] {
@@ -63,7 +63,7 @@ pub fn strip_verbatim(s: &str) -> Cow<'_, str> {
 /// The components of `s` under `rules`: separators split (runs of them and `.` components are
 /// dropped), each component folded when the rules fold. A leading separator gives an empty
 /// first component (so `/a` and `a` differ), and a Windows drive letter (`C:`) is one component.
-pub fn components(rules: Rules, s: &str) -> Vec<String> {
+pub(crate) fn components(rules: Rules, s: &str) -> Vec<String> {
     let s: Cow<'_, str> = if rules.backslash {
         strip_verbatim(s)
     } else {
@@ -81,7 +81,7 @@ pub fn components(rules: Rules, s: &str) -> Vec<String> {
 }
 
 /// One name under `rules`: NFC then lowercase where the rules fold, else as it is.
-pub fn fold(rules: Rules, name: &str) -> String {
+pub(crate) fn fold(rules: Rules, name: &str) -> String {
     if rules.fold {
         name.nfc().flat_map(char::to_lowercase).collect()
     } else {
@@ -90,23 +90,23 @@ pub fn fold(rules: Rules, name: &str) -> String {
 }
 
 /// Whether `a` and `b` name the same path under `rules`.
-pub fn same_with(rules: Rules, a: &str, b: &str) -> bool {
+pub(crate) fn same_with(rules: Rules, a: &str, b: &str) -> bool {
     a == b || components(rules, a) == components(rules, b)
 }
 
 /// Whether `a` and `b` name the same path on this system ([`SYSTEM`]).
-pub fn same(a: &Path, b: &Path) -> bool {
+pub(crate) fn same(a: &Path, b: &Path) -> bool {
     same_with(SYSTEM, &a.to_string_lossy(), &b.to_string_lossy())
 }
 
 /// Whether two path keys (project-relative, `/`-separated) name the same file on this system.
-pub fn same_key(a: &str, b: &str) -> bool {
+pub(crate) fn same_key(a: &str, b: &str) -> bool {
     same_with(SYSTEM, a, b)
 }
 
 /// The part of `path` below `root` under `rules`, as its original (unfolded) components joined
 /// by `/`; `Some("")` when `path` is `root`, `None` when it is not inside it.
-pub fn strip_root_with(rules: Rules, path: &str, root: &str) -> Option<String> {
+pub(crate) fn strip_root_with(rules: Rules, path: &str, root: &str) -> Option<String> {
     let want = components(rules, root);
     let raw = components(
         Rules {
@@ -123,7 +123,7 @@ pub fn strip_root_with(rules: Rules, path: &str, root: &str) -> Option<String> {
 }
 
 /// Whether `path` is `root` or lies below it on this system (text only: resolve symlinks first).
-pub fn within(path: &Path, root: &Path) -> bool {
+pub(crate) fn within(path: &Path, root: &Path) -> bool {
     path.starts_with(root)
         || strip_root_with(SYSTEM, &path.to_string_lossy(), &root.to_string_lossy()).is_some()
 }
@@ -131,12 +131,12 @@ pub fn within(path: &Path, root: &Path) -> bool {
 /// Whether the path key `key` (relative, `/` or `\\` separated) is the folder `name` or lies
 /// inside it, under `rules`: on a folding system `.CAPN/x` lies inside `.capn`. `name` is one
 /// component, written as `rules` fold it (lower case, NFC).
-pub fn under_top_folder_with(rules: Rules, key: &str, name: &str) -> bool {
+pub(crate) fn under_top_folder_with(rules: Rules, key: &str, name: &str) -> bool {
     components(rules, key).first().map(String::as_str) == Some(name)
 }
 
 /// [`under_top_folder_with`] on this system.
-pub fn under_top_folder(key: &str, name: &str) -> bool {
+pub(crate) fn under_top_folder(key: &str, name: &str) -> bool {
     under_top_folder_with(SYSTEM, key, name)
 }
 

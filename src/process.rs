@@ -9,7 +9,7 @@ use std::process::Command;
 /// group on Unix (a shell's children may hold the output pipe open); on Windows, which has no
 /// process groups to signal, `taskkill /T /F` ends the child's whole tree; then the child
 /// itself, and reaps it. Errors are ignored: the child may already be gone.
-pub fn kill_group(child: &mut std::process::Child) {
+pub(crate) fn kill_group(child: &mut std::process::Child) {
     #[cfg(unix)]
     {
         let pid = rustix::process::Pid::from_child(child);
@@ -33,7 +33,7 @@ pub fn kill_group(child: &mut std::process::Child) {
 /// ran and succeeded; `None` when it could not be started or failed (no repository, no `HEAD`,
 /// a path not in the tree). For commands only (`init`, `uninstall`, `prune`): never on a hook's
 /// or `ask`'s path.
-pub fn git_output(dir: &std::path::Path, args: &[&str]) -> Option<Vec<u8>> {
+pub(crate) fn git_output(dir: &std::path::Path, args: &[&str]) -> Option<Vec<u8>> {
     let out = git_command(dir, args).output().ok()?;
     out.status.success().then_some(out.stdout)
 }
@@ -42,7 +42,7 @@ pub fn git_output(dir: &std::path::Path, args: &[&str]) -> Option<Vec<u8>> {
 /// stderr dropped, and none of the variables that point git at another repository or index
 /// (`GIT_DIR`, `GIT_WORK_TREE`, `GIT_COMMON_DIR`, `GIT_INDEX_FILE`, `GIT_CEILING_DIRECTORIES`:
 /// a hook or a host may have set them for its own repository). Callers change stdin as needed.
-pub fn git_command(dir: &std::path::Path, args: &[&str]) -> Command {
+pub(crate) fn git_command(dir: &std::path::Path, args: &[&str]) -> Command {
     let mut cmd = Command::new("git");
     cmd.args(args)
         .current_dir(dir)
@@ -62,12 +62,12 @@ pub fn git_command(dir: &std::path::Path, args: &[&str]) -> Command {
 }
 
 /// `CLAUDE_CODE_GIT_BASH_PATH`: the Git Bash Claude Code runs commands with on Windows.
-pub const GIT_BASH_PATH: &str = "CLAUDE_CODE_GIT_BASH_PATH";
+pub(crate) const GIT_BASH_PATH: &str = "CLAUDE_CODE_GIT_BASH_PATH";
 
 /// How a shell command line is run: the program and the arguments before the line, and whether
 /// the line goes as one raw argument (`cmd.exe` parses its own command line, not argv).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Shell {
+pub(crate) struct Shell {
     /// The shell program.
     pub program: OsString,
     /// Its arguments before the command line (`-c`, `/d /s /c`).
@@ -81,7 +81,7 @@ pub struct Shell {
 /// with Git Bash: `git_bash` (the host's [`GIT_BASH_PATH`]) when it is a file, else `bash` or
 /// `sh` when `on_path` finds them, else `cmd /d /s /c` (so a command still runs on a machine
 /// without Git Bash, as far as cmd understands it).
-pub fn pick_shell(
+pub(crate) fn pick_shell(
     windows: bool,
     git_bash: Option<PathBuf>,
     on_path: impl Fn(&str) -> bool,
@@ -110,7 +110,7 @@ pub fn pick_shell(
 }
 
 /// A [`Command`] running `line` with this system's [`pick_shell`].
-pub fn shell_command(line: &str) -> Command {
+pub(crate) fn shell_command(line: &str) -> Command {
     let path = crate::env::get_os(crate::env::PATH).unwrap_or_default();
     let on_path = |name: &str| {
         std::env::split_paths(&path)

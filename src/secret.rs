@@ -46,7 +46,7 @@ impl Finding {
     /// Where it is in `text` (the text it was found in), for a message: `characters 12-51`
     /// (1-based, inclusive), or `line 3, characters 5-44` when `text` has more than one line,
     /// or `lines 3-30` for a secret that spans lines (a PEM block).
-    pub fn place(&self, text: &str) -> String {
+    pub(crate) fn place(&self, text: &str) -> String {
         let bytes = text.as_bytes();
         let start = self.start.min(bytes.len());
         let end = self.end.min(bytes.len()).max(start);

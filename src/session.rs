@@ -36,10 +36,10 @@
 //! matches `^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$` (format.md): no separators, no `..`, no absolute
 //! paths, so nothing is ever written outside the state dir.
 
-pub mod headings;
-pub mod learning;
-pub mod shown;
-pub mod state_file;
+pub(crate) mod headings;
+pub(crate) mod learning;
+pub(crate) mod shown;
+pub(crate) mod state_file;
 
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
@@ -49,40 +49,40 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 /// Environment variable that overrides the state dir.
-pub const STATE_DIR_ENV: &str = crate::env::STATE_DIR;
+pub(crate) const STATE_DIR_ENV: &str = crate::env::STATE_DIR;
 
 /// Name of the state dir under the platform's state (or local data) dir.
-pub const APP_DIR: &str = "capn-hook";
+pub(crate) const APP_DIR: &str = "capn-hook";
 
 /// The state file's name inside a session dir.
-pub const STATE_FILE: &str = "state.md";
+pub(crate) const STATE_FILE: &str = "state.md";
 /// Marker: a compaction happened and the recovery instructions were not delivered yet.
-pub const COMPACTED: &str = "compacted.json";
+pub(crate) const COMPACTED: &str = "compacted.json";
 /// Marker: context use crossed the warning threshold and the reminder was not delivered yet.
-pub const CONTEXT_WARN: &str = "context-warn.json";
+pub(crate) const CONTEXT_WARN: &str = "context-warn.json";
 /// Record: the session was warned since its last compaction (no new warning until one happens).
-pub const CONTEXT_WARNED: &str = "context-warned.json";
+pub(crate) const CONTEXT_WARNED: &str = "context-warned.json";
 /// Record written by PreCompact: when it ran and whether a fresh `/compact-prep` state existed.
-pub const PRECOMPACT: &str = "precompact.json";
+pub(crate) const PRECOMPACT: &str = "precompact.json";
 /// Record written by SessionStart(compact) when it delivered the recovery, so a PostCompact that
 /// arrives after it does not leave a second marker behind.
-pub const COMPACT_DELIVERED: &str = "compact-delivered.json";
+pub(crate) const COMPACT_DELIVERED: &str = "compact-delivered.json";
 /// Written by SessionStart, so GC sees the session as alive and a first prompt knows the
 /// session is not new.
-pub const SEEN: &str = "seen";
+pub(crate) const SEEN: &str = "seen";
 /// Record: this session continues another one whose compaction marker it took over.
-pub const HANDOFF: &str = "handoff.json";
+pub(crate) const HANDOFF: &str = "handoff.json";
 /// Marker: the last compaction's summary left out what the saved state holds; the next prompt
 /// names it (PostCompact writes it, UserPromptSubmit claims it).
-pub const SUMMARY_GAPS: &str = "summary-gaps.json";
+pub(crate) const SUMMARY_GAPS: &str = "summary-gaps.json";
 
 /// Sessions whose dir and files are all older than this are removed by [`gc`] (format.md: 14 days).
-pub const GC_MAX_AGE: Duration = Duration::from_secs(14 * 24 * 3600);
+pub(crate) const GC_MAX_AGE: Duration = Duration::from_secs(14 * 24 * 3600);
 /// [`maybe_gc`] runs a collection at most this often.
-pub const GC_INTERVAL: Duration = Duration::from_secs(24 * 3600);
+pub(crate) const GC_INTERVAL: Duration = Duration::from_secs(24 * 3600);
 /// A state file saved at most this long before PreCompact (and after the previous compaction)
 /// counts as a fresh `/compact-prep`.
-pub const FRESH_STATE_MAX_AGE: Duration = Duration::from_secs(60 * 60);
+pub(crate) const FRESH_STATE_MAX_AGE: Duration = Duration::from_secs(60 * 60);
 
 /// The per-user state dir, always absolute: `$CAPN_STATE_DIR` when set and non-empty (a relative
 /// value is taken relative to the working directory), else the platform state dir for
@@ -91,7 +91,7 @@ pub const FRESH_STATE_MAX_AGE: Duration = Duration::from_secs(60 * 60);
 ///
 /// Errors: no home directory can be found and `CAPN_STATE_DIR` is unset, or the working
 /// directory cannot be read for a relative `CAPN_STATE_DIR`.
-pub fn state_dir() -> Result<PathBuf> {
+pub(crate) fn state_dir() -> Result<PathBuf> {
     if let Some(dir) = crate::env::get_os(STATE_DIR_ENV) {
         let dir = PathBuf::from(dir);
         if dir.is_absolute() {
@@ -112,7 +112,7 @@ pub fn state_dir() -> Result<PathBuf> {
 
 /// True when `id` matches `^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$` (format.md, "Per-user state
 /// dir"). Checked by hand: compiling a regex would cost more than the whole hot path.
-pub fn is_valid_session_id(id: &str) -> bool {
+pub(crate) fn is_valid_session_id(id: &str) -> bool {
     let b = id.as_bytes();
     !b.is_empty()
         && b.len() <= 128
@@ -123,16 +123,16 @@ pub fn is_valid_session_id(id: &str) -> bool {
 
 /// A session id that passed [`is_valid_session_id`]; the only way a session id reaches a path.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SessionId(String);
+pub(crate) struct SessionId(String);
 
 impl SessionId {
     /// Validates `id`; `None` when it does not match the format.
-    pub fn parse(id: &str) -> Option<SessionId> {
+    pub(crate) fn parse(id: &str) -> Option<SessionId> {
         is_valid_session_id(id).then(|| SessionId(id.to_string()))
     }
 
     /// The id as a string.
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         &self.0
     }
 }
@@ -147,7 +147,7 @@ impl std::fmt::Display for SessionId {
 /// optional so an older or hand-edited file still reads; unknown fields are ignored.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
-pub struct Marker {
+pub(crate) struct Marker {
     /// When it was written: RFC 3339 UTC with milliseconds (`2026-07-03T18:00:00.000Z`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub at: Option<String>,
@@ -194,11 +194,11 @@ pub struct Marker {
 /// The longest text field a marker keeps (4,096 bytes, PATH_MAX on Linux): a longer
 /// `transcript_path`, `cwd` or `trigger` from a payload is not a real one and is dropped, so
 /// every marker stays well within [`crate::fsutil::limits::MARKER`].
-pub const MAX_MARKER_FIELD: usize = 4096;
+pub(crate) const MAX_MARKER_FIELD: usize = 4096;
 
 impl Marker {
     /// This marker without text fields longer than [`MAX_MARKER_FIELD`].
-    pub fn bounded(&self) -> Marker {
+    pub(crate) fn bounded(&self) -> Marker {
         let keep = |f: &Option<String>| f.clone().filter(|s| s.len() <= MAX_MARKER_FIELD);
         Marker {
             at: keep(&self.at),
@@ -212,7 +212,7 @@ impl Marker {
     }
 
     /// A marker stamped now, for `event`.
-    pub fn now(event: &str) -> Marker {
+    pub(crate) fn now(event: &str) -> Marker {
         Marker {
             at: Some(rfc3339(SystemTime::now())),
             event: Some(event.to_string()),
@@ -221,16 +221,16 @@ impl Marker {
     }
 
     /// `at` parsed, if present and valid.
-    pub fn at_time(&self) -> Option<SystemTime> {
+    pub(crate) fn at_time(&self) -> Option<SystemTime> {
         self.at.as_deref().and_then(parse_rfc3339)
     }
 }
 
-pub use crate::clock::{parse_rfc3339, rfc3339};
+pub(crate) use crate::clock::{parse_rfc3339, rfc3339};
 
 /// The `/compact-prep` state file's headings, in order (format.md, "State file"): `capn state
 /// save` checks them, the bundled skill lists them.
-pub const STATE_HEADINGS: [&str; 9] = [
+pub(crate) const STATE_HEADINGS: [&str; 9] = [
     "# Compact Prep State",
     "## Active Plan",
     "## Current Phase",
@@ -244,7 +244,7 @@ pub const STATE_HEADINGS: [&str; 9] = [
 
 /// One session's dir under the state dir. Creating it touches nothing on disk.
 #[derive(Debug, Clone)]
-pub struct SessionDir {
+pub(crate) struct SessionDir {
     /// The validated session id.
     pub id: SessionId,
     /// `<state dir>/sessions/<id>`.
@@ -253,7 +253,7 @@ pub struct SessionDir {
 
 impl SessionDir {
     /// The dir of session `id` under `state_dir`.
-    pub fn new(state_dir: &Path, id: &SessionId) -> SessionDir {
+    pub(crate) fn new(state_dir: &Path, id: &SessionId) -> SessionDir {
         SessionDir {
             id: id.clone(),
             path: sessions_dir(state_dir).join(id.as_str()),
@@ -261,18 +261,18 @@ impl SessionDir {
     }
 
     /// `<dir>/<name>`.
-    pub fn file(&self, name: &str) -> PathBuf {
+    pub(crate) fn file(&self, name: &str) -> PathBuf {
         self.path.join(name)
     }
 
     /// The `/compact-prep` state file, `<dir>/state.md`.
-    pub fn state_file(&self) -> PathBuf {
+    pub(crate) fn state_file(&self) -> PathBuf {
         self.file(STATE_FILE)
     }
 
     /// The session whose state this one continues, when it took over another's compaction
     /// marker (its `handoff.json` names `from_session`; see `hook::handoff`).
-    pub fn continued_from(&self) -> Option<SessionDir> {
+    pub(crate) fn continued_from(&self) -> Option<SessionDir> {
         let m = self.read_marker(HANDOFF)?;
         let id = SessionId::parse(m.from_session.as_deref()?)?;
         Some(SessionDir::new(self.path.parent()?.parent()?, &id))
@@ -283,7 +283,7 @@ impl SessionDir {
     /// without following one.
     ///
     /// Errors: `could not create session dir: <path>: <cause>`.
-    pub fn ensure(&self) -> Result<()> {
+    pub(crate) fn ensure(&self) -> Result<()> {
         let state = self.path.parent().and_then(Path::parent);
         let made = match state {
             Some(state) => fs::create_dir_all(state)
@@ -296,7 +296,7 @@ impl SessionDir {
 
     /// Writes `marker` as `<dir>/<name>` atomically, creating the dir first. A [`COMPACTED`]
     /// marker is also listed in `<state dir>/compacted/` ([`recently_compacted`]).
-    pub fn write_marker(&self, name: &str, marker: &Marker) -> Result<()> {
+    pub(crate) fn write_marker(&self, name: &str, marker: &Marker) -> Result<()> {
         self.ensure()?;
         let marker = marker.bounded();
         let mut text = serde_json::to_string(&marker)?;
@@ -316,7 +316,7 @@ impl SessionDir {
     /// every marker written through [`SessionDir::write_marker`] fits). `None` when the file does
     /// not exist; a file that exists
     /// but does not parse reads as an empty marker (its existence is what matters).
-    pub fn read_marker(&self, name: &str) -> Option<Marker> {
+    pub(crate) fn read_marker(&self, name: &str) -> Option<Marker> {
         use crate::fsutil::{limits, read_limited, Follow, ReadError};
         match read_limited(&self.file(name), limits::MARKER, Follow::Never) {
             Ok(bytes) => Some(serde_json::from_slice(&bytes).unwrap_or_default()),
@@ -327,12 +327,12 @@ impl SessionDir {
     }
 
     /// True when `<dir>/<name>` exists.
-    pub fn has(&self, name: &str) -> bool {
+    pub(crate) fn has(&self, name: &str) -> bool {
         self.file(name).exists()
     }
 
     /// Removes `<dir>/<name>`; a file that is already gone is not an error.
-    pub fn remove(&self, name: &str) -> Result<()> {
+    pub(crate) fn remove(&self, name: &str) -> Result<()> {
         crate::fsutil::remove_if_exists(&self.file(name))
     }
 
@@ -342,7 +342,7 @@ impl SessionDir {
     /// or another process claimed it first.
     ///
     /// Errors: the rename failed for a reason other than the marker being absent.
-    pub fn claim(&self, name: &str) -> Result<Option<Marker>> {
+    pub(crate) fn claim(&self, name: &str) -> Result<Option<Marker>> {
         let from = self.file(name);
         let nanos = SystemTime::now()
             .duration_since(SystemTime::UNIX_EPOCH)
@@ -370,7 +370,7 @@ impl SessionDir {
     }
 
     /// When the state file was last written (its mtime), if it exists.
-    pub fn state_saved_at(&self) -> Option<SystemTime> {
+    pub(crate) fn state_saved_at(&self) -> Option<SystemTime> {
         fs::metadata(self.state_file())
             .and_then(|m| m.modified())
             .ok()
@@ -381,7 +381,7 @@ impl SessionDir {
     /// normally costs one `stat`).
     ///
     /// Errors: the dir or the stamp cannot be written.
-    pub fn mark_seen(&self) -> Result<()> {
+    pub(crate) fn mark_seen(&self) -> Result<()> {
         self.refresh_seen(true)
     }
 
@@ -410,14 +410,14 @@ impl SessionDir {
 }
 
 /// `<state dir>/sessions`.
-pub fn sessions_dir(state_dir: &Path) -> PathBuf {
+pub(crate) fn sessions_dir(state_dir: &Path) -> PathBuf {
     state_dir.join("sessions")
 }
 
 /// `<state dir>/compacted`: one empty file per session (named by its id) that wrote a
 /// [`COMPACTED`] marker lately, so finding the sessions that compacted costs what they are, not
 /// one open per session dir ever kept.
-pub fn compacted_dir(state_dir: &Path) -> PathBuf {
+pub(crate) fn compacted_dir(state_dir: &Path) -> PathBuf {
     state_dir.join("compacted")
 }
 
@@ -438,7 +438,7 @@ fn list_compacted(state_dir: &Path, id: &SessionId) -> Result<()> {
 /// The sessions listed in [`compacted_dir`] less than `max_age` ago whose [`COMPACTED`] marker
 /// is still there (undelivered). Listings older than that, or whose marker is gone, are
 /// removed on the way. Only regular files named by a valid session id count.
-pub fn recently_compacted(state_dir: &Path, max_age: Duration) -> Vec<SessionId> {
+pub(crate) fn recently_compacted(state_dir: &Path, max_age: Duration) -> Vec<SessionId> {
     let Ok(rd) = fs::read_dir(compacted_dir(state_dir)) else {
         return Vec::new();
     };
@@ -473,7 +473,7 @@ pub fn recently_compacted(state_dir: &Path, max_age: Duration) -> Vec<SessionId>
 ///
 /// Errors: the stamp could not be written; failures to remove one session are reported on
 /// stderr and do not stop the others.
-pub fn maybe_gc(state_dir: &Path, keep: Option<&SessionId>) -> Result<usize> {
+pub(crate) fn maybe_gc(state_dir: &Path, keep: Option<&SessionId>) -> Result<usize> {
     let stamp = state_dir.join("gc-stamp");
     let now = SystemTime::now();
     if let Ok(m) = fs::metadata(&stamp).and_then(|m| m.modified()) {
@@ -497,7 +497,12 @@ pub fn maybe_gc(state_dir: &Path, keep: Option<&SessionId>) -> Result<usize> {
 /// last modified more than `max_age` before `now`, except `keep`. Only real directories with a
 /// valid session id as their name are considered (symlinks and stray files are left alone).
 /// Returns how many were removed; a failure on one is reported on stderr and skipped.
-pub fn gc(state_dir: &Path, now: SystemTime, max_age: Duration, keep: Option<&SessionId>) -> usize {
+pub(crate) fn gc(
+    state_dir: &Path,
+    now: SystemTime,
+    max_age: Duration,
+    keep: Option<&SessionId>,
+) -> usize {
     let Ok(rd) = fs::read_dir(sessions_dir(state_dir)) else {
         return 0;
     };

@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 
 /// One charted answer of the corpus.
-pub struct Chart {
+pub(crate) struct Chart {
     /// The case (question id) it answers.
     pub case: String,
     pub question: String,
@@ -23,7 +23,7 @@ pub struct Chart {
 
 impl Chart {
     /// The chart as the recall engine indexes it.
-    pub fn doc(&self) -> capn_hook::recall::Doc<'_> {
+    pub(crate) fn doc(&self) -> capn_hook::recall::Doc<'_> {
         capn_hook::recall::Doc {
             question: &self.question,
             details: &self.details,
@@ -33,7 +33,7 @@ impl Chart {
 }
 
 /// One repository of the corpus.
-pub struct Repo {
+pub(crate) struct Repo {
     pub name: String,
     pub charts: Vec<Chart>,
     /// (case id, the case's own question).
@@ -41,7 +41,7 @@ pub struct Repo {
 }
 
 /// One query of a query set: `text` asked of `repo`'s store should answer with `case`.
-pub struct Query {
+pub(crate) struct Query {
     pub repo: String,
     pub case: String,
     /// `exact`, `para`, `near`, `neg`, ...
@@ -50,12 +50,12 @@ pub struct Query {
 }
 
 /// `bench/` in the source tree.
-pub fn bench_dir() -> PathBuf {
+pub(crate) fn bench_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("bench")
 }
 
 /// Every `bench/corpus/*.json`, in file-name order.
-pub fn repos() -> Vec<Repo> {
+pub(crate) fn repos() -> Vec<Repo> {
     let mut paths: Vec<PathBuf> = std::fs::read_dir(bench_dir().join("corpus"))
         .expect("bench/corpus")
         .map(|e| e.expect("dir entry").path())
@@ -101,7 +101,7 @@ fn repo(p: &Path) -> Repo {
 
 /// Each case's own question (kind `exact`), repo by repo, then the lines of each of `files`
 /// (names under `bench/queries/`), in order.
-pub fn queries(repos: &[Repo], files: &[&str]) -> Vec<Query> {
+pub(crate) fn queries(repos: &[Repo], files: &[&str]) -> Vec<Query> {
     let mut queries = Vec::new();
     for r in repos {
         for (id, q) in &r.cases {

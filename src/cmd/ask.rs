@@ -13,7 +13,7 @@ use std::process::ExitCode;
 /// Runs `capn ask`: exit 0 with hits on stdout, exit 1 with a nudge on stderr on a miss.
 ///
 /// Errors: [`crate::error::Refused`] for a stray argument or no question; the store's.
-pub fn run(args: &AskArgs) -> Result<ExitCode> {
+pub(crate) fn run(args: &AskArgs) -> Result<ExitCode> {
     let question = checked_question(args)?;
     let store = Store::from_env()?;
     // A .capn that is a symlink, a file or a FIFO is an error to report, not an empty store.

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 /// Runs `capn bust`; prints `busted N entries` (`busted 1 entry`; N may be 0). The file need not exist any more;
 /// when it does not, stderr says so. Outside any project it says so (exit 0: nothing to bust).
-pub fn run(args: &BustArgs) -> Result<ExitCode> {
+pub(crate) fn run(args: &BustArgs) -> Result<ExitCode> {
     let cwd = std::env::current_dir().context("could not read the working directory")?;
     let cwd = crate::fsutil::resolved(&cwd);
     let store = Store::discover(&cwd);

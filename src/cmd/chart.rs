@@ -14,7 +14,7 @@ use std::process::ExitCode;
 /// otherwise hashes the files and charts them.
 ///
 /// Errors: [`Refused`] for a second positional argument; [`chart`]'s.
-pub fn run(args: &ChartArgs) -> Result<ExitCode> {
+pub(crate) fn run(args: &ChartArgs) -> Result<ExitCode> {
     if let Some(extra) = args.extra.first() {
         // The refusal repeats the argument: never one that holds a secret.
         crate::secret::refuse("refusing to chart", &[("an unexpected argument", extra)])?;

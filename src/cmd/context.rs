@@ -1,11 +1,11 @@
 //! `capn context`: prints the ask-before-search contract ([`crate::contract::CONTRACT`]) that
 //! the SessionStart hook injects. No store access, no side effects.
 
-pub use crate::contract::CONTRACT;
+pub(crate) use crate::contract::CONTRACT;
 use std::process::ExitCode;
 
 /// Prints [`CONTRACT`] on stdout.
-pub fn run() -> anyhow::Result<ExitCode> {
+pub(crate) fn run() -> anyhow::Result<ExitCode> {
     crate::present::print(CONTRACT)?;
     Ok(ExitCode::SUCCESS)
 }

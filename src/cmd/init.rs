@@ -23,7 +23,7 @@ mod report;
 /// Runs `capn init` in the project of the current folder and prints what it did.
 ///
 /// Errors: a refusal (nothing changed), or a failed write naming the file.
-pub fn run(args: &InitArgs) -> Result<ExitCode> {
+pub(crate) fn run(args: &InitArgs) -> Result<ExitCode> {
     let store = Store::from_env()?;
     let opts = InitOptions {
         hosts: args.hosts.clone(),

@@ -12,7 +12,7 @@ use std::process::ExitCode;
 /// says so (or that this is not inside a project).
 ///
 /// Errors: [`list`]'s.
-pub fn run(args: &ListArgs) -> Result<ExitCode> {
+pub(crate) fn run(args: &ListArgs) -> Result<ExitCode> {
     let store = Store::from_env()?;
     let listing = list(&store, args.json)?;
     crate::present::print(&listing.text)?;

@@ -1,23 +1,23 @@
 //! One file per user subcommand; [`dispatch`] routes a parsed command to it.
 
-pub mod ask;
-pub mod bust;
-pub mod chart;
-pub mod context;
-pub mod init;
-pub mod list;
-pub mod messages;
-pub mod prune;
-pub mod state;
-pub mod unchart;
-pub mod uninstall;
-pub mod user;
+pub(crate) mod ask;
+pub(crate) mod bust;
+pub(crate) mod chart;
+pub(crate) mod context;
+pub(crate) mod init;
+pub(crate) mod list;
+pub(crate) mod messages;
+pub(crate) mod prune;
+pub(crate) mod state;
+pub(crate) mod unchart;
+pub(crate) mod uninstall;
+pub(crate) mod user;
 
 use crate::cli::Command;
 use std::process::ExitCode;
 
 /// Runs one parsed subcommand; `Ok` carries the exit code.
-pub fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
+pub(crate) fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
     match command {
         Command::Init(a) if a.user => user::init(),
         Command::Init(a) => init::run(&a),

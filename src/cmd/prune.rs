@@ -13,7 +13,7 @@ use std::process::ExitCode;
 /// outside any project stderr says so.
 ///
 /// Errors: [`prune`]'s.
-pub fn run(args: &PruneArgs) -> Result<ExitCode> {
+pub(crate) fn run(args: &PruneArgs) -> Result<ExitCode> {
     let store = Store::from_env()?;
     if !store.exists() {
         if store.is_outside_project() {

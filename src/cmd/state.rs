@@ -12,7 +12,7 @@ use std::process::ExitCode;
 
 /// Runs `capn state`. Exit 0 on success; refusals (no session id, bad headings, no state file
 /// for `show`) are [`crate::error::Refused`] errors, printed once and mapped to exit 1.
-pub fn run(args: &StateArgs) -> Result<ExitCode> {
+pub(crate) fn run(args: &StateArgs) -> Result<ExitCode> {
     let out = match &args.action {
         StateAction::Path(a) => {
             let s = state_file::resolve(a.session.as_deref())?;

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 /// Runs `capn unchart`. Exit 1 with `unknown id: <id>` when no entry has that id, and with the
 /// outside-project message outside any project.
-pub fn run(args: &UnchartArgs) -> Result<ExitCode> {
+pub(crate) fn run(args: &UnchartArgs) -> Result<ExitCode> {
     let id = args.id.trim();
     let store = Store::from_env()?;
     if store.is_outside_project() {

@@ -11,7 +11,7 @@ use std::process::ExitCode;
 /// Runs `capn uninstall` in the project of the current folder and prints what it did.
 ///
 /// Errors: [`uninstall::uninstall`]'s.
-pub fn run(args: &UninstallArgs) -> Result<ExitCode> {
+pub(crate) fn run(args: &UninstallArgs) -> Result<ExitCode> {
     let store = Store::from_env()?;
     let outcome = uninstall::uninstall(&store, args.purge)?;
     report(&store, &outcome.done, &outcome.kept)?;

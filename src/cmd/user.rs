@@ -14,7 +14,7 @@ fn home() -> Result<std::path::PathBuf> {
 /// Runs `capn init --user`: plans every edit, then writes, then reports.
 ///
 /// Errors: a refusal (nothing changed) or a failed write, naming the file.
-pub fn init() -> Result<ExitCode> {
+pub(crate) fn init() -> Result<ExitCode> {
     let home = home()?;
     let plan = user::plan_init(&home)?;
     let done = user::apply_init(plan)?;
@@ -44,7 +44,7 @@ pub fn init() -> Result<ExitCode> {
 /// Runs `capn uninstall --user`.
 ///
 /// Errors: a file cannot be read, parsed or written, naming it.
-pub fn uninstall() -> Result<ExitCode> {
+pub(crate) fn uninstall() -> Result<ExitCode> {
     let home = home()?;
     let done = user::uninstall(&home)?;
     let out = changes(

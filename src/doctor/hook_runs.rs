@@ -27,7 +27,7 @@ const SEARCH_PATTERN: &str = "capnDoctorSyntheticSearch";
 /// a search of [`SEARCH_PATTERN`]) and the host's own fields: the host file's
 /// [`crate::hosts::HostSpec::doctor_fields`]. The Codex payloads validate against Codex's input
 /// schemas.
-pub fn payload(
+pub(super) fn payload(
     host: Host,
     event: HookEvent,
     detail: Option<&str>,
@@ -50,7 +50,7 @@ pub fn payload(
 
 /// A synthetic Claude Code statusline payload (its status line docs): 42.5 % of a
 /// 200,000-token window in use, below the default warning threshold.
-pub fn statusline_payload(sid: &str, root: &Path, transcript: &Path) -> Value {
+pub(super) fn statusline_payload(sid: &str, root: &Path, transcript: &Path) -> Value {
     let root = root.display().to_string();
     json!({
         "hook_event_name": "Status",

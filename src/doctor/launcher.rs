@@ -19,11 +19,11 @@ use std::time::Duration;
 
 /// The `PATH` a GUI launcher gives the processes it starts (macOS launchd's default; desktop
 /// sessions without a login shell are alike), unless [`LAUNCHER_PATH_ENV`] names another.
-pub const LAUNCHER_PATH: &str = "/usr/bin:/bin";
+pub(super) const LAUNCHER_PATH: &str = "/usr/bin:/bin";
 
 /// Environment variable naming the `PATH` your launcher gives (when it is not
 /// [`LAUNCHER_PATH`]).
-pub const LAUNCHER_PATH_ENV: &str = crate::env::LAUNCHER_PATH;
+pub(super) const LAUNCHER_PATH_ENV: &str = crate::env::LAUNCHER_PATH;
 
 /// The launcher `PATH` to test with: [`LAUNCHER_PATH_ENV`] when set, else [`LAUNCHER_PATH`] on
 /// Unix. `None` on Windows without [`LAUNCHER_PATH_ENV`]: there every program, started from the

@@ -93,11 +93,11 @@ use std::time::{Duration, Instant};
 
 /// The most one hook run may take (less when half the registered timeout is shorter). Our
 /// hooks answer in milliseconds; UserPromptSubmit runs on every prompt.
-pub const HOOK_BUDGET: Duration = Duration::from_secs(2);
+pub(crate) const HOOK_BUDGET: Duration = Duration::from_secs(2);
 
 /// The most the statusline run may take (it is debounced 300 ms and cancelled by the next
 /// update; Claude Code's status line docs).
-pub const STATUSLINE_BUDGET: Duration = Duration::from_secs(1);
+pub(crate) const STATUSLINE_BUDGET: Duration = Duration::from_secs(1);
 
 /// The most bytes kept of a child's stdout or stderr (the rest is read and dropped).
 const CAPTURE_MAX: u64 = 1 << 20;
@@ -110,7 +110,7 @@ const SESSION_ID: &str = "capn-doctor-0000";
 
 /// The outcome of one check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Status {
+pub(crate) enum Status {
     /// Nothing to do.
     Ok,
     /// Worth knowing, not a failure (does not change the exit code).
@@ -121,7 +121,7 @@ pub enum Status {
 
 /// One line of the report (plus its fix).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Check {
+pub(crate) struct Check {
     /// The outcome.
     pub status: Status,
     /// What was checked (and, when ok, what was found).
@@ -165,7 +165,7 @@ impl Check {
     /// output from files and programs capn did not write, so every part is escaped here, the one
     /// place they are printed ([`crate::present::printable`]: ESC, BEL, line breaks, bidi
     /// overrides... as `\u{1b}`), and a check stays on its own lines.
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         let printable = capped;
         let tag = match self.status {
             Status::Ok => "ok    ",
@@ -190,7 +190,7 @@ impl Check {
 /// The most characters of one part of a check (what, why, fix) that doctor prints, escapes
 /// counted: it quotes commands from settings files it did not write, and an 800 KB committed
 /// command printed 3.1 MB.
-pub const MAX_CHECK_CHARS: usize = 2000;
+pub(crate) const MAX_CHECK_CHARS: usize = 2000;
 
 /// `s` for the report: [`crate::present::printable`], cut at [`MAX_CHECK_CHARS`] with
 /// `… [capn: N more characters cut]`.
@@ -211,7 +211,7 @@ fn capped(s: &str) -> String {
 /// Runs `capn doctor`: prints the report; exit 0 when no check failed, 1 otherwise.
 ///
 /// Errors: the working directory cannot be read, or the temporary directory cannot be created.
-pub fn run(_args: &DoctorArgs) -> Result<ExitCode> {
+pub(crate) fn run(_args: &DoctorArgs) -> Result<ExitCode> {
     let store = Store::from_env()?;
     use std::fmt::Write as _;
     let mut out = String::new();
@@ -274,7 +274,7 @@ fn not_set_up() -> String {
 /// inside a temporary directory that is removed before it returns.
 ///
 /// Errors: the temporary directory cannot be created.
-pub fn diagnose(root: &Path) -> Result<Vec<Check>> {
+pub(crate) fn diagnose(root: &Path) -> Result<Vec<Check>> {
     let sandbox = tempfile::Builder::new()
         .prefix("capn-doctor-")
         .tempdir()

@@ -26,7 +26,7 @@ use std::process::Command;
 
 /// A command line `doctor` may start: the program and its arguments, to be run without a shell.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SafeRun {
+pub(super) struct SafeRun {
     /// `capn` (found on `PATH`) or an absolute path to a capn binary outside the project.
     pub program: String,
     /// The arguments (without `--wrap` and its value).
@@ -35,14 +35,14 @@ pub struct SafeRun {
 
 impl SafeRun {
     /// True when the program is found on `PATH` by name (not an absolute path).
-    pub fn by_name(&self) -> bool {
+    pub(super) fn by_name(&self) -> bool {
         !self.program.contains('/')
     }
 }
 
 /// The safe form of the command line `argv` (already split: the exec form's command and args,
 /// or a shell-form string split by [`split_shell`]), or why it is not run.
-pub fn check(argv: &[String], root: &Path) -> Result<SafeRun, String> {
+pub(super) fn check(argv: &[String], root: &Path) -> Result<SafeRun, String> {
     let not_ours = || {
         format!(
             "not run by capn doctor: `{}` is not one of capn's own command lines, and doctor never starts a repository's commands",
@@ -127,7 +127,7 @@ pub(super) fn first_on_path(path: Option<&OsStr>) -> Option<PathBuf> {
 
 /// The command that starts `run` (no shell), looking a program given by name up in the
 /// absolute directories of `path` (the child's `PATH`; the current one when `None`).
-pub fn command(run: &SafeRun, path: Option<&OsStr>) -> Command {
+pub(super) fn command(run: &SafeRun, path: Option<&OsStr>) -> Command {
     let mut cmd = Command::new(&run.program);
     cmd.args(&run.args);
     let path = path
@@ -173,7 +173,7 @@ fn statusline_args(opts: &[String]) -> Option<Vec<String>> {
 /// Splits a shell-form command line into words the way a POSIX shell would for a simple
 /// command; `None` when it does not split (an unclosed quote). Operators such as `&&` stay
 /// inside words, so [`check`] refuses them.
-pub fn split_shell(command: &str) -> Option<Vec<String>> {
+pub(super) fn split_shell(command: &str) -> Option<Vec<String>> {
     shell_words::split(command).ok()
 }
 

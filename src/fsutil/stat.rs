@@ -7,7 +7,7 @@ use std::path::Path;
 
 /// What kind of file a [`FileStat`] describes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FileKind {
+pub(crate) enum FileKind {
     /// A regular file.
     File,
     /// A directory.
@@ -20,7 +20,7 @@ pub enum FileKind {
 
 /// The metadata capn compares: inode, size in bytes, mtime and ctime in ns since the epoch, kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FileStat {
+pub(crate) struct FileStat {
     /// Inode number (0 where the platform has none).
     pub ino: u64,
     /// Size in bytes.
@@ -36,7 +36,7 @@ pub struct FileStat {
 impl FileStat {
     /// The stat of `meta` (as `std::fs::metadata` or `symlink_metadata` returned it).
     #[cfg(unix)]
-    pub fn of(meta: &fs::Metadata) -> FileStat {
+    pub(crate) fn of(meta: &fs::Metadata) -> FileStat {
         use std::os::unix::fs::MetadataExt;
         FileStat {
             ino: meta.ino(),
@@ -49,7 +49,7 @@ impl FileStat {
 
     /// The stat of `meta` (as `std::fs::metadata` or `symlink_metadata` returned it).
     #[cfg(not(unix))]
-    pub fn of(meta: &fs::Metadata) -> FileStat {
+    pub(crate) fn of(meta: &fs::Metadata) -> FileStat {
         let mtime_ns = meta
             .modified()
             .ok()
@@ -81,7 +81,7 @@ impl FileKind {
 
 /// What a stat of one name gave: its metadata, or the error kind (`NotFound`/`NotADirectory`
 /// for a name that is not there, anything else for one that could not be checked).
-pub type StatResult = std::result::Result<FileStat, std::io::ErrorKind>;
+pub(crate) type StatResult = std::result::Result<FileStat, std::io::ErrorKind>;
 
 /// Stats `names` (single path components) inside the directory `dir`, on up to 4 threads, in
 /// order. `follow` follows a final symlink.
@@ -89,13 +89,13 @@ pub type StatResult = std::result::Result<FileStat, std::io::ErrorKind>;
 /// On Unix each thread opens `dir` once and uses `fstatat` relative to it, so the kernel resolves
 /// one component per file instead of the whole path: on a store of 10,000 entries this is most
 /// of what `ask` spends its time on.
-pub fn stat_names_in(dir: &Path, names: &[&str], follow: bool) -> Vec<StatResult> {
+pub(crate) fn stat_names_in(dir: &Path, names: &[&str], follow: bool) -> Vec<StatResult> {
     par_chunks(names, 512, |part| stat_names_in_serial(dir, part, follow))
 }
 
 /// [`stat_names_in`] on the calling thread only.
 #[cfg(unix)]
-pub fn stat_names_in_serial(dir: &Path, names: &[&str], follow: bool) -> Vec<StatResult> {
+pub(crate) fn stat_names_in_serial(dir: &Path, names: &[&str], follow: bool) -> Vec<StatResult> {
     use rustix::fs::{openat, statat, AtFlags, FileType, Mode, OFlags, CWD};
     // O_PATH (no read permission needed, nothing opened for I/O) is Linux-only; elsewhere a
     // read-only open of the folder serves `fstatat` as well.
@@ -140,7 +140,7 @@ pub fn stat_names_in_serial(dir: &Path, names: &[&str], follow: bool) -> Vec<Sta
 
 /// [`stat_names_in`] on the calling thread only.
 #[cfg(not(unix))]
-pub fn stat_names_in_serial(dir: &Path, names: &[&str], follow: bool) -> Vec<StatResult> {
+pub(crate) fn stat_names_in_serial(dir: &Path, names: &[&str], follow: bool) -> Vec<StatResult> {
     names
         .iter()
         .map(|name| {

@@ -36,7 +36,7 @@ fn process_gone(_pid: u32) -> bool {
 /// or a name without a pid), never this process's own. Folders are skipped; a symlink is
 /// removed, never followed.
 /// Errors are ignored: this is housekeeping.
-pub fn remove_stale_temp_files(dir: &Path, max_age: std::time::Duration) {
+pub(crate) fn remove_stale_temp_files(dir: &Path, max_age: std::time::Duration) {
     let Ok(rd) = fs::read_dir(dir) else { return };
     let now = std::time::SystemTime::now();
     let me = std::process::id();

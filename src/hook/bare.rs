@@ -22,7 +22,7 @@ use anyhow::Result;
 /// nothing for a payload that is not a JSON object or names no event capn handles.
 ///
 /// Errors: as [`super::run_input`] (reported on stderr by [`super::guard`], exit 0).
-pub fn run(bytes: &[u8]) -> Result<()> {
+pub(crate) fn run(bytes: &[u8]) -> Result<()> {
     let Some(input) = HookInput::parse(bytes) else {
         diag!("capn: no command given, and stdin is not a hook payload; nothing to do (capn --help lists the commands)");
         return Ok(());
@@ -64,7 +64,7 @@ pub fn run(bytes: &[u8]) -> Result<()> {
 /// The event a payload is for: its `hook_event_name`; without one, the event whose own field it
 /// carries (`source`: SessionStart, `prompt`: UserPromptSubmit). A tool payload without a name
 /// is left alone: it could be a PostToolUse, which capn does not answer.
-pub fn event_of(input: &HookInput) -> Option<HookEvent> {
+pub(crate) fn event_of(input: &HookInput) -> Option<HookEvent> {
     match input.hook_event_name.as_deref() {
         Some(name) => crate::hosts::event_from_wire_name(name),
         None if input.source.is_some() => Some(HookEvent::SessionStart),

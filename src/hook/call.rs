@@ -9,29 +9,29 @@ use serde_json::Value;
 /// (4096), which no real working directory exceeds (macOS's is 1024). A longer one is treated as
 /// absent, never cut (a cut path names another directory); walking the ancestors of a 200 KB
 /// `cwd` cost seconds.
-pub const MAX_PATH_BYTES: usize = 4096;
+pub(crate) const MAX_PATH_BYTES: usize = 4096;
 
 /// The most of a prompt kept, in bytes (cut on a character boundary): recall over a prompt needs
 /// its first few hundred words, and a 13 MB paste cost 12 s and 958 MB before this cap.
-pub const MAX_PROMPT_BYTES: usize = 8192;
+pub(crate) const MAX_PROMPT_BYTES: usize = 8192;
 
 /// The most of each string in `tool_input` kept, in bytes (cut on a character boundary); the
 /// search intent read from it is cut again to [`crate::recall::intent::MAX_INTENT_CHARS`].
-pub const MAX_FIELD_BYTES: usize = 8192;
+pub(crate) const MAX_FIELD_BYTES: usize = 8192;
 
 /// The most items of each array (and members of each object) in `tool_input` kept (a Codex argv
 /// is a handful).
-pub const MAX_ITEMS: usize = 256;
+pub(crate) const MAX_ITEMS: usize = 256;
 
 /// The most of a compaction summary kept (`compact_summary`), in bytes: the summary is checked
 /// for what the saved state holds, and a real one is a few thousand words.
-pub const MAX_SUMMARY_BYTES: usize = 256 * 1024;
+pub(crate) const MAX_SUMMARY_BYTES: usize = 256 * 1024;
 
 /// The most bytes of a short enum-like field (`source`, `trigger`) kept.
-pub const MAX_WORD_BYTES: usize = 64;
+pub(crate) const MAX_WORD_BYTES: usize = 64;
 
 /// `s` cut to at most `max` bytes on a character boundary.
-pub fn cut_to(mut s: String, max: usize) -> String {
+pub(crate) fn cut_to(mut s: String, max: usize) -> String {
     if s.len() > max {
         let mut at = max;
         while !s.is_char_boundary(at) {
@@ -43,7 +43,7 @@ pub fn cut_to(mut s: String, max: usize) -> String {
 }
 
 /// A path from a payload, or `None` when it is empty or longer than [`MAX_PATH_BYTES`].
-pub fn bounded_path(p: Option<String>) -> Option<String> {
+pub(crate) fn bounded_path(p: Option<String>) -> Option<String> {
     p.filter(|p| !p.is_empty() && p.len() <= MAX_PATH_BYTES)
 }
 
@@ -68,7 +68,7 @@ fn bounded_value(v: Value) -> Value {
 /// tool-input string to [`MAX_FIELD_BYTES`] (so every hook's work after parsing the payload is
 /// bounded whatever the payload's size; README, "Hook inputs").
 #[derive(Debug, Clone, Default)]
-pub struct Call {
+pub(crate) struct Call {
     /// The session id as sent; validated against format.md before any use ([`super::Ctx::session`]).
     pub session_id: Option<String>,
     /// The transcript the host names (Codex may send none).
@@ -104,13 +104,13 @@ pub struct Call {
 
 impl Call {
     /// True when the call comes from a sub-agent, not the main conversation.
-    pub fn is_subagent(&self) -> bool {
+    pub(crate) fn is_subagent(&self) -> bool {
         self.agent.is_some()
     }
 
     /// The project root of the call's `cwd` ([`crate::store::hook_root`]); `None` without a
     /// `cwd`.
-    pub fn project_root(&self) -> Option<std::path::PathBuf> {
+    pub(crate) fn project_root(&self) -> Option<std::path::PathBuf> {
         let cwd = self.cwd.as_deref()?;
         Some(crate::store::hook_root(std::path::Path::new(cwd)))
     }

@@ -30,7 +30,7 @@ use serde_json::Value;
 use std::path::Path;
 
 /// The most bytes read from the end of a rollout file.
-pub const TAIL_BYTES: u64 = 1 << 20;
+pub(crate) const TAIL_BYTES: u64 = 1 << 20;
 
 /// The first read from the end (a turn's last lines; the whole tail only when they hold no
 /// count).
@@ -38,7 +38,7 @@ const FIRST_READ: u64 = 64 << 10;
 
 /// What the end of a rollout says about context use.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Use {
+pub(crate) enum Use {
     /// Percent of the model's window used by the last request.
     Percent(f64),
     /// The conversation was compacted after the last count.
@@ -51,7 +51,7 @@ pub enum Use {
 /// the last crossing (see the module docs).
 ///
 /// Errors: the session's record cannot be written or removed.
-pub fn check(ctx: &Ctx, s: &SessionDir) -> anyhow::Result<Option<String>> {
+pub(crate) fn check(ctx: &Ctx, s: &SessionDir) -> anyhow::Result<Option<String>> {
     let Some(path) = ctx
         .call
         .transcript_path
@@ -80,7 +80,7 @@ pub fn check(ctx: &Ctx, s: &SessionDir) -> anyhow::Result<Option<String>> {
 }
 
 /// Reads the end of the rollout at `path` (see the module docs).
-pub fn last_use(path: &Path) -> Use {
+pub(crate) fn last_use(path: &Path) -> Use {
     let Some((bytes, len)) = read_tail(path, FIRST_READ) else {
         return Use::Unknown;
     };
@@ -96,7 +96,7 @@ pub fn last_use(path: &Path) -> Use {
 /// The context use the last lines of `tail` record (the first line may be cut: it is skipped
 /// unless `tail` is the whole file, which the caller cannot tell, so a cut line simply fails to
 /// parse).
-pub fn use_in(tail: &[u8]) -> Use {
+pub(crate) fn use_in(tail: &[u8]) -> Use {
     for line in tail.rsplit(|b| *b == b'\n') {
         let compacted = memchr::memmem::find(line, b"\"compacted\"").is_some();
         if !compacted && memchr::memmem::find(line, b"token_count").is_none() {

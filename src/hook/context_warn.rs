@@ -15,7 +15,7 @@ use std::path::PathBuf;
 
 /// How a host's reminder reaches the model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Delivery {
+pub(crate) enum Delivery {
     /// A `context-warn.json` marker that the next prompt claims and delivers
     /// (`super::user_prompt_submit`): the status line and Qwen's Stop hook, which run outside a
     /// prompt. Use back under the threshold withdraws an undelivered marker.
@@ -28,20 +28,20 @@ pub enum Delivery {
 /// The threshold in percent (1..=100) for the project at `root`: its `warn_at`, else
 /// [`crate::config::DEFAULT_WARN_AT`] (also without a project). The config is read under the
 /// store's rules (a symlinked `.capn/` or a FIFO `config.json` gives the default).
-pub fn threshold(root: Option<PathBuf>) -> u8 {
+pub(crate) fn threshold(root: Option<PathBuf>) -> u8 {
     root.map_or(crate::config::DEFAULT_WARN_AT, |root| {
         crate::store::Store::at(root).config().warn_at
     })
 }
 
 /// True when `percent` of context use has reached `threshold` percent.
-pub fn reached(percent: f64, threshold: u8) -> bool {
+pub(crate) fn reached(percent: f64, threshold: u8) -> bool {
     percent >= f64::from(threshold)
 }
 
 /// The reminder text for `host` ([`super::text::context_warning`]): `percent` is the use when
 /// it was read, `threshold` the one crossed (`None` when not known).
-pub fn reminder(host: Host, percent: Option<f64>, threshold: Option<u8>) -> String {
+pub(crate) fn reminder(host: Host, percent: Option<f64>, threshold: Option<u8>) -> String {
     super::text::context_warning(host, percent, threshold)
 }
 
@@ -53,7 +53,7 @@ pub fn reminder(host: Host, percent: Option<f64>, threshold: Option<u8>) -> Stri
 /// session is warned now (for [`Delivery::Now`] the caller gives [`reminder`]).
 ///
 /// Errors: a marker cannot be written or removed.
-pub fn on_use(
+pub(crate) fn on_use(
     s: &SessionDir,
     percent: f64,
     threshold: u8,
@@ -83,7 +83,7 @@ pub fn on_use(
 /// [`on_use`].
 ///
 /// Errors: a marker cannot be removed.
-pub fn below(s: &SessionDir, delivery: Delivery) -> Result<()> {
+pub(crate) fn below(s: &SessionDir, delivery: Delivery) -> Result<()> {
     match delivery {
         // One failed unlink when none waits.
         Delivery::NextPrompt => s.remove(session::CONTEXT_WARN),

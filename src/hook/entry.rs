@@ -12,7 +12,7 @@ use std::process::ExitCode;
 
 /// A hook command line as the full parser read it.
 #[derive(Debug)]
-pub enum Parsed {
+pub(crate) enum Parsed {
     /// `capn hook <event> [--host ..] [--user]`.
     Hook {
         /// The event to answer.
@@ -30,10 +30,10 @@ pub enum Parsed {
 
 /// The full command line's parser (argv including argv\[0\]), for the forms the fast path does
 /// not recognise; its error is what clap prints for a usage error.
-pub type Parse<'a> = &'a dyn Fn(&[OsString]) -> Result<Parsed, clap::Error>;
+pub(crate) type Parse<'a> = &'a dyn Fn(&[OsString]) -> Result<Parsed, clap::Error>;
 
 /// True for `capn hook ...` and `capn statusline ...`: the paths that must exit 0 whatever happens.
-pub fn is_hook_command(args: &[OsString]) -> bool {
+pub(crate) fn is_hook_command(args: &[OsString]) -> bool {
     matches!(
         args.get(1).and_then(|a| a.to_str()),
         Some("hook") | Some("statusline")
@@ -44,7 +44,7 @@ pub fn is_hook_command(args: &[OsString]) -> bool {
 /// answered by clap without reading stdin, so they never block on a terminal). Only the
 /// arguments before a `--` count: after it, `--help` is a plain value (a usage error for these
 /// commands, which still exits 0 and, for the statusline, still prints a line).
-pub fn is_hook_invocation(args: &[OsString]) -> bool {
+pub(crate) fn is_hook_invocation(args: &[OsString]) -> bool {
     is_hook_command(args)
         && !args
             .iter()
@@ -55,7 +55,7 @@ pub fn is_hook_invocation(args: &[OsString]) -> bool {
 
 /// Runs a hook or statusline command line ([`is_hook_invocation`]) under [`super::guard`]:
 /// always exit 0.
-pub fn run(args: &[OsString], parse: Parse<'_>) -> ExitCode {
+pub(crate) fn run(args: &[OsString], parse: Parse<'_>) -> ExitCode {
     super::guard(|| run_argv(args, parse))
 }
 
@@ -63,7 +63,7 @@ pub fn run(args: &[OsString], parse: Parse<'_>) -> ExitCode {
 /// that ran a registration without its `args` ([`super::bare`]), answered as a hook (exit 0
 /// whatever happens). `None` (then the caller prints the usage and exits 1) for any other argv,
 /// a terminal or an empty stdin.
-pub fn bare(args: &[OsString]) -> Option<ExitCode> {
+pub(crate) fn bare(args: &[OsString]) -> Option<ExitCode> {
     use std::io::IsTerminal;
     if args.len() != 1 || std::io::stdin().is_terminal() {
         return None;

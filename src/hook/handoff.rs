@@ -35,11 +35,11 @@ use std::path::Path;
 use std::time::{Duration, SystemTime};
 
 /// The oldest a PostCompact marker may be for another session id to take it over.
-pub const HANDOFF_MAX_AGE: Duration = Duration::from_secs(10 * 60);
+pub(crate) const HANDOFF_MAX_AGE: Duration = Duration::from_secs(10 * 60);
 
 /// How a session comes to look for another's recovery.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Arrival {
+pub(crate) enum Arrival {
     /// SessionStart(compact) under an id new to the compaction: the marker is claimed.
     SessionStartCompact,
     /// The first prompt of a session no SessionStart ran for: the marker is claimed only when the
@@ -48,14 +48,18 @@ pub enum Arrival {
 }
 
 /// The project root of a hook payload (see [`crate::store::hook_root`]), as a string.
-pub fn project_of(ctx: &Ctx) -> Option<String> {
+pub(crate) fn project_of(ctx: &Ctx) -> Option<String> {
     Some(ctx.call.project_root()?.display().to_string())
 }
 
 /// Finds, claims and records the takeover of another session's
 /// undelivered compaction marker for session `s` (see the module docs for the rules; the caller
 /// checks that `s` is new). Returns the session taken over and its marker.
-pub fn take_over(ctx: &Ctx, s: &SessionDir, arrival: Arrival) -> Option<(SessionDir, Marker)> {
+pub(crate) fn take_over(
+    ctx: &Ctx,
+    s: &SessionDir,
+    arrival: Arrival,
+) -> Option<(SessionDir, Marker)> {
     let project = project_of(ctx)?;
     let state_dir = s.path.parent()?.parent()?;
     let mut found = candidates(state_dir, s, &project);

@@ -17,24 +17,24 @@ use std::fmt;
 /// The most bytes of a string (or object key) a [`Bounded`] value keeps (cut on a character
 /// boundary): the most any hook field needs (`crate::hook::call::MAX_PROMPT_BYTES`,
 /// `MAX_FIELD_BYTES`), and more than `MAX_PATH_BYTES`, so a longer path stays too long.
-pub const MAX_STRING_BYTES: usize = 8192;
+pub(crate) const MAX_STRING_BYTES: usize = 8192;
 
 /// The most items of an array (members of an object) a [`Bounded`] value keeps.
-pub const MAX_ITEMS: usize = 256;
+pub(crate) const MAX_ITEMS: usize = 256;
 
 /// The deepest nesting a [`Bounded`] value keeps; deeper containers read as empty.
-pub const MAX_DEPTH: usize = 16;
+pub(crate) const MAX_DEPTH: usize = 16;
 
 /// The most values (scalars and containers) one [`Bounded`] value keeps in all; the rest is
 /// skipped.
-pub const MAX_NODES: usize = 4096;
+pub(crate) const MAX_NODES: usize = 4096;
 
 /// A JSON value bounded while it is parsed: strings cut to [`MAX_STRING_BYTES`],
 /// arrays and objects to [`MAX_ITEMS`], nesting to [`MAX_DEPTH`], the whole to [`MAX_NODES`].
 /// What is not kept is skipped with [`IgnoredAny`], so a 16 MB array costs one scan of its bytes
 /// and no memory (the full `serde_json::Value` of one took 1.1 GB).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Bounded(pub Value);
+pub(crate) struct Bounded(pub Value);
 
 impl<'de> Deserialize<'de> for Bounded {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Bounded, D::Error> {
@@ -151,10 +151,10 @@ impl<'de> Visitor<'de> for Seed<'_> {
 }
 
 /// The byte a JSON object starts with (RFC 8259, section 4).
-pub const OBJECT_OPEN: u8 = b'{';
+pub(crate) const OBJECT_OPEN: u8 = b'{';
 
 /// `bytes` without a leading UTF-8 byte-order mark (and the white space before it).
-pub fn strip_bom(bytes: &[u8]) -> &[u8] {
+pub(crate) fn strip_bom(bytes: &[u8]) -> &[u8] {
     let start = bytes
         .iter()
         .position(|b| !b.is_ascii_whitespace())
@@ -167,7 +167,7 @@ pub fn strip_bom(bytes: &[u8]) -> &[u8] {
 /// Parses one JSON value into `T` (a BOM allowed; repaired as the module docs say when the
 /// bytes as they are do not parse; a key given twice takes its last value). `None` when even the
 /// repaired bytes do not parse.
-pub fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> Option<T> {
+pub(crate) fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> Option<T> {
     let bytes = strip_bom(bytes);
     if let Ok(v) = serde_json::from_slice(bytes) {
         return Some(v);
@@ -187,7 +187,7 @@ pub fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> Option<T> {
 /// a lone surrogate escape becomes `\ufffd`, an invalid escape `\x` becomes `\\x` (the
 /// backslash kept as a character), a raw control character becomes its `\u00XX` escape, and
 /// invalid UTF-8 becomes U+FFFD. Borrowed when there was nothing to change.
-pub fn repair(bytes: &[u8]) -> Cow<'_, [u8]> {
+pub(crate) fn repair(bytes: &[u8]) -> Cow<'_, [u8]> {
     let text = String::from_utf8_lossy(bytes);
     let b = text.as_bytes();
     let mut out: Vec<u8> = Vec::with_capacity(b.len() + 16);

@@ -82,7 +82,7 @@ fn call_cwd(ctx: &Ctx) -> Option<PathBuf> {
 /// Records the session's asks and, while one is open, its reads and searches (module docs).
 /// `post`: the call is seen after it ran (PostToolUse). Never fails the hook: a problem is one
 /// line on stderr.
-pub fn observe(ctx: &Ctx, tool: &str, input: &Value, post: bool) {
+pub(crate) fn observe(ctx: &Ctx, tool: &str, input: &Value, post: bool) {
     if let Err(e) = try_observe(ctx, tool, input, post) {
         diag!("capn: learning from this tool call skipped: {e:#}");
         mark_lost(ctx);
@@ -204,7 +204,7 @@ fn claim(state: &Path, root: &Path, now: SystemTime, q: &str, id: &SessionId) ->
 
 /// Applies the session's turn to its asks and writes the phrasings learned (module docs).
 /// Never fails the hook: a problem is one line on stderr.
-pub fn settle(ctx: &Ctx, stop: bool) {
+pub(crate) fn settle(ctx: &Ctx, stop: bool) {
     if let Err(e) = try_settle(ctx, stop) {
         diag!("capn: learning from use skipped: {e:#}");
     }

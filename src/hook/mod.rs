@@ -49,36 +49,36 @@
 //! claiming its own marker back if SessionStart delivered in between. Whatever the interleaving,
 //! the recovery is delivered exactly once.
 
-pub mod bare;
-pub mod call;
-pub mod codex_context;
-pub mod context_warn;
-pub mod entry;
-pub mod handoff;
-pub mod json;
-pub mod learn;
-pub mod offer;
-pub mod post_compact;
-pub mod post_tool_use;
-pub mod pre_compact;
-pub mod pre_tool_use;
-pub mod qwen_context;
-pub mod reply;
-pub mod session_start;
-pub mod statusline;
-pub mod stdin;
-pub mod stop;
-pub mod subagent_start;
-pub mod summary;
-pub mod text;
-pub mod transcript;
-pub mod turn;
-pub mod turn_tools;
-pub mod user_prompt_submit;
-pub mod wire;
+pub(crate) mod bare;
+pub(crate) mod call;
+pub(crate) mod codex_context;
+pub(crate) mod context_warn;
+pub(crate) mod entry;
+pub(crate) mod handoff;
+pub(crate) mod json;
+pub(crate) mod learn;
+pub(crate) mod offer;
+pub(crate) mod post_compact;
+pub(crate) mod post_tool_use;
+pub(crate) mod pre_compact;
+pub(crate) mod pre_tool_use;
+pub(crate) mod qwen_context;
+pub(crate) mod reply;
+pub(crate) mod session_start;
+pub(crate) mod statusline;
+pub(crate) mod stdin;
+pub(crate) mod stop;
+pub(crate) mod subagent_start;
+pub(crate) mod summary;
+pub(crate) mod text;
+pub(crate) mod transcript;
+pub(crate) mod turn;
+pub(crate) mod turn_tools;
+pub(crate) mod user_prompt_submit;
+pub(crate) mod wire;
 
-pub use crate::events::HookEvent;
-pub use crate::hosts::Host;
+pub(crate) use crate::events::HookEvent;
+pub(crate) use crate::hosts::Host;
 use crate::session::{self, Marker, SessionDir, SessionId};
 use anyhow::{Context, Result};
 use std::process::ExitCode;
@@ -87,11 +87,11 @@ use wire::HookInput;
 
 /// A PreCompact record older than this (relative to the compaction it is matched with) belongs
 /// to an earlier compaction and is not used.
-pub const PRECOMPACT_MAX_AGE: Duration = Duration::from_secs(60 * 60);
+pub(crate) const PRECOMPACT_MAX_AGE: Duration = Duration::from_secs(60 * 60);
 
 /// Without a matching PreCompact record, a compact-delivered.json at most this old is taken to
 /// cover the compaction PostCompact reports.
-pub const DELIVERED_MAX_AGE: Duration = Duration::from_secs(10 * 60);
+pub(crate) const DELIVERED_MAX_AGE: Duration = Duration::from_secs(10 * 60);
 
 /// Runs `f` and exits 0 whatever happens: errors and panics are reported on stderr only, and a
 /// stderr that cannot be written (closed, a broken pipe, `/dev/full`) changes nothing.
@@ -99,7 +99,7 @@ pub const DELIVERED_MAX_AGE: Duration = Duration::from_secs(10 * 60);
 /// While `f` runs, a panic hook that ignores write errors replaces the previous one (restored
 /// afterwards), so a panic is reported in one line and nothing on the way can panic again outside
 /// [`std::panic::catch_unwind`].
-pub fn guard(f: impl FnOnce() -> anyhow::Result<()>) -> ExitCode {
+pub(crate) fn guard(f: impl FnOnce() -> anyhow::Result<()>) -> ExitCode {
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(|info| {
         diag!("capn: internal error (panic) in a hook; ignored: {info}");
@@ -116,19 +116,19 @@ pub fn guard(f: impl FnOnce() -> anyhow::Result<()>) -> ExitCode {
 
 /// Reads and discards the host's payload (the host may otherwise see a broken pipe), with
 /// [`stdin::read_payload`]'s bounds.
-pub fn drain_stdin() {
+pub(crate) fn drain_stdin() {
     drop(stdin::read_payload());
 }
 
 /// Reads the host's payload from stdin as bytes ([`stdin::read_payload`]: bounded in size and
 /// time, never waiting for a host that keeps stdin open).
-pub fn read_stdin_bytes() -> Vec<u8> {
+pub(crate) fn read_stdin_bytes() -> Vec<u8> {
     stdin::read_payload()
 }
 
 /// What one hook run works with.
 #[derive(Debug)]
-pub struct Ctx {
+pub(crate) struct Ctx {
     /// Which host's vocabulary and shapes to use.
     pub host: Host,
     /// The call, converted once from the wire payload ([`call::Call`]).
@@ -140,7 +140,7 @@ impl Ctx {
     /// it does not match format.md (reported on stderr; nothing is written for such a payload).
     ///
     /// Errors: the state dir cannot be determined ([`session::state_dir`]).
-    pub fn session(&self) -> Result<Option<SessionDir>> {
+    pub(crate) fn session(&self) -> Result<Option<SessionDir>> {
         let Some(raw) = self.call.session_id.as_deref() else {
             return Ok(None);
         };
@@ -155,7 +155,7 @@ impl Ctx {
     }
 
     /// A marker for `event` stamped now, carrying the payload's trigger, transcript and cwd.
-    pub fn marker(&self, event: HookEvent) -> Marker {
+    pub(crate) fn marker(&self, event: HookEvent) -> Marker {
         Marker {
             trigger: self.call.trigger.clone(),
             transcript_path: self.call.transcript_path.clone(),
@@ -167,7 +167,7 @@ impl Ctx {
 
 /// How a reply carries its `additionalContext` (see [`envelope`] and [`guest_envelope`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReplyShape {
+pub(crate) enum ReplyShape {
     /// `hookSpecificOutput` only: what Claude Code and Codex accept (and what `--host` runs).
     Nested,
     /// A host that ran a Claude Code registration without its `args` ([`bare`]): GitHub Copilot
@@ -184,7 +184,7 @@ pub enum ReplyShape {
 /// It then does nothing, printing nothing, in a folder without a store and in a project whose
 /// own settings register capn's hook for this event ([`user_hook_answers`]; that one answers:
 /// Claude Code runs an identical handler once, but these differ by the flag).
-pub fn run(event: HookEvent, host: Host, user: bool) -> Result<()> {
+pub(crate) fn run(event: HookEvent, host: Host, user: bool) -> Result<()> {
     let bytes = read_stdin_bytes();
     let Some(input) = HookInput::parse(&bytes) else {
         if !bytes.iter().all(u8::is_ascii_whitespace) {
@@ -210,7 +210,7 @@ pub fn run(event: HookEvent, host: Host, user: bool) -> Result<()> {
 ///
 /// Errors: the session state or the store could not be read or written (the caller, [`guard`],
 /// reports them on stderr and exits 0).
-pub fn run_input(
+pub(crate) fn run_input(
     event: HookEvent,
     host: Host,
     input: HookInput,
@@ -333,7 +333,7 @@ fn user_hook_answers(call: &call::Call, event: HookEvent, host: Host) -> bool {
 /// "additionalContext":<text>}}`, accepted by Claude Code and by Codex's strict schemas for
 /// SessionStart, UserPromptSubmit and PreToolUse (no other keys, no nulls). `text` is cut below
 /// [`text::MAX_CHARS`].
-pub fn envelope(event_name: &str, text: &str) -> String {
+pub(crate) fn envelope(event_name: &str, text: &str) -> String {
     let v = serde_json::json!({
         "hookSpecificOutput": {
             "hookEventName": event_name,
@@ -346,7 +346,7 @@ pub fn envelope(event_name: &str, text: &str) -> String {
 /// The Stop reply that blocks the stop: `{"decision":"block","reason":<reason>}`, accepted by
 /// Claude Code (its hooks docs, Stop) and by Codex's `stop.command.output` schema (a block needs
 /// a non-blank `reason`). `reason` is cut below [`text::MAX_CHARS`].
-pub fn block(reason: &str) -> String {
+pub(crate) fn block(reason: &str) -> String {
     let v = serde_json::json!({
         "decision": "block",
         "reason": text::truncate(reason.to_string()),
@@ -358,7 +358,7 @@ pub fn block(reason: &str) -> String {
 /// host's name for the event (Gemini CLI: `BeforeAgent`, `AfterTool`), or, for GitHub Copilot
 /// CLI's own hook files, `{"additionalContext": <text>}` alone. `text` is cut below
 /// [`text::MAX_CHARS`].
-pub fn host_envelope(host: Host, event: HookEvent, text: &str) -> String {
+pub(crate) fn host_envelope(host: Host, event: HookEvent, text: &str) -> String {
     let spec = crate::hosts::of(host);
     match spec.reply {
         crate::hosts::ReplyField::Nested => envelope(spec.event_name(event), text),
@@ -375,7 +375,7 @@ pub fn host_envelope(host: Host, event: HookEvent, text: &str) -> String {
 /// while Cursor reads the nested one. On PreToolUse Copilot reads `hookSpecificOutput` and would
 /// show a top-level copy as a second message, so that event gets [`envelope`] alone. Claude Code
 /// never sees this shape: it always passes `args`.
-pub fn guest_envelope(event: HookEvent, text: &str) -> String {
+pub(crate) fn guest_envelope(event: HookEvent, text: &str) -> String {
     let text = text::truncate(text.to_string());
     let nested = serde_json::json!({
         "hookEventName": event.name(),
@@ -399,7 +399,7 @@ fn emit(mut line: String) -> Result<()> {
 /// PreCompact's record for a compaction that happened at `compaction` (or now): `None` when
 /// there is none, or when it is from an earlier compaction (older than [`PRECOMPACT_MAX_AGE`]
 /// before it, or later than it).
-pub fn precompact_for(s: &SessionDir, compaction: Option<SystemTime>) -> Option<Marker> {
+pub(crate) fn precompact_for(s: &SessionDir, compaction: Option<SystemTime>) -> Option<Marker> {
     let m = s.read_marker(session::PRECOMPACT)?;
     let at = m.at_time()?;
     let when = compaction.unwrap_or_else(SystemTime::now);
@@ -409,7 +409,7 @@ pub fn precompact_for(s: &SessionDir, compaction: Option<SystemTime>) -> Option<
 
 /// The recovery text for a compaction of session `owner` (the session itself, or the one it
 /// took over, see [`handoff`]): its state file and PreCompact record.
-pub fn recovery_text(host: Host, owner: &SessionDir, compacted: Option<&Marker>) -> String {
+pub(crate) fn recovery_text(host: Host, owner: &SessionDir, compacted: Option<&Marker>) -> String {
     let pre = precompact_for(owner, compacted.and_then(Marker::at_time));
     let state_file = owner.state_file();
     text::Recovery {
@@ -425,14 +425,14 @@ pub fn recovery_text(host: Host, owner: &SessionDir, compacted: Option<&Marker>)
 /// After a compaction: removes the context-warning marker and record, so the next crossing warns
 /// again (a compaction brings the context use down), and forgets what was offered (the context
 /// the offers were made in is gone: [`offer::forget`]).
-pub fn rearm_warning(s: &SessionDir) -> Result<()> {
+pub(crate) fn rearm_warning(s: &SessionDir) -> Result<()> {
     offer::forget(s);
     s.remove(session::CONTEXT_WARN)?;
     s.remove(session::CONTEXT_WARNED)
 }
 
 /// Runs garbage collection when due (at most daily), reporting failures on stderr only.
-pub fn gc_when_due(keep: Option<&SessionId>) {
+pub(crate) fn gc_when_due(keep: Option<&SessionId>) {
     let r = session::state_dir().and_then(|d| session::maybe_gc(&d, keep));
     if let Err(e) = r {
         diag!("capn: garbage collection skipped: {e:#}");

@@ -31,18 +31,18 @@ use anyhow::Result;
 use std::collections::BTreeMap;
 
 /// The moment of an offer (the config's, which says whether offers are on at it).
-pub use crate::config::OfferMoment as Moment;
+pub(crate) use crate::config::OfferMoment as Moment;
 
 /// Prefix of the files in the session dir that record what was offered (`offered.json` for the
 /// main conversation, `offered-<agent>.json` for a sub-agent).
-pub const OFFERED_PREFIX: &str = "offered";
+pub(crate) const OFFERED_PREFIX: &str = "offered";
 
 /// The lock that makes an offer's record exact under parallel hooks (Claude Code runs a turn's
 /// tool calls, and so their PreToolUse hooks, in parallel): one file in the state dir, shared by
 /// all sessions (it is held only to read and write one small record, and a file made once costs
 /// a new session nothing; creating a file is most of a small hook's system time). Never deleted,
 /// so no hook ever locks a file another has just replaced.
-pub const OFFER_LOCK: &str = "offer.lock";
+pub(crate) const OFFER_LOCK: &str = "offer.lock";
 
 /// [`OFFER_LOCK`] for session `s`: in the state dir that holds its `sessions/` folder.
 pub(super) fn offer_lock_path(s: &SessionDir) -> std::path::PathBuf {
@@ -61,7 +61,7 @@ fn offered_file(ctx: &Ctx) -> String {
 }
 
 /// Forgets every offer of the session (a compaction dropped the context they were made in).
-pub fn forget(s: &SessionDir) {
+pub(crate) fn forget(s: &SessionDir) {
     let Ok(rd) = std::fs::read_dir(&s.path) else {
         return;
     };
@@ -76,7 +76,7 @@ pub fn forget(s: &SessionDir) {
 /// `offered.json`), at most `max`, read from the entries of the call's project (each bounded
 /// and parsed as `capn ask` does; an entry that is gone or malformed is skipped). Empty without
 /// a record or a store.
-pub fn offered_questions(ctx: &Ctx, s: &SessionDir, max: usize) -> Vec<String> {
+pub(crate) fn offered_questions(ctx: &Ctx, s: &SessionDir, max: usize) -> Vec<String> {
     let Some(offered) = read_offered(s, &format!("{OFFERED_PREFIX}.json")) else {
         return Vec::new();
     };
@@ -141,7 +141,7 @@ fn stamp(at: &str) -> String {
 ///
 /// Errors: the store cannot be listed, or the session's record cannot be written (then nothing
 /// is offered: an offer that is not recorded would be repeated).
-pub fn offers(ctx: &Ctx, moment: Moment, intent: &str) -> Result<Option<String>> {
+pub(crate) fn offers(ctx: &Ctx, moment: Moment, intent: &str) -> Result<Option<String>> {
     if moment == Moment::Prompt && !crate::recall::offer::is_recallable_prompt(intent) {
         return Ok(None);
     }

@@ -23,7 +23,7 @@ use anyhow::Result;
 use std::time::SystemTime;
 
 /// Runs PostCompact.
-pub fn run(ctx: &Ctx) -> Result<()> {
+pub(crate) fn run(ctx: &Ctx) -> Result<()> {
     if ctx.call.is_subagent() {
         return Ok(());
     }

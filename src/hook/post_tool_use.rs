@@ -9,6 +9,6 @@ use super::Ctx;
 use anyhow::Result;
 
 /// Runs PostToolUse; returns the `additionalContext` to inject, if any.
-pub fn run(ctx: &Ctx) -> Result<Option<String>> {
+pub(crate) fn run(ctx: &Ctx) -> Result<Option<String>> {
     super::pre_tool_use::run_at(ctx, true)
 }

@@ -18,7 +18,7 @@ use std::time::SystemTime;
 /// returns the instructions for the summary. Sub-agent compactions are ignored (no record, no
 /// instructions: the state is the parent's). A record that cannot be written is reported on
 /// stderr and the instructions still returned.
-pub fn run(ctx: &Ctx, want_text: bool) -> Result<Option<String>> {
+pub(crate) fn run(ctx: &Ctx, want_text: bool) -> Result<Option<String>> {
     if ctx.call.is_subagent() {
         return Ok(None);
     }

@@ -19,13 +19,13 @@ use super::Ctx;
 use anyhow::Result;
 
 /// Runs PreToolUse; returns the `additionalContext` to inject, if any.
-pub fn run(ctx: &Ctx) -> Result<Option<String>> {
+pub(crate) fn run(ctx: &Ctx) -> Result<Option<String>> {
     run_at(ctx, false)
 }
 
 /// Runs PreToolUse, or PostToolUse standing in for it (`post`: the call already ran); returns
 /// the `additionalContext` to inject, if any.
-pub fn run_at(ctx: &Ctx, post: bool) -> Result<Option<String>> {
+pub(crate) fn run_at(ctx: &Ctx, post: bool) -> Result<Option<String>> {
     let Some((tool, input)) = &ctx.call.tool else {
         return Ok(None);
     };

@@ -15,7 +15,7 @@ use anyhow::Result;
 /// Runs the reminder check for a Qwen Code Stop payload; prints nothing.
 ///
 /// Errors: the state dir cannot be determined or a marker cannot be written.
-pub fn run(ctx: &Ctx) -> Result<()> {
+pub(crate) fn run(ctx: &Ctx) -> Result<()> {
     let Some(fraction) = ctx
         .call
         .context_usage

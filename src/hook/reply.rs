@@ -10,13 +10,13 @@ use serde_json::Value;
 /// The most characters a hook's stdout may hold: far below Claude Code's 10,000-character cap on
 /// output strings (Claude Code's hooks docs, hook output), leaving room for
 /// the JSON around an `additionalContext` under [`super::text::MAX_CHARS`].
-pub const STDOUT_MAX_CHARS: usize = 4_000;
+pub(crate) const STDOUT_MAX_CHARS: usize = 4_000;
 
 /// Checks a hook's stdout against what the host accepts for `event` (Claude Code's
 /// hooks docs, Codex's hook schemas), then with `validate` (Codex's output schemas, where there are
 /// some). `Ok` carries the `additionalContext` (if any); `Err` the reason the host would reject or
 /// misread the reply.
-pub fn check(
+pub(crate) fn check(
     host: Host,
     event: &str,
     stdout: &str,

@@ -26,7 +26,7 @@ use std::io::Write;
 /// re-arming the warning) never suppresses the injected text: a failure is reported on stderr
 /// and the contract or recovery is still returned. A recovery whose `compact-delivered.json`
 /// could not be written may be delivered a second time by UserPromptSubmit; twice beats never.
-pub fn run(ctx: &Ctx) -> Result<Option<String>> {
+pub(crate) fn run(ctx: &Ctx) -> Result<Option<String>> {
     let source = ctx.call.source.as_deref().unwrap_or("startup");
     if ctx.call.is_subagent() {
         // Not the main conversation: its id is the parent's, so touch nothing of the session.

@@ -37,27 +37,27 @@ use std::time::{Duration, Instant};
 
 /// How long `--wrap` waits for the wrapped command (the statusline is debounced 300 ms and a
 /// new update cancels a run in flight).
-pub const WRAP_TIMEOUT: Duration = Duration::from_millis(200);
+pub(crate) const WRAP_TIMEOUT: Duration = Duration::from_millis(200);
 
 /// The most output kept from the wrapped command (16 KiB: a status line is one line; a command
 /// that writes more is cut there and ended).
-pub const WRAP_MAX_BYTES: usize = 16 * 1024;
+pub(crate) const WRAP_MAX_BYTES: usize = 16 * 1024;
 
 /// How long the statusline waits for the transcript fallback (a file on a stalled network
 /// mount must not hold the line back); past it the use is unknown (`ctx --`).
-pub const TRANSCRIPT_TIMEOUT: Duration = Duration::from_millis(300);
+pub(crate) const TRANSCRIPT_TIMEOUT: Duration = Duration::from_millis(300);
 
 /// The default window, in tokens.
-pub const DEFAULT_WINDOW: f64 = 200_000.0;
+pub(crate) const DEFAULT_WINDOW: f64 = 200_000.0;
 /// The window of a `[1m]` model, in tokens.
-pub const ONE_M_WINDOW: f64 = 1_000_000.0;
+pub(crate) const ONE_M_WINDOW: f64 = 1_000_000.0;
 
 /// Cells in the usage bar.
-pub const BAR_CELLS: usize = 10;
+pub(crate) const BAR_CELLS: usize = 10;
 
 /// How `capn statusline` was asked to run (from its command line).
 #[derive(Debug, Clone, Default)]
-pub struct Options {
+pub(crate) struct Options {
     /// Percent of context use to warn at (1..=100); `None`: `.capn/config.json`, else 60.
     pub warn_at: Option<u8>,
     /// The user's own statusline command, run first with the same stdin, ours appended.
@@ -65,7 +65,7 @@ pub struct Options {
 }
 
 /// Runs `capn statusline`: always prints one line.
-pub fn run(args: &Options) -> anyhow::Result<()> {
+pub(crate) fn run(args: &Options) -> anyhow::Result<()> {
     let stdin = crate::hook::read_stdin_bytes();
     let input = StatusInput::parse(&stdin).unwrap_or_default();
     let wrapped = args.wrap.as_deref().map(|cmd| run_wrapped(cmd, &stdin));
@@ -87,7 +87,7 @@ pub fn run(args: &Options) -> anyhow::Result<()> {
 
 /// The computed segment.
 #[derive(Debug)]
-pub struct Segment {
+pub(crate) struct Segment {
     /// The printed text.
     pub text: String,
     /// Context use in percent, when known.
@@ -99,7 +99,7 @@ pub struct Segment {
 /// Builds the segment for `input`. The threshold is `warn_at`, else `.capn/config.json`'s
 /// `warn_at`, else 60, and is resolved only when the use is known (the config is not read
 /// otherwise).
-pub fn segment(input: &StatusInput, warn_at: Option<u8>) -> Segment {
+pub(crate) fn segment(input: &StatusInput, warn_at: Option<u8>) -> Segment {
     let root = project_root(input);
     let percent = context_percent(input);
     let mut threshold = None;
@@ -142,7 +142,7 @@ pub fn segment(input: &StatusInput, warn_at: Option<u8>) -> Segment {
 }
 
 /// The usage bar: [`BAR_CELLS`] cells, filled in proportion to `percent` (clamped to 0..=100).
-pub fn bar(percent: f64) -> String {
+pub(crate) fn bar(percent: f64) -> String {
     let filled = ((percent.clamp(0.0, 100.0) / 100.0) * BAR_CELLS as f64).round() as usize;
     let mut s = String::with_capacity(BAR_CELLS * 3);
     for i in 0..BAR_CELLS {
@@ -157,12 +157,12 @@ fn model_id(input: &StatusInput) -> Option<&str> {
 }
 
 /// True when the model id marks a 1,000,000-token window (`[1m]`, any case).
-pub fn is_one_m(model_id: Option<&str>) -> bool {
+pub(crate) fn is_one_m(model_id: Option<&str>) -> bool {
     model_id.is_some_and(|id| id.to_ascii_lowercase().contains("[1m]"))
 }
 
 /// Context use in percent, or `None` when unknown (see the module docs for the order).
-pub fn context_percent(input: &StatusInput) -> Option<f64> {
+pub(crate) fn context_percent(input: &StatusInput) -> Option<f64> {
     let cw = input.context_window.clone().unwrap_or_default();
     let one_m = is_one_m(model_id(input));
     let reported = cw.context_window_size.filter(|w| w.is_finite() && *w > 0.0);
@@ -212,7 +212,7 @@ fn within<T: Send + 'static>(limit: Duration, f: impl FnOnce() -> T + Send + 'st
 /// `workspace.current_dir`, else the process's working directory, resolved with
 /// [`crate::store::find_root`]. A path longer than [`super::call::MAX_PATH_BYTES`] counts as
 /// absent (its ancestor walk would cost seconds).
-pub fn project_root(input: &StatusInput) -> PathBuf {
+pub(crate) fn project_root(input: &StatusInput) -> PathBuf {
     let ws = input.workspace.as_ref();
     let dir = ws
         .and_then(|w| w.project_dir.as_deref())
@@ -228,7 +228,7 @@ pub fn project_root(input: &StatusInput) -> PathBuf {
 
 /// The number of `*.md` files in `<root>/.capn/entries` (one readdir), or `None` when the
 /// project has no store.
-pub fn chart_count(root: &Path) -> Option<usize> {
+pub(crate) fn chart_count(root: &Path) -> Option<usize> {
     let store = crate::store::Store::at(root.to_path_buf());
     // A symlinked store is not counted (nor read): it could lead anywhere.
     store.check_dirs().ok()?;
@@ -252,7 +252,7 @@ pub fn chart_count(root: &Path) -> Option<usize> {
 /// threshold again. Does nothing without a valid session id.
 ///
 /// Errors: the state dir cannot be determined or a marker cannot be written.
-pub fn maybe_warn(input: &StatusInput, percent: f64, threshold: u8) -> anyhow::Result<()> {
+pub(crate) fn maybe_warn(input: &StatusInput, percent: f64, threshold: u8) -> anyhow::Result<()> {
     let Some(id) = input.session_id.as_deref().and_then(SessionId::parse) else {
         return Ok(());
     };
@@ -271,7 +271,7 @@ pub fn maybe_warn(input: &StatusInput, percent: f64, threshold: u8) -> anyhow::R
 /// A command still running at the deadline, or past [`WRAP_MAX_BYTES`] of output, is killed;
 /// output it wrote before that (up to the limit) is kept.
 /// Its stderr goes to ours.
-pub fn run_wrapped(cmd: &str, stdin: &[u8]) -> Option<String> {
+pub(crate) fn run_wrapped(cmd: &str, stdin: &[u8]) -> Option<String> {
     let deadline = Instant::now() + WRAP_TIMEOUT;
     let mut command = crate::process::shell_command(cmd);
     command

@@ -15,23 +15,23 @@ use std::time::Duration;
 
 /// The most bytes read from stdin (16 MiB: a UserPromptSubmit payload carries the whole prompt,
 /// which can be a large paste; anything bigger is not a hook payload).
-pub const MAX_STDIN_BYTES: usize = 16 * 1024 * 1024;
+pub(crate) const MAX_STDIN_BYTES: usize = 16 * 1024 * 1024;
 
 /// After a complete JSON value, how long to wait for a further byte before stopping.
-pub const IDLE_AFTER_VALUE: Duration = Duration::from_millis(30);
+pub(crate) const IDLE_AFTER_VALUE: Duration = Duration::from_millis(30);
 
 /// Once a value has begun but is not complete, how long a silence ends the read.
-pub const IDLE_BEFORE_VALUE: Duration = Duration::from_millis(400);
+pub(crate) const IDLE_BEFORE_VALUE: Duration = Duration::from_millis(400);
 
 /// Before the first byte, how long a silence ends the read: longer than [`IDLE_BEFORE_VALUE`],
 /// since a host (or a wrapper script) under load can take longer to start writing than to
 /// finish (a python3 writer took 420 ms to start), and well under the hooks'
 /// 10 s timeout and [`MAX_READ_TIME`].
-pub const IDLE_BEFORE_FIRST_BYTE: Duration = Duration::from_millis(1500);
+pub(crate) const IDLE_BEFORE_FIRST_BYTE: Duration = Duration::from_millis(1500);
 
 /// The longest a read may take in all, however the host trickles bytes (2 s: a real payload,
 /// even a 16 MiB one, arrives in milliseconds).
-pub const MAX_READ_TIME: Duration = Duration::from_secs(2);
+pub(crate) const MAX_READ_TIME: Duration = Duration::from_secs(2);
 
 /// [`MAX_READ_TIME`], or in a debug build the time [`crate::env::TEST_MAX_READ_MS`] names (a
 /// test seam: see there).
@@ -58,7 +58,7 @@ fn idle_time(scan: &Scan, any_byte: bool) -> Duration {
 /// Why a read ended: what the tests check instead of how long the read took (the waits are the
 /// rules of the module docs; a wall clock on a loaded machine says nothing about them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum End {
+pub(crate) enum End {
     /// The host closed stdin.
     Eof,
     /// `cap` bytes arrived.
@@ -90,7 +90,7 @@ fn idle_end(scan: &Scan, any_byte: bool) -> End {
 /// payload costs linear time however it is split into reads): it tells when the first top-level
 /// object or array has closed, and whether anything but white space followed it.
 #[derive(Debug, Default)]
-pub struct Scan {
+pub(crate) struct Scan {
     depth: u32,
     in_string: bool,
     escaped: bool,
@@ -100,7 +100,7 @@ pub struct Scan {
 
 impl Scan {
     /// Feeds the next bytes.
-    pub fn feed(&mut self, bytes: &[u8]) {
+    pub(crate) fn feed(&mut self, bytes: &[u8]) {
         for &b in bytes {
             if self.closed {
                 self.trailing |= !b.is_ascii_whitespace();
@@ -127,7 +127,7 @@ impl Scan {
     }
 
     /// True when one object or array has closed and nothing but white space followed.
-    pub fn complete(&self) -> bool {
+    pub(crate) fn complete(&self) -> bool {
         self.closed && !self.trailing
     }
 }
@@ -136,7 +136,7 @@ impl Scan {
 /// read and keep what was read so far. On Unix [`read_from`] waits with `poll`; on Windows, which
 /// has no `poll` for pipes, and on macOS when stdin is a terminal (its `poll` does not support
 /// tty devices), [`read_threaded`] waits on a reader thread instead, under the same limits.
-pub fn read_payload() -> Vec<u8> {
+pub(crate) fn read_payload() -> Vec<u8> {
     #[cfg(unix)]
     {
         #[cfg(target_vendor = "apple")]
@@ -158,7 +158,7 @@ pub fn read_payload() -> Vec<u8> {
 /// When the read ends on a timeout the reader thread stays blocked in its `read` until the
 /// process exits (a hook exits right after), holding nothing but its last chunk.
 #[cfg_attr(all(unix, not(target_vendor = "apple")), allow(dead_code))]
-pub fn read_threaded<R: std::io::Read + Send + 'static>(
+pub(crate) fn read_threaded<R: std::io::Read + Send + 'static>(
     mut reader: R,
     cap: usize,
     max_read: Duration,
@@ -218,7 +218,11 @@ pub fn read_threaded<R: std::io::Read + Send + 'static>(
 /// [`read_payload`] from any readable descriptor (a pipe, a file, a terminal), at most `cap`
 /// bytes in at most `max_read`, with why it ended.
 #[cfg(unix)]
-pub fn read_from(fd: impl std::os::fd::AsFd, cap: usize, max_read: Duration) -> (Vec<u8>, End) {
+pub(crate) fn read_from(
+    fd: impl std::os::fd::AsFd,
+    cap: usize,
+    max_read: Duration,
+) -> (Vec<u8>, End) {
     use rustix::event::{poll, PollFd, PollFlags, Timespec};
     use rustix::io::Errno;
     let fd = fd.as_fd();

@@ -31,33 +31,33 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// The session-dir file that holds the nudge state.
-pub const NUDGE_STATE: &str = "nudge.json";
+pub(crate) const NUDGE_STATE: &str = "nudge.json";
 
 /// The most nudges in one session.
-pub const MAX_PER_SESSION: u32 = 3;
+pub(crate) const MAX_PER_SESSION: u32 = 3;
 
 /// After this many nudges the agent stopped again without charting, none for the session.
-pub const IGNORED_LIMIT: u32 = 2;
+pub(crate) const IGNORED_LIMIT: u32 = 2;
 
 /// A turn whose exploration cost ([`cost_of`]) reaches this, with at least one search, is
 /// expensive (docs/nudge.md, "Thresholds").
-pub const MIN_COST: u32 = 4;
+pub(crate) const MIN_COST: u32 = 4;
 
 /// A turn that read at least this many distinct files it did not edit is expensive even without
 /// a search.
-pub const MIN_FILES_WITHOUT_SEARCH: usize = 8;
+pub(crate) const MIN_FILES_WITHOUT_SEARCH: usize = 8;
 
 /// What a sub-agent launch adds to the cost on top of its one search: its own searches run in
 /// its own context, which the main transcript does not show.
-pub const SUBAGENT_EXTRA: u32 = 2;
+pub(crate) const SUBAGENT_EXTRA: u32 = 2;
 
 /// How many of the files read most the reason names.
-pub const SHOWN_FILES: usize = 5;
+pub(crate) const SHOWN_FILES: usize = 5;
 
 /// The nudge state of one session.
 #[derive(Debug, Default, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
-pub struct State {
+pub(crate) struct State {
     /// Nudges given.
     pub count: u32,
     /// Nudges the agent stopped again after without charting.
@@ -91,7 +91,7 @@ impl State {
     }
 
     /// No more nudges this session.
-    pub fn done(&self) -> bool {
+    pub(crate) fn done(&self) -> bool {
         self.count >= MAX_PER_SESSION || self.ignored >= IGNORED_LIMIT
     }
 
@@ -107,7 +107,7 @@ impl State {
 
 /// The exploration cost of `t`: its searches, [`SUBAGENT_EXTRA`] more per sub-agent, and the
 /// distinct files it read and did not edit.
-pub fn cost_of(t: &Turn) -> u32 {
+pub(crate) fn cost_of(t: &Turn) -> u32 {
     let files = u32::try_from(t.explored_files().count()).unwrap_or(u32::MAX);
     t.searches
         .saturating_add(t.subagents.saturating_mul(SUBAGENT_EXTRA))
@@ -117,21 +117,21 @@ pub fn cost_of(t: &Turn) -> u32 {
 /// True when `t` explored hard enough to be worth charting: a cost ([`cost_of`]) of at least
 /// [`MIN_COST`] with at least one search, or [`MIN_FILES_WITHOUT_SEARCH`] files read and not
 /// edited (docs/nudge.md, "Thresholds").
-pub fn is_expensive(t: &Turn) -> bool {
+pub(crate) fn is_expensive(t: &Turn) -> bool {
     (t.searches >= 1 && cost_of(t) >= MIN_COST)
         || t.explored_files().count() >= MIN_FILES_WITHOUT_SEARCH
 }
 
 /// True when `t` is one the nudge asks to chart: expensive, and it neither charted nor used a
 /// charted answer.
-pub fn wants_nudge(t: &Turn) -> bool {
+pub(crate) fn wants_nudge(t: &Turn) -> bool {
     is_expensive(t) && !t.charted && !t.used_chart
 }
 
 /// Runs Stop; returns the block reason, if the stop is to be blocked.
 ///
 /// Errors: the state cannot be written.
-pub fn run(ctx: &Ctx) -> Result<Option<String>> {
+pub(crate) fn run(ctx: &Ctx) -> Result<Option<String>> {
     if ctx.call.is_subagent() {
         return Ok(None);
     }
@@ -194,7 +194,7 @@ pub fn run(ctx: &Ctx) -> Result<Option<String>> {
 /// The block reason: what the turn cost, the files it read most (quoted as data, capped; paths
 /// under `cwd` relative to it, as `capn chart` run there takes them), the `capn chart` template,
 /// and the way out ("if nothing here will be asked again, stop").
-pub fn reason(t: &Turn, cwd: &Path) -> String {
+pub(crate) fn reason(t: &Turn, cwd: &Path) -> String {
     let mut files: Vec<&turn::FileRead> = t.explored_files().collect();
     if files.is_empty() {
         files = t.files.iter().collect();

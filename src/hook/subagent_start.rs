@@ -13,7 +13,8 @@ use anyhow::Result;
 
 /// The contract for a sub-agent, in factual wording (imperative text can trip prompt-injection
 /// defences), under [`super::text::MAX_CHARS`].
-pub const SUBAGENT_CONTRACT: &str = "[capn] Sub-agent contract: this repository has a project \
+pub(crate) const SUBAGENT_CONTRACT: &str =
+    "[capn] Sub-agent contract: this repository has a project \
 memory, capn. Before searching the code (grep, rg, find, Glob, or reading files to find where \
 something is), `capn ask \"<question>\"` shows the charted answers: the files that answer the \
 question, checked against their current content (exit 1 when there is none; then the search \
@@ -22,6 +23,6 @@ question searched for, the files that answered it (`question -> file, file`).";
 
 /// Runs SubagentStart; returns the sub-agent contract. Writes nothing: the session id is the
 /// parent's.
-pub fn run(_ctx: &Ctx) -> Result<Option<String>> {
+pub(crate) fn run(_ctx: &Ctx) -> Result<Option<String>> {
     Ok(Some(SUBAGENT_CONTRACT.to_string()))
 }

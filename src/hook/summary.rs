@@ -23,23 +23,23 @@ use std::time::SystemTime;
 
 /// The most characters of the instructions PreCompact prints (a few KB: under
 /// [`super::reply::STDOUT_MAX_CHARS`]).
-pub const MAX_CHARS: usize = 3_600;
+pub(crate) const MAX_CHARS: usize = 3_600;
 
 /// The most characters of one quoted state line (between its quotes).
-pub const MAX_LINE_CHARS: usize = 300;
+pub(crate) const MAX_LINE_CHARS: usize = 300;
 
 /// The most bytes of a state file read for the instructions and the check, from its start (a
 /// real one is a few KB; `capn state save` takes up to 1 MiB).
-pub const MAX_STATE_BYTES: u64 = 64 * 1024;
+pub(crate) const MAX_STATE_BYTES: u64 = 64 * 1024;
 
 /// The most questions of the session listed when there is no fresh state.
-pub const MAX_QUESTIONS: usize = 8;
+pub(crate) const MAX_QUESTIONS: usize = 8;
 
 /// The most content words of a state section compared with the summary.
-pub const MAX_WORDS: usize = 40;
+pub(crate) const MAX_WORDS: usize = 40;
 
 /// The sections the summary is asked to keep, with what goes in each.
-pub const SECTIONS: [(&str, &str); 8] = [
+pub(crate) const SECTIONS: [(&str, &str); 8] = [
     (
         "Active Plan",
         "the plan adopted (its file, if any) and whether plan mode is on",
@@ -73,21 +73,21 @@ pub const SECTIONS: [(&str, &str); 8] = [
 
 /// The state file's sections whose loss the summary check reports: the heading in the state
 /// file and the name the note uses.
-pub const CHECKED: [(&str, &str); 3] = [
+pub(crate) const CHECKED: [(&str, &str); 3] = [
     ("## Active Plan", "the active plan"),
     ("## Current Phase", "the current phase"),
     ("## Session Decisions", "the session decisions"),
 ];
 
 /// The opening of the instructions (fixed, so a test or a reader can find them).
-pub const HEAD: &str = "[capn] Instructions for this summary, from capn-hook";
+pub(crate) const HEAD: &str = "[capn] Instructions for this summary, from capn-hook";
 
 /// The opening of the note on a summary that left something out.
-pub const GAPS_HEAD: &str = "[capn] Compaction summary check.";
+pub(crate) const GAPS_HEAD: &str = "[capn] Compaction summary check.";
 
 /// A saved state as the instructions carry it.
 #[derive(Debug, Clone)]
-pub struct Saved<'a> {
+pub(crate) struct Saved<'a> {
     /// The state file (absolute path).
     pub path: &'a Path,
     /// When it was saved.
@@ -100,7 +100,7 @@ pub struct Saved<'a> {
 
 /// The session dir whose state file counts for `s`: its own when it has one, else the one it
 /// continues after a compaction under a new id ([`SessionDir::continued_from`]).
-pub fn state_owner(s: &SessionDir) -> SessionDir {
+pub(crate) fn state_owner(s: &SessionDir) -> SessionDir {
     if !s.state_file().exists() {
         if let Some(from) = s.continued_from() {
             if from.state_file().exists() {
@@ -114,7 +114,7 @@ pub fn state_owner(s: &SessionDir) -> SessionDir {
 /// The first [`MAX_STATE_BYTES`] of the state file of `owner` (a regular file only: never
 /// through a symlink, never blocking on a FIFO), as lossy UTF-8; `None` when missing or
 /// unreadable.
-pub fn read_state(owner: &SessionDir) -> Option<String> {
+pub(crate) fn read_state(owner: &SessionDir) -> Option<String> {
     use std::io::Read;
     let (file, _) =
         crate::fsutil::open_regular(&owner.state_file(), u64::MAX, crate::fsutil::Follow::Never)
@@ -127,7 +127,7 @@ pub fn read_state(owner: &SessionDir) -> Option<String> {
 /// The instructions for the summarizer (module docs), at most [`MAX_CHARS`] characters.
 /// `saved`: the session's state file, if any; `questions`: what the session asked capn or was
 /// offered, listed when no fresh state is carried.
-pub fn instructions(ctx: &Ctx, saved: Option<&Saved>, questions: &[String]) -> String {
+pub(crate) fn instructions(ctx: &Ctx, saved: Option<&Saved>, questions: &[String]) -> String {
     let mut s = String::with_capacity(MAX_CHARS);
     s.push_str(HEAD);
     s.push_str(
@@ -234,7 +234,7 @@ fn cut(s: String) -> String {
 /// The questions the session asked capn (`capn ask` calls its PreToolUse saw) and those of the
 /// charts offered to it: the newest asks first, then the offered charts, then older asks,
 /// without repeats or a question holding what looks like a secret, at most [`MAX_QUESTIONS`].
-pub fn session_questions(ctx: &Ctx, s: &SessionDir) -> Vec<String> {
+pub(crate) fn session_questions(ctx: &Ctx, s: &SessionDir) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     // A question holding what looks like a secret is never repeated to the summarizer (a
     // record written before asks were checked may hold one).
@@ -301,7 +301,7 @@ fn words(text: &str) -> impl Iterator<Item = String> + '_ {
 
 /// The checked sections ([`CHECKED`], by the name the note uses) of `state` that `summary` left
 /// out (module docs).
-pub fn missing(state: &str, summary: &str) -> Vec<&'static str> {
+pub(crate) fn missing(state: &str, summary: &str) -> Vec<&'static str> {
     let have: BTreeSet<String> = words(summary).collect();
     let mut out = Vec::new();
     for (heading, name) in CHECKED {
@@ -327,7 +327,7 @@ pub fn missing(state: &str, summary: &str) -> Vec<&'static str> {
 
 /// The note for the next prompt: what the summary left out and where it is saved, under
 /// [`text::MAX_CHARS`]. `missing` holds names from [`CHECKED`].
-pub fn gaps_note(missing: &[String], state_file: &Path) -> String {
+pub(crate) fn gaps_note(missing: &[String], state_file: &Path) -> String {
     let names: Vec<&str> = CHECKED
         .iter()
         .filter(|(_, n)| missing.iter().any(|m| m == n))

@@ -12,11 +12,11 @@ use std::path::Path;
 use std::time::SystemTime;
 
 /// Every injected text is cut to fewer than this many characters.
-pub const MAX_CHARS: usize = 2000;
+pub(crate) const MAX_CHARS: usize = 2000;
 
 /// What the recovery text says about one compaction.
 #[derive(Debug, Clone)]
-pub struct Recovery<'a> {
+pub(crate) struct Recovery<'a> {
     /// The host whose vocabulary to use.
     pub host: Host,
     /// The session's state file (absolute path), whether or not it exists.
@@ -35,7 +35,7 @@ impl Recovery<'_> {
     /// The restoring steps are what the text is for, so they are never cut: when the state
     /// file's path is so long that the text would not fit, the path is replaced by the command
     /// that prints it (`capn state path --session <id>`).
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         let full = self.render_with(&self.state_file.display().to_string());
         if full.chars().count() < MAX_CHARS {
             return full;
@@ -146,7 +146,7 @@ impl Recovery<'_> {
 
 /// The reminder that context use crossed the threshold, under [`MAX_CHARS`] characters.
 /// `percent` is the use when the statusline wrote the marker; `threshold` the configured one.
-pub fn context_warning(host: Host, percent: Option<f64>, threshold: Option<u8>) -> String {
+pub(crate) fn context_warning(host: Host, percent: Option<f64>, threshold: Option<u8>) -> String {
     let prep = prep_name(host);
     let mut s = String::from("[capn] Context use in this session ");
     match percent {
@@ -180,13 +180,13 @@ pub fn context_warning(host: Host, percent: Option<f64>, threshold: Option<u8>) 
 }
 
 /// The largest context use shown as a number; anything above is shown as `>999%`.
-pub const MAX_SHOWN_PERCENT: i64 = 999;
+pub(crate) const MAX_SHOWN_PERCENT: i64 = 999;
 
 /// A context use as shown to people: whole percent, rounded down, so `61.9` is `61%`. Values
 /// above [`MAX_SHOWN_PERCENT`] come from bogus host numbers (a `used_percentage` of `1e308`, a
 /// one-token window) and are shown as `>999%`, never as a 19-digit number; a negative or NaN
 /// value is `0%`.
-pub fn percent_label(percent: f64) -> String {
+pub(crate) fn percent_label(percent: f64) -> String {
     if percent.is_nan() || percent <= 0.0 {
         return "0%".to_string();
     }
@@ -213,7 +213,7 @@ fn clean(s: &str) -> String {
 }
 
 /// Cuts `s` to fewer than [`MAX_CHARS`] characters (on a char boundary), marking the cut.
-pub fn truncate(s: String) -> String {
+pub(crate) fn truncate(s: String) -> String {
     if s.chars().count() < MAX_CHARS {
         return s;
     }

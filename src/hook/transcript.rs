@@ -17,14 +17,14 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 /// The most bytes read from the end of a transcript before giving up (unknown).
-pub const MAX_SCAN_BYTES: u64 = 32 * 1024 * 1024;
+pub(crate) const MAX_SCAN_BYTES: u64 = 32 * 1024 * 1024;
 
 /// The first read from the end.
 const CHUNK: usize = 64 * 1024;
 
 /// What a backwards scan found.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Found {
+pub(crate) enum Found {
     /// Context tokens of the last main-chain assistant message after the last boundary.
     Tokens(f64),
     /// The last boundary's `compactMetadata.postTokens` (no usage after it yet).
@@ -35,7 +35,7 @@ pub enum Found {
 
 impl Found {
     /// The token count, if known.
-    pub fn tokens(self) -> Option<f64> {
+    pub(crate) fn tokens(self) -> Option<f64> {
         match self {
             Found::Tokens(t) | Found::PostCompact(t) => Some(t),
             Found::Unknown => None,
@@ -126,7 +126,7 @@ fn judge(line: &[u8]) -> Verdict {
 /// Scans the transcript at `path` backwards (see the module docs). An unreadable file, and
 /// anything that is not a regular file (a FIFO, whose `open` blocks until a writer appears, a
 /// device, a folder), is [`Found::Unknown`].
-pub fn last_context(path: &Path) -> Found {
+pub(crate) fn last_context(path: &Path) -> Found {
     // The host names the transcript (outside the project): symlinks are followed, but the
     // opened file must be regular and the open must not block.
     let Ok((mut f, _)) =

@@ -29,16 +29,16 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 /// The first read from the end of the transcript (a cheap turn fits in it).
-pub const FIRST_READ: u64 = 64 << 10;
+pub(crate) const FIRST_READ: u64 = 64 << 10;
 
 /// The most bytes read from the end of the transcript.
-pub const MAX_TURN_BYTES: u64 = 16 << 20;
+pub(crate) const MAX_TURN_BYTES: u64 = 16 << 20;
 
 /// The longest line parsed; a longer one (a multi-megabyte tool result) counts as output only.
-pub const MAX_PARSED_LINE: usize = 1 << 20;
+pub(crate) const MAX_PARSED_LINE: usize = 1 << 20;
 
 /// The most characters of the user's request kept.
-pub const MAX_PROMPT_CHARS: usize = 2000;
+pub(crate) const MAX_PROMPT_CHARS: usize = 2000;
 
 /// The most distinct files a turn keeps track of.
 const MAX_TRACKED_FILES: usize = 512;
@@ -54,7 +54,7 @@ const MAX_HITS_PER_NAME: usize = 32;
 
 /// One file the turn read, with how many times.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FileRead {
+pub(crate) struct FileRead {
     /// The path as the tool call named it.
     pub path: String,
     /// Reads of it in the turn.
@@ -63,7 +63,7 @@ pub struct FileRead {
 
 /// What the finished turn did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Turn {
+pub(crate) struct Turn {
     /// The user's request (text of the prompt, at most [`MAX_PROMPT_CHARS`]); `None` when the
     /// prompt was not found within the bound.
     pub prompt: Option<String>,
@@ -109,18 +109,18 @@ pub struct Turn {
 }
 
 /// The most distinct tool names a turn keeps ([`Turn::tool_names`]).
-pub const MAX_TOOL_NAMES: usize = 64;
+pub(crate) const MAX_TOOL_NAMES: usize = 64;
 
 impl Turn {
     /// Distinct files read that the turn did not also edit: what it read to find things out.
-    pub fn explored_files(&self) -> impl Iterator<Item = &FileRead> {
+    pub(crate) fn explored_files(&self) -> impl Iterator<Item = &FileRead> {
         self.files.iter().filter(|f| !self.edited.contains(&f.path))
     }
 }
 
 /// Reads the finished turn of the transcript at `path` (see the module docs). `None` when the
 /// file cannot be opened as a regular file, is empty, or holds no line this module reads.
-pub fn read(path: &Path) -> Option<Turn> {
+pub(crate) fn read(path: &Path) -> Option<Turn> {
     let (mut f, _) =
         crate::fsutil::open_regular(path, u64::MAX, crate::fsutil::Follow::Anywhere).ok()?;
     let len = f.seek(SeekFrom::End(0)).ok()?;
@@ -590,7 +590,7 @@ fn file_name(path: &str) -> &str {
 
 /// True when `read` (as a tool named it: absolute, or relative to the cwd) and `charted` (relative
 /// to the project root) name the same file: equal, or one ends with `/` and the other.
-pub fn same_file(read: &str, charted: &str) -> bool {
+pub(crate) fn same_file(read: &str, charted: &str) -> bool {
     let a = read.trim_start_matches("./");
     let b = charted.trim_start_matches("./");
     if a.is_empty() || b.is_empty() {

@@ -15,7 +15,7 @@ const MAX_PATHS: usize = 64;
 
 /// What a tool call did.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct ToolCall {
+pub(crate) struct ToolCall {
     /// A search: Grep, Glob, `grep_files`, a sub-agent (Task, Agent, Explore), or a shell
     /// command line with a search in it ([`intent::from_shell_command`]: `rg`, `grep`, `find`,
     /// `fd`, `ag`, `ack`, `git grep`; a grep that filters a program's output is not one).
@@ -43,7 +43,7 @@ pub struct ToolCall {
 
 /// Classifies one tool call by its `name` and `input` object (see [`ToolCall`]), as
 /// [`ToolUse::parse`] reads it.
-pub fn classify(name: &str, input: &Value) -> ToolCall {
+pub(crate) fn classify(name: &str, input: &Value) -> ToolCall {
     let mut c = ToolCall::default();
     match ToolUse::parse(name, input) {
         ToolUse::Grep { .. } | ToolUse::Glob { .. } => c.search = true,
@@ -73,7 +73,7 @@ pub fn classify(name: &str, input: &Value) -> ToolCall {
 /// `TodoWrite`...), which looks at no other file. An MCP tool, Codex's `grep_files` or
 /// `list_dir`, Gemini CLI's `read_many_files` or `list_directory`, a web fetch: not shown, so
 /// the hooks cannot tell what they looked at.
-pub fn shown_to_hook(host: crate::hosts::Host, name: &str) -> bool {
+pub(crate) fn shown_to_hook(host: crate::hosts::Host, name: &str) -> bool {
     matches!(
         crate::hosts::tool_kind(name),
         Some(ToolKind::Edit | ToolKind::Patch | ToolKind::Plan)

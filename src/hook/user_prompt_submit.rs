@@ -26,7 +26,7 @@ use crate::session::{self, SessionDir};
 use anyhow::Result;
 
 /// Runs UserPromptSubmit; returns the `additionalContext` to inject, if any.
-pub fn run(ctx: &Ctx) -> Result<Option<String>> {
+pub(crate) fn run(ctx: &Ctx) -> Result<Option<String>> {
     if ctx.call.is_subagent() || is_continuation(ctx) {
         return Ok(None);
     }

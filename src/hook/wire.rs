@@ -18,7 +18,7 @@ use serde::{Deserialize, Deserializer};
 /// JSON, which fails the whole document anyway. The value is bounded while it is parsed
 /// ([`super::json::Bounded`]: strings, items, depth), so a field of any size costs one scan of
 /// its bytes, never a full tree in memory.
-pub fn lenient<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+pub(crate) fn lenient<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
 where
     D: Deserializer<'de>,
     T: DeserializeOwned,
@@ -32,7 +32,7 @@ where
 /// the fields of each (`source`, `trigger`, `prompt`, `tool_name` and `tool_input`).
 #[derive(Debug, Default, Clone, Deserialize)]
 #[serde(default)]
-pub struct HookInput {
+pub(crate) struct HookInput {
     /// The session id; validated against format.md before any use. (`sessionId` in GitHub
     /// Copilot CLI's own hook files, whose payloads are camelCase; `conversation_id` in Cursor's,
     /// per its hooks documentation.)
@@ -104,7 +104,7 @@ pub struct HookInput {
 impl HookInput {
     /// Parses a hook payload. `None` for empty input, malformed JSON, or a top-level value that
     /// is not an object (exit 0, no output).
-    pub fn parse(bytes: &[u8]) -> Option<HookInput> {
+    pub(crate) fn parse(bytes: &[u8]) -> Option<HookInput> {
         parse_object(bytes)
     }
 }
@@ -123,7 +123,7 @@ fn parse_object<T: DeserializeOwned>(bytes: &[u8]) -> Option<T> {
 /// The statusline's stdin (Claude Code's status line docs), the fields capn reads.
 #[derive(Debug, Default, Clone, Deserialize)]
 #[serde(default)]
-pub struct StatusInput {
+pub(crate) struct StatusInput {
     /// The session id; validated against format.md before any use.
     #[serde(deserialize_with = "lenient")]
     pub session_id: Option<String>,
@@ -146,7 +146,7 @@ pub struct StatusInput {
 
 impl StatusInput {
     /// Parses a statusline payload; `None` for empty input, malformed JSON or a non-object.
-    pub fn parse(bytes: &[u8]) -> Option<StatusInput> {
+    pub(crate) fn parse(bytes: &[u8]) -> Option<StatusInput> {
         parse_object(bytes)
     }
 }
@@ -154,7 +154,7 @@ impl StatusInput {
 /// `model` in the statusline payload.
 #[derive(Debug, Default, Clone, Deserialize)]
 #[serde(default)]
-pub struct ModelInfo {
+pub(crate) struct ModelInfo {
     /// `claude-opus-4-6[1m]`; a `[1m]` suffix means a 1,000,000-token window.
     #[serde(deserialize_with = "lenient")]
     pub id: Option<String>,
@@ -166,7 +166,7 @@ pub struct ModelInfo {
 /// `workspace` in the statusline payload.
 #[derive(Debug, Default, Clone, Deserialize)]
 #[serde(default)]
-pub struct Workspace {
+pub(crate) struct Workspace {
     /// The directory the agent is in now.
     #[serde(deserialize_with = "lenient")]
     pub current_dir: Option<String>,
@@ -179,7 +179,7 @@ pub struct Workspace {
 /// (`used_percentage: 42.5`) and integers both fit.
 #[derive(Debug, Default, Clone, Deserialize)]
 #[serde(default)]
-pub struct ContextWindow {
+pub(crate) struct ContextWindow {
     /// Window size in tokens (200000 or 1000000).
     #[serde(deserialize_with = "lenient")]
     pub context_window_size: Option<f64>,
@@ -194,7 +194,7 @@ pub struct ContextWindow {
 /// Token usage of one API call (statusline `current_usage`, transcript `message.usage`).
 #[derive(Debug, Default, Clone, Deserialize)]
 #[serde(default)]
-pub struct Usage {
+pub(crate) struct Usage {
     /// Uncached input tokens.
     #[serde(deserialize_with = "lenient")]
     pub input_tokens: Option<f64>,
@@ -212,7 +212,7 @@ pub struct Usage {
 impl Usage {
     /// Context tokens = input + cache_read + cache_creation (output excluded, as
     /// Claude Code counts the context window). `None` when none of the three is present.
-    pub fn context_tokens(&self) -> Option<f64> {
+    pub(crate) fn context_tokens(&self) -> Option<f64> {
         let parts = [
             self.input_tokens,
             self.cache_read_input_tokens,

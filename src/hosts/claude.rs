@@ -8,7 +8,7 @@ use crate::events::HookEvent;
 use serde_json::{json, Value};
 
 /// The Claude Code registrations (`hooks-config/claude.json`).
-pub const CLAUDE_TABLE: &str = include_str!("../../hooks-config/claude.json");
+pub(crate) const CLAUDE_TABLE: &str = include_str!("../../hooks-config/claude.json");
 
 /// The top-level fields every Claude Code hook reply may carry (its hooks docs, "Common JSON
 /// fields"); Qwen Code and OpenCode's plugin take the same.
@@ -106,7 +106,7 @@ fn doctor_fields(event: HookEvent, detail: &str, search: &str) -> Value {
 }
 
 /// Claude Code: `.claude/settings.json`, `.claude/settings.local.json`, `~/.claude/settings.json`.
-pub const CLAUDE: HostSpec = HostSpec {
+pub(crate) const CLAUDE: HostSpec = HostSpec {
     host: Host::Claude,
     flag: "claude",
     label: "Claude",

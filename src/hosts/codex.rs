@@ -8,36 +8,36 @@ use crate::events::HookEvent;
 use serde_json::{json, Value};
 
 /// The Codex registrations (`hooks-config/codex.json`).
-pub const CODEX_TABLE: &str = include_str!("../../hooks-config/codex.json");
+pub(super) const CODEX_TABLE: &str = include_str!("../../hooks-config/codex.json");
 /// Codex's PostToolUse output schema.
-pub const CODEX_POST_TOOL_USE_OUTPUT: &str =
+pub(super) const CODEX_POST_TOOL_USE_OUTPUT: &str =
     include_str!("../../assets/codex-schemas/post-tool-use.command.output.schema.json");
 
 /// Codex's SessionStart output schema (`session-start.command.output.schema.json`).
-pub const CODEX_SESSION_START_OUTPUT: &str =
+pub(crate) const CODEX_SESSION_START_OUTPUT: &str =
     include_str!("../../assets/codex-schemas/session-start.command.output.schema.json");
 /// The SessionStart output schema of Codex commit 658d027 (`hookSpecificOutput.env`, no nulls):
 /// a reply must satisfy both generations.
-pub const CODEX_SESSION_START_OUTPUT_658D027: &str = include_str!(
+pub(crate) const CODEX_SESSION_START_OUTPUT_658D027: &str = include_str!(
     "../../assets/codex-schemas/variants/658d027/session-start.command.output.schema.json"
 );
 /// Codex's UserPromptSubmit output schema.
-pub const CODEX_USER_PROMPT_SUBMIT_OUTPUT: &str =
+pub(crate) const CODEX_USER_PROMPT_SUBMIT_OUTPUT: &str =
     include_str!("../../assets/codex-schemas/user-prompt-submit.command.output.schema.json");
 /// Codex's PreCompact output schema.
-pub const CODEX_PRE_COMPACT_OUTPUT: &str =
+pub(crate) const CODEX_PRE_COMPACT_OUTPUT: &str =
     include_str!("../../assets/codex-schemas/pre-compact.command.output.schema.json");
 /// Codex's PreToolUse output schema.
-pub const CODEX_PRE_TOOL_USE_OUTPUT: &str =
+pub(super) const CODEX_PRE_TOOL_USE_OUTPUT: &str =
     include_str!("../../assets/codex-schemas/pre-tool-use.command.output.schema.json");
 /// Codex's Stop output schema (`decision: "block"` requires a non-blank `reason`).
-pub const CODEX_STOP_OUTPUT: &str =
+pub(super) const CODEX_STOP_OUTPUT: &str =
     include_str!("../../assets/codex-schemas/stop.command.output.schema.json");
 /// Codex's SubagentStart output schema.
-pub const CODEX_SUBAGENT_START_OUTPUT: &str =
+pub(super) const CODEX_SUBAGENT_START_OUTPUT: &str =
     include_str!("../../assets/codex-schemas/subagent-start.command.output.schema.json");
 /// Codex's PostCompact output schema.
-pub const CODEX_POST_COMPACT_OUTPUT: &str =
+pub(super) const CODEX_POST_COMPACT_OUTPUT: &str =
     include_str!("../../assets/codex-schemas/post-compact.command.output.schema.json");
 
 /// The embedded Codex output schema of `event`
@@ -58,7 +58,7 @@ fn codex_output_schema(event: HookEvent) -> &'static str {
 /// The embedded Codex output schemas a reply to `event` must satisfy, as `(name, schema text)`:
 /// the schema of the event, named after its file (`session-start.command.output`), then for
 /// SessionStart the 658d027 generation (`session-start.command.output (658d027)`).
-pub fn codex_event_output_schemas(event: HookEvent) -> Vec<(String, &'static str)> {
+pub(super) fn codex_event_output_schemas(event: HookEvent) -> Vec<(String, &'static str)> {
     let name = format!("{}.command.output", event.subcommand());
     let mut all = vec![(name.clone(), codex_output_schema(event))];
     if event == HookEvent::SessionStart {
@@ -142,7 +142,7 @@ fn doctor_fields(event: HookEvent, detail: &str, search: &str) -> Value {
 }
 
 /// Codex: `.codex/hooks.json` and `~/.codex/hooks.json`.
-pub const CODEX: HostSpec = HostSpec {
+pub(crate) const CODEX: HostSpec = HostSpec {
     host: Host::Codex,
     flag: "codex",
     label: "Codex",

@@ -6,12 +6,12 @@ use super::{Host, HostSpec, ReplyField, Setup, ToolKind};
 use crate::events::HookEvent;
 
 /// The GitHub Copilot CLI hook file (`hooks-config/copilot.json`), written whole.
-pub const COPILOT_TABLE: &str = include_str!("../../hooks-config/copilot.json");
+pub(super) const COPILOT_TABLE: &str = include_str!("../../hooks-config/copilot.json");
 
 /// GitHub Copilot CLI's names for the events capn handles, in its own hook files
 /// (`.github/hooks/*.json`: camelCase; the payloads captured from the client). It has no
 /// post-compact event.
-pub const COPILOT_NAMES: [(HookEvent, &str); 5] = [
+pub(super) const COPILOT_NAMES: [(HookEvent, &str); 5] = [
     (HookEvent::SessionStart, "sessionStart"),
     (HookEvent::UserPromptSubmit, "userPromptSubmitted"),
     (HookEvent::PreToolUse, "preToolUse"),
@@ -30,7 +30,7 @@ const TOOLS: &[(&str, ToolKind)] = &[
 ];
 
 /// GitHub Copilot CLI's own hook file.
-pub const COPILOT: HostSpec = HostSpec {
+pub(crate) const COPILOT: HostSpec = HostSpec {
     host: Host::Copilot,
     flag: "copilot",
     label: "Copilot",

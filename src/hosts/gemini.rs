@@ -6,13 +6,13 @@ use super::{Host, HostSpec, ToolKind};
 use crate::events::HookEvent;
 
 /// The Gemini CLI registrations (`hooks-config/gemini.json`; timeouts in milliseconds).
-pub const GEMINI_TABLE: &str = include_str!("../../hooks-config/gemini.json");
+pub(super) const GEMINI_TABLE: &str = include_str!("../../hooks-config/gemini.json");
 
 /// Gemini CLI's names where they differ from Claude Code's (docs/hosts.md):
 /// BeforeAgent (the prompt), BeforeTool and AfterTool. Its PreCompress is left out: it fires
 /// before every model call, so it says nothing about a compression; it has no post-compress
 /// event.
-pub const GEMINI_NAMES: [(HookEvent, &str); 3] = [
+pub(super) const GEMINI_NAMES: [(HookEvent, &str); 3] = [
     (HookEvent::UserPromptSubmit, "BeforeAgent"),
     (HookEvent::PreToolUse, "BeforeTool"),
     (HookEvent::PostToolUse, "AfterTool"),
@@ -56,7 +56,7 @@ pub(super) const HOOK_TOOLS: &[&str] = &[
 ];
 
 /// Gemini CLI: `.gemini/settings.json` and `~/.gemini/settings.json`.
-pub const GEMINI: HostSpec = HostSpec {
+pub(crate) const GEMINI: HostSpec = HostSpec {
     host: Host::Gemini,
     flag: "gemini",
     label: "Gemini",

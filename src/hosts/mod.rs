@@ -17,23 +17,24 @@ mod gemini;
 mod opencode;
 mod qwen;
 
-pub use claude::{CLAUDE, CLAUDE_TABLE};
-pub use codex::{codex_output_schemas, CODEX};
+pub(crate) use claude::{CLAUDE, CLAUDE_TABLE};
+pub use codex::codex_output_schemas;
+pub(crate) use codex::CODEX;
 #[cfg(test)]
-pub use codex::{
+pub(crate) use codex::{
     CODEX_PRE_COMPACT_OUTPUT, CODEX_SESSION_START_OUTPUT, CODEX_USER_PROMPT_SUBMIT_OUTPUT,
 };
-pub use copilot::COPILOT;
-pub use gemini::GEMINI;
-pub use opencode::OPENCODE;
-pub use qwen::QWEN;
+pub(crate) use copilot::COPILOT;
+pub(crate) use gemini::GEMINI;
+pub(crate) use opencode::OPENCODE;
+pub(crate) use qwen::QWEN;
 
 use crate::events::HookEvent;
 
 /// Which host's vocabulary and output shapes a hook uses (`--host claude|codex|gemini|qwen|copilot|opencode`).
 /// A variant indexes [`ALL`]: its spec is `ALL[host as usize]` ([`of`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Host {
+pub(crate) enum Host {
     /// Claude Code.
     #[default]
     Claude,
@@ -51,11 +52,11 @@ pub enum Host {
 
 /// Every host's spec, in the order messages list them (Claude Code first): the one list of
 /// hosts, which everything that handles "each host" iterates.
-pub const ALL: [&HostSpec; 6] = [&CLAUDE, &CODEX, &GEMINI, &QWEN, &COPILOT, &OPENCODE];
+pub(crate) const ALL: [&HostSpec; 6] = [&CLAUDE, &CODEX, &GEMINI, &QWEN, &COPILOT, &OPENCODE];
 
 impl Host {
     /// Every host, in [`ALL`]'s order.
-    pub const ALL: [Host; ALL.len()] = {
+    pub(crate) const ALL: [Host; ALL.len()] = {
         let mut all = [Host::Claude; ALL.len()];
         let mut i = 0;
         while i < ALL.len() {
@@ -66,18 +67,18 @@ impl Host {
     };
 
     /// The host's spec ([`of`]).
-    pub fn spec(self) -> &'static HostSpec {
+    pub(crate) fn spec(self) -> &'static HostSpec {
         of(self)
     }
 
     /// The `--host` value naming the host (`claude`, `codex`, `gemini`, `qwen`, `copilot`,
     /// `opencode`): [`HostSpec::flag`].
-    pub fn flag(self) -> &'static str {
+    pub(crate) fn flag(self) -> &'static str {
         of(self).flag
     }
 
     /// The host a `--host` value names; `None` for anything else.
-    pub fn from_flag(flag: &str) -> Option<Host> {
+    pub(crate) fn from_flag(flag: &str) -> Option<Host> {
         ALL.iter().find(|s| s.flag == flag).map(|s| s.host)
     }
 }
@@ -94,13 +95,13 @@ impl clap::ValueEnum for Host {
 }
 
 /// The spec of `host`.
-pub fn of(host: Host) -> &'static HostSpec {
+pub(crate) fn of(host: Host) -> &'static HostSpec {
     ALL[host as usize]
 }
 
 /// The hosts a plain `capn init` registers and `capn doctor` checks ([`Setup::Always`]):
 /// Claude Code first, then Codex.
-pub fn always() -> impl Iterator<Item = &'static HostSpec> {
+pub(crate) fn always() -> impl Iterator<Item = &'static HostSpec> {
     ALL.into_iter().filter(|s| s.setup == Setup::Always)
 }
 
@@ -108,7 +109,7 @@ pub fn always() -> impl Iterator<Item = &'static HostSpec> {
 /// Codex's and Qwen Code's ([`HookEvent::from_name`]), or one of a host's
 /// [`HostSpec::event_names`] (Copilot CLI's `userPromptSubmitted`, Gemini CLI's `AfterTool`).
 /// `None` for an event capn does not handle.
-pub fn event_from_wire_name(name: &str) -> Option<HookEvent> {
+pub(crate) fn event_from_wire_name(name: &str) -> Option<HookEvent> {
     HookEvent::from_name(name).or_else(|| {
         ALL.iter()
             .flat_map(|s| s.event_names)
@@ -120,7 +121,7 @@ pub fn event_from_wire_name(name: &str) -> Option<HookEvent> {
 /// What a tool does, by the name a host gives it ([`HostSpec::tools`]); what the hooks read from
 /// a call's input follows from it (`crate::recall::intent::tool_call`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ToolKind {
+pub(crate) enum ToolKind {
     /// A search of file contents by pattern (Claude Code's `Grep`).
     Grep,
     /// A search of file names by glob (Claude Code's `Glob`).
@@ -142,7 +143,7 @@ pub enum ToolKind {
 /// What a tool named `name` does, as any host names it (the union of the hosts'
 /// [`HostSpec::tools`]: a host may run another's registrations, and the names do not clash);
 /// `None` for a tool no host table names (an MCP tool, a web fetch).
-pub fn tool_kind(name: &str) -> Option<ToolKind> {
+pub(crate) fn tool_kind(name: &str) -> Option<ToolKind> {
     ALL.iter()
         .flat_map(|s| s.tools)
         .find(|(n, _)| *n == name)
@@ -151,7 +152,7 @@ pub fn tool_kind(name: &str) -> Option<ToolKind> {
 
 /// How a host reads the context a hook adds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReplyField {
+pub(crate) enum ReplyField {
     /// `{"hookSpecificOutput": {"hookEventName": <the host's event name>, "additionalContext":
     /// <text>}}` (Claude Code, Codex, Gemini CLI, Qwen Code).
     Nested,
@@ -162,7 +163,7 @@ pub enum ReplyField {
 
 /// What a host does with PreCompact's stdout, so what `capn hook pre-compact` prints there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PreCompactReply {
+pub(crate) enum PreCompactReply {
     /// Nothing reaches the summary: print nothing. Codex (plain stdout is ignored and its
     /// schema allows no context), Gemini CLI (PreCompress is advisory), and, as far as seen in
     /// their clients, Copilot CLI (no shape of its preCompact output reached any request) and
@@ -178,7 +179,7 @@ pub enum PreCompactReply {
 
 /// Where the context-use figure behind the reminder comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ContextSource {
+pub(crate) enum ContextSource {
     /// capn's status line, which the host runs with the context window's figures (Claude Code).
     StatusLine,
     /// The token counts in the host's rollout file, read on each prompt (Codex).
@@ -191,7 +192,7 @@ pub enum ContextSource {
 
 /// When `capn init` sets a host up without `--host`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Setup {
+pub(crate) enum Setup {
     /// Always (Claude Code, Codex); `capn doctor` checks these hosts.
     Always,
     /// When its settings folder is in the project or its user folder in the home folder
@@ -205,11 +206,11 @@ pub enum Setup {
 /// common ones: `(event, detail, search)`, where `detail` is SessionStart's `source` or the
 /// compaction's `trigger` and `search` the pattern of the PreToolUse search. An empty object
 /// for an event doctor does not run for the host.
-pub type DoctorFields = fn(HookEvent, &str, &str) -> serde_json::Value;
+pub(crate) type DoctorFields = fn(HookEvent, &str, &str) -> serde_json::Value;
 
 /// One host's files, registrations, vocabulary and reply shapes.
 #[derive(Debug)]
-pub struct HostSpec {
+pub(crate) struct HostSpec {
     /// The host.
     pub host: Host,
     /// Its `--host` value (`claude`).
@@ -309,12 +310,12 @@ pub struct HostSpec {
 
 impl HostSpec {
     /// True when `rel` (a project file, or the user file as labelled) is one of this host's.
-    pub fn owns(&self, rel: &str) -> bool {
+    pub(crate) fn owns(&self, rel: &str) -> bool {
         self.files.contains(&rel) || self.user_label == rel
     }
 
     /// Every file of the host, for messages: `a, b or c`.
-    pub fn all_files(&self) -> String {
+    pub(crate) fn all_files(&self) -> String {
         let mut all: Vec<&str> = self.files.to_vec();
         all.push(self.user_label);
         let last = all.pop().unwrap_or_default();
@@ -326,13 +327,13 @@ impl HostSpec {
     }
 
     /// The host's name for `event` ([`HostSpec::event_names`], else [`HookEvent::name`]).
-    pub fn event_name(&self, event: HookEvent) -> &'static str {
+    pub(crate) fn event_name(&self, event: HookEvent) -> &'static str {
         event.name_in(self.event_names)
     }
 
     /// True when the tool hook registered for the host is shown a call of the tool `name`
     /// ([`HostSpec::hook_tools`]).
-    pub fn hook_sees(&self, name: &str) -> bool {
+    pub(crate) fn hook_sees(&self, name: &str) -> bool {
         self.hook_tools.is_none_or(|t| t.contains(&name))
     }
 }

@@ -5,7 +5,7 @@
 use super::{Host, HostSpec, PreCompactReply, ToolKind};
 
 /// capn's OpenCode plugin (`hooks-config/opencode.js`), written whole.
-pub const OPENCODE_PLUGIN: &str = include_str!("../../hooks-config/opencode.js");
+pub(super) const OPENCODE_PLUGIN: &str = include_str!("../../hooks-config/opencode.js");
 
 /// OpenCode's tools: `read`, `edit` and `write` (their file is `filePath`), `bash`, `grep` (its
 /// file filter: `include`), `glob`, `task` and `todowrite`.
@@ -21,7 +21,7 @@ const TOOLS: &[(&str, ToolKind)] = &[
 ];
 
 /// OpenCode, through capn's plugin.
-pub const OPENCODE: HostSpec = HostSpec {
+pub(crate) const OPENCODE: HostSpec = HostSpec {
     host: Host::OpenCode,
     flag: "opencode",
     label: "OpenCode",

@@ -5,7 +5,7 @@
 use super::{ContextSource, Host, HostSpec, ToolKind};
 
 /// The Qwen Code registrations (`hooks-config/qwen.json`).
-pub const QWEN_TABLE: &str = include_str!("../../hooks-config/qwen.json");
+pub(super) const QWEN_TABLE: &str = include_str!("../../hooks-config/qwen.json");
 
 /// Qwen Code's tools (the payloads captured from the client): Gemini CLI's names, with `task`
 /// for a sub-agent and `edit` for an edit.
@@ -20,7 +20,7 @@ const TOOLS: &[(&str, ToolKind)] = &[
 ];
 
 /// Qwen Code: `.qwen/settings.json` and `~/.qwen/settings.json`.
-pub const QWEN: HostSpec = HostSpec {
+pub(crate) const QWEN: HostSpec = HostSpec {
     host: Host::Qwen,
     flag: "qwen",
     label: "Qwen",

@@ -21,14 +21,14 @@ use super::SettingsFile;
 use serde_json::{Map, Value};
 
 /// The Claude Code `permissions.allow` entries capn adds.
-pub const CLAUDE_ALLOW: [&str; 2] = ["Bash(capn ask:*)", "Bash(capn chart:*)"];
+pub(crate) const CLAUDE_ALLOW: [&str; 2] = ["Bash(capn ask:*)", "Bash(capn chart:*)"];
 
 /// The Codex rules file capn writes, relative to the home folder.
-pub const CODEX_RULES_FILE: &str = ".codex/rules/capn.rules";
+pub(crate) const CODEX_RULES_FILE: &str = ".codex/rules/capn.rules";
 
 /// The Codex rules file's text: one `prefix_rule` allowing `capn ask` and `capn chart`, with
 /// `match`/`not_match` examples Codex checks when it loads the file.
-pub const CODEX_RULES: &str = r#"# Written by `capn init --user`; `capn uninstall --user` removes it.
+pub(crate) const CODEX_RULES: &str = r#"# Written by `capn init --user`; `capn uninstall --user` removes it.
 # Lets Codex run capn's read-and-chart commands without asking (nothing else of capn's).
 prefix_rule(
     pattern = ["capn", ["ask", "chart"]],
@@ -40,7 +40,7 @@ prefix_rule(
 "#;
 
 /// The rules of [`CLAUDE_ALLOW`] that `json`'s `permissions.allow` holds.
-pub fn present(json: &Map<String, Value>) -> Vec<&'static str> {
+pub(crate) fn present(json: &Map<String, Value>) -> Vec<&'static str> {
     let allow = json
         .get("permissions")
         .and_then(|p| p.get("allow"))
@@ -52,7 +52,7 @@ pub fn present(json: &Map<String, Value>) -> Vec<&'static str> {
 }
 
 /// True when `json` has a `permissions.allow` key (of any type).
-pub fn has_allow_key(json: &Map<String, Value>) -> bool {
+pub(crate) fn has_allow_key(json: &Map<String, Value>) -> bool {
     json.get("permissions")
         .and_then(|p| p.get("allow"))
         .is_some()
@@ -62,7 +62,7 @@ pub fn has_allow_key(json: &Map<String, Value>) -> bool {
 /// checks `permissions.deny`, then `ask`, then `allow`, and the first list with a matching rule
 /// decides, however specific the allow rule is (Claude Code permissions reference).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Blocked {
+pub(crate) struct Blocked {
     /// capn's rule, one of [`CLAUDE_ALLOW`].
     pub rule: &'static str,
     /// `"deny"` or `"ask"`: the list that holds the user's rule.
@@ -77,7 +77,7 @@ pub struct Blocked {
 impl Blocked {
     /// What `init` says instead of adding the rule: which rule of the user's, in which list of
     /// which file, and that it is left as it is.
-    pub fn report(&self) -> String {
+    pub(crate) fn report(&self) -> String {
         let (effect, then) = match self.list {
             "deny" => ("denies", "the agent cannot run"),
             _ => ("asks before", "Claude Code asks before each"),
@@ -94,7 +94,7 @@ impl Blocked {
     }
 
     /// The command capn's rule allows (`capn chart` for `Bash(capn chart:*)`).
-    pub fn command(&self) -> &'static str {
+    pub(crate) fn command(&self) -> &'static str {
         prefix_of(self.rule)
     }
 }
@@ -110,7 +110,7 @@ fn prefix_of(rule: &'static str) -> &'static str {
 /// keeps capn's rule `rule` (one of [`CLAUDE_ALLOW`]) from taking effect: a `permissions.deny`
 /// rule that [`covers`] it in any of them, else a `permissions.ask` one. Entries that are not
 /// strings are skipped.
-pub fn blocking(
+pub(crate) fn blocking(
     rule: &'static str,
     files: &[(&'static str, &Map<String, Value>)],
 ) -> Option<Blocked> {
@@ -145,7 +145,7 @@ pub fn blocking(
 /// ending in `*` whose part before that matches the start of `<prefix> ` (`Bash(capn *)`,
 /// `Bash(capn chart*)`). A rule without a wildcard matches one command only, and one with
 /// other text after its last `*` only some: neither counts.
-pub fn covers(rule: &str, prefix: &str) -> bool {
+pub(crate) fn covers(rule: &str, prefix: &str) -> bool {
     let rule = rule.trim();
     if rule == "Bash" {
         return true;
@@ -183,7 +183,7 @@ fn glob_matches_a_start(glob: &str, text: &str) -> bool {
 
 /// What [`add`] did.
 #[derive(Debug, Default)]
-pub struct Added {
+pub(crate) struct Added {
     /// The rules added.
     pub added: Vec<&'static str>,
     /// The rules not added because a deny or ask rule of the user's would keep them from taking
@@ -198,7 +198,7 @@ pub struct Added {
 /// would have no effect. A `permissions` or `permissions.allow` of another type is left alone
 /// (nothing added). Whether this created `permissions.allow`: [`has_allow_key`] before and
 /// after.
-pub fn add(
+pub(crate) fn add(
     file: &mut SettingsFile,
     label: &'static str,
     elsewhere: &[(&'static str, &Map<String, Value>)],
@@ -226,12 +226,12 @@ pub fn add(
 
 /// Removes every rule of [`CLAUDE_ALLOW`] from `file` (and, with `prune`, `permissions.allow`
 /// and `permissions` when that leaves them empty: capn made them). Returns the rules removed.
-pub fn remove(file: &mut SettingsFile, prune: bool) -> Vec<&'static str> {
+pub(crate) fn remove(file: &mut SettingsFile, prune: bool) -> Vec<&'static str> {
     remove_rules(file, &CLAUDE_ALLOW, prune)
 }
 
 /// [`remove`] for the rules `rules` alone (those capn added; a rule the user wrote stays).
-pub fn remove_rules(
+pub(crate) fn remove_rules(
     file: &mut SettingsFile,
     rules: &[&'static str],
     prune: bool,

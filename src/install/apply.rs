@@ -15,7 +15,7 @@ use anyhow::Result;
 use std::path::Path;
 
 /// What a `capn init` run did, for its report.
-pub struct Outcome {
+pub(crate) struct Outcome {
     /// The install record as it now stands.
     pub rec: InstallRecord,
     /// The hosts whose project settings files changed, each once, in host order.
@@ -31,7 +31,7 @@ pub struct Outcome {
 /// it was: no `.capn/` created, no `.gitignore` edited.
 ///
 /// Errors: a refusal (nothing changed), or a failed write naming the file.
-pub fn init(store: &Store, opts: &InitOptions) -> Result<Outcome> {
+pub(crate) fn init(store: &Store, opts: &InitOptions) -> Result<Outcome> {
     // A symlinked .capn/ is refused before anything is touched.
     store.check_dirs()?;
     check_project_paths(&store.root)?;

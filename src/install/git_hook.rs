@@ -36,12 +36,12 @@ use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 
 /// The command an older capn added (bare, at the end of the hook); still recognised.
-pub const PRUNE_LINE: &str = "capn prune";
+pub(crate) const PRUNE_LINE: &str = "capn prune";
 
 /// The guarded line capn 0.3 added: `capn prune` after every commit, which deleted every chart
 /// whose files that commit changed, even one that is true again on the branch it came from.
 /// Still recognised; `init --git` replaces it with [`PRUNE_GUARDED`].
-pub const OLD_PRUNE_GUARDED: &str =
+pub(crate) const OLD_PRUNE_GUARDED: &str =
     "command -v capn >/dev/null 2>&1 && { capn prune >/dev/null 2>&1 & }";
 
 /// The line `init --git` adds: `capn prune --expired` (the retention rule only: it deletes
@@ -49,11 +49,11 @@ pub const OLD_PRUNE_GUARDED: &str =
 /// on the way it brings the stat cache up to date) only when `capn` is found, in the
 /// background, its output discarded (git waits for nothing and a commit never fails because of
 /// it).
-pub const PRUNE_GUARDED: &str =
+pub(crate) const PRUNE_GUARDED: &str =
     "command -v capn >/dev/null 2>&1 && { capn prune --expired >/dev/null 2>&1 & }";
 
 /// True for a line that runs `capn prune` as some capn wrote it (any form, old or current).
-pub fn is_prune_line(line: &str) -> bool {
+pub(crate) fn is_prune_line(line: &str) -> bool {
     let t = line.trim();
     t == PRUNE_LINE || t == OLD_PRUNE_GUARDED || t == PRUNE_GUARDED
 }
@@ -65,7 +65,7 @@ fn is_our_comment(line: &str) -> bool {
 
 /// Whether a hook's text runs `capn prune` when git runs the hook.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PruneStatus {
+pub(crate) enum PruneStatus {
     /// No `capn prune` line.
     Absent,
     /// The line is reached: nothing before it (but the `#!` line, comments and blank lines)
@@ -81,7 +81,7 @@ pub enum PruneStatus {
 
 /// Works out whether a commit would reach the `capn prune` line of a hook (see
 /// [`PruneStatus`]). Conservative: any `exit`/`exec` word or `set -e` before it counts.
-pub fn prune_status(text: &str) -> PruneStatus {
+pub(crate) fn prune_status(text: &str) -> PruneStatus {
     let Some(at) = text.lines().position(is_prune_line) else {
         return PruneStatus::Absent;
     };
@@ -111,21 +111,21 @@ pub fn prune_status(text: &str) -> PruneStatus {
 }
 
 /// The comment line `init` writes above [`PRUNE_GUARDED`].
-pub const POST_COMMIT_COMMENT: &str =
+pub(crate) const POST_COMMIT_COMMENT: &str =
     "# Added by capn init: check the charts after each commit (deletes only charts stale past the retention).";
 
 /// The comment an older capn wrote above its prune line; still recognised.
-pub const OLD_POST_COMMIT_COMMENT: &str =
+pub(crate) const OLD_POST_COMMIT_COMMENT: &str =
     "# Added by capn init: drop charted answers whose files this commit changed.";
 
 /// The whole post-commit hook `init` creates when there is none.
-pub fn created_hook_text() -> String {
+pub(crate) fn created_hook_text() -> String {
     format!("#!/bin/sh\n{POST_COMMIT_COMMENT}\n{PRUNE_GUARDED}\n")
 }
 
 /// True for the text of a hook some capn `init` created (this version's, 0.3's guarded form or
 /// 0.3.0's bare form).
-pub fn is_created_hook_text(bytes: &[u8]) -> bool {
+pub(crate) fn is_created_hook_text(bytes: &[u8]) -> bool {
     bytes == created_hook_text().as_bytes()
         || [PRUNE_LINE, OLD_PRUNE_GUARDED].iter().any(|line| {
             bytes == format!("#!/bin/sh\n{OLD_POST_COMMIT_COMMENT}\n{line}\n").as_bytes()
@@ -143,7 +143,7 @@ const POSIX_SHELLS: [&str; 10] = [
 /// Errors: `root` has no `.git` (not a repository); git does not accept it as one; without git, its
 /// `.git` is a file; the folder lies outside the project or behind a symlink ([`Refused`], with
 /// the line to add by hand).
-pub fn hooks_dir(root: &Path) -> Result<PathBuf> {
+pub(crate) fn hooks_dir(root: &Path) -> Result<PathBuf> {
     let dot_git = root.join(".git");
     if std::fs::symlink_metadata(&dot_git).is_err() {
         anyhow::bail!(
@@ -245,13 +245,13 @@ fn anchor<'a>(root: &'a Path, real_root: &'a Path, path: &Path) -> Option<&'a Pa
 /// The post-commit hook's path: `<hooks dir>/post-commit` ([`hooks_dir`]).
 ///
 /// Errors: those of [`hooks_dir`].
-pub fn post_commit_path(root: &Path) -> Result<PathBuf> {
+pub(crate) fn post_commit_path(root: &Path) -> Result<PathBuf> {
     Ok(hooks_dir(root)?.join("post-commit"))
 }
 
 /// True when `a` and `b` name the same file: equal once their folders are resolved (symlinks,
 /// `..`), so it also works for a file that does not exist (yet).
-pub fn same_path(a: &Path, b: &Path) -> bool {
+pub(crate) fn same_path(a: &Path, b: &Path) -> bool {
     fn resolved(p: &Path) -> PathBuf {
         match (p.parent(), p.file_name()) {
             (Some(dir), Some(name)) => crate::fsutil::resolved(dir).join(name),
@@ -319,7 +319,7 @@ fn hooks_dir_from_git(root: &Path) -> GitAnswer {
 
 /// What adding the line to a hook comes to.
 #[derive(Debug, PartialEq, Eq)]
-pub enum AddPlan {
+pub(crate) enum AddPlan {
     /// The hook already runs `capn prune`.
     Present,
     /// There is no hook: create it with this text (and make it executable).
@@ -332,7 +332,7 @@ pub enum AddPlan {
 ///
 /// Errors: the hook cannot be read, is not UTF-8 text, or is run by an interpreter that is not a
 /// POSIX shell ([`Refused`], naming the interpreter and what to do instead).
-pub fn plan_add(path: &Path) -> Result<AddPlan> {
+pub(crate) fn plan_add(path: &Path) -> Result<AddPlan> {
     if let Some(why) = crate::fsutil::unwritable_reason(path) {
         return Err(Refused(format!(
             "--git: {}: {why}; capn prune was not added to it (nothing written)",
@@ -395,7 +395,7 @@ fn without_prune(text: &str) -> String {
 
 /// The lines of `text`, each with its own line end: `"\r\n"`, `"\n"`, or `""` for a last line
 /// without one. Concatenated, they are `text` byte for byte.
-pub fn lines_with_ends(text: &str) -> Vec<(&str, &str)> {
+pub(crate) fn lines_with_ends(text: &str) -> Vec<(&str, &str)> {
     text.split_inclusive('\n')
         .map(|l| {
             if let Some(c) = l.strip_suffix("\r\n") {
@@ -411,7 +411,7 @@ pub fn lines_with_ends(text: &str) -> Vec<(&str, &str)> {
 
 /// The interpreter named by a `#!` line, when it is not a POSIX shell. `None` for a shell or for
 /// a hook without a `#!` line (git runs those with `sh`).
-pub fn non_shell_interpreter(text: &str) -> Option<String> {
+pub(crate) fn non_shell_interpreter(text: &str) -> Option<String> {
     let first = text.lines().next()?;
     let rest = first.strip_prefix("#!")?;
     let mut words = rest.split_whitespace();
@@ -437,7 +437,7 @@ fn base_name(program: &str) -> &str {
 /// `#!` line (at the top when there is none). Every line keeps its own line end; the two new
 /// lines take the line end of the `#!` line (or of the first line; `\n` when it has none), so a
 /// CRLF hook stays CRLF and a hook with mixed line ends changes in no other line.
-pub fn insert_prune(text: &str) -> String {
+pub(crate) fn insert_prune(text: &str) -> String {
     let lines = lines_with_ends(text);
     let at = usize::from(lines.first().is_some_and(|(l, _)| l.starts_with("#!")));
     let eol = match lines.first().map(|(_, end)| *end) {
@@ -464,7 +464,7 @@ pub fn insert_prune(text: &str) -> String {
 /// an executable hook when there is none. Returns whether it wrote.
 ///
 /// Errors: the folder or the file cannot be written, or a symlink appeared on the way.
-pub fn apply_add(root: &Path, path: &Path, plan: &AddPlan) -> Result<bool> {
+pub(crate) fn apply_add(root: &Path, path: &Path, plan: &AddPlan) -> Result<bool> {
     let (text, create) = match plan {
         AddPlan::Present => return Ok(false),
         AddPlan::Create(t) => (t, true),
@@ -486,7 +486,7 @@ pub fn apply_add(root: &Path, path: &Path, plan: &AddPlan) -> Result<bool> {
 
 /// What [`remove`] did.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Removed {
+pub(crate) enum Removed {
     /// No `capn prune` line was there.
     Nothing,
     /// The line (and our comment) was removed; the rest of the hook stays.
@@ -501,7 +501,7 @@ pub enum Removed {
 ///
 /// Errors: the file is a symlink, a FIFO or other special file, or cannot be read, written or
 /// removed.
-pub fn remove(path: &Path, delete_if_only_ours: bool) -> Result<Removed> {
+pub(crate) fn remove(path: &Path, delete_if_only_ours: bool) -> Result<Removed> {
     let Some(bytes) = crate::fsutil::read_host_file(path, "post-commit hook")? else {
         return Ok(Removed::Nothing);
     };
@@ -531,7 +531,7 @@ pub fn remove(path: &Path, delete_if_only_ours: bool) -> Result<Removed> {
 ///
 /// Errors: the file is a symlink, a FIFO or other special file, or cannot be read, written or
 /// removed.
-pub fn restore(path: &Path, before: Option<&str>, after_sha256: &str) -> Result<bool> {
+pub(crate) fn restore(path: &Path, before: Option<&str>, after_sha256: &str) -> Result<bool> {
     let Some(bytes) = crate::fsutil::read_host_file(path, "post-commit hook")? else {
         return Ok(false);
     };
@@ -547,7 +547,7 @@ pub fn restore(path: &Path, before: Option<&str>, after_sha256: &str) -> Result<
 }
 
 /// Lowercase hex SHA-256 of `bytes` (how the install record names what `init` left in a hook).
-pub fn sha256_hex(bytes: &[u8]) -> String {
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
     use sha2::{Digest, Sha256};
     crate::hex::encode(&Sha256::digest(bytes))
 }

@@ -23,24 +23,24 @@
 //! written), [`apply`] writes it, the install record first; [`uninstall`] undoes it; [`user`]
 //! is the user-level install. The commands in `cmd/` only turn flags into options and print.
 
-pub mod allow;
-pub mod apply;
-pub mod git_hook;
-pub mod more_hosts;
-pub mod plan;
-pub mod project;
-pub mod record;
+pub(crate) mod allow;
+pub(crate) mod apply;
+pub(crate) mod git_hook;
+pub(crate) mod more_hosts;
+pub(crate) mod plan;
+pub(crate) mod project;
+pub(crate) mod record;
 pub mod schema;
-pub mod settings;
-pub mod shared;
-pub mod skill;
+pub(crate) mod settings;
+pub(crate) mod shared;
+pub(crate) mod skill;
 mod statusline;
-pub mod uninstall;
+pub(crate) mod uninstall;
 mod upgrade;
-pub mod user;
+pub(crate) mod user;
 
-pub use statusline::*;
-pub use upgrade::OLD_SESSION_START_MATCHER;
+pub(crate) use statusline::*;
+pub(crate) use upgrade::OLD_SESSION_START_MATCHER;
 
 use crate::jsonedit;
 use anyhow::{anyhow, Result};
@@ -54,7 +54,7 @@ const LEGACY_SUBCOMMANDS: [&str; 2] = ["context", "nudge"];
 /// ([`jsonedit::Doc`]) that edits change. `json` is the document as the hosts read it, kept in
 /// step with every edit; change the file only through the edit methods.
 #[derive(Debug)]
-pub struct SettingsFile {
+pub(crate) struct SettingsFile {
     /// Absolute path.
     pub path: PathBuf,
     /// The parsed JSON object (empty when the file does not exist), as of the last edit.
@@ -71,7 +71,7 @@ impl SettingsFile {
     /// or a folder, cannot be read, is not JSON as its host reads it ([`syntax_of`]: trailing
     /// commas never, comments only in Gemini CLI's and Qwen Code's files), is not an object, or its `hooks` value has an unexpected shape. The message names the file and
     /// the reason.
-    pub fn load(path: &Path) -> Result<SettingsFile> {
+    pub(crate) fn load(path: &Path) -> Result<SettingsFile> {
         if let Some(dir) = path.parent() {
             if std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) {
                 return Err(anyhow!(
@@ -102,7 +102,7 @@ impl SettingsFile {
     /// a symlink there (a dotfiles set-up) is followed to its target, still without blocking.
     ///
     /// Errors: as [`SettingsFile::load`], but for symlinks.
-    pub fn load_user(path: &Path) -> Result<SettingsFile> {
+    pub(crate) fn load_user(path: &Path) -> Result<SettingsFile> {
         let resolved = crate::fsutil::resolved(path);
         let bytes = crate::fsutil::read_host_file(&resolved, "settings")?;
         Self::from_bytes(path, bytes)
@@ -111,7 +111,7 @@ impl SettingsFile {
     /// A settings file from its bytes (`None`: the file does not exist).
     ///
     /// Errors: as [`SettingsFile::load`] for the content.
-    pub fn from_bytes(path: &Path, bytes: Option<Vec<u8>>) -> Result<SettingsFile> {
+    pub(crate) fn from_bytes(path: &Path, bytes: Option<Vec<u8>>) -> Result<SettingsFile> {
         let text = bytes.as_deref().unwrap_or_default();
         let doc = jsonedit::Doc::parse_as(text, syntax_of(path)).map_err(|e| {
             anyhow!(
@@ -137,29 +137,29 @@ impl SettingsFile {
     }
 
     /// Whether the file existed when loaded.
-    pub fn existed(&self) -> bool {
+    pub(crate) fn existed(&self) -> bool {
         self.original.is_some()
     }
 
     /// The file's bytes as loaded (`None`: it did not exist).
-    pub fn original_bytes(&self) -> Option<&[u8]> {
+    pub(crate) fn original_bytes(&self) -> Option<&[u8]> {
         self.original.as_deref()
     }
 
     /// The file's bytes as they are now (edits applied).
-    pub fn bytes(&self) -> Vec<u8> {
+    pub(crate) fn bytes(&self) -> Vec<u8> {
         self.doc.text().into_bytes()
     }
 
     /// True when the bytes differ from what was loaded.
-    pub fn changed(&self) -> bool {
+    pub(crate) fn changed(&self) -> bool {
         self.original.as_deref().unwrap_or_default() != self.doc.text().as_bytes()
     }
 
     /// Why this file must not be written, when it changed and cannot be (see
     /// [`crate::fsutil::unwritable_reason`]): checked by `init` and `uninstall` for every file
     /// before any file is touched.
-    pub fn refusal(&self) -> Option<String> {
+    pub(crate) fn refusal(&self) -> Option<String> {
         if !self.changed() {
             return None;
         }
@@ -174,7 +174,7 @@ impl SettingsFile {
     /// Replaces the whole content with `bytes` (the install record's copy from before `init`).
     ///
     /// Errors: `bytes` do not parse as a settings file.
-    pub fn replace_all(&mut self, bytes: &[u8]) -> Result<()> {
+    pub(crate) fn replace_all(&mut self, bytes: &[u8]) -> Result<()> {
         self.doc = jsonedit::Doc::parse_as(bytes, syntax_of(&self.path)).map_err(|e| {
             anyhow!(
                 "could not parse the recorded copy of {}: {e}",
@@ -187,40 +187,40 @@ impl SettingsFile {
 
     /// Removes the handler at `hooks[event][group][handler]` (indices as in `json`), and what
     /// that leaves empty. Returns whether it was there.
-    pub fn remove_handler_at(&mut self, event: &str, group: usize, handler: usize) -> bool {
+    pub(crate) fn remove_handler_at(&mut self, event: &str, group: usize, handler: usize) -> bool {
         let done = self.doc.remove_handler(event, group, handler);
         self.json = self.doc.value();
         done
     }
 
     /// Appends a matcher group to `hooks[event]`.
-    pub fn append_group(&mut self, event: &str, group: &Value) {
+    pub(crate) fn append_group(&mut self, event: &str, group: &Value) {
         self.doc.append_group(event, group);
         self.json = self.doc.value();
     }
 
     /// Sets (or with `None` removes) a top-level key.
-    pub fn set_top(&mut self, key: &str, value: Option<&Value>) {
+    pub(crate) fn set_top(&mut self, key: &str, value: Option<&Value>) {
         self.doc.set_top(key, value);
         self.json = self.doc.value();
     }
 
     /// Sets a field of a top-level object.
-    pub fn set_in_top(&mut self, key: &str, field: &str, value: &Value) {
+    pub(crate) fn set_in_top(&mut self, key: &str, field: &str, value: &Value) {
         self.doc.set_in_top(key, field, value);
         self.json = self.doc.value();
     }
 
     /// Appends the string `value` to the array `key.field`, creating what is absent (see
     /// [`jsonedit::Doc::append_to_top_array`]).
-    pub fn append_to_top_array(&mut self, key: &str, field: &str, value: &Value) {
+    pub(crate) fn append_to_top_array(&mut self, key: &str, field: &str, value: &Value) {
         self.doc.append_to_top_array(key, field, value);
         self.json = self.doc.value();
     }
 
     /// Removes the first element equal to `value` from the array `key.field` and, with
     /// `prune`, what that leaves empty. Returns whether it was there.
-    pub fn remove_from_top_array(
+    pub(crate) fn remove_from_top_array(
         &mut self,
         key: &str,
         field: &str,
@@ -237,7 +237,7 @@ impl SettingsFile {
     ///
     /// Errors: the file must not be written ([`SettingsFile::refusal`]), or the folder or the
     /// file cannot be written.
-    pub fn save(&self) -> Result<bool> {
+    pub(crate) fn save(&self) -> Result<bool> {
         if !self.changed() {
             return Ok(false);
         }
@@ -256,7 +256,7 @@ impl SettingsFile {
 /// The JSON the host that reads the settings file at `path` accepts: Gemini CLI and Qwen Code
 /// read `settings.json` in their `.gemini` and `.qwen` folders (project or user) through
 /// `strip-json-comments`, so comments are valid there; every other file is strict JSON.
-pub fn syntax_of(path: &Path) -> jsonedit::Syntax {
+pub(crate) fn syntax_of(path: &Path) -> jsonedit::Syntax {
     let folder = path
         .parent()
         .and_then(Path::file_name)
@@ -283,7 +283,7 @@ fn hooks_shape_ok(h: &Value) -> bool {
 
 /// A handler's command line for messages: `command`, then each string of `args`, space-separated
 /// (non-string args are left out; a missing `command` counts as empty).
-pub fn command_line(handler: &Value) -> String {
+pub(crate) fn command_line(handler: &Value) -> String {
     let command = handler
         .get("command")
         .and_then(Value::as_str)
@@ -301,7 +301,7 @@ pub fn command_line(handler: &Value) -> String {
 }
 
 /// Which capn hook subcommand a handler runs (`session-start`, ...), if it is ours.
-pub fn our_subcommand(handler: &Value) -> Option<String> {
+pub(crate) fn our_subcommand(handler: &Value) -> Option<String> {
     let command = handler.get("command")?.as_str()?.trim();
     if let Some(args) = handler.get("args").and_then(Value::as_array) {
         if is_capn(command) && args.first().and_then(Value::as_str) == Some("hook") {
@@ -325,7 +325,7 @@ pub(super) fn is_capn(c: &str) -> bool {
 /// True for a registration of an older capn that ours replaces: the command words (the
 /// `command` string split on whitespace, then `args`), after a leading `env` or `/usr/bin/env`,
 /// are exactly `capn context` or `capn nudge` (see the module docs).
-pub fn is_legacy(handler: &Value) -> bool {
+pub(crate) fn is_legacy(handler: &Value) -> bool {
     let Some(command) = handler.get("command").and_then(Value::as_str) else {
         return false;
     };
@@ -348,13 +348,13 @@ pub fn is_legacy(handler: &Value) -> bool {
 
 /// The id of capn's Claude Code plugin in this repository's marketplace
 /// (`.claude-plugin/marketplace.json`): `<plugin>@<marketplace>`.
-pub const PLUGIN_ID: &str = "capn@capn-hook";
+pub(crate) const PLUGIN_ID: &str = "capn@capn-hook";
 
 /// True when any of `files` enables capn's Claude Code plugin (`"enabledPlugins":
 /// {"capn@capn-hook": true}`, the settings key Claude Code keeps plugin state in). Its
 /// `hooks/hooks.json` then registers capn's hooks and its skill is `/capn:compact-prep`, so `init`
 /// registers neither again (a hook in both settings and a plugin runs twice).
-pub fn plugin_enabled(files: &[&Map<String, Value>]) -> bool {
+pub(crate) fn plugin_enabled(files: &[&Map<String, Value>]) -> bool {
     files.iter().any(|j| {
         j.get("enabledPlugins")
             .and_then(|p| p.get(PLUGIN_ID))
@@ -365,7 +365,7 @@ pub fn plugin_enabled(files: &[&Map<String, Value>]) -> bool {
 
 /// Which older capn a legacy handler ([`is_legacy`]) comes from: `"0.1"` for the split form
 /// (`args`) and `capn nudge`, `"0.2"` otherwise.
-pub fn legacy_version(handler: &Value) -> &'static str {
+pub(crate) fn legacy_version(handler: &Value) -> &'static str {
     let nudge = handler
         .get("command")
         .and_then(Value::as_str)
@@ -383,7 +383,7 @@ pub fn legacy_version(handler: &Value) -> &'static str {
 /// Every handler in a settings-shaped object (`{"hooks": {Event: [{matcher, hooks: [handler]}]}}`,
 /// Claude Code's hooks docs, "Configuration") as (event, its matcher group, the handler), in file
 /// order. Parts of another shape are skipped.
-pub fn handlers(json: &Map<String, Value>) -> Vec<(&str, &Value, &Value)> {
+pub(crate) fn handlers(json: &Map<String, Value>) -> Vec<(&str, &Value, &Value)> {
     located(json)
         .into_iter()
         .map(|h| (h.event, h.group, h.handler))
@@ -422,7 +422,7 @@ fn located(json: &Map<String, Value>) -> Vec<Located<'_>> {
 
 /// The (event, subcommand) pairs registered as ours (see [`our_subcommand`]) in a settings
 /// object.
-pub fn ours_in(json: &Map<String, Value>) -> Vec<(String, String)> {
+pub(crate) fn ours_in(json: &Map<String, Value>) -> Vec<(String, String)> {
     handlers(json)
         .into_iter()
         .filter_map(|(event, _, h)| our_subcommand(h).map(|sub| (event.to_string(), sub)))
@@ -431,7 +431,7 @@ pub fn ours_in(json: &Map<String, Value>) -> Vec<(String, String)> {
 
 /// A handler removed from a settings file, with where it was, so it can be put back.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Removed {
+pub(crate) struct Removed {
     /// The settings file.
     pub path: PathBuf,
     /// The event.
@@ -446,7 +446,10 @@ pub struct Removed {
 
 /// Removes handlers matching `pred` from every event, dropping a group, an event and `hooks`
 /// when this left them empty. Returns what was removed, in file order.
-pub fn remove_handlers(file: &mut SettingsFile, pred: &dyn Fn(&Value) -> bool) -> Vec<Removed> {
+pub(crate) fn remove_handlers(
+    file: &mut SettingsFile,
+    pred: &dyn Fn(&Value) -> bool,
+) -> Vec<Removed> {
     let found: Vec<(String, usize, usize, Removed)> = located(&file.json)
         .into_iter()
         .filter(|h| pred(h.handler))
@@ -472,7 +475,7 @@ pub fn remove_handlers(file: &mut SettingsFile, pred: &dyn Fn(&Value) -> bool) -
 /// when that group (same matcher) is still at `position.0`, else as a group of its own there
 /// (at the end when `position` is unknown), unless an equal handler is in that event. Returns
 /// whether it added it.
-pub fn put_back(
+pub(crate) fn put_back(
     file: &mut SettingsFile,
     event: &str,
     matcher: Option<&Value>,
@@ -503,7 +506,7 @@ pub fn put_back(
 
 /// What a merge did, for `init`'s report and the install record.
 #[derive(Debug, Default, PartialEq)]
-pub struct MergeReport {
+pub(crate) struct MergeReport {
     /// capn SessionStart handlers moved off [`OLD_SESSION_START_MATCHER`], with their file.
     pub upgraded: Vec<(PathBuf, usize)>,
     /// Files whose capn tool-hook matcher was widened to file reads
@@ -523,7 +526,7 @@ pub struct MergeReport {
 ///
 /// Errors: `table` is not valid (a bug in the embedded data).
 #[cfg(test)]
-pub fn merge(
+pub(crate) fn merge(
     table: &str,
     target: &mut SettingsFile,
     others: &mut [&mut SettingsFile],
@@ -536,7 +539,7 @@ pub fn merge(
 /// read, never changed: a handler registered there is not added again to the project.
 ///
 /// Errors: `table` is not valid (a bug in the embedded data).
-pub fn merge_counting(
+pub(crate) fn merge_counting(
     table: &str,
     target: &mut SettingsFile,
     others: &mut [&mut SettingsFile],
@@ -587,7 +590,7 @@ pub fn merge_counting(
 
 /// How [`remove_recorded_handler`] found a recorded handler.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Found {
+pub(crate) enum Found {
     /// As `init` added it.
     Exact,
     /// Changed since (a handler of ours running the same subcommand in the same event).
@@ -599,7 +602,7 @@ pub enum Found {
 /// running the same `capn hook` subcommand in that event. A group left without handlers is
 /// removed, then an event left without groups, then `hooks` if left empty. `None` when neither
 /// is there (already removed).
-pub fn remove_recorded_handler(
+pub(crate) fn remove_recorded_handler(
     file: &mut SettingsFile,
     event: &str,
     handler: &Value,
@@ -630,7 +633,7 @@ fn remove_first(file: &mut SettingsFile, event: &str, pred: &dyn Fn(&Value) -> b
 /// registers (same event, same value), nothing else. Returns the events they were removed from.
 ///
 /// Errors: `table` is not valid (a bug in the embedded data).
-pub fn remove_table_handlers(table: &str, file: &mut SettingsFile) -> Result<Vec<String>> {
+pub(crate) fn remove_table_handlers(table: &str, file: &mut SettingsFile) -> Result<Vec<String>> {
     let table: Map<String, Value> = serde_json::from_str(table)?;
     let mut out: Vec<String> = Vec::new();
     for (event, _, h) in handlers(&table) {

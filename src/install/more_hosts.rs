@@ -23,7 +23,7 @@ use std::path::Path;
 /// OpenCode) whose folder (`.gemini/`, `.qwen/`, `.opencode/`) is in the project, or its user
 /// folder in the home folder. Copilot CLI is never added unasked ([`Setup::Asked`]): it already
 /// runs capn's Claude Code hooks.
-pub fn selected(root: &Path, requested: &[Host]) -> Vec<Host> {
+pub(crate) fn selected(root: &Path, requested: &[Host]) -> Vec<Host> {
     if !requested.is_empty() {
         return Host::ALL
             .into_iter()
@@ -55,7 +55,7 @@ fn detected(root: &Path, home: Option<&Path>, spec: &HostSpec) -> bool {
 /// A file capn owns whole in a project ([`hosts::HostSpec::whole_file`]): Copilot CLI's hook
 /// file, or OpenCode's plugin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct OwnFile {
+pub(crate) struct OwnFile {
     /// The host it is for.
     pub host: Host,
     /// Where it goes, relative to the project root (the host's first project file).
@@ -76,7 +76,7 @@ const OWN_COUNT: usize = {
 };
 
 /// Every file capn owns whole, in [`hosts::ALL`]'s order.
-pub const OWN_FILES: [OwnFile; OWN_COUNT] = {
+pub(crate) const OWN_FILES: [OwnFile; OWN_COUNT] = {
     let mut out = [OwnFile {
         host: Host::ALL[0],
         rel: "",
@@ -100,7 +100,7 @@ pub const OWN_FILES: [OwnFile; OWN_COUNT] = {
 
 /// What `init` does with an [`OwnFile`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum OwnPlan {
+pub(crate) enum OwnPlan {
     /// It holds capn's bytes already.
     Present,
     /// Create it.
@@ -114,7 +114,7 @@ pub enum OwnPlan {
 ///
 /// Errors: a folder on the way is a symlink, or the file is a symlink, a FIFO, a folder, or
 /// cannot be read (named); nothing was written.
-pub fn plan_own(root: &Path, file: &OwnFile) -> Result<OwnPlan> {
+pub(crate) fn plan_own(root: &Path, file: &OwnFile) -> Result<OwnPlan> {
     let path = root.join(file.rel);
     crate::fsutil::check_inside(root, &path)?;
     Ok(match crate::fsutil::read_host_file(&path, file.rel)? {
@@ -128,7 +128,7 @@ pub fn plan_own(root: &Path, file: &OwnFile) -> Result<OwnPlan> {
 /// wrote.
 ///
 /// Errors: a folder or the file cannot be written (named).
-pub fn write_own(root: &Path, file: &OwnFile, plan: &OwnPlan) -> Result<bool> {
+pub(crate) fn write_own(root: &Path, file: &OwnFile, plan: &OwnPlan) -> Result<bool> {
     if *plan != OwnPlan::Create {
         return Ok(false);
     }
@@ -145,7 +145,7 @@ pub fn write_own(root: &Path, file: &OwnFile, plan: &OwnPlan) -> Result<bool> {
 /// Returns what it did, for `uninstall`'s report.
 ///
 /// Errors: the file cannot be read or deleted (named).
-pub fn remove_own(root: &Path, file: &OwnFile) -> Result<Option<String>> {
+pub(crate) fn remove_own(root: &Path, file: &OwnFile) -> Result<Option<String>> {
     let path = root.join(file.rel);
     if crate::fsutil::check_inside(root, &path).is_err() {
         return Ok(None);
@@ -168,7 +168,7 @@ pub fn remove_own(root: &Path, file: &OwnFile) -> Result<Option<String>> {
 /// True when the project at `root` has capn's own file for a host that also runs another
 /// host's registrations ([`hosts::HostSpec::runs_hooks_of`]: Copilot CLI's hook file): then that
 /// host runs it, and capn's registrations it runs too stand back. One `stat` per such host.
-pub fn guest_file_registered(root: &Path) -> bool {
+pub(crate) fn guest_file_registered(root: &Path) -> bool {
     OWN_FILES
         .iter()
         .filter(|f| f.host.spec().runs_hooks_of.is_some())

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 /// What `capn init` was asked for (its flags, without `--user`).
 #[derive(Debug, Clone, Default)]
-pub struct InitOptions {
+pub(crate) struct InitOptions {
     /// The hosts named with `--host` (none: [`more_hosts::selected`]'s choice).
     pub hosts: Vec<Host>,
     /// `--git`: add `capn prune --expired` to the post-commit hook.
@@ -35,7 +35,7 @@ pub struct InitOptions {
 }
 
 /// Everything `init` will change, worked out before anything is written.
-pub struct Plan {
+pub(crate) struct Plan {
     /// The project settings files, in [`super::project::PROJECT_SETTINGS`]' order, with the
     /// hosts' edits made in memory.
     pub settings: Vec<HostFile>,
@@ -60,7 +60,7 @@ pub struct Plan {
 /// Works out everything `init` will change (see [`Plan`]), writing nothing.
 ///
 /// Errors: a refusal (a file that does not parse or must not be written); nothing was changed.
-pub fn plan(root: &Path, opts: &InitOptions) -> Result<Plan> {
+pub(crate) fn plan(root: &Path, opts: &InitOptions) -> Result<Plan> {
     let mut done: Vec<String> = Vec::new();
     let hosts = more_hosts::selected(root, &opts.hosts);
     // Parse every settings file of the hosts set up first: a broken one means nothing is
@@ -148,7 +148,7 @@ fn created_dirs() -> Vec<String> {
 
 /// What a run does to the install record's account of the lines `init --shared` took out of
 /// the project's `.gitignore` ([`InstallRecord::gitignore`]).
-pub enum GitignoreRecord {
+pub(crate) enum GitignoreRecord {
     /// Nothing.
     Same,
     /// This run takes these lines out: recorded (replacing an older account: the user put the
@@ -338,7 +338,7 @@ fn record_fits(rec: &InstallRecord, files: &[HostFile]) -> Result<()> {
 
 /// Records in `rec` what this run changes in the settings file `f`: that it creates it, and its
 /// bytes before and after (see [`InstallRecord::set_file`]).
-pub fn record_change(rec: &mut InstallRecord, f: &HostFile) {
+pub(crate) fn record_change(rec: &mut InstallRecord, f: &HostFile) {
     if f.file.changed() {
         if !f.file.existed() {
             rec.add_created_file(f.rel);
@@ -348,7 +348,7 @@ pub fn record_change(rec: &mut InstallRecord, f: &HostFile) {
 }
 
 /// What `init` does with the `.gitignore` files.
-pub struct Ignores {
+pub(crate) struct Ignores {
     /// The project's.
     pub root: shared::RootIgnore,
     /// The install record's account of the project's.
@@ -360,14 +360,14 @@ pub struct Ignores {
 impl Ignores {
     /// True when the project's `.gitignore` is edited, and so to be committed (put back as it
     /// was, it is not).
-    pub fn edits_root(&self) -> bool {
+    pub(crate) fn edits_root(&self) -> bool {
         self.root != shared::RootIgnore::Keep && !matches!(self.record, GitignoreRecord::PutBack(_))
     }
 }
 
 /// What `init` does with the skill file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SkillPlan {
+pub(crate) enum SkillPlan {
     /// It is absent: install it.
     Install,
     /// The bundled one is there.

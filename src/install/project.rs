@@ -7,9 +7,9 @@ use anyhow::Result;
 use std::path::{Path, PathBuf};
 
 /// The Claude Code project settings file, relative to the project root.
-pub const CLAUDE_SETTINGS: &str = crate::hosts::CLAUDE.files[0];
+pub(crate) const CLAUDE_SETTINGS: &str = crate::hosts::CLAUDE.files[0];
 /// The Claude Code local settings file, relative to the project root.
-pub const CLAUDE_LOCAL_SETTINGS: &str = crate::hosts::CLAUDE.files[1];
+pub(crate) const CLAUDE_LOCAL_SETTINGS: &str = crate::hosts::CLAUDE.files[1];
 
 /// How many project settings files capn merges its handlers into.
 const MERGED_COUNT: usize = {
@@ -27,7 +27,7 @@ const MERGED_COUNT: usize = {
 /// `uninstall` handle them: each merging host's files, in [`crate::hosts::ALL`]'s order
 /// (`.claude/settings.json`, `.claude/settings.local.json`, `.codex/hooks.json`,
 /// `.gemini/settings.json`, `.qwen/settings.json`). (The hosts whose file capn writes whole: [`super::more_hosts`].)
-pub const PROJECT_SETTINGS: [&str; MERGED_COUNT] = {
+pub(crate) const PROJECT_SETTINGS: [&str; MERGED_COUNT] = {
     let mut out = [""; MERGED_COUNT];
     let (mut i, mut j) = (0, 0);
     while i < crate::hosts::ALL.len() {
@@ -44,7 +44,7 @@ pub const PROJECT_SETTINGS: [&str; MERGED_COUNT] = {
 };
 
 /// The host whose settings file `rel` (one of [`PROJECT_SETTINGS`]) is.
-pub fn host_of_file(rel: &str) -> crate::hosts::Host {
+pub(crate) fn host_of_file(rel: &str) -> crate::hosts::Host {
     crate::hosts::ALL
         .iter()
         .find(|s| s.files.contains(&rel))
@@ -52,18 +52,18 @@ pub fn host_of_file(rel: &str) -> crate::hosts::Host {
 }
 
 /// The user-level Claude Code settings file, relative to the home folder.
-pub const USER_CLAUDE_SETTINGS: &str = crate::hosts::CLAUDE.user_file;
+pub(crate) const USER_CLAUDE_SETTINGS: &str = crate::hosts::CLAUDE.user_file;
 
 /// The user-level settings file `rel` (relative to the home folder), when there is a home
 /// folder and the file parses (a broken user file is doctor's to report, not init's to fix).
-pub fn user_settings(rel: &str) -> Option<SettingsFile> {
+pub(crate) fn user_settings(rel: &str) -> Option<SettingsFile> {
     let home = crate::env::home_dir()?;
     SettingsFile::load_user(&home.join(rel)).ok()
 }
 
 /// The statusline command in the user's `~/.claude/settings.json`, if any (project settings
 /// override it, so ours must wrap it to keep it visible).
-pub fn user_statusline_command() -> Option<String> {
+pub(crate) fn user_statusline_command() -> Option<String> {
     let f = user_settings(USER_CLAUDE_SETTINGS)?;
     super::statusline_command(&f.json).map(str::to_string)
 }
@@ -74,7 +74,7 @@ pub fn user_statusline_command() -> Option<String> {
 /// deletes out of the project.
 ///
 /// Errors: [`crate::fsutil::check_inside`]'s, naming the folder; nothing has been touched.
-pub fn check_project_paths(root: &Path) -> Result<()> {
+pub(crate) fn check_project_paths(root: &Path) -> Result<()> {
     let mut paths: Vec<PathBuf> = PROJECT_SETTINGS.iter().map(|r| root.join(r)).collect();
     for file in super::more_hosts::OWN_FILES {
         paths.push(root.join(file.rel));

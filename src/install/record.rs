@@ -57,14 +57,14 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// The record's file name inside `.capn/`.
-pub const RECORD_FILE: &str = "install.json";
+pub(crate) const RECORD_FILE: &str = "install.json";
 
 /// The record format version written.
-pub const RECORD_VERSION: u32 = 1;
+pub(crate) const RECORD_VERSION: u32 = 1;
 
 /// The file in the per-user state dir ([`crate::session::state_dir`]) holding this user's key
 /// for signing install records (32 bytes).
-pub const KEY_FILE: &str = "install.key";
+pub(crate) const KEY_FILE: &str = "install.key";
 
 /// Length of the install key, in bytes.
 const KEY_LEN: usize = 32;
@@ -72,7 +72,7 @@ const KEY_LEN: usize = 32;
 /// What `capn init` added (see the module docs).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
-pub struct InstallRecord {
+pub(crate) struct InstallRecord {
     /// Format version ([`RECORD_VERSION`]).
     pub version: u32,
     /// Settings files `init` created, relative to the project root (`.claude/settings.json`).
@@ -123,7 +123,7 @@ pub struct InstallRecord {
 
 /// Where and which folder a project was when `init` recorded it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ProjectId {
+pub(crate) struct ProjectId {
     /// The project root, resolved (symlinks, `..`).
     pub path: String,
     /// The root folder's device and inode numbers (`stat`): they stay when the folder is moved
@@ -135,7 +135,7 @@ pub struct ProjectId {
 
 impl ProjectId {
     /// The identity of the project at `root` now; `None` when its folder cannot be read.
-    pub fn of(root: &Path) -> Option<ProjectId> {
+    pub(crate) fn of(root: &Path) -> Option<ProjectId> {
         let path = dunce::canonicalize(root).ok()?;
         let meta = std::fs::metadata(&path).ok()?;
         let (dev, ino) = folder_identity(&meta);
@@ -149,7 +149,7 @@ impl ProjectId {
     /// True when `self` and `other` name one folder by its identity: never where the system
     /// gives none (both numbers 0, as on Windows, where std keeps the file index unstable), so
     /// there a moved project is told by its path alone and a copy is never taken for the original.
-    pub fn same_folder(&self, other: &ProjectId) -> bool {
+    pub(crate) fn same_folder(&self, other: &ProjectId) -> bool {
         self.ino != 0 && self.dev == other.dev && self.ino == other.ino
     }
 }
@@ -169,7 +169,7 @@ fn folder_identity(_meta: &std::fs::Metadata) -> (u64, u64) {
 
 /// A settings file as it was before `init` changed it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RecordedFile {
+pub(crate) struct RecordedFile {
     /// The settings file, relative to the project root.
     pub file: String,
     /// Its text before `init` first changed it (`None`: there was no file).
@@ -182,7 +182,7 @@ pub struct RecordedFile {
 /// [`crate::install::shared::take_store_lines`]). Only lines that ignore the whole store are
 /// ever put back from it ([`crate::install::shared::restorable`]), whoever wrote the record.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RecordedGitignore {
+pub(crate) struct RecordedGitignore {
     /// The lines, in the order they stood.
     pub removed: Vec<RemovedLine>,
     /// Lowercase hex SHA-256 of the bytes `init` left: while the file still hashes to it, the
@@ -192,7 +192,7 @@ pub struct RecordedGitignore {
 
 /// One line `init --shared` took out of the project's `.gitignore`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RemovedLine {
+pub(crate) struct RemovedLine {
     /// The line with its own line end (`\n`, `\r\n`, or none: the file's last line had none).
     pub line: String,
     /// Its index among the file's lines before it was taken out (0: the first line).
@@ -205,7 +205,7 @@ pub struct RemovedLine {
 
 /// A registration of an older capn that `init` removed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RecordedReplaced {
+pub(crate) struct RecordedReplaced {
     /// The settings file, relative to the project root.
     pub file: String,
     /// The event (`SessionStart`, `Stop`, ...).
@@ -220,14 +220,14 @@ pub struct RecordedReplaced {
 }
 
 /// Lowercase hex SHA-256 of `bytes`.
-pub fn sha256_hex(bytes: &[u8]) -> String {
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
     use sha2::{Digest, Sha256};
     crate::hex::encode(&Sha256::digest(bytes))
 }
 
 /// One hook handler `init` added.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RecordedHandler {
+pub(crate) struct RecordedHandler {
     /// The settings file, relative to the project root.
     pub file: String,
     /// The event (`SessionStart`, ...).
@@ -238,7 +238,7 @@ pub struct RecordedHandler {
 
 /// The statusline `init` set in one settings file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RecordedStatusline {
+pub(crate) struct RecordedStatusline {
     /// The settings file, relative to the project root.
     pub file: String,
     /// The `statusLine` value before (`None`: there was none in that file).
@@ -254,7 +254,7 @@ pub struct RecordedStatusline {
 /// this path names that same file. So a record that travelled with a moved project, or names
 /// some other file, never makes `uninstall` touch a file that is not this project's hook.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RecordedPostCommit {
+pub(crate) struct RecordedPostCommit {
     /// The hook file, relative to the project root when it lies inside it (`.git/hooks/...`);
     /// absolute otherwise (a linked worktree's hooks are the main repository's). Records written
     /// by older versions hold an absolute path even inside the project.
@@ -275,7 +275,7 @@ pub struct RecordedPostCommit {
 
 impl RecordedPostCommit {
     /// The record of the hook at `path` for the project at `root` (relative when inside it).
-    pub fn new(root: &Path, path: &Path, created: bool) -> Self {
+    pub(crate) fn new(root: &Path, path: &Path, created: bool) -> Self {
         let path = path
             .strip_prefix(root)
             .map(Path::to_path_buf)
@@ -289,7 +289,7 @@ impl RecordedPostCommit {
     }
 
     /// The recorded path, resolved against the project root when it is relative.
-    pub fn resolve(&self, root: &Path) -> PathBuf {
+    pub(crate) fn resolve(&self, root: &Path) -> PathBuf {
         if self.path.is_absolute() {
             self.path.clone()
         } else {
@@ -298,7 +298,7 @@ impl RecordedPostCommit {
     }
 
     /// True when the record names the hook at `path` (the project's post-commit hook now).
-    pub fn names(&self, root: &Path, path: &Path) -> bool {
+    pub(crate) fn names(&self, root: &Path, path: &Path) -> bool {
         crate::install::git_hook::same_path(&self.resolve(root), path)
     }
 }
@@ -308,7 +308,7 @@ impl RecordedPostCommit {
 // A record is loaded once per command; boxing it would only move the size (which crosses
 // clippy's threshold on Windows, where `PathBuf` is larger).
 #[allow(clippy::large_enum_variant)]
-pub enum Loaded {
+pub(crate) enum Loaded {
     /// There is no record.
     Missing,
     /// The record.
@@ -326,14 +326,14 @@ pub enum Loaded {
 /// The record's path for the project at `root`: in its store folder, or for a linked git
 /// worktree using the main checkout's store, in that worktree's own folder there (each checkout
 /// has its own settings files, so its own record).
-pub fn record_path(root: &Path) -> PathBuf {
+pub(crate) fn record_path(root: &Path) -> PathBuf {
     crate::store::Store::at(root.to_path_buf())
         .local
         .join(RECORD_FILE)
 }
 
 /// Loads the record of the project at `root`.
-pub fn load(root: &Path) -> Loaded {
+pub(crate) fn load(root: &Path) -> Loaded {
     load_with(root, || user_key(false, root))
 }
 
@@ -461,7 +461,7 @@ fn user_key(create: bool, root: &Path) -> std::result::Result<Vec<u8>, String> {
 
 impl InstallRecord {
     /// Adds a handler unless the same one (file, event, value) is recorded.
-    pub fn add_handler(&mut self, file: &str, event: &str, handler: &Value) {
+    pub(crate) fn add_handler(&mut self, file: &str, event: &str, handler: &Value) {
         let h = RecordedHandler {
             file: file.to_string(),
             event: event.to_string(),
@@ -474,13 +474,13 @@ impl InstallRecord {
 
     /// Records the statusline `init` just set in a file, replacing an older entry for that file
     /// (the newest `before` is the one to go back to).
-    pub fn set_statusline(&mut self, entry: RecordedStatusline) {
+    pub(crate) fn set_statusline(&mut self, entry: RecordedStatusline) {
         self.statuslines.retain(|s| s.file != entry.file);
         self.statuslines.push(entry);
     }
 
     /// Records an allow rule `init` added to `file`, once.
-    pub fn add_allow(&mut self, file: &str, rule: &str) {
+    pub(crate) fn add_allow(&mut self, file: &str, rule: &str) {
         let entry = (file.to_string(), rule.to_string());
         if !self.allow.contains(&entry) {
             self.allow.push(entry);
@@ -488,7 +488,7 @@ impl InstallRecord {
     }
 
     /// True when the record names anything `init` did to the settings file `file`.
-    pub fn touches(&self, file: &str) -> bool {
+    pub(crate) fn touches(&self, file: &str) -> bool {
         self.handlers.iter().any(|h| h.file == file)
             || self.statuslines.iter().any(|s| s.file == file)
             || self.replaced.iter().any(|r| r.file == file)
@@ -501,7 +501,13 @@ impl InstallRecord {
     /// one and the file was left as `init` last left it, the older copy stays with the new
     /// hash; when the file was edited in between, or this is not the first change and there is
     /// no copy, none is kept (uninstall then removes capn's entries one by one).
-    pub fn set_file(&mut self, file: &str, before: Option<&[u8]>, after: &[u8], fresh: bool) {
+    pub(crate) fn set_file(
+        &mut self,
+        file: &str,
+        before: Option<&[u8]>,
+        after: &[u8],
+        fresh: bool,
+    ) {
         let before_hash = before.map(sha256_hex);
         let old = self.files.iter().position(|f| f.file == file);
         let keep = match old {
@@ -526,35 +532,35 @@ impl InstallRecord {
 
     /// The recorded copy of `file` when its bytes now (`current`, `None`: absent) are exactly
     /// what `init` last left: `Some(before)` (`before` is `None` when there was no file).
-    pub fn restorable(&self, file: &str, current: Option<&[u8]>) -> Option<Option<&str>> {
+    pub(crate) fn restorable(&self, file: &str, current: Option<&[u8]>) -> Option<Option<&str>> {
         let f = self.files.iter().find(|f| f.file == file)?;
         (current.map(sha256_hex).as_deref() == Some(f.after_sha256.as_str()))
             .then_some(f.before.as_deref())
     }
 
     /// Records a registration `init` replaced (once).
-    pub fn add_replaced(&mut self, r: RecordedReplaced) {
+    pub(crate) fn add_replaced(&mut self, r: RecordedReplaced) {
         if !self.replaced.contains(&r) {
             self.replaced.push(r);
         }
     }
 
     /// Records a created settings file (once).
-    pub fn add_created_file(&mut self, file: &str) {
+    pub(crate) fn add_created_file(&mut self, file: &str) {
         if !self.created_files.iter().any(|f| f == file) {
             self.created_files.push(file.to_string());
         }
     }
 
     /// Records that `init` created the folder `dir` (relative to the project root), once.
-    pub fn add_created_dir(&mut self, dir: &str) {
+    pub(crate) fn add_created_dir(&mut self, dir: &str) {
         if !self.created_dirs.iter().any(|d| d == dir) {
             self.created_dirs.push(dir.to_string());
         }
     }
 
     /// True when `file` is recorded as created by `init`.
-    pub fn created(&self, file: &str) -> bool {
+    pub(crate) fn created(&self, file: &str) -> bool {
         self.created_files.iter().any(|f| f == file)
     }
 
@@ -562,12 +568,12 @@ impl InstallRecord {
     /// alone). 0.3's `init` added the `.capn/` line to the project's `.gitignore` for a local
     /// store, so only with such a record is that line capn's to take back
     /// ([`crate::install::shared::plan_legacy`]); without one it is the user's (or capn 0.2's).
-    pub fn written_by_0_3(&self) -> bool {
+    pub(crate) fn written_by_0_3(&self) -> bool {
         self.project.is_none()
     }
 
     /// True when nothing is recorded.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.created_files.is_empty()
             && self.created_dirs.is_empty()
             && self.handlers.is_empty()
@@ -585,7 +591,7 @@ impl InstallRecord {
     /// will treat it as foreign): the caller says so.
     ///
     /// Errors: the file cannot be written.
-    pub fn save(&self, root: &Path) -> Result<Option<String>> {
+    pub(crate) fn save(&self, root: &Path) -> Result<Option<String>> {
         self.save_with(root, || user_key(true, root))
     }
 
@@ -627,7 +633,7 @@ impl InstallRecord {
 /// Deletes the record of the project at `root` (a missing one is fine).
 ///
 /// Errors: it exists and cannot be removed.
-pub fn remove(root: &Path) -> Result<()> {
+pub(crate) fn remove(root: &Path) -> Result<()> {
     let path = record_path(root);
     match std::fs::remove_file(&path) {
         Ok(()) => Ok(()),

@@ -13,7 +13,7 @@ use std::path::Path;
 
 /// One project settings file `init` merges capn's handlers into (one of [`PROJECT_SETTINGS`]),
 /// as planned: read (or a placeholder for a host not set up), then edited in memory.
-pub struct HostFile {
+pub(crate) struct HostFile {
     /// Whose file it is.
     pub host: Host,
     /// Its path relative to the project root.
@@ -29,7 +29,7 @@ pub struct HostFile {
 /// host's (not even read).
 ///
 /// Errors: a selected host's file cannot be read or parsed ([`SettingsFile::load`]).
-pub fn load_host_files(root: &Path, selected: &[Host]) -> Result<Vec<HostFile>> {
+pub(crate) fn load_host_files(root: &Path, selected: &[Host]) -> Result<Vec<HostFile>> {
     PROJECT_SETTINGS
         .iter()
         .map(|&rel| {
@@ -50,7 +50,7 @@ pub fn load_host_files(root: &Path, selected: &[Host]) -> Result<Vec<HostFile>> 
 }
 
 /// The settings files of `host` among `files`, in order (the first is the one `init` writes).
-pub fn files_of(files: &mut [HostFile], host: Host) -> Vec<&mut SettingsFile> {
+pub(crate) fn files_of(files: &mut [HostFile], host: Host) -> Vec<&mut SettingsFile> {
     files
         .iter_mut()
         .filter(|f| f.host == host)
@@ -59,7 +59,7 @@ pub fn files_of(files: &mut [HostFile], host: Host) -> Vec<&mut SettingsFile> {
 }
 
 /// Claude Code's two project files among `files` (the project's and the local one).
-pub fn claude_files(files: &mut [HostFile]) -> (&mut SettingsFile, &mut SettingsFile) {
+pub(crate) fn claude_files(files: &mut [HostFile]) -> (&mut SettingsFile, &mut SettingsFile) {
     let mut it = files.iter_mut().filter(|f| f.host == Host::Claude);
     match (it.next(), it.next()) {
         (Some(a), Some(b)) => (&mut a.file, &mut b.file),
@@ -71,7 +71,7 @@ pub fn claude_files(files: &mut [HostFile]) -> (&mut SettingsFile, &mut Settings
 /// first of their settings files (in memory), the others only having older registrations
 /// replaced, and records what was added and what older registrations were replaced. A host
 /// whose only file is capn's own ([`more_hosts::OWN_FILES`]) has none here.
-pub fn merge_hooks(
+pub(crate) fn merge_hooks(
     root: &Path,
     selected: &[Host],
     files: &mut [HostFile],
@@ -104,14 +104,18 @@ pub fn merge_hooks(
 }
 
 /// True when capn's Claude Code plugin is enabled in the project, local or user settings.
-pub fn claude_from_plugin(claude: &SettingsFile, local: &SettingsFile, user: &UserFiles) -> bool {
+pub(crate) fn claude_from_plugin(
+    claude: &SettingsFile,
+    local: &SettingsFile,
+    user: &UserFiles,
+) -> bool {
     let mut all = vec![&claude.json, &local.json];
     all.extend(user.of(Host::Claude).map(|u| &u.json));
     super::plugin_enabled(&all)
 }
 
 /// Makes ours the statusline (in memory) and records what it was.
-pub fn merge_statusline(
+pub(crate) fn merge_statusline(
     claude: &mut SettingsFile,
     claude_local: &mut SettingsFile,
     user: &UserFiles,
@@ -158,7 +162,7 @@ pub fn merge_statusline(
 /// `.claude/settings.json` (in memory) unless the local or user settings hold them, and records
 /// them. One that a deny or ask rule in any of the three files covers is not added: the report
 /// names that rule and its file instead (Claude Code checks deny and ask before allow).
-pub fn merge_allow(
+pub(crate) fn merge_allow(
     claude: &mut SettingsFile,
     claude_local: &SettingsFile,
     user: &UserFiles,
@@ -189,7 +193,7 @@ pub fn merge_allow(
 /// returns what to report.
 ///
 /// Errors: the record or the file cannot be written.
-pub fn own_file_step(
+pub(crate) fn own_file_step(
     root: &Path,
     file: &OwnFile,
     plan: &OwnPlan,
@@ -218,12 +222,12 @@ pub fn own_file_step(
 
 /// The user-level settings files of the hosts with project settings files
 /// ([`PROJECT_SETTINGS`]), read once per run (only read: `init` never writes them).
-pub struct UserFiles(Vec<(Host, SettingsFile)>);
+pub(crate) struct UserFiles(Vec<(Host, SettingsFile)>);
 
 impl UserFiles {
     /// Reads each host's `user_file` under the home folder; one that is missing, unreadable or
     /// unparseable is left out ([`user_settings`]).
-    pub fn load() -> UserFiles {
+    pub(crate) fn load() -> UserFiles {
         let hosts = hosts::ALL
             .iter()
             .filter(|s| s.files.iter().any(|f| PROJECT_SETTINGS.contains(f)));
@@ -235,7 +239,7 @@ impl UserFiles {
     }
 
     /// The user-level settings file of `host`, if it was read.
-    pub fn of(&self, host: Host) -> Option<&SettingsFile> {
+    pub(crate) fn of(&self, host: Host) -> Option<&SettingsFile> {
         self.0.iter().find(|(h, _)| *h == host).map(|(_, f)| f)
     }
 }

@@ -25,7 +25,7 @@ use std::path::Path;
 /// config, `.gitattributes` (phrasings merge without a conflict: `crate::store::conflict`) and
 /// this file (the index, vectors, stat cache, `stale.json`, `learned.json`, lock, install
 /// record, linked worktrees' folders and temp files are derived or per machine).
-pub const STORE_GITIGNORE: &str = "\
+pub(crate) const STORE_GITIGNORE: &str = "\
 # Written by capn init --shared: the charts (entries/*.md) and config.json are committed for the
 # team; everything else in .capn/ is derived or per machine and stays out of git.
 *
@@ -37,7 +37,7 @@ pub const STORE_GITIGNORE: &str = "\
 ";
 
 /// The [`STORE_GITIGNORE`] capn wrote before `.gitattributes` was committed with the charts.
-pub const OLD_STORE_GITIGNORE: &str = "\
+pub(crate) const OLD_STORE_GITIGNORE: &str = "\
 # Written by capn init --shared: the charts (entries/*.md) and config.json are committed for the
 # team; everything else in .capn/ is derived or per machine and stays out of git.
 *
@@ -49,14 +49,14 @@ pub const OLD_STORE_GITIGNORE: &str = "\
 
 /// `.capn/.gitignore` in local mode: git ignores the whole store (this file too). Kept in the
 /// store, whose first chart writes it too.
-pub const LOCAL_STORE_GITIGNORE: &str = crate::store::LOCAL_STORE_GITIGNORE;
+pub(crate) const LOCAL_STORE_GITIGNORE: &str = crate::store::LOCAL_STORE_GITIGNORE;
 
 /// The line capn 0.3 added to the project's `.gitignore`.
-pub const LEGACY_LINE: &[u8] = b".capn/";
+pub(crate) const LEGACY_LINE: &[u8] = b".capn/";
 
 /// The project `.gitignore` (`bytes`) without the lines that are exactly [`LEGACY_LINE`] (the
 /// one capn 0.3 added), every other byte as it was; `None` when it has none.
-pub fn without_legacy_line(bytes: &[u8]) -> Option<Vec<u8>> {
+pub(crate) fn without_legacy_line(bytes: &[u8]) -> Option<Vec<u8>> {
     let mut out = Vec::with_capacity(bytes.len());
     let mut dropped = false;
     for line in bytes.split_inclusive(|b| *b == b'\n') {
@@ -72,13 +72,13 @@ pub fn without_legacy_line(bytes: &[u8]) -> Option<Vec<u8>> {
 }
 
 /// True when `text` (a `.gitignore`, as committed) has a line that is exactly [`LEGACY_LINE`].
-pub fn has_legacy_line(text: &[u8]) -> bool {
+pub(crate) fn has_legacy_line(text: &[u8]) -> bool {
     without_legacy_line(text).is_some()
 }
 
 /// The lines of a project `.gitignore` that ignore the whole store, as capn writes them or
 /// equivalently (trailing spaces aside).
-pub fn ignores_store(line: &[u8]) -> bool {
+pub(crate) fn ignores_store(line: &[u8]) -> bool {
     let line = line.trim_ascii_end();
     let line = line.strip_prefix(b"/").unwrap_or(line);
     let line = line
@@ -97,7 +97,7 @@ fn line_text(line: &[u8]) -> &[u8] {
 /// The project `.gitignore` (`bytes`) without its lines that ignore the whole store, every other
 /// byte as it was, and those lines as the install record keeps them (each with its line end,
 /// its index and the line above it that stays); `None` when it has none.
-pub fn take_store_lines(bytes: &[u8]) -> Option<(Vec<u8>, RecordedGitignore)> {
+pub(crate) fn take_store_lines(bytes: &[u8]) -> Option<(Vec<u8>, RecordedGitignore)> {
     let mut out = Vec::with_capacity(bytes.len());
     let mut removed = Vec::new();
     let mut above: Option<String> = None;
@@ -131,7 +131,7 @@ pub fn take_store_lines(bytes: &[u8]) -> Option<(Vec<u8>, RecordedGitignore)> {
 /// `\r\n` or none) that ignores the whole store ([`ignores_store`]), the only kind `init`
 /// takes out. A record that came with the repository can name anything; this is what keeps
 /// it from adding, say, `!.env`.
-pub fn restorable(l: &RemovedLine) -> bool {
+pub(crate) fn restorable(l: &RemovedLine) -> bool {
     let b = l.line.as_bytes();
     let text = b
         .strip_suffix(b"\r\n")
@@ -155,7 +155,7 @@ fn push_line(out: &mut Vec<u8>, piece: &[u8]) {
 /// file holds again is skipped, and each other one goes right after the line that was above it
 /// when that line is still there (the top when there was none), else at the end; no other byte
 /// changes.
-pub fn put_back_store_lines(
+pub(crate) fn put_back_store_lines(
     current: &[u8],
     rec: &RecordedGitignore,
 ) -> Option<(Vec<u8>, Vec<String>)> {
@@ -229,7 +229,7 @@ pub fn put_back_store_lines(
 
 /// What `init` does with `.capn/.gitignore`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum StoreIgnore {
+pub(crate) enum StoreIgnore {
     /// Leave it as it is.
     Keep,
     /// Write this text ([`STORE_GITIGNORE`] or [`LOCAL_STORE_GITIGNORE`]).
@@ -242,7 +242,7 @@ pub enum StoreIgnore {
 /// local store keeps a file the user wrote.
 ///
 /// Errors: it is a symlink, a special file, or cannot be read.
-pub fn plan_store_ignore(path: &Path, shared: bool) -> Result<StoreIgnore> {
+pub(crate) fn plan_store_ignore(path: &Path, shared: bool) -> Result<StoreIgnore> {
     let now = crate::fsutil::read_host_file(path, ".capn/.gitignore")?;
     let want = if shared {
         STORE_GITIGNORE
@@ -264,7 +264,7 @@ pub fn plan_store_ignore(path: &Path, shared: bool) -> Result<StoreIgnore> {
 
 /// What `init` or `uninstall` does with the project's `.gitignore`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RootIgnore {
+pub(crate) enum RootIgnore {
     /// Leave it as it is.
     Keep,
     /// Write these bytes (a line taken out, every other byte as it was).
@@ -280,7 +280,7 @@ pub enum RootIgnore {
 /// committed.
 ///
 /// Errors: the file is a symlink, a FIFO or other special file, or cannot be read.
-pub fn plan_legacy(root: &Path) -> Result<RootIgnore> {
+pub(crate) fn plan_legacy(root: &Path) -> Result<RootIgnore> {
     let path = root.join(".gitignore");
     let Some(bytes) = crate::fsutil::read_host_file(&path, ".gitignore")? else {
         return Ok(RootIgnore::Keep);
@@ -306,7 +306,7 @@ pub fn plan_legacy(root: &Path) -> Result<RootIgnore> {
 /// the whole store ([`take_store_lines`]), with those lines for the install record.
 ///
 /// Errors: the file is a symlink, a FIFO or other special file, or cannot be read.
-pub fn plan_shared_root(root: &Path) -> Result<(RootIgnore, Option<RecordedGitignore>)> {
+pub(crate) fn plan_shared_root(root: &Path) -> Result<(RootIgnore, Option<RecordedGitignore>)> {
     let path = root.join(".gitignore");
     let bytes = crate::fsutil::read_host_file(&path, ".gitignore")?.unwrap_or_default();
     Ok(match take_store_lines(&bytes) {
@@ -320,7 +320,10 @@ pub fn plan_shared_root(root: &Path) -> Result<(RootIgnore, Option<RecordedGitig
 /// why it does not: a `.gitignore` deleted since stays deleted).
 ///
 /// Errors: the file is a symlink, a FIFO or other special file, or cannot be read.
-pub fn plan_put_back(root: &Path, rec: &RecordedGitignore) -> Result<(RootIgnore, Option<String>)> {
+pub(crate) fn plan_put_back(
+    root: &Path,
+    rec: &RecordedGitignore,
+) -> Result<(RootIgnore, Option<String>)> {
     if !rec.removed.iter().any(restorable) {
         return Ok((RootIgnore::Keep, None));
     }
@@ -354,7 +357,7 @@ pub fn plan_put_back(root: &Path, rec: &RecordedGitignore) -> Result<(RootIgnore
 /// Carries out `plan` on `root`'s `.gitignore`. Returns whether it changed anything.
 ///
 /// Errors: the file cannot be written or removed.
-pub fn apply_root(root: &Path, plan: &RootIgnore) -> Result<bool> {
+pub(crate) fn apply_root(root: &Path, plan: &RootIgnore) -> Result<bool> {
     let path = root.join(".gitignore");
     match plan {
         RootIgnore::Keep => return Ok(false),

@@ -11,14 +11,14 @@ use std::path::{Path, PathBuf};
 /// Bash(capn state:*), Bash(capn ask:*), Bash(capn chart:*)`) and the procedure: the state file,
 /// then charting each question the session answered the hard way. Installed as
 /// `<skills dir>/compact-prep/SKILL.md` (Claude Code's skills docs).
-pub const SKILL_MD: &str = include_str!("../../skills/compact-prep/SKILL.md");
+pub(crate) const SKILL_MD: &str = include_str!("../../skills/compact-prep/SKILL.md");
 
 /// The skill's directory name, which is also its slash command (`/compact-prep`).
-pub const SKILL_NAME: &str = "compact-prep";
+pub(crate) const SKILL_NAME: &str = "compact-prep";
 
 /// Where `init` installs the bundled `/compact-prep` skill (skills reference: project skills live
 /// in `.claude/skills/<name>/SKILL.md`).
-pub fn skill_path(root: &Path) -> PathBuf {
+pub(crate) fn skill_path(root: &Path) -> PathBuf {
     root.join(".claude/skills")
         .join(SKILL_NAME)
         .join("SKILL.md")
@@ -26,7 +26,7 @@ pub fn skill_path(root: &Path) -> PathBuf {
 
 /// What the project's skill file holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SkillFile {
+pub(crate) enum SkillFile {
     /// There is none.
     Missing,
     /// Exactly the bundled skill ([`SKILL_MD`]).
@@ -40,7 +40,7 @@ pub enum SkillFile {
 ///
 /// Errors: it is a symlink, a FIFO or other special file, or cannot be read
 /// ([`crate::fsutil::read_host_file`]).
-pub fn read_skill(root: &Path) -> Result<SkillFile> {
+pub(crate) fn read_skill(root: &Path) -> Result<SkillFile> {
     Ok(
         match crate::fsutil::read_host_file(&skill_path(root), "skill")? {
             None => SkillFile::Missing,
@@ -55,7 +55,7 @@ pub fn read_skill(root: &Path) -> Result<SkillFile> {
 /// nothing is.
 ///
 /// Errors: a folder on the way cannot be made, or the file cannot be written.
-pub fn install(root: &Path) -> Result<()> {
+pub(crate) fn install(root: &Path) -> Result<()> {
     let path = skill_path(root);
     if let Some(dir) = path.parent() {
         crate::fsutil::ensure_dir_inside(root, dir)?;
@@ -65,7 +65,7 @@ pub fn install(root: &Path) -> Result<()> {
 
 /// What [`remove_bundled`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Removed {
+pub(crate) enum Removed {
     /// There was no skill file.
     Nothing,
     /// It was the bundled skill: deleted (its folders are the caller's: only those `init`
@@ -79,7 +79,7 @@ pub enum Removed {
 /// No folder is removed: a folder goes only when the install record says `init` made it.
 ///
 /// Errors: it is a symlink, a FIFO or other special file, or cannot be read or removed.
-pub fn remove_bundled(root: &Path) -> Result<Removed> {
+pub(crate) fn remove_bundled(root: &Path) -> Result<Removed> {
     let path = skill_path(root);
     Ok(match read_skill(root)? {
         SkillFile::Missing => Removed::Nothing,
@@ -95,7 +95,7 @@ pub fn remove_bundled(root: &Path) -> Result<Removed> {
 /// Removes the skill's own folder (`.claude/skills/compact-prep`, named for capn's skill) when
 /// it is an empty real folder: for an uninstall without a record of the folders `init` made.
 /// The folders above it (`.claude/skills`, `.claude`) may be the user's, and stay.
-pub fn remove_own_folder(root: &Path) {
+pub(crate) fn remove_own_folder(root: &Path) {
     if let Some(dir) = skill_path(root).parent() {
         if std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
             // Fails, and keeps the folder, when something is in it.

@@ -8,16 +8,16 @@ use crate::hosts::CLAUDE_TABLE;
 use serde_json::{Map, Value};
 
 /// The statusline command `init` installs when there is none to wrap.
-pub const STATUSLINE_COMMAND: &str = "capn statusline";
+pub(crate) const STATUSLINE_COMMAND: &str = "capn statusline";
 
 /// Quotes `s` as one POSIX shell word in single quotes.
-pub fn shell_single_quote(s: &str) -> String {
+pub(crate) fn shell_single_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
 }
 
 /// Reads one shell word made of single-quoted parts and `\'` escapes (what
 /// [`shell_single_quote`] writes). Returns `None` for anything else.
-pub fn shell_single_unquote(s: &str) -> Option<String> {
+pub(crate) fn shell_single_unquote(s: &str) -> Option<String> {
     let mut out = String::new();
     let mut chars = s.trim().chars().peekable();
     chars.peek()?;
@@ -38,7 +38,7 @@ pub fn shell_single_unquote(s: &str) -> Option<String> {
 
 /// True when `command` is exactly a statusline command `init` writes: [`STATUSLINE_COMMAND`],
 /// or it with `--wrap '<command>'` quoted as [`shell_single_quote`] quotes.
-pub fn is_init_statusline(command: &str) -> bool {
+pub(crate) fn is_init_statusline(command: &str) -> bool {
     command == STATUSLINE_COMMAND
         || command
             .strip_prefix(STATUSLINE_COMMAND)
@@ -48,19 +48,19 @@ pub fn is_init_statusline(command: &str) -> bool {
 }
 
 /// The `statusLine` value of a settings object, if any.
-pub fn statusline_value(json: &Map<String, Value>) -> Option<&Value> {
+pub(crate) fn statusline_value(json: &Map<String, Value>) -> Option<&Value> {
     json.get("statusLine")
 }
 
 /// True when a statusline command is ours.
-pub fn is_our_statusline(command: &str) -> bool {
+pub(crate) fn is_our_statusline(command: &str) -> bool {
     let mut words = command.split_whitespace();
     let first = words.next().unwrap_or("");
     super::is_capn(first) && words.next() == Some("statusline")
 }
 
 /// The command ours wraps, if `command` is ours with `--wrap '<theirs>'`.
-pub fn wrapped_statusline(command: &str) -> Option<String> {
+pub(crate) fn wrapped_statusline(command: &str) -> Option<String> {
     if !is_our_statusline(command) {
         return None;
     }
@@ -70,7 +70,7 @@ pub fn wrapped_statusline(command: &str) -> Option<String> {
 
 /// The `statusLine.command` string of a settings object, if there is one (Claude Code settings,
 /// "statusLine").
-pub fn statusline_command(json: &Map<String, Value>) -> Option<&str> {
+pub(crate) fn statusline_command(json: &Map<String, Value>) -> Option<&str> {
     json.get("statusLine")?.get("command")?.as_str()
 }
 
@@ -82,7 +82,7 @@ pub fn statusline_command(json: &Map<String, Value>) -> Option<&str> {
 /// - another command: kept (`None`).
 ///
 /// Returns a description of what it did.
-pub fn restore_statusline(
+pub(crate) fn restore_statusline(
     file: &mut SettingsFile,
     before: Option<&Value>,
     after: &Value,
@@ -125,7 +125,7 @@ pub fn restore_statusline(
 
 /// What [`merge_statusline`] did.
 #[derive(Debug, PartialEq, Eq)]
-pub enum StatuslineChange {
+pub(crate) enum StatuslineChange {
     /// Ours was already the effective statusline.
     AlreadyOurs,
     /// Ours was added (nothing to wrap).
@@ -138,7 +138,7 @@ pub enum StatuslineChange {
 /// `local` (`.claude/settings.local.json`) overrides `project` (`.claude/settings.json`), which
 /// overrides the user's `~/.claude/settings.json` (`user_command`). Other statusLine fields
 /// (padding, ...) are kept.
-pub fn merge_statusline(
+pub(crate) fn merge_statusline(
     project: &mut SettingsFile,
     local: &mut SettingsFile,
     user_command: Option<&str>,
@@ -194,7 +194,10 @@ fn set_statusline_command(file: &mut SettingsFile, command: &str) {
 /// when it is exactly one `init` writes ([`is_init_statusline`]): a wrapped command is put back
 /// (unless it is the user-level command, which then applies again by itself), otherwise the key
 /// is removed. Returns a description of what it did.
-pub fn unmerge_statusline(file: &mut SettingsFile, user_command: Option<&str>) -> Option<String> {
+pub(crate) fn unmerge_statusline(
+    file: &mut SettingsFile,
+    user_command: Option<&str>,
+) -> Option<String> {
     let command = statusline_command(&file.json)?.to_string();
     if !is_init_statusline(&command) {
         return None;

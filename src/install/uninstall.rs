@@ -41,7 +41,7 @@ use anyhow::{Context, Result};
 use std::path::Path;
 
 /// What a `capn uninstall` run did, for its report.
-pub struct Outcome {
+pub(crate) struct Outcome {
     /// One line per removal or restore, in the order made.
     pub done: Vec<String>,
     /// The capn handlers and statuslines left in the settings files, and why.
@@ -54,7 +54,7 @@ pub struct Outcome {
 ///
 /// Errors: a refusal before anything was written (a settings file that does not parse or may
 /// not be written, a symlinked folder), or a failed write naming the file.
-pub fn uninstall(store: &Store, purge: bool) -> Result<Outcome> {
+pub(crate) fn uninstall(store: &Store, purge: bool) -> Result<Outcome> {
     store.check_dirs()?;
     let root = store.root.clone();
     project::check_project_paths(&root)?;

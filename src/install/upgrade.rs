@@ -11,7 +11,7 @@ use serde_json::Value;
 /// forked session as `fork` since 2.1.214) and any source added later, so such a session got no
 /// contract; capn now registers SessionStart without a matcher (Claude Code's hooks docs: an
 /// omitted matcher matches every source) and [`upgrade_matchers`] drops this one.
-pub const OLD_SESSION_START_MATCHER: &str = "startup|resume|clear|compact";
+pub(crate) const OLD_SESSION_START_MATCHER: &str = "startup|resume|clear|compact";
 
 /// Upgrades capn's own SessionStart registrations in `file` in place: each handler of ours
 /// (`capn hook session-start`) in a group whose matcher is exactly
@@ -20,7 +20,7 @@ pub const OLD_SESSION_START_MATCHER: &str = "startup|resume|clear|compact";
 /// it keeps its group and matcher). Edits are format-preserving; the handler stays byte for byte
 /// what it was, so the install record and `uninstall` still find it. A matcher the user chose
 /// (any other value) is left alone: `capn doctor` names it. Returns how many handlers moved.
-pub fn upgrade_matchers(file: &mut SettingsFile) -> usize {
+pub(super) fn upgrade_matchers(file: &mut SettingsFile) -> usize {
     let ours =
         |h: &Value| our_subcommand(h).as_deref() == Some(HookEvent::SessionStart.subcommand());
     let old: Vec<(usize, usize, Value, bool)> = located(&file.json)
@@ -54,7 +54,7 @@ pub fn upgrade_matchers(file: &mut SettingsFile) -> usize {
 /// The tool-hook matchers capn registered before learning from use (docs/recall.md) needed the
 /// agent's file reads, each with the one that replaces it: Claude Code's PreToolUse gains
 /// `Read`, Gemini CLI's AfterTool and Qwen Code's PostToolUse gain `read_file`.
-pub const OLD_TOOL_MATCHERS: [(&str, &str); 2] = [
+pub(super) const OLD_TOOL_MATCHERS: [(&str, &str); 2] = [
     (
         "Grep|Glob|Bash|Task|Agent",
         "Grep|Glob|Read|Bash|Task|Agent",
@@ -71,7 +71,7 @@ pub const OLD_TOOL_MATCHERS: [(&str, &str); 2] = [
 /// the install record and `uninstall` still find them). A group that holds another tool's
 /// handler, or a matcher the user chose, is left alone: `capn doctor` names the tools it misses.
 /// Returns how many groups changed.
-pub fn upgrade_tool_matchers(file: &mut SettingsFile) -> usize {
+pub(super) fn upgrade_tool_matchers(file: &mut SettingsFile) -> usize {
     let ours = |h: &Value| {
         let sub = our_subcommand(h);
         [HookEvent::PreToolUse, HookEvent::PostToolUse]

@@ -36,7 +36,7 @@ use std::path::{Path, PathBuf};
 /// knows it stands for every project ([`crate::hook::run`]).
 ///
 /// Errors: `table` is not valid JSON (a bug in the embedded data).
-pub fn user_table(table: &str) -> Result<String> {
+pub(crate) fn user_table(table: &str) -> Result<String> {
     let mut v: serde_json::Value = serde_json::from_str(table)?;
     if let Some(events) = v.get_mut("hooks").and_then(|h| h.as_object_mut()) {
         for groups in events.values_mut() {
@@ -60,12 +60,12 @@ pub fn user_table(table: &str) -> Result<String> {
 }
 
 /// The record's file name in the state dir.
-pub const RECORD_FILE: &str = "user-install.json";
+pub(crate) const RECORD_FILE: &str = "user-install.json";
 
 /// What `init --user` changed, for `uninstall --user`. Paths are relative to the home folder,
 /// with `/` separators.
 #[derive(Debug, Default, Clone, Serialize, Deserialize, PartialEq)]
-pub struct UserRecord {
+pub(crate) struct UserRecord {
     /// Format version (1).
     pub version: u32,
     /// The files changed or created.
@@ -78,7 +78,7 @@ pub struct UserRecord {
 
 /// One file `init --user` changed.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct UserFile {
+pub(crate) struct UserFile {
     /// Relative to the home folder.
     pub file: String,
     /// Its text before the first `init --user` (`None`: it did not exist).
@@ -126,14 +126,14 @@ impl UserRecord {
     /// The record's path: `<state dir>/user-install.json`.
     ///
     /// Errors: the state dir cannot be found ([`crate::session::state_dir`]).
-    pub fn path() -> Result<PathBuf> {
+    pub(crate) fn path() -> Result<PathBuf> {
         Ok(crate::session::state_dir()?.join(RECORD_FILE))
     }
 
     /// Loads the record; `None` when there is none.
     ///
     /// Errors: it cannot be read (bounded, never through a symlink) or parsed.
-    pub fn load() -> Result<Option<UserRecord>> {
+    pub(crate) fn load() -> Result<Option<UserRecord>> {
         let path = Self::path()?;
         let Some(bytes) = crate::fsutil::read_host_file(&path, "user install record")? else {
             return Ok(None);
@@ -146,7 +146,7 @@ impl UserRecord {
     /// Saves the record atomically (creating the state dir).
     ///
     /// Errors: the folder or the file cannot be written.
-    pub fn save(&self) -> Result<()> {
+    pub(crate) fn save(&self) -> Result<()> {
         let path = Self::path()?;
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)
@@ -177,7 +177,7 @@ impl UserRecord {
 
 /// Everything `init --user` will write, worked out first.
 #[derive(Debug)]
-pub struct UserPlan {
+pub(crate) struct UserPlan {
     home: PathBuf,
     /// The user files of the hosts set up, in [`crate::hosts::always`]'s order.
     settings: Vec<UserSettings>,
@@ -204,7 +204,7 @@ struct UserSettings {
 ///
 /// Errors: a file does not parse, is a symlink or a special file, or must not be written;
 /// nothing has been changed.
-pub fn plan_init(home: &Path) -> Result<UserPlan> {
+pub(crate) fn plan_init(home: &Path) -> Result<UserPlan> {
     let mut done = Vec::new();
     let mut settings = Vec::new();
     for spec in crate::hosts::always() {
@@ -373,7 +373,7 @@ fn rel(home: &Path, p: &Path) -> String {
 /// Carries out `plan`, the record saved before each file is written. Returns the report lines.
 ///
 /// Errors: the record or a file cannot be written.
-pub fn apply_init(plan: UserPlan) -> Result<Vec<String>> {
+pub(crate) fn apply_init(plan: UserPlan) -> Result<Vec<String>> {
     let UserPlan {
         home,
         settings,
@@ -448,7 +448,7 @@ fn record_allow(rec: &mut UserRecord, s: &UserSettings) {
 /// lines.
 ///
 /// Errors: a file cannot be read, parsed or written; the message names it.
-pub fn uninstall(home: &Path) -> Result<Vec<String>> {
+pub(crate) fn uninstall(home: &Path) -> Result<Vec<String>> {
     let rec = UserRecord::load()?;
     let mut done = Vec::new();
     let mut files: Vec<(SettingsFile, String)> = Vec::new();

@@ -16,18 +16,18 @@ use std::io::Write;
 /// literal: escaped, capped, framed as data) or [`Foreign::shown`] (escaped and capped, for a
 /// terminal line). `Debug` prints the quoted form too, capped at [`super::MAX_QUESTION_CHARS`].
 #[derive(Clone, PartialEq, Eq, Default)]
-pub struct Foreign(String);
+pub(crate) struct Foreign(String);
 
 impl Foreign {
     /// Wraps `text` (read from somewhere capn does not own).
-    pub fn new(text: impl Into<String>) -> Foreign {
+    pub(crate) fn new(text: impl Into<String>) -> Foreign {
         Foreign(text.into())
     }
 
     /// A JSON value read from a file capn does not own (a `.capn/config.json` setting), as
     /// compact JSON text; a long value is cut to its first [`MAX_VALUE_BYTES`] bytes before it is
     /// held.
-    pub fn json(value: &serde_json::Value) -> Foreign {
+    pub(crate) fn json(value: &serde_json::Value) -> Foreign {
         let text = value.to_string();
         let mut end = text.len().min(MAX_VALUE_BYTES);
         while !text.is_char_boundary(end) {
@@ -39,13 +39,13 @@ impl Foreign {
     /// As a JSON string literal on one line: `"`, `\`, hidden characters and every Unicode
     /// Quotation_Mark look-alike escaped, at most `max_chars` characters between the quotes
     /// ([`quote`]).
-    pub fn quoted(&self, max_chars: usize) -> String {
+    pub(crate) fn quoted(&self, max_chars: usize) -> String {
         quote(&self.0, max_chars)
     }
 
     /// For a terminal line, unquoted: hidden characters and look-alike quotes escaped, at most
     /// `max_chars` characters, ending in [`CUT_MARK`] when cut.
-    pub fn shown(&self, max_chars: usize) -> String {
+    pub(crate) fn shown(&self, max_chars: usize) -> String {
         let pieces: Vec<String> = self
             .0
             .chars()
@@ -83,15 +83,15 @@ impl std::fmt::Debug for Foreign {
 }
 
 /// The most bytes of one foreign JSON value held for a message ([`Foreign::json`]).
-pub const MAX_VALUE_BYTES: usize = 1024;
+pub(super) const MAX_VALUE_BYTES: usize = 1024;
 
 /// The most characters of one diagnostic on stderr ([`diag_text`]); the rest is cut.
-pub const MAX_DIAG_CHARS: usize = 2000;
+pub(super) const MAX_DIAG_CHARS: usize = 2000;
 
 /// `message` as one stderr line: every hidden character escaped (a newline inside it too, so a
 /// message is one line whatever it carries), cut at [`MAX_DIAG_CHARS`] characters. Every
 /// diagnostic (`diag!`) and the final error go through this.
-pub fn diag_text(message: &str) -> String {
+pub(super) fn diag_text(message: &str) -> String {
     let mut line = printable(message.trim_end_matches('\n'));
     if line.chars().count() > MAX_DIAG_CHARS {
         line = line.chars().take(MAX_DIAG_CHARS - 1).collect();
@@ -107,7 +107,7 @@ pub fn diag_text(message: &str) -> String {
 /// ([`print_status_line`]).
 ///
 /// Errors: stdout cannot be written (a broken pipe is the caller's to map).
-pub fn print(text: &str) -> std::io::Result<()> {
+pub(crate) fn print(text: &str) -> std::io::Result<()> {
     let mut out = String::with_capacity(text.len());
     for (i, line) in text.split('\n').enumerate() {
         if i > 0 {
@@ -123,7 +123,7 @@ pub fn print(text: &str) -> std::io::Result<()> {
 /// colours are its point). `own` is printed through [`printable`].
 ///
 /// Errors: stdout cannot be written.
-pub fn print_status_line(wrapped: Option<&str>, own: &str) -> std::io::Result<()> {
+pub(crate) fn print_status_line(wrapped: Option<&str>, own: &str) -> std::io::Result<()> {
     let line = match wrapped {
         Some(w) => format!("{w} │ {}\n", printable(own)),
         None => format!("{}\n", printable(own)),
@@ -132,7 +132,7 @@ pub fn print_status_line(wrapped: Option<&str>, own: &str) -> std::io::Result<()
 }
 
 /// Writes one diagnostic on stderr ([`diag_text`]), ignoring write errors.
-pub fn write_stderr(message: &str) {
+pub(crate) fn write_stderr(message: &str) {
     let _ = std::io::stderr()
         .lock()
         .write_all(diag_text(message).as_bytes());
@@ -140,7 +140,7 @@ pub fn write_stderr(message: &str) {
 
 /// Writes a message of several lines on stderr: each line as [`diag_text`] makes it (escaped,
 /// capped), the line breaks kept; write errors ignored.
-pub fn write_stderr_lines(text: &str) {
+pub(crate) fn write_stderr_lines(text: &str) {
     let out: String = text
         .trim_end_matches('\n')
         .split('\n')

@@ -18,7 +18,7 @@ fn sentences() -> u32 {
 }
 
 /// The number of background sentences containing `term` (0 when the table does not list it).
-pub fn df(term: &str) -> u32 {
+pub(super) fn df(term: &str) -> u32 {
     let bytes = TABLE.as_bytes();
     let body_start = TABLE.find('\n').map_or(TABLE.len(), |i| i + 1);
     let (mut lo, mut hi) = (body_start, TABLE.len());
@@ -48,7 +48,7 @@ pub fn df(term: &str) -> u32 {
 /// of the largest, `idf(df) / idf(0)` with `idf(df) = ln(1 + (N − df + 0.5) / (df + 0.5))`. 1 for
 /// a term the background has not seen; about 0.27 for "file", 0.37 for "code", 0.6-0.7 for
 /// domain words such as "refund", "login" or "webhook".
-pub fn informativeness(term: &str) -> f32 {
+pub(super) fn informativeness(term: &str) -> f32 {
     let n = sentences() as f32;
     let idf = |df: f32| (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
     let max = idf(0.0);

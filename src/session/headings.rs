@@ -18,7 +18,7 @@ struct Found {
 /// Every problem with the headings of `text`, one line each; empty when it is valid. Reports
 /// missing headings, duplicates, unexpected `#`/`##` headings and out-of-order headings (those
 /// outside the longest run that is in order, so one misplaced heading is reported once).
-pub fn check_headings(text: &str) -> Vec<String> {
+pub(crate) fn check_headings(text: &str) -> Vec<String> {
     let found = scan_headings(text);
     let mut problems = Vec::new();
     let mut first: [Option<usize>; 9] = [None; 9];

@@ -21,24 +21,24 @@ use std::collections::BTreeSet;
 use std::time::{Duration, SystemTime};
 
 /// The session-dir file of the record.
-pub const FILE: &str = "learn.json";
+pub(crate) const FILE: &str = "learn.json";
 
 /// The most asks a session's record keeps (the newest).
-pub const MAX_ASKS: usize = shown::MAX_ASKS;
+pub(crate) const MAX_ASKS: usize = shown::MAX_ASKS;
 
 /// The most tool calls' reads and searches kept per turn; past it the turn counts as having
 /// explored further ([`Record::overflow`]).
-pub const MAX_EVENTS: usize = 256;
+pub(crate) const MAX_EVENTS: usize = 256;
 
 /// The most decided phrasings waiting for the store lock.
-pub const MAX_DECIDED: usize = shown::MAX_ASKS;
+pub(crate) const MAX_DECIDED: usize = shown::MAX_ASKS;
 
 /// How far apart a session's `capn ask` call and the project's record of that ask may be.
-pub const JOIN_WINDOW: Duration = shown::JOIN_WINDOW;
+pub(crate) const JOIN_WINDOW: Duration = shown::JOIN_WINDOW;
 
 /// One `capn ask` the session ran.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SessionAsk {
+pub(crate) struct SessionAsk {
     /// When the hook saw the call, in milliseconds since the Unix epoch.
     pub at: u64,
     /// The question, as `ask` records it (trimmed).
@@ -53,7 +53,7 @@ pub struct SessionAsk {
 
 /// A file, by project.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FileRef {
+pub(crate) struct FileRef {
     /// Index in [`Record::roots`].
     pub root: usize,
     /// Root-relative, `/`-separated.
@@ -62,7 +62,7 @@ pub struct FileRef {
 
 /// One read or search of the turn.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Event {
+pub(crate) struct Event {
     /// When, in milliseconds since the Unix epoch.
     pub at: u64,
     /// A search (Grep, Glob, a shell search, a sub-agent); otherwise a file read.
@@ -74,7 +74,7 @@ pub struct Event {
 
 /// A phrasing decided at a turn's end, waiting for the store lock.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Decided {
+pub(crate) struct Decided {
     /// The resolved root of the project asked in.
     pub root: String,
     /// The words to learn.
@@ -94,7 +94,7 @@ pub struct Decided {
 /// The session's record (module docs).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
-pub struct Record {
+pub(crate) struct Record {
     /// The session's asks, oldest first.
     pub asks: Vec<SessionAsk>,
     /// The project roots the events name.
@@ -117,7 +117,7 @@ pub struct Record {
 
 impl Record {
     /// Reads the session's record; empty when missing or unreadable.
-    pub fn read(s: &SessionDir) -> Record {
+    pub(crate) fn read(s: &SessionDir) -> Record {
         use crate::fsutil::{limits, read_limited, Follow};
         read_limited(&s.file(FILE), limits::MARKER, Follow::Never)
             .ok()
@@ -126,19 +126,19 @@ impl Record {
     }
 
     /// True when an ask of the session is recent and open at `now`: reads and searches matter.
-    pub fn is_listening(&self, now: SystemTime) -> bool {
+    pub(crate) fn is_listening(&self, now: SystemTime) -> bool {
         self.asks.iter().any(|a| !a.done && recent(a.at, now))
     }
 
     /// Adds an ask (an earlier one of the same question in the same project is replaced).
-    pub fn add_ask(&mut self, ask: SessionAsk) {
+    pub(crate) fn add_ask(&mut self, ask: SessionAsk) {
         self.asks
             .retain(|a| a.question != ask.question || a.root != ask.root);
         self.asks.push(ask);
     }
 
     /// Adds a read or search of `file` (root, relative path) at `at`.
-    pub fn add_event(&mut self, at: u64, search: bool, file: Option<(&str, String)>) {
+    pub(crate) fn add_event(&mut self, at: u64, search: bool, file: Option<(&str, String)>) {
         if self.events.len() >= MAX_EVENTS {
             self.overflow = true;
             return;
@@ -158,7 +158,7 @@ impl Record {
 
     /// Writes the record (removes it when empty), dropping asks no longer recent and then the
     /// oldest past the bounds.
-    pub fn write(mut self, s: &SessionDir, now: SystemTime) -> Result<()> {
+    pub(crate) fn write(mut self, s: &SessionDir, now: SystemTime) -> Result<()> {
         self.asks.retain(|a| recent(a.at, now));
         let extra = self.asks.len().saturating_sub(MAX_ASKS);
         self.asks.drain(..extra);
@@ -206,7 +206,7 @@ impl Record {
     /// (a `candidate` line) when the turn did nothing else, before or after the check: no
     /// search, no other call ([`Event::search`] with no file) and no read but of that chart's
     /// files.
-    pub fn decide(&mut self, now: SystemTime, shown_of: &mut dyn FnMut(&str) -> Shown) {
+    pub(crate) fn decide(&mut self, now: SystemTime, shown_of: &mut dyn FnMut(&str) -> Shown) {
         let joins: Vec<Option<ShownAsk>> = self
             .asks
             .iter()
@@ -305,7 +305,7 @@ fn recent(at: u64, now: SystemTime) -> bool {
 
 /// The project's record of `ask`: the same question, recorded after the call was seen before
 /// the run (or before it was seen after the run), within [`JOIN_WINDOW`].
-pub fn joined(ask: &SessionAsk, shown: &Shown) -> Option<ShownAsk> {
+pub(crate) fn joined(ask: &SessionAsk, shown: &Shown) -> Option<ShownAsk> {
     let w = JOIN_WINDOW.as_millis() as u64;
     shown
         .asks

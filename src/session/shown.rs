@@ -23,38 +23,38 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// The folder of the records under the state dir.
-pub const SHOWN_DIR: &str = "shown";
+pub(crate) const SHOWN_DIR: &str = "shown";
 
 /// The most asks a record keeps (the newest).
-pub const MAX_ASKS: usize = 16;
+pub(crate) const MAX_ASKS: usize = 16;
 
 /// How long an ask counts: reads later than this after it are not attributed to it.
-pub const MAX_AGE: Duration = Duration::from_secs(30 * 60);
+pub(crate) const MAX_AGE: Duration = Duration::from_secs(30 * 60);
 
 /// The most backing files kept per shown chart (its `total` still counts them all).
-pub const MAX_FILES: usize = 16;
+pub(crate) const MAX_FILES: usize = 16;
 
 /// The longest backing-file path kept, in bytes (a longer one is left out, still counted).
-pub const MAX_PATH_BYTES: usize = 512;
+pub(crate) const MAX_PATH_BYTES: usize = 512;
 
 /// The longest question recorded, in bytes: a longer one is not recorded at all (a cut question
 /// would teach other words than were asked).
-pub const MAX_QUESTION_BYTES: usize = 1024;
+pub(crate) const MAX_QUESTION_BYTES: usize = 1024;
 
 /// The most claims a record keeps (the newest).
-pub const MAX_CLAIMS: usize = 4 * MAX_ASKS;
+pub(crate) const MAX_CLAIMS: usize = 4 * MAX_ASKS;
 
 /// How far apart a session's call that asks and a run of the same words may be and still be
 /// joined ([`crate::session::learning::joined`]), or contest each other ([`Shown::contested`]).
-pub const JOIN_WINDOW: Duration = Duration::from_secs(5 * 60);
+pub(crate) const JOIN_WINDOW: Duration = Duration::from_secs(5 * 60);
 
 /// The longest wait for a record's lock ([`lock_path`]); past it the record is not written (a
 /// chance to learn lost, nothing else).
-pub const LOCK_WAIT: Duration = Duration::from_secs(1);
+pub(crate) const LOCK_WAIT: Duration = Duration::from_secs(1);
 
 /// A session's hook saw a call that asks a question (it may not have run: refused, say).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Claim {
+pub(crate) struct Claim {
     /// When, in milliseconds since the Unix epoch.
     pub at: u64,
     /// The question's [`question_key`].
@@ -64,7 +64,7 @@ pub struct Claim {
 }
 
 /// A short key of a question as asked (trimmed): the first 16 hex digits of its SHA-256.
-pub fn question_key(question: &str) -> String {
+pub(crate) fn question_key(question: &str) -> String {
     use sha2::Digest;
     let d = sha2::Sha256::digest(question.trim().as_bytes());
     d.iter().take(8).map(|b| format!("{b:02x}")).collect()
@@ -72,7 +72,7 @@ pub fn question_key(question: &str) -> String {
 
 /// One chart an ask showed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ShownChart {
+pub(crate) struct ShownChart {
     /// Entry id.
     pub id: String,
     /// Its backing files (project-root-relative, as the entry keys them), at most [`MAX_FILES`].
@@ -87,7 +87,7 @@ pub struct ShownChart {
 
 /// One ask that missed and showed charts.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ShownAsk {
+pub(crate) struct ShownAsk {
     /// When it was asked, in milliseconds since the Unix epoch.
     pub at: u64,
     /// The question, as asked (trimmed).
@@ -100,7 +100,7 @@ impl ShownAsk {
     /// An ask of `question` at `at` that showed `charts` (id, backing files, strong), bounded
     /// as the module docs say; `None` for a question over [`MAX_QUESTION_BYTES`], one holding
     /// what looks like a secret (it is never kept), or no charts.
-    pub fn new<'a>(
+    pub(crate) fn new<'a>(
         at: SystemTime,
         question: &str,
         charts: impl IntoIterator<Item = (&'a str, Vec<&'a str>, bool)>,
@@ -137,7 +137,7 @@ impl ShownAsk {
 /// A project's record.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
-pub struct Shown {
+pub(crate) struct Shown {
     /// The asks, oldest first.
     pub asks: Vec<ShownAsk>,
     /// The sessions' claims, oldest first.
@@ -147,7 +147,7 @@ pub struct Shown {
 impl Shown {
     /// True when a session other than `session` claimed `ask`'s words within [`JOIN_WINDOW`]
     /// of it: the run may be that session's, so it is none's.
-    pub fn contested(&self, ask: &ShownAsk, session: &str) -> bool {
+    pub(crate) fn contested(&self, ask: &ShownAsk, session: &str) -> bool {
         let key = question_key(&ask.question);
         let w = JOIN_WINDOW.as_millis() as u64;
         self.claims
@@ -157,14 +157,14 @@ impl Shown {
 }
 
 /// `t` in milliseconds since the Unix epoch (0 before it).
-pub fn millis(t: SystemTime) -> u64 {
+pub(crate) fn millis(t: SystemTime) -> u64 {
     t.duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64)
 }
 
 /// The record of the project at `root` (a resolved project root, as
 /// [`crate::store::Store::root`] holds it): `<state_dir>/shown/<16 hex digits>.json`.
-pub fn path(state_dir: &Path, root: &Path) -> PathBuf {
+pub(crate) fn path(state_dir: &Path, root: &Path) -> PathBuf {
     use sha2::Digest;
     let d = sha2::Sha256::digest(root.as_os_str().as_encoded_bytes());
     let key: String = d.iter().take(8).map(|b| format!("{b:02x}")).collect();
@@ -173,7 +173,7 @@ pub fn path(state_dir: &Path, root: &Path) -> PathBuf {
 
 /// Reads the record at `path`; empty when it is missing, unreadable, over
 /// [`crate::fsutil::limits::MARKER`], not a regular file or not the shape above.
-pub fn read(path: &Path) -> Shown {
+pub(crate) fn read(path: &Path) -> Shown {
     use crate::fsutil::{limits, read_limited, Follow};
     read_limited(path, limits::MARKER, Follow::Never)
         .ok()
@@ -186,7 +186,7 @@ pub fn read(path: &Path) -> Shown {
 /// [`MAX_ASKS`] remain and the record fits [`crate::fsutil::limits::MARKER`].
 ///
 /// Errors: the folder or the record cannot be written (the path is named).
-pub fn record(state_dir: &Path, root: &Path, ask: ShownAsk) -> Result<()> {
+pub(crate) fn record(state_dir: &Path, root: &Path, ask: ShownAsk) -> Result<()> {
     let now = UNIX_EPOCH + Duration::from_millis(ask.at);
     update(state_dir, root, now, &mut |shown| {
         shown.asks.retain(|a| a.question != ask.question);
@@ -198,7 +198,7 @@ pub fn record(state_dir: &Path, root: &Path, ask: ShownAsk) -> Result<()> {
 /// project at `root` (module docs).
 ///
 /// Errors: as [`record`].
-pub fn claim(
+pub(crate) fn claim(
     state_dir: &Path,
     root: &Path,
     at: SystemTime,
@@ -223,7 +223,7 @@ pub fn claim(
 /// concurrent writers keep each other's changes.
 ///
 /// Errors: the folder cannot be created (the path is named).
-pub fn lock_path(state_dir: &Path, root: &Path) -> Result<PathBuf> {
+pub(crate) fn lock_path(state_dir: &Path, root: &Path) -> Result<PathBuf> {
     let dir = state_dir.join(SHOWN_DIR);
     std::fs::create_dir_all(state_dir)
         .map_err(anyhow::Error::new)

@@ -18,17 +18,17 @@ use anyhow::{Context, Result};
 use std::io::Read;
 
 /// The largest state file a save accepts and a read returns, in bytes.
-pub const MAX_STATE_BYTES: usize = 1024 * 1024;
+pub(crate) const MAX_STATE_BYTES: usize = 1024 * 1024;
 
 /// Environment variable that names the session for `capn state`.
-pub const SESSION_ENV: &str = crate::env::SESSION_ID;
+pub(crate) const SESSION_ENV: &str = crate::env::SESSION_ID;
 
 /// The session dir named by `session` (`--session`), else `$CAPN_SESSION_ID`; an empty value
 /// counts as absent.
 ///
 /// Errors: [`Refused`] when neither is set (with how to get one) or the id does not match
 /// format.md; the state dir cannot be determined.
-pub fn resolve(session: Option<&str>) -> Result<SessionDir> {
+pub(crate) fn resolve(session: Option<&str>) -> Result<SessionDir> {
     let from_env = crate::env::get(SESSION_ENV);
     let raw = session
         .filter(|s| !s.is_empty())
@@ -58,7 +58,7 @@ pub fn resolve(session: Option<&str>) -> Result<SessionDir> {
 ///
 /// Errors: [`Refused`] for input that is too large or not UTF-8, and [`save`]'s; `input`
 /// cannot be read.
-pub fn save_from(s: &SessionDir, input: impl Read) -> Result<String> {
+pub(crate) fn save_from(s: &SessionDir, input: impl Read) -> Result<String> {
     let mut buf = Vec::new();
     input
         .take(MAX_STATE_BYTES as u64 + 1)
@@ -86,7 +86,7 @@ pub fn save_from(s: &SessionDir, input: impl Read) -> Result<String> {
 ///
 /// Errors: [`Refused`] when `text` holds what looks like a secret ([`crate::secret`]) or
 /// listing every heading problem (nothing written); the write failed.
-pub fn save(s: &SessionDir, text: &str) -> Result<()> {
+pub(crate) fn save(s: &SessionDir, text: &str) -> Result<()> {
     crate::secret::refuse("refusing to save the state", &[("the state", text)])?;
     let problems = check_headings(text);
     if !problems.is_empty() {
@@ -116,7 +116,7 @@ pub fn save(s: &SessionDir, text: &str) -> Result<()> {
 
 /// A state file as [`read`] found it.
 #[derive(Debug)]
-pub struct SavedState {
+pub(crate) struct SavedState {
     /// Its text (invalid UTF-8 replaced), at most [`MAX_STATE_BYTES`].
     pub text: String,
     /// The session it was saved under, when that is not the session asked for: the one whose
@@ -129,7 +129,7 @@ pub struct SavedState {
 ///
 /// Errors: [`Refused`] when no state was saved (naming the file and `/compact-prep`); the file
 /// cannot be read (too large, a symlink, unreadable), naming it.
-pub fn read(s: &SessionDir) -> Result<SavedState> {
+pub(crate) fn read(s: &SessionDir) -> Result<SavedState> {
     let mut from = None;
     if !s.state_file().exists() {
         from = s.continued_from().filter(|f| f.state_file().exists());

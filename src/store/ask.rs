@@ -23,7 +23,7 @@
 //!
 //! What `capn ask` prints of the answers is [`text`]'s.
 
-pub mod text;
+pub(crate) mod text;
 
 use super::entry::Entry;
 use super::fresh::StatCache;
@@ -38,7 +38,7 @@ use std::path::Path;
 /// A chart an ask left out because its files changed (it is kept, and answers again once they
 /// hash as charted).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Hidden {
+pub(crate) struct Hidden {
     /// Entry id.
     pub id: String,
     /// The charted question.
@@ -51,7 +51,7 @@ pub struct Hidden {
 /// these words, `recall::decide`), best first, or when there are none, candidates; and the stale
 /// charts left out on the way.
 #[derive(Debug, Default)]
-pub struct Answers {
+pub(crate) struct Answers {
     /// Verified answers, best first.
     pub hits: Vec<(Entry, u8)>,
     /// Verified candidates (only when there are no answers): strong ones first.
@@ -62,7 +62,7 @@ pub struct Answers {
 
 /// A chart offered on a miss (`recall::decide::Candidate`), verified against its file.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Related {
+pub(crate) struct Related {
     /// The chart.
     pub entry: Entry,
     /// True when it is probably the same question in other words (passed the ranking's
@@ -95,7 +95,7 @@ impl Store {
     ///
     /// Errors: the store cannot be read or listed; this build carries no embedding model (the
     /// gate's thresholds live with it).
-    pub fn ask(&self, question: &str, limit: usize) -> Result<Answers> {
+    pub(crate) fn ask(&self, question: &str, limit: usize) -> Result<Answers> {
         let mut reading = match self.try_open_writer() {
             Some(w) => Reading::Locked(w),
             None => {

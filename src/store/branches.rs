@@ -20,7 +20,7 @@ const MAX_BLOB: u64 = 64 * 1024 * 1024;
 
 /// The commits of a repository's branches, worktrees and stashes, and the hashes of the blobs
 /// looked at so far.
-pub struct Branches {
+pub(crate) struct Branches {
     root: PathBuf,
     commits: Vec<String>,
     /// `<commit>:<path>` to its object id (`None`: not a blob there).
@@ -31,7 +31,7 @@ pub struct Branches {
 
 impl Branches {
     /// The commits of the repository at `root`; `None` without git or outside a repository.
-    pub fn load(root: &Path) -> Option<Branches> {
+    pub(crate) fn load(root: &Path) -> Option<Branches> {
         let text = |args: &[&str]| {
             crate::process::git_output(root, args).map(|o| String::from_utf8_lossy(&o).into_owned())
         };
@@ -74,7 +74,7 @@ impl Branches {
     }
 
     /// True when some branch, worktree or stash holds `e` as charted (module docs).
-    pub fn holds(&mut self, e: &Entry) -> bool {
+    pub(crate) fn holds(&mut self, e: &Entry) -> bool {
         if e.files.keys().any(|k| k.contains('\n') || k.contains('\r')) {
             return false;
         }

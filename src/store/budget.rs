@@ -19,10 +19,10 @@ use std::time::Duration;
 
 /// The CPU time (user and system, all threads) a hook process may have used, start included,
 /// when an index build checks its budget: 300 ms.
-pub const HOOK_CPU: Duration = Duration::from_millis(300);
+pub(crate) const HOOK_CPU: Duration = Duration::from_millis(300);
 
 /// The resident memory a hook process may hold when an index build checks its budget: 64 MiB.
-pub const HOOK_RSS: u64 = 64 << 20;
+pub(crate) const HOOK_RSS: u64 = 64 << 20;
 
 /// The CPU limit armed, in nanoseconds (0: not armed).
 static CPU_LIMIT_NS: AtomicU64 = AtomicU64::new(0);
@@ -37,7 +37,7 @@ static CHECKS: AtomicU64 = AtomicU64::new(0);
 const RSS_EVERY: u64 = 8;
 
 /// An armed budget; dropping it disarms ([`arm`]).
-pub struct Armed(());
+pub(crate) struct Armed(());
 
 impl Drop for Armed {
     fn drop(&mut self) {
@@ -47,7 +47,7 @@ impl Drop for Armed {
 
 /// Arms the budget for this process: until the guard is dropped, [`exceeded`] is true once the
 /// process has used more than `cpu` of CPU time or holds more than `rss` bytes resident.
-pub fn arm(cpu: Duration, rss: u64) -> Armed {
+pub(crate) fn arm(cpu: Duration, rss: u64) -> Armed {
     SPENT.store(false, Ordering::Relaxed);
     RSS_LIMIT.store(rss, Ordering::Relaxed);
     CPU_LIMIT_NS.store(cpu.as_nanos().max(1) as u64, Ordering::Relaxed);
@@ -56,7 +56,7 @@ pub fn arm(cpu: Duration, rss: u64) -> Armed {
 
 /// True when a budget is armed and spent (and from then on, until it is armed again): the
 /// index build stops at the next entry. Cheap: one clock read, a memory read every few calls.
-pub fn exceeded() -> bool {
+pub(crate) fn exceeded() -> bool {
     let limit = CPU_LIMIT_NS.load(Ordering::Relaxed);
     if limit == 0 {
         return false;
@@ -85,7 +85,7 @@ const WATCH_EVERY: Duration = Duration::from_millis(5);
 /// (tokenising one huge entry, building the postings of a vast vocabulary) cannot hold the hook
 /// either. A build given up on is left to finish or to end with the process, which exits when
 /// the hook has answered; it holds no lock and writes nothing. [`spent`] is true after `None`.
-pub fn within<T: Send + 'static>(
+pub(crate) fn within<T: Send + 'static>(
     store: &Store,
     build: impl FnOnce(&Store) -> T + Send + 'static,
 ) -> Option<T> {
@@ -120,7 +120,7 @@ pub fn within<T: Send + 'static>(
 }
 
 /// True when the armed budget was found spent.
-pub fn spent() -> bool {
+pub(crate) fn spent() -> bool {
     SPENT.load(Ordering::Relaxed)
 }
 
@@ -167,7 +167,7 @@ const MAX_SKIPS: usize = 32;
 /// The state of `store` that decides whether a hook's index build can succeed: a hash of the
 /// project root, the entries folder's metadata and `index.bin`'s (kind, size, times, inode),
 /// as 16 hex digits. `None` when the entries folder cannot be statted.
-pub fn state_key(store: &Store) -> Option<String> {
+pub(crate) fn state_key(store: &Store) -> Option<String> {
     use sha2::{Digest, Sha256};
     let mut h = Sha256::new();
     h.update(store.root.to_string_lossy().as_bytes());
@@ -215,14 +215,14 @@ fn skips() -> Vec<String> {
 }
 
 /// True when a hook gave up on the store state `key` before ([`remember`]).
-pub fn is_skipped(key: &str) -> bool {
+pub(crate) fn is_skipped(key: &str) -> bool {
     skips().iter().any(|k| k == key)
 }
 
 /// Remembers that the hooks give up on the store state `key` (a build over budget, an index
 /// that could not be saved); errors are ignored (the next hook then tries again, within its
 /// budget).
-pub fn remember(key: &str) {
+pub(crate) fn remember(key: &str) {
     let Some(path) = skip_path() else { return };
     let mut keys = skips();
     if keys.iter().any(|k| k == key) {

@@ -22,7 +22,7 @@ use std::path::Path;
 
 /// What `capn chart` was asked to record, as given on its command line.
 #[derive(Debug, Clone, Copy)]
-pub struct ChartRequest<'a> {
+pub(crate) struct ChartRequest<'a> {
     /// The question, untrimmed (`None`: not given).
     pub question: Option<&'a str>,
     /// The `--files` parts (split at commas; surrounding space is dropped unless a file by the
@@ -43,7 +43,7 @@ pub struct ChartRequest<'a> {
 /// Errors: [`Refused`] for a request that cannot be charted (nothing was written: see the
 /// module docs), a secret in the question, details or file names; the working directory cannot
 /// be read; the store cannot be written.
-pub fn chart(req: &ChartRequest<'_>) -> Result<String> {
+pub(crate) fn chart(req: &ChartRequest<'_>) -> Result<String> {
     let (question, inputs) = checked_request(req)?;
     let details = req.details.unwrap_or("");
     let fields = [

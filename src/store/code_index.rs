@@ -10,10 +10,10 @@
 //! (never through a symlink leading out of the project, never a FIFO or device), and one that
 //! cannot be read as charted corroborates nothing.
 
-pub use text::files_hold;
+pub(crate) use text::files_hold;
 
 mod text;
 
 /// The most bytes of backing files read and hashed to corroborate one chart (8 MiB, about a
 /// tenth of a second).
-pub const MAX_READ_BYTES: u64 = 8 << 20;
+pub(crate) const MAX_READ_BYTES: u64 = 8 << 20;

@@ -12,7 +12,7 @@ use super::Store;
 /// after the other. A frontmatter both sides changed (a chart re-charted on both sides on other
 /// file contents) can come out with a file named twice: that entry is reported, and charting
 /// its question again resolves it ([`asks`]).
-pub const GITATTRIBUTES: &str = "\
+pub(crate) const GITATTRIBUTES: &str = "\
 # Written by capn: git keeps both sides' lines when two versions of a chart merge (a phrasing
 # added on each side lands twice, never as a conflict); no merge driver to install.
 entries/*.md merge=union
@@ -22,7 +22,7 @@ impl Store {
     /// Writes [`GITATTRIBUTES`] to `.capn/.gitattributes` when there is no such file (one there,
     /// whatever it holds, is left alone). Best effort: a store where it cannot be written merges
     /// as before (a conflict the next re-chart resolves).
-    pub fn ensure_merge_attributes(&self) {
+    pub(crate) fn ensure_merge_attributes(&self) {
         let path = self.dir.join(".gitattributes");
         if std::fs::symlink_metadata(&path).is_ok() || !self.dir.is_dir() {
             return;
@@ -36,7 +36,7 @@ impl Store {
 /// The two sides of a text with git conflict markers ("ours" and "theirs", the common text
 /// in both; a diff3 base section left out), or `None` when it has no complete conflict block
 /// (a `<<<<<<< ` line, then `=======`, then `>>>>>>> `, each at the start of a line).
-pub fn sides(text: &str) -> Option<(String, String)> {
+pub(crate) fn sides(text: &str) -> Option<(String, String)> {
     if !text.contains("<<<<<<<") {
         return None;
     }
@@ -75,7 +75,7 @@ pub fn sides(text: &str) -> Option<(String, String)> {
 /// The reason an entry with conflict markers is skipped, naming what resolves it: a re-chart of
 /// its question (named when a side parses), which keeps both sides' phrasings and details
 /// ([`merged`]), or keeping one side with git.
-pub fn reason(text: &str, file_id: &str) -> String {
+pub(crate) fn reason(text: &str, file_id: &str) -> String {
     let parsed = sides(text).and_then(|(ours, theirs)| {
         [ours, theirs]
             .iter()
@@ -101,7 +101,7 @@ pub fn reason(text: &str, file_id: &str) -> String {
 /// True when the entry file text `text` holds two versions of a chart that ask `question`: a
 /// git merge conflict whose sides ask it, or a union merge ([`GITATTRIBUTES`]) that named a
 /// backing file twice ([`union_merged`]).
-pub fn asks(text: &str, file_id: &str, question: &str) -> bool {
+pub(crate) fn asks(text: &str, file_id: &str, question: &str) -> bool {
     let asks_it = |e: &Entry| e.question == question || e.phrasings.iter().any(|p| p == question);
     match sides(text) {
         Some((ours, theirs)) => [ours, theirs]
@@ -114,7 +114,7 @@ pub fn asks(text: &str, file_id: &str, question: &str) -> bool {
 /// What a re-chart of a chart whose file holds two versions ([`asks`]) keeps of them: every
 /// phrasing of either side (ours first, each once), and the details of both (once when they are
 /// the same, else ours, a blank line, theirs). `None` when no side parses.
-pub fn merged(text: &str, file_id: &str) -> Option<Entry> {
+pub(crate) fn merged(text: &str, file_id: &str) -> Option<Entry> {
     let Some((ours, theirs)) = sides(text) else {
         return union_merged(text, file_id);
     };

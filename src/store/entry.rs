@@ -34,11 +34,11 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 /// The entry format version written in the `capn:` line.
-pub const FORMAT_VERSION: u32 = 1;
+pub(crate) const FORMAT_VERSION: u32 = 1;
 
 /// A parsed entry.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Entry {
+pub(crate) struct Entry {
     /// 8, 12 or 16 lowercase hex digits: a prefix of SHA-256 of the question's UTF-8 bytes.
     pub id: String,
     /// RFC 3339 timestamp (format.md: UTC, milliseconds, `Z`), as written; empty when the
@@ -65,32 +65,32 @@ pub struct Entry {
 }
 
 /// The heading of the section that holds an entry's other phrasings (module docs).
-pub const PHRASINGS_HEADING: &str = "## Also asked as";
+pub(crate) const PHRASINGS_HEADING: &str = "## Also asked as";
 
 /// The most other phrasings an entry keeps: adding one more drops the oldest.
-pub const MAX_PHRASINGS: usize = 8;
+pub(crate) const MAX_PHRASINGS: usize = 8;
 
 /// The full lowercase hex SHA-256 of a question; ids are prefixes of it.
-pub fn question_hash(question: &str) -> String {
+pub(crate) fn question_hash(question: &str) -> String {
     crate::hex::encode(&Sha256::digest(question.as_bytes()))
 }
 
 /// The id lengths tried in order when a shorter prefix belongs to a different question.
-pub const ID_LENGTHS: [usize; 3] = [8, 12, 16];
+pub(crate) const ID_LENGTHS: [usize; 3] = [8, 12, 16];
 
 /// True when `s` is a valid entry id: 8 to 64 lowercase hex digits.
-pub fn is_valid_id(s: &str) -> bool {
+pub(crate) fn is_valid_id(s: &str) -> bool {
     (8..=64).contains(&s.len()) && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
 /// The longest `at` value kept, in bytes (`2026-07-03T18:00:00.000Z` is 24; RFC 3339 allows
 /// more fraction digits and an offset).
-pub const MAX_AT_BYTES: usize = 40;
+pub(crate) const MAX_AT_BYTES: usize = 40;
 
 /// `at` when it is an RFC 3339 timestamp of at most [`MAX_AT_BYTES`] bytes, else empty: an
 /// entry's `at` is entry-controlled text that lands in session records and output (a 70,000-digit
 /// one made `offered.json` too big to read).
-pub fn valid_at(at: &str) -> String {
+pub(crate) fn valid_at(at: &str) -> String {
     let ok = at.len() <= MAX_AT_BYTES && chrono::DateTime::parse_from_rfc3339(at).is_ok();
     if ok {
         at.to_string()
@@ -101,12 +101,12 @@ pub fn valid_at(at: &str) -> String {
 
 /// True when a file name in the entries folder names an entry file: `*.md`, not hidden (temp
 /// files and editors' backups start with a dot). Whether it parses is another matter.
-pub fn is_entry_file_name(name: &str) -> bool {
+pub(crate) fn is_entry_file_name(name: &str) -> bool {
     name.ends_with(".md") && !name.starts_with('.')
 }
 
 /// True when `s` is 64 lowercase hex digits.
-pub fn is_sha256_hex(s: &str) -> bool {
+pub(crate) fn is_sha256_hex(s: &str) -> bool {
     s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
@@ -114,7 +114,7 @@ pub fn is_sha256_hex(s: &str) -> bool {
 /// no empty, `.` or `..` component, no NUL and no backslash. Anything else (a hand-edited `../x`,
 /// `/etc/x`, a Windows-style `sub\x`) could point outside the project or name another file than
 /// meant, so an entry holding it is malformed.
-pub fn is_valid_key(key: &str) -> bool {
+pub(crate) fn is_valid_key(key: &str) -> bool {
     !key.is_empty()
         && !key.contains('\0')
         && !key.contains('\\')
@@ -125,7 +125,7 @@ pub fn is_valid_key(key: &str) -> bool {
 
 /// True when a path key must be written as a JSON string literal: it contains `:`, `"`, `#` or a
 /// control character, has leading or trailing white space, starts with `-`, or is empty.
-pub fn key_needs_quoting(key: &str) -> bool {
+pub(crate) fn key_needs_quoting(key: &str) -> bool {
     key.is_empty()
         || key.starts_with('-')
         || key.starts_with(char::is_whitespace)
@@ -137,7 +137,7 @@ pub fn key_needs_quoting(key: &str) -> bool {
 
 impl Entry {
     /// Renders the entry in the canonical v1 form (LF line ends, keys sorted).
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         let mut s = String::with_capacity(256 + self.details.len());
         s.push_str("---\n");
         let _ = writeln!(s, "capn: {FORMAT_VERSION}");
@@ -175,19 +175,19 @@ impl Entry {
     /// The other phrasings that count: the newest [`MAX_PHRASINGS`] of [`Entry::phrasings`]
     /// (a hand-edited or cloned entry may hold more; the rest are kept in the file but never
     /// answer, and `chart` drops them when it next adds or takes off a phrasing).
-    pub fn kept_phrasings(&self) -> &[String] {
+    pub(crate) fn kept_phrasings(&self) -> &[String] {
         &self.phrasings[self.uncounted_phrasings()..]
     }
 
     /// How many of the oldest [`Entry::phrasings`] do not count (past [`MAX_PHRASINGS`]).
-    pub fn uncounted_phrasings(&self) -> usize {
+    pub(crate) fn uncounted_phrasings(&self) -> usize {
         self.phrasings.len().saturating_sub(MAX_PHRASINGS)
     }
 
     /// Every phrasing of the chart that counts, one per line: the question first, then
     /// [`Entry::kept_phrasings`]. What recall indexes, embeds and judges as the chart's question
     /// (an exact re-ask of any line answers).
-    pub fn asked(&self) -> std::borrow::Cow<'_, str> {
+    pub(crate) fn asked(&self) -> std::borrow::Cow<'_, str> {
         let kept = self.kept_phrasings();
         if kept.is_empty() {
             return std::borrow::Cow::Borrowed(&self.question);
@@ -202,7 +202,7 @@ impl Entry {
 
     /// True when `question` is one of this chart's phrasings that count (its question or one of
     /// [`Entry::kept_phrasings`]), once case, punctuation and whitespace are set aside.
-    pub fn is_phrasing(&self, question: &str) -> bool {
+    pub(crate) fn is_phrasing(&self, question: &str) -> bool {
         crate::recall::gate::normalise_question(question).is_some_and(|n| self.asks_normalised(&n))
     }
 
@@ -216,7 +216,7 @@ impl Entry {
     /// Adds `question` as another phrasing (trimmed, one line), unless it is one already or has
     /// no letter or digit (no ask could match it); keeps the newest [`MAX_PHRASINGS`]. Returns
     /// `None` when nothing changed, else the phrasings dropped to make room, oldest first.
-    pub fn add_phrasing(&mut self, question: &str) -> Option<Vec<String>> {
+    pub(crate) fn add_phrasing(&mut self, question: &str) -> Option<Vec<String>> {
         let q = question.trim();
         let norm = crate::recall::gate::normalise_question(q)?;
         if q.contains(['\n', '\r']) || self.asks_normalised(&norm) {
@@ -234,7 +234,7 @@ impl Entry {
     /// [`Entry::is_phrasing`]), and with it any older ones past [`Entry::kept_phrasings`]: they
     /// answer nothing, and one of them would count again once a newer one is gone. Returns true
     /// when `question` was taken off.
-    pub fn remove_phrasing(&mut self, question: &str) -> bool {
+    pub(crate) fn remove_phrasing(&mut self, question: &str) -> bool {
         let norm = crate::recall::gate::normalise_question(question);
         let before = self.kept_phrasings().len();
         self.phrasings = self.kept_phrasings().to_vec();
@@ -245,7 +245,7 @@ impl Entry {
 
     /// Parses an entry file's text. `file_id` (the file name without `.md`) is used when the
     /// frontmatter has no `id`. Errors are one-line reasons (the caller adds the file name).
-    pub fn parse(text: &str, file_id: &str) -> Result<Entry, String> {
+    pub(crate) fn parse(text: &str, file_id: &str) -> Result<Entry, String> {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let text = if text.contains('\r') {
             std::borrow::Cow::Owned(text.replace("\r\n", "\n"))
@@ -402,7 +402,7 @@ fn parse_body<'a>(lines: impl Iterator<Item = &'a str>) -> Result<(String, Strin
 
 /// True when `details`, written as an entry's details, would read back as phrasings: they end in
 /// a [`PHRASINGS_HEADING`] section of `- ` lines.
-pub fn details_hold_phrasings(details: &str) -> bool {
+pub(crate) fn details_hold_phrasings(details: &str) -> bool {
     let text = details.replace("\r\n", "\n");
     !split_phrasings(text.trim_end().to_string()).1.is_empty()
 }

@@ -24,16 +24,16 @@ use std::path::Path;
 mod cache_file;
 pub(crate) mod line_ends;
 mod reach;
-pub use line_ends::line_end_hashes;
-pub use reach::{hash_backing_file, hash_file, LEAVES_PROJECT};
+pub(crate) use line_ends::line_end_hashes;
+pub(crate) use reach::{hash_backing_file, hash_file, LEAVES_PROJECT};
 
 /// The racy-clean window in nanoseconds (format.md: 2 seconds): a file whose mtime is this close
 /// to the moment it was read may have changed within the same timestamp tick.
-pub const RACY_NS: i64 = 2_000_000_000;
+pub(crate) const RACY_NS: i64 = 2_000_000_000;
 
 /// What a backing file looks like now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FileState {
+pub(crate) enum FileState {
     /// A regular file inside the root with this SHA-256.
     Hash([u8; 32]),
     /// Missing, not a regular file, or a symlink leading outside the root: its entries are stale.
@@ -45,11 +45,11 @@ pub enum FileState {
 
 /// The largest backing file that is hashed (256 MiB, about half a second of SHA-256 here); a
 /// larger one cannot be checked ([`FileState::Unchecked`]) and `chart` refuses it.
-pub const MAX_BACKING_BYTES: u64 = 256 << 20;
+pub(crate) const MAX_BACKING_BYTES: u64 = 256 << 20;
 
 /// The stat cache, loaded once per command. Changes are kept in memory until [`StatCache::save`].
 #[derive(Debug, Default)]
-pub struct StatCache {
+pub(crate) struct StatCache {
     /// The cache as loaded (looked up in place).
     base: CacheFile,
     /// What this command hashed or learned, over `base`.
@@ -63,11 +63,11 @@ pub struct StatCache {
     dirty: bool,
 }
 
-pub use crate::clock::now_ns;
+pub(crate) use crate::clock::now_ns;
 
 /// How one backing file stands against the hash an entry recorded for it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Judged {
+pub(crate) enum Judged {
     /// It hashes as charted.
     Fresh,
     /// Gone, not a regular file inside the root, hashing differently, or the recorded hash does
@@ -81,7 +81,7 @@ impl StatCache {
     /// Judges the backing file `key`, whose state is `state` ([`StatCache::states`]), against
     /// the recorded hash `want` (`None`: a recorded hash that does not parse). A file that
     /// differs from it only in CRLF versus LF is fresh (module docs).
-    pub fn judge(
+    pub(crate) fn judge(
         &mut self,
         root: &Path,
         key: &str,
@@ -94,7 +94,7 @@ impl StatCache {
     /// Loads the cache; a missing, corrupt, other-version or over-`limit` file (see
     /// [`crate::fsutil::limits::derived`]), or one that is not a regular file, gives an empty
     /// cache.
-    pub fn load(path: &Path, limit: u64) -> StatCache {
+    pub(crate) fn load(path: &Path, limit: u64) -> StatCache {
         let base = crate::fsutil::read_limited(path, limit, crate::fsutil::Follow::Never)
             .ok()
             .and_then(|b| postcard::from_bytes::<CacheFile>(&b).ok())
@@ -107,12 +107,12 @@ impl StatCache {
     }
 
     /// True when the cache holds changes not yet written.
-    pub fn is_dirty(&self) -> bool {
+    pub(crate) fn is_dirty(&self) -> bool {
         self.dirty
     }
 
     /// Writes the cache atomically if it changed, dropping keys not in `keep` (when given).
-    pub fn save(&mut self, path: &Path, keep: Option<&dyn Fn(&str) -> bool>) -> Result<()> {
+    pub(crate) fn save(&mut self, path: &Path, keep: Option<&dyn Fn(&str) -> bool>) -> Result<()> {
         // Every key, the ones learned now over the loaded ones, sorted.
         let mut all: std::collections::BTreeMap<&str, Cached> = (0..self.base.len())
             .filter_map(|i| {
@@ -140,19 +140,19 @@ impl StatCache {
 
     /// The current state of the backing file `key` under `root`, re-hashing only when its
     /// metadata changed or is racy.
-    pub fn state(&mut self, root: &Path, key: &str) -> FileState {
+    pub(crate) fn state(&mut self, root: &Path, key: &str) -> FileState {
         self.state_with(root, key, stamp_of_key(root, key), true)
     }
 
     /// True when the backing file `key` is gone ([`FileState::Gone`]): checked as every
     /// freshness check is, never through a symlinked folder that leaves the project.
-    pub fn is_gone(&mut self, root: &Path, key: &str) -> bool {
+    pub(crate) fn is_gone(&mut self, root: &Path, key: &str) -> bool {
         self.state(root, key) == FileState::Gone
     }
 
     /// [`StatCache::state`] for many keys at once. The `stat` calls and any re-hashing (the bulk
     /// of the cost on a large store) run on a few threads; cache updates happen on this one.
-    pub fn states(&mut self, root: &Path, keys: &[&str]) -> Vec<FileState> {
+    pub(crate) fn states(&mut self, root: &Path, keys: &[&str]) -> Vec<FileState> {
         let dirs = dirs_inside_root(root, keys);
         let stamps = stat_backing_files(root, keys, &dirs);
         let mut out: Vec<Option<FileState>> = keys
@@ -246,7 +246,7 @@ impl StatCache {
     }
 
     /// Records a hash computed by the caller (e.g. `chart`) for `abs` under `key`.
-    pub fn remember(&mut self, key: &str, abs: &Path, hash: [u8; 32], hashed_at_ns: i64) {
+    pub(crate) fn remember(&mut self, key: &str, abs: &Path, hash: [u8; 32], hashed_at_ns: i64) {
         if let Ok(meta) = std::fs::metadata(abs) {
             self.record(key, stamp_of(&meta), hash, hashed_at_ns);
         }
@@ -340,7 +340,7 @@ impl StatCache {
     /// so a different hash is confirmed by hashing the file itself: a cache entry whose stamp
     /// still matches but whose hash was damaged (`stat.bin` is derived and may be hostile) never
     /// deletes an entry; the fresh hash replaces it.
-    pub fn is_changed(&mut self, root: &Path, key: &str, hex: &str) -> bool {
+    pub(crate) fn is_changed(&mut self, root: &Path, key: &str, hex: &str) -> bool {
         let Some(want) = crate::hex::decode32(hex) else {
             return true;
         };
@@ -354,7 +354,7 @@ impl StatCache {
     /// [`StatCache::is_current`], hashing at most `budget` bytes (taken off it): a file the cache
     /// cannot vouch for and that is larger than what is left counts as not current, unhashed.
     /// For the hooks, which must return promptly.
-    pub fn is_current_within(
+    pub(crate) fn is_current_within(
         &mut self,
         root: &Path,
         key: &str,
@@ -380,7 +380,7 @@ impl StatCache {
     /// True when `key`'s file hashes as its recorded `hex` hash right now; false when it changed,
     /// could not be checked, or `hex` does not parse (the strict side of [`StatCache::is_changed`]:
     /// only a confirmed match counts).
-    pub fn is_current(&mut self, root: &Path, key: &str, hex: &str) -> bool {
+    pub(crate) fn is_current(&mut self, root: &Path, key: &str, hex: &str) -> bool {
         let state = self.state(root, key);
         self.judge(root, key, state, crate::hex::decode32(hex).as_ref()) == Judged::Fresh
     }

@@ -33,8 +33,8 @@ mod delta;
 mod loading;
 mod refs;
 
-pub use loading::{load, load_within};
-pub use refs::Refs;
+pub(crate) use loading::{load, load_within};
+pub(crate) use refs::Refs;
 
 /// Layout version of `index.bin`.
 const INDEX_VERSION: u32 = 9;
@@ -46,11 +46,11 @@ const TRUSTED_READ_MAX: u64 = 64 * 1024 * 1024;
 
 /// Below this many entry files [`Check::Folder`] lists and stats them anyway: that costs well
 /// under a millisecond there, and it notices an entry edited in place at once.
-pub const FOLDER_TRUST_MIN_FILES: u64 = 500;
+pub(crate) const FOLDER_TRUST_MIN_FILES: u64 = 500;
 
 /// How [`load`] makes sure `index.bin` describes the entry files there are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Check {
+pub(crate) enum Check {
     /// For readers (`ask`, the hooks) and `chart`: on a store of [`FOLDER_TRUST_MIN_FILES`]
     /// entry files or more, trust the index while the entries folder has the stamp (inode,
     /// mtime, ctime) it was built with: one stat, whatever the store's size (a stat per entry
@@ -116,7 +116,7 @@ struct IndexFileRef<'a> {
 
 /// The store's entries as the search sees them, loaded by [`load`].
 #[derive(Debug, Clone)]
-pub struct Snapshot {
+pub(crate) struct Snapshot {
     /// Entry ids, sorted. Position = BM25 doc number.
     pub ids: Vec<String>,
     /// Backing paths (keys relative to the project root), sorted.
@@ -166,7 +166,7 @@ pub struct Snapshot {
 ///
 /// Errors: a one-line reason (not a valid id name, a symlink, not a regular file, too large,
 /// unreadable, not UTF-8, or a parse error).
-pub fn read_entry(path: &Path, name: &str) -> Result<Entry, String> {
+pub(crate) fn read_entry(path: &Path, name: &str) -> Result<Entry, String> {
     let stem = name.strip_suffix(".md").unwrap_or(name);
     if !super::entry::is_valid_id(stem) {
         return Err("file name is not an entry id (8-64 lowercase hex digits)".into());
@@ -195,7 +195,7 @@ pub fn read_entry(path: &Path, name: &str) -> Result<Entry, String> {
 
 /// The embedding model to use: the embedded one when `.capn/config.json` has embedding on (the
 /// default) and this build carries a model; `None` means BM25 only.
-pub fn semantic_model(store: &Store) -> Option<&'static Model> {
+pub(crate) fn semantic_model(store: &Store) -> Option<&'static Model> {
     if store.config().embedding {
         crate::embed::model()
     } else {
@@ -270,14 +270,14 @@ fn read_index(store: &Store, limit: u64, model: Option<&'static Model>) -> Optio
 /// the details, separated by a NUL), stored in the index so a printed hit can be checked against its entry file and a
 /// vector reused for an unchanged entry. Not a cryptographic hash: it only has to notice edits,
 /// and it is computed for every entry whenever a writer rebuilds the index.
-pub fn text_sig(e: &Entry) -> u64 {
+pub(crate) fn text_sig(e: &Entry) -> u64 {
     let h = crate::fnv::extend(crate::fnv::OFFSET, e.asked().as_bytes());
     let h = crate::fnv::extend(h, &[0u8]);
     crate::fnv::extend(h, e.details.as_bytes())
 }
 
 /// Builds the BM25 index over entries (doc number = position).
-pub fn build_bm25(entries: &[Entry]) -> Bm25Index {
+pub(crate) fn build_bm25(entries: &[Entry]) -> Bm25Index {
     let files: Vec<Vec<String>> = entries
         .iter()
         .map(|e| e.files.keys().cloned().collect())
@@ -413,7 +413,7 @@ impl Snapshot {
     /// replaces itself.
     ///
     /// Errors: the entries folder cannot be listed.
-    pub fn reloaded(store: &Store) -> Result<Snapshot> {
+    pub(crate) fn reloaded(store: &Store) -> Result<Snapshot> {
         let start_ns = super::fresh::now_ns();
         let dir = store.entries_dir();
         let folder = folder_stamp(&dir);
@@ -429,7 +429,7 @@ impl Snapshot {
     /// writer looks up only the files it changed ([`Snapshot::stamps_before`]) and decodes the
     /// whole listing only to write the index whole ([`save`], which checks it then). False
     /// only for a snapshot rebuilt without a listing (never: a rebuild lists the folder).
-    pub fn is_listed(&mut self) -> bool {
+    pub(crate) fn is_listed(&mut self) -> bool {
         if self.listing.is_none() && self.log.is_some() && !self.listing_bytes.is_empty() {
             self.listing_encoded = true;
         }
@@ -470,14 +470,14 @@ impl Snapshot {
 
     /// Before a writer adds, replaces or removes entry files: true when the entries folder still
     /// has the stamp this snapshot describes (nothing else changed it since it was listed).
-    pub fn folder_is_current(&self, store: &Store) -> bool {
+    pub(crate) fn folder_is_current(&self, store: &Store) -> bool {
         self.folder.is_some() && folder_stamp(&store.entries_dir()) == self.folder
     }
 
     /// After a writer changed entry files: the stamp `index.bin` will record is the folder's
     /// stamp now when `was_current` ([`Snapshot::folder_is_current`] before the change), else
     /// none, so readers list the folder until a writer has listed it again.
-    pub fn folder_changed(&mut self, store: &Store, was_current: bool) {
+    pub(crate) fn folder_changed(&mut self, store: &Store, was_current: bool) {
         self.folder = if was_current {
             folder_stamp(&store.entries_dir())
         } else {
@@ -524,34 +524,34 @@ impl Snapshot {
 
     /// True when `index.bin` or `vectors.bin` no longer describes the entries as loaded (they
     /// changed since, or a check was re-done): a writer would save them.
-    pub fn is_out_of_date(&self) -> bool {
+    pub(crate) fn is_out_of_date(&self) -> bool {
         self.index_dirty || self.vectors_dirty
     }
 
     /// Number of entries.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.ids.len()
     }
 
     /// True when there are no entries.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.ids.is_empty()
     }
 
     /// Position of the entry with this id.
-    pub fn position(&self, id: &str) -> Option<usize> {
+    pub(crate) fn position(&self, id: &str) -> Option<usize> {
         self.ids.binary_search_by(|e| e.as_str().cmp(id)).ok()
     }
 
     /// The backing files of entry `i`: (path key, recorded SHA-256).
-    pub fn files_of(&self, i: usize) -> impl Iterator<Item = (&str, &[u8; 32])> + '_ {
+    pub(crate) fn files_of(&self, i: usize) -> impl Iterator<Item = (&str, &[u8; 32])> + '_ {
         self.refs
             .of(i)
             .map(|(p, h)| (self.paths[p as usize].as_str(), h))
     }
 
     /// True when entry `e` (freshly read from its file) says what the index says about it.
-    pub fn agrees_with(&self, i: usize, e: &Entry) -> bool {
+    pub(crate) fn agrees_with(&self, i: usize, e: &Entry) -> bool {
         self.ids[i] == e.id
             && self.sigs[i] == text_sig(e)
             && self.refs.of(i).len() == e.files.len()
@@ -590,7 +590,7 @@ impl Snapshot {
     }
 
     /// The byte limit for this store's derived files ([`crate::fsutil::limits::derived`]).
-    pub fn derived_limit(&self) -> u64 {
+    pub(crate) fn derived_limit(&self) -> u64 {
         limit_for(self.listed)
     }
 
@@ -613,7 +613,7 @@ impl Snapshot {
 /// `fsync` (see [`Durability::Rebuildable`]).
 ///
 /// Errors: a file cannot be encoded or written.
-pub fn save(store: &Store, snap: &mut Snapshot) -> Result<bool> {
+pub(crate) fn save(store: &Store, snap: &mut Snapshot) -> Result<bool> {
     if !snap.is_out_of_date() {
         return Ok(false);
     }

@@ -21,15 +21,15 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The store file that holds the learned phrasings.
-pub const FILE: &str = "learned.json";
+pub(crate) const FILE: &str = "learned.json";
 
 /// The most charts the file keeps learned phrasings for (the ones learned longest ago go first).
-pub const MAX_CHARTS: usize = 512;
+pub(crate) const MAX_CHARTS: usize = 512;
 
 /// The learned phrasings of a store, by chart id.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
-pub struct LearnedWords {
+pub(crate) struct LearnedWords {
     /// Chart id → learned words, oldest first.
     pub charts: BTreeMap<String, Vec<String>>,
     /// Chart ids in the order they last learned, oldest first (which go first past
@@ -39,7 +39,7 @@ pub struct LearnedWords {
 
 impl LearnedWords {
     /// Reads the store's learned phrasings; empty when missing, unreadable or malformed.
-    pub fn read(store: &Store) -> LearnedWords {
+    pub(crate) fn read(store: &Store) -> LearnedWords {
         use crate::fsutil::{limits, read_limited, Follow};
         let mut l: LearnedWords =
             read_limited(&store.learned_path(), limits::MARKER, Follow::Never)
@@ -59,14 +59,14 @@ impl LearnedWords {
     }
 
     /// The words learned for chart `id` (oldest first).
-    pub fn of(&self, id: &str) -> &[String] {
+    pub(crate) fn of(&self, id: &str) -> &[String] {
         self.charts.get(id).map_or(&[], Vec::as_slice)
     }
 
     /// Adds `words` as learned for chart `id` (trimmed; nothing when the chart has them already,
     /// once normalised). Keeps the newest [`MAX_PHRASINGS`] of the chart and the
     /// [`MAX_CHARTS`] charts that learned last. Returns true when something changed.
-    pub fn add(&mut self, id: &str, words: &str) -> bool {
+    pub(crate) fn add(&mut self, id: &str, words: &str) -> bool {
         let words = words.trim();
         let Some(norm) = normalise_question(words) else {
             return false;
@@ -97,7 +97,7 @@ impl LearnedWords {
 
     /// Removes `words` (once normalised) from chart `id`'s learned words. Returns true when
     /// they were there.
-    pub fn remove(&mut self, id: &str, words: &str) -> bool {
+    pub(crate) fn remove(&mut self, id: &str, words: &str) -> bool {
         let Some(norm) = normalise_question(words) else {
             return false;
         };
@@ -135,7 +135,11 @@ impl LearnedWords {
     /// them). Costs one failed `stat` in a store that learned nothing.
     ///
     /// Errors: `.capn/learned.json` cannot be written.
-    pub fn settle_chart(store: &Store, entry: &super::entry::Entry, moved: bool) -> Result<()> {
+    pub(crate) fn settle_chart(
+        store: &Store,
+        entry: &super::entry::Entry,
+        moved: bool,
+    ) -> Result<()> {
         if std::fs::symlink_metadata(store.learned_path()).is_err() {
             return Ok(());
         }
@@ -161,7 +165,7 @@ impl LearnedWords {
     /// the deleted chart's files). Costs one failed `stat` in a store that learned nothing.
     ///
     /// Errors: `.capn/learned.json` cannot be written.
-    pub fn forget(store: &Store, ids: &[String]) -> Result<()> {
+    pub(crate) fn forget(store: &Store, ids: &[String]) -> Result<()> {
         if ids.is_empty() || std::fs::symlink_metadata(store.learned_path()).is_err() {
             return Ok(());
         }
@@ -173,7 +177,7 @@ impl LearnedWords {
     }
 
     /// Drops the charts that are no longer in `ids` (uncharted). Returns true when any was.
-    pub fn keep_only(&mut self, ids: &BTreeSet<&str>) -> bool {
+    pub(crate) fn keep_only(&mut self, ids: &BTreeSet<&str>) -> bool {
         self.retain_charts(|id| ids.contains(id))
     }
 
@@ -181,7 +185,7 @@ impl LearnedWords {
     /// Past [`crate::fsutil::limits::MARKER`] bytes, the charts that learned longest ago go.
     ///
     /// Errors: the file cannot be written or removed.
-    pub fn write(mut self, store: &Store) -> Result<()> {
+    pub(crate) fn write(mut self, store: &Store) -> Result<()> {
         let path = store.learned_path();
         loop {
             if self.charts.is_empty() {
@@ -215,7 +219,7 @@ impl LearnedWords {
 }
 
 /// The [`closeness`] of the same words.
-pub const SAME_WORDS: f32 = 2.0;
+pub(crate) const SAME_WORDS: f32 = 2.0;
 
 /// A question as [`closeness`] compares it: normalised, its terms, its embedding.
 struct Asked {
@@ -256,7 +260,11 @@ fn closeness(q: &Asked, learned: &str) -> f32 {
 
 /// The chart among `learned` whose words are closest to `question`, with that closeness, when
 /// it is at least `min` ([`closeness`]: [`SAME_WORDS`] for the very words).
-pub fn closest<'a>(learned: &'a LearnedWords, question: &str, min: f32) -> Option<(&'a str, f32)> {
+pub(crate) fn closest<'a>(
+    learned: &'a LearnedWords,
+    question: &str,
+    min: f32,
+) -> Option<(&'a str, f32)> {
     let q = Asked::new(question);
     let mut best: Option<(&str, f32)> = None;
     for (id, ws) in &learned.charts {

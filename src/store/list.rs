@@ -9,7 +9,7 @@ use anyhow::Result;
 
 /// What [`list`] found, to print.
 #[derive(Debug)]
-pub struct Listing {
+pub(crate) struct Listing {
     /// The listing, every line ending in `\n` (empty when there is no entry).
     pub text: String,
     /// True when the entries folder names no entry file.
@@ -31,7 +31,7 @@ pub struct Listing {
 /// against, are said on stderr.
 ///
 /// Errors: the store's folders are not folders; the entries folder cannot be listed.
-pub fn list(store: &Store, as_json: bool) -> Result<Listing> {
+pub(crate) fn list(store: &Store, as_json: bool) -> Result<Listing> {
     store.check_dirs()?;
     let dir = store.entries_dir();
     let names = crate::store::entry_names(&dir)?;

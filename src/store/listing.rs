@@ -41,7 +41,7 @@ pub(super) fn entry_racy_window_ns(mtime_ns: i64) -> i64 {
 /// none. For readers that go through the files themselves (`list`, `doctor`).
 ///
 /// Errors: `could not list entries: <dir>: ...`.
-pub fn entry_names(dir: &Path) -> Result<Vec<String>> {
+pub(crate) fn entry_names(dir: &Path) -> Result<Vec<String>> {
     let rd = match std::fs::read_dir(dir) {
         Ok(rd) => rd,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 /// How long [`StoreLock::acquire_within`] waits for a held lock.
 #[derive(Debug, Clone, Copy)]
-pub struct Wait {
+pub(crate) struct Wait {
     /// After this long, the caller's notice is called (once).
     pub notice_after: Duration,
     /// After this long in all, the wait ends without the lock.
@@ -23,7 +23,7 @@ pub struct Wait {
 
 /// An exclusive lock on the store, released on drop.
 #[derive(Debug)]
-pub struct StoreLock {
+pub(crate) struct StoreLock {
     file: File,
 }
 
@@ -74,7 +74,7 @@ impl StoreLock {
     /// [`crate::session::shown::LOCK_WAIT`]; `Ok(None)` when it stays busy.
     ///
     /// Errors: the folder or the lock file cannot be created, or locking fails.
-    pub fn hold_shown(state_dir: &Path, root: &Path) -> Result<Option<StoreLock>> {
+    pub(crate) fn hold_shown(state_dir: &Path, root: &Path) -> Result<Option<StoreLock>> {
         let path = crate::session::shown::lock_path(state_dir, root)?;
         let wait = Wait {
             notice_after: Duration::MAX,
@@ -91,7 +91,7 @@ impl StoreLock {
     /// it gets it.
     ///
     /// Errors: the lock file cannot be created, or locking fails other than by being held.
-    pub fn acquire_within(
+    pub(crate) fn acquire_within(
         path: &Path,
         wait: Wait,
         notice: &mut dyn FnMut(),
@@ -134,7 +134,7 @@ impl StoreLock {
 
     /// Takes the lock if it is free right now; `Ok(None)` when another process holds it (or the
     /// lock file cannot be created, e.g. on a read-only store).
-    pub fn try_acquire(path: &Path) -> Option<StoreLock> {
+    pub(crate) fn try_acquire(path: &Path) -> Option<StoreLock> {
         let file = open(path).ok()?;
         match file.try_lock() {
             Ok(()) => Some(StoreLock { file }),

@@ -15,7 +15,7 @@ struct MapItem<'a> {
 
 /// Renders map.json for a snapshot. When entries record different hashes for one path (one of
 /// them is stale), the hash of the last entry in id order is shown, as capn-hook 0.2 does.
-pub fn render(snap: &Snapshot) -> String {
+pub(crate) fn render(snap: &Snapshot) -> String {
     let mut map: BTreeMap<&str, MapItem<'_>> = BTreeMap::new();
     for i in 0..snap.len() {
         for (path, hash) in snap.files_of(i) {
@@ -36,7 +36,7 @@ pub fn render(snap: &Snapshot) -> String {
 /// missing, so it is written without `fsync` (see [`Durability::Rebuildable`]).
 ///
 /// Errors: the write fails (`could not replace <path>`).
-pub fn save(path: &Path, snap: &Snapshot) -> anyhow::Result<()> {
+pub(crate) fn save(path: &Path, snap: &Snapshot) -> anyhow::Result<()> {
     let text = render(snap);
     if snap.content_changed {
         // The entries changed, so the map did too: no need to read the old one to compare.

@@ -4,40 +4,40 @@
 //! index and the stat cache are derived and rebuilt whenever missing, corrupt or out of date
 //! (format.md). Writers hold [`lock::StoreLock`]; readers never wait on it.
 
-pub mod ask;
-pub mod branches;
-pub mod budget;
-pub mod chart;
-pub mod code_index;
-pub mod conflict;
-pub mod entry;
-pub mod fresh;
-pub mod index;
-pub mod learned;
-pub mod list;
+pub(crate) mod ask;
+pub(crate) mod branches;
+pub(crate) mod budget;
+pub(crate) mod chart;
+pub(crate) mod code_index;
+pub(crate) mod conflict;
+pub(crate) mod entry;
+pub(crate) mod fresh;
+pub(crate) mod index;
+pub(crate) mod learned;
+pub(crate) mod list;
 mod listing;
-pub use listing::entry_names;
-pub mod lock;
-pub mod map;
-pub mod offer;
-pub mod ops;
+pub(crate) use listing::entry_names;
+pub(crate) mod lock;
+pub(crate) mod map;
+pub(crate) mod offer;
+pub(crate) mod ops;
 mod owner;
-pub mod paths;
-pub mod phrasing;
-pub mod provenance;
-pub mod prune;
-pub mod retention;
-pub mod source;
+pub(crate) mod paths;
+pub(crate) mod phrasing;
+pub(crate) mod provenance;
+pub(crate) mod prune;
+pub(crate) mod retention;
+pub(crate) mod source;
 mod stale;
-pub mod withheld;
-pub mod worktree;
+pub(crate) mod withheld;
+pub(crate) mod worktree;
 mod writer;
 
-pub use stale::{
+pub(crate) use stale::{
     changed_files, entry_is_fresh, entry_is_fresh_within, entry_is_stale, freshness,
     stale_positions, Freshness,
 };
-pub use writer::Writer;
+pub(crate) use writer::Writer;
 
 use anyhow::Result;
 use std::path::{Path, PathBuf};
@@ -45,18 +45,18 @@ use std::path::{Path, PathBuf};
 /// `.capn/.gitignore` in local mode: git ignores the whole store (this file too). `capn init`
 /// writes it ([`crate::install::shared`]), and so does the first `capn chart` in a project
 /// without a store.
-pub const LOCAL_STORE_GITIGNORE: &str = "\
+pub(crate) const LOCAL_STORE_GITIGNORE: &str = "\
 # Written by capn init: this store is local, so git ignores all of .capn/ (capn init --shared
 # commits the charts for the team instead).
 *
 ";
 
 /// Name of the store folder at the project root.
-pub const STORE_DIR: &str = ".capn";
+pub(crate) const STORE_DIR: &str = ".capn";
 
 /// The locations of one project's store. Creating a `Store` touches nothing on disk.
 #[derive(Debug, Clone)]
-pub struct Store {
+pub(crate) struct Store {
     /// The project root (canonical when it could be canonicalised).
     pub root: PathBuf,
     /// The store folder: `<root>/.capn`, or in a linked git worktree without a `.capn/` of its
@@ -69,14 +69,14 @@ pub struct Store {
 
 impl Store {
     /// The store of the project that contains `cwd` (see [`find_root`]).
-    pub fn discover(cwd: &Path) -> Store {
+    pub(crate) fn discover(cwd: &Path) -> Store {
         Store::at(find_root(cwd))
     }
 
     /// The store at a known project root: `<root>/.capn`, or, when `root` is a linked git
     /// worktree without a `.capn/` of its own, the main checkout's, with this worktree's own
     /// derived files in `<main>/.capn/worktrees/<name>/` ([`worktree`]).
-    pub fn at(root: PathBuf) -> Store {
+    pub(crate) fn at(root: PathBuf) -> Store {
         let root = crate::fsutil::resolved(&root);
         let own = root.join(STORE_DIR);
         if std::fs::symlink_metadata(&own).is_err() {
@@ -95,18 +95,18 @@ impl Store {
 
     /// The folder that holds the store folder: the project root, or for a linked worktree
     /// using the main checkout's store, the main checkout's root.
-    pub fn home(&self) -> &Path {
+    pub(crate) fn home(&self) -> &Path {
         self.dir.parent().unwrap_or(&self.root)
     }
 
     /// True when this checkout uses another checkout's store (a linked git worktree).
-    pub fn is_borrowed(&self) -> bool {
+    pub(crate) fn is_borrowed(&self) -> bool {
         self.local != self.dir
     }
 
     /// The store folder as messages name it: `.capn/`, or the main checkout's path for a
     /// linked worktree (`/src/app/.capn/ (the main checkout's: one memory for every worktree)`).
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         if self.is_borrowed() {
             format!(
                 "{}/ (the main checkout's, shared by every worktree of this repository)",
@@ -120,24 +120,24 @@ impl Store {
     /// The store for the current process: `discover(current_dir)`.
     ///
     /// Errors: the working directory cannot be read.
-    pub fn from_env() -> anyhow::Result<Store> {
+    pub(crate) fn from_env() -> anyhow::Result<Store> {
         let cwd = std::env::current_dir()
             .map_err(|e| anyhow::anyhow!("could not read the working directory: {e}"))?;
         Ok(Store::discover(&cwd))
     }
 
     /// `.capn/entries`.
-    pub fn entries_dir(&self) -> PathBuf {
+    pub(crate) fn entries_dir(&self) -> PathBuf {
         self.dir.join("entries")
     }
 
     /// `.capn/entries/<id>.md`.
-    pub fn entry_path(&self, id: &str) -> PathBuf {
+    pub(crate) fn entry_path(&self, id: &str) -> PathBuf {
         self.entries_dir().join(format!("{id}.md"))
     }
 
     /// `.capn/map.json`.
-    pub fn map_path(&self) -> PathBuf {
+    pub(crate) fn map_path(&self) -> PathBuf {
         self.dir.join("map.json")
     }
 
@@ -147,14 +147,14 @@ impl Store {
     /// or a `.capn/.gitignore` that lets git track the charts (a `!` line naming `entries`, as
     /// `capn init --shared` writes). A shared store's charts are never deleted by capn on its
     /// own. Reads two small files.
-    pub fn is_shared(&self) -> bool {
+    pub(crate) fn is_shared(&self) -> bool {
         let config = self.config();
         config.shared || config.shared_unknown || self.ignore_shares()
     }
 
     /// True when `.capn/.gitignore` takes the charts back from git's ignore rules (a `!` line
     /// that names `entries`): the store is shared, whatever its config says.
-    pub fn ignore_shares(&self) -> bool {
+    pub(crate) fn ignore_shares(&self) -> bool {
         use crate::fsutil::{read_limited, Follow};
         let Ok(bytes) = read_limited(&self.dir.join(".gitignore"), 64 * 1024, Follow::Never) else {
             return false;
@@ -166,60 +166,60 @@ impl Store {
     }
 
     /// `.capn/config.json`.
-    pub fn config_path(&self) -> PathBuf {
+    pub(crate) fn config_path(&self) -> PathBuf {
         self.dir.join("config.json")
     }
 
     /// `.capn/index.bin` (derived search index).
-    pub fn index_path(&self) -> PathBuf {
+    pub(crate) fn index_path(&self) -> PathBuf {
         self.dir.join("index.bin")
     }
 
     /// `.capn/delta.bin` (derived: the changes since `index.bin` and `vectors.bin` were written).
-    pub fn delta_path(&self) -> PathBuf {
+    pub(crate) fn delta_path(&self) -> PathBuf {
         self.dir.join("delta.bin")
     }
 
     /// `.capn/vectors.bin` (derived: the entries' embedding vectors, with semantic recall on).
-    pub fn vectors_path(&self) -> PathBuf {
+    pub(crate) fn vectors_path(&self) -> PathBuf {
         self.dir.join("vectors.bin")
     }
 
     /// `.capn/texts.bin`: every entry's text, which capn 0.3 kept for rebuilding the index;
     /// writers now delete it (the index is updated in place).
-    pub fn texts_path(&self) -> PathBuf {
+    pub(crate) fn texts_path(&self) -> PathBuf {
         self.dir.join("texts.bin")
     }
 
     /// `.capn/stat.bin` (derived file-stat cache of this checkout).
-    pub fn stat_cache_path(&self) -> PathBuf {
+    pub(crate) fn stat_cache_path(&self) -> PathBuf {
         self.local.join("stat.bin")
     }
 
     /// `.capn/stale.json` (derived, this checkout's: when each chart was first found stale,
     /// for the retention rule, [`retention`]).
-    pub fn stale_since_path(&self) -> PathBuf {
+    pub(crate) fn stale_since_path(&self) -> PathBuf {
         self.local.join("stale.json")
     }
 
     /// `.capn/learned.json` (the phrasings learned from use, [`learned`]).
-    pub fn learned_path(&self) -> PathBuf {
+    pub(crate) fn learned_path(&self) -> PathBuf {
         self.dir.join(learned::FILE)
     }
 
     /// `.capn/lock`.
-    pub fn lock_path(&self) -> PathBuf {
+    pub(crate) fn lock_path(&self) -> PathBuf {
         self.dir.join("lock")
     }
 
     /// True when `.capn/` exists.
-    pub fn exists(&self) -> bool {
+    pub(crate) fn exists(&self) -> bool {
         self.dir.is_dir()
     }
 
     /// True when this store is outside any project: no `.capn/` at or above the working
     /// directory, and its root is not a git repository.
-    pub fn is_outside_project(&self) -> bool {
+    pub(crate) fn is_outside_project(&self) -> bool {
         !self.exists() && !self.root.join(".git").exists()
     }
 
@@ -227,7 +227,7 @@ impl Store {
     /// or writes its store through a symlink, which could lead anywhere.
     ///
     /// Errors: `refusing to use <path>: it is a symlink ...`, naming the folder.
-    pub fn check_dirs(&self) -> Result<()> {
+    pub(crate) fn check_dirs(&self) -> Result<()> {
         for dir in [self.dir.clone(), self.entries_dir()] {
             let Ok(meta) = std::fs::symlink_metadata(&dir) else {
                 continue;
@@ -250,7 +250,7 @@ impl Store {
 
     /// Reads `.capn/config.json` (defaults when missing or broken; what was ignored is reported
     /// on stderr).
-    pub fn config(&self) -> crate::config::Config {
+    pub(crate) fn config(&self) -> crate::config::Config {
         static WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
         let (config, problems) = match self.check_dirs() {
             Ok(()) => crate::config::Config::load_checked(&self.config_path()),
@@ -270,7 +270,7 @@ impl Store {
 /// that contains `.capn/`, or that is a linked git worktree (so a worktree inside the main
 /// checkout, such as `.claude/worktrees/<name>`, is a checkout of its own, [`worktree`]); else
 /// the git top level (the first ancestor containing `.git`); else `cwd`.
-pub fn find_root(cwd: &Path) -> PathBuf {
+pub(crate) fn find_root(cwd: &Path) -> PathBuf {
     for dir in cwd.ancestors() {
         if is_own_store(&dir.join(STORE_DIR)) {
             return dir.to_path_buf();
@@ -324,7 +324,7 @@ fn is_own_store(dir: &Path) -> bool {
 /// The project root for hook subcommands: `CLAUDE_PROJECT_DIR` when set and a directory (the
 /// session root, which stays put while the hook's `cwd` follows the agent; Claude Code's
 /// hooks docs), else [`find_root`] of `cwd`.
-pub fn hook_root(cwd: &Path) -> PathBuf {
+pub(crate) fn hook_root(cwd: &Path) -> PathBuf {
     if let Some(dir) = crate::env::get_os(crate::env::CLAUDE_PROJECT_DIR) {
         let p = PathBuf::from(dir);
         if p.is_dir() {
@@ -335,17 +335,17 @@ pub fn hook_root(cwd: &Path) -> PathBuf {
 }
 
 /// Prints `capn: warning: <error chain>` on stderr (write errors ignored).
-pub fn warn(e: &anyhow::Error) {
+pub(crate) fn warn(e: &anyhow::Error) {
     diag!("capn: warning: {e:#}");
 }
 
 /// The most malformed entries reported one by one; the rest are counted in one line.
-pub const MAX_MALFORMED_REPORTS: usize = 20;
+pub(crate) const MAX_MALFORMED_REPORTS: usize = 20;
 
 /// Reports malformed entry files on stderr, one line each, naming the file: at most
 /// [`MAX_MALFORMED_REPORTS`] lines and a count of the rest. Control characters in names and
 /// reasons are escaped, so a hostile file name cannot drive the terminal.
-pub fn report_malformed(store: &Store, malformed: &[(String, String)]) {
+pub(crate) fn report_malformed(store: &Store, malformed: &[(String, String)]) {
     let dir = store.entries_dir();
     for (name, reason) in malformed.iter().take(MAX_MALFORMED_REPORTS) {
         diag!(
@@ -365,13 +365,13 @@ pub fn report_malformed(store: &Store, malformed: &[(String, String)]) {
 
 /// `s` with control, format, separator and other hidden characters escaped (`\u{1b}`,
 /// `\u{202e}`), for messages that reach a terminal: [`crate::present::printable`], the owner.
-pub fn printable(s: &str) -> String {
+pub(crate) fn printable(s: &str) -> String {
     crate::present::printable(s)
 }
 
 /// `path` relative to the working directory's project root for messages (`.capn/entries/x.md`),
 /// `/`-separated on every system as path keys are (Windows would mix in `\`).
-pub fn display_rel(root: &Path, path: &Path) -> String {
+pub(crate) fn display_rel(root: &Path, path: &Path) -> String {
     match path.strip_prefix(root) {
         Ok(rel) => rel
             .components()

@@ -13,16 +13,16 @@ use anyhow::Result;
 /// The most entry files a hook reads to bring the index up to date (about a third of a second
 /// on a slow 2-core machine): past it, nothing is offered until `ask`, `chart` or `prune`
 /// rebuilds the index ([`index::load_within`]).
-pub const HOOK_MAX_READS: usize = 2_000;
+pub(crate) const HOOK_MAX_READS: usize = 2_000;
 
 /// The most bytes of entry files a hook reads for the same (a few huge entry files cost as
 /// much as thousands of small ones): 8 MiB.
-pub const HOOK_MAX_READ_BYTES: u64 = 8 << 20;
+pub(crate) const HOOK_MAX_READ_BYTES: u64 = 8 << 20;
 
 /// The most bytes of backing files a hook hashes to check an offered chart (those the stat cache
 /// cannot vouch for): 64 MiB, a fraction of a second of SHA-256. Past it nothing is offered;
 /// `ask` checks such a chart (and records the hashes in the stat cache).
-pub const HOOK_MAX_HASH_BYTES: u64 = 64 << 20;
+pub(crate) const HOOK_MAX_HASH_BYTES: u64 = 64 << 20;
 
 impl Store {
     /// The chart a prompt's or a search's `intent` points at, for a proactive offer
@@ -35,7 +35,11 @@ impl Store {
     /// [`HOOK_MAX_HASH_BYTES`] of files the stat cache cannot vouch for.
     ///
     /// Errors: the store cannot be read or listed.
-    pub fn offer(&self, intent: &str, skip: &dyn Fn(&Entry) -> bool) -> Result<Option<Entry>> {
+    pub(crate) fn offer(
+        &self,
+        intent: &str,
+        skip: &dyn Fn(&Entry) -> bool,
+    ) -> Result<Option<Entry>> {
         // The common case first, inline: an index that needs no entry file read (trusted by the
         // folder's stamp, or agreeing with the listing). Only a build goes to the budget.
         let state = || budget::state_key(self);
@@ -138,4 +142,4 @@ impl Store {
 
 /// The most charts a hook's offer gate picks for one intent: a stale exact pick may be followed
 /// by other versions of the same question ([`Store::offer`]).
-pub const OFFER_PICKS: usize = 3;
+pub(crate) const OFFER_PICKS: usize = 3;

@@ -8,11 +8,11 @@ use anyhow::{Context, Result};
 use std::path::PathBuf;
 
 /// A backing file `chart` hashed: its key, absolute path, SHA-256 and when it was hashed (Unix ns).
-pub type Hashed = (String, PathBuf, [u8; 32], i64);
+pub(crate) type Hashed = (String, PathBuf, [u8; 32], i64);
 
 /// What [`Writer::unchart`] did.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Unchart {
+pub(crate) enum Unchart {
     /// The entry was deleted.
     Deleted,
     /// No entry file has that id.
@@ -21,7 +21,7 @@ pub enum Unchart {
 
 /// What [`Writer::prune`] did.
 #[derive(Debug)]
-pub struct Pruned {
+pub(crate) struct Pruned {
     /// The entries deleted.
     pub deleted: Vec<Entry>,
     /// Stale entries kept because they are current in another checkout, or held by a branch,
@@ -36,7 +36,7 @@ impl Writer {
     /// kept.
     ///
     /// Errors: an entry file cannot be removed, or the entries folder cannot be listed.
-    pub fn prune(&mut self) -> Result<Pruned> {
+    pub(crate) fn prune(&mut self) -> Result<Pruned> {
         super::report_malformed(&self.store, &self.snap.malformed);
         let stale = stale_positions(&self.store.root, &self.snap, &mut self.cache);
         let ids: Vec<String> = stale.iter().map(|&i| self.snap.ids[i].clone()).collect();
@@ -56,7 +56,7 @@ impl Writer {
     /// store.
     ///
     /// Errors: the entries folder cannot be listed.
-    pub fn stale_entries(&mut self) -> Result<Vec<Entry>> {
+    pub(crate) fn stale_entries(&mut self) -> Result<Vec<Entry>> {
         super::report_malformed(&self.store, &self.snap.malformed);
         let stale = stale_positions(&self.store.root, &self.snap, &mut self.cache);
         let mut out = Vec::new();
@@ -76,7 +76,7 @@ impl Writer {
     /// how many were deleted.
     ///
     /// Errors: as [`Writer::prune`].
-    pub fn bust(&mut self, key: &str) -> Result<usize> {
+    pub(crate) fn bust(&mut self, key: &str) -> Result<usize> {
         let mut busted = 0;
         for round in 0..2 {
             // Every spelling of the file (`SRC/Pay.ts` is `src/pay.ts` where names fold).
@@ -112,7 +112,7 @@ impl Writer {
     /// index) is removed too.
     ///
     /// Errors: as [`Writer::prune`].
-    pub fn unchart(&mut self, id: &str) -> Result<Unchart> {
+    pub(crate) fn unchart(&mut self, id: &str) -> Result<Unchart> {
         if let Some(pos) = self.snap.position(id) {
             self.delete_positions(&[pos])?;
             return Ok(Unchart::Deleted);
@@ -131,7 +131,7 @@ impl Writer {
     /// snapshot in place of any older version.
     ///
     /// Errors: the entry cannot be written.
-    pub fn chart(&mut self, entry: Entry, hashed: &[Hashed]) -> Result<()> {
+    pub(crate) fn chart(&mut self, entry: Entry, hashed: &[Hashed]) -> Result<()> {
         self.ensure_listed()?;
         let id = entry.id.clone();
         // The files it was charted on before: words learned from reads of those are its own

@@ -12,7 +12,10 @@ use std::path::Path;
 /// Whether `store` (a `<dir>/.capn` folder) may mark `<dir>` as a project root without an owner
 /// check, given the user's home folder `home`: not when `<dir>` is a root (no parent: `C:\`,
 /// `\\srv\share\`) or lies strictly above `home`. Paths are compared by [`crate::pathcmp`].
-pub fn adoptable_without_owner(store: &Path, home: Option<&Path>) -> Result<(), &'static str> {
+pub(super) fn adoptable_without_owner(
+    store: &Path,
+    home: Option<&Path>,
+) -> Result<(), &'static str> {
     let Some(dir) = store.parent() else {
         return Err("it is at the root of a drive");
     };
@@ -29,7 +32,7 @@ pub fn adoptable_without_owner(store: &Path, home: Option<&Path>) -> Result<(), 
 
 /// [`adoptable_without_owner`] for this user, noting a refusal on stderr.
 #[cfg_attr(unix, allow(dead_code))]
-pub fn adoptable(store: &Path) -> bool {
+pub(super) fn adoptable(store: &Path) -> bool {
     let home = crate::env::home_dir().map(|h| crate::fsutil::resolved(&h));
     match adoptable_without_owner(store, home.as_deref()) {
         Ok(()) => true,

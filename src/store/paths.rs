@@ -6,7 +6,7 @@ use std::path::{Component, Path, PathBuf};
 
 /// Lexically normalises `p` (drops `.`, resolves `..` against earlier components). Returns `None`
 /// when `..` would climb above the file-system root.
-pub fn normalize(p: &Path) -> Option<PathBuf> {
+pub(crate) fn normalize(p: &Path) -> Option<PathBuf> {
     let mut out = PathBuf::new();
     for c in p.components() {
         match c {
@@ -25,7 +25,7 @@ pub fn normalize(p: &Path) -> Option<PathBuf> {
 
 /// The key of `abs` (an absolute, normalised path) relative to `root`, or `None` when it is not
 /// strictly inside `root` or not valid UTF-8.
-pub fn key_of(root: &Path, abs: &Path) -> Option<String> {
+pub(crate) fn key_of(root: &Path, abs: &Path) -> Option<String> {
     let Ok(rel) = abs.strip_prefix(root) else {
         // On a folding system `C:\Proj` holds `c:\proj\a.ts` (crate::pathcmp).
         let rel =
@@ -46,7 +46,7 @@ pub fn key_of(root: &Path, abs: &Path) -> Option<String> {
 }
 
 /// The absolute path of a key.
-pub fn abs_of(root: &Path, key: &str) -> PathBuf {
+pub(crate) fn abs_of(root: &Path, key: &str) -> PathBuf {
     let mut p = root.to_path_buf();
     for part in key.split('/') {
         p.push(part);
@@ -56,7 +56,11 @@ pub fn abs_of(root: &Path, key: &str) -> PathBuf {
 
 /// Resolves a path typed by the user (relative to `cwd`, or absolute) to its key, without
 /// checking that the file exists. Errors are one-line reasons.
-pub fn resolve_key(root: &Path, cwd: &Path, input: &str) -> Result<(String, PathBuf), String> {
+pub(crate) fn resolve_key(
+    root: &Path,
+    cwd: &Path,
+    input: &str,
+) -> Result<(String, PathBuf), String> {
     if input.is_empty() {
         return Err("empty file path".into());
     }
@@ -82,7 +86,7 @@ pub fn resolve_key(root: &Path, cwd: &Path, input: &str) -> Result<(String, Path
 
 /// Resolves and checks a backing file for `chart`: it must exist, be a regular file (after
 /// following symlinks), and resolve to a target inside `root`. Returns its key and absolute path.
-pub fn resolve_backing_file(
+pub(crate) fn resolve_backing_file(
     root: &Path,
     cwd: &Path,
     input: &str,

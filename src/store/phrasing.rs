@@ -29,7 +29,7 @@ impl Writer {
     /// Every chart that has `question` as one of its phrasings that count
     /// ([`Entry::is_phrasing`], read from its file), those whose own question it is first, then
     /// in index order.
-    pub fn askers(&self, question: &str) -> Vec<Entry> {
+    pub(crate) fn askers(&self, question: &str) -> Vec<Entry> {
         let norm = crate::recall::gate::normalise_question(question);
         // By the index marker (its own question, or a phrasing with no term of its own); any
         // other phrasing holds every word of the question.
@@ -68,7 +68,7 @@ impl Writer {
 
     /// The charts backed by exactly `files` (as just hashed), read from their files, in index
     /// order: what `chart` names when it writes a question of its own on them.
-    pub fn charts_on(&self, files: &BTreeMap<String, String>) -> Vec<Entry> {
+    pub(crate) fn charts_on(&self, files: &BTreeMap<String, String>) -> Vec<Entry> {
         let source = SnapshotSource::new(&self.store, &self.snap);
         self.same_files(files)
             .into_iter()
@@ -82,7 +82,11 @@ impl Writer {
     /// answers many questions), unless the question and one of the chart's phrasings both
     /// hold codes ([`codes`]) and not the same ones. The best such chart, read from its file;
     /// `None` when there is none.
-    pub fn similar_chart(&self, question: &str, files: &BTreeMap<String, String>) -> Option<Entry> {
+    pub(crate) fn similar_chart(
+        &self,
+        question: &str,
+        files: &BTreeMap<String, String>,
+    ) -> Option<Entry> {
         let same = self.same_files(files);
         if same.is_empty() {
             return None;
@@ -189,7 +193,7 @@ impl Writer {
     ///
     /// Errors ([`Refused`]): `id` is not an entry id, no chart has it, its file does not parse,
     /// or a backing file changed (or cannot be checked).
-    pub fn current_chart(&mut self, id: &str) -> Result<Entry> {
+    pub(crate) fn current_chart(&mut self, id: &str) -> Result<Entry> {
         if !super::entry::is_valid_id(id) {
             return Err(Refused(format!(
                 "--like {}: not a chart id (8 to 16 lowercase hex digits, as `capn ask` and `capn list` print them); nothing was written",
@@ -236,7 +240,7 @@ impl Writer {
     /// happened; nothing is written unless [`Learned::Added`].
     ///
     /// Errors: `.capn/learned.json` cannot be written.
-    pub fn learn_phrasing(
+    pub(crate) fn learn_phrasing(
         &mut self,
         question: &str,
         id: &str,
@@ -281,7 +285,7 @@ impl Writer {
     /// end); nothing when it is not learned.
     ///
     /// Errors: `.capn/learned.json` cannot be written.
-    pub fn unlearn_phrasing(&mut self, question: &str, id: &str) -> Result<()> {
+    pub(crate) fn unlearn_phrasing(&mut self, question: &str, id: &str) -> Result<()> {
         let mut learned = super::learned::LearnedWords::read(&self.store);
         if learned.remove(id, question) {
             learned.write(&self.store)?;
@@ -292,7 +296,7 @@ impl Writer {
 
 /// What [`Writer::learn_phrasing`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Learned {
+pub(crate) enum Learned {
     /// The words are now learned for the chart (they rank it, never answer).
     Added,
     /// A chart already has those words as its question or a phrasing (the agent charted them,
@@ -321,7 +325,7 @@ fn codes(text: &str) -> std::collections::BTreeSet<String> {
 ///
 /// Errors: [`Refused`] for an oversized entry, or one whose details would read back as
 /// phrasings.
-pub fn checked(entry: Entry) -> Result<Entry> {
+pub(crate) fn checked(entry: Entry) -> Result<Entry> {
     let id = entry.id.clone();
     let text = entry.render();
     if text.len() as u64 > crate::fsutil::limits::ENTRY {
@@ -356,7 +360,7 @@ pub fn checked(entry: Entry) -> Result<Entry> {
 /// `- ` lines: written, they would read back as phrasings (each answering at 100).
 ///
 /// [`PHRASINGS_HEADING`]: super::entry::PHRASINGS_HEADING
-pub fn phrasing_shaped_details(what: &str) -> anyhow::Error {
+pub(crate) fn phrasing_shaped_details(what: &str) -> anyhow::Error {
     Refused(format!(
         "refusing to chart: {what} end in a {:?} section of \"- \" lines, which is how an entry lists its other phrasings; reword that heading or add text after the list; nothing was written",
         super::entry::PHRASINGS_HEADING

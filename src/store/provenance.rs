@@ -14,11 +14,11 @@
 use std::path::Path;
 
 /// The largest git index read (64 MiB: a repository of several hundred thousand files).
-pub const MAX_INDEX_BYTES: u64 = 64 * 1024 * 1024;
+pub(crate) const MAX_INDEX_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Where an entry file came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Origin {
+pub(crate) enum Origin {
     /// git tracks the entry file: it came with the repository, or was committed here.
     Repository,
     /// The enclosing repository has a git index and the entry file is not in it (or no index
@@ -31,7 +31,7 @@ pub enum Origin {
 
 impl Origin {
     /// How an offer line says it, or `None` for [`Origin::Unknown`].
-    pub fn label(self) -> Option<&'static str> {
+    pub(crate) fn label(self) -> Option<&'static str> {
         match self {
             Origin::Repository => Some("found in the repository: git tracks this entry"),
             Origin::Checkout => Some("charted in this checkout: git does not track this entry"),
@@ -41,7 +41,7 @@ impl Origin {
 }
 
 /// The most folders walked up from the store root to find the repository's `.git`.
-pub const MAX_GIT_DEPTH: usize = 64;
+pub(crate) const MAX_GIT_DEPTH: usize = 64;
 
 /// Where the entry file `key` (relative to `root`, `/`-separated: `.capn/entries/<id>.md`)
 /// came from (module docs). The repository is the nearest folder at or above `root` (at most
@@ -49,7 +49,7 @@ pub const MAX_GIT_DEPTH: usize = 64;
 /// subfolder of a repository (`vendor/pkg/.capn` committed in the superproject) is looked up
 /// under its path there. No `.git` at all (a tarball), a `.git` that is not a folder (a
 /// worktree, a submodule) or a path that is not UTF-8: [`Origin::Unknown`].
-pub fn origin(root: &Path, key: &str) -> Origin {
+pub(crate) fn origin(root: &Path, key: &str) -> Origin {
     if in_nested_repository(root, key) {
         return Origin::Unknown;
     }

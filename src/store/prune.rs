@@ -8,7 +8,7 @@ use anyhow::Result;
 
 /// What `capn prune` was asked to do.
 #[derive(Debug, Clone, Copy)]
-pub struct PruneRequest {
+pub(crate) struct PruneRequest {
     /// `--expired`: apply the retention rule only ([`crate::store::retention`]).
     pub expired: bool,
     /// `--yes`: delete in a shared store too.
@@ -30,7 +30,7 @@ pub struct PruneRequest {
 /// Errors: a store whose config does not say whether it is shared, unless `expired` (nothing
 /// is deleted, see [`refuse_unknown_mode`]); the lock cannot be taken; an entry file cannot be
 /// removed or the entries folder listed.
-pub fn prune(store: &Store, req: PruneRequest) -> Result<String> {
+pub(crate) fn prune(store: &Store, req: PruneRequest) -> Result<String> {
     let mut config = store.config();
     if config.shared_unknown && !req.expired {
         refuse_unknown_mode(store)?;

@@ -43,7 +43,7 @@ fn load(path: &Path, limit: u64) -> StaleSince {
 
 /// What [`Writer::prune_expired`] did.
 #[derive(Debug, Default)]
-pub struct Expired {
+pub(crate) struct Expired {
     /// The charts deleted: stale here for longer than the retention.
     pub deleted: Vec<Entry>,
 }
@@ -57,7 +57,7 @@ impl Writer {
     ///
     /// Errors: an entry file cannot be removed, the folder cannot be listed, or `stale.json`
     /// cannot be written.
-    pub fn prune_expired(&mut self, days: u32, now_s: i64) -> Result<Expired> {
+    pub(crate) fn prune_expired(&mut self, days: u32, now_s: i64) -> Result<Expired> {
         let stale = stale_positions(&self.store.root, &self.snap, &mut self.cache);
         if self.store.is_shared() {
             return Ok(Expired {

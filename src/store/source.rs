@@ -13,7 +13,7 @@ use std::collections::HashMap;
 /// caller's: when [`SnapshotSource::disagreed`] is true after a decision, it reloads the
 /// snapshot and asks once more (`super::ask`); a caller that makes no retry (`super::phrasing`)
 /// simply leaves a disagreeing chart out.
-pub struct SnapshotSource<'s> {
+pub(crate) struct SnapshotSource<'s> {
     store: &'s Store,
     snap: &'s Snapshot,
     /// Doc number → its entry (`None`: unreadable or disagreeing), filled as docs are read.
@@ -27,7 +27,7 @@ pub struct SnapshotSource<'s> {
 impl<'s> SnapshotSource<'s> {
     /// The charts of `snap`, a snapshot of `store`, their backing files readable to corroborate
     /// a candidate (as `ask` reads them); nothing is read yet.
-    pub fn new(store: &'s Store, snap: &'s Snapshot) -> Self {
+    pub(crate) fn new(store: &'s Store, snap: &'s Snapshot) -> Self {
         SnapshotSource {
             store,
             snap,
@@ -39,7 +39,7 @@ impl<'s> SnapshotSource<'s> {
 
     /// The same without reading backing files (`files_hold` answers `None`): for a decision
     /// that must not depend on the files as they are now (`super::phrasing`).
-    pub fn without_files(mut self) -> Self {
+    pub(crate) fn without_files(mut self) -> Self {
         self.files = false;
         self
     }
@@ -47,7 +47,7 @@ impl<'s> SnapshotSource<'s> {
     /// Doc `doc`'s entry, read from its file on first use: `None` for a doc number past the
     /// index, a file that cannot be read or parsed, or one that disagrees with the index (the
     /// last two set [`SnapshotSource::disagreed`]).
-    pub fn entry(&self, doc: usize) -> Option<Entry> {
+    pub(crate) fn entry(&self, doc: usize) -> Option<Entry> {
         self.read
             .borrow_mut()
             .entry(doc)
@@ -63,7 +63,7 @@ impl<'s> SnapshotSource<'s> {
 
     /// True when an entry file read so far could not be read or disagreed with the index: a
     /// decision made over this source must be made again on a reloaded snapshot.
-    pub fn disagreed(&self) -> bool {
+    pub(crate) fn disagreed(&self) -> bool {
         self.disagreed.get()
     }
 }

@@ -15,7 +15,7 @@ use std::path::Path;
 /// Positions of entries that must not answer: a backing file changed, vanished or was replaced
 /// (stale: hidden and kept; `prune` deletes these), or could not be checked (hidden and kept; a
 /// note on stderr names the file once per process). Each distinct path is checked once.
-pub fn stale_positions(root: &Path, snap: &Snapshot, cache: &mut StatCache) -> Vec<usize> {
+pub(crate) fn stale_positions(root: &Path, snap: &Snapshot, cache: &mut StatCache) -> Vec<usize> {
     let keys: Vec<&str> = snap.paths.iter().map(String::as_str).collect();
     let states = cache.states(root, &keys);
     for (k, st) in keys.iter().zip(&states) {
@@ -62,19 +62,19 @@ fn note_unchecked(key: &str, kind: std::io::ErrorKind) {
 
 /// True when a backing file of `e` has definitely changed since it was charted (gone, replaced,
 /// or hashing differently). A file that cannot be checked does not make an entry stale.
-pub fn entry_is_stale(root: &Path, e: &Entry, cache: &mut StatCache) -> bool {
+pub(crate) fn entry_is_stale(root: &Path, e: &Entry, cache: &mut StatCache) -> bool {
     e.files.iter().any(|(p, h)| cache.is_changed(root, p, h))
 }
 
 /// True when every backing file of `e` hashes as charted right now (line ends aside); false
 /// when one changed or could not be checked.
-pub fn entry_is_fresh(root: &Path, e: &Entry, cache: &mut StatCache) -> bool {
+pub(crate) fn entry_is_fresh(root: &Path, e: &Entry, cache: &mut StatCache) -> bool {
     e.files.iter().all(|(p, h)| cache.is_current(root, p, h))
 }
 
 /// [`entry_is_fresh`], hashing at most `budget` bytes of files the stat cache cannot vouch for
 /// (taken off it; [`StatCache::is_current_within`]): past it the entry counts as not fresh.
-pub fn entry_is_fresh_within(
+pub(crate) fn entry_is_fresh_within(
     root: &Path,
     e: &Entry,
     cache: &mut StatCache,
@@ -87,7 +87,7 @@ pub fn entry_is_fresh_within(
 
 /// How the backing files of one entry stand now.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Freshness {
+pub(crate) enum Freshness {
     /// Every file hashes as charted.
     Fresh,
     /// These files changed, vanished or were replaced (keys, in the entry's order).
@@ -98,7 +98,7 @@ pub enum Freshness {
 
 /// How the backing files of `e` stand now, each judged against its recorded hash (line ends
 /// aside); a file that cannot be checked is noted on stderr once per process.
-pub fn freshness(root: &Path, e: &Entry, cache: &mut StatCache) -> Freshness {
+pub(crate) fn freshness(root: &Path, e: &Entry, cache: &mut StatCache) -> Freshness {
     let keys: Vec<&str> = e.files.keys().map(String::as_str).collect();
     let states = cache.states(root, &keys);
     let mut changed = Vec::new();
@@ -122,7 +122,11 @@ pub fn freshness(root: &Path, e: &Entry, cache: &mut StatCache) -> Freshness {
 
 /// The backing files of `e` that have definitely changed ([`StatCache::is_changed`]), in the
 /// entry's order.
-pub fn changed_files<'e>(root: &Path, e: &'e Entry, cache: &mut StatCache) -> Vec<&'e String> {
+pub(crate) fn changed_files<'e>(
+    root: &Path,
+    e: &'e Entry,
+    cache: &mut StatCache,
+) -> Vec<&'e String> {
     e.files
         .iter()
         .filter(|(p, h)| cache.is_changed(root, p, h))

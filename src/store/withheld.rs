@@ -10,7 +10,7 @@ use crate::secret::Finding;
 
 /// Where in an entry a secret was found: the part, its text, and what was found there.
 #[derive(Debug)]
-pub struct Found {
+pub(crate) struct Found {
     /// The part of the entry: `its question`, `its details`, `phrasing 2`, `its file list`, `its
     /// frontmatter`.
     pub part: String,
@@ -22,7 +22,7 @@ pub struct Found {
 
 impl Found {
     /// `what looks like an AWS access key ID in its details (characters 12-31)`.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         format!(
             "what looks like {} in {} ({})",
             self.finding.kind,
@@ -34,7 +34,7 @@ impl Found {
 
 /// The first secret in `e` (its question, phrasings, details, file list and unknown frontmatter
 /// lines, in that order), if any.
-pub fn secret_in(e: &Entry) -> Option<Found> {
+pub(crate) fn secret_in(e: &Entry) -> Option<Found> {
     let files: Vec<&str> = e.files.keys().map(String::as_str).collect();
     let mut parts: Vec<(String, String)> = vec![("its question".into(), e.question.clone())];
     for (i, p) in e.phrasings.iter().enumerate() {
@@ -53,13 +53,13 @@ pub fn secret_in(e: &Entry) -> Option<Found> {
 }
 
 /// True when `e` holds a secret ([`secret_in`]).
-pub fn holds_secret(e: &Entry) -> bool {
+pub(crate) fn holds_secret(e: &Entry) -> bool {
     secret_in(e).is_some()
 }
 
 /// The line `capn list` prints for an entry that holds a secret, in place of its text: `<id>
 /// [withheld] ...` (or `{"id","withheld"}` with `--json`), naming where, never the value.
-pub fn list_line(e: &Entry, json: bool) -> Option<String> {
+pub(crate) fn list_line(e: &Entry, json: bool) -> Option<String> {
     let found = secret_in(e)?;
     let why = format!(
         "it holds {}: not shown; edit or delete {}/entries/{}.md (capn doctor)",

@@ -19,11 +19,11 @@
 use std::path::{Path, PathBuf};
 
 /// The most bytes read of a `.git` file, `commondir` or `gitdir` (git writes one path).
-pub const MAX_LINK_BYTES: u64 = 4096;
+pub(crate) const MAX_LINK_BYTES: u64 = 4096;
 
 /// A linked worktree of a repository with a main checkout.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Linked {
+pub(crate) struct Linked {
     /// The main checkout's root (canonical).
     pub main_root: PathBuf,
     /// The worktree's name: the last component of its git dir (`.git/worktrees/<name>`).
@@ -66,7 +66,7 @@ fn own_real_dir(p: &Path) -> bool {
 }
 
 /// When `root` is a linked worktree (module docs): its main checkout and its name.
-pub fn linked(root: &Path) -> Option<Linked> {
+pub(crate) fn linked(root: &Path) -> Option<Linked> {
     let dot_git = root.join(".git");
     if !std::fs::symlink_metadata(&dot_git).ok()?.is_file() {
         return None;
@@ -99,13 +99,13 @@ pub fn linked(root: &Path) -> Option<Linked> {
 }
 
 /// The most linked worktrees [`other_checkouts`] looks at.
-pub const MAX_WORKTREES: usize = 256;
+pub(crate) const MAX_WORKTREES: usize = 256;
 
 /// The checkouts of the repository whose main checkout is `main_root`, other than `this`: the
 /// main checkout itself and each linked worktree listed in `<main>/.git/worktrees/` that
 /// [`linked`] confirms (so a listing git no longer honours, or one planted there, is passed
 /// over), at most [`MAX_WORKTREES`]. Empty when `main_root` has no `.git` folder.
-pub fn other_checkouts(main_root: &Path, this: &Path) -> Vec<PathBuf> {
+pub(crate) fn other_checkouts(main_root: &Path, this: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let main_git = main_root.join(".git");
     if !own_real_dir(&main_git) {
@@ -144,7 +144,7 @@ pub fn other_checkouts(main_root: &Path, this: &Path) -> Vec<PathBuf> {
 /// follow a symlink inside. Nothing is removed unless `<main>/.git` is a real folder of this
 /// user's (else there is no telling which worktrees git knows). At most [`MAX_WORKTREES`]
 /// entries are looked at. Returns the names removed.
-pub fn sweep_stale(store_dir: &Path) -> Vec<String> {
+pub(crate) fn sweep_stale(store_dir: &Path) -> Vec<String> {
     let mut removed = Vec::new();
     let Some(main) = store_dir.parent() else {
         return removed;

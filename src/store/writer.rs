@@ -10,12 +10,12 @@ use anyhow::{Context, Result};
 use std::time::Duration;
 
 /// How long a writer waits for `.capn/lock` before it says on stderr that it is waiting.
-pub const LOCK_NOTICE_AFTER: Duration = Duration::from_secs(1);
+pub(super) const LOCK_NOTICE_AFTER: Duration = Duration::from_secs(1);
 
 /// How long a writer waits for `.capn/lock` in all before it gives up, writing nothing. capn's
 /// own writers hold it for milliseconds (seconds when a large store's index is rebuilt), and a
 /// killed one releases it, so only a stuck or foreign holder keeps a writer waiting this long.
-pub const LOCK_GIVE_UP_AFTER: Duration = Duration::from_secs(30);
+pub(super) const LOCK_GIVE_UP_AFTER: Duration = Duration::from_secs(30);
 
 /// The wait of every writer of `.capn/`.
 const WRITERS_WAIT: Wait = Wait {
@@ -25,7 +25,7 @@ const WRITERS_WAIT: Wait = Wait {
 
 /// A store opened for writing: the lock is held for the life of this value, and the snapshot was
 /// loaded under it, so it is the truth until this writer changes it.
-pub struct Writer {
+pub(crate) struct Writer {
     /// The store.
     pub store: Store,
     /// Entries and index, loaded under the lock.
@@ -44,7 +44,7 @@ impl Store {
     /// ([`worktree::sweep_stale`]).
     ///
     /// Errors: the store cannot be created, locked or listed.
-    pub fn open_writer(&self) -> Result<Writer> {
+    pub(crate) fn open_writer(&self) -> Result<Writer> {
         self.open_writer_with(index::Check::Files)
     }
 
@@ -54,7 +54,7 @@ impl Store {
     /// entry it writes.
     ///
     /// Errors: the store cannot be created, locked or listed.
-    pub fn open_writer_with(&self, check: index::Check) -> Result<Writer> {
+    pub(crate) fn open_writer_with(&self, check: index::Check) -> Result<Writer> {
         self.check_dirs()?;
         crate::fsutil::ensure_dir_inside(self.home(), &self.entries_dir())?;
         let lock = self.lock_writers(WRITERS_WAIT)?;
@@ -69,7 +69,7 @@ impl Store {
     /// `None` when there is no `.capn/` yet (nothing to guard).
     ///
     /// Errors: as [`Store::lock_writers`].
-    pub fn lock_for_setup(&self) -> Result<Option<StoreLock>> {
+    pub(crate) fn lock_for_setup(&self) -> Result<Option<StoreLock>> {
         if !self.dir.is_dir() {
             return Ok(None);
         }
@@ -100,7 +100,7 @@ impl Store {
     /// with the index trusted by the entries folder's stamp ([`index::Check::Folder`]): for
     /// readers that may delete what they find stale on the way (`ask`). Changing entries lists
     /// the folder first ([`Writer::ensure_listed`]).
-    pub fn try_open_writer(&self) -> Option<Writer> {
+    pub(crate) fn try_open_writer(&self) -> Option<Writer> {
         if !self.exists() || self.check_dirs().is_err() {
             return None;
         }
@@ -115,7 +115,7 @@ impl Store {
     /// and the next load splices in what changed since.
     ///
     /// Errors: a derived file cannot be written (`.capn/index.bin` is a directory...).
-    pub fn try_save(&self, snap: index::Snapshot) -> Result<bool> {
+    pub(crate) fn try_save(&self, snap: index::Snapshot) -> Result<bool> {
         if !self.exists() || self.check_dirs().is_err() {
             return Ok(false);
         }
@@ -159,7 +159,7 @@ impl Writer {
     /// before deletion (so a caller can say which charts went and why).
     ///
     /// Errors: an entry file cannot be removed or the folder cannot be listed.
-    pub fn delete_positions_listed(
+    pub(crate) fn delete_positions_listed(
         &mut self,
         positions: &[usize],
         confirm: &mut dyn FnMut(&Entry, &mut StatCache) -> bool,
@@ -228,7 +228,7 @@ impl Writer {
     /// Deletes the entries at `positions` unconditionally (unchart, bust); returns how many.
     ///
     /// Errors: as [`Writer::delete_positions_listed`].
-    pub fn delete_positions(&mut self, positions: &[usize]) -> Result<usize> {
+    pub(crate) fn delete_positions(&mut self, positions: &[usize]) -> Result<usize> {
         self.delete_positions_listed(positions, &mut |_, _| true)
             .map(|removed| removed.len())
     }
@@ -242,7 +242,10 @@ impl Writer {
     /// ([`super::branches`]: git is asked only once there is a candidate to delete).
     ///
     /// Errors: as [`Writer::delete_positions_listed`].
-    pub fn delete_stale_in_every_checkout(&mut self, positions: &[usize]) -> Result<Vec<Entry>> {
+    pub(crate) fn delete_stale_in_every_checkout(
+        &mut self,
+        positions: &[usize],
+    ) -> Result<Vec<Entry>> {
         let root = self.store.root.clone();
         let others = worktree::other_checkouts(self.store.home(), &root);
         let fresh_elsewhere = |e: &Entry| {
@@ -267,7 +270,7 @@ impl Writer {
     /// what they change. Call it before deciding what to change, since it may reload.
     ///
     /// Errors: the entries folder cannot be listed.
-    pub fn ensure_listed(&mut self) -> Result<()> {
+    pub(crate) fn ensure_listed(&mut self) -> Result<()> {
         if !self.snap.is_listed() {
             self.snap = index::load(&self.store, index::Check::Files)?;
         }
@@ -303,7 +306,7 @@ impl Writer {
     /// takes its memory back at once, where freeing the snapshot's tens of thousands of small
     /// strings (ids and paths) one by one cost about a tenth of a `chart` at 10,000 charts.
     /// So call it once per process, at its end (a command, a hook): never in a loop.
-    pub fn finish_or_warn(mut self) {
+    pub(crate) fn finish_or_warn(mut self) {
         if let Err(e) = self.save_derived() {
             warn(&e);
         }
@@ -325,7 +328,7 @@ impl Writer {
     /// cache (pruned to paths that entries still reference).
     ///
     /// Errors: a derived file cannot be written.
-    pub fn finish(mut self) -> Result<()> {
+    pub(crate) fn finish(mut self) -> Result<()> {
         self.save_derived()
     }
 

@@ -426,15 +426,15 @@ fn a_user_level_statusline_is_wrapped_and_left_alone_on_uninstall() {
 // ---------------------------------------------------------------- post-commit lines (init_git.rs has the real-git cases)
 
 /// The lines `init --git` puts right after a hook's shebang.
-pub const PRUNE_LINES: &str = "# Added by capn init: check the charts after each commit (deletes only charts stale past the retention).\ncommand -v capn >/dev/null 2>&1 && { capn prune --expired >/dev/null 2>&1 & }\n";
+pub(crate) const PRUNE_LINES: &str = "# Added by capn init: check the charts after each commit (deletes only charts stale past the retention).\ncommand -v capn >/dev/null 2>&1 && { capn prune --expired >/dev/null 2>&1 & }\n";
 /// The guarded, backgrounded prune line.
-pub const PRUNE_GUARDED: &str =
+pub(crate) const PRUNE_GUARDED: &str =
     "command -v capn >/dev/null 2>&1 && { capn prune --expired >/dev/null 2>&1 & }";
 
 /// The fake capn's log once it has something (the hook runs it in the background), waiting up
 /// to [`crate::util::HANG_GUARD`].
 #[cfg(unix)]
-pub fn wait_for_log(log: &std::path::Path) -> String {
+pub(crate) fn wait_for_log(log: &std::path::Path) -> String {
     let start = std::time::Instant::now();
     loop {
         let text = fs::read_to_string(log).unwrap_or_default();

@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 /// Seven charts of a web app, each on a file of its own: the rest of a store in which one chart
 /// is tested (so its words weigh as in a real store, not as in one of two or three).
-pub const OTHER_CHARTS: [(&str, &str); 7] = [
+pub(crate) const OTHER_CHARTS: [(&str, &str); 7] = [
     (
         "How is the PDF certificate page rendered?",
         "src/pdf/certificate.tsx",
@@ -37,7 +37,7 @@ pub const OTHER_CHARTS: [(&str, &str); 7] = [
 ];
 
 /// Charts each (question, file) pair, the file holding a comment that repeats the question.
-pub fn chart_all(env: &Env, charts: &[(&str, &str)]) {
+pub(crate) fn chart_all(env: &Env, charts: &[(&str, &str)]) {
     for (q, f) in charts {
         env.write(f, &format!("// {q}\n"));
         env.run(&["chart", q, "--files", f]).ok();

@@ -13,14 +13,14 @@ fn dir() -> PathBuf {
 
 /// Loads `assets/codex-schemas/<name>`; panics (naming the file) when it
 /// cannot be read or uses a keyword the checker does not support.
-pub fn load(name: &str) -> Schema {
+pub(crate) fn load(name: &str) -> Schema {
     let p = dir().join(name);
     let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
     Schema::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
 /// Every violation of `schema` by `v` (empty when valid).
-pub fn validate(schema: &Schema, v: &Value) -> Vec<String> {
+pub(crate) fn validate(schema: &Schema, v: &Value) -> Vec<String> {
     schema.validate(v)
 }
 

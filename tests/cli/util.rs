@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 /// Gives `p` the execute bits (0755) where files have them; off Unix nothing to do.
-pub fn make_executable(p: &Path) {
+pub(crate) fn make_executable(p: &Path) {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -23,7 +23,7 @@ pub fn make_executable(p: &Path) {
 
 /// Puts the built binary in `dir` as `capn` (a symlink on Unix; a copy as `capn.exe` on
 /// Windows, where symlinks need a privilege) and returns its path.
-pub fn install_capn_in(dir: &Path) -> PathBuf {
+pub(crate) fn install_capn_in(dir: &Path) -> PathBuf {
     std::fs::create_dir_all(dir).unwrap();
     let exe = Path::new(env!("CARGO_BIN_EXE_capn"));
     #[cfg(unix)]
@@ -43,13 +43,13 @@ pub fn install_capn_in(dir: &Path) -> PathBuf {
 /// How long a run may take before a test calls it hung and kills it: a guard against blocking
 /// (on a FIFO, a held lock, an open stdin), never a measure of speed, so it is generous enough
 /// for a debug build on a loaded 2-core machine. Speed is measured by the benchmarks (`bench/`).
-pub const HANG_GUARD: std::time::Duration = std::time::Duration::from_secs(60);
+pub(crate) const HANG_GUARD: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// The `PATH` every run gets: the built binary's folder first, then the test process's own
 /// `PATH`. A bare `capn` (the registered hooks, git's post-commit hook, doctor's checks) is then
 /// always the binary under test, whether or not the machine has a `capn` installed. A test about
 /// a `PATH` without capn (or with another one) sets its own.
-pub fn test_path() -> std::ffi::OsString {
+pub(crate) fn test_path() -> std::ffi::OsString {
     let bin = Path::new(env!("CARGO_BIN_EXE_capn")).parent().unwrap();
     let inherited = std::env::var_os("PATH").unwrap_or_default();
     let dirs = std::iter::once(bin.to_path_buf()).chain(std::env::split_paths(&inherited));
@@ -61,7 +61,7 @@ pub fn test_path() -> std::ffi::OsString {
 /// and none of the test process's `GIT_*` variables (a `GIT_DIR` or `GIT_INDEX_FILE` set by a
 /// git hook running `cargo test`, a `GIT_CONFIG_GLOBAL`, `GIT_CONFIG_PARAMETERS`...), but
 /// `GIT_EXEC_PATH`, which only says where git's own programs are.
-pub fn pin_git_env(c: &mut Command, home: &Path) {
+pub(crate) fn pin_git_env(c: &mut Command, home: &Path) {
     for (var, _) in std::env::vars_os() {
         let name = var.to_string_lossy();
         if name.starts_with("GIT_") && name != "GIT_EXEC_PATH" {
@@ -75,7 +75,7 @@ pub fn pin_git_env(c: &mut Command, home: &Path) {
 
 /// A temp project: `root` is the project dir (a git repo when made with `Env::git`), `home` the
 /// pinned HOME.
-pub struct Env {
+pub(crate) struct Env {
     pub tmp: tempfile::TempDir,
     pub root: PathBuf,
     pub home: PathBuf,
@@ -83,7 +83,7 @@ pub struct Env {
 
 /// What a run produced.
 #[derive(Debug)]
-pub struct Run {
+pub(crate) struct Run {
     pub code: i32,
     pub stdout: String,
     pub stderr: String,
@@ -91,7 +91,7 @@ pub struct Run {
 
 impl Run {
     #[track_caller]
-    pub fn ok(self) -> Run {
+    pub(crate) fn ok(self) -> Run {
         assert_eq!(
             self.code, 0,
             "expected exit 0\nstdout: {}\nstderr: {}",
@@ -100,7 +100,7 @@ impl Run {
         self
     }
     #[track_caller]
-    pub fn code(self, code: i32) -> Run {
+    pub(crate) fn code(self, code: i32) -> Run {
         assert_eq!(
             self.code, code,
             "expected exit {code}\nstdout: {}\nstderr: {}",
@@ -109,7 +109,7 @@ impl Run {
         self
     }
     /// stdout parsed as JSON lines.
-    pub fn jsonl(&self) -> Vec<serde_json::Value> {
+    pub(crate) fn jsonl(&self) -> Vec<serde_json::Value> {
         self.stdout
             .lines()
             .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad JSON line {l:?}: {e}")))
@@ -119,7 +119,7 @@ impl Run {
 
 impl Env {
     /// A fresh temp dir with an empty project folder (not a git repo).
-    pub fn new() -> Env {
+    pub(crate) fn new() -> Env {
         let tmp = tempfile::tempdir().unwrap();
         let root = tmp.path().join("project");
         let home = tmp.path().join("home");
@@ -130,7 +130,7 @@ impl Env {
     }
 
     /// A fresh temp project that is a git repository (`git init`).
-    pub fn git() -> Env {
+    pub(crate) fn git() -> Env {
         let env = Env::new();
         // A real repository: `init --git` asks git where the hooks are and refuses a `.git` git
         // does not accept.
@@ -144,7 +144,7 @@ impl Env {
     }
 
     /// `git args...` in `dir`, with git's environment pinned as [`pin_git_env`] says.
-    pub fn git_cmd(&self, dir: &Path, args: &[&str]) -> Command {
+    pub(crate) fn git_cmd(&self, dir: &Path, args: &[&str]) -> Command {
         let mut c = Command::new("git");
         c.args(args).current_dir(dir);
         pin_git_env(&mut c, &self.home);
@@ -152,34 +152,34 @@ impl Env {
     }
 
     /// The per-user state dir the runs use.
-    pub fn state_dir(&self) -> PathBuf {
+    pub(crate) fn state_dir(&self) -> PathBuf {
         self.home.join(".local/state/capn-hook")
     }
 
     /// Session `sid`'s folder under the state dir (markers, `state.md`).
-    pub fn session_dir(&self, sid: &str) -> PathBuf {
+    pub(crate) fn session_dir(&self, sid: &str) -> PathBuf {
         self.state_dir().join("sessions").join(sid)
     }
 
     /// Writes a file under the project root (parents created).
-    pub fn write(&self, rel: &str, content: &str) -> PathBuf {
+    pub(crate) fn write(&self, rel: &str, content: &str) -> PathBuf {
         let p = self.root.join(rel);
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(&p, content).unwrap();
         p
     }
 
-    pub fn read(&self, rel: &str) -> String {
+    pub(crate) fn read(&self, rel: &str) -> String {
         std::fs::read_to_string(self.root.join(rel)).unwrap()
     }
 
     /// A command for the built binary in the project root.
-    pub fn cmd(&self, args: &[&str]) -> Command {
+    pub(crate) fn cmd(&self, args: &[&str]) -> Command {
         self.cmd_in(&self.root, args)
     }
 
     /// A command for the built binary in `dir`.
-    pub fn cmd_in(&self, dir: &Path, args: &[&str]) -> Command {
+    pub(crate) fn cmd_in(&self, dir: &Path, args: &[&str]) -> Command {
         let mut c = Command::new(env!("CARGO_BIN_EXE_capn"));
         c.args(args).current_dir(dir);
         for var in [
@@ -217,7 +217,7 @@ impl Env {
     }
 
     /// A `sh -c <body>` command in the project root with the same pinned environment.
-    pub fn sh(&self, body: &str) -> Command {
+    pub(crate) fn sh(&self, body: &str) -> Command {
         let template = self.cmd(&[]);
         let mut sh = Command::new("sh");
         sh.arg("-c").arg(body).current_dir(&self.root);
@@ -231,12 +231,12 @@ impl Env {
     }
 
     /// Runs `capn args...` in the project root with empty stdin.
-    pub fn run(&self, args: &[&str]) -> Run {
+    pub(crate) fn run(&self, args: &[&str]) -> Run {
         self.run_cmd(self.cmd(args), b"")
     }
 
     /// Runs `capn args...` in the project root with `stdin`.
-    pub fn run_stdin(&self, args: &[&str], stdin: &[u8]) -> Run {
+    pub(crate) fn run_stdin(&self, args: &[&str], stdin: &[u8]) -> Run {
         self.run_cmd(self.cmd(args), stdin)
     }
 
@@ -244,7 +244,7 @@ impl Env {
     /// command runs when `hold_open` (as a host may). Fails the test when the command has not
     /// exited within `limit` (it is killed first); returns what it printed and how long it took.
     #[track_caller]
-    pub fn run_bounded(
+    pub(crate) fn run_bounded(
         &self,
         mut c: Command,
         stdin: &[u8],
@@ -306,7 +306,7 @@ impl Env {
     /// A fake `capn` in `<tmp>/fakebin` that appends its arguments to a log file, for running a
     /// git hook as git would. Returns (its folder, the log file). Unix only.
     #[cfg(unix)]
-    pub fn fake_capn(&self) -> (PathBuf, PathBuf) {
+    pub(crate) fn fake_capn(&self) -> (PathBuf, PathBuf) {
         use std::os::unix::fs::PermissionsExt;
         let bin = self.tmp.path().join("fakebin");
         std::fs::create_dir_all(&bin).unwrap();
@@ -324,18 +324,18 @@ impl Env {
     /// Runs `capn args...` with empty stdin, failing the test when it has not exited within
     /// [`HANG_GUARD`] (it blocked).
     #[track_caller]
-    pub fn run_unblocked(&self, args: &[&str]) -> Run {
+    pub(crate) fn run_unblocked(&self, args: &[&str]) -> Run {
         self.run_bounded(self.cmd(args), b"", false, HANG_GUARD).0
     }
 
     /// [`Env::run_unblocked`] under its former name (the guard is [`HANG_GUARD`] now, not 5 s).
     #[track_caller]
-    pub fn run_within_5s(&self, args: &[&str]) -> Run {
+    pub(crate) fn run_within_5s(&self, args: &[&str]) -> Run {
         self.run_unblocked(args)
     }
 
     /// Runs a prepared command, feeding `stdin`.
-    pub fn run_cmd(&self, mut c: Command, stdin: &[u8]) -> Run {
+    pub(crate) fn run_cmd(&self, mut c: Command, stdin: &[u8]) -> Run {
         c.stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -357,17 +357,17 @@ impl Env {
 
 /// The `capn hook` subcommand for a host event name (`SessionStart` -> `session-start`), if capn
 /// handles it (the library's one table, `capn_hook::events`).
-pub fn hook_subcommand(event: &str) -> Option<&'static str> {
+pub(crate) fn hook_subcommand(event: &str) -> Option<&'static str> {
     HookEvent::from_name(event).map(HookEvent::subcommand)
 }
 
 /// The opening of PreCompact's instructions for the summary (src/hook/summary.rs), which Claude
 /// Code takes as plain text on stdout.
-pub const INSTRUCTIONS_HEAD: &str = "[capn] Instructions for this summary, from capn-hook";
+pub(crate) const INSTRUCTIONS_HEAD: &str = "[capn] Instructions for this summary, from capn-hook";
 
 /// True when `stdout` of `capn hook <args>` is PreCompact's plain-text reply on Claude Code (the
 /// instructions for the summary: plain text, never JSON).
-pub fn is_pre_compact_text(args: &[&str], stdout: &str) -> bool {
+pub(crate) fn is_pre_compact_text(args: &[&str], stdout: &str) -> bool {
     let other_host = ["codex", "gemini", "qwen", "copilot", "opencode"];
     args.get(1) == Some(&"pre-compact")
         && !args.iter().any(|a| other_host.contains(a))
@@ -375,14 +375,14 @@ pub fn is_pre_compact_text(args: &[&str], stdout: &str) -> bool {
 }
 
 /// Every `capn hook` subcommand, one per event capn handles.
-pub fn hook_subcommands() -> Vec<&'static str> {
+pub(crate) fn hook_subcommands() -> Vec<&'static str> {
     HookEvent::ALL.iter().map(|e| e.subcommand()).collect()
 }
 
 /// Every `capn hook` command line, one per event and host, with the event's host name:
 /// `(["hook", "pre-compact", "--host", "codex"], "PreCompact")`. Both hosts register all five
 /// events (`hooks-config/`); Claude Code's lines carry no `--host`, as `capn init` writes them.
-pub fn hook_command_lines() -> Vec<(Vec<&'static str>, &'static str)> {
+pub(crate) fn hook_command_lines() -> Vec<(Vec<&'static str>, &'static str)> {
     let mut all = Vec::new();
     for host in [&[][..], &["--host", "codex"][..]] {
         for e in HookEvent::ALL {
@@ -396,7 +396,12 @@ pub fn hook_command_lines() -> Vec<(Vec<&'static str>, &'static str)> {
 
 /// A Claude Code hook payload for `event` in session `sid` run from `cwd`, plus `extra` fields
 /// (the common fields as the hooks reference lists them).
-pub fn hook_payload(event: &str, sid: &str, cwd: &Path, extra: serde_json::Value) -> Vec<u8> {
+pub(crate) fn hook_payload(
+    event: &str,
+    sid: &str,
+    cwd: &Path,
+    extra: serde_json::Value,
+) -> Vec<u8> {
     let mut v = serde_json::json!({
         "session_id": sid,
         "transcript_path": format!("/home/user/.claude/projects/p/{sid}.jsonl"),
@@ -411,7 +416,7 @@ pub fn hook_payload(event: &str, sid: &str, cwd: &Path, extra: serde_json::Value
 
 /// Every regular file under `dir`, recursively, with its bytes (symlinks are not followed; a
 /// folder that cannot be read adds nothing).
-pub fn files_under(dir: &Path, out: &mut Vec<(PathBuf, Vec<u8>)>) {
+pub(crate) fn files_under(dir: &Path, out: &mut Vec<(PathBuf, Vec<u8>)>) {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return;
     };
@@ -427,7 +432,7 @@ pub fn files_under(dir: &Path, out: &mut Vec<(PathBuf, Vec<u8>)>) {
 
 /// The paths of the `files` ([`files_under`]) whose bytes hold `needle`, ASCII case ignored when
 /// `fold_case`.
-pub fn holding<'a>(
+pub(crate) fn holding<'a>(
     files: &'a [(PathBuf, Vec<u8>)],
     needle: &str,
     fold_case: bool,

@@ -9,7 +9,7 @@ use serde_json::Value;
 /// What one tool call does, with the input fields that say on what (a field the input lacks
 /// is empty, or `None`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ToolUse {
+pub(crate) enum ToolUse {
     /// A content search ([`ToolKind::Grep`]).
     Grep {
         /// Its regular expression (`pattern`).
@@ -51,7 +51,7 @@ pub enum ToolUse {
 impl ToolUse {
     /// What the call of the tool `name` (any host's name for it) with `input` (its
     /// `tool_input` object) does.
-    pub fn parse(name: &str, input: &Value) -> ToolUse {
+    pub(crate) fn parse(name: &str, input: &Value) -> ToolUse {
         let s = |k: &str| input.get(k).and_then(Value::as_str).map(str::to_string);
         let text = |k: &str| s(k).unwrap_or_default();
         let first = |keys: &[&str]| keys.iter().find_map(|k| s(k));

@@ -17,7 +17,7 @@ use std::borrow::Cow;
 /// with a note naming the entry file that holds them whole ([`crate::present::details`]); hidden
 /// characters are `\uXXXX` escapes ([`crate::present::json_line`]).
 #[derive(Debug, Serialize)]
-pub struct AskHit<'a> {
+pub(crate) struct AskHit<'a> {
     /// Entry id.
     pub id: &'a str,
     /// The charted question.
@@ -42,7 +42,7 @@ pub struct AskHit<'a> {
 /// miss is `not_in_chart`, the question's words the chart does not hold in any form. Strings are
 /// bounded and escaped as in [`AskHit`].
 #[derive(Debug, Serialize)]
-pub struct CandidateLine<'a> {
+pub(crate) struct CandidateLine<'a> {
     /// Entry id.
     pub id: &'a str,
     /// The charted question.
@@ -62,16 +62,16 @@ pub struct CandidateLine<'a> {
 }
 
 /// The header line printed before strong candidates.
-pub const CANDIDATE_HEADER: &str =
+pub(crate) const CANDIDATE_HEADER: &str =
     "capn: probably charted already, in other words (not an answer yet: the question has words the chart does not hold, listed as not_in_chart):";
 
 /// The header line printed before weak candidates ("possibly related").
-pub const RELATED_HEADER: &str =
+pub(crate) const RELATED_HEADER: &str =
     "capn: possibly related charts (not answers: similar questions whose files may help; check them before exploring):";
 
 /// What `capn ask` prints for one question.
 #[derive(Debug, Default)]
-pub struct AskText {
+pub(crate) struct AskText {
     /// The answers as JSONL, one [`AskHit`] a line, each ending in `\n`; empty on a miss.
     pub stdout: String,
     /// The text for stderr: on a miss, [`miss_text`]; beside answers, the [`hidden_note`]
@@ -81,7 +81,7 @@ pub struct AskText {
 
 impl AskText {
     /// True when something answered (`stdout` holds JSONL): `capn ask` exits 0, else 1.
-    pub fn answered(&self) -> bool {
+    pub(crate) fn answered(&self) -> bool {
         !self.stdout.is_empty()
     }
 }
@@ -92,7 +92,7 @@ impl Store {
     /// charts, they are recorded for learning from use first ([`remember_shown`]).
     ///
     /// Errors: [`Store::ask`]'s; a line that cannot be serialised.
-    pub fn ask_text(&self, question: &str, limit: usize) -> Result<AskText> {
+    pub(crate) fn ask_text(&self, question: &str, limit: usize) -> Result<AskText> {
         let answers = if self.exists() {
             self.ask(question, limit)?
         } else {
@@ -139,7 +139,7 @@ fn remember_shown(store: &Store, question: &str, shown: &[Related]) {
 }
 
 /// Most hidden charts named in the note; the rest are counted.
-pub const MAX_NAMED_HIDDEN: usize = 5;
+pub(crate) const MAX_NAMED_HIDDEN: usize = 5;
 
 /// The line printed when `ask` passed over stale charts (before the nudge on a miss, on stderr
 /// beside the answers on a hit), empty when it did not: `capn: hid 1 chart whose files changed
@@ -149,7 +149,7 @@ pub const MAX_NAMED_HIDDEN: usize = 5;
 /// separated by `; `, at most [`MAX_NAMED_HIDDEN`] named, each as [`present::named_chart`] shows
 /// it after its id. Nothing was deleted, and nothing here suggests deleting: a stale chart may
 /// be current on another branch.
-pub fn hidden_note(hidden: &[Hidden]) -> String {
+pub(crate) fn hidden_note(hidden: &[Hidden]) -> String {
     if hidden.is_empty() {
         return String::new();
     }
@@ -207,7 +207,7 @@ fn hits_jsonl(answers: &Answers) -> Result<String> {
 /// are strong candidates, [`CANDIDATE_HEADER`], their `candidate` lines and how to use and
 /// confirm them, before the nudge (explore as usual, then chart); weak candidates after the
 /// nudge, under [`RELATED_HEADER`], with the same one line on confirming.
-pub fn miss_text(question: &str, answers: &Answers) -> Result<String> {
+pub(crate) fn miss_text(question: &str, answers: &Answers) -> Result<String> {
     let mut out = hidden_note(&answers.hidden);
     let (strong, weak): (Vec<&Related>, Vec<&Related>) =
         answers.related.iter().partition(|r| r.strong);
@@ -286,7 +286,7 @@ fn is_zero(n: &usize) -> bool {
 }
 
 /// The stderr nudge on a miss, with the exact `capn chart` line to run after exploring.
-pub fn nudge(question: &str) -> String {
+pub(crate) fn nudge(question: &str) -> String {
     format!(
         "capn: no charted answer yet. Explore as usual; once you have found the files that answer it, chart them:\n  capn chart {} --files <files> [--details \"<extra context>\"]\n",
         chart_arg(question)

@@ -13,7 +13,12 @@ use std::io::Read;
 /// cannot be read as charted within [`super::MAX_READ_BYTES`]. Reads the files' heads
 /// ([`code_text::MAX_FILE_BYTES`]) and analyses only the file words that contain one of the
 /// terms, so it costs about a read and a hash.
-pub fn files_hold(store: &Store, snap: &Snapshot, i: usize, words: &[String]) -> Option<bool> {
+pub(crate) fn files_hold(
+    store: &Store,
+    snap: &Snapshot,
+    i: usize,
+    words: &[String],
+) -> Option<bool> {
     let want: Vec<Vec<String>> = words.iter().map(|w| crate::recall::analyze(w)).collect();
     if want.iter().any(Vec::is_empty) {
         return Some(false);

@@ -10,7 +10,7 @@ use std::path::Path;
 /// gains a CR; a CRLF stays). A lone CR is kept in both.
 ///
 /// Errors: as [`super::hash_backing_file`].
-pub fn line_end_hashes(
+pub(crate) fn line_end_hashes(
     root: &Path,
     path: &Path,
 ) -> std::result::Result<[[u8; 32]; 2], crate::fsutil::ReadError> {

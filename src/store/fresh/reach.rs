@@ -94,7 +94,7 @@ pub(super) fn dirs_inside_root<'a>(
 /// What a backing file reached through a symlinked folder that leaves the project is: not
 /// checked (hidden, kept, noted), never statted through the link (a repository's link must not
 /// make capn look outside the project). The note says so ([`crate::store::stale`]).
-pub const LEAVES_PROJECT: std::io::ErrorKind = std::io::ErrorKind::InvalidInput;
+pub(crate) const LEAVES_PROJECT: std::io::ErrorKind = std::io::ErrorKind::InvalidInput;
 
 /// Whether the directory `dir` (a key prefix) is a directory inside `root`, following a symlink
 /// only if its target is inside: `Err(Gone)` when it is not a directory, `Err(Unchecked)` when
@@ -218,7 +218,7 @@ fn stat_backing_file(root: &Path, key: &str) -> Result<Stamp, Missed> {
 ///
 /// Errors: the file cannot be opened or read; [`crate::fsutil::ReadError::is_gone`] tells a file
 /// that is not there (or not a regular file inside the root) from one that could not be read.
-pub fn hash_backing_file(
+pub(crate) fn hash_backing_file(
     root: &Path,
     path: &Path,
 ) -> std::result::Result<[u8; 32], crate::fsutil::ReadError> {
@@ -232,7 +232,7 @@ pub fn hash_backing_file(
 /// [`hash_backing_file`] with the error as `could not hash file: <path>: <reason>`.
 ///
 /// Errors: as [`hash_backing_file`].
-pub fn hash_file(root: &Path, path: &Path) -> Result<[u8; 32]> {
+pub(crate) fn hash_file(root: &Path, path: &Path) -> Result<[u8; 32]> {
     hash_backing_file(root, path)
         .map_err(anyhow::Error::new)
         .with_context(|| format!("could not hash file: {}", path.display()))

@@ -18,7 +18,7 @@ impl Snapshot {
     ///
     /// Errors: the snapshot has no listing, or its search index is inconsistent (a writer then
     /// rebuilds it from the entry files: [`Snapshot::reloaded`]).
-    pub fn apply(
+    pub(crate) fn apply(
         &mut self,
         store: &Store,
         remove: &[String],

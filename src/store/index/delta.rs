@@ -29,7 +29,7 @@ const DELTA_VERSION: u32 = 1;
 
 /// The most entries taken out or put in that a delta holds; past it a writer writes the full
 /// files (at most this many entries are tokenised again by each reader: about 1 ms).
-pub const MAX_CHANGES: usize = 64;
+pub(super) const MAX_CHANGES: usize = 64;
 
 /// The most bytes of a delta a writer writes (past it, the full files) and a reader reads.
 const MAX_BYTES: u64 = 4 * 1024 * 1024;
@@ -52,7 +52,7 @@ pub(super) struct Log {
 
 impl Log {
     /// No changes since `index.bin` tagged `base`.
-    pub fn new(base: u64) -> Log {
+    pub(super) fn new(base: u64) -> Log {
         Log {
             base,
             ..Log::default()
@@ -65,12 +65,12 @@ impl Log {
     }
 
     /// True when nothing changed since `index.bin`.
-    pub fn is_empty(&self) -> bool {
+    pub(super) fn is_empty(&self) -> bool {
         self.changes() == 0 && self.listing.is_empty()
     }
 
     /// The listing `base` (as `index.bin` recorded it) with these changes applied, sorted.
-    pub fn patched(&self, base: Vec<Listed>) -> Vec<Listed> {
+    pub(super) fn patched(&self, base: Vec<Listed>) -> Vec<Listed> {
         if self.listing.is_empty() {
             return base;
         }
@@ -158,7 +158,7 @@ impl Snapshot {
     /// full files: it was loaded from an `index.bin` (and changed in place since), the store has
     /// at least [`FOLDER_TRUST_MIN_FILES`] entries (a small one is rewritten whole: cheap, and
     /// `map.json` stays current), and at most [`MAX_CHANGES`] entries changed since.
-    pub fn saves_as_delta(&self) -> bool {
+    pub(crate) fn saves_as_delta(&self) -> bool {
         self.log.as_ref().is_some_and(|log| {
             log.changes() <= MAX_CHANGES
                 && log.listing.len() <= MAX_LISTED

@@ -17,7 +17,7 @@ use anyhow::Result;
 /// describes the entry files there are, else by re-reading every entry file (then the derived
 /// files are marked for saving). Never fails on a bad derived file; fails only when the entries
 /// dir exists but cannot be listed.
-pub fn load(store: &Store, check: Check) -> Result<Snapshot> {
+pub(crate) fn load(store: &Store, check: Check) -> Result<Snapshot> {
     load_within(store, check, usize::MAX, u64::MAX)?
         .ok_or_else(|| anyhow::anyhow!("could not load the index within an unbounded read"))
 }
@@ -29,7 +29,7 @@ pub fn load(store: &Store, check: Check) -> Result<Snapshot> {
 /// hook; `ask`, `chart` and `prune` rebuild it.
 ///
 /// Errors: as [`load`].
-pub fn load_within(
+pub(crate) fn load_within(
     store: &Store,
     check: Check,
     max_reads: usize,

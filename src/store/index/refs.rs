@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 /// splicing a few entries into a store of 10,000 copies no hash and allocates nothing per
 /// entry; the columns are made contiguous again only when written (`Refs::flat`).
 #[derive(Debug, Clone, Default)]
-pub struct Refs {
+pub(crate) struct Refs {
     /// End of each entry's run in `paths` (the last is `paths.len()` while contiguous).
     ends: Vec<u32>,
     /// Start of each entry's run in `paths`, once spliced (`None`: the previous entry's end).
@@ -39,7 +39,7 @@ impl Eq for Refs {}
 
 impl Refs {
     /// Builds the columns from each entry's (path number, SHA-256) run.
-    pub fn from_runs<R: IntoIterator<Item = (u32, [u8; 32])>>(
+    pub(crate) fn from_runs<R: IntoIterator<Item = (u32, [u8; 32])>>(
         runs: impl IntoIterator<Item = R>,
     ) -> Refs {
         let (mut ends, mut paths, mut hashes) = (Vec::new(), Vec::new(), Vec::new());
@@ -60,7 +60,7 @@ impl Refs {
     }
 
     /// Number of entries.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.ends.len()
     }
 
@@ -76,7 +76,7 @@ impl Refs {
 
     /// The run of entry `i` (a position below [`Refs::len`]): its backing files as (path
     /// number, recorded SHA-256).
-    pub fn of(&self, i: usize) -> impl ExactSizeIterator<Item = (u32, &[u8; 32])> + '_ {
+    pub(crate) fn of(&self, i: usize) -> impl ExactSizeIterator<Item = (u32, &[u8; 32])> + '_ {
         let (start, end) = self.span(i);
         // A run lies wholly in the loaded hashes or wholly in the appended ones.
         let base = self.hashes.0.len() / 32;
@@ -106,7 +106,7 @@ impl Refs {
     /// lands at position `at[k]` (ascending; past the end: last, in order). Costs a pass over
     /// the path-number column and one over the entries; no hash is copied. A path number that
     /// `renumber` does not cover (only dropped runs have one) becomes 0.
-    pub fn splice(
+    pub(crate) fn splice(
         mut self,
         renumber: Option<&[u32]>,
         kept: &[usize],
@@ -151,7 +151,7 @@ impl Refs {
     }
 
     /// True when every path number is below `n` (the number of paths the snapshot holds).
-    pub fn paths_below(&self, n: usize) -> bool {
+    pub(crate) fn paths_below(&self, n: usize) -> bool {
         self.paths.iter().all(|&p| (p as usize) < n)
     }
 }
