@@ -69,6 +69,7 @@ mod launcher;
 mod path;
 mod plugin;
 mod post_commit;
+mod refresh_hooks;
 mod registrations;
 mod safe_run;
 mod secrets;
@@ -284,6 +285,7 @@ pub(crate) fn diagnose(root: &Path) -> Result<Vec<Check>> {
     check_store(root, &mut checks);
     let files = load_settings(root, &mut checks);
     let post_commit_git = post_commit::check(root, &mut checks);
+    refresh_hooks::check(root, post_commit_git, &mut checks);
     let from_plugin = plugin::claude_hooks_from_plugin(&files, &mut checks);
     for spec in crate::hosts::always() {
         if from_plugin && spec.plugin {

@@ -59,6 +59,7 @@ fn apply(
         skill,
         missing_dirs,
         git_hook,
+        refresh_hooks,
         shared,
         mut rec,
         mut done,
@@ -99,6 +100,9 @@ fn apply(
             unsigned = saved;
         }
     }
+    if let Some(saved) = super::refresh_hooks::add(&root, &refresh_hooks, &mut rec, &mut done)? {
+        unsigned = saved;
+    }
     if let Some(saved) = record_created_dirs(&root, missing_dirs, &mut rec)? {
         unsigned = saved;
     }
@@ -132,7 +136,7 @@ fn add_post_commit(
 ) -> Result<Option<Option<String>>> {
     let mut saved = None;
     if *plan != git_hook::AddPlan::Present {
-        rec.post_commit = Some(record_post_commit(root, path, plan, rec.post_commit.take()));
+        rec.post_commit = Some(record_hook(root, path, plan, rec.post_commit.take()));
         saved = Some(rec.save(root)?);
     }
     if git_hook::apply_add(root, path, plan)? {
@@ -166,16 +170,16 @@ fn record_created_dirs(
     Ok(Some(rec.save(root)?))
 }
 
-/// What the record says of the post-commit hook at `path` once `plan` is carried out: whether
-/// `init` created it and its text before the first change (both kept from an `earlier` record
-/// of the same file), and the SHA-256 of the text `plan` leaves.
-fn record_post_commit(
+/// What the record says of the git hook at `path` once `plan` is carried out: whether `init`
+/// created it and its text before the first change (both kept from an `earlier` record of the
+/// same file), and the SHA-256 of the text `plan` leaves.
+pub(super) fn record_hook(
     root: &Path,
     path: &Path,
     plan: &git_hook::AddPlan,
     earlier: Option<RecordedPostCommit>,
 ) -> RecordedPostCommit {
-    let now = crate::fsutil::read_host_file(path, "post-commit hook")
+    let now = crate::fsutil::read_host_file(path, &git_hook::hook_label(path))
         .ok()
         .flatten();
     let text = match plan {
