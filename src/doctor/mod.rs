@@ -54,7 +54,9 @@
 //!    that differs from the bundled one is a warning (it may hold the user's edits).
 //!
 //! Also: the post-commit hook, when it runs `capn prune`, is executable and reaches that line
-//! before anything can end it (`doctor/post_commit.rs`); with capn's Claude Code plugin enabled,
+//! before anything can end it (`doctor/post_commit.rs`), and so are the post-merge,
+//! post-rewrite and post-checkout hooks with their `capn refresh` line
+//! (`doctor/refresh_hooks.rs`); with capn's Claude Code plugin enabled,
 //! the Claude hooks and the skill come from the plugin and are not expected in the settings
 //! (`doctor/plugin.rs`).
 //!
