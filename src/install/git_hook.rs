@@ -552,10 +552,10 @@ pub(crate) fn apply_add(root: &Path, path: &Path, plan: &AddPlan) -> Result<bool
     Ok(true)
 }
 
-/// What [`remove`] did.
+/// What [`remove_line`] did.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Removed {
-    /// No `capn prune` line was there.
+    /// No capn line was there.
     Nothing,
     /// The line (and our comment) was removed; the rest of the hook stays.
     Line,
