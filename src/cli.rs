@@ -86,13 +86,13 @@ pub(crate) struct InitArgs {
     /// Registers the hooks, status line, skill and allow rules at user level; creates no store.
     #[arg(long, conflicts_with_all = ["git", "embedding", "no_embedding", "shared", "local", "hosts"])]
     pub user: bool,
-    /// Also run `capn prune --expired` after each commit (the retention rule), and
-    /// `capn refresh` after git pull, git pull --rebase and git checkout.
+    /// Also run capn prune --expired after commits and capn refresh after pulls.
     ///
-    /// The lines go in the repository's post-commit, post-merge, post-rewrite and post-checkout
-    /// hooks and run in the background.
+    /// The lines go in the repository's git hooks and run in the background.
     ///
-    /// It deletes the charts stale here for over "stale_days" (30) that no other checkout holds.
+    /// post-commit: prune deletes the charts stale here for over "stale_days" (30).
+    ///
+    /// post-merge, post-rewrite, post-checkout: refresh brings the index up to date.
     #[arg(long)]
     pub git: bool,
     /// Use semantic recall (the embedded static model) fused with BM25 (the default).

@@ -10,7 +10,7 @@ use super::Check;
 use crate::install::{self, git_hook, refresh_hooks};
 use std::path::Path;
 
-/// Checks each hook of [`refresh_hooks::REFRESH_HOOKS`] git runs for the project at `root`.
+/// Checks each hook of [`git_hook::REFRESH_HOOKS`] git runs for the project at `root`.
 /// `post_commit_git`: the post-commit hook runs `capn prune` or `init --git` recorded it (the
 /// project was set up with `--git`).
 pub(super) fn check(root: &Path, post_commit_git: bool, checks: &mut Vec<Check>) {
@@ -44,7 +44,7 @@ fn check_one(root: &Path, path: &Path, recorded: bool, git: bool, checks: &mut V
         _ => String::new(),
     };
     let cost = "so the first capn ask after a git pull reads every chart the pull brought";
-    match git_hook::line_status(&text, &refresh_hooks::REFRESH) {
+    match git_hook::line_status(&text, &git_hook::REFRESH) {
         git_hook::PruneStatus::Absent if recorded => checks.push(Check::failed(
             what,
             format!("the capn refresh line capn init --git added is gone, {cost}"),

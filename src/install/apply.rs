@@ -12,7 +12,7 @@ use super::skill::skill_path;
 use crate::hosts::Host;
 use crate::store::Store;
 use anyhow::Result;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// What a `capn init` run did, for its report.
 pub(crate) struct Outcome {
@@ -100,7 +100,7 @@ fn apply(
             unsigned = saved;
         }
     }
-    if let Some(saved) = super::refresh_hooks::add(&root, &refresh_hooks, &mut rec, &mut done)? {
+    if let Some(saved) = add_refresh_hooks(&root, &refresh_hooks, &mut rec, &mut done)? {
         unsigned = saved;
     }
     if let Some(saved) = record_created_dirs(&root, missing_dirs, &mut rec)? {
@@ -144,6 +144,36 @@ fn add_post_commit(
             "added capn prune --expired to {}",
             crate::store::display_rel(root, path)
         ));
+    }
+    Ok(saved)
+}
+
+/// Adds [`git_hook::REFRESH`] to the hooks as `plans` say, each recorded in `rec` (and saved) before its
+/// hook is written: `Some` of the last save's signing result (`Some(None)`: signed) when it
+/// saved. What it added goes to `done`.
+///
+/// Errors: the record or a hook cannot be written.
+fn add_refresh_hooks(
+    root: &Path,
+    plans: &[(PathBuf, git_hook::AddPlan)],
+    rec: &mut InstallRecord,
+    done: &mut Vec<String>,
+) -> Result<Option<Option<String>>> {
+    let mut saved = None;
+    for (path, plan) in plans {
+        if *plan != git_hook::AddPlan::Present {
+            let at = rec.refresh_hooks.iter().position(|r| r.names(root, path));
+            let earlier = at.map(|i| rec.refresh_hooks.remove(i));
+            let now = record_hook(root, path, plan, earlier);
+            rec.refresh_hooks.push(now);
+            saved = Some(rec.save(root)?);
+        }
+        if git_hook::apply_add(root, path, plan)? {
+            done.push(format!(
+                "added capn refresh to {}",
+                crate::store::display_rel(root, path)
+            ));
+        }
     }
     Ok(saved)
 }

@@ -35,7 +35,7 @@
 use super::more_hosts;
 use super::project::{self, PROJECT_SETTINGS};
 use super::record::{self, InstallRecord, RecordedPostCommit};
-use super::{git_hook, shared, SettingsFile};
+use super::{git_hook, refresh_hooks, shared, SettingsFile};
 use crate::store::Store;
 use anyhow::{Context, Result};
 use std::path::Path;
@@ -73,7 +73,7 @@ pub(crate) fn uninstall(store: &Store, purge: bool) -> Result<Outcome> {
     if let Ok(path) = git_hook::post_commit_path(&root) {
         crate::fsutil::read_host_file(&path, "post-commit hook")?;
     }
-    for path in super::refresh_hooks::paths(&root) {
+    for path in refresh_hooks::paths(&root) {
         crate::fsutil::read_host_file(&path, &git_hook::hook_label(&path))?;
     }
     let deletions = match &rec {
@@ -419,7 +419,7 @@ fn undo_recorded_files(rec: &InstallRecord, root: &Path, done: &mut Vec<String>)
         let current = git_hook::post_commit_path(root).ok();
         undo_recorded_hook(root, pc, current, &git_hook::PRUNE, done)?;
     }
-    super::refresh_hooks::undo_recorded(rec, root, done)?;
+    undo_recorded_refresh(rec, root, done)?;
     Ok(())
 }
 
@@ -480,6 +480,37 @@ pub(super) fn undo_recorded_hook(
     Ok(())
 }
 
+/// Takes the [`git_hook::REFRESH`] line out of each hook `rec` says `init --git` put it in (only this
+/// project's hooks as git runs them now; see [`undo_recorded_hook`]).
+///
+/// Errors: a hook cannot be read, written or removed.
+fn undo_recorded_refresh(rec: &InstallRecord, root: &Path, done: &mut Vec<String>) -> Result<()> {
+    for recorded in &rec.refresh_hooks {
+        let current = recorded.path.file_name().and_then(|name| {
+            refresh_hooks::paths(root)
+                .into_iter()
+                .find(|p| p.file_name() == Some(name))
+        });
+        undo_recorded_hook(root, recorded, current, &git_hook::REFRESH, done)?;
+    }
+    Ok(())
+}
+
+/// Without a record: takes the [`git_hook::REFRESH`] line out of each of the hooks, deleting a hook only
+/// when it is exactly the one `init` creates.
+///
+/// Errors: a hook cannot be read, written or removed.
+fn undo_unrecorded_refresh(root: &Path, done: &mut Vec<String>) -> Result<()> {
+    for path in refresh_hooks::paths(root) {
+        let created =
+            crate::fsutil::read_host_file(&path, &git_hook::hook_label(&path)).is_ok_and(|t| {
+                t.as_deref()
+                    .is_some_and(|t| git_hook::is_created_text(t, &git_hook::REFRESH))
+            });
+        done.extend(remove_hook_line(root, &path, &git_hook::REFRESH, created)?);
+    }
+    Ok(())
+}
 /// Edits (in memory) the settings files, removing only what is identical to what `init` writes
 /// (see the module docs). Deletes no file.
 fn edit_unrecorded(
@@ -521,7 +552,7 @@ fn undo_unrecorded_files(root: &Path, done: &mut Vec<String>) -> Result<()> {
             .is_ok_and(|t| t.as_deref().is_some_and(git_hook::is_created_hook_text));
         done.extend(remove_hook_line(root, &path, &git_hook::PRUNE, created)?);
     }
-    super::refresh_hooks::undo_unrecorded(root, done)?;
+    undo_unrecorded_refresh(root, done)?;
     Ok(())
 }
 
