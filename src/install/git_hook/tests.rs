@@ -145,3 +145,25 @@ fn a_hooks_folder_outside_the_project_or_behind_a_symlink_is_refused() {
         assert!(e.to_string().contains("symlink"), "{e:#}");
     }
 }
+
+#[test]
+fn the_refresh_line_is_added_and_taken_out_like_the_prune_line() {
+    let user = "#!/bin/bash\r\nset -e\r\nexec husky post-merge\r\n";
+    let added = insert_line(user, &REFRESH);
+    assert_eq!(
+        added,
+        format!("#!/bin/bash\r\n{REFRESH_COMMENT}\r\n{REFRESH_GUARDED}\r\nset -e\r\nexec husky post-merge\r\n")
+    );
+    assert_eq!(line_status(&added, &REFRESH), PruneStatus::Runs);
+    // Each line is its own: the prune line is not the refresh line, nor the other way round.
+    assert_eq!(line_status(&added, &PRUNE), PruneStatus::Absent);
+    assert_eq!(without_line(&added, &REFRESH), user);
+    assert_eq!(without_line(&added, &PRUNE), added);
+    assert!(is_created_text(created_text(&REFRESH).as_bytes(), &REFRESH));
+    assert!(!is_created_text(created_text(&REFRESH).as_bytes(), &PRUNE));
+    let late = format!("#!/bin/sh\nexit 0\n{REFRESH_GUARDED}\n");
+    assert!(matches!(
+        line_status(&late, &REFRESH),
+        PruneStatus::MayNotRun(_)
+    ));
+}
