@@ -49,6 +49,8 @@ pub(crate) enum Command {
     Bust(BustArgs),
     /// Delete every stale charted answer (a backing file changed or vanished).
     Prune(PruneArgs),
+    /// Bring the search index up to date with the entry files (quiet; for git hooks).
+    Refresh(RefreshArgs),
     /// List every charted answer.
     List(ListArgs),
     /// Run a hook for an agent host (reads the host's JSON on stdin, always exits 0).
@@ -84,11 +86,13 @@ pub(crate) struct InitArgs {
     /// Registers the hooks, status line, skill and allow rules at user level; creates no store.
     #[arg(long, conflicts_with_all = ["git", "embedding", "no_embedding", "shared", "local", "hosts"])]
     pub user: bool,
-    /// Also run `capn prune --expired` after each commit (the retention rule).
+    /// Also run capn prune --expired after commits and capn refresh after pulls.
     ///
-    /// The line goes in the repository's post-commit hook and runs in the background.
+    /// The lines go in the repository's git hooks and run in the background.
     ///
-    /// It deletes the charts stale here for over "stale_days" (30) that no other checkout holds.
+    /// post-commit: prune deletes the charts stale here for over "stale_days" (30).
+    ///
+    /// post-merge, post-rewrite, post-checkout: refresh brings the index up to date.
     #[arg(long)]
     pub git: bool,
     /// Use semantic recall (the embedded static model) fused with BM25 (the default).
@@ -188,6 +192,13 @@ pub(crate) struct PruneArgs {
     #[arg(long)]
     pub yes: bool,
 }
+
+/// `capn refresh`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Reads the entries added or changed since the index was saved (a git pull, a branch\nswitch) and saves the index whole, so the next ask does not. Prints nothing; exits 0 at once\nwhen another capn is writing the store. capn init --git runs it in the background after\ngit pull, git pull --rebase and git checkout.\n\nExample:\n  capn refresh"
+)]
+pub(crate) struct RefreshArgs {}
 
 /// `capn list`.
 #[derive(Debug, Args)]

@@ -5,7 +5,8 @@
 //! store out of git without touching the project's `.gitignore`: see
 //! [`crate::install::shared`]), merges the hook registrations of `hooks-config/` into each host's
 //! settings files, and with `--git` adds `capn prune --expired` to the post-commit hook git runs
-//! (see [`crate::install::git_hook`]). Idempotent: a second run changes nothing and says so. The
+//! (see [`crate::install::git_hook`]) and `capn refresh` to its post-merge, post-rewrite and
+//! post-checkout hooks ([`crate::install::refresh_hooks`]). Idempotent: a second run changes nothing and says so. The
 //! plan and its writes are [`crate::install::plan`] and [`crate::install::apply`]: every settings
 //! file is parsed, and the post-commit hook checked, before anything is written, so a broken one
 //! stops `init` with nothing changed. This file turns the flags into options and prints the

@@ -8,6 +8,7 @@ pub(crate) mod init;
 pub(crate) mod list;
 pub(crate) mod messages;
 pub(crate) mod prune;
+pub(crate) mod refresh;
 pub(crate) mod state;
 pub(crate) mod unchart;
 pub(crate) mod uninstall;
@@ -27,6 +28,7 @@ pub(crate) fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Unchart(a) => unchart::run(&a),
         Command::Bust(a) => bust::run(&a),
         Command::Prune(a) => prune::run(&a),
+        Command::Refresh(_) => refresh::run(),
         Command::List(a) => list::run(&a),
         Command::State(a) => state::run(&a),
         Command::Uninstall(a) if a.user => user::uninstall(),

@@ -54,7 +54,9 @@
 //!    that differs from the bundled one is a warning (it may hold the user's edits).
 //!
 //! Also: the post-commit hook, when it runs `capn prune`, is executable and reaches that line
-//! before anything can end it (`doctor/post_commit.rs`); with capn's Claude Code plugin enabled,
+//! before anything can end it (`doctor/post_commit.rs`), and so are the post-merge,
+//! post-rewrite and post-checkout hooks with their `capn refresh` line
+//! (`doctor/refresh_hooks.rs`); with capn's Claude Code plugin enabled,
 //! the Claude hooks and the skill come from the plugin and are not expected in the settings
 //! (`doctor/plugin.rs`).
 //!
@@ -69,6 +71,7 @@ mod launcher;
 mod path;
 mod plugin;
 mod post_commit;
+mod refresh_hooks;
 mod registrations;
 mod safe_run;
 mod secrets;
@@ -284,6 +287,7 @@ pub(crate) fn diagnose(root: &Path) -> Result<Vec<Check>> {
     check_store(root, &mut checks);
     let files = load_settings(root, &mut checks);
     let post_commit_git = post_commit::check(root, &mut checks);
+    refresh_hooks::check(root, post_commit_git, &mut checks);
     let from_plugin = plugin::claude_hooks_from_plugin(&files, &mut checks);
     for spec in crate::hosts::always() {
         if from_plugin && spec.plugin {

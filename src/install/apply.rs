@@ -12,7 +12,7 @@ use super::skill::skill_path;
 use crate::hosts::Host;
 use crate::store::Store;
 use anyhow::Result;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// What a `capn init` run did, for its report.
 pub(crate) struct Outcome {
@@ -59,6 +59,7 @@ fn apply(
         skill,
         missing_dirs,
         git_hook,
+        refresh_hooks,
         shared,
         mut rec,
         mut done,
@@ -99,6 +100,9 @@ fn apply(
             unsigned = saved;
         }
     }
+    if let Some(saved) = add_refresh_hooks(&root, &refresh_hooks, &mut rec, &mut done)? {
+        unsigned = saved;
+    }
     if let Some(saved) = record_created_dirs(&root, missing_dirs, &mut rec)? {
         unsigned = saved;
     }
@@ -132,7 +136,7 @@ fn add_post_commit(
 ) -> Result<Option<Option<String>>> {
     let mut saved = None;
     if *plan != git_hook::AddPlan::Present {
-        rec.post_commit = Some(record_post_commit(root, path, plan, rec.post_commit.take()));
+        rec.post_commit = Some(record_hook(root, path, plan, rec.post_commit.take()));
         saved = Some(rec.save(root)?);
     }
     if git_hook::apply_add(root, path, plan)? {
@@ -140,6 +144,36 @@ fn add_post_commit(
             "added capn prune --expired to {}",
             crate::store::display_rel(root, path)
         ));
+    }
+    Ok(saved)
+}
+
+/// Adds [`git_hook::REFRESH`] to the hooks as `plans` say, each recorded in `rec` (and saved) before its
+/// hook is written: `Some` of the last save's signing result (`Some(None)`: signed) when it
+/// saved. What it added goes to `done`.
+///
+/// Errors: the record or a hook cannot be written.
+fn add_refresh_hooks(
+    root: &Path,
+    plans: &[(PathBuf, git_hook::AddPlan)],
+    rec: &mut InstallRecord,
+    done: &mut Vec<String>,
+) -> Result<Option<Option<String>>> {
+    let mut saved = None;
+    for (path, plan) in plans {
+        if *plan != git_hook::AddPlan::Present {
+            let at = rec.refresh_hooks.iter().position(|r| r.names(root, path));
+            let earlier = at.map(|i| rec.refresh_hooks.remove(i));
+            let now = record_hook(root, path, plan, earlier);
+            rec.refresh_hooks.push(now);
+            saved = Some(rec.save(root)?);
+        }
+        if git_hook::apply_add(root, path, plan)? {
+            done.push(format!(
+                "added capn refresh to {}",
+                crate::store::display_rel(root, path)
+            ));
+        }
     }
     Ok(saved)
 }
@@ -166,16 +200,16 @@ fn record_created_dirs(
     Ok(Some(rec.save(root)?))
 }
 
-/// What the record says of the post-commit hook at `path` once `plan` is carried out: whether
-/// `init` created it and its text before the first change (both kept from an `earlier` record
-/// of the same file), and the SHA-256 of the text `plan` leaves.
-fn record_post_commit(
+/// What the record says of the git hook at `path` once `plan` is carried out: whether `init`
+/// created it and its text before the first change (both kept from an `earlier` record of the
+/// same file), and the SHA-256 of the text `plan` leaves.
+pub(super) fn record_hook(
     root: &Path,
     path: &Path,
     plan: &git_hook::AddPlan,
     earlier: Option<RecordedPostCommit>,
 ) -> RecordedPostCommit {
-    let now = crate::fsutil::read_host_file(path, "post-commit hook")
+    let now = crate::fsutil::read_host_file(path, &git_hook::hook_label(path))
         .ok()
         .flatten();
     let text = match plan {

@@ -1,5 +1,7 @@
-//! The `capn prune --expired` line that `capn init --git` adds to git's post-commit hook, and its
-//! removal.
+//! The `capn prune --expired` line that `capn init --git` adds to git's post-commit hook, the
+//! `capn refresh` line it adds to the post-merge, post-rewrite and post-checkout hooks
+//! ([`REFRESH_HOOKS`]), and their removal. Each line is a [`HookLine`]; every rule below holds
+//! for both.
 //!
 //! Where: the hooks folder git itself uses, from `git rev-parse --git-path hooks` run in the
 //! project. That honours `core.hooksPath` (husky and friends) and linked worktrees, whose hooks
@@ -52,15 +54,67 @@ pub(crate) const OLD_PRUNE_GUARDED: &str =
 pub(crate) const PRUNE_GUARDED: &str =
     "command -v capn >/dev/null 2>&1 && { capn prune --expired >/dev/null 2>&1 & }";
 
-/// True for a line that runs `capn prune` as some capn wrote it (any form, old or current).
-pub(crate) fn is_prune_line(line: &str) -> bool {
-    let t = line.trim();
-    t == PRUNE_LINE || t == OLD_PRUNE_GUARDED || t == PRUNE_GUARDED
+/// The line `init --git` adds to post-merge (`git pull`, `git merge`), post-rewrite (`git pull
+/// --rebase`, `git commit --amend`) and post-checkout (a branch switch; `git rebase` too): `capn
+/// refresh` brings the index up to date with the entries that arrived, in the background and
+/// only when `capn` is found, so the agent's next `ask` does not pay for it.
+pub(crate) const REFRESH_GUARDED: &str =
+    "command -v capn >/dev/null 2>&1 && { capn refresh >/dev/null 2>&1 & }";
+
+/// The comment line `init` writes above [`REFRESH_GUARDED`].
+pub(crate) const REFRESH_COMMENT: &str =
+    "# Added by capn init: bring capn's search index up to date with the charts git brought.";
+
+/// The hooks `init --git` adds [`REFRESH`] to: what git runs after `git pull` (post-merge),
+/// `git pull --rebase` (post-rewrite, and post-checkout as the rebase checks out) and a branch
+/// switch (post-checkout).
+pub(crate) const REFRESH_HOOKS: [&str; 3] = ["post-merge", "post-rewrite", "post-checkout"];
+
+/// A line capn keeps in git hooks: the form `init --git` writes, its comment, and the forms
+/// older capns wrote (recognised, replaced, removed).
+#[derive(Debug)]
+pub(crate) struct HookLine {
+    /// The command as messages name it (`capn prune`).
+    pub command: &'static str,
+    /// The line `init --git` writes.
+    pub guarded: &'static str,
+    /// The comment line written above it.
+    pub comment: &'static str,
+    /// Older capns' forms of the line.
+    pub older: &'static [&'static str],
+    /// Older capns' comments above it.
+    pub older_comments: &'static [&'static str],
 }
 
-/// True for a comment line some capn wrote above its prune line.
-fn is_our_comment(line: &str) -> bool {
-    line == POST_COMMIT_COMMENT || line == OLD_POST_COMMIT_COMMENT
+/// The post-commit line ([`PRUNE_GUARDED`]).
+pub(crate) const PRUNE: HookLine = HookLine {
+    command: "capn prune",
+    guarded: PRUNE_GUARDED,
+    comment: POST_COMMIT_COMMENT,
+    older: &[PRUNE_LINE, OLD_PRUNE_GUARDED],
+    older_comments: &[OLD_POST_COMMIT_COMMENT],
+};
+
+/// The line of the [`REFRESH_HOOKS`] ([`REFRESH_GUARDED`]).
+pub(crate) const REFRESH: HookLine = HookLine {
+    command: "capn refresh",
+    guarded: REFRESH_GUARDED,
+    comment: REFRESH_COMMENT,
+    older: &[],
+    older_comments: &[],
+};
+
+impl HookLine {
+    /// True for this line in any form some capn wrote.
+    pub(crate) fn is_line(&self, line: &str) -> bool {
+        let t = line.trim();
+        t == self.guarded || self.older.contains(&t)
+    }
+
+    /// True for a comment some capn wrote above this line.
+    fn is_comment(&self, line: &str) -> bool {
+        line == self.comment || self.older_comments.contains(&line)
+    }
 }
 
 /// Whether a hook's text runs `capn prune` when git runs the hook.
@@ -82,7 +136,12 @@ pub(crate) enum PruneStatus {
 /// Works out whether a commit would reach the `capn prune` line of a hook (see
 /// [`PruneStatus`]). Conservative: any `exit`/`exec` word or `set -e` before it counts.
 pub(crate) fn prune_status(text: &str) -> PruneStatus {
-    let Some(at) = text.lines().position(is_prune_line) else {
+    line_status(text, &PRUNE)
+}
+
+/// [`prune_status`] for the line `hl`.
+pub(crate) fn line_status(text: &str, hl: &HookLine) -> PruneStatus {
+    let Some(at) = text.lines().position(|l| hl.is_line(l)) else {
         return PruneStatus::Absent;
     };
     for (i, line) in text.lines().take(at).enumerate() {
@@ -105,7 +164,7 @@ pub(crate) fn prune_status(text: &str) -> PruneStatus {
         }
     }
     match text.lines().nth(at).map(str::trim) {
-        Some(l) if l != PRUNE_GUARDED => PruneStatus::Outdated(l.to_string()),
+        Some(l) if l != hl.guarded => PruneStatus::Outdated(l.to_string()),
         _ => PruneStatus::Runs,
     }
 }
@@ -119,16 +178,29 @@ pub(crate) const OLD_POST_COMMIT_COMMENT: &str =
     "# Added by capn init: drop charted answers whose files this commit changed.";
 
 /// The whole post-commit hook `init` creates when there is none.
-pub(crate) fn created_hook_text() -> String {
-    format!("#!/bin/sh\n{POST_COMMIT_COMMENT}\n{PRUNE_GUARDED}\n")
+#[cfg(test)]
+fn created_hook_text() -> String {
+    created_text(&PRUNE)
 }
 
-/// True for the text of a hook some capn `init` created (this version's, 0.3's guarded form or
-/// 0.3.0's bare form).
+/// The whole hook `init` creates for the line `hl` when there is none.
+pub(crate) fn created_text(hl: &HookLine) -> String {
+    format!("#!/bin/sh\n{}\n{}\n", hl.comment, hl.guarded)
+}
+
+/// True for the text of a post-commit hook some capn `init` created (this version's, 0.3's
+/// guarded form or 0.3.0's bare form).
 pub(crate) fn is_created_hook_text(bytes: &[u8]) -> bool {
-    bytes == created_hook_text().as_bytes()
-        || [PRUNE_LINE, OLD_PRUNE_GUARDED].iter().any(|line| {
-            bytes == format!("#!/bin/sh\n{OLD_POST_COMMIT_COMMENT}\n{line}\n").as_bytes()
+    is_created_text(bytes, &PRUNE)
+}
+
+/// True for the text of a hook some capn `init` created for the line `hl` (in any form).
+pub(crate) fn is_created_text(bytes: &[u8], hl: &HookLine) -> bool {
+    bytes == created_text(hl).as_bytes()
+        || hl.older.iter().any(|line| {
+            hl.older_comments
+                .iter()
+                .any(|c| bytes == format!("#!/bin/sh\n{c}\n{line}\n").as_bytes())
         })
 }
 
@@ -209,7 +281,9 @@ fn inside_project(root: &Path, dir: &Path) -> Result<PathBuf> {
         return Err(Refused(format!(
             "--git: git runs this repository's hooks from {}, a path with `..` in it; capn \
              writes only where it can tell the folder is inside the project, so nothing was \
-             written. Add this line to that folder's post-commit hook yourself: {PRUNE_GUARDED}",
+             written. Add this line to that folder's post-commit hook yourself: {PRUNE_GUARDED} \
+             (and this one to its post-merge, post-rewrite and post-checkout hooks: \
+             {REFRESH_GUARDED})",
             dir.display()
         ))
         .into());
@@ -223,7 +297,8 @@ fn inside_project(root: &Path, dir: &Path) -> Result<PathBuf> {
             "--git: git runs this repository's hooks from {}, {why}; capn writes only inside the \
              project, so nothing was written. In a linked worktree, run capn init --git in the \
              main checkout; otherwise add this line to that folder's post-commit hook yourself: \
-             {PRUNE_GUARDED}",
+             {PRUNE_GUARDED} (and this one to its post-merge, post-rewrite and post-checkout \
+             hooks: {REFRESH_GUARDED})",
             dir.display()
         ))
         .into()
@@ -330,65 +405,74 @@ pub(crate) enum AddPlan {
 
 /// Works out, without writing anything, how `capn prune` gets into the hook at `path`.
 ///
-/// Errors: the hook cannot be read, is not UTF-8 text, or is run by an interpreter that is not a
-/// POSIX shell ([`Refused`], naming the interpreter and what to do instead).
+/// Errors: as [`plan_add_line`].
 pub(crate) fn plan_add(path: &Path) -> Result<AddPlan> {
+    plan_add_line(path, &PRUNE)
+}
+
+/// What a hook file is called in messages: `post-commit hook`.
+pub(crate) fn hook_label(path: &Path) -> String {
+    let name = path.file_name().map(|n| n.to_string_lossy());
+    format!("{} hook", name.as_deref().unwrap_or("git"))
+}
+
+/// Works out, without writing anything, how the line `hl` gets into the hook at `path`.
+///
+/// Errors: the hook cannot be read, is not UTF-8 text, is not executable, or is run by an
+/// interpreter that is not a POSIX shell ([`Refused`], naming the file and what to do instead).
+pub(crate) fn plan_add_line(path: &Path, hl: &HookLine) -> Result<AddPlan> {
+    let cmd = hl.command;
+    let refused = |why: String| -> anyhow::Error {
+        Refused(format!("--git: {}{why}", path.display())).into()
+    };
     if let Some(why) = crate::fsutil::unwritable_reason(path) {
-        return Err(Refused(format!(
-            "--git: {}: {why}; capn prune was not added to it (nothing written)",
-            path.display()
-        ))
-        .into());
+        return Err(refused(format!(
+            ": {why}; {cmd} was not added to it (nothing written)"
+        )));
     }
-    let Some(bytes) = crate::fsutil::read_host_file(path, "post-commit hook")? else {
-        return Ok(AddPlan::Create(created_hook_text()));
+    let Some(bytes) = crate::fsutil::read_host_file(path, &hook_label(path))? else {
+        return Ok(AddPlan::Create(created_text(hl)));
     };
     let Ok(text) = String::from_utf8(bytes) else {
-        return Err(Refused(format!(
-            "--git: {} is not a text file; capn prune was not added to it (nothing written)",
-            path.display()
-        ))
-        .into());
+        return Err(refused(format!(
+            " is not a text file; {cmd} was not added to it (nothing written)"
+        )));
     };
-    let status = prune_status(&text);
+    let status = line_status(&text, hl);
     if status == PruneStatus::Runs {
         return Ok(AddPlan::Present);
     }
     if let Some(interpreter) = non_shell_interpreter(&text) {
-        return Err(Refused(format!(
-            "--git: {} runs with {interpreter}, not a POSIX shell, so a `capn prune` line cannot \
-             be added to it; nothing was written. Make that hook run `capn prune` itself (for \
-             example with subprocess.run([\"capn\", \"prune\"]) in Python), and run capn init \
-             without --git",
-            path.display()
-        ))
-        .into());
+        let argv: Vec<&str> = cmd.split_whitespace().collect();
+        return Err(refused(format!(
+            " runs with {interpreter}, not a POSIX shell, so a `{cmd}` line cannot be added to \
+             it; nothing was written. Make that hook run `{cmd}` itself (for example with \
+             subprocess.run({argv:?}) in Python), and run capn init without --git"
+        )));
     }
     if !crate::fsutil::is_executable(path) {
-        return Err(Refused(format!(
-            "--git: {} is not executable, so git ignores it (a disabled hook?) and a `capn prune` \
-             line in it would never run; nothing was written. To have git run it: chmod +x {} \
-             and run capn init --git again; otherwise run capn init without --git",
-            path.display(),
+        return Err(refused(format!(
+            " is not executable, so git ignores it (a disabled hook?) and a `{cmd}` line in it \
+             would never run; nothing was written. To have git run it: chmod +x {} and run capn \
+             init --git again; otherwise run capn init without --git",
             path.display()
-        ))
-        .into());
+        )));
     }
-    // A line a commit never reaches (an older capn appended it after an early exit) moves up;
-    // an older capn's plain `capn prune` is replaced.
+    // A line git never reaches (an older capn appended it after an early exit) moves up; an
+    // older capn's form is replaced.
     let text = match status {
-        PruneStatus::MayNotRun(_) | PruneStatus::Outdated(_) => without_prune(&text),
+        PruneStatus::MayNotRun(_) | PruneStatus::Outdated(_) => without_line(&text, hl),
         _ => text,
     };
-    Ok(AddPlan::Update(insert_prune(&text)))
+    Ok(AddPlan::Update(insert_line(&text, hl)))
 }
 
-/// The text without capn's lines (the prune line in any form and its comment), every other line
+/// The text without capn's lines (the line `hl` in any form and its comment), every other line
 /// with its own line end (a hook with mixed line ends keeps each one).
-fn without_prune(text: &str) -> String {
+fn without_line(text: &str, hl: &HookLine) -> String {
     lines_with_ends(text)
         .into_iter()
-        .filter(|(l, _)| !is_prune_line(l) && !is_our_comment(l))
+        .filter(|(l, _)| !hl.is_line(l) && !hl.is_comment(l))
         .map(|(l, end)| [l, end].concat())
         .collect()
 }
@@ -434,10 +518,18 @@ fn base_name(program: &str) -> &str {
 }
 
 /// The hook's text with [`POST_COMMIT_COMMENT`] and [`PRUNE_GUARDED`] inserted right after the
-/// `#!` line (at the top when there is none). Every line keeps its own line end; the two new
-/// lines take the line end of the `#!` line (or of the first line; `\n` when it has none), so a
-/// CRLF hook stays CRLF and a hook with mixed line ends changes in no other line.
-pub(crate) fn insert_prune(text: &str) -> String {
+/// `#!` line ([`insert_line`]).
+#[cfg(test)]
+fn insert_prune(text: &str) -> String {
+    insert_line(text, &PRUNE)
+}
+
+/// The hook's text with the comment and line of `hl` inserted right after the `#!` line (at the
+/// top when there is none). Every line keeps its own line end; the two new lines take the line
+/// end of the `#!` line (or of the first line; `\n` when it has none), so a CRLF hook stays CRLF
+/// and a hook with mixed line ends changes in no other line.
+pub(crate) fn insert_line(text: &str, hl: &HookLine) -> String {
+    let (comment, guarded) = (hl.comment, hl.guarded);
     let lines = lines_with_ends(text);
     let at = usize::from(lines.first().is_some_and(|(l, _)| l.starts_with("#!")));
     let eol = match lines.first().map(|(_, end)| *end) {
@@ -447,14 +539,14 @@ pub(crate) fn insert_prune(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 200);
     for (i, (line, end)) in lines.iter().enumerate() {
         if i == at {
-            out.push_str(&[POST_COMMIT_COMMENT, eol, PRUNE_GUARDED, eol].concat());
+            out.push_str(&[comment, eol, guarded, eol].concat());
         }
         out.push_str(line);
         // A `#!` line without a line end gets one: the new lines follow it.
         out.push_str(if i < at && end.is_empty() { eol } else { end });
     }
     if at == lines.len() {
-        out.push_str(&[POST_COMMIT_COMMENT, eol, PRUNE_GUARDED, eol].concat());
+        out.push_str(&[comment, eol, guarded, eol].concat());
     }
     out
 }
@@ -484,10 +576,10 @@ pub(crate) fn apply_add(root: &Path, path: &Path, plan: &AddPlan) -> Result<bool
     Ok(true)
 }
 
-/// What [`remove`] did.
+/// What [`remove_line`] did.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Removed {
-    /// No `capn prune` line was there.
+    /// No capn line was there.
     Nothing,
     /// The line (and our comment) was removed; the rest of the hook stays.
     Line,
@@ -495,23 +587,27 @@ pub(crate) enum Removed {
     File,
 }
 
-/// Removes the `capn prune` line (and the comment `init` writes with it) from the hook at
-/// `path`. When nothing but a `#!` line and blank lines is left and `delete_if_only_ours` is
-/// set (`init` created the file), the file is deleted.
+/// Removes the line `hl` (and the comment `init` writes with it) from the hook at `path`. When
+/// nothing but a `#!` line and blank lines is left and `delete_if_only_ours` is set (`init`
+/// created the file), the file is deleted.
 ///
 /// Errors: the file is a symlink, a FIFO or other special file, or cannot be read, written or
 /// removed.
-pub(crate) fn remove(path: &Path, delete_if_only_ours: bool) -> Result<Removed> {
-    let Some(bytes) = crate::fsutil::read_host_file(path, "post-commit hook")? else {
+pub(crate) fn remove_line(
+    path: &Path,
+    hl: &HookLine,
+    delete_if_only_ours: bool,
+) -> Result<Removed> {
+    let Some(bytes) = crate::fsutil::read_host_file(path, &hook_label(path))? else {
         return Ok(Removed::Nothing);
     };
     let Ok(text) = String::from_utf8(bytes) else {
         return Ok(Removed::Nothing);
     };
-    if !text.lines().any(is_prune_line) {
+    if !text.lines().any(|l| hl.is_line(l)) {
         return Ok(Removed::Nothing);
     }
-    let kept = without_prune(&text);
+    let kept = without_line(&text, hl);
     if delete_if_only_ours
         && kept
             .lines()
@@ -532,7 +628,7 @@ pub(crate) fn remove(path: &Path, delete_if_only_ours: bool) -> Result<Removed> 
 /// Errors: the file is a symlink, a FIFO or other special file, or cannot be read, written or
 /// removed.
 pub(crate) fn restore(path: &Path, before: Option<&str>, after_sha256: &str) -> Result<bool> {
-    let Some(bytes) = crate::fsutil::read_host_file(path, "post-commit hook")? else {
+    let Some(bytes) = crate::fsutil::read_host_file(path, &hook_label(path))? else {
         return Ok(false);
     };
     if sha256_hex(&bytes) != after_sha256 {
@@ -565,150 +661,4 @@ fn set_executable(_path: &Path) -> Result<()> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn prune_goes_right_after_the_shebang_guarded_and_backgrounded() {
-        let c = POST_COMMIT_COMMENT;
-        let g = PRUNE_GUARDED;
-        assert_eq!(
-            insert_prune("#!/bin/sh\nhas_hook_script postcommit || exit 0\necho hi\n"),
-            format!("#!/bin/sh\n{c}\n{g}\nhas_hook_script postcommit || exit 0\necho hi\n")
-        );
-        assert_eq!(
-            insert_prune("#!/bin/sh\r\nexec other-hook \"$@\"\r\n"),
-            format!("#!/bin/sh\r\n{c}\r\n{g}\r\nexec other-hook \"$@\"\r\n")
-        );
-        assert_eq!(
-            insert_prune("echo no shebang"),
-            format!("{c}\n{g}\necho no shebang")
-        );
-        // Mixed line ends: each line keeps its own; the new ones take the #! line's.
-        let mixed = "#!/bin/sh\r\necho a\nexit 0\r\necho b";
-        let added = insert_prune(mixed);
-        assert_eq!(
-            added,
-            format!("#!/bin/sh\r\n{c}\r\n{g}\r\necho a\nexit 0\r\necho b")
-        );
-        assert_eq!(without_prune(&added), mixed);
-        assert_eq!(insert_prune("#!/bin/sh"), format!("#!/bin/sh\n{c}\n{g}\n"));
-        assert_eq!(
-            prune_status(&insert_prune("#!/bin/sh\nexit 0\n")),
-            PruneStatus::Runs
-        );
-    }
-
-    #[test]
-    fn a_prune_line_after_an_early_exit_may_not_run() {
-        let g = PRUNE_GUARDED;
-        assert_eq!(
-            prune_status("#!/bin/sh\ncapn prune\n"),
-            PruneStatus::Outdated("capn prune".into())
-        );
-        for (text, runs) in [
-            (format!("#!/bin/sh\n{g}\n"), true),
-            (format!("#!/bin/sh\n# exit is a comment\n\n{g}\n"), true),
-            (
-                "#!/bin/sh\nhas_hook_script postcommit || exit 0\necho x\ncapn prune\n".into(),
-                false,
-            ),
-            ("#!/bin/sh\nexec husky \"$@\"\ncapn prune\n".into(), false),
-            ("#!/bin/sh\nset -eu\nmake check\ncapn prune\n".into(), false),
-            (
-                "#!/bin/sh\nif [ -x x ]; then exit 1; fi\ncapn prune\n".into(),
-                false,
-            ),
-            (format!("#!/bin/sh\necho exited\n{g}\n"), true),
-        ] {
-            let st = prune_status(&text);
-            assert_eq!(st == PruneStatus::Runs, runs, "{text:?}: {st:?}");
-        }
-        assert_eq!(prune_status("#!/bin/sh\n"), PruneStatus::Absent);
-    }
-
-    #[test]
-    fn only_posix_shells_are_accepted() {
-        for ok in [
-            "#!/bin/sh\n",
-            "#!/bin/bash -e\n",
-            "#!/usr/bin/env bash\n",
-            "#!/usr/bin/env -S zsh -f\n",
-            "#!/usr/bin/env FOO=1 dash\n",
-            "echo no shebang\n",
-            "",
-        ] {
-            assert_eq!(non_shell_interpreter(ok), None, "{ok:?}");
-        }
-        for bad in [
-            "#!/usr/bin/env python3\n",
-            "#!/usr/bin/python\n",
-            "#!/usr/bin/env node\n",
-            "#!/usr/bin/env\n",
-            "#!\n",
-        ] {
-            assert!(non_shell_interpreter(bad).is_some(), "{bad:?}");
-        }
-    }
-
-    #[test]
-    fn plan_refuses_a_python_hook_and_sees_the_line() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("post-commit");
-        assert_eq!(plan_add(&p).unwrap(), AddPlan::Create(created_hook_text()));
-        std::fs::write(&p, "#!/bin/sh\necho disabled\n").unwrap();
-        #[cfg(unix)]
-        {
-            let e = plan_add(&p).unwrap_err();
-            assert!(e.downcast_ref::<Refused>().is_some(), "{e:#}");
-            assert!(e.to_string().contains("not executable"), "{e:#}");
-        }
-        set_executable(&p).unwrap();
-        assert!(matches!(plan_add(&p).unwrap(), AddPlan::Update(_)));
-        std::fs::write(&p, "#!/usr/bin/env python3\nprint('hi')\n").unwrap();
-        let e = plan_add(&p).unwrap_err();
-        assert!(e.downcast_ref::<Refused>().is_some(), "{e:#}");
-        assert!(e.to_string().contains("python3"), "{e:#}");
-        std::fs::write(&p, format!("#!/bin/sh\n{PRUNE_GUARDED}\n")).unwrap();
-        assert_eq!(plan_add(&p).unwrap(), AddPlan::Present);
-        // An older capn's plain `capn prune` is replaced.
-        std::fs::write(&p, "#!/bin/sh\ncapn prune\n").unwrap();
-        assert_eq!(
-            plan_add(&p).unwrap(),
-            AddPlan::Update(format!(
-                "#!/bin/sh\n{POST_COMMIT_COMMENT}\n{PRUNE_GUARDED}\n"
-            ))
-        );
-        // 0.3.0 appended it after an early exit: it moves to the top, guarded.
-        std::fs::write(&p, "#!/bin/sh\ntest -x x || exit 0\ncapn prune\n").unwrap();
-        assert_eq!(
-            plan_add(&p).unwrap(),
-            AddPlan::Update(format!(
-                "#!/bin/sh\n{POST_COMMIT_COMMENT}\n{PRUNE_GUARDED}\ntest -x x || exit 0\n"
-            ))
-        );
-    }
-
-    #[test]
-    fn a_hooks_folder_outside_the_project_or_behind_a_symlink_is_refused() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().join("p");
-        std::fs::create_dir_all(root.join(".git/hooks")).unwrap();
-        std::fs::create_dir_all(dir.path().join("decoy")).unwrap();
-        assert_eq!(
-            inside_project(&root, &root.join(".git/hooks")).unwrap(),
-            root.join(".git/hooks")
-        );
-        assert!(inside_project(&root, &root.join("a/../.husky/_")).is_err());
-        let e = inside_project(&root, &dir.path().join("decoy")).unwrap_err();
-        assert!(e.downcast_ref::<Refused>().is_some(), "{e:#}");
-        assert!(e.to_string().contains("outside the project"), "{e:#}");
-        assert!(e.to_string().contains(PRUNE_GUARDED), "{e:#}");
-        #[cfg(unix)]
-        {
-            std::os::unix::fs::symlink("../decoy", root.join(".husky")).unwrap();
-            let e = inside_project(&root, &root.join(".husky/_")).unwrap_err();
-            assert!(e.to_string().contains("symlink"), "{e:#}");
-        }
-    }
-}
+mod tests;

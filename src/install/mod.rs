@@ -30,6 +30,7 @@ pub(crate) mod more_hosts;
 pub(crate) mod plan;
 pub(crate) mod project;
 pub(crate) mod record;
+pub(crate) mod refresh_hooks;
 pub mod schema;
 pub(crate) mod settings;
 pub(crate) mod shared;

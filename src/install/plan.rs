@@ -49,6 +49,9 @@ pub(crate) struct Plan {
     pub missing_dirs: Vec<String>,
     /// With `--git`: the post-commit hook and what adding capn's line to it does.
     pub git_hook: Option<(PathBuf, git_hook::AddPlan)>,
+    /// With `--git`: the post-merge, post-rewrite and post-checkout hooks and what adding
+    /// `capn refresh` to each does ([`super::refresh_hooks`]).
+    pub refresh_hooks: Vec<(PathBuf, git_hook::AddPlan)>,
     /// The store is to be shared through git ([`super::shared`]).
     pub shared: bool,
     /// The install record with this run's changes merged in.
@@ -69,6 +72,7 @@ pub(crate) fn plan(root: &Path, opts: &InitOptions) -> Result<Plan> {
     let own = plan_own_files(root, &hosts)?;
     // Worked out (and refused, for a hook that is not a shell script) before anything is written.
     let git_hook = plan_git_hook(root, opts.git)?;
+    let refresh_hooks = super::refresh_hooks::plan(root, opts.git)?;
     let store = Store::at(root.to_path_buf());
     let shared = opts.shared || (!opts.local && (store.config().shared || store.ignore_shares()));
     // What earlier runs recorded (see install::record): this run's changes are merged into it.
@@ -117,6 +121,7 @@ pub(crate) fn plan(root: &Path, opts: &InitOptions) -> Result<Plan> {
         skill,
         missing_dirs,
         git_hook,
+        refresh_hooks,
         shared,
         rec,
         done,

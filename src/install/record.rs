@@ -38,6 +38,7 @@
 //!                    "after": {"type": "command", "command": "capn statusline", "padding": 0}}],
 //!   "skill": true,
 //!   "post_commit": {"path": ".git/hooks/post-commit", "created": true},
+//!   "refresh_hooks": [{"path": ".git/hooks/post-merge", "created": true}],
 //!   "files": [{"file": ".claude/settings.json", "before": "{\n  \"model\": \"x\"\n}\n",
 //!              "after_sha256": "9f86d0..."}],
 //!   "replaced": [{"file": ".claude/settings.json", "event": "Stop", "matcher": null,
@@ -90,6 +91,11 @@ pub(crate) struct InstallRecord {
     pub skill: bool,
     /// Where `init --git` put the `capn prune` line, if it did.
     pub post_commit: Option<RecordedPostCommit>,
+    /// The post-merge, post-rewrite and post-checkout hooks `init --git` put the `capn refresh`
+    /// line in ([`super::refresh_hooks`]), each recorded as the post-commit hook is. Left out
+    /// when empty (a record of an older capn has none, and its signature covers what it wrote).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub refresh_hooks: Vec<RecordedPostCommit>,
     /// Each settings file `init` changed: its bytes before the first change and the SHA-256 of
     /// what the last change left. While the file still hashes to that, `uninstall` writes the
     /// bytes back (byte-identical); once anything else changed it, capn's entries are removed
@@ -247,7 +253,8 @@ pub(crate) struct RecordedStatusline {
     pub after: Value,
 }
 
-/// Where `init --git` put the `capn prune` line.
+/// Where `init --git` put the `capn prune` line (or, in [`InstallRecord::refresh_hooks`], a
+/// `capn refresh` line).
 ///
 /// The path is only a check, never a target: `uninstall` works on the hook git runs for the
 /// project now ([`crate::install::git_hook::post_commit_path`]) and trusts `created` only when
@@ -580,6 +587,7 @@ impl InstallRecord {
             && self.statuslines.is_empty()
             && !self.skill
             && self.post_commit.is_none()
+            && self.refresh_hooks.is_empty()
             && self.files.is_empty()
             && self.replaced.is_empty()
             && self.gitignore.is_none()

@@ -34,8 +34,8 @@
 
 use super::more_hosts;
 use super::project::{self, PROJECT_SETTINGS};
-use super::record::{self, InstallRecord};
-use super::{git_hook, shared, SettingsFile};
+use super::record::{self, InstallRecord, RecordedPostCommit};
+use super::{git_hook, refresh_hooks, shared, SettingsFile};
 use crate::store::Store;
 use anyhow::{Context, Result};
 use std::path::Path;
@@ -72,6 +72,9 @@ pub(crate) fn uninstall(store: &Store, purge: bool) -> Result<Outcome> {
     super::skill::read_skill(&root)?;
     if let Ok(path) = git_hook::post_commit_path(&root) {
         crate::fsutil::read_host_file(&path, "post-commit hook")?;
+    }
+    for path in refresh_hooks::paths(&root) {
+        crate::fsutil::read_host_file(&path, &git_hook::hook_label(&path))?;
     }
     let deletions = match &rec {
         Some(rec) => edit_recorded(rec, &mut files, &mut done)?,
@@ -413,49 +416,101 @@ fn undo_recorded_files(rec: &InstallRecord, root: &Path, done: &mut Vec<String>)
         done.extend(more_hosts::remove_own(root, file)?);
     }
     if let Some(pc) = &rec.post_commit {
-        // Only ever this project's hook as git runs it now: the recorded path is a check, not a
-        // target (a moved project's record names another project's hook; see RecordedPostCommit).
         let current = git_hook::post_commit_path(root).ok();
-        let created = match &current {
-            Some(cur) if pc.names(root, cur) => pc.created,
-            _ => {
-                done.push(format!(
-                    "ignored the post-commit hook named in the install record ({}): it is not \
-                     this project's hook (was the project moved?)",
-                    pc.resolve(root).display()
-                ));
-                // As without a record: deleted only when it is exactly the hook init creates.
-                current.as_ref().is_some_and(|p| {
-                    crate::fsutil::read_host_file(p, "post-commit hook")
-                        .is_ok_and(|t| t.as_deref().is_some_and(git_hook::is_created_hook_text))
+        undo_recorded_hook(root, pc, current, &git_hook::PRUNE, done)?;
+    }
+    undo_recorded_refresh(rec, root, done)?;
+    Ok(())
+}
+
+/// Takes the line `hl` out of the hook `current` (the one git runs for the project now) as the
+/// record `pc` says: the hook is put back byte for byte while it is what `init` left, else only
+/// capn's lines go (the file too when `init` created it and nothing else is left).
+///
+/// Errors: the hook is a symlink or special file, or cannot be read, written or removed.
+pub(super) fn undo_recorded_hook(
+    root: &Path,
+    pc: &RecordedPostCommit,
+    current: Option<std::path::PathBuf>,
+    hl: &git_hook::HookLine,
+    done: &mut Vec<String>,
+) -> Result<()> {
+    // Only ever this project's hook as git runs it now: the recorded path is a check, not a
+    // target (a moved project's record names another project's hook; see RecordedPostCommit).
+    let label = git_hook::hook_label(&pc.path);
+    let created = match &current {
+        Some(cur) if pc.names(root, cur) => pc.created,
+        _ => {
+            done.push(format!(
+                "ignored the {label} named in the install record ({}): it is not this \
+                 project's hook (was the project moved?)",
+                pc.resolve(root).display()
+            ));
+            // As without a record: deleted only when it is exactly the hook init creates.
+            current.as_ref().is_some_and(|p| {
+                crate::fsutil::read_host_file(p, &label).is_ok_and(|t| {
+                    t.as_deref()
+                        .is_some_and(|t| git_hook::is_created_text(t, hl))
                 })
-            }
-        };
-        if let Some(cur) = current {
-            let restored = match &pc.after_sha256 {
-                Some(after) if pc.names(root, &cur) => {
-                    let before = if pc.created {
-                        None
-                    } else {
-                        pc.before.as_deref()
-                    };
-                    git_hook::restore(&cur, before, after)?
-                }
-                _ => false,
-            };
-            let rel = crate::store::display_rel(root, &cur);
-            if restored && pc.created {
-                done.push(format!("removed {rel} (capn init created it)"));
-            } else if restored {
-                done.push(format!("put {rel} back as it was before capn init"));
-            } else {
-                done.extend(remove_post_commit_line(root, &cur, created)?);
-            }
+            })
         }
+    };
+    let Some(cur) = current else {
+        return Ok(());
+    };
+    let restored = match &pc.after_sha256 {
+        Some(after) if pc.names(root, &cur) => {
+            let before = if pc.created {
+                None
+            } else {
+                pc.before.as_deref()
+            };
+            git_hook::restore(&cur, before, after)?
+        }
+        _ => false,
+    };
+    let rel = crate::store::display_rel(root, &cur);
+    if restored && pc.created {
+        done.push(format!("removed {rel} (capn init created it)"));
+    } else if restored {
+        done.push(format!("put {rel} back as it was before capn init"));
+    } else {
+        done.extend(remove_hook_line(root, &cur, hl, created)?);
     }
     Ok(())
 }
 
+/// Takes the [`git_hook::REFRESH`] line out of each hook `rec` says `init --git` put it in (only this
+/// project's hooks as git runs them now; see [`undo_recorded_hook`]).
+///
+/// Errors: a hook cannot be read, written or removed.
+fn undo_recorded_refresh(rec: &InstallRecord, root: &Path, done: &mut Vec<String>) -> Result<()> {
+    for recorded in &rec.refresh_hooks {
+        let current = recorded.path.file_name().and_then(|name| {
+            refresh_hooks::paths(root)
+                .into_iter()
+                .find(|p| p.file_name() == Some(name))
+        });
+        undo_recorded_hook(root, recorded, current, &git_hook::REFRESH, done)?;
+    }
+    Ok(())
+}
+
+/// Without a record: takes the [`git_hook::REFRESH`] line out of each of the hooks, deleting a hook only
+/// when it is exactly the one `init` creates.
+///
+/// Errors: a hook cannot be read, written or removed.
+fn undo_unrecorded_refresh(root: &Path, done: &mut Vec<String>) -> Result<()> {
+    for path in refresh_hooks::paths(root) {
+        let created =
+            crate::fsutil::read_host_file(&path, &git_hook::hook_label(&path)).is_ok_and(|t| {
+                t.as_deref()
+                    .is_some_and(|t| git_hook::is_created_text(t, &git_hook::REFRESH))
+            });
+        done.extend(remove_hook_line(root, &path, &git_hook::REFRESH, created)?);
+    }
+    Ok(())
+}
 /// Edits (in memory) the settings files, removing only what is identical to what `init` writes
 /// (see the module docs). Deletes no file.
 fn edit_unrecorded(
@@ -495,8 +550,9 @@ fn undo_unrecorded_files(root: &Path, done: &mut Vec<String>) -> Result<()> {
     if let Ok(path) = git_hook::post_commit_path(root) {
         let created = crate::fsutil::read_host_file(&path, "post-commit hook")
             .is_ok_and(|t| t.as_deref().is_some_and(git_hook::is_created_hook_text));
-        done.extend(remove_post_commit_line(root, &path, created)?);
+        done.extend(remove_hook_line(root, &path, &git_hook::PRUNE, created)?);
     }
+    undo_unrecorded_refresh(root, done)?;
     Ok(())
 }
 
@@ -516,13 +572,21 @@ fn remove_skill(root: &Path) -> Result<Option<String>> {
     })
 }
 
-/// Removes the `capn prune` line from the hook at `path`; deletes the file when `created` (init
-/// created it) and nothing but our shebang and comment is left.
-fn remove_post_commit_line(root: &Path, path: &Path, created: bool) -> Result<Option<String>> {
+/// Removes the line `hl` from the hook at `path`; deletes the file when `created` (init created
+/// it) and nothing but our shebang and comment is left. Returns what it did.
+///
+/// Errors: as [`git_hook::remove_line`].
+pub(super) fn remove_hook_line(
+    root: &Path,
+    path: &Path,
+    hl: &git_hook::HookLine,
+    created: bool,
+) -> Result<Option<String>> {
     let rel = crate::store::display_rel(root, path);
-    Ok(match git_hook::remove(path, created)? {
+    let cmd = hl.command;
+    Ok(match git_hook::remove_line(path, hl, created)? {
         git_hook::Removed::Nothing => None,
-        git_hook::Removed::Line => Some(format!("removed capn prune from {rel}")),
-        git_hook::Removed::File => Some(format!("removed {rel} (it only ran capn prune)")),
+        git_hook::Removed::Line => Some(format!("removed {cmd} from {rel}")),
+        git_hook::Removed::File => Some(format!("removed {rel} (it only ran {cmd})")),
     })
 }

@@ -154,6 +154,9 @@ pub(crate) struct Snapshot {
     listed: (u64, u64),
     built_at_ns: i64,
     index_dirty: bool,
+    /// True when the next save writes the full files even if the changes would fit a delta
+    /// ([`Snapshot::fold_delta`]).
+    fold: bool,
     /// True when the entries differ from what the derived files held (map.json may be stale).
     pub content_changed: bool,
     /// True when the entries folder holds temp files of an interrupted write.
@@ -350,6 +353,7 @@ impl Snapshot {
             listed: idx.listed,
             built_at_ns: idx.built_at_ns,
             index_dirty: false,
+            fold: false,
             content_changed: false,
             saw_temp_files: false,
         }
@@ -401,6 +405,7 @@ impl Snapshot {
             folder,
             built_at_ns: start_ns,
             index_dirty: true,
+            fold: false,
             content_changed: true,
             saw_temp_files: false,
         };

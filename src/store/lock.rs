@@ -132,6 +132,22 @@ impl StoreLock {
         }
     }
 
+    /// Takes the lock if it is free right now, never waiting: `Ok(None)` when another process
+    /// holds it (`capn refresh` leaves the work to that writer or a later run).
+    ///
+    /// Errors: the lock file cannot be created or opened (a read-only store, a symlink), or
+    /// locking fails other than by being held; each names the lock file.
+    pub(crate) fn try_acquire_or_fail(path: &Path) -> Result<Option<StoreLock>> {
+        let file = open(path)?;
+        match file.try_lock() {
+            Ok(()) => Ok(Some(StoreLock { file })),
+            Err(TryLockError::WouldBlock) => Ok(None),
+            Err(TryLockError::Error(e)) => {
+                Err(e).with_context(|| format!("could not lock: {}", path.display()))
+            }
+        }
+    }
+
     /// Takes the lock if it is free right now; `Ok(None)` when another process holds it (or the
     /// lock file cannot be created, e.g. on a read-only store).
     pub(crate) fn try_acquire(path: &Path) -> Option<StoreLock> {

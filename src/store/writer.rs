@@ -136,6 +136,29 @@ impl Store {
         Ok(true)
     }
 
+    /// Brings the derived files up to date with the entry files (`capn refresh`): takes the
+    /// writers' lock only if it is free now, loads the index as `ask` does
+    /// ([`index::Check::Folder`]: one stat when nothing changed; else the new and changed entry
+    /// files are read, tokenised and embedded), folds any delta ([`Snapshot::fold_delta`]) and
+    /// saves what changed ([`Writer::finish`]), so the next `ask` after a `git pull` finds the
+    /// index current. `Ok(false)`: another writer holds the lock, nothing was done (it, or a
+    /// later run, does the work).
+    ///
+    /// Errors: the store's folders are not what they must be, the lock file cannot be opened,
+    /// the entries folder cannot be listed, or a derived file cannot be written (each names
+    /// the path).
+    pub(crate) fn refresh(&self) -> Result<bool> {
+        self.check_dirs()?;
+        let Some(lock) = StoreLock::try_acquire_or_fail(&self.lock_path())? else {
+            return Ok(false);
+        };
+        worktree::sweep_stale(&self.dir);
+        let mut w = self.writer_from(lock, index::Check::Folder)?;
+        w.snap.fold_delta();
+        w.finish()?;
+        Ok(true)
+    }
+
     fn writer_from(&self, lock: StoreLock, check: index::Check) -> Result<Writer> {
         if self.is_borrowed() {
             // This worktree's own derived files (the stat cache) live here.

@@ -5,7 +5,7 @@
 use crate::util::Env;
 use std::fs;
 
-fn sha256_hex(bytes: &[u8]) -> String {
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
     use sha2::{Digest, Sha256};
     Sha256::digest(bytes)
         .iter()
@@ -15,7 +15,7 @@ fn sha256_hex(bytes: &[u8]) -> String {
 
 /// A store of `n` entries written straight into `.capn/entries/`, each over its own file
 /// (entry `i` asks about "topic<i>"), with its index built by a first `ask`.
-fn large_store(init: &[&str], n: usize) -> Env {
+pub(crate) fn large_store(init: &[&str], n: usize) -> Env {
     let env = Env::git();
     let mut args = vec!["init"];
     args.extend_from_slice(init);
@@ -35,7 +35,7 @@ fn large_store(init: &[&str], n: usize) -> Env {
     env
 }
 
-fn chart(env: &Env, q: &str, file: &str) -> String {
+pub(crate) fn chart(env: &Env, q: &str, file: &str) -> String {
     env.write(file, &format!("// {q}\n"));
     let out = env.run(&["chart", q, "--files", file]).ok().stdout;
     out.trim()
@@ -53,7 +53,7 @@ const QUESTIONS: [&str; 5] = [
 ];
 
 /// What `ask` prints for each question, with its exit code.
-fn answers(env: &Env) -> Vec<(Option<i32>, String)> {
+pub(crate) fn answers(env: &Env) -> Vec<(Option<i32>, String)> {
     QUESTIONS
         .iter()
         .map(|q| {
@@ -65,7 +65,7 @@ fn answers(env: &Env) -> Vec<(Option<i32>, String)> {
 }
 
 /// What `ask` prints once every derived file is gone (rebuilt from the entries).
-fn rebuilt_answers(env: &Env) -> Vec<(Option<i32>, String)> {
+pub(crate) fn rebuilt_answers(env: &Env) -> Vec<(Option<i32>, String)> {
     for f in ["index.bin", "vectors.bin", "delta.bin"] {
         let _ = fs::remove_file(env.root.join(".capn").join(f));
     }

@@ -49,6 +49,7 @@ mod plugin;
 mod precision;
 mod readme_examples;
 mod readme_quickstart;
+mod refresh;
 mod roundtrip;
 mod schema;
 mod secrets;

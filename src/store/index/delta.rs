@@ -159,11 +159,23 @@ impl Snapshot {
     /// at least [`FOLDER_TRUST_MIN_FILES`] entries (a small one is rewritten whole: cheap, and
     /// `map.json` stays current), and at most [`MAX_CHANGES`] entries changed since.
     pub(crate) fn saves_as_delta(&self) -> bool {
-        self.log.as_ref().is_some_and(|log| {
-            log.changes() <= MAX_CHANGES
-                && log.listing.len() <= MAX_LISTED
-                && self.listed.0 >= FOLDER_TRUST_MIN_FILES
-        })
+        !self.fold
+            && self.log.as_ref().is_some_and(|log| {
+                log.changes() <= MAX_CHANGES
+                    && log.listing.len() <= MAX_LISTED
+                    && self.listed.0 >= FOLDER_TRUST_MIN_FILES
+            })
+    }
+
+    /// Has the next save fold the changes since `index.bin` (a `delta.bin` read, or changes
+    /// made since) into the full files, however few: for `capn refresh`, which runs off any
+    /// reader's path, so that no later reader parses and tokenises the delta's entries again.
+    /// Nothing when there is no change to fold, or no listing to record with it.
+    pub(crate) fn fold_delta(&mut self) {
+        if self.log.as_ref().is_some_and(|l| !l.is_empty()) && self.is_listed() {
+            self.fold = true;
+            self.index_dirty = true;
+        }
     }
 
     /// Writes the changes since `index.bin` as `delta.bin` (lock held; see [`Snapshot::saves_as_delta`]).
