@@ -72,7 +72,7 @@ pub(crate) fn plan(root: &Path, opts: &InitOptions) -> Result<Plan> {
     let own = plan_own_files(root, &hosts)?;
     // Worked out (and refused, for a hook that is not a shell script) before anything is written.
     let git_hook = plan_git_hook(root, opts.git)?;
-    let refresh_hooks = super::refresh_hooks::plan(root, opts.git)?;
+    let refresh_hooks = super::refresh_hooks::plan(root, opts.git, &mut done)?;
     let store = Store::at(root.to_path_buf());
     let shared = opts.shared || (!opts.local && (store.config().shared || store.ignore_shares()));
     // What earlier runs recorded (see install::record): this run's changes are merged into it.

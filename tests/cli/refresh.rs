@@ -215,3 +215,36 @@ fn uninstall_keeps_what_the_user_added_to_a_pull_hook_since() {
     assert_eq!(fs::read_to_string(&hook).unwrap(), "#!/bin/sh\necho mine\n");
     assert!(!env.root.join(".git/hooks/post-checkout").exists());
 }
+
+#[test]
+fn init_git_leaves_a_pull_hook_that_cannot_take_a_shell_line_as_it_is_and_says_so() {
+    let env = Env::git();
+    env.run(&["init"]).ok();
+    let hooks = env.root.join(".git/hooks");
+    // The user's own Python hook: a shell line would break it. The refresh only saves time, so
+    // init --git goes on (post-commit and the other pull hooks) and names the hook it left.
+    let mine = "#!/usr/bin/env python3\nprint('merged')\n";
+    fs::write(hooks.join("post-merge"), mine).unwrap();
+    make_executable(&hooks.join("post-merge"));
+    let run = env.run(&["init", "--git"]).ok();
+    assert!(
+        run.stdout.contains("  left .git/hooks/post-merge as it is: it runs with `python3` (#!/usr/bin/env python3), not a POSIX shell, so it cannot run capn refresh (the first capn ask after a pull indexes what the pull brought instead)\n"),
+        "{}",
+        run.stdout
+    );
+    for h in ["post-rewrite", "post-checkout"] {
+        let said = format!("added capn refresh to .git/hooks/{h}");
+        assert!(run.stdout.contains(&said), "{h}: {}", run.stdout);
+    }
+    assert_eq!(fs::read_to_string(hooks.join("post-merge")).unwrap(), mine);
+    assert!(fs::read_to_string(hooks.join("post-commit"))
+        .unwrap()
+        .contains("capn prune --expired"));
+    let doctor = env.run(&["doctor"]).stdout;
+    assert!(
+        doctor.contains("warn  .git/hooks/post-merge runs capn refresh: .git/hooks/post-merge runs with `python3` (#!/usr/bin/env python3), not a POSIX shell; capn init --git left it as it is, so the first capn ask after a git pull reads every chart the pull brought\n  fix: have .git/hooks/post-merge run `capn refresh` itself (in the background), or leave it\n"),
+        "{doctor}"
+    );
+    env.run(&["uninstall"]).ok();
+    assert_eq!(fs::read_to_string(hooks.join("post-merge")).unwrap(), mine);
+}
