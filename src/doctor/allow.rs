@@ -4,11 +4,13 @@
 
 use super::{Check, Loaded};
 use crate::hosts::HostSpec;
-use crate::install::allow::{blocking, present, Blocked, CLAUDE_ALLOW};
+use crate::install::allow::{all_blocking, present, Blocked, CLAUDE_ALLOW};
 
-/// Adds one check for `spec` (a host with [`HostSpec::allow_rules`], Claude Code): ok when every
-/// rule of [`CLAUDE_ALLOW`] is in one of its settings files that counts (project, local or
-/// user), a warning naming the missing ones otherwise.
+/// Adds one check for `spec` (a host with [`HostSpec::allow_rules`], Claude Code): a warning
+/// naming every deny or ask rule of the user's that covers `capn ask` or `capn chart` (in any
+/// settings file that counts: project, local or user; such a rule decides before any allow);
+/// else ok when every rule of [`CLAUDE_ALLOW`] is in one of those files, a warning naming the
+/// missing ones otherwise.
 pub(super) fn check(spec: &HostSpec, files: &[Loaded], checks: &mut Vec<Check>) {
     let what = format!("{} allow rules for capn ask and capn chart", spec.label);
     let mut held: Vec<&str> = Vec::new();
@@ -26,6 +28,16 @@ pub(super) fn check(spec: &HostSpec, files: &[Loaded], checks: &mut Vec<Check>) 
         }
         held.extend(found);
     }
+    // A deny or ask rule of the user's that covers a command decides before any allow, held
+    // or missing: init leaves that allow out on purpose, so the fix is the user's rule, named.
+    let blocked: Vec<Blocked> = CLAUDE_ALLOW
+        .into_iter()
+        .flat_map(|r| all_blocking(r, &parsed))
+        .collect();
+    if !blocked.is_empty() {
+        checks.push(blocked_warning(what, spec, &blocked));
+        return;
+    }
     let missing: Vec<&str> = CLAUDE_ALLOW
         .into_iter()
         .filter(|r| !held.contains(r))
@@ -35,16 +47,6 @@ pub(super) fn check(spec: &HostSpec, files: &[Loaded], checks: &mut Vec<Check>) 
             "{what} (permissions.allow in {})",
             where_.join(", ")
         )));
-        return;
-    }
-    // A rule the user's deny or ask rule covers is one init leaves out on purpose: running
-    // init again would not add it, so the fix is the user's rule, named.
-    let blocked: Vec<Blocked> = missing
-        .iter()
-        .filter_map(|r| blocking(r, &parsed))
-        .collect();
-    if !blocked.is_empty() {
-        checks.push(blocked_warning(what, spec, &blocked));
         return;
     }
     checks.push(Check::warn(
@@ -62,29 +64,41 @@ pub(super) fn check(spec: &HostSpec, files: &[Loaded], checks: &mut Vec<Check>) 
     ));
 }
 
-/// The warning for the rules of [`CLAUDE_ALLOW`] that a user's deny or ask rule keeps out: what
-/// the agent then meets, and each user rule (quoted, as data) with its list and file as the fix.
+/// The warning for the rules of [`CLAUDE_ALLOW`] that a user's deny or ask rule keeps out: each
+/// user rule once (quoted, as data) with its list, its file, the commands it covers and what the
+/// agent then meets, and removing it as the fix.
 fn blocked_warning(what: String, spec: &HostSpec, blocked: &[Blocked]) -> Check {
+    // The user's rules in the order found, each with the commands it covers.
+    let mut rules: Vec<(&Blocked, Vec<&str>)> = Vec::new();
+    for b in blocked {
+        match rules
+            .iter_mut()
+            .find(|(o, _)| (&o.by, o.list, o.file) == (&b.by, b.list, b.file))
+        {
+            Some((_, cmds)) => cmds.push(b.command()),
+            None => rules.push((b, vec![b.command()])),
+        }
+    }
     let quoted = |b: &Blocked| crate::present::quote(&b.by, crate::present::MAX_QUESTION_CHARS);
-    let why: Vec<String> = blocked
+    let why: Vec<String> = rules
         .iter()
-        .map(|b| {
+        .map(|(b, cmds)| {
+            let cmds = cmds.join(" and ");
             let effect = match b.list {
-                "deny" => format!("the agent cannot run {}", b.command()),
-                _ => format!("{} asks before each {}", spec.name, b.command()),
+                "deny" => format!("the agent cannot run {cmds}"),
+                _ => format!("{} asks before each {cmds}", spec.name),
             };
             format!(
-                "{} in permissions.{} of {} covers {} ({effect})",
+                "{} in permissions.{} of {}: {effect}",
                 quoted(b),
                 b.list,
-                b.file,
-                b.rule
+                b.file
             )
         })
         .collect();
-    let fix: Vec<String> = blocked
+    let fix: Vec<String> = rules
         .iter()
-        .map(|b| {
+        .map(|(b, _)| {
             format!(
                 "remove {} from permissions.{} in {}",
                 quoted(b),

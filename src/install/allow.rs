@@ -107,36 +107,46 @@ fn prefix_of(rule: &'static str) -> &'static str {
 }
 
 /// The first rule of `files` (each a settings file's label and JSON, in the order given) that
-/// keeps capn's rule `rule` (one of [`CLAUDE_ALLOW`]) from taking effect: a `permissions.deny`
-/// rule that [`covers`] it in any of them, else a `permissions.ask` one. Entries that are not
-/// strings are skipped.
+/// keeps capn's rule `rule` (one of [`CLAUDE_ALLOW`]) from taking effect ([`all_blocking`]'s
+/// first): a `permissions.deny` rule that [`covers`] it in any of them, else a
+/// `permissions.ask` one.
 pub(crate) fn blocking(
     rule: &'static str,
     files: &[(&'static str, &Map<String, Value>)],
 ) -> Option<Blocked> {
+    all_blocking(rule, files).into_iter().next()
+}
+
+/// Every rule of `files` (each a settings file's label and JSON) that keeps capn's rule `rule`
+/// (one of [`CLAUDE_ALLOW`]) from taking effect: the `permissions.deny` rules that [`covers`] it,
+/// file by file, then the `permissions.ask` ones (the order Claude Code decides in: the first
+/// decides, and each must go for the allow to count). Entries that are not strings are skipped.
+pub(crate) fn all_blocking(
+    rule: &'static str,
+    files: &[(&'static str, &Map<String, Value>)],
+) -> Vec<Blocked> {
     let prefix = prefix_of(rule);
+    let mut out = Vec::new();
     for list in ["deny", "ask"] {
         for (file, json) in files {
             let rules = json
                 .get("permissions")
                 .and_then(|p| p.get(list))
                 .and_then(Value::as_array);
-            let by = rules
+            let found = rules
                 .into_iter()
                 .flatten()
                 .filter_map(Value::as_str)
-                .find(|r| covers(r, prefix));
-            if let Some(by) = by {
-                return Some(Blocked {
-                    rule,
-                    list,
-                    by: by.to_string(),
-                    file,
-                });
-            }
+                .filter(|r| covers(r, prefix));
+            out.extend(found.map(|by| Blocked {
+                rule,
+                list,
+                by: by.to_string(),
+                file,
+            }));
         }
     }
-    None
+    out
 }
 
 /// True when the Claude Code permission rule `rule` matches every Bash command `<prefix> <args>`
@@ -195,7 +205,7 @@ pub(crate) struct Added {
 /// any of `elsewhere` (the other settings files Claude Code merges for the same sessions, each
 /// with its label) holds, unless a `permissions.deny` or `permissions.ask` rule in any of them
 /// covers it ([`blocking`]; deny first): that rule is the user's and stays, and capn's allow
-/// would have no effect. A `permissions` or `permissions.allow` of another type is left alone
+/// would have no effect, so it is returned in [`Added::blocked`] (held by an allow or not). A `permissions` or `permissions.allow` of another type is left alone
 /// (nothing added). Whether this created `permissions.allow`: [`has_allow_key`] before and
 /// after.
 pub(crate) fn add(
@@ -205,15 +215,16 @@ pub(crate) fn add(
 ) -> Added {
     let mut out = Added::default();
     for rule in CLAUDE_ALLOW {
+        let mut all = vec![(label, &file.json)];
+        all.extend_from_slice(elsewhere);
+        // Said even when an allow of the user's holds the rule: that allow does nothing either.
+        if let Some(b) = blocking(rule, &all) {
+            out.blocked.push(b);
+            continue;
+        }
         let held = present(&file.json).contains(&rule)
             || elsewhere.iter().any(|(_, j)| present(j).contains(&rule));
         if held {
-            continue;
-        }
-        let mut all = vec![(label, &file.json)];
-        all.extend_from_slice(elsewhere);
-        if let Some(b) = blocking(rule, &all) {
-            out.blocked.push(b);
             continue;
         }
         file.append_to_top_array("permissions", "allow", &rule.into());

@@ -359,7 +359,7 @@ fn init_does_not_add_an_allow_rule_that_a_users_deny_or_ask_rule_covers_and_name
     assert_eq!(
         lines[at..at + 2],
         [
-            "warn  Claude allow rules for capn ask and capn chart: \"Bash(capn:*)\" in permissions.ask of ~/.claude/settings.json covers Bash(capn ask:*) (Claude Code asks before each capn ask); \"Bash(capn chart:*)\" in permissions.deny of .claude/settings.local.json covers Bash(capn chart:*) (the agent cannot run capn chart); Claude Code checks deny and ask before allow",
+            "warn  Claude allow rules for capn ask and capn chart: \"Bash(capn:*)\" in permissions.ask of ~/.claude/settings.json: Claude Code asks before each capn ask and capn chart; \"Bash(capn chart:*)\" in permissions.deny of .claude/settings.local.json: the agent cannot run capn chart; Claude Code checks deny and ask before allow",
             "  fix: remove \"Bash(capn:*)\" from permissions.ask in ~/.claude/settings.json and remove \"Bash(capn chart:*)\" from permissions.deny in .claude/settings.local.json if the agent should run capn ask and capn chart without a prompt",
         ],
         "{}",
@@ -406,4 +406,54 @@ fn init_user_does_not_add_an_allow_rule_its_own_file_denies() {
     );
     let v = read_json(&env.home.join(".claude/settings.json"));
     assert_eq!(v["permissions"], json!({"deny": ["Bash"]}));
+}
+
+/// The doctor line about capn's allow rules.
+fn doctor_allow_lines(env: &Env) -> Vec<String> {
+    let doctor = env.run(&["doctor"]).stdout;
+    let lines: Vec<&str> = doctor.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains("Claude allow rules for capn ask and capn chart"))
+        .expect("an allow check");
+    let fix = lines.get(at + 1).filter(|l| l.starts_with("  fix: "));
+    std::iter::once(lines[at])
+        .chain(fix.copied())
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn a_deny_rule_written_after_init_or_beside_an_allow_is_named_by_doctor_and_init() {
+    let env = Env::git();
+    env.run(&["init", "--host", "claude"]).ok();
+    // capn's allow rules are in place; a deny rule added since decides first.
+    env.write(
+        ".claude/settings.local.json",
+        "{\"permissions\":{\"deny\":[\"Bash\"]}}",
+    );
+    assert_eq!(
+        doctor_allow_lines(&env),
+        [
+            "warn  Claude allow rules for capn ask and capn chart: \"Bash\" in permissions.deny of .claude/settings.local.json: the agent cannot run capn ask and capn chart; Claude Code checks deny and ask before allow",
+            "  fix: remove \"Bash\" from permissions.deny in .claude/settings.local.json if the agent should run capn ask and capn chart without a prompt",
+        ]
+    );
+    // An allow of the user's for capn chart does nothing beside a deny that covers it: init says
+    // so for both commands, not only for the one it would have added.
+    let env = Env::git();
+    env.write(
+        ".claude/settings.json",
+        "{\"permissions\":{\"deny\":[\"Bash(capn:*)\"],\"allow\":[\"Bash(capn chart:*)\"]}}",
+    );
+    let run = env.run(&["init", "--host", "claude"]).ok();
+    assert_eq!(
+        allow_lines(&run.stdout),
+        [
+            "  did not allow Bash(capn ask:*): \"Bash(capn:*)\" in permissions.deny of .claude/settings.json denies capn ask, and Claude Code checks deny before allow (your rule is left as it is: the agent cannot run capn ask while it is there)",
+            "  did not allow Bash(capn chart:*): \"Bash(capn:*)\" in permissions.deny of .claude/settings.json denies capn chart, and Claude Code checks deny before allow (your rule is left as it is: the agent cannot run capn chart while it is there)",
+        ],
+        "{}",
+        run.stdout
+    );
 }
