@@ -90,19 +90,12 @@ pub(crate) fn save(s: &SessionDir, text: &str) -> Result<()> {
     crate::secret::refuse("refusing to save the state", &[("the state", text)])?;
     let problems = check_headings(text);
     if !problems.is_empty() {
-        let mut msg = String::from(
-            "refusing to save the state: its headings do not match the state file format",
+        // One line, as every refusal is printed (a line break would show as `\n`).
+        let msg = format!(
+            "refusing to save the state: its headings do not match the state file format ({}); expected exactly these headings, in this order: {}; nothing was written",
+            problems.join("; "),
+            STATE_HEADINGS.join(", ")
         );
-        for p in &problems {
-            msg.push_str("\n  - ");
-            msg.push_str(p);
-        }
-        msg.push_str("\nexpected exactly these headings, in this order:");
-        for h in STATE_HEADINGS {
-            msg.push_str("\n  ");
-            msg.push_str(h);
-        }
-        msg.push_str("\nnothing was written");
         return Err(Refused(msg).into());
     }
     s.ensure()?;

@@ -140,6 +140,9 @@ fn bad_headings_are_refused_with_the_full_list_and_nothing_written() {
             r.stderr
         );
     }
+    // One line, as every refusal: no escaped line break shows in it.
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+    assert!(!r.stderr.contains("\\n"), "{}", r.stderr);
     assert_eq!(
         std::fs::read_to_string(state_file(&env, "s2")).unwrap(),
         VALID,
