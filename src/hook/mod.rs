@@ -187,7 +187,13 @@ pub(crate) enum ReplyShape {
 pub(crate) fn run(event: HookEvent, host: Host, user: bool) -> Result<()> {
     let bytes = read_stdin_bytes();
     let Some(input) = HookInput::parse(&bytes) else {
-        if !bytes.iter().all(u8::is_ascii_whitespace) {
+        if bytes.len() >= stdin::MAX_STDIN_BYTES {
+            // Cut at the bound: say so, not that the (unread) rest was no JSON.
+            diag!(
+                "capn: hook stdin is over {} MiB, more than any payload; nothing to do",
+                stdin::MAX_STDIN_BYTES >> 20
+            );
+        } else if !bytes.iter().all(u8::is_ascii_whitespace) {
             diag!("capn: hook stdin is not a JSON object; nothing to do");
         }
         return Ok(());

@@ -387,6 +387,21 @@ fn snapshot(root: &Path, skip: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 }
 
 #[test]
+fn a_payload_over_the_stdin_bound_is_named_as_such() {
+    let env = Env::git();
+    // 17 MiB of one JSON string: cut at 16 MiB, so it is no JSON value; the note says why.
+    let mut big = br#"{"session_id":"s1","prompt":""#.to_vec();
+    big.resize(17 << 20, b'x');
+    big.extend_from_slice(b"\"}");
+    let run = env.run_stdin(&["hook", "user-prompt-submit"], &big).code(0);
+    assert_eq!(run.stdout, "");
+    assert_eq!(
+        run.stderr,
+        "capn: hook stdin is over 16 MiB, more than any payload; nothing to do\n"
+    );
+}
+
+#[test]
 fn hostile_input_exits_zero_and_writes_nothing_outside_the_state_dir() {
     let env = Env::git();
     let big_prompt = "x".repeat(5 * 1024 * 1024);
