@@ -248,3 +248,23 @@ fn init_git_leaves_a_pull_hook_that_cannot_take_a_shell_line_as_it_is_and_says_s
     env.run(&["uninstall"]).ok();
     assert_eq!(fs::read_to_string(hooks.join("post-merge")).unwrap(), mine);
 }
+
+#[test]
+fn init_shared_without_git_points_at_the_pull_hooks_and_with_git_installs_them() {
+    let tip = "  tip: capn init --git refreshes the index in the background after each git pull (post-merge, post-rewrite, post-checkout), so the first ask after one stays fast\n";
+    let env = Env::git();
+    let run = env.run(&["init", "--shared"]).ok();
+    assert!(run.stdout.contains(tip), "{}", run.stdout);
+    // Said when the store becomes shared, not on every run after.
+    let again = env.run(&["init", "--shared"]).ok();
+    assert!(!again.stdout.contains("tip: "), "{}", again.stdout);
+    let env = Env::git();
+    let run = env.run(&["init", "--shared", "--git"]).ok();
+    assert!(!run.stdout.contains("tip: "), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("added capn refresh to .git/hooks/post-merge"),
+        "{}",
+        run.stdout
+    );
+}
