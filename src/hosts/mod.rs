@@ -302,6 +302,9 @@ pub(crate) struct HostSpec {
     /// Another host whose registrations this one also runs, without their `args` (Copilot CLI
     /// runs `.claude/settings.json`).
     pub runs_hooks_of: Option<Host>,
+    /// The unit of a handler's `timeout` in the host's settings, for doctor's report: `s`, or
+    /// `ms` (Gemini CLI).
+    pub timeout_unit: &'static str,
     /// What an exit 2 of a hook for an event makes the host do, for doctor's report.
     pub exit_2: fn(HookEvent) -> &'static str,
     /// The extra fields of doctor's synthetic payloads for the host.
@@ -377,6 +380,7 @@ const COMMON: HostSpec = HostSpec {
     trust_command: None,
     without_capn: None,
     runs_hooks_of: None,
+    timeout_unit: "s",
     exit_2: exit_2_fails,
     doctor_fields: no_doctor_fields,
 };
