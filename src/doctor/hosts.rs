@@ -113,7 +113,11 @@ pub(super) fn check_own_file(spec: &HostSpec, root: &Path, checks: &mut Vec<Chec
         break;
     }
     let Some((rel, bytes)) = read else {
-        let why = format!("no {}: {} runs nothing of capn's", spec.all_files(), spec.name);
+        let why = format!(
+            "no {}: {} runs nothing of capn's",
+            spec.all_files(),
+            spec.name
+        );
         return checks.push(Check::failed(
             what,
             why,
@@ -152,8 +156,7 @@ pub(super) fn check_own_file(spec: &HostSpec, root: &Path, checks: &mut Vec<Chec
 /// `bytes` does not register, as `` `line` under event ``; a handler counts when its `bash` or
 /// `powershell` line has the table's words. Errors: `bytes` is not JSON.
 fn missing_hooks(table: &Value, bytes: &[u8]) -> Result<Vec<String>, String> {
-    let file: Value =
-        serde_json::from_slice(bytes).map_err(|e| format!("it is not JSON ({e})"))?;
+    let file: Value = serde_json::from_slice(bytes).map_err(|e| format!("it is not JSON ({e})"))?;
     fn words(v: Option<&Value>) -> Option<Vec<&str>> {
         v.and_then(Value::as_str)
             .map(|s| s.split_whitespace().collect())

@@ -54,7 +54,10 @@ pub(crate) fn run(bytes: &[u8]) -> Result<()> {
     // answers nothing, so this run does.
     let root = super::call::Call::from(input.clone()).project_root();
     let guest = root.map(|r| crate::install::more_hosts::guest_file(&r));
-    if matches!(guest, Some(crate::install::more_hosts::GuestFile::Registers(_))) {
+    if matches!(
+        guest,
+        Some(crate::install::more_hosts::GuestFile::Registers(_))
+    ) {
         return Ok(());
     }
     // The payloads of hosts that run another host's registrations are shaped as that host's
