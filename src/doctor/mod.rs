@@ -5,14 +5,17 @@
 //! or `FAILED <what>: <why>`, a failure or warning followed by `  fix: <command or edit>`; then a
 //! summary line. Exit 0 when nothing failed (warnings included), 1 otherwise.
 //!
-//! The checks, in order:
+//! The checks, in order, for the hosts set up in the project (`doctor/hosts.rs`: those the
+//! install record names or whose files hold capn's registrations; one line names them and how
+//! to add another; with none, Claude Code and Codex, which a plain `capn init` sets up):
 //! 1. **`capn` on PATH**: the first executable `capn` in `PATH` (the hooks run it by name); a
 //!    warning when it is not the running binary (a stale install).
 //! 2. **The store**: `.capn/` with `entries/`; no entry holds what looks like a secret;
 //!    `.capn/config.json` parses with valid values.
-//! 3. **Settings files**: `.claude/settings.json`, `.claude/settings.local.json`,
-//!    `.codex/hooks.json`, and the user-level `~/.claude/settings.json` and `~/.codex/hooks.json`
-//!    that the hosts merge in (Claude Code's and Codex's hook settings), parse
+//! 3. **Settings files** of the hosts checked: `.claude/settings.json`,
+//!    `.claude/settings.local.json`, `.codex/hooks.json`, `.gemini/settings.json`,
+//!    `.qwen/settings.json`, and the user-level ones the hosts merge in (`~/.claude/settings.json`,
+//!    `~/.codex/hooks.json`, ...), parse
 //!    ([`SettingsFile::load`]). A registration counts in any of them; identical handlers in several
 //!    files run once.
 //! 4. **Registrations**, against the tables `capn init` installs (`hooks-config/`): every event
@@ -21,7 +24,10 @@
 //!    with an explicit `timeout`, for Codex `--host codex` and no `args` (Codex runs only
 //!    `command`); no capn handler on an event it does not answer, none registered
 //!    twice, no capn-hook 0.2 registration; the effective Claude Code `statusLine` is ours (or
-//!    wraps another).
+//!    wraps another). Gemini CLI and Qwen Code: the same registration checks (their hooks are not
+//!    run: doctor has no payloads of theirs). A file capn writes whole (Copilot CLI's
+//!    `.github/hooks/capn.json`, OpenCode's plugin) holds capn's bytes, or, edited, still every
+//!    hook of the table (the plugin, a script: a warning).
 //! 5. **Hook runs**: every capn handler found is run, but only when its command line is one of
 //!    capn's own (`safe_run`): as an argument vector, never through a shell (exec form: `command`
 //!    and `args`, resolved through `PATH`, `${CLAUDE_PROJECT_DIR}` substituted; shell form and
@@ -46,7 +52,9 @@
 //!    without what follows `--wrap`) with a synthetic statusline payload: exit 0 and one line
 //!    holding the capn segment (`statusline_run.rs`).
 //!    Then the `command` of Claude Code's registrations runs alone, as GitHub Copilot CLI runs
-//!    it (`doctor/args_dropped.rs`): exit 0, the contract at session start, no tool denied.
+//!    it (`doctor/args_dropped.rs`): exit 0, the contract at session start, no tool denied; or,
+//!    while Copilot's own hook file registers capn's hooks, exit 0 and nothing printed (as
+//!    [`crate::hook::bare`] does there).
 //! 6. **A launcher's PATH**: every registered capn command started with `PATH=/usr/bin:/bin`,
 //!    as a GUI launcher starts hosts; a warning with the fix when `capn` resolves only through
 //!    the user's shell PATH (`doctor/launcher.rs`).

@@ -99,8 +99,8 @@ pub(crate) fn of(host: Host) -> &'static HostSpec {
     ALL[host as usize]
 }
 
-/// The hosts a plain `capn init` registers and `capn doctor` checks ([`Setup::Always`]):
-/// Claude Code first, then Codex.
+/// The hosts a plain `capn init` registers ([`Setup::Always`]), and those `capn doctor` checks
+/// when no host is set up in the project: Claude Code first, then Codex.
 pub(crate) fn always() -> impl Iterator<Item = &'static HostSpec> {
     ALL.into_iter().filter(|s| s.setup == Setup::Always)
 }
@@ -193,7 +193,8 @@ pub(crate) enum ContextSource {
 /// When `capn init` sets a host up without `--host`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Setup {
-    /// Always (Claude Code, Codex); `capn doctor` checks these hosts.
+    /// Always (Claude Code, Codex); `capn doctor` runs the hooks of these hosts (it has payloads
+    /// for them, [`HostSpec::doctor_fields`]).
     Always,
     /// When its settings folder is in the project or its user folder in the home folder
     /// ([`HostSpec::user_dir`]).

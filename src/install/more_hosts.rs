@@ -276,4 +276,41 @@ mod tests {
             assert!(root.join(file.rel).exists());
         }
     }
+
+    /// Copilot's file stands capn's other registrations back only when Copilot can run capn from
+    /// it: JSON with a `capn hook` line.
+    #[test]
+    fn a_guest_file_registers_capn_only_as_json_with_a_capn_hook_line() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        assert_eq!(guest_file(root), GuestFile::Absent);
+        let rel = ".github/hooks/capn.json";
+        std::fs::create_dir_all(root.join(".github/hooks")).unwrap();
+        let cases = [
+            ("garbage", Some("not JSON")),
+            (
+                r#"{"hooks":{"sessionStart":[{"bash":"echo hi"}]}}"#,
+                Some("no `capn hook`"),
+            ),
+            (
+                r#"{"hooks":{"sessionStart":[{"bash":"/opt/bin/capn hook session-start --host copilot"}]}}"#,
+                None,
+            ),
+            (
+                r#"{"hooks":{"preCompact":[{"powershell":"capn hook pre-compact"}]}}"#,
+                None,
+            ),
+        ];
+        for (text, why) in cases {
+            std::fs::write(root.join(rel), text).unwrap();
+            match (guest_file(root), why) {
+                (GuestFile::Registers(r), None) => assert_eq!(r, rel),
+                (GuestFile::Unusable(r, got), Some(want)) => {
+                    assert_eq!(r, rel);
+                    assert!(got.contains(want), "{text}: {got}");
+                }
+                (got, _) => panic!("{text}: {got:?}"),
+            }
+        }
+    }
 }
