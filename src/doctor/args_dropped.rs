@@ -2,12 +2,16 @@
 //! exec-form `args`, as GitHub Copilot CLI does (and, per its docs, Cursor may): the bare `capn`
 //! must exit 0, put the contract where Copilot reads it at session start, and never deny a tool
 //! (a failing preToolUse hook denies the tool call in Copilot; see [`crate::hook::bare`]).
+//! Except where the project's Copilot CLI hook file registers capn's hooks
+//! ([`crate::install::more_hosts::guest_file`]): Copilot runs that file too, so the bare `capn`
+//! must print nothing there (its file's run answers), and a reply is a failure.
 
 use super::hook_runs::{exit_problem, payload, run_captured, Runs};
 use super::registrations::Found;
 use super::{safe_run, Check};
 use crate::hook::HookEvent;
 use crate::hosts::HostSpec;
+use crate::install::more_hosts::{guest_file, GuestFile};
 use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;
@@ -18,7 +22,8 @@ const BUDGET: Duration = Duration::from_secs(5);
 /// Runs the `command` of the first exec-form registration of `spec`'s (Claude Code's: the bare
 /// `capn`, no arguments) with a SessionStart and a PreToolUse payload, as `guest` (the host that
 /// runs them without `args`: [`crate::hosts::HostSpec::runs_hooks_of`]) would, in `dir` as the
-/// state dir; one check.
+/// state dir; one check. It expects what [`crate::hook::bare`] does in this project: silence
+/// while Copilot's own file registers capn's hooks, the contract otherwise.
 pub(super) fn check(
     (spec, guest): (&HostSpec, &HostSpec),
     root: &Path,
@@ -35,6 +40,10 @@ pub(super) fn check(
         return;
     };
     let what = "Claude Code hooks run without their args (as Copilot CLI runs them)";
+    let stands_back = match guest_file(root) {
+        GuestFile::Registers(rel) => Some(rel),
+        GuestFile::Absent | GuestFile::Unusable(..) => None,
+    };
     let run = match safe_run::check(&[command.to_string()], root) {
         Ok(run) => run,
         Err(why) => return checks.push(Check::warn(what, why, None)),
@@ -66,16 +75,35 @@ pub(super) fn check(
             BUDGET,
             secs,
         )
-        .or_else(|| reply_problem(event, &out.stdout));
+        .or_else(|| match stands_back {
+            Some(rel) => silence_problem(rel, &out.stdout),
+            None => reply_problem(event, &out.stdout),
+        });
         if let Some(why) = problem {
             let fix =
                 "upgrade capn (0.3 exits 1 here, and Copilot CLI then denies every tool call)";
             return checks.push(Check::failed(what, format!("{event}: {why}"), fix));
         }
     }
-    checks.push(Check::ok(format!(
-        "{what}: exit 0, the contract at session start, no tool denied"
-    )));
+    checks.push(Check::ok(match stands_back {
+        Some(rel) => format!(
+            "{what}: exit 0 and silent, as they should be: {rel} registers capn's own {} hooks, whose run answers",
+            guest.name
+        ),
+        None => format!("{what}: exit 0, the contract at session start, no tool denied"),
+    }));
+}
+
+/// What is wrong with a bare run's stdout where the host's own file `rel` registers capn's
+/// hooks: anything at all (the host would get it twice).
+fn silence_problem(rel: &str, stdout: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(stdout);
+    (!text.trim().is_empty()).then(|| {
+        format!(
+            "printed {} bytes although {rel} registers capn's own hooks, which answer too",
+            stdout.len()
+        )
+    })
 }
 
 /// What is wrong with a bare run's stdout for `event`: not one JSON object, a denial or block,

@@ -3,7 +3,7 @@
 //! get a minimal `PATH` ([`LAUNCHER_PATH`]); a bare `capn` installed in `~/.cargo/bin` then fails
 //! with exit 127 (command not found) on every hook, while a terminal-started host works.
 //!
-//! Each distinct registered capn command (hooks of both hosts and the statusline) is started
+//! Each distinct registered capn command (hooks of the hosts checked and the statusline) is started
 //! once with `PATH` set to [`LAUNCHER_PATH`] and an empty stdin (on which every capn hook does
 //! nothing and exits 0). When some cannot start but `capn` is on the user's own `PATH`, the check
 //! says that `capn` resolves only through the shell's `PATH` and how to fix it without changing
@@ -126,11 +126,11 @@ pub(super) fn check(
     ));
 }
 
-/// Each distinct capn command registered for either host, and the effective statusline when it
-/// is ours (a shell command, run like a Codex handler).
+/// Each distinct capn command registered for a host whose settings doctor read (`files`), and
+/// the effective statusline when it is ours (a shell command, run like a Codex handler).
 fn registered_commands(files: &[Loaded]) -> Vec<(Host, Value)> {
     let mut commands: Vec<(Host, Value)> = Vec::new();
-    for spec in crate::hosts::always() {
+    for spec in crate::hosts::ALL.into_iter().filter(|s| !s.whole_file) {
         let found = collect(spec, files);
         for o in &found.ours {
             let h = (spec.host, o.handler.clone());

@@ -5,14 +5,17 @@
 //! or `FAILED <what>: <why>`, a failure or warning followed by `  fix: <command or edit>`; then a
 //! summary line. Exit 0 when nothing failed (warnings included), 1 otherwise.
 //!
-//! The checks, in order:
+//! The checks, in order, for the hosts set up in the project (`doctor/hosts.rs`: those the
+//! install record names or whose files hold capn's registrations; one line names them and how
+//! to add another; with none, Claude Code and Codex, which a plain `capn init` sets up):
 //! 1. **`capn` on PATH**: the first executable `capn` in `PATH` (the hooks run it by name); a
 //!    warning when it is not the running binary (a stale install).
 //! 2. **The store**: `.capn/` with `entries/`; no entry holds what looks like a secret;
 //!    `.capn/config.json` parses with valid values.
-//! 3. **Settings files**: `.claude/settings.json`, `.claude/settings.local.json`,
-//!    `.codex/hooks.json`, and the user-level `~/.claude/settings.json` and `~/.codex/hooks.json`
-//!    that the hosts merge in (Claude Code's and Codex's hook settings), parse
+//! 3. **Settings files** of the hosts checked: `.claude/settings.json`,
+//!    `.claude/settings.local.json`, `.codex/hooks.json`, `.gemini/settings.json`,
+//!    `.qwen/settings.json`, and the user-level ones the hosts merge in (`~/.claude/settings.json`,
+//!    `~/.codex/hooks.json`, ...), parse
 //!    ([`SettingsFile::load`]). A registration counts in any of them; identical handlers in several
 //!    files run once.
 //! 4. **Registrations**, against the tables `capn init` installs (`hooks-config/`): every event
@@ -21,7 +24,10 @@
 //!    with an explicit `timeout`, for Codex `--host codex` and no `args` (Codex runs only
 //!    `command`); no capn handler on an event it does not answer, none registered
 //!    twice, no capn-hook 0.2 registration; the effective Claude Code `statusLine` is ours (or
-//!    wraps another).
+//!    wraps another). Gemini CLI and Qwen Code: the same registration checks (their hooks are not
+//!    run: doctor has no payloads of theirs). A file capn writes whole (Copilot CLI's
+//!    `.github/hooks/capn.json`, OpenCode's plugin) holds capn's bytes, or, edited, still every
+//!    hook of the table (the plugin, a script: a warning).
 //! 5. **Hook runs**: every capn handler found is run, but only when its command line is one of
 //!    capn's own (`safe_run`): as an argument vector, never through a shell (exec form: `command`
 //!    and `args`, resolved through `PATH`, `${CLAUDE_PROJECT_DIR}` substituted; shell form and
@@ -46,7 +52,9 @@
 //!    without what follows `--wrap`) with a synthetic statusline payload: exit 0 and one line
 //!    holding the capn segment (`statusline_run.rs`).
 //!    Then the `command` of Claude Code's registrations runs alone, as GitHub Copilot CLI runs
-//!    it (`doctor/args_dropped.rs`): exit 0, the contract at session start, no tool denied.
+//!    it (`doctor/args_dropped.rs`): exit 0, the contract at session start, no tool denied; or,
+//!    while Copilot's own hook file registers capn's hooks, exit 0 and nothing printed (as
+//!    [`crate::hook::bare`] does there).
 //! 6. **A launcher's PATH**: every registered capn command started with `PATH=/usr/bin:/bin`,
 //!    as a GUI launcher starts hosts; a warning with the fix when `capn` resolves only through
 //!    the user's shell PATH (`doctor/launcher.rs`).
@@ -67,6 +75,7 @@
 mod allow;
 mod args_dropped;
 mod hook_runs;
+mod hosts;
 mod launcher;
 mod path;
 mod plugin;
@@ -285,52 +294,22 @@ pub(crate) fn diagnose(root: &Path) -> Result<Vec<Check>> {
     let mut checks = Vec::new();
     let path = check_path(root, &mut checks);
     check_store(root, &mut checks);
-    let files = load_settings(root, &mut checks);
+    let (specs, hosts_line) = hosts::set_up(root);
+    checks.push(hosts_line);
+    let files = load_settings(root, &specs, &mut checks);
     let post_commit_git = post_commit::check(root, &mut checks);
     refresh_hooks::check(root, post_commit_git, &mut checks);
-    let from_plugin = plugin::claude_hooks_from_plugin(&files, &mut checks);
-    for spec in crate::hosts::always() {
-        if from_plugin && spec.plugin {
-            let dir = sandbox.path().join("statusline");
-            std::fs::create_dir_all(&dir)
-                .with_context(|| format!("could not create {}", dir.display()))?;
-            run_statusline(root, &dir, &files, &path, &mut checks);
-            continue;
-        }
-        let found = collect(spec, &files);
-        check_registrations(
-            spec,
-            &files,
-            &found,
-            post_commit_git,
-            search_offers(root),
-            &mut checks,
-        );
-        if spec.context == ContextSource::StatusLine {
-            check_statusline_registration(&files, &mut checks);
-        }
-        if spec.allow_rules {
-            allow::check(spec, &files, &mut checks);
-        }
-        let dir = sandbox.path().join(spec.label.to_ascii_lowercase());
-        std::fs::create_dir_all(&dir)
-            .with_context(|| format!("could not create {}", dir.display()))?;
-        run_hooks(spec, root, &dir, &found, &path, &mut checks);
-        let guest = crate::hosts::ALL
-            .into_iter()
-            .find(|g| g.runs_hooks_of == Some(spec.host));
-        if let Some(guest) = guest.filter(|_| spec.exec_form) {
-            let dir = sandbox.path().join("bare");
-            std::fs::create_dir_all(&dir)
-                .with_context(|| format!("could not create {}", dir.display()))?;
-            args_dropped::check((spec, guest), root, &dir, &found, &mut checks);
-        }
-        if spec.context == ContextSource::StatusLine {
-            let dir = sandbox.path().join("statusline");
-            std::fs::create_dir_all(&dir)
-                .with_context(|| format!("could not create {}", dir.display()))?;
-            run_statusline(root, &dir, &files, &path, &mut checks);
-        }
+    let claude = specs.iter().any(|s| s.plugin);
+    let from_plugin = claude && plugin::claude_hooks_from_plugin(&files, &mut checks);
+    let run = Run {
+        root,
+        sandbox: sandbox.path(),
+        files: &files,
+        path: &path,
+        git: post_commit_git,
+    };
+    for spec in &specs {
+        check_host(spec, &run, from_plugin, &mut checks)?;
     }
     launcher::check(
         &files,
@@ -339,13 +318,85 @@ pub(crate) fn diagnose(root: &Path) -> Result<Vec<Check>> {
         &path,
         &mut checks,
     );
-    if !from_plugin {
+    if claude && !from_plugin {
         check_skill(root, &mut checks);
     }
     sandbox
         .close()
         .context("could not remove doctor's temporary directory")?;
     Ok(checks)
+}
+
+/// What the checks of every host share: the project, doctor's temporary directory, the
+/// settings files read, where `capn` is on `PATH`, and whether the post-commit hook runs
+/// `capn prune` (the reinstall fix then takes `--git`).
+struct Run<'a> {
+    root: &'a Path,
+    sandbox: &'a Path,
+    files: &'a [Loaded],
+    path: &'a OnPath,
+    git: bool,
+}
+
+impl Run<'_> {
+    /// A fresh folder `name` in doctor's temporary directory.
+    ///
+    /// Errors: it cannot be created.
+    fn dir(&self, name: &str) -> Result<PathBuf> {
+        let dir = self.sandbox.join(name);
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("could not create {}", dir.display()))?;
+        Ok(dir)
+    }
+}
+
+/// The checks of one host: a file capn writes whole ([`hosts::check_own_file`]); else its
+/// registrations, and for the hosts doctor has payloads for ([`crate::hosts::Setup::Always`]:
+/// Claude Code and Codex) the hook runs, the bare run of a host that drops `args`, and the
+/// statusline. With capn's plugin enabled, Claude Code's hooks come from it: only its
+/// statusline is run.
+///
+/// Errors: a folder in the temporary directory cannot be created.
+fn check_host(
+    spec: &HostSpec,
+    run: &Run,
+    from_plugin: bool,
+    checks: &mut Vec<Check>,
+) -> Result<()> {
+    let (root, files) = (run.root, run.files);
+    if spec.whole_file {
+        hosts::check_own_file(spec, root, checks);
+        return Ok(());
+    }
+    if from_plugin && spec.plugin {
+        run_statusline(root, &run.dir("statusline")?, files, run.path, checks);
+        return Ok(());
+    }
+    let found = collect(spec, files);
+    check_registrations(spec, files, &found, run.git, search_offers(root), checks);
+    if spec.context == ContextSource::StatusLine {
+        check_statusline_registration(files, checks);
+    }
+    if spec.allow_rules {
+        allow::check(spec, files, checks);
+    }
+    if spec.setup != crate::hosts::Setup::Always {
+        // Doctor has no payloads for this host (`HostSpec::doctor_fields`): registrations only.
+        return Ok(());
+    }
+    let dir = run.dir(&spec.label.to_ascii_lowercase())?;
+    run_hooks(spec, root, &dir, &found, run.path, checks);
+    let guest = crate::hosts::ALL
+        .into_iter()
+        .find(|g| g.runs_hooks_of == Some(spec.host));
+    if let Some(guest) = guest.filter(|_| spec.exec_form) {
+        let dir = run.dir("bare")?;
+        args_dropped::check((spec, guest), root, &dir, &found, checks);
+    }
+    if spec.context == ContextSource::StatusLine {
+        run_statusline(root, &run.dir("statusline")?, files, run.path, checks);
+    }
+    Ok(())
 }
 
 use hook_runs::*;

@@ -145,7 +145,12 @@ fn form_problems(spec: &HostSpec, h: &Value) -> Vec<String> {
         if let Some(t) = h.get("timeout") {
             if !t.as_f64().is_some_and(|t| t > 0.0) {
                 p.push(format!(
-                    "\"timeout\" is {t}, not a positive number of seconds"
+                    "\"timeout\" is {t}, not a positive number of {}",
+                    if spec.timeout_unit == "ms" {
+                        "milliseconds"
+                    } else {
+                        "seconds"
+                    }
                 ));
             }
         }
@@ -329,7 +334,13 @@ pub(super) fn check_registrations(
                     ),
                     Some(format!("in {}, set the matcher to {want}", o.rel)),
                 )),
-                _ => checks.push(registration_check(&what, o, &problems, &table_json, git)),
+                _ => checks.push(registration_check(
+                    (&what, spec.timeout_unit),
+                    o,
+                    &problems,
+                    &table_json,
+                    git,
+                )),
             }
         }
         checks.extend(duplicates_check(&what, &matches));
@@ -435,8 +446,9 @@ pub(super) fn check_statusline_registration(files: &[Loaded], checks: &mut Vec<C
 }
 
 /// The check for one registered handler of ours: ok, or what is wrong and the table's handler.
+/// `unit` is the host's unit of `timeout` ([`HostSpec::timeout_unit`]).
 fn registration_check(
-    what: &str,
+    (what, unit): (&str, &str),
     o: &Ours,
     problems: &[String],
     table_json: &str,
@@ -457,7 +469,7 @@ fn registration_check(
         .handler
         .get("timeout")
         .and_then(Value::as_f64)
-        .map_or(String::new(), |t| format!(", timeout {t} s"));
+        .map_or(String::new(), |t| format!(", timeout {t} {unit}"));
     let form = if o.handler.get("args").is_some() {
         "exec form"
     } else {

@@ -17,12 +17,18 @@ impl Loaded {
     }
 }
 
-/// Loads the project's settings files and the user-level ones (`~/.claude/settings.json`,
-/// `~/.codex/hooks.json`, which the hosts merge in), reporting each existing file.
-pub(super) fn load_settings(root: &Path, checks: &mut Vec<Check>) -> Vec<Loaded> {
+/// Loads the settings files of the hosts in `specs` that merge capn's handlers into their
+/// settings (not [`HostSpec::whole_file`]): the project's and the user-level ones
+/// (`~/.claude/settings.json`, `~/.codex/hooks.json`, ..., which the hosts merge in), reporting
+/// each existing file.
+pub(super) fn load_settings(
+    root: &Path,
+    specs: &[&HostSpec],
+    checks: &mut Vec<Check>,
+) -> Vec<Loaded> {
     let home = crate::env::home_dir();
     let mut out = Vec::new();
-    for spec in crate::hosts::always() {
+    for spec in specs.iter().filter(|s| !s.whole_file) {
         let user = home
             .as_ref()
             .map(|h| (spec.user_label, h.join(spec.user_file)));

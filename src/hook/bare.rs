@@ -12,7 +12,9 @@
 //! wraps it in [`super::guard`]): an event capn does not handle, or a payload it cannot place,
 //! gets no output. Nor does a folder without a capn store (no `.capn/` there or above, nor a
 //! main checkout's for a linked worktree): the bare `capn` may be a registration of
-//! `capn init --user` that lost its `--user` with its `args`, and those are silent there.
+//! `capn init --user` that lost its `--user` with its `args`, and those are silent there. Nor
+//! does a project whose Copilot CLI hook file registers capn's hooks
+//! ([`crate::install::more_hosts::guest_file`]): Copilot runs that file too, and its run answers.
 
 use super::wire::HookInput;
 use super::{HookEvent, ReplyShape};
@@ -47,9 +49,15 @@ pub(crate) fn run(bytes: &[u8]) -> Result<()> {
     if !crate::store::Store::discover(&cwd).exists() {
         return Ok(());
     }
-    // Copilot CLI runs capn's own file too when the project has one: that run answers.
+    // Copilot CLI runs capn's own file too when the project has one that registers capn's
+    // hooks: that run answers. A file it cannot run capn from (not JSON, no `capn hook` line)
+    // answers nothing, so this run does.
     let root = super::call::Call::from(input.clone()).project_root();
-    if root.is_some_and(|r| crate::install::more_hosts::guest_file_registered(&r)) {
+    let guest = root.map(|r| crate::install::more_hosts::guest_file(&r));
+    if matches!(
+        guest,
+        Some(crate::install::more_hosts::GuestFile::Registers(_))
+    ) {
         return Ok(());
     }
     // The payloads of hosts that run another host's registrations are shaped as that host's

@@ -71,6 +71,7 @@ pub(crate) const GEMINI: HostSpec = HostSpec {
     event_names: &GEMINI_NAMES,
     tools: TOOLS,
     hook_tools: Some(HOOK_TOOLS),
+    timeout_unit: "ms",
     limits: "no recovery after a compression (it has no post-compress event, and PreCompress fires before every model call) and no status line; offers after a search come with the tool's result (AfterTool), since BeforeTool cannot add context",
     ..super::COMMON
 };

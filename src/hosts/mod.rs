@@ -99,8 +99,8 @@ pub(crate) fn of(host: Host) -> &'static HostSpec {
     ALL[host as usize]
 }
 
-/// The hosts a plain `capn init` registers and `capn doctor` checks ([`Setup::Always`]):
-/// Claude Code first, then Codex.
+/// The hosts a plain `capn init` registers ([`Setup::Always`]), and those `capn doctor` checks
+/// when no host is set up in the project: Claude Code first, then Codex.
 pub(crate) fn always() -> impl Iterator<Item = &'static HostSpec> {
     ALL.into_iter().filter(|s| s.setup == Setup::Always)
 }
@@ -193,7 +193,8 @@ pub(crate) enum ContextSource {
 /// When `capn init` sets a host up without `--host`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Setup {
-    /// Always (Claude Code, Codex); `capn doctor` checks these hosts.
+    /// Always (Claude Code, Codex); `capn doctor` runs the hooks of these hosts (it has payloads
+    /// for them, [`HostSpec::doctor_fields`]).
     Always,
     /// When its settings folder is in the project or its user folder in the home folder
     /// ([`HostSpec::user_dir`]).
@@ -302,6 +303,9 @@ pub(crate) struct HostSpec {
     /// Another host whose registrations this one also runs, without their `args` (Copilot CLI
     /// runs `.claude/settings.json`).
     pub runs_hooks_of: Option<Host>,
+    /// The unit of a handler's `timeout` in the host's settings, for doctor's report: `s`, or
+    /// `ms` (Gemini CLI).
+    pub timeout_unit: &'static str,
     /// What an exit 2 of a hook for an event makes the host do, for doctor's report.
     pub exit_2: fn(HookEvent) -> &'static str,
     /// The extra fields of doctor's synthetic payloads for the host.
@@ -377,6 +381,7 @@ const COMMON: HostSpec = HostSpec {
     trust_command: None,
     without_capn: None,
     runs_hooks_of: None,
+    timeout_unit: "s",
     exit_2: exit_2_fails,
     doctor_fields: no_doctor_fields,
 };

@@ -10,8 +10,9 @@
 //!   `hooks-config/copilot.json`, `.opencode/plugins/capn.js` from `hooks-config/opencode.js`),
 //!   created whole and deleted by `uninstall` only while it still holds exactly those bytes.
 //!   Copilot also runs the hooks in `.claude/settings.json` (without their `args`:
-//!   [`crate::hook::bare`]), which then stand back while its file exists, so the two never
-//!   answer twice.
+//!   [`crate::hook::bare`]), which then stand back while its file registers capn's hooks
+//!   ([`guest_file`]), so the two never answer twice; a file Copilot cannot run capn from (not
+//!   JSON, no `capn hook` line) leaves them answering.
 
 use crate::hosts::{self, Host, HostSpec, Setup};
 use anyhow::Result;
@@ -165,14 +166,67 @@ pub(crate) fn remove_own(root: &Path, file: &OwnFile) -> Result<Option<String>> 
     }
 }
 
-/// True when the project at `root` has capn's own file for a host that also runs another
-/// host's registrations ([`hosts::HostSpec::runs_hooks_of`]: Copilot CLI's hook file): then that
-/// host runs it, and capn's registrations it runs too stand back. One `stat` per such host.
-pub(crate) fn guest_file_registered(root: &Path) -> bool {
-    OWN_FILES
+/// What the project holds of capn's own file for a host that also runs another host's
+/// registrations ([`hosts::HostSpec::runs_hooks_of`]: Copilot CLI's `.github/hooks/capn.json`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum GuestFile {
+    /// No such file.
+    Absent,
+    /// The file (relative to the root) registers capn's hooks: the host runs them from there,
+    /// so capn's registrations it runs too (without their `args`) stand back.
+    Registers(&'static str),
+    /// The file is there but registers no capn hook the host can run, and why (it does not
+    /// parse, names no `capn hook` line, is a symlink or too large): the host gets nothing from
+    /// it, so capn's other registrations it runs answer.
+    Unusable(&'static str, String),
+}
+
+/// What the project at `root` holds of capn's own files for hosts that also run another host's
+/// registrations ([`GuestFile`]): the first that registers capn's hooks, else the first that is
+/// there. Reads each such file (bounded, never through a symlink or a FIFO) only when it exists.
+pub(crate) fn guest_file(root: &Path) -> GuestFile {
+    let mut unusable = None;
+    for f in OWN_FILES
         .iter()
         .filter(|f| f.host.spec().runs_hooks_of.is_some())
-        .any(|f| std::fs::symlink_metadata(root.join(f.rel)).is_ok_and(|m| m.file_type().is_file()))
+    {
+        let path = root.join(f.rel);
+        let why = match crate::fsutil::read_host_file(&path, f.rel) {
+            Ok(None) => continue,
+            Ok(Some(bytes)) => match registers_capn(&bytes) {
+                Ok(()) => return GuestFile::Registers(f.rel),
+                Err(why) => why,
+            },
+            Err(e) => format!("{e:#}"),
+        };
+        unusable.get_or_insert(GuestFile::Unusable(f.rel, why));
+    }
+    unusable.unwrap_or(GuestFile::Absent)
+}
+
+/// `Ok` when `bytes` is a hook file in Copilot CLI's shape (`{"hooks": {event: [{"bash": ...,
+/// "powershell": ...}]}}`, `hooks-config/copilot.json`) with at least one `capn hook` line;
+/// else why not.
+fn registers_capn(bytes: &[u8]) -> std::result::Result<(), String> {
+    let v: serde_json::Value = serde_json::from_slice(bytes)
+        .map_err(|e| format!("it is not JSON ({e}), so the host skips it"))?;
+    let lines = v
+        .get("hooks")
+        .and_then(serde_json::Value::as_object)
+        .into_iter()
+        .flat_map(|events| events.values())
+        .filter_map(serde_json::Value::as_array)
+        .flatten()
+        .flat_map(|h| ["bash", "powershell", "command"].map(|k| h.get(k)))
+        .flatten()
+        .filter_map(serde_json::Value::as_str);
+    for line in lines {
+        let mut words = line.split_whitespace();
+        if words.next().is_some_and(super::is_capn) && words.next() == Some("hook") {
+            return Ok(());
+        }
+    }
+    Err("it registers no `capn hook` command, so the host runs nothing of capn's from it".into())
 }
 
 #[cfg(test)]
@@ -201,9 +255,14 @@ mod tests {
             let root = tmp.path();
             assert_eq!(plan_own(root, &file).unwrap(), OwnPlan::Create);
             assert!(write_own(root, &file, &OwnPlan::Create).unwrap());
+            let guest = file.host.spec().runs_hooks_of.is_some();
             assert_eq!(
-                guest_file_registered(root),
-                file.host.spec().runs_hooks_of.is_some()
+                guest_file(root),
+                if guest {
+                    GuestFile::Registers(file.rel)
+                } else {
+                    GuestFile::Absent
+                }
             );
             assert_eq!(plan_own(root, &file).unwrap(), OwnPlan::Present);
             let said = remove_own(root, &file).unwrap().unwrap();
@@ -215,6 +274,43 @@ mod tests {
             let said = remove_own(root, &file).unwrap().unwrap();
             assert!(said.starts_with("kept"), "{said}");
             assert!(root.join(file.rel).exists());
+        }
+    }
+
+    /// Copilot's file stands capn's other registrations back only when Copilot can run capn from
+    /// it: JSON with a `capn hook` line.
+    #[test]
+    fn a_guest_file_registers_capn_only_as_json_with_a_capn_hook_line() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        assert_eq!(guest_file(root), GuestFile::Absent);
+        let rel = ".github/hooks/capn.json";
+        std::fs::create_dir_all(root.join(".github/hooks")).unwrap();
+        let cases = [
+            ("garbage", Some("not JSON")),
+            (
+                r#"{"hooks":{"sessionStart":[{"bash":"echo hi"}]}}"#,
+                Some("no `capn hook`"),
+            ),
+            (
+                r#"{"hooks":{"sessionStart":[{"bash":"/opt/bin/capn hook session-start --host copilot"}]}}"#,
+                None,
+            ),
+            (
+                r#"{"hooks":{"preCompact":[{"powershell":"capn hook pre-compact"}]}}"#,
+                None,
+            ),
+        ];
+        for (text, why) in cases {
+            std::fs::write(root.join(rel), text).unwrap();
+            match (guest_file(root), why) {
+                (GuestFile::Registers(r), None) => assert_eq!(r, rel),
+                (GuestFile::Unusable(r, got), Some(want)) => {
+                    assert_eq!(r, rel);
+                    assert!(got.contains(want), "{text}: {got}");
+                }
+                (got, _) => panic!("{text}: {got:?}"),
+            }
         }
     }
 }

@@ -17,6 +17,7 @@ mod delta;
 mod doc_links;
 mod doctor;
 mod doctor_files;
+mod doctor_hosts;
 mod foreign;
 mod fork;
 mod git_scenarios;
