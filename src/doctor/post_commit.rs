@@ -71,18 +71,29 @@ pub(super) fn check(root: &Path, checks: &mut Vec<Check>) -> bool {
             "capn init --git (it replaces the line with capn prune --expired, which keeps \
              stale charts for the retention of .capn/config.json)",
         )),
-        git_hook::PruneStatus::Runs if !crate::fsutil::is_executable(&path) => {
-            checks.push(Check::failed(
-                what,
-                format!("{rel} is not executable, so git ignores it and capn prune never runs"),
-                format!("chmod +x {quoted}"),
-            ))
-        }
-        git_hook::PruneStatus::Runs => checks.push(Check::ok(format!(
-            "{what} (reached before anything can end the hook)"
-        ))),
+        git_hook::PruneStatus::Runs => checks.push(super::post_commit::runs_check(
+            what,
+            &rel,
+            &path,
+            "capn prune",
+        )),
     }
     true
+}
+
+/// The check of a git hook (`rel`, at `path`) whose capn line (running `command`) comes before
+/// anything that can end it: ok when git runs the hook, failed with the `chmod +x` fix when it
+/// is not executable (git ignores it then).
+pub(super) fn runs_check(what: String, rel: &str, path: &Path, command: &str) -> Check {
+    if crate::fsutil::is_executable(path) {
+        return Check::ok(format!("{what} (reached before anything can end the hook)"));
+    }
+    let quoted = install::shell_single_quote(&path.display().to_string());
+    Check::failed(
+        what,
+        format!("{rel} is not executable, so git ignores it and {command} never runs"),
+        format!("chmod +x {quoted}"),
+    )
 }
 
 /// True when this user's install record for the project at `root` says `init --git` put the

@@ -75,15 +75,11 @@ fn check_one(root: &Path, path: &Path, recorded: bool, git: bool, checks: &mut V
                 ),
                 "capn init --git (it moves the line right after the #! line)",
             )),
-        git_hook::PruneStatus::Runs if !crate::fsutil::is_executable(path) => {
-            checks.push(Check::failed(
-                what,
-                format!("{rel} is not executable, so git ignores it and capn refresh never runs"),
-                format!("chmod +x {quoted}"),
-            ))
-        }
-        git_hook::PruneStatus::Runs => checks.push(Check::ok(format!(
-            "{what} (reached before anything can end the hook)"
-        ))),
+        git_hook::PruneStatus::Runs => checks.push(super::post_commit::runs_check(
+            what,
+            &rel,
+            path,
+            "capn refresh",
+        )),
     }
 }

@@ -279,7 +279,7 @@ fn a_writer_waiting_for_the_lock_says_so_once_and_goes_on_once_it_is_free() {
 }
 
 /// Takes the store's writers' lock (`.capn/lock`) as another capn would; released on drop.
-fn hold_writers_lock(env: &Env) -> std::fs::File {
+pub(crate) fn hold_writers_lock(env: &Env) -> std::fs::File {
     let lock = std::fs::File::options()
         .read(true)
         .write(true)

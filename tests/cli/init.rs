@@ -26,20 +26,20 @@ fn session_start_commands(v: &Value) -> Vec<Value> {
 }
 
 /// Without embeddings the offer gate has nothing to go on: init says offers are off then.
+/// `stdout` (an init report) has the offers line `offers: <line>` and says nothing is added to
+/// the agent's context.
+#[track_caller]
+fn says_no_offers(stdout: &str, line: &str) {
+    let said = format!("\n  offers: {line}\n");
+    assert!(stdout.contains(&said), "{stdout}");
+    assert!(!stdout.contains("are added to its context"), "{stdout}");
+}
+
 #[test]
 fn init_without_embedding_says_nothing_is_offered() {
     let env = Env::git();
     let run = env.run(&["init", "--no-embedding"]).ok();
-    assert!(
-        run.stdout.contains("\n  offers: none while embedding is off (the offer gate needs it; capn init --embedding turns them on)\n"),
-        "{}",
-        run.stdout
-    );
-    assert!(
-        !run.stdout.contains("are added to its context"),
-        "{}",
-        run.stdout
-    );
+    says_no_offers(&run.stdout, "none while embedding is off (the offer gate needs it; capn init --embedding turns them on)");
     // Switching the embedding on later turns offers on: init says so.
     let run = env.run(&["init", "--embedding"]).ok();
     assert!(
@@ -54,17 +54,9 @@ fn init_says_offers_are_off_when_the_config_switches_them_off() {
     let env = Env::git();
     env.write(".capn/config.json", r#"{"offer": false}"#);
     let run = env.run(&["init"]).ok();
-    assert!(
-        run.stdout.contains(
-            "\n  offers: none (\"offer\": false in .capn/config.json switches them off)\n"
-        ),
-        "{}",
-        run.stdout
-    );
-    assert!(
-        !run.stdout.contains("are added to its context"),
-        "{}",
-        run.stdout
+    says_no_offers(
+        &run.stdout,
+        "none (\"offer\": false in .capn/config.json switches them off)",
     );
     let env = Env::git();
     env.write(".capn/config.json", r#"{"offer": {"prompt": false}}"#);

@@ -77,14 +77,7 @@ fn refresh_exits_quietly_at_once_when_another_capn_holds_the_lock() {
     chart(&env, "Where are giraffes fed?", "src/zoo.ts");
     pulled_entry(&env, "20000000", "okapis");
     let before = index_state(&env.root);
-    let lock = fs::File::options()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(env.root.join(".capn/lock"))
-        .unwrap();
-    lock.lock().unwrap();
+    let lock = crate::concurrency::hold_writers_lock(&env);
     // A writer that waited would say so on stderr after a second, then fail.
     let run = env.run(&["refresh"]).ok();
     assert_eq!((run.stdout.as_str(), run.stderr.as_str()), ("", ""));
