@@ -651,7 +651,9 @@ fn undo_skill(home: &Path, at: &UserPath, no_record: bool) -> Result<Vec<String>
         }
         _ => {}
     }
-    Ok(vec![format!("removed the /compact-prep skill from {label}")])
+    Ok(vec![format!(
+        "removed the /compact-prep skill from {label}"
+    )])
 }
 
 #[cfg(test)]
