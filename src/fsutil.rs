@@ -10,6 +10,10 @@
 //! - **No following out.** [`Follow::Never`] opens with `O_NOFOLLOW` (capn's own files, host
 //!   settings); [`Follow::Inside`] follows symlinks but then checks where the opened file really
 //!   is (`/proc/self/fd` on Linux) and refuses one outside the given root.
+//! - **The user's own links.** The rules above guard against a repository steering capn's
+//!   reads and writes. The home folder is not repository input: for the user-level files
+//!   `init --user` edits, [`resolve_user_link`] follows the symlinks the user made there (a
+//!   dotfiles set-up) to a regular file, which is then written in place, the link kept.
 //! - **Bounded.** Every read has a byte limit per kind of file ([`limits`]), checked on the
 //!   opened file's size before anything is allocated, and again while reading (a growing file).
 

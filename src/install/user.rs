@@ -667,6 +667,7 @@ mod tests {
             after_sha256: String::new(),
             allow_made: false,
             allow: allow.map(|a| a.iter().map(|r| r.to_string()).collect()),
+            real: None,
         }
     }
 
