@@ -10,6 +10,10 @@
 //! - **No following out.** [`Follow::Never`] opens with `O_NOFOLLOW` (capn's own files, host
 //!   settings); [`Follow::Inside`] follows symlinks but then checks where the opened file really
 //!   is (`/proc/self/fd` on Linux) and refuses one outside the given root.
+//! - **The user's own links.** The rules above guard against a repository steering capn's
+//!   reads and writes. The home folder is not repository input: for the user-level files
+//!   `init --user` edits, [`resolve_user_link`] follows the symlinks the user made there (a
+//!   dotfiles set-up) to a regular file, which is then written in place, the link kept.
 //! - **Bounded.** Every read has a byte limit per kind of file ([`limits`]), checked on the
 //!   opened file's size before anything is allocated, and again while reading (a growing file).
 
@@ -331,6 +335,115 @@ pub(crate) fn lies_inside(path: &Path, root: &Path) -> bool {
     let real_root = dunce::canonicalize(root).ok();
     let inside = |p: &Path| within(p, root) || real_root.as_ref().is_some_and(|r| within(p, r));
     inside(path) || real.as_deref().is_some_and(inside)
+}
+
+/// A file under the user's home folder as `init --user` and `uninstall --user` reach it: the
+/// user's own symlinks followed. The home folder is not repository input: a symlink there was
+/// made by the user (GNU stow, chezmoi or yadm in symlink mode, a dotfiles repository), so
+/// capn edits the file it leads to, as the hosts read it, instead of refusing. Project files
+/// keep the strict rules of this module.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct UserPath {
+    /// As the hosts name it: under the home folder.
+    pub(crate) path: PathBuf,
+    /// Where reads and writes go: `path` when no symlink lies on the way; else its final target
+    /// (resolved, no symlink left in it), plus the part still to create.
+    pub(crate) real: PathBuf,
+    /// The folder under which missing folders on the way to `real` are created without
+    /// following a symlink ([`ensure_dir_inside`]): the home folder, or the deepest existing
+    /// folder of `real`.
+    pub(crate) base: PathBuf,
+}
+
+impl UserPath {
+    /// True when `path` is a symlink or lies in a symlinked folder.
+    pub(crate) fn linked(&self) -> bool {
+        self.real != self.path
+    }
+
+    /// True when `path` itself (not only a folder on the way) is a symlink.
+    pub(crate) fn is_link(&self) -> bool {
+        fs::symlink_metadata(&self.path).is_ok_and(|m| m.file_type().is_symlink())
+    }
+}
+
+/// Resolves `path` (under `home`) through the symlinks the user made in the home folder (see
+/// [`UserPath`]). Without a symlink on the way it is returned as is, for the usual checks.
+/// Only regular files are reached: what [`read_host_file`] refuses (a FIFO, a device, a folder)
+/// is refused at the target too.
+///
+/// Errors, naming the path: a dangling symlink on the way, a symlink that leads to something
+/// other than a regular file (or, for a folder on the way, a folder), a folder that cannot be
+/// resolved, or `path` not under `home`.
+pub(crate) fn resolve_user_link(home: &Path, path: &Path) -> Result<UserPath> {
+    let rel = path
+        .strip_prefix(home)
+        .map_err(|_| anyhow::anyhow!("{} is not inside {}", path.display(), home.display()))?;
+    let parts: Vec<_> = rel.components().collect();
+    let (mut at, mut linked) = (home.to_path_buf(), false);
+    for (i, c) in parts.iter().enumerate() {
+        at.push(c);
+        let Ok(meta) = fs::symlink_metadata(&at) else {
+            // Missing from here on: created under the resolved folder above it.
+            if !linked {
+                break;
+            }
+            let parent = at.parent().unwrap_or(home);
+            let base = dunce::canonicalize(parent)
+                .with_context(|| format!("could not resolve {}", parent.display()))?;
+            if !base.is_dir() {
+                anyhow::bail!(
+                    "refusing to touch {}: {} is not a folder",
+                    path.display(),
+                    parent.display()
+                );
+            }
+            let real = parts[i..].iter().fold(base.clone(), |p, c| p.join(c));
+            return Ok(UserPath {
+                path: path.to_path_buf(),
+                real,
+                base,
+            });
+        };
+        if meta.file_type().is_symlink() {
+            linked = true;
+            if fs::metadata(&at).is_err() {
+                let target = fs::read_link(&at)
+                    .map(|t| t.display().to_string())
+                    .unwrap_or_default();
+                anyhow::bail!(
+                    "could not follow {}: it is a symlink to {target}, which does not exist (dangling)",
+                    at.display()
+                );
+            }
+        }
+    }
+    if !linked {
+        return Ok(UserPath {
+            path: path.to_path_buf(),
+            real: path.to_path_buf(),
+            base: home.to_path_buf(),
+        });
+    }
+    let real = dunce::canonicalize(path)
+        .with_context(|| format!("could not resolve {}", path.display()))?;
+    let meta = fs::metadata(&real).with_context(|| format!("could not read {}", real.display()))?;
+    if !meta.is_file() {
+        anyhow::bail!(
+            "could not follow {}: it leads to {}, which {}",
+            path.display(),
+            real.display(),
+            ReadError::NotRegular(kind_words(&meta.file_type()))
+        );
+    }
+    let base = real
+        .parent()
+        .map_or_else(|| real.clone(), Path::to_path_buf);
+    Ok(UserPath {
+        path: path.to_path_buf(),
+        real,
+        base,
+    })
 }
 
 /// Creates `dir` and its missing parents below `root` without following a symlink: like

@@ -38,10 +38,10 @@ fn report(store: &Store, done: &[String], kept: &[String]) -> Result<()> {
         writeln!(
             out,
             "kept .capn/ (your charts{}); capn uninstall --purge deletes it",
-            if store.is_shared() {
-                ", committed for the team"
-            } else {
-                ", out of git's sight"
+            match store.shared_in_git() {
+                Some(true) => ", committed for the team",
+                Some(false) => ", out of git's sight",
+                None => "",
             }
         )?;
     }

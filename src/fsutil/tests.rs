@@ -235,3 +235,43 @@ fn read_host_file_refuses_symlinks_fifos_and_folders_without_blocking() {
     assert_eq!(unwritable_reason(&f).as_deref(), Some("it is read-only"));
     assert!(unwritable_reason(&dir.path().join("new.json")).is_none());
 }
+
+#[test]
+#[cfg(unix)] // symlinks need a privilege on Windows
+fn resolve_user_link_follows_the_users_links_to_a_file_or_a_folder_still_to_fill() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = dunce::canonicalize(tmp.path()).unwrap();
+    let dot = home.join("dot");
+    fs::create_dir_all(dot.join("claude")).unwrap();
+    fs::create_dir_all(home.join(".codex")).unwrap();
+    // No link on the way: as given, for the usual checks.
+    let plain = home.join(".codex/hooks.json");
+    let at = resolve_user_link(&home, &plain).unwrap();
+    assert_eq!(
+        (at.real.as_path(), at.base.as_path()),
+        (plain.as_path(), home.as_path())
+    );
+    assert!(!at.linked());
+    // A linked folder: the file and the folders still to create go where it leads.
+    std::os::unix::fs::symlink(dot.join("claude"), home.join(".claude")).unwrap();
+    let skill = home.join(".claude/skills/compact-prep/SKILL.md");
+    let at = resolve_user_link(&home, &skill).unwrap();
+    assert_eq!(at.real, dot.join("claude/skills/compact-prep/SKILL.md"));
+    assert_eq!(at.base, dot.join("claude"));
+    assert!(at.linked() && !at.is_link());
+    // A linked file: its target; one that leads nowhere, or to a FIFO: refused.
+    fs::write(dot.join("s.json"), "{}").unwrap();
+    std::os::unix::fs::symlink(dot.join("s.json"), dot.join("claude/settings.json")).unwrap();
+    let at = resolve_user_link(&home, &home.join(".claude/settings.json")).unwrap();
+    assert_eq!(at.real, dot.join("s.json"));
+    std::os::unix::fs::symlink(dot.join("gone"), home.join(".codex/config.toml")).unwrap();
+    let err = resolve_user_link(&home, &home.join(".codex/config.toml")).unwrap_err();
+    assert!(format!("{err:#}").contains("(dangling)"), "{err:#}");
+    mkfifo(&dot.join("fifo"));
+    std::os::unix::fs::symlink(dot.join("fifo"), home.join(".codex/f")).unwrap();
+    let err = resolve_user_link(&home, &home.join(".codex/f")).unwrap_err();
+    assert!(
+        format!("{err:#}").contains("a FIFO, not a regular file"),
+        "{err:#}"
+    );
+}

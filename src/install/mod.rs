@@ -62,6 +62,10 @@ pub(crate) struct SettingsFile {
     pub json: Map<String, Value>,
     original: Option<Vec<u8>>,
     doc: jsonedit::Doc,
+    /// Where the file is read and written: `path`, or for a user file reached through a
+    /// symlink the user made in the home folder, the link's final target
+    /// ([`SettingsFile::load_in_home`]).
+    real: PathBuf,
 }
 
 impl SettingsFile {
@@ -109,6 +113,24 @@ impl SettingsFile {
         Self::from_bytes(path, bytes)
     }
 
+    /// Loads a user-level settings file that `init --user` or `uninstall --user` edits: a
+    /// symlink the user made in `home` (on the file or a folder on the way) is followed to its
+    /// final target, which is read and later written in its place
+    /// ([`crate::fsutil::resolve_user_link`]); without one, as [`SettingsFile::load`].
+    ///
+    /// Errors: as [`crate::fsutil::resolve_user_link`] (a dangling symlink, one leading to
+    /// something other than a regular file), then as [`SettingsFile::load`] for the target.
+    pub(crate) fn load_in_home(home: &Path, path: &Path) -> Result<SettingsFile> {
+        let user = crate::fsutil::resolve_user_link(home, path)?;
+        if !user.linked() {
+            return Self::load(path);
+        }
+        let bytes = crate::fsutil::read_host_file(&user.real, "settings")?;
+        let mut file = Self::from_bytes(path, bytes)?;
+        file.real = user.real;
+        Ok(file)
+    }
+
     /// A settings file from its bytes (`None`: the file does not exist).
     ///
     /// Errors: as [`SettingsFile::load`] for the content.
@@ -134,7 +156,14 @@ impl SettingsFile {
             json,
             original: bytes,
             doc,
+            real: path.to_path_buf(),
         })
+    }
+
+    /// Where the file is read and written: [`SettingsFile::path`], or the final target of the
+    /// user's symlink ([`SettingsFile::load_in_home`]).
+    pub(crate) fn real_path(&self) -> &Path {
+        &self.real
     }
 
     /// Whether the file existed when loaded.
@@ -164,12 +193,22 @@ impl SettingsFile {
         if !self.changed() {
             return None;
         }
-        crate::fsutil::unwritable_reason(&self.path).map(|why| {
+        crate::fsutil::unwritable_reason(&self.real).map(|why| {
             format!(
                 "could not write {}: {why}; nothing was changed",
-                self.path.display()
+                self.shown()
             )
         })
+    }
+
+    /// The path for messages: `path`, or for a file reached through the user's symlink,
+    /// `path (-> target)`.
+    pub(crate) fn shown(&self) -> String {
+        if self.real == self.path {
+            self.path.display().to_string()
+        } else {
+            format!("{} (-> {})", self.path.display(), self.real.display())
+        }
     }
 
     /// Replaces the whole content with `bytes` (the install record's copy from before `init`).
@@ -245,11 +284,11 @@ impl SettingsFile {
         if let Some(why) = self.refusal() {
             return Err(anyhow!(why));
         }
-        if let Some(parent) = self.path.parent() {
+        if let Some(parent) = self.real.parent() {
             std::fs::create_dir_all(parent)
                 .map_err(|e| anyhow!("could not create {}: {e}", parent.display()))?;
         }
-        crate::fsutil::write_atomic(&self.path, &self.bytes())?;
+        crate::fsutil::write_atomic(&self.real, &self.bytes())?;
         Ok(true)
     }
 }

@@ -41,13 +41,19 @@ pub(crate) enum SkillFile {
 /// Errors: it is a symlink, a FIFO or other special file, or cannot be read
 /// ([`crate::fsutil::read_host_file`]).
 pub(crate) fn read_skill(root: &Path) -> Result<SkillFile> {
-    Ok(
-        match crate::fsutil::read_host_file(&skill_path(root), "skill")? {
-            None => SkillFile::Missing,
-            Some(b) if b == SKILL_MD.as_bytes() => SkillFile::Bundled,
-            Some(_) => SkillFile::Edited,
-        },
-    )
+    read_skill_file(&skill_path(root))
+}
+
+/// [`read_skill`] for the skill file at `path` (for `init --user`, the final target of a
+/// symlink the user made in the home folder).
+///
+/// Errors: as [`read_skill`].
+pub(crate) fn read_skill_file(path: &Path) -> Result<SkillFile> {
+    Ok(match crate::fsutil::read_host_file(path, "skill")? {
+        None => SkillFile::Missing,
+        Some(b) if b == SKILL_MD.as_bytes() => SkillFile::Bundled,
+        Some(_) => SkillFile::Edited,
+    })
 }
 
 /// Writes the bundled skill to [`skill_path`] (creating its folders inside `root`, never through
@@ -56,11 +62,17 @@ pub(crate) fn read_skill(root: &Path) -> Result<SkillFile> {
 ///
 /// Errors: a folder on the way cannot be made, or the file cannot be written.
 pub(crate) fn install(root: &Path) -> Result<()> {
-    let path = skill_path(root);
+    install_at(root, &skill_path(root))
+}
+
+/// [`install`] to `path`, its missing folders created below `base` (never through a symlink).
+///
+/// Errors: as [`install`].
+pub(crate) fn install_at(base: &Path, path: &Path) -> Result<()> {
     if let Some(dir) = path.parent() {
-        crate::fsutil::ensure_dir_inside(root, dir)?;
+        crate::fsutil::ensure_dir_inside(base, dir)?;
     }
-    crate::fsutil::write_atomic(&path, SKILL_MD.as_bytes())
+    crate::fsutil::write_atomic(path, SKILL_MD.as_bytes())
 }
 
 /// What [`remove_bundled`] did.

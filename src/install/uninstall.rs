@@ -231,6 +231,8 @@ fn purge_store(store: &Store) -> Result<Vec<String>> {
     if std::fs::symlink_metadata(target).is_err() {
         return Ok(Vec::new());
     }
+    // Asked before the store's files are gone.
+    let committed = store.shared_in_git() == Some(true);
     std::fs::remove_dir_all(target)
         .with_context(|| format!("could not remove {}", target.display()))?;
     Ok(vec![if store.is_borrowed() {
@@ -238,7 +240,7 @@ fn purge_store(store: &Store) -> Result<Vec<String>> {
             "removed this worktree's folder {} (the charts are the main checkout's: run capn uninstall --purge there)",
             target.display()
         )
-    } else if store.is_shared() {
+    } else if committed {
         "removed .capn/ (--purge); its committed charts show as deleted in git status until you commit or restore them".to_string()
     } else {
         "removed .capn/ (--purge): the charts are gone".to_string()

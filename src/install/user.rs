@@ -19,13 +19,19 @@
 //! is not signed (the project record, `.capn/install.json`, is: [`super::record`]).
 //!
 //! The same rules as the project install hold: every file is read and every edit made in
-//! memory before anything is written; a file that does not parse, is a symlink (a dotfiles
-//! set-up: register by hand), a FIFO or read-only stops the run with nothing changed.
+//! memory before anything is written; a file that does not parse, is a FIFO or read-only stops
+//! the run with nothing changed. One rule differs: the home folder is the user's, not a
+//! repository's, so a symlink the user made there (a dotfiles set-up: GNU stow, chezmoi, a
+//! dotfiles repository; on the file or on a folder such as `~/.claude`) is followed, and the
+//! file it leads to is edited in place, the link left a link
+//! ([`crate::fsutil::resolve_user_link`]). A dangling one, or one that leads to something other
+//! than a regular file, stops the run with nothing changed.
 
 use super::allow::{self, CODEX_RULES, CODEX_RULES_FILE};
 use super::record::sha256_hex;
 use super::skill::{self, SkillFile};
 use super::SettingsFile;
+use crate::fsutil::{resolve_user_link, UserPath};
 use crate::hosts::{ContextSource, HostSpec};
 use anyhow::{anyhow, Context, Result};
 use serde::{Deserialize, Serialize};
@@ -93,6 +99,10 @@ pub(crate) struct UserFile {
     /// list them: then the rules `before` lacks count as added ([`UserFile::added_rules`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub allow: Option<Vec<String>>,
+    /// The file written, when `file` is a symlink or lies in a symlinked folder the user made
+    /// (absolute; the link was followed and left as it is).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub real: Option<String>,
 }
 
 impl UserFile {
@@ -155,17 +165,23 @@ impl UserRecord {
         crate::fsutil::write_atomic(&path, serde_json::to_string_pretty(self)?.as_bytes())
     }
 
-    /// Records that `file` now holds `after`, keeping the `before` of an earlier run.
-    fn set(&mut self, file: &str, before: Option<&[u8]>, after: &[u8]) {
+    /// Records that `file` (written at `real` when that differs) now holds `after`, keeping
+    /// the `before` of an earlier run.
+    fn set(&mut self, file: &str, real: Option<&Path>, before: Option<&[u8]>, after: &[u8]) {
         let after_sha256 = sha256_hex(after);
+        let real = real.map(|r| r.display().to_string());
         match self.files.iter_mut().find(|f| f.file == file) {
-            Some(f) => f.after_sha256 = after_sha256,
+            Some(f) => {
+                f.after_sha256 = after_sha256;
+                f.real = real;
+            }
             None => self.files.push(UserFile {
                 file: file.to_string(),
                 before: before.map(|b| String::from_utf8_lossy(b).into_owned()),
                 after_sha256,
                 allow_made: false,
                 allow: None,
+                real,
             }),
         }
     }
@@ -181,8 +197,10 @@ pub(crate) struct UserPlan {
     home: PathBuf,
     /// The user files of the hosts set up, in [`crate::hosts::always`]'s order.
     settings: Vec<UserSettings>,
-    rules: Option<Vec<u8>>,
-    skill: bool,
+    /// The Codex rules file's new bytes, when written, and where.
+    rules: Option<(UserPath, Vec<u8>)>,
+    /// The skill file, when installed.
+    skill: Option<UserPath>,
     /// What the run does, one line each, for the report.
     pub done: Vec<String>,
 }
@@ -202,8 +220,8 @@ struct UserSettings {
 
 /// Reads the user-level files under `home` and makes every edit in memory.
 ///
-/// Errors: a file does not parse, is a symlink or a special file, or must not be written;
-/// nothing has been changed.
+/// Errors: a file does not parse, is a special file, is reached through a dangling symlink or
+/// one leading to a special file, or must not be written; nothing has been changed.
 pub(crate) fn plan_init(home: &Path) -> Result<UserPlan> {
     let mut done = Vec::new();
     let mut settings = Vec::new();
@@ -216,10 +234,16 @@ pub(crate) fn plan_init(home: &Path) -> Result<UserPlan> {
         None
     };
     // The skill is for a host that runs it, unless the capn plugin serves that host.
-    let skill = settings.iter().any(|s| s.spec.prep_skill && !s.from_plugin)
-        && skill::read_skill(home)? == SkillFile::Missing;
-    if skill {
-        done.push("installed the /compact-prep skill in ~/.claude/skills/compact-prep/".into());
+    let mut skill = None;
+    if settings.iter().any(|s| s.spec.prep_skill && !s.from_plugin) {
+        let at = resolve_user_link(home, &skill::skill_path(home)).map_err(by_hand)?;
+        if skill::read_skill_file(&at.real)? == SkillFile::Missing {
+            done.push(format!(
+                "installed the /compact-prep skill in {}",
+                shown(home, &at.path, &at.real)
+            ));
+            skill = Some(at);
+        }
     }
     let plan = UserPlan {
         home: home.to_path_buf(),
@@ -238,8 +262,9 @@ pub(crate) fn plan_init(home: &Path) -> Result<UserPlan> {
 ///
 /// Errors: the file does not parse or is a symlink or a special file.
 fn plan_host(home: &Path, spec: &'static HostSpec, done: &mut Vec<String>) -> Result<UserSettings> {
-    let label = spec.user_file;
-    let mut file = SettingsFile::load(&home.join(label)).map_err(by_hand)?;
+    let path = home.join(spec.user_file);
+    let mut file = SettingsFile::load_in_home(home, &path).map_err(by_hand)?;
+    let label = &shown(home, &path, file.real_path());
     let from_plugin = spec.plugin && super::plugin_enabled(&[&file.json]);
     if from_plugin {
         done.push(format!(
@@ -250,7 +275,7 @@ fn plan_host(home: &Path, spec: &'static HostSpec, done: &mut Vec<String>) -> Re
     } else {
         let report = super::merge_counting(&user_table(spec.table)?, &mut file, &mut [], &[])?;
         for event in &report.added {
-            done.push(format!("registered the {event} hook in ~/{label}"));
+            done.push(format!("registered the {event} hook in {label}"));
         }
     }
     if spec.context == ContextSource::StatusLine {
@@ -263,7 +288,7 @@ fn plan_host(home: &Path, spec: &'static HostSpec, done: &mut Vec<String>) -> Re
         allow_added = outcome.added;
         allow_made &= !allow_added.is_empty();
         for rule in &allow_added {
-            done.push(format!("allowed {rule} in ~/{label} (permissions.allow)"));
+            done.push(format!("allowed {rule} in {label} (permissions.allow)"));
         }
         // A rule of the user's own that denies or asks first: the allow would do nothing.
         done.extend(outcome.blocked.iter().map(allow::Blocked::report));
@@ -277,7 +302,8 @@ fn plan_host(home: &Path, spec: &'static HostSpec, done: &mut Vec<String>) -> Re
     })
 }
 
-/// Sets the status line in `file` (`label`, a user file under `home`) to `capn statusline`,
+/// Sets the status line in `file` (`label`, a user file under `home` as the report names it) to
+/// `capn statusline`,
 /// wrapping the user's own.
 ///
 /// Errors: none in practice (the empty placeholder for a local file is made in memory).
@@ -291,7 +317,7 @@ fn plan_statusline(
     match super::merge_statusline(file, &mut none, None) {
         super::StatuslineChange::AlreadyOurs => {}
         super::StatuslineChange::Added => done.push(format!(
-            "set the status line to capn statusline in ~/{label}"
+            "set the status line to capn statusline in {label}"
         )),
         super::StatuslineChange::Wrapped(c) => done.push(format!(
             "set the status line to capn statusline, wrapping your {c:?} (capn uninstall --user restores it)"
@@ -300,22 +326,45 @@ fn plan_statusline(
     Ok(())
 }
 
-/// The Codex rules file's new bytes, or `None` when it is there already (or holds another
-/// text, which is kept, and said in `done`).
-fn plan_rules(home: &Path, done: &mut Vec<String>) -> Result<Option<Vec<u8>>> {
-    let path = home.join(CODEX_RULES_FILE);
-    match crate::fsutil::read_host_file(&path, "Codex rules")? {
+/// The Codex rules file (where it is written, through the user's symlinks) and its new
+/// bytes, or `None` when it is there already (or holds another text, which is kept, and said
+/// in `done`).
+///
+/// Errors: as [`resolve_user_link`], or the file cannot be read.
+fn plan_rules(home: &Path, done: &mut Vec<String>) -> Result<Option<(UserPath, Vec<u8>)>> {
+    let at = resolve_user_link(home, &home.join(CODEX_RULES_FILE)).map_err(by_hand)?;
+    let label = shown(home, &at.path, &at.real);
+    match crate::fsutil::read_host_file(&at.real, "Codex rules")? {
         None => {
             done.push(format!(
-                "allowed capn ask and capn chart for Codex in ~/{CODEX_RULES_FILE}"
+                "allowed capn ask and capn chart for Codex in {label}"
             ));
-            Ok(Some(CODEX_RULES.as_bytes().to_vec()))
+            Ok(Some((at, CODEX_RULES.as_bytes().to_vec())))
         }
         Some(b) if b == CODEX_RULES.as_bytes() => Ok(None),
         Some(_) => {
-            done.push(format!("kept ~/{CODEX_RULES_FILE}: it holds another text"));
+            done.push(format!("kept {label}: it holds another text"));
             Ok(None)
         }
+    }
+}
+
+/// `path` (under `home`) as the report names it: `~/.claude/settings.json`, and when it was
+/// reached through the user's symlink, the file written too:
+/// `~/.claude/settings.json (-> ~/dotfiles/claude.json)`.
+fn shown(home: &Path, path: &Path, real: &Path) -> String {
+    let real_home = crate::fsutil::resolved(home);
+    let tilde = |p: &Path| match [home, real_home.as_path()]
+        .into_iter()
+        .find(|h| p.starts_with(h))
+    {
+        Some(h) => format!("~/{}", rel(h, p)),
+        None => p.display().to_string(),
+    };
+    if path == real {
+        tilde(path)
+    } else {
+        format!("{} (-> {})", tilde(path), tilde(real))
     }
 }
 
@@ -324,24 +373,31 @@ fn by_hand(e: anyhow::Error) -> anyhow::Error {
 }
 
 /// Every refusal before the first write: a settings file, the rules file, the skill or a folder
-/// on the way to them that must not be written.
+/// on the way to them that must not be written. A path reached through the user's symlink is
+/// judged where it leads (no symlink is left on the way there).
 fn refusals(plan: &UserPlan) -> Result<()> {
     for s in &plan.settings {
         if let Some(why) = s.file.refusal() {
             return Err(by_hand(anyhow!(why)));
         }
     }
-    let mut paths: Vec<PathBuf> = plan.settings.iter().map(|s| s.file.path.clone()).collect();
-    if plan.rules.is_some() {
-        paths.push(plan.home.join(CODEX_RULES_FILE));
-    }
-    if plan.skill {
-        paths.push(skill::skill_path(&plan.home));
-    }
-    for p in paths {
-        crate::fsutil::check_inside(&plan.home, &p).map_err(by_hand)?;
-        if let Some(why) = crate::fsutil::unwritable_reason(&p) {
-            return Err(by_hand(anyhow!("could not write {}: {why}", p.display())));
+    let mut paths: Vec<(PathBuf, PathBuf)> = plan
+        .settings
+        .iter()
+        .map(|s| (s.file.path.clone(), s.file.real_path().to_path_buf()))
+        .collect();
+    let others = plan.rules.iter().map(|(at, _)| at).chain(&plan.skill);
+    paths.extend(others.map(|at| (at.path.clone(), at.real.clone())));
+    for (path, real) in paths {
+        if path == real {
+            crate::fsutil::check_inside(&plan.home, &path).map_err(by_hand)?;
+        }
+        if let Some(why) = crate::fsutil::unwritable_reason(&real) {
+            let label = match path == real {
+                true => path.display().to_string(),
+                false => format!("{} (-> {})", path.display(), real.display()),
+            };
+            return Err(by_hand(anyhow!("could not write {label}: {why}")));
         }
     }
     Ok(())
@@ -383,46 +439,53 @@ pub(crate) fn apply_init(plan: UserPlan) -> Result<Vec<String>> {
     } = plan;
     let mut rec = UserRecord::load()?.unwrap_or_default();
     rec.version = 1;
-    let mut writes: Vec<(PathBuf, Option<Vec<u8>>, Vec<u8>)> = Vec::new();
+    let mut writes: Vec<(UserPath, Option<Vec<u8>>, Vec<u8>)> = Vec::new();
     for f in settings.iter().map(|s| &s.file).filter(|f| f.changed()) {
-        writes.push((
-            f.path.clone(),
-            f.original_bytes().map(<[u8]>::to_vec),
-            f.bytes(),
-        ));
+        // Reached through a symlink, a user file lies in an existing folder (the target's):
+        // nothing to create on the way.
+        let base = match f.real_path() == f.path {
+            true => home.clone(),
+            false => f.real_path().parent().unwrap_or(&home).to_path_buf(),
+        };
+        let at = UserPath {
+            path: f.path.clone(),
+            real: f.real_path().to_path_buf(),
+            base,
+        };
+        writes.push((at, f.original_bytes().map(<[u8]>::to_vec), f.bytes()));
     }
-    if let Some(bytes) = rules {
-        writes.push((home.join(CODEX_RULES_FILE), None, bytes));
+    if let Some((at, bytes)) = rules {
+        writes.push((at, None, bytes));
     }
-    let mut targets: Vec<PathBuf> = writes.iter().map(|w| w.0.clone()).collect();
-    if install_skill {
-        targets.push(skill::skill_path(&home));
-    }
-    for t in &targets {
-        for d in missing_dirs(&home, t) {
+    // Folders are recorded as the hosts name them, under the home folder: uninstall removes
+    // them there, through the same symlinked folder as the writes.
+    let targets = writes.iter().map(|w| &w.0).chain(&install_skill);
+    for t in targets {
+        for d in missing_dirs(&home, &t.path) {
             if !rec.dirs.contains(&d) {
                 rec.dirs.push(d);
             }
         }
     }
-    for (path, before, after) in &writes {
-        rec.set(&rel(&home, path), before.as_deref(), after);
+    for (at, before, after) in &writes {
+        let real = at.linked().then_some(at.real.as_path());
+        rec.set(&rel(&home, &at.path), real, before.as_deref(), after);
     }
     for s in settings.iter().filter(|s| s.spec.allow_rules) {
         record_allow(&mut rec, s);
     }
-    rec.skill |= install_skill;
+    rec.skill |= install_skill.is_some();
     if !done.is_empty() {
         rec.save()?;
     }
-    for (path, _, after) in &writes {
-        if let Some(dir) = path.parent() {
-            crate::fsutil::ensure_dir_inside(&home, dir)?;
+    for (at, _, after) in &writes {
+        if let Some(dir) = at.real.parent() {
+            crate::fsutil::ensure_dir_inside(&at.base, dir)?;
         }
-        crate::fsutil::write_atomic(path, after)?;
+        crate::fsutil::write_atomic(&at.real, after)?;
     }
-    if install_skill {
-        skill::install(&home)?;
+    if let Some(at) = &install_skill {
+        skill::install_at(&at.base, &at.real)?;
     }
     Ok(done)
 }
@@ -454,39 +517,41 @@ pub(crate) fn uninstall(home: &Path) -> Result<Vec<String>> {
     let mut files: Vec<(SettingsFile, String)> = Vec::new();
     for spec in crate::hosts::always() {
         files.push((
-            SettingsFile::load(&home.join(spec.user_file))?,
+            SettingsFile::load_in_home(home, &home.join(spec.user_file))?,
             user_table(spec.table)?,
         ));
     }
+    // Resolved before the first write: a dangling symlink stops the run with nothing changed.
+    let rules_at = crate::hosts::always()
+        .any(|s| s.user_rules)
+        .then(|| resolve_user_link(home, &home.join(CODEX_RULES_FILE)))
+        .transpose()?;
+    let skill_at = crate::hosts::always()
+        .any(|s| s.prep_skill)
+        .then(|| resolve_user_link(home, &skill::skill_path(home)))
+        .transpose()?;
     for (f, _) in &files {
-        if let Some(why) = crate::fsutil::unwritable_reason(&f.path).filter(|_| f.existed()) {
-            anyhow::bail!(
-                "could not write {}: {why}; nothing was changed",
-                f.path.display()
-            );
+        let real = f.real_path();
+        if let Some(why) = crate::fsutil::unwritable_reason(real).filter(|_| f.existed()) {
+            anyhow::bail!("could not write {}: {why}; nothing was changed", f.shown());
         }
     }
     for (f, table) in &mut files {
-        let label = rel(home, &f.path);
-        let recorded = rec.as_ref().and_then(|r| r.file(&label));
+        let key = rel(home, &f.path);
+        let recorded = rec.as_ref().and_then(|r| r.file(&key));
+        let label = shown(home, &f.path, f.real_path());
         done.extend(undo_settings(f, table, recorded, &label)?);
     }
-    if crate::hosts::always().any(|s| s.user_rules) {
-        done.extend(undo_rules(home, rec.as_ref())?);
+    if let Some(at) = &rules_at {
+        done.extend(undo_rules(home, at, rec.as_ref())?);
     }
-    let skill_hosts = crate::hosts::always().any(|s| s.prep_skill);
-    if skill_hosts
-        && rec.as_ref().is_none_or(|r| r.skill)
-        && skill::remove_bundled(home)? == skill::Removed::Bundled
-    {
-        done.push("removed the /compact-prep skill from ~/.claude/skills/".into());
-        if rec.is_none() {
-            skill::remove_own_folder(home);
-        }
+    if let Some(at) = skill_at.filter(|_| rec.as_ref().is_none_or(|r| r.skill)) {
+        done.extend(undo_skill(home, &at, rec.is_none())?);
     }
     if let Some(r) = &rec {
-        // Only the folders init --user made, each once empty (never through a symlink:
-        // remove_dir does not follow one).
+        // Only the folders init --user made, each once empty (remove_dir does not follow a
+        // symlink in the last place; a symlinked folder on the way is the user's, followed as
+        // init --user followed it).
         for d in r.dirs.iter().rev() {
             let _ = std::fs::remove_dir(home.join(d));
         }
@@ -495,8 +560,11 @@ pub(crate) fn uninstall(home: &Path) -> Result<Vec<String>> {
     Ok(done)
 }
 
-/// Gives one settings file its bytes from before `init --user` when nothing else changed it,
-/// else removes capn's entries from it. Returns what it did.
+/// Gives one settings file (`label` as the report names it) its bytes from before
+/// `init --user` when nothing else changed it, else removes capn's entries from it. A file
+/// reached through the user's symlink is written where it leads; one `init --user` created is
+/// deleted only when it is no symlink itself (the user's link is never left dangling). Returns
+/// what it did.
 fn undo_settings(
     f: &mut SettingsFile,
     table: &str,
@@ -504,25 +572,26 @@ fn undo_settings(
     label: &str,
 ) -> Result<Vec<String>> {
     let current = f.original_bytes().map(<[u8]>::to_vec);
+    let is_link = std::fs::symlink_metadata(&f.path).is_ok_and(|m| m.file_type().is_symlink());
     if let (Some(r), Some(now)) = (recorded, &current) {
-        if sha256_hex(now) == r.after_sha256 {
+        if sha256_hex(now) == r.after_sha256 && (r.before.is_some() || !is_link) {
             match &r.before {
-                Some(before) => crate::fsutil::write_atomic(&f.path, before.as_bytes())?,
-                None => crate::fsutil::remove_if_exists(&f.path)?,
+                Some(before) => crate::fsutil::write_atomic(f.real_path(), before.as_bytes())?,
+                None => crate::fsutil::remove_if_exists(f.real_path())?,
             }
             return Ok(vec![if r.before.is_some() {
-                format!("gave ~/{label} back its bytes from before capn init --user")
+                format!("gave {label} back its bytes from before capn init --user")
             } else {
-                format!("deleted ~/{label} (capn init --user created it)")
+                format!("deleted {label} (capn init --user created it)")
             }]);
         }
     }
     let mut done = Vec::new();
     for event in super::remove_table_handlers(table, f)? {
-        done.push(format!("removed the {event} hook from ~/{label}"));
+        done.push(format!("removed the {event} hook from {label}"));
     }
     if let Some(what) = super::unmerge_statusline(f, None) {
-        done.push(format!("{what} in ~/{label}"));
+        done.push(format!("{what} in {label}"));
     }
     let removed = match recorded {
         // Only the rules init --user added: one the file held before is the user's.
@@ -530,28 +599,61 @@ fn undo_settings(
         None => allow::remove(f, true),
     };
     for rule in removed {
-        done.push(format!("removed the allow rule {rule} from ~/{label}"));
+        done.push(format!("removed the allow rule {rule} from {label}"));
     }
     f.save()?;
     Ok(done)
 }
 
-/// Removes the Codex rules file when it holds capn's text.
-fn undo_rules(home: &Path, rec: Option<&UserRecord>) -> Result<Vec<String>> {
-    let path = home.join(CODEX_RULES_FILE);
+/// Removes the Codex rules file when it holds capn's text (`at`: where it is, through the
+/// user's symlinks). A symlink of the user's own at its place is kept (with what it leads to),
+/// never left dangling.
+///
+/// Errors: the file cannot be read or removed.
+fn undo_rules(home: &Path, at: &UserPath, rec: Option<&UserRecord>) -> Result<Vec<String>> {
     if rec.is_some_and(|r| r.file(CODEX_RULES_FILE).is_none()) {
         return Ok(Vec::new());
     }
-    match crate::fsutil::read_host_file(&path, "Codex rules")? {
+    let label = shown(home, &at.path, &at.real);
+    match crate::fsutil::read_host_file(&at.real, "Codex rules")? {
+        Some(_) if at.is_link() => Ok(vec![format!("kept {label}: the symlink is yours")]),
         Some(b) if b == CODEX_RULES.as_bytes() => {
-            crate::fsutil::remove_if_exists(&path)?;
-            Ok(vec![format!("removed ~/{CODEX_RULES_FILE}")])
+            crate::fsutil::remove_if_exists(&at.real)?;
+            Ok(vec![format!("removed {label}")])
         }
         Some(_) => Ok(vec![format!(
-            "kept ~/{CODEX_RULES_FILE}: it was changed after capn init --user"
+            "kept {label}: it was changed after capn init --user"
         )]),
         None => Ok(Vec::new()),
     }
+}
+
+/// Removes the skill file at `at` (through the user's symlinks) when it is the bundled one,
+/// and with `no_record` its own folder once empty; a symlink of the user's own at its place
+/// is kept. Returns what it did.
+///
+/// Errors: the file cannot be read or removed.
+fn undo_skill(home: &Path, at: &UserPath, no_record: bool) -> Result<Vec<String>> {
+    if skill::read_skill_file(&at.real)? != SkillFile::Bundled {
+        return Ok(Vec::new());
+    }
+    let label = shown(home, &at.path, &at.real);
+    if at.is_link() {
+        return Ok(vec![format!(
+            "kept the /compact-prep skill at {label}: the symlink is yours"
+        )]);
+    }
+    crate::fsutil::remove_if_exists(&at.real)?;
+    match at.real.parent() {
+        // The skill's own folder, named for it: removed once empty (a real folder only).
+        Some(dir) if no_record && std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) => {
+            let _ = std::fs::remove_dir(dir);
+        }
+        _ => {}
+    }
+    Ok(vec![format!(
+        "removed the /compact-prep skill from {label}"
+    )])
 }
 
 #[cfg(test)]
@@ -565,6 +667,7 @@ mod tests {
             after_sha256: String::new(),
             allow_made: false,
             allow: allow.map(|a| a.iter().map(|r| r.to_string()).collect()),
+            real: None,
         }
     }
 

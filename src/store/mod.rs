@@ -165,6 +165,25 @@ impl Store {
         })
     }
 
+    /// Whether git sees the charts, for what messages say about them: first as
+    /// `.capn/.gitignore` says (a `!` line naming `entries`: shared; a `*` line without one:
+    /// local, whatever the config says), then, without such a file, as the config says. `None`
+    /// when neither tells (no store `.gitignore` and a config capn cannot read). Unlike
+    /// [`Store::is_shared`], an unreadable config does not count as shared here: that caution is
+    /// for deleting charts, not for describing them.
+    pub(crate) fn shared_in_git(&self) -> Option<bool> {
+        if self.ignore_shares() {
+            return Some(true);
+        }
+        use crate::fsutil::{read_limited, Follow};
+        let ignore = read_limited(&self.dir.join(".gitignore"), 64 * 1024, Follow::Never);
+        if ignore.is_ok_and(|b| b.split(|c| *c == b'\n').any(|l| l.trim_ascii() == b"*")) {
+            return Some(false);
+        }
+        let config = self.config();
+        (config.shared || !config.shared_unknown).then_some(config.shared)
+    }
+
     /// `.capn/config.json`.
     pub(crate) fn config_path(&self) -> PathBuf {
         self.dir.join("config.json")

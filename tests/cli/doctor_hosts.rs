@@ -5,6 +5,7 @@
 use crate::doctor::{doctor, failed_count, failure, read_json, write_json};
 use crate::util::{Env, Run};
 use serde_json::{json, Value};
+#[cfg(unix)]
 use std::path::Path;
 
 const COPILOT_FILE: &str = ".github/hooks/capn.json";
@@ -21,6 +22,7 @@ fn line<'a>(run: &'a Run, prefix: &str) -> &'a str {
 }
 
 /// Doctor with `dir` first on `PATH` (a fake `capn`), then the test's own `PATH`.
+#[cfg(unix)]
 fn doctor_with_first_on_path(env: &Env, dir: &Path) -> Run {
     let mut c = env.cmd(&["doctor"]);
     let path = crate::util::test_path();

@@ -468,3 +468,36 @@ fn the_install_record_survives_moving_the_project() {
     );
     assert!(!moved.join(".capn/install.json").exists());
 }
+
+/// `uninstall` says what git makes of the kept store as `.capn/.gitignore` says it: a local
+/// store whose config no longer parses is still out of git's sight (the unreadable config is
+/// caution for deleting charts, not a sign they are committed); a shared one stays "committed
+/// for the team" whatever its config holds.
+#[test]
+fn uninstall_describes_the_kept_store_as_its_gitignore_says_whatever_the_config_holds() {
+    for (flags, words, purged) in [
+        (
+            &["init", "--host", "claude"][..],
+            "out of git's sight",
+            "removed .capn/ (--purge): the charts are gone",
+        ),
+        (
+            &["init", "--shared", "--host", "claude"][..],
+            "committed for the team",
+            "removed .capn/ (--purge); its committed charts show as deleted in git status until you commit or restore them",
+        ),
+    ] {
+        let env = Env::git();
+        env.run(flags).ok();
+        env.write(".capn/config.json", "garbage\n");
+        let run = env.run(&["uninstall"]).ok();
+        assert_eq!(
+            run.stdout.lines().last().unwrap(),
+            format!("kept .capn/ (your charts, {words}); capn uninstall --purge deletes it"),
+            "{flags:?}"
+        );
+        // The purge says so too, as the store was before it was deleted.
+        let run = env.run(&["uninstall", "--purge"]).ok();
+        assert!(run.stdout.contains(purged), "{flags:?}: {}", run.stdout);
+    }
+}

@@ -457,3 +457,134 @@ fn a_deny_rule_written_after_init_or_beside_an_allow_is_named_by_doctor_and_init
         run.stdout
     );
 }
+
+/// A dotfiles set-up (GNU stow, chezmoi's symlink mode): `~/.claude/settings.json` a symlink
+/// into the user's dotfiles folder. `init --user` edits the file it leads to, the link stays a
+/// link, the report names both; `uninstall --user` gives that file its bytes back.
+#[cfg(unix)]
+#[test]
+fn init_user_edits_a_symlinked_settings_file_where_it_leads_and_uninstall_gives_it_back() {
+    let env = Env::new();
+    let dot = env.home.join("dotfiles");
+    std::fs::create_dir_all(&dot).unwrap();
+    std::fs::create_dir_all(env.home.join(".claude")).unwrap();
+    let mine = "{\n  \"model\": \"opus\"\n}\n";
+    std::fs::write(dot.join("claude.json"), mine).unwrap();
+    let link = env.home.join(".claude/settings.json");
+    std::os::unix::fs::symlink(dot.join("claude.json"), &link).unwrap();
+    let run = env.run(&["init", "--user"]).ok();
+    assert!(
+        run.stdout.contains(
+            "registered the SessionStart hook in ~/.claude/settings.json (-> ~/dotfiles/claude.json)"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    let v = read_json(&dot.join("claude.json"));
+    assert_eq!(v["model"], "opus");
+    assert_eq!(v["statusLine"]["command"], "capn statusline");
+    assert_eq!(registered(&v).len(), 7);
+    // Codex is set up too: the link stopped nothing.
+    assert_eq!(
+        registered(&read_json(&env.home.join(".codex/hooks.json"))).len(),
+        7
+    );
+    let run = env.run(&["uninstall", "--user"]).ok();
+    assert!(
+        run.stdout.contains(
+            "gave ~/.claude/settings.json (-> ~/dotfiles/claude.json) back its bytes from before"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(
+        std::fs::read_to_string(dot.join("claude.json")).unwrap(),
+        mine
+    );
+    assert!(!env.home.join(".codex").exists());
+}
+
+/// `~/.claude` itself a symlink to a dotfiles folder: the settings file and the skill are
+/// written in that folder, and `uninstall --user` takes them and the folders it made out again.
+#[cfg(unix)]
+#[test]
+fn init_user_writes_through_a_symlinked_claude_folder_and_uninstall_cleans_it() {
+    let env = Env::new();
+    let dot = env.home.join("dotfiles/claude");
+    std::fs::create_dir_all(&dot).unwrap();
+    std::os::unix::fs::symlink(&dot, env.home.join(".claude")).unwrap();
+    let run = env.run(&["init", "--user"]).ok();
+    assert!(
+        run.stdout.contains(
+            "installed the /compact-prep skill in ~/.claude/skills/compact-prep/SKILL.md (-> ~/dotfiles/claude/skills/compact-prep/SKILL.md)"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(registered(&read_json(&dot.join("settings.json"))).len(), 7);
+    assert!(dot.join("skills/compact-prep/SKILL.md").is_file());
+    env.run(&["uninstall", "--user"]).ok();
+    assert!(std::fs::symlink_metadata(env.home.join(".claude"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(
+        std::fs::read_dir(&dot).unwrap().count(),
+        0,
+        "left in {dot:?}"
+    );
+}
+
+/// A symlink in the home folder that leads nowhere, or to a folder: a clear error naming it,
+/// and nothing written for any host.
+#[cfg(unix)]
+#[test]
+fn init_user_refuses_a_dangling_or_non_file_symlink_with_nothing_written() {
+    let env = Env::new();
+    std::fs::create_dir_all(env.home.join(".claude")).unwrap();
+    let link = env.home.join(".claude/settings.json");
+    std::os::unix::fs::symlink(env.home.join("dotfiles/gone.json"), &link).unwrap();
+    let run = env.run(&["init", "--user"]).code(1);
+    assert!(
+        run.stderr.contains(&format!(
+            "could not follow {}: it is a symlink to {}, which does not exist (dangling)",
+            link.display(),
+            env.home.join("dotfiles/gone.json").display()
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("in a project"), "{}", run.stderr);
+    let names = |dir: &Path| -> Vec<String> {
+        let entries = std::fs::read_dir(dir).unwrap();
+        let mut names: Vec<String> = entries
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(names(&env.home), [".claude"]);
+    assert_eq!(names(&env.home.join(".claude")), ["settings.json"]);
+    assert!(!env.state_dir().join("user-install.json").exists());
+    std::fs::remove_file(&link).unwrap();
+    std::fs::create_dir_all(env.home.join("dotfiles")).unwrap();
+    std::os::unix::fs::symlink(env.home.join("dotfiles"), &link).unwrap();
+    let before = snapshot(&env.home);
+    let run = env.run(&["init", "--user"]).code(1);
+    assert!(
+        run.stderr
+            .contains("which is a directory, not a regular file"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("in a project"), "{}", run.stderr);
+    assert_eq!(snapshot(&env.home), before);
+}
