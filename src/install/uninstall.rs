@@ -70,11 +70,24 @@ pub(crate) fn uninstall(store: &Store, purge: bool) -> Result<Outcome> {
     // The other files uninstall may touch: refused now (a FIFO, a symlink) rather than after the
     // settings were written.
     super::skill::read_skill(&root)?;
+    // Only the hooks the record says capn wrote to: another (a symlink into the user's scripts
+    // folder) is skipped with a note below, never a reason to refuse.
     if let Ok(path) = git_hook::post_commit_path(&root) {
-        crate::fsutil::read_host_file(&path, "post-commit hook")?;
+        if rec
+            .as_ref()
+            .and_then(|r| r.post_commit.as_ref())
+            .is_some_and(|pc| pc.names(&root, &path))
+        {
+            crate::fsutil::read_host_file(&path, "post-commit hook")?;
+        }
     }
     for path in refresh_hooks::paths(&root) {
-        crate::fsutil::read_host_file(&path, &git_hook::hook_label(&path))?;
+        if rec
+            .as_ref()
+            .is_some_and(|r| r.refresh_hooks.iter().any(|h| h.names(&root, &path)))
+        {
+            crate::fsutil::read_host_file(&path, &git_hook::hook_label(&path))?;
+        }
     }
     let deletions = match &rec {
         Some(rec) => edit_recorded(rec, &mut files, &mut done)?,
@@ -504,14 +517,29 @@ fn undo_recorded_refresh(rec: &InstallRecord, root: &Path, done: &mut Vec<String
 /// Errors: a hook cannot be read, written or removed.
 fn undo_unrecorded_refresh(root: &Path, done: &mut Vec<String>) -> Result<()> {
     for path in refresh_hooks::paths(root) {
-        let created =
-            crate::fsutil::read_host_file(&path, &git_hook::hook_label(&path)).is_ok_and(|t| {
-                t.as_deref()
-                    .is_some_and(|t| git_hook::is_created_text(t, &git_hook::REFRESH))
-            });
-        done.extend(remove_hook_line(root, &path, &git_hook::REFRESH, created)?);
+        if let Some(text) = readable_hook(root, &path, done) {
+            let created = text
+                .as_deref()
+                .is_some_and(|t| git_hook::is_created_text(t, &git_hook::REFRESH));
+            done.extend(remove_hook_line(root, &path, &git_hook::REFRESH, created)?);
+        }
     }
     Ok(())
+}
+
+/// The bytes of the git hook at `path` (`None` inside: no such hook), or `None` with a note in
+/// `done` when capn may not read it (a symlink, a FIFO, ...): such a hook holds no line of
+/// capn's (capn never writes through one), so it is left as it is rather than stopping the
+/// uninstall.
+fn readable_hook(root: &Path, path: &Path, done: &mut Vec<String>) -> Option<Option<Vec<u8>>> {
+    match crate::fsutil::read_host_file(path, &git_hook::hook_label(path)) {
+        Ok(bytes) => Some(bytes),
+        Err(e) => {
+            let rel = crate::store::display_rel(root, path);
+            done.push(format!("left {rel} alone: {e:#}"));
+            None
+        }
+    }
 }
 /// Edits (in memory) the settings files, removing only what is identical to what `init` writes
 /// (see the module docs). Deletes no file.
@@ -550,9 +578,10 @@ fn undo_unrecorded_files(root: &Path, done: &mut Vec<String>) -> Result<()> {
         done.extend(more_hosts::remove_own(root, file)?);
     }
     if let Ok(path) = git_hook::post_commit_path(root) {
-        let created = crate::fsutil::read_host_file(&path, "post-commit hook")
-            .is_ok_and(|t| t.as_deref().is_some_and(git_hook::is_created_hook_text));
-        done.extend(remove_hook_line(root, &path, &git_hook::PRUNE, created)?);
+        if let Some(text) = readable_hook(root, &path, done) {
+            let created = text.as_deref().is_some_and(git_hook::is_created_hook_text);
+            done.extend(remove_hook_line(root, &path, &git_hook::PRUNE, created)?);
+        }
     }
     undo_unrecorded_refresh(root, done)?;
     Ok(())

@@ -261,3 +261,47 @@ fn init_shared_without_git_points_at_the_pull_hooks_and_with_git_installs_them()
         run.stdout
     );
 }
+
+/// A pull hook linked into the user's scripts folder (capn never wrote to it, with or without
+/// `--git`): uninstall leaves it as it is, with a note, instead of refusing the whole uninstall.
+#[cfg(unix)]
+#[test]
+fn uninstall_leaves_a_symlinked_pull_hook_alone_and_goes_on() {
+    for (git, recorded) in [(false, true), (true, true), (true, false)] {
+        let env = Env::git();
+        let scripts = env.root.join("scripts");
+        fs::create_dir_all(&scripts).unwrap();
+        let mine = "#!/bin/sh\necho hi\n";
+        fs::write(scripts.join("post-merge"), mine).unwrap();
+        make_executable(&scripts.join("post-merge"));
+        let hook = env.root.join(".git/hooks/post-merge");
+        std::os::unix::fs::symlink("../../scripts/post-merge", &hook).unwrap();
+        let init: &[&str] = if git { &["init", "--git"] } else { &["init"] };
+        env.run(init).ok();
+        if !recorded {
+            // Without a record, uninstall looks at every hook: this one is named and left.
+            fs::remove_file(env.root.join(".capn/install.json")).unwrap();
+        }
+        let run = env.run(&["uninstall"]).ok();
+        assert_eq!(
+            run.stdout.contains("  left .git/hooks/post-merge alone: "),
+            !recorded,
+            "{}",
+            run.stdout
+        );
+        assert!(fs::symlink_metadata(&hook)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(
+            fs::read_to_string(scripts.join("post-merge")).unwrap(),
+            mine
+        );
+        assert!(
+            !env.root.join(".claude/settings.json").exists() || {
+                let v = fs::read_to_string(env.root.join(".claude/settings.json")).unwrap();
+                !v.contains("capn hook")
+            }
+        );
+    }
+}
