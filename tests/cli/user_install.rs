@@ -458,6 +458,12 @@ fn a_deny_rule_written_after_init_or_beside_an_allow_is_named_by_doctor_and_init
     );
 }
 
+/// True when `path` is a symlink (not followed).
+#[cfg(unix)]
+fn is_link(path: &std::path::Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
 /// A dotfiles set-up (GNU stow, chezmoi's symlink mode): `~/.claude/settings.json` a symlink
 /// into the user's dotfiles folder. `init --user` edits the file it leads to, the link stays a
 /// link, the report names both; `uninstall --user` gives that file its bytes back.
@@ -480,10 +486,7 @@ fn init_user_edits_a_symlinked_settings_file_where_it_leads_and_uninstall_gives_
         "{}",
         run.stdout
     );
-    assert!(std::fs::symlink_metadata(&link)
-        .unwrap()
-        .file_type()
-        .is_symlink());
+    assert!(is_link(&link), "the link stays a link");
     let v = read_json(&dot.join("claude.json"));
     assert_eq!(v["model"], "opus");
     assert_eq!(v["statusLine"]["command"], "capn statusline");
@@ -501,10 +504,7 @@ fn init_user_edits_a_symlinked_settings_file_where_it_leads_and_uninstall_gives_
         "{}",
         run.stdout
     );
-    assert!(std::fs::symlink_metadata(&link)
-        .unwrap()
-        .file_type()
-        .is_symlink());
+    assert!(is_link(&link), "the link stays a link");
     assert_eq!(
         std::fs::read_to_string(dot.join("claude.json")).unwrap(),
         mine
