@@ -29,6 +29,14 @@ use durable::{is_transient_rename_error, retry_rename, sync_durable};
 pub(crate) use stat::{stat_names_in, stat_names_in_serial, FileKind, FileStat, StatResult};
 pub(crate) use temp_files::remove_stale_temp_files;
 
+/// The error number of "too many levels of symbolic links" (ELOOP): 40 on Linux, 62 on macOS
+/// and the BSDs; on Windows no such number, so a loop reads as a missing target.
+#[cfg(target_os = "linux")]
+const LOOP_ERRNO: i32 = 40;
+#[cfg(all(unix, not(target_os = "linux")))]
+const LOOP_ERRNO: i32 = 62;
+#[cfg(not(unix))]
+const LOOP_ERRNO: i32 = -1;
 /// The name prefix of the temp files [`write_atomic`] creates: `.capn-tmp-<pid>-<random>` (a
 /// crash can leave one behind; writers remove those whose process is gone, see
 /// [`remove_stale_temp_files`]).
@@ -407,12 +415,18 @@ pub(crate) fn resolve_user_link(home: &Path, path: &Path) -> Result<UserPath> {
         };
         if meta.file_type().is_symlink() {
             linked = true;
-            if fs::metadata(&at).is_err() {
+            if let Err(e) = fs::metadata(&at) {
                 let target = fs::read_link(&at)
                     .map(|t| t.display().to_string())
                     .unwrap_or_default();
+                // ELOOP: links that lead round to themselves, not to a missing file.
+                let why = if e.raw_os_error() == Some(LOOP_ERRNO) {
+                    "which leads round in a loop of symlinks"
+                } else {
+                    "which does not exist (dangling)"
+                };
                 anyhow::bail!(
-                    "could not follow {}: it is a symlink to {target}, which does not exist (dangling)",
+                    "could not follow {}: it is a symlink to {target}, {why}",
                     at.display()
                 );
             }

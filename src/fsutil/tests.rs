@@ -274,4 +274,12 @@ fn resolve_user_link_follows_the_users_links_to_a_file_or_a_folder_still_to_fill
         format!("{err:#}").contains("a FIFO, not a regular file"),
         "{err:#}"
     );
+    // Two links that lead to each other: a loop, not a missing file.
+    std::os::unix::fs::symlink(home.join(".codex/b"), home.join(".codex/a")).unwrap();
+    std::os::unix::fs::symlink(home.join(".codex/a"), home.join(".codex/b")).unwrap();
+    let err = resolve_user_link(&home, &home.join(".codex/a")).unwrap_err();
+    assert!(
+        format!("{err:#}").contains("which leads round in a loop of symlinks"),
+        "{err:#}"
+    );
 }
