@@ -50,21 +50,24 @@ fn check_one(root: &Path, path: &Path, recorded: bool, git: bool, checks: &mut V
             format!("the capn refresh line capn init --git added is gone, {cost}"),
             fix,
         )),
-        git_hook::PruneStatus::Absent if git && refresh_hooks::cannot_take(path).is_some() => {
-            let why = refresh_hooks::cannot_take(path).unwrap_or_default();
-            checks.push(Check::warn(
-                what,
-                format!("{rel} {why}; capn init --git left it as it is, {cost}"),
-                Some(format!(
-                    "have {rel} run `capn refresh` itself (in the background), or leave it"
-                )),
-            ))
+        git_hook::PruneStatus::Absent if git => {
+            checks.push(match refresh_hooks::cannot_take(path) {
+                Some(why) => Check::warn(
+                    what,
+                    format!("{rel} {why}; capn init --git left it as it is, {cost}"),
+                    Some(format!(
+                        "have {rel} run `capn refresh` itself (in the background), or leave it"
+                    )),
+                ),
+                None => Check::warn(
+                    what,
+                    format!(
+                        "capn init --git of an older capn set up the post-commit hook only, {cost}"
+                    ),
+                    Some("capn init --git (it adds the capn refresh line)".into()),
+                ),
+            })
         }
-        git_hook::PruneStatus::Absent if git => checks.push(Check::warn(
-            what,
-            format!("capn init --git of an older capn set up the post-commit hook only, {cost}"),
-            Some("capn init --git (it adds the capn refresh line)".into()),
-        )),
         git_hook::PruneStatus::Absent => {}
         git_hook::PruneStatus::MayNotRun(line) | git_hook::PruneStatus::Outdated(line) => checks
             .push(Check::failed(

@@ -416,55 +416,119 @@ pub(crate) fn hook_label(path: &Path) -> String {
     format!("{} hook", name.as_deref().unwrap_or("git"))
 }
 
+/// A hook file as capn finds it before adding a line ([`examine`]).
+pub(crate) enum HookFile {
+    /// There is none yet: capn creates it.
+    Missing,
+    /// A shell script git runs: its text and where the line `hl` stands in it.
+    Fit { text: String, status: PruneStatus },
+    /// One capn must not add a shell line to, and why.
+    Unfit(Unfit),
+}
+
+/// Why capn must not add its shell line to a hook: it never writes through a symlink or into a
+/// file that is not a regular one, a shell line breaks another interpreter's script, and git
+/// ignores a hook that is not executable (a line in it would never run).
+pub(crate) enum Unfit {
+    /// A symlink, a special file, a read-only file ([`crate::fsutil::unwritable_reason`]).
+    Unwritable(String),
+    /// Not UTF-8 text.
+    NotText,
+    /// Its `#!` line names this interpreter, not a POSIX shell.
+    Interpreter(String),
+    /// Not executable.
+    NotExecutable,
+}
+
+impl Unfit {
+    /// The reason as a phrase after "it" (`runs with python3, not a POSIX shell`).
+    pub(crate) fn phrase(&self) -> String {
+        match self {
+            Unfit::Unwritable(why) => format!("cannot be written ({why})"),
+            Unfit::NotText => "is not a text file".into(),
+            Unfit::Interpreter(i) => format!("runs with {i}, not a POSIX shell"),
+            Unfit::NotExecutable => "is not executable, so git ignores it".into(),
+        }
+    }
+}
+
+/// Reads the hook at `path` (bounded, never through a symlink or a FIFO) and says whether the
+/// line `hl` can go into it: the one place both `init --git`'s refusals and the pull hooks'
+/// skipping decide it. A hook where the line already runs is fit whatever else holds.
+///
+/// Errors: the hook cannot be read.
+pub(crate) fn examine(path: &Path, hl: &HookLine) -> Result<HookFile> {
+    if let Some(why) = crate::fsutil::unwritable_reason(path) {
+        return Ok(HookFile::Unfit(Unfit::Unwritable(why)));
+    }
+    let Some(bytes) = crate::fsutil::read_host_file(path, &hook_label(path))? else {
+        return Ok(HookFile::Missing);
+    };
+    let Ok(text) = String::from_utf8(bytes) else {
+        return Ok(HookFile::Unfit(Unfit::NotText));
+    };
+    let status = line_status(&text, hl);
+    if status != PruneStatus::Runs {
+        if let Some(interpreter) = non_shell_interpreter(&text) {
+            return Ok(HookFile::Unfit(Unfit::Interpreter(interpreter)));
+        }
+        if !crate::fsutil::is_executable(path) {
+            return Ok(HookFile::Unfit(Unfit::NotExecutable));
+        }
+    }
+    Ok(HookFile::Fit { text, status })
+}
+
 /// Works out, without writing anything, how the line `hl` gets into the hook at `path`.
 ///
 /// Errors: the hook cannot be read, is not UTF-8 text, is not executable, or is run by an
 /// interpreter that is not a POSIX shell ([`Refused`], naming the file and what to do instead).
 pub(crate) fn plan_add_line(path: &Path, hl: &HookLine) -> Result<AddPlan> {
+    plan_for(path, hl, examine(path, hl)?)
+}
+
+/// [`plan_add_line`] for the hook at `path` as [`examine`] found it.
+///
+/// Errors: an [`Unfit`] hook ([`Refused`], naming the file and what to do instead).
+pub(crate) fn plan_for(path: &Path, hl: &HookLine, file: HookFile) -> Result<AddPlan> {
     let cmd = hl.command;
-    let refused = |why: String| -> anyhow::Error {
-        Refused(format!("--git: {}{why}", path.display())).into()
-    };
-    if let Some(why) = crate::fsutil::unwritable_reason(path) {
-        return Err(refused(format!(
-            ": {why}; {cmd} was not added to it (nothing written)"
-        )));
-    }
-    let Some(bytes) = crate::fsutil::read_host_file(path, &hook_label(path))? else {
-        return Ok(AddPlan::Create(created_text(hl)));
-    };
-    let Ok(text) = String::from_utf8(bytes) else {
-        return Err(refused(format!(
-            " is not a text file; {cmd} was not added to it (nothing written)"
-        )));
-    };
-    let status = line_status(&text, hl);
-    if status == PruneStatus::Runs {
-        return Ok(AddPlan::Present);
-    }
-    if let Some(interpreter) = non_shell_interpreter(&text) {
-        let argv: Vec<&str> = cmd.split_whitespace().collect();
-        return Err(refused(format!(
-            " runs with {interpreter}, not a POSIX shell, so a `{cmd}` line cannot be added to \
-             it; nothing was written. Make that hook run `{cmd}` itself (for example with \
-             subprocess.run({argv:?}) in Python), and run capn init without --git"
-        )));
-    }
-    if !crate::fsutil::is_executable(path) {
-        return Err(refused(format!(
+    let why = match file {
+        HookFile::Missing => return Ok(AddPlan::Create(created_text(hl))),
+        HookFile::Fit {
+            status: PruneStatus::Runs,
+            ..
+        } => return Ok(AddPlan::Present),
+        HookFile::Fit { text, status } => {
+            // A line git never reaches (an older capn appended it after an early exit) moves
+            // up; an older capn's form is replaced.
+            let text = match status {
+                PruneStatus::MayNotRun(_) | PruneStatus::Outdated(_) => without_line(&text, hl),
+                _ => text,
+            };
+            return Ok(AddPlan::Update(insert_line(&text, hl)));
+        }
+        HookFile::Unfit(Unfit::Unwritable(why)) => {
+            format!(": {why}; {cmd} was not added to it (nothing written)")
+        }
+        HookFile::Unfit(Unfit::NotText) => {
+            format!(" is not a text file; {cmd} was not added to it (nothing written)")
+        }
+        HookFile::Unfit(Unfit::Interpreter(interpreter)) => {
+            let argv: Vec<&str> = cmd.split_whitespace().collect();
+            format!(
+                " runs with {interpreter}, not a POSIX shell, so a `{cmd}` line cannot be added \
+                 to it; nothing was written. Make that hook run `{cmd}` itself (for example with \
+                 subprocess.run({argv:?}) in Python), and run capn init without --git"
+            )
+        }
+        HookFile::Unfit(Unfit::NotExecutable) => format!(
             " is not executable, so git ignores it (a disabled hook?) and a `{cmd}` line in it \
              would never run; nothing was written. To have git run it: chmod +x {} and run capn \
              init --git again; otherwise run capn init without --git",
             path.display()
-        )));
-    }
-    // A line git never reaches (an older capn appended it after an early exit) moves up; an
-    // older capn's form is replaced.
-    let text = match status {
-        PruneStatus::MayNotRun(_) | PruneStatus::Outdated(_) => without_line(&text, hl),
-        _ => text,
+        ),
     };
-    Ok(AddPlan::Update(insert_line(&text, hl)))
+    Err(Refused(format!("--git: {}{why}", path.display())).into())
 }
 
 /// The text without capn's lines (the line `hl` in any form and its comment), every other line

@@ -7,7 +7,7 @@
 //! [`super::record::InstallRecord::refresh_hooks`] as the post-commit hook is in `post_commit`, and
 //! `uninstall` takes out exactly what `init` put in.
 
-use super::git_hook::{self, AddPlan, REFRESH, REFRESH_HOOKS};
+use super::git_hook::{self, AddPlan, HookFile, REFRESH, REFRESH_HOOKS};
 use anyhow::Result;
 use std::path::{Path, PathBuf};
 
@@ -25,8 +25,7 @@ pub(crate) fn paths(root: &Path) -> Vec<PathBuf> {
 /// instead of refusing the whole `init`: the refresh only saves time (the first `capn ask` after
 /// a pull indexes what the pull brought), unlike the post-commit line, which `--git` is asked for.
 ///
-/// Errors: [`git_hook::hooks_dir`]'s refusals and [`git_hook::plan_add_line`]'s read errors;
-/// nothing was written.
+/// Errors: [`git_hook::hooks_dir`]'s refusals; nothing was written.
 pub(crate) fn plan(
     root: &Path,
     git: bool,
@@ -39,43 +38,30 @@ pub(crate) fn plan(
     let mut plans = Vec::new();
     for h in REFRESH_HOOKS {
         let path = dir.join(h);
-        if let Some(why) = cannot_take(&path) {
-            done.push(format!(
+        // Read once: the same look decides skipping and planning.
+        let file = match git_hook::examine(&path, &REFRESH) {
+            Ok(HookFile::Unfit(unfit)) => Err(unfit.phrase()),
+            Ok(file) => Ok(file),
+            Err(e) => Err(format!("cannot be read ({e:#})")),
+        };
+        match file {
+            Ok(file) => plans.push((path.clone(), git_hook::plan_for(&path, &REFRESH, file)?)),
+            Err(why) => done.push(format!(
                 "left {} as it is: it {why}, so it cannot run capn refresh (the first capn ask after a pull indexes what the pull brought instead)",
                 crate::store::display_rel(root, &path)
-            ));
-            continue;
+            )),
         }
-        plans.push((path.clone(), git_hook::plan_add_line(&path, &REFRESH)?));
     }
     Ok(plans)
 }
 
 /// Why the hook at `path` cannot take capn's shell line, as a phrase after "it" (`runs with
-/// python3, not a POSIX shell`); `None` when it can (or does not exist yet). The same rules as
-/// [`git_hook::plan_add_line`]'s refusals: capn never writes through a symlink or into a file
-/// that is not a regular one, a shell line breaks another interpreter's script, and git ignores
-/// a hook that is not executable.
+/// python3, not a POSIX shell`); `None` when it can (or does not exist yet): what
+/// [`git_hook::examine`] finds, a hook it cannot read included.
 pub(crate) fn cannot_take(path: &Path) -> Option<String> {
-    if let Some(why) = crate::fsutil::unwritable_reason(path) {
-        return Some(format!("cannot be written ({why})"));
+    match git_hook::examine(path, &REFRESH) {
+        Ok(HookFile::Unfit(unfit)) => Some(unfit.phrase()),
+        Ok(_) => None,
+        Err(e) => Some(format!("cannot be read ({e:#})")),
     }
-    let bytes = match crate::fsutil::read_host_file(path, &git_hook::hook_label(path)) {
-        Ok(Some(bytes)) => bytes,
-        Ok(None) => return None,
-        Err(e) => return Some(format!("cannot be read ({e:#})")),
-    };
-    let Ok(text) = String::from_utf8(bytes) else {
-        return Some("is not a text file".into());
-    };
-    if git_hook::line_status(&text, &REFRESH) == git_hook::PruneStatus::Runs {
-        return None;
-    }
-    if let Some(interpreter) = git_hook::non_shell_interpreter(&text) {
-        return Some(format!("runs with {interpreter}, not a POSIX shell"));
-    }
-    if !crate::fsutil::is_executable(path) {
-        return Some("is not executable, so git ignores it".into());
-    }
-    None
 }
