@@ -155,14 +155,14 @@ impl Store {
     /// True when `.capn/.gitignore` takes the charts back from git's ignore rules (a `!` line
     /// that names `entries`): the store is shared, whatever its config says.
     pub(crate) fn ignore_shares(&self) -> bool {
+        self.store_ignore().is_some_and(|b| shares_entries(&b))
+    }
+
+    /// `.capn/.gitignore`'s bytes (at most 64 KiB, never through a symlink); `None` when it
+    /// cannot be read.
+    fn store_ignore(&self) -> Option<Vec<u8>> {
         use crate::fsutil::{read_limited, Follow};
-        let Ok(bytes) = read_limited(&self.dir.join(".gitignore"), 64 * 1024, Follow::Never) else {
-            return false;
-        };
-        bytes.split(|b| *b == b'\n').any(|l| {
-            let l = l.trim_ascii();
-            l.starts_with(b"!") && l.windows(7).any(|w| w == b"entries")
-        })
+        read_limited(&self.dir.join(".gitignore"), 64 * 1024, Follow::Never).ok()
     }
 
     /// Whether git sees the charts, for what messages say about them: first as
@@ -172,13 +172,16 @@ impl Store {
     /// [`Store::is_shared`], an unreadable config does not count as shared here: that caution is
     /// for deleting charts, not for describing them.
     pub(crate) fn shared_in_git(&self) -> Option<bool> {
-        if self.ignore_shares() {
-            return Some(true);
-        }
-        use crate::fsutil::{read_limited, Follow};
-        let ignore = read_limited(&self.dir.join(".gitignore"), 64 * 1024, Follow::Never);
-        if ignore.is_ok_and(|b| b.split(|c| *c == b'\n').any(|l| l.trim_ascii() == b"*")) {
-            return Some(false);
+        if let Some(ignore) = self.store_ignore() {
+            if shares_entries(&ignore) {
+                return Some(true);
+            }
+            if ignore
+                .split(|c| *c == b'\n')
+                .any(|l| l.trim_ascii() == b"*")
+            {
+                return Some(false);
+            }
         }
         let config = self.config();
         (config.shared || !config.shared_unknown).then_some(config.shared)
@@ -399,4 +402,13 @@ pub(crate) fn display_rel(root: &Path, path: &Path) -> String {
             .join("/"),
         Err(_) => path.display().to_string(),
     }
+}
+
+/// True when a store `.gitignore` (`bytes`) lets git see the entries: a `!` line naming
+/// `entries` (what `init --shared` writes).
+fn shares_entries(bytes: &[u8]) -> bool {
+    bytes.split(|b| *b == b'\n').any(|l| {
+        let l = l.trim_ascii();
+        l.starts_with(b"!") && l.windows(7).any(|w| w == b"entries")
+    })
 }
