@@ -52,6 +52,9 @@ if CARGO_TARGET_DIR="$pkg_target" cargo package --locked --allow-dirty --quiet &
 else
   fail "cargo package (no $crate)"
 fi
+# The build of the packed sources only proved they build; nothing reuses it, and the release
+# build below needs the disk.
+rm -rf "$pkg_target/debug"
 
 echo "== registry metadata guard (scripts/check-release-metadata.py, run by the release workflow)"
 meta_json() { printf '{"packages":[{"name":"capn-hook","repository":%s,"homepage":%s,"documentation":%s}]}' "$1" "$2" "$3"; }
