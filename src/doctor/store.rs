@@ -97,6 +97,16 @@ fn check_store_files(root: &Path, checks: &mut Vec<Check>) {
         ));
         return;
     }
+    if let Err(e) = store.check_dirs() {
+        // A symlinked store folder: every command refuses it, and reading on would look
+        // through the link (or name a missing entries folder instead of the cause).
+        checks.push(Check::failed(
+            what,
+            crate::present::printable(&format!("{e:#}")),
+            "replace the link with a real folder (move the charts into it), then run capn init",
+        ));
+        return;
+    }
     check_entries(root, &store, what, checks);
     super::secrets::check(root, checks);
     check_config(&store, checks);

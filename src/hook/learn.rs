@@ -69,16 +69,6 @@ fn relative(p: &str, cwd: &Path, roots: &[&Path]) -> Option<String> {
     (!parts.is_empty() && rel.len() <= shown::MAX_PATH_BYTES).then_some(rel)
 }
 
-/// The call's `cwd` when absolute, else the process's.
-fn call_cwd(ctx: &Ctx) -> Option<PathBuf> {
-    ctx.call
-        .cwd
-        .as_deref()
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| std::env::current_dir().ok())
-}
-
 /// Records the session's asks and, while one is open, its reads and searches (module docs).
 /// `post`: the call is seen after it ran (PostToolUse). Never fails the hook: a problem is one
 /// line on stderr.
@@ -145,7 +135,7 @@ fn try_observe(ctx: &Ctx, tool: &str, input: &Value, post: bool) -> Result<()> {
     if asked.is_empty() && !Record::read(&s).is_listening(now) {
         return Ok(());
     }
-    let Some(cwd) = call_cwd(ctx) else {
+    let Some(cwd) = ctx.cwd() else {
         return Ok(());
     };
     let found = crate::store::hook_root(&cwd);
@@ -221,7 +211,7 @@ fn try_settle(ctx: &Ctx, stop: bool) -> Result<()> {
     if std::fs::symlink_metadata(s.file(FILE)).is_err() {
         return s.remove(LOST);
     }
-    let Some(cwd) = call_cwd(ctx) else {
+    let Some(cwd) = ctx.cwd() else {
         return Ok(());
     };
     let lock = super::offer::offer_lock_path(&s);

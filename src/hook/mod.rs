@@ -126,6 +126,13 @@ pub(crate) fn read_stdin_bytes() -> Vec<u8> {
     stdin::read_payload()
 }
 
+/// Injected instead of the contract when the project's store folder is a symlink or not a
+/// folder. Fixed text: the folder's target or contents are never shown.
+pub(crate) const STORE_REFUSED: &str = "capn (project memory) is installed but cannot be used in \
+this repository: its store folder .capn (or .capn/entries) is a symlink or not a folder, and capn \
+never reads or writes its store through one. capn ask and capn chart refuse to run until it is \
+replaced with a real folder (capn doctor names the cause), so searches go on as usual.\n";
+
 /// What one hook run works with.
 #[derive(Debug)]
 pub(crate) struct Ctx {
@@ -136,6 +143,33 @@ pub(crate) struct Ctx {
 }
 
 impl Ctx {
+    /// The call's `cwd` when absolute, else the process's; `None` when neither is known.
+    pub(crate) fn cwd(&self) -> Option<std::path::PathBuf> {
+        self.call
+            .cwd
+            .as_deref()
+            .map(std::path::PathBuf::from)
+            .filter(|p| p.is_absolute())
+            .or_else(|| std::env::current_dir().ok())
+    }
+
+    /// The contract `text` to inject at the start of a session or sub-agent, or, when the
+    /// project's store cannot be used ([`crate::store::Store::check_dirs`]: `.capn/` or
+    /// `.capn/entries/` is a symlink or not a folder), [`STORE_REFUSED`] instead: the contract
+    /// would send the agent to commands that refuse to run here.
+    pub(crate) fn contract(&self, text: &str) -> String {
+        let refused = self.cwd().is_some_and(|cwd| {
+            crate::store::Store::at(crate::store::hook_root(&cwd))
+                .check_dirs()
+                .is_err()
+        });
+        if refused {
+            STORE_REFUSED.to_string()
+        } else {
+            text.to_string()
+        }
+    }
+
     /// The session dir named by the payload's `session_id`, or `None` when there is no id or
     /// it does not match format.md (reported on stderr; nothing is written for such a payload).
     ///

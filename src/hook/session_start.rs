@@ -4,7 +4,9 @@
 //! - `startup`, `resume`, `clear` (and anything newer, such as `fork`, or a missing source):
 //!   inject the ask-before-search contract ([`crate::contract::CONTRACT`]); except a Codex
 //!   `resume` of a session capn has already seen, whose history holds the contract already
-//!   (Codex re-injects context on every `codex exec resume`, so copies would pile up).
+//!   (Codex re-injects context on every `codex exec resume`, so copies would pile up). A
+//!   project whose store folder is a symlink gets a fixed note that capn cannot be used there
+//!   instead ([`Ctx::contract`]).
 //! - `compact`: inject the recovery instructions, claim the session's compaction marker if
 //!   PostCompact already wrote it (or, for a new session id continuing the conversation, the
 //!   previous id's: [`super::handoff`]), and leave `compact-delivered.json` so a PostCompact that
@@ -30,7 +32,7 @@ pub(crate) fn run(ctx: &Ctx) -> Result<Option<String>> {
     let source = ctx.call.source.as_deref().unwrap_or("startup");
     if ctx.call.is_subagent() {
         // Not the main conversation: its id is the parent's, so touch nothing of the session.
-        return Ok((source != "compact").then(|| crate::contract::CONTRACT.to_string()));
+        return Ok((source != "compact").then(|| ctx.contract(crate::contract::CONTRACT)));
     }
     let session = ctx.session();
     if source != "compact" {
@@ -59,7 +61,7 @@ pub(crate) fn run(ctx: &Ctx) -> Result<Option<String>> {
                 .and_then(|s| s.as_ref())
                 .map(|s| &s.id),
         );
-        return Ok((!repeat).then(|| crate::contract::CONTRACT.to_string()));
+        return Ok((!repeat).then(|| ctx.contract(crate::contract::CONTRACT)));
     }
     let Some(s) = session? else {
         return Ok(None);

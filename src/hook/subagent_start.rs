@@ -23,6 +23,6 @@ question searched for, the files that answered it (`question -> file, file`).";
 
 /// Runs SubagentStart; returns the sub-agent contract. Writes nothing: the session id is the
 /// parent's.
-pub(crate) fn run(_ctx: &Ctx) -> Result<Option<String>> {
-    Ok(Some(SUBAGENT_CONTRACT.to_string()))
+pub(crate) fn run(ctx: &Ctx) -> Result<Option<String>> {
+    Ok(Some(ctx.contract(SUBAGENT_CONTRACT)))
 }

@@ -632,3 +632,49 @@ fn list_marks_a_chart_whose_file_cannot_be_checked() {
     assert_eq!(v["unchecked"], serde_json::json!(["big.bin"]));
     assert!(v.get("changed").is_none(), "{v}");
 }
+
+/// A store folder that is a symlink: the session and sub-agent contracts would send the agent to
+/// commands that refuse to run, so both hooks inject the fixed "cannot be used" note instead,
+/// on every host; doctor names the symlink, not a missing entries folder; the target is never
+/// read or written.
+#[test]
+fn a_symlinked_store_folder_gets_the_refusal_note_not_the_contract() {
+    const NOTE: &str = "capn (project memory) is installed but cannot be used in this repository: its store folder .capn (or .capn/entries) is a symlink or not a folder, and capn never reads or writes its store through one. capn ask and capn chart refuse to run until it is replaced with a real folder (capn doctor names the cause), so searches go on as usual.\n";
+    for which in [".capn", ".capn/entries"] {
+        let (env, _decoy) = charted();
+        let outside = env.tmp.path().join("elsewhere");
+        let here = env.root.join(which);
+        fs::rename(&here, &outside).unwrap();
+        symlink(&outside, &here).unwrap();
+        let before = listing(&outside);
+        let cwd = env.root.to_str().unwrap();
+        for (sub, event, host) in [
+            ("session-start", "SessionStart", "claude"),
+            ("session-start", "SessionStart", "codex"),
+            ("subagent-start", "SubagentStart", "claude"),
+        ] {
+            let payload = serde_json::json!({
+                "session_id": "s1", "hook_event_name": event, "source": "startup",
+                "agent_id": "a1", "agent_type": "Explore", "cwd": cwd,
+                "transcript_path": env.tmp.path().join("t.jsonl"),
+            });
+            let run = env.run_stdin(
+                &["hook", "--host", host, sub],
+                payload.to_string().as_bytes(),
+            );
+            assert_eq!(run.code, 0, "{which} {sub} {host}: {}", run.stderr);
+            let expected = serde_json::json!({"hookSpecificOutput": {
+                "hookEventName": event, "additionalContext": NOTE}});
+            assert_eq!(
+                run.stdout.trim_end(),
+                expected.to_string(),
+                "{which} {sub} {host}"
+            );
+        }
+        let run = env.run_within_5s(&["doctor"]);
+        let line = format!("FAILED store .capn/: refusing to use {which}: it is a symlink");
+        assert!(run.stdout.contains(&line), "{which}: {}", run.stdout);
+        assert!(!run.stdout.contains("is missing"), "{}", run.stdout);
+        assert_eq!(listing(&outside), before, "wrote into {which}'s target");
+    }
+}
