@@ -282,7 +282,7 @@ fn set_config(
     if let Some(on) = embedding {
         if crate::config::set_key(&store.config_path(), "embedding", on.into())? {
             let mode = if on { "on" } else { "off (BM25 only)" };
-            done.push(format!("set embedding {mode} in .capn/config.json"));
+            done.push(format!("set embedding {mode} in {}", store.config_name()));
         }
     }
     if args.shared || args.local {
@@ -304,7 +304,8 @@ fn set_config(
         if crate::config::set_key(&store.config_path(), "nudge", on.into())? {
             let mode = if on { "on" } else { "off" };
             done.push(format!(
-                "set nudge {mode} in .capn/config.json (the Stop hook's ask to chart)"
+                "set nudge {mode} in {} (the Stop hook's ask to chart)",
+                store.config_name()
             ));
         }
     }
@@ -401,14 +402,17 @@ fn set_shared(store: &Store, shared: bool) -> Result<Vec<String>> {
     if !crate::config::set_key(&store.config_path(), "shared", shared.into())? {
         return Ok(Vec::new());
     }
+    let config = store.config_name();
     Ok(vec![if shared {
-        "set shared in .capn/config.json: the charts are for the team; commit them with \
-         git add .capn && git commit (capn never deletes a shared chart on its own)"
-            .into()
+        format!(
+            "set shared in {config}: the charts are for the team; commit them with \
+             git add .capn && git commit (capn never deletes a shared chart on its own)"
+        )
     } else {
-        "set shared off in .capn/config.json: .capn/ stays out of git again (.capn/.gitignore); \
-         charts committed before stay tracked until git rm -r --cached .capn && git commit"
-            .into()
+        format!(
+            "set shared off in {config}: .capn/ stays out of git again (.capn/.gitignore); \
+             charts committed before stay tracked until git rm -r --cached .capn && git commit"
+        )
     }])
 }
 

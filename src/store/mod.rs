@@ -117,6 +117,16 @@ impl Store {
         }
     }
 
+    /// `.capn/config.json` as messages name it: that relative path, or, for a linked worktree
+    /// using the main checkout's store, the main checkout's file by its full path (printable).
+    pub(crate) fn config_name(&self) -> String {
+        if self.is_borrowed() {
+            crate::present::printable(&self.config_path().display().to_string())
+        } else {
+            format!("{STORE_DIR}/config.json")
+        }
+    }
+
     /// The store for the current process: `discover(current_dir)`.
     ///
     /// Errors: the working directory cannot be read.

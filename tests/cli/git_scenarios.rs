@@ -355,10 +355,22 @@ fn two_worktrees_share_one_memory_and_each_judges_its_own_files() {
         "{}",
         run.stdout
     );
-    let run = capn(&env, &wt, &["init"]).ok();
+    let run = capn(&env, &wt, &["init", "--no-nudge"]).ok();
     assert!(
         run.stdout.contains(&format!("store: {main_store}")),
         "{run:?}"
+    );
+    // The config file it names is the main checkout's, not one relative to the worktree.
+    let config = format!("in {}/.capn/config.json", root.display());
+    assert!(
+        run.stdout.contains(&format!("set nudge off {config}")),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        !run.stdout.contains("in .capn/config.json"),
+        "{}",
+        run.stdout
     );
     assert!(!wt.join(".capn").exists(), "init made a second store");
     // Charted in the worktree: answers in the main checkout (same file there).

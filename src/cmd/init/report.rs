@@ -30,7 +30,7 @@ pub(super) fn report(
     {
         let store = Store::at(root.to_path_buf());
         let config = crate::config::Config::load(&store.config_path());
-        done.push(offers_note(&config));
+        done.push(offers_note(&config).replace("{config}", &store.config_name()));
     }
     if !done.is_empty() {
         done.extend(commit_note(root, rec, gitignore_changed));
@@ -131,7 +131,8 @@ fn commit_note(root: &Path, rec: &InstallRecord, gitignore_changed: bool) -> Vec
     lines
 }
 
-/// Whether the hooks now offer charts unasked, as [`crate::config::Config::offers_at`] decides:
+/// Whether the hooks now offer charts unasked (`{config}` stands for the config file's name,
+/// [`Store::config_name`]), as [`crate::config::Config::offers_at`] decides:
 /// at both moments ([`OFFERS_NOTE`]), at one, at none by the user's switch, or none while the
 /// embedding is off ([`OFFERS_OFF_NOTE`]).
 fn offers_note(config: &crate::config::Config) -> String {
@@ -151,14 +152,14 @@ fn offers_note(config: &crate::config::Config) -> String {
 }
 
 /// [`OFFERS_NOTE`] when `"offer"` in `.capn/config.json` leaves one moment on (`{at}`).
-const OFFERS_ONE_NOTE: &str = "offers: charted answers matching {at} are added to its context (the other moment is off by \"offer\" in .capn/config.json)";
+const OFFERS_ONE_NOTE: &str = "offers: charted answers matching {at} are added to its context (the other moment is off by \"offer\" in {config})";
 
 /// [`OFFERS_NOTE`] when `"offer": false` in `.capn/config.json` switches both moments off.
 const OFFERS_SWITCHED_OFF_NOTE: &str =
-    "offers: none (\"offer\": false in .capn/config.json switches them off)";
+    "offers: none (\"offer\": false in {config} switches them off)";
 
 /// Said when this run registered PreToolUse: what the hooks now do unasked, and the switch.
-const OFFERS_NOTE: &str = "offers: charted answers matching the user's prompt or the agent's search are added to its context (\"offer\": false in .capn/config.json turns that off)";
+const OFFERS_NOTE: &str = "offers: charted answers matching the user's prompt or the agent's search are added to its context (\"offer\": false in {config} turns that off)";
 
 /// [`OFFERS_NOTE`] when embedding is off: the injection gate needs it, so nothing is offered.
 const OFFERS_OFF_NOTE: &str = "offers: none while embedding is off (the offer gate needs it; capn init --embedding turns them on)";
