@@ -40,7 +40,10 @@ carry the whole history, so only the last message counts and a directive acts on
 - capn's nudge (NUDGE_HEAD) in the last user or developer text: a shell call running
   `capn chart` with NUDGE_QUESTION and the files of the nudge's template, then text.
 - `E2E_CHEAP`: one `ls src` call, then text.
-These three count the calls made since the message that carries them (stateless: the history
+- `E2E_LEARN`: a turn that learns from use (docs/recall.md, "Learning from use"): the calls of
+  LEARN_STEPS (`capn ask` in other words, a miss that shows the chart as a candidate, then a read
+  of that chart's file), then text.
+These four count the calls made since the message that carries them (stateless: the history
 says how far the turn got); Claude Code gets Bash and Read calls, Codex its shell tool.
 - `E2E_DROP_PLAN`: the next compaction's summary leaves out the saved plan (below).
 A compaction's summary request (the client's compact prompt as the last user message) gets a
@@ -102,6 +105,10 @@ EXPLORE_STEPS = [
     ("read", "src/shipping/carriers.ts"),
 ]
 CHEAP_STEPS = [("run", "ls src")]
+# E2E_LEARN: a chart (set up by learn.py) asked in other words, then its file read.
+LEARN_CHART = ("Where are password reset emails sent to users?", "src/auth/reset-mail.ts")
+LEARN_ASKED = "Where are the password reset emails still sent to users?"
+LEARN_STEPS = [("run", f'capn ask "{LEARN_ASKED}"'), ("read", LEARN_CHART[1])]
 # The opening of capn's Stop reason (src/hook/stop.rs, `reason`) and its template line.
 NUDGE_HEAD = "capn: this turn explored ("
 NUDGE_TEMPLATE = re.compile(r'capn chart "(?:[^"\\]|\\.)*" --files "([^"]*)"')
@@ -156,7 +163,8 @@ def _message_texts(content, anthropic):
 def scripted_turn(body):
     """(script, calls since its message, that message's text) for the nudge directives, or
     None. The message is the last user (Codex: user or developer) message whose own text holds
-    NUDGE_HEAD, `E2E_EXPLORE` or `E2E_CHEAP` (the nudge first: it quotes the user's request);
+    NUDGE_HEAD, `E2E_EXPLORE`, `E2E_CHEAP` or `E2E_LEARN` (the nudge first: it quotes the
+    user's request);
     the calls are the tool calls after it (Anthropic `tool_use` blocks, Responses `*_call`
     items)."""
     anthropic = isinstance(body.get("messages"), list)
@@ -181,6 +189,8 @@ def scripted_turn(body):
             return "explore", calls, text
         if "E2E_CHEAP" in text:
             return "cheap", calls, text
+        if "E2E_LEARN" in text:
+            return "learn", calls, text
     return None
 
 
@@ -206,7 +216,7 @@ def nudge_step(body):
         files = m.group(1) if m else ",".join(NUDGE_FILES)
         steps = [("run", f'capn chart "{NUDGE_QUESTION}" --files "{files}"')]
     else:
-        steps = EXPLORE_STEPS if script == "explore" else CHEAP_STEPS
+        steps = {"explore": EXPLORE_STEPS, "cheap": CHEAP_STEPS, "learn": LEARN_STEPS}[script]
     if calls < len(steps):
         return steps[calls]
     tags = re.findall(r"E2E-P\w+", text)

@@ -77,6 +77,16 @@ BREAKS = {
         'echo \'{"decision":"block","reason":"e2e break: always blocks"}\'; exit 0; fi',
         "codex",
         ["codex: a cheap turn (one ls) is never stopped"]),
+    # Learning from use: PreToolUse still offers, but never sees a file read (Claude Code's
+    # Read tool, Codex's `sed -n`), so a turn has no evidence to learn from.
+    "pre-tool-use ignores file reads (learning from use gets no evidence)": (
+        'if [ "$1 $2" = "hook pre-tool-use" ]; then in=$(cat); case "$in" in '
+        '*\'"Read"\'*|*"sed -n"*) exit 0 ;; esac; printf \'%s\' "$in" | exec "$REAL" "$@"; fi',
+        None,
+        ["claude: a miss whose candidate's file the turn then read teaches it the words: it "
+         "ranks, never answers",
+         "codex: a miss whose candidate's file the turn then read teaches it the words: it "
+         "ranks, never answers"]),
     # Compaction and sub-agents: each break spoils several properties at once, each caught
     # by its own named check (three client runs instead of eight).
     "Claude Code: pre-compact prints nothing, session-start's recovery is delivered again by "
