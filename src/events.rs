@@ -92,6 +92,15 @@ impl HookEvent {
             .map_or(self.name(), |(_, n)| n)
     }
 
+    /// True when capn's hooks for the two events give the agent the same thing: the same event,
+    /// or the search offers, which come before a search (PreToolUse) or, on hosts whose hooks
+    /// cannot add context before a tool, with its result (PostToolUse). A host that runs capn
+    /// for one of a pair has what the other would give.
+    pub fn same_duty(self, other: HookEvent) -> bool {
+        let search = |e| matches!(e, HookEvent::PreToolUse | HookEvent::PostToolUse);
+        self == other || (search(self) && search(other))
+    }
+
     /// The event a `capn hook` subcommand answers; `None` for anything else.
     pub fn from_subcommand(sub: &str) -> Option<HookEvent> {
         NAMES.iter().find(|r| r.2 == sub).map(|r| r.0)

@@ -2,9 +2,9 @@
 //! exec-form `args`, as GitHub Copilot CLI does (and, per its docs, Cursor may): the bare `capn`
 //! must exit 0, put the contract where Copilot reads it at session start, and never deny a tool
 //! (a failing preToolUse hook denies the tool call in Copilot; see [`crate::hook::bare`]).
-//! Except where the project's Copilot CLI hook file registers capn's hooks
+//! Except for the events whose job the project's Copilot CLI hook file registers capn's hook for
 //! ([`crate::install::more_hosts::guest_file`]): Copilot runs that file too, so the bare `capn`
-//! must print nothing there (its file's run answers), and a reply is a failure.
+//! must print nothing for them (its file's run answers), and a reply is a failure.
 
 use super::hook_runs::{exit_problem, payload, run_captured, Runs};
 use super::registrations::Found;
@@ -22,8 +22,9 @@ const BUDGET: Duration = Duration::from_secs(5);
 /// Runs the `command` of the first exec-form registration of `spec`'s (Claude Code's: the bare
 /// `capn`, no arguments) with a SessionStart and a PreToolUse payload, as `guest` (the host that
 /// runs them without `args`: [`crate::hosts::HostSpec::runs_hooks_of`]) would, in `dir` as the
-/// state dir; one check. It expects what [`crate::hook::bare`] does in this project: silence
-/// while Copilot's own file registers capn's hooks, the contract otherwise.
+/// state dir; one check. It expects what [`crate::hook::bare`] does in this project: silence for
+/// an event whose job Copilot's own file registers capn's hook for, a reply (at session start,
+/// the contract) otherwise.
 pub(super) fn check(
     (spec, guest): (&HostSpec, &HostSpec),
     root: &Path,
@@ -40,10 +41,18 @@ pub(super) fn check(
         return;
     };
     let what = "Claude Code hooks run without their args (as Copilot CLI runs them)";
-    let stands_back = match guest_file(root) {
-        GuestFile::Registers(rel) => Some(rel),
+    let guest_events = match guest_file(root) {
+        GuestFile::Registers(rel, events) => Some((rel, events)),
         GuestFile::Absent | GuestFile::Unusable(..) => None,
     };
+    // The file whose run answers an event in the bare run's place, if any.
+    let stands_back = |event: HookEvent| {
+        guest_events
+            .as_ref()
+            .filter(|(_, events)| events.iter().any(|e| e.same_duty(event)))
+            .map(|(rel, _)| *rel)
+    };
+    let mut silent = Vec::new();
     let run = match safe_run::check(&[command.to_string()], root) {
         Ok(run) => run,
         Err(why) => return checks.push(Check::warn(what, why, None)),
@@ -75,22 +84,31 @@ pub(super) fn check(
             BUDGET,
             secs,
         )
-        .or_else(|| match stands_back {
+        .or_else(|| match stands_back(event) {
             Some(rel) => silence_problem(rel, &out.stdout),
             None => reply_problem(event, &out.stdout),
         });
+        if stands_back(event).is_some() {
+            silent.push(event.name());
+        }
         if let Some(why) = problem {
             let fix =
                 "upgrade capn (0.3 exits 1 here, and Copilot CLI then denies every tool call)";
             return checks.push(Check::failed(what, format!("{event}: {why}"), fix));
         }
     }
-    checks.push(Check::ok(match stands_back {
-        Some(rel) => format!(
+    let rel = guest_events.as_ref().map_or("", |(rel, _)| *rel);
+    checks.push(Check::ok(match silent.len() {
+        0 => format!("{what}: exit 0, the contract at session start, no tool denied"),
+        2 => format!(
             "{what}: exit 0 and silent, as they should be: {rel} registers capn's own {} hooks, whose run answers",
             guest.name
         ),
-        None => format!("{what}: exit 0, the contract at session start, no tool denied"),
+        _ => format!(
+            "{what}: exit 0, no tool denied; silent for {} as they should be ({rel} registers capn's own {} hook for it, whose run answers), answering the rest",
+            silent.join(", "),
+            guest.name
+        ),
     }));
 }
 

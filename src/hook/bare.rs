@@ -13,8 +13,9 @@
 //! gets no output. Nor does a folder without a capn store (no `.capn/` there or above, nor a
 //! main checkout's for a linked worktree): the bare `capn` may be a registration of
 //! `capn init --user` that lost its `--user` with its `args`, and those are silent there. Nor
-//! does a project whose Copilot CLI hook file registers capn's hooks
-//! ([`crate::install::more_hosts::guest_file`]): Copilot runs that file too, and its run answers.
+//! does an event whose job the project's Copilot CLI hook file registers a capn hook for
+//! ([`crate::install::more_hosts::guest_file`], [`HookEvent::same_duty`]): Copilot runs that
+//! file too, and its run answers.
 
 use super::wire::HookInput;
 use super::{HookEvent, ReplyShape};
@@ -50,15 +51,14 @@ pub(crate) fn run(bytes: &[u8]) -> Result<()> {
         return Ok(());
     }
     // Copilot CLI runs capn's own file too when the project has one that registers capn's
-    // hooks: that run answers. A file it cannot run capn from (not JSON, no `capn hook` line)
-    // answers nothing, so this run does.
+    // hook for this event's job: that run answers. A file it cannot run capn from (not JSON, no
+    // `capn hook` line), or one without this job, answers nothing for it, so this run does.
     let root = super::call::Call::from(input.clone()).project_root();
     let guest = root.map(|r| crate::install::more_hosts::guest_file(&r));
-    if matches!(
-        guest,
-        Some(crate::install::more_hosts::GuestFile::Registers(_))
-    ) {
-        return Ok(());
+    if let Some(crate::install::more_hosts::GuestFile::Registers(_, events)) = guest {
+        if events.iter().any(|e| e.same_duty(event)) {
+            return Ok(());
+        }
     }
     // The payloads of hosts that run another host's registrations are shaped as that host's
     // (Claude Code's: snake_case fields, its tool names), so its vocabulary reads them.

@@ -10,10 +10,11 @@
 //!   `hooks-config/copilot.json`, `.opencode/plugins/capn.js` from `hooks-config/opencode.js`),
 //!   created whole and deleted by `uninstall` only while it still holds exactly those bytes.
 //!   Copilot also runs the hooks in `.claude/settings.json` (without their `args`:
-//!   [`crate::hook::bare`]), which then stand back while its file registers capn's hooks
-//!   ([`guest_file`]), so the two never answer twice; a file Copilot cannot run capn from (not
-//!   JSON, no `capn hook` line) leaves them answering.
+//!   [`crate::hook::bare`]), which then stand back for each event whose job its file registers
+//!   capn's hook for ([`guest_file`]), so the two never answer twice; a file Copilot cannot run
+//!   capn from (not JSON, no `capn hook` line) leaves them answering.
 
+use crate::events::HookEvent;
 use crate::hosts::{self, Host, HostSpec, Setup};
 use anyhow::Result;
 use std::path::Path;
@@ -172,9 +173,11 @@ pub(crate) fn remove_own(root: &Path, file: &OwnFile) -> Result<Option<String>> 
 pub(crate) enum GuestFile {
     /// No such file.
     Absent,
-    /// The file (relative to the root) registers capn's hooks: the host runs them from there,
-    /// so capn's registrations it runs too (without their `args`) stand back.
-    Registers(&'static str),
+    /// The file (relative to the root) registers capn's hooks for these events (each a `capn
+    /// hook <subcommand>` line under the host's name for that same event; at least one): the
+    /// host runs them from there, so capn's registrations it runs too (without their `args`)
+    /// stand back for each event one of these does the job of ([`HookEvent::same_duty`]).
+    Registers(&'static str, Vec<HookEvent>),
     /// The file is there but registers no capn hook the host can run, and why (it does not
     /// parse, names no `capn hook` line, is a symlink or too large): the host gets nothing from
     /// it, so capn's other registrations it runs answer.
@@ -193,8 +196,8 @@ pub(crate) fn guest_file(root: &Path) -> GuestFile {
         let path = root.join(f.rel);
         let why = match crate::fsutil::read_host_file(&path, f.rel) {
             Ok(None) => continue,
-            Ok(Some(bytes)) => match registers_capn(&bytes) {
-                Ok(()) => return GuestFile::Registers(f.rel),
+            Ok(Some(bytes)) => match registers_capn(&bytes, f.host.spec()) {
+                Ok(events) => return GuestFile::Registers(f.rel, events),
                 Err(why) => why,
             },
             Err(e) => format!("{e:#}"),
@@ -204,29 +207,39 @@ pub(crate) fn guest_file(root: &Path) -> GuestFile {
     unusable.unwrap_or(GuestFile::Absent)
 }
 
-/// `Ok` when `bytes` is a hook file in Copilot CLI's shape (`{"hooks": {event: [{"bash": ...,
-/// "powershell": ...}]}}`, `hooks-config/copilot.json`) with at least one `capn hook` line;
-/// else why not.
-fn registers_capn(bytes: &[u8]) -> std::result::Result<(), String> {
+/// The events `bytes`, a hook file in Copilot CLI's shape (`{"hooks": {event: [{"bash": ...,
+/// "powershell": ...}]}}`, `hooks-config/copilot.json`), registers capn for: each event whose
+/// name in `spec` ([`HostSpec::event_names`]) holds a `capn hook` line for that same event (a
+/// line for another event answers nothing there: capn's hook sees the wrong payload). In
+/// [`HookEvent::ALL`]'s order, each once; `Err` with why when there is none.
+fn registers_capn(bytes: &[u8], spec: &HostSpec) -> std::result::Result<Vec<HookEvent>, String> {
     let v: serde_json::Value = serde_json::from_slice(bytes)
         .map_err(|e| format!("it is not JSON ({e}), so the host skips it"))?;
-    let lines = v
-        .get("hooks")
-        .and_then(serde_json::Value::as_object)
+    let events = v.get("hooks").and_then(serde_json::Value::as_object);
+    let runs_capn_for = |event: HookEvent| {
+        events
+            .and_then(|m| m.get(event.name_in(spec.event_names)))
+            .and_then(serde_json::Value::as_array)
+            .into_iter()
+            .flatten()
+            .flat_map(|h| ["bash", "powershell", "command"].map(|k| h.get(k)))
+            .flatten()
+            .filter_map(serde_json::Value::as_str)
+            .any(|line| {
+                let mut words = line.split_whitespace();
+                words.next().is_some_and(super::is_capn)
+                    && words.next() == Some("hook")
+                    && words.next() == Some(event.subcommand())
+            })
+    };
+    let found: Vec<HookEvent> = HookEvent::ALL
         .into_iter()
-        .flat_map(|events| events.values())
-        .filter_map(serde_json::Value::as_array)
-        .flatten()
-        .flat_map(|h| ["bash", "powershell", "command"].map(|k| h.get(k)))
-        .flatten()
-        .filter_map(serde_json::Value::as_str);
-    for line in lines {
-        let mut words = line.split_whitespace();
-        if words.next().is_some_and(super::is_capn) && words.next() == Some("hook") {
-            return Ok(());
-        }
+        .filter(|e| runs_capn_for(*e))
+        .collect();
+    if found.is_empty() {
+        return Err("it registers no `capn hook` command under the event it answers, so the host runs nothing of capn's from it".into());
     }
-    Err("it registers no `capn hook` command, so the host runs nothing of capn's from it".into())
+    Ok(found)
 }
 
 #[cfg(test)]
@@ -259,7 +272,7 @@ mod tests {
             assert_eq!(
                 guest_file(root),
                 if guest {
-                    GuestFile::Registers(file.rel)
+                    GuestFile::Registers(file.rel, GUEST_EVENTS.to_vec())
                 } else {
                     GuestFile::Absent
                 }
@@ -277,8 +290,18 @@ mod tests {
         }
     }
 
+    /// The events capn's own Copilot file (`hooks-config/copilot.json`) registers, in
+    /// [`HookEvent::ALL`]'s order.
+    const GUEST_EVENTS: [HookEvent; 4] = [
+        HookEvent::SessionStart,
+        HookEvent::PreCompact,
+        HookEvent::UserPromptSubmit,
+        HookEvent::PostToolUse,
+    ];
+
     /// Copilot's file stands capn's other registrations back only when Copilot can run capn from
-    /// it: JSON with a `capn hook` line.
+    /// it: JSON with a `capn hook` line under the event that line answers; and only for those
+    /// events.
     #[test]
     fn a_guest_file_registers_capn_only_as_json_with_a_capn_hook_line() {
         let tmp = tempfile::tempdir().unwrap();
@@ -286,30 +309,57 @@ mod tests {
         assert_eq!(guest_file(root), GuestFile::Absent);
         let rel = ".github/hooks/capn.json";
         std::fs::create_dir_all(root.join(".github/hooks")).unwrap();
-        let cases = [
-            ("garbage", Some("not JSON")),
+        let cases: [(&str, Result<Vec<HookEvent>, &str>); 6] = [
+            ("garbage", Err("not JSON")),
             (
                 r#"{"hooks":{"sessionStart":[{"bash":"echo hi"}]}}"#,
-                Some("no `capn hook`"),
+                Err("no `capn hook`"),
+            ),
+            (
+                r#"{"hooks":{"sessionStart":[{"bash":"capn hook pre-compact --host copilot"}]}}"#,
+                Err("no `capn hook`"),
             ),
             (
                 r#"{"hooks":{"sessionStart":[{"bash":"/opt/bin/capn hook session-start --host copilot"}]}}"#,
-                None,
+                Ok(vec![HookEvent::SessionStart]),
             ),
             (
-                r#"{"hooks":{"preCompact":[{"powershell":"capn hook pre-compact"}]}}"#,
-                None,
+                r#"{"hooks":{"preCompact":[{"powershell":"capn hook pre-compact"}],"postToolUse":[{"bash":"echo x"},{"command":"capn hook post-tool-use"}]}}"#,
+                Ok(vec![HookEvent::PreCompact, HookEvent::PostToolUse]),
+            ),
+            (
+                crate::hosts::of(Host::Copilot).table,
+                Ok(GUEST_EVENTS.to_vec()),
             ),
         ];
-        for (text, why) in cases {
+        for (text, want) in cases {
             std::fs::write(root.join(rel), text).unwrap();
-            match (guest_file(root), why) {
-                (GuestFile::Registers(r), None) => assert_eq!(r, rel),
-                (GuestFile::Unusable(r, got), Some(want)) => {
+            match (guest_file(root), want) {
+                (GuestFile::Registers(r, got), Ok(want)) => {
+                    assert_eq!(r, rel);
+                    assert_eq!(got, want, "{text}");
+                }
+                (GuestFile::Unusable(r, got), Err(want)) => {
                     assert_eq!(r, rel);
                     assert!(got.contains(want), "{text}: {got}");
                 }
                 (got, _) => panic!("{text}: {got:?}"),
+            }
+        }
+    }
+
+    /// The bare run stands back for an event where the guest file does that event's job:
+    /// Copilot's postToolUse gives the search offers PreToolUse gives elsewhere.
+    #[test]
+    fn search_offers_are_one_duty_and_every_other_event_its_own() {
+        assert!(HookEvent::PreToolUse.same_duty(HookEvent::PostToolUse));
+        assert!(HookEvent::PostToolUse.same_duty(HookEvent::PreToolUse));
+        for a in HookEvent::ALL {
+            assert!(a.same_duty(a));
+            for b in HookEvent::ALL {
+                let search = [HookEvent::PreToolUse, HookEvent::PostToolUse];
+                let pair = search.contains(&a) && search.contains(&b);
+                assert_eq!(a.same_duty(b), a == b || pair, "{a:?} {b:?}");
             }
         }
     }

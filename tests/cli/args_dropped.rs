@@ -251,3 +251,81 @@ fn cursor_s_documented_payloads_with_and_without_args() {
         assert!(!run.stdout.contains("deny"), "{}", run.stdout);
     }
 }
+
+/// Copilot CLI also runs its own hook file: the bare run stands back only for the events whose
+/// job that file registers capn for. A file holding only capn's sessionStart leaves the search
+/// offers to the bare PreToolUse; one holding postToolUse (where Copilot's own file gives the
+/// search offers) silences the bare PreToolUse too. Doctor expects exactly that.
+#[test]
+fn the_bare_run_stands_back_only_for_the_jobs_copilot_s_own_file_does() {
+    let env = Env::git();
+    env.run(&["init", "--host", "claude", "--host", "copilot"])
+        .ok();
+    env.write("src/api/stripe-webhooks.ts", "// stripe webhooks\n");
+    env.run(&[
+        "chart",
+        "Where are payment webhooks from Stripe handled?",
+        "--files",
+        "src/api/stripe-webhooks.ts",
+    ])
+    .ok();
+    let search = |sid: &str| {
+        let mut p = copilot_payload(&env, "PreToolUse", sid);
+        p["tool_input"] = json!({"pattern": "stripe.*webhook|handleStripeWebhook"});
+        p
+    };
+    let table: Value =
+        serde_json::from_str(include_str!("../../hooks-config/copilot.json")).unwrap();
+    let only = |events: &[&str]| {
+        let mut t = table.clone();
+        t["hooks"]
+            .as_object_mut()
+            .unwrap()
+            .retain(|k, _| events.contains(&k.as_str()));
+        env.write(".github/hooks/capn.json", &t.to_string());
+    };
+    let bare_line = "Claude Code hooks run without their args (as Copilot CLI runs them)";
+    let doctor_line = |env: &Env| {
+        let run = env.run(&["doctor"]);
+        run.stdout
+            .lines()
+            .find(|l| l.contains(bare_line))
+            .unwrap_or_else(|| panic!("{}", run.stdout))
+            .to_string()
+    };
+    // Only sessionStart: the contract comes from Copilot's own file, the offer from the bare run.
+    only(&["sessionStart"]);
+    let start = bare(&env, &copilot_payload(&env, "SessionStart", "g1")).ok();
+    assert_eq!(start.stdout, "");
+    let offer = bare(&env, &search("g1")).ok();
+    assert!(
+        offer.stdout.contains("src/api/stripe-webhooks.ts"),
+        "{}",
+        offer.stdout
+    );
+    assert_eq!(
+        doctor_line(&env),
+        format!("ok    {bare_line}: exit 0, no tool denied; silent for SessionStart as they should be (.github/hooks/capn.json registers capn's own GitHub Copilot CLI hook for it, whose run answers), answering the rest")
+    );
+    // Its postToolUse gives the search offers: the bare PreToolUse stands back, the bare
+    // SessionStart answers with the contract.
+    only(&["postToolUse"]);
+    assert_eq!(bare(&env, &search("g2")).ok().stdout, "");
+    let start = bare(&env, &copilot_payload(&env, "SessionStart", "g2")).ok();
+    let v: Value = serde_json::from_str(&start.stdout).unwrap();
+    assert_eq!(v["additionalContext"], contract(&env));
+    // The whole file: silent for both.
+    env.write(".github/hooks/capn.json", &table.to_string());
+    assert_eq!(bare(&env, &search("g3")).ok().stdout, "");
+    assert_eq!(
+        bare(&env, &copilot_payload(&env, "SessionStart", "g3"))
+            .ok()
+            .stdout,
+        ""
+    );
+    assert!(
+        doctor_line(&env).contains("exit 0 and silent, as they should be"),
+        "{}",
+        doctor_line(&env)
+    );
+}
