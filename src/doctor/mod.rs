@@ -351,9 +351,9 @@ impl Run<'_> {
 }
 
 /// The checks of one host: a file capn writes whole ([`hosts::check_own_file`]); else its
-/// registrations, and for the hosts doctor has payloads for ([`crate::hosts::Setup::Always`]:
-/// Claude Code and Codex) the hook runs, the bare run of a host that drops `args`, and the
-/// statusline. With capn's plugin enabled, Claude Code's hooks come from it: only its
+/// registrations and the runs of its hooks, each with the payload the host sends
+/// ([`crate::hosts::HostSpec::doctor_fields`]: Claude Code, Codex, Gemini CLI, Qwen Code), then
+/// the bare run of a host that drops `args`, and the statusline. With capn's plugin enabled, Claude Code's hooks come from it: only its
 /// statusline is run.
 ///
 /// Errors: a folder in the temporary directory cannot be created.
@@ -379,10 +379,6 @@ fn check_host(
     }
     if spec.allow_rules {
         allow::check(spec, files, checks);
-    }
-    if spec.setup != crate::hosts::Setup::Always {
-        // Doctor has no payloads for this host (`HostSpec::doctor_fields`): registrations only.
-        return Ok(());
     }
     let dir = run.dir(&spec.label.to_ascii_lowercase())?;
     run_hooks(spec, root, &dir, &found, run.path, checks);
@@ -446,6 +442,9 @@ mod tests {
     #[test]
     fn codex_payloads_validate_against_codex_input_schemas() {
         for (event, detail) in SCENARIO {
+            if !sends(Host::Codex, event, detail) {
+                continue;
+            }
             let p = payload(
                 Host::Codex,
                 event,
@@ -697,7 +696,7 @@ mod tests {
     #[test]
     fn any_registered_timeout_gives_a_budget() {
         for t in [json!(1e300), json!(-1), json!("10"), json!(0.001)] {
-            let secs = registered_timeout(&json!({ "timeout": t }));
+            let secs = registered_timeout(&json!({ "timeout": t }), "s");
             let budget = HOOK_BUDGET.min(Duration::from_secs_f64(secs / 2.0));
             assert!(budget <= HOOK_BUDGET, "{t}");
         }
