@@ -693,6 +693,18 @@ mod tests {
         assert_eq!(out.status.and_then(|s| s.code()), Some(3));
     }
 
+    /// Gemini CLI registers milliseconds: 10000 there is Claude Code's 10.
+    #[test]
+    fn a_timeout_is_read_in_the_host_s_unit() {
+        let h = json!({ "timeout": 10000 });
+        assert_eq!(
+            registered_timeout(&h, crate::hosts::GEMINI.timeout_unit),
+            10.0
+        );
+        assert_eq!(registered_timeout(&json!({ "timeout": 10 }), "s"), 10.0);
+        assert_eq!(registered_timeout(&json!({}), "ms"), 600.0);
+    }
+
     #[test]
     fn any_registered_timeout_gives_a_budget() {
         for t in [json!(1e300), json!(-1), json!("10"), json!(0.001)] {
