@@ -24,27 +24,33 @@
 //!    with an explicit `timeout`, for Codex `--host codex` and no `args` (Codex runs only
 //!    `command`); no capn handler on an event it does not answer, none registered
 //!    twice, no capn-hook 0.2 registration; the effective Claude Code `statusLine` is ours (or
-//!    wraps another). Gemini CLI and Qwen Code: the same registration checks (their hooks are not
-//!    run: doctor has no payloads of theirs). A file capn writes whole (Copilot CLI's
+//!    wraps another). Gemini CLI and Qwen Code: the same registration checks (timeouts in the
+//!    host's unit: milliseconds on Gemini CLI). A file capn writes whole (Copilot CLI's
 //!    `.github/hooks/capn.json`, OpenCode's plugin) holds capn's bytes, or, edited, still every
 //!    hook of the table (the plugin, a script: a warning).
-//! 5. **Hook runs**: every capn handler found is run, but only when its command line is one of
-//!    capn's own (`safe_run`): as an argument vector, never through a shell (exec form: `command`
-//!    and `args`, resolved through `PATH`, `${CLAUDE_PROJECT_DIR}` substituted; shell form and
-//!    all of Codex: the command split into words), never a wrapped status line command, never a
-//!    `capn` inside the repository (the hosts ask before they run a project's hooks; doctor must
-//!    not be the way around that). In the project root, with synthetic payloads in
-//!    the order of a session that searches and compacts: SessionStart(startup), PreToolUse (a
-//!    Grep on Claude Code, a shell `rg` on Codex), PreCompact(manual), PostCompact(manual),
-//!    UserPromptSubmit, SessionStart(compact). Each run gets a temporary
-//!    `CAPN_STATE_DIR` (so no real marker is touched), `CLAUDE_PROJECT_DIR` (Claude Code only)
-//!    and, on SessionStart, a temporary `CLAUDE_ENV_FILE`, and at most [`HOOK_BUDGET`] (or half
-//!    the registered timeout). Checked: exit 0 (exit 2 blocks on Claude Code); stdout
-//!    empty or exactly one JSON object; nothing at all on PreCompact/PostCompact
-//!    (a reply there is dropped whole); for Claude Code only the keys the event
-//!    accepts and `hookEventName` equal to the event; for Codex valid against Codex's output
-//!    schema of the event ([`crate::install::schema`]: Codex rejects a reply that fails it); no
-//!    `continue: false` or `decision: "block"`; `additionalContext` under
+//! 5. **Hook runs**: every capn handler found for Claude Code, Codex, Gemini CLI or Qwen Code
+//!    is run, with the payload that host sends (the host file's `doctor_fields`: its fields and
+//!    its event names, Gemini CLI's `BeforeAgent` and `AfterTool`; a step the host never sends,
+//!    such as Gemini CLI's SessionStart after a compaction, is not run), but only when its
+//!    command line is one of capn's own (`safe_run`): as an argument vector, never through a
+//!    shell (exec form: `command` and `args`, resolved through `PATH`, `${CLAUDE_PROJECT_DIR}`
+//!    substituted; shell form, and all of Codex, Gemini CLI and Qwen Code: the command split
+//!    into words), never a wrapped status line command, never a `capn` inside the repository
+//!    (the hosts ask before they run a project's hooks; doctor must not be the way around
+//!    that). In the project root, with synthetic payloads in the order of a session that
+//!    searches and compacts: SessionStart(startup), PreToolUse (a Grep on Claude Code, a shell
+//!    `rg` on Codex), PostToolUse (a `grep_search` on Gemini CLI and Qwen Code),
+//!    PreCompact(manual), PostCompact(manual), UserPromptSubmit, SessionStart(compact), Stop,
+//!    SubagentStart. Each run gets a temporary `CAPN_STATE_DIR` (so no real marker is touched),
+//!    `CLAUDE_PROJECT_DIR` (Gemini CLI and Qwen Code set it too) and, on Claude Code's
+//!    SessionStart, a temporary `CLAUDE_ENV_FILE`, and at most [`HOOK_BUDGET`] (or half the
+//!    registered timeout, read in the host's unit). Checked: exit 0 (the report names what an
+//!    exit 2 makes the host do: the host file's `exit_2`); stdout empty or exactly one JSON
+//!    object; nothing at all on PreCompact/PostCompact (a reply there is dropped whole); only
+//!    the keys the host accepts on the event and `hookEventName` equal to the host's name of
+//!    it; for Codex valid against Codex's output schema of the event
+//!    ([`crate::install::schema`]: Codex rejects a reply that fails it); no `continue: false` or
+//!    `decision: "block"`; `additionalContext` under
 //!    [`crate::hook::text::MAX_CHARS`] and stdout under [`crate::hook::reply::STDOUT_MAX_CHARS`]. What the hooks
 //!    are for is checked too: SessionStart injects context (and exports `CAPN_SESSION_ID` on
 //!    Claude Code), PreCompact and PostCompact leave their markers, UserPromptSubmit delivers the
