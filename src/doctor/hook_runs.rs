@@ -261,8 +261,9 @@ pub(super) fn registered_timeout(handler: &Value, unit: &str) -> f64 {
 }
 
 /// Checks a hook's stdout against what the host accepts for `event` (the host's name for it,
-/// [`HostSpec::event_name`]; [`crate::hook::reply`], the hooks' own rule) and, for Codex, against its output schemas. `Ok` carries the
-/// `additionalContext` (if any); `Err` the reason the host would reject or misread the reply.
+/// [`HostSpec::event_name`]; [`crate::hook::reply`], the hooks' own rule) and, for Codex,
+/// against its output schemas. `Ok` carries the `additionalContext` (if any); `Err` the reason
+/// the host would reject or misread the reply.
 pub(super) fn check_output(
     host: Host,
     event: &str,

@@ -359,8 +359,8 @@ impl Run<'_> {
 /// The checks of one host: a file capn writes whole ([`hosts::check_own_file`]); else its
 /// registrations and the runs of its hooks, each with the payload the host sends
 /// ([`crate::hosts::HostSpec::doctor_fields`]: Claude Code, Codex, Gemini CLI, Qwen Code), then
-/// the bare run of a host that drops `args`, and the statusline. With capn's plugin enabled, Claude Code's hooks come from it: only its
-/// statusline is run.
+/// the bare run of a host that drops `args`, and the statusline. With capn's plugin enabled,
+/// Claude Code's hooks come from it: only its statusline is run.
 ///
 /// Errors: a folder in the temporary directory cannot be created.
 fn check_host(
@@ -697,6 +697,21 @@ mod tests {
         assert_eq!(out.stdout, b"in");
         assert_eq!(out.stderr_line().as_deref(), Some("err"));
         assert_eq!(out.status.and_then(|s| s.code()), Some(3));
+    }
+
+    /// Every event a host's table registers is a step doctor runs for it, with that host's
+    /// payload: no registered hook goes unrun (Copilot CLI's and OpenCode's files are checked as
+    /// written, not run).
+    #[test]
+    fn doctor_sends_every_event_each_host_registers() {
+        for spec in crate::hosts::ALL.iter().filter(|s| !s.whole_file) {
+            for (event, _, _) in table_entries(spec.table) {
+                let runs = SCENARIO
+                    .iter()
+                    .any(|(e, d)| spec.event_name(*e) == event && sends(spec.host, *e, *d));
+                assert!(runs, "{} {event}", spec.name);
+            }
+        }
     }
 
     /// Gemini CLI registers milliseconds: 10000 there is Claude Code's 10.

@@ -2,9 +2,9 @@
 //!
 //! Settings files come with the repository. The hosts ask before they run a project's hooks
 //! (Claude Code's and Codex's trust dialogs, Gemini CLI's warning); `doctor` must not be the way
-//! around that. So a handler is run
-//! only when its command line is exactly one of the forms `capn init` registers (or capn 0.2's),
-//! and it is started as an argument vector, never through a shell:
+//! around that. So a handler is run only when its command line is exactly one of the forms
+//! `capn init` registers (or capn 0.2's), and it is started as an argument vector, never through
+//! a shell:
 //!
 //! - `capn hook …` (whatever follows: `capn hook` judges its own arguments, always exits 0 and
 //!   writes only in the state dir, which doctor points at a sandbox);

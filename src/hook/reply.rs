@@ -202,4 +202,20 @@ mod tests {
         )
         .is_err());
     }
+    /// A host's own event names: the reply must name the event as the host does (Gemini CLI's
+    /// `BeforeAgent`), and the rules follow the event the name stands for.
+    #[test]
+    fn a_host_s_own_event_names_are_judged_as_its_events() {
+        let ok = |name: &str| super::super::envelope(name, "context");
+        let none = |_: &Value| Ok(());
+        assert_eq!(
+            check(Host::Gemini, "BeforeAgent", &ok("BeforeAgent"), &none),
+            Ok(Some("context".into()))
+        );
+        let e = check(Host::Gemini, "BeforeAgent", &ok("UserPromptSubmit"), &none).unwrap_err();
+        assert!(e.contains("not \"BeforeAgent\""), "{e}");
+        let block = super::super::block("chart it");
+        assert!(check(Host::Gemini, "AfterTool", &block, &none).is_err());
+        assert_eq!(check(Host::Qwen, "Stop", &block, &none), Ok(None));
+    }
 }
