@@ -594,10 +594,15 @@ impl HookRun<'_> {
                     format!("did not append `{line}` to $CLAUDE_ENV_FILE: /compact-prep and capn state cannot find the session")
                 })
             }),
-            HookEvent::PreCompact if !self.session.has(session::PRECOMPACT) => Some(
-                "left no precompact.json in the session's state dir: the recovery cannot say whether /compact-prep ran"
-                    .to_string(),
-            ),
+            HookEvent::PreCompact if !self.session.has(session::PRECOMPACT) => {
+                // Only a host that runs the skill has /compact-prep (`HostSpec::prep_skill`).
+                let prep = if self.spec.prep_skill {
+                    "/compact-prep ran"
+                } else {
+                    "the session state was saved"
+                };
+                Some(format!("left no precompact.json in the session's state dir: the recovery cannot say whether {prep}"))
+            }
             HookEvent::PostCompact if !self.session.has(session::COMPACTED) => Some(
                 "left no compaction marker (compacted.json): the recovery would not reach the next prompt"
                     .to_string(),

@@ -202,6 +202,7 @@ mod tests {
         )
         .is_err());
     }
+
     /// A host's own event names: the reply must name the event as the host does (Gemini CLI's
     /// `BeforeAgent`), and the rules follow the event the name stands for.
     #[test]
