@@ -75,8 +75,9 @@
 //! (`doctor/plugin.rs`).
 //!
 //! Doctor writes nothing outside its own temporary directory (under `TMPDIR`), which is removed
-//! when it ends; it runs in well under a second (about 11 process starts). A `--wrap`ped user
-//! statusline is run too, as Claude Code would run it; what that command does is its own.
+//! when it ends; it runs in well under a second (about 11 process starts for Claude Code and
+//! Codex; Gemini CLI adds 3 hook runs, Qwen Code 7). A `--wrap`ped user statusline is run
+//! too, as Claude Code would run it; what that command does is its own.
 
 mod allow;
 mod args_dropped;
