@@ -4,11 +4,14 @@ use super::*;
 use crate::events::HookEvent;
 
 /// One step of the synthetic session: the event, and its `source` (SessionStart) or `trigger`
-/// (PreCompact, PostCompact). PreToolUse is a search (Claude Code's Grep, Codex's shell `rg`),
-/// the call that takes the offer path.
-pub(super) const SCENARIO: [(HookEvent, Option<&str>); 8] = [
+/// (PreCompact, PostCompact). PreToolUse and PostToolUse are a search (Claude Code's Grep,
+/// Codex's shell `rg`, Gemini CLI's and Qwen Code's `grep_search`), the call that takes the
+/// offer path. A host runs only the steps its [`crate::hosts::HostSpec::doctor_fields`] gives
+/// fields for ([`sends`]).
+pub(super) const SCENARIO: [(HookEvent, Option<&str>); 9] = [
     (HookEvent::SessionStart, Some("startup")),
     (HookEvent::PreToolUse, None),
+    (HookEvent::PostToolUse, None),
     (HookEvent::PreCompact, Some("manual")),
     (HookEvent::PostCompact, Some("manual")),
     (HookEvent::UserPromptSubmit, None),
@@ -21,10 +24,27 @@ pub(super) const SCENARIO: [(HookEvent, Option<&str>); 8] = [
 /// goes through the whole offer path and normally offers nothing.
 const SEARCH_PATTERN: &str = "capnDoctorSyntheticSearch";
 
+/// The fields `host` sends beside the common ones for `event` (with `detail`): the host file's
+/// [`crate::hosts::HostSpec::doctor_fields`], searching [`SEARCH_PATTERN`].
+fn host_fields(host: Host, event: HookEvent, detail: Option<&str>) -> Value {
+    (host.spec().doctor_fields)(event, detail.unwrap_or(""), SEARCH_PATTERN)
+}
+
+/// True when `host` sends `event` (with `detail`) in doctor's session: its
+/// [`crate::hosts::HostSpec::doctor_fields`] gives fields for it. An event the host has not
+/// (Gemini CLI's compaction events) or sends otherwise (its SessionStart after a compression) is
+/// not run, whatever is registered for it.
+pub(super) fn sends(host: Host, event: HookEvent, detail: Option<&str>) -> bool {
+    host_fields(host, event, detail)
+        .as_object()
+        .is_some_and(|m| !m.is_empty())
+}
+
 /// A synthetic stdin payload for `event` as `host` sends it, in session `sid`: the common fields
-/// (Claude Code's hook input, Codex's input schemas) plus `source` (SessionStart), `trigger`
-/// (PreCompact, PostCompact; `detail`), `prompt` (UserPromptSubmit), the tool call (PreToolUse,
-/// a search of [`SEARCH_PATTERN`]) and the host's own fields: the host file's
+/// (Claude Code's hook input, Codex's input schemas; `hook_event_name` in the host's spelling,
+/// [`HostSpec::event_name`]) plus `source` (SessionStart), `trigger` (PreCompact, PostCompact;
+/// `detail`), `prompt` (UserPromptSubmit), the tool call (PreToolUse, PostToolUse: a search of
+/// [`SEARCH_PATTERN`]) and the host's own fields: the host file's
 /// [`crate::hosts::HostSpec::doctor_fields`]. The Codex payloads validate against Codex's input
 /// schemas.
 pub(super) fn payload(
@@ -39,9 +59,9 @@ pub(super) fn payload(
         "session_id": sid,
         "transcript_path": transcript.display().to_string(),
         "cwd": cwd.display().to_string(),
-        "hook_event_name": event.name(),
+        "hook_event_name": host.spec().event_name(event),
     });
-    let extra = (host.spec().doctor_fields)(event, detail.unwrap_or(""), SEARCH_PATTERN);
+    let extra = host_fields(host, event, detail);
     if let (Value::Object(m), Value::Object(x)) = (&mut v, extra) {
         m.extend(x);
     }
@@ -227,19 +247,23 @@ pub(super) fn run_captured(mut cmd: Command, stdin: &[u8], budget: Duration) -> 
     out
 }
 
-/// The registered timeout of a handler in seconds (the hosts' default is 600; capped at a day so
-/// any registered number makes a valid [`Duration`]).
-pub(super) fn registered_timeout(handler: &Value) -> f64 {
+/// The registered timeout of a handler in seconds, read in the host's `unit`
+/// ([`HostSpec::timeout_unit`]: `s`, or `ms` on Gemini CLI); 600 when none is registered (Claude
+/// Code's and Codex's default; Gemini CLI's is shorter, but either is far over doctor's budget).
+/// Capped at a day so any registered number makes a valid [`Duration`].
+pub(super) fn registered_timeout(handler: &Value, unit: &str) -> f64 {
+    let per_second = if unit == "ms" { 1000.0 } else { 1.0 };
     handler
         .get("timeout")
         .and_then(Value::as_f64)
         .filter(|t| *t > 0.0)
-        .map_or(600.0, |t| t.min(86_400.0))
+        .map_or(600.0, |t| (t / per_second).min(86_400.0))
 }
 
-/// Checks a hook's stdout against what the host accepts for `event` ([`crate::hook::reply`],
-/// the hooks' own rule) and, for Codex, against its output schemas. `Ok` carries the
-/// `additionalContext` (if any); `Err` the reason the host would reject or misread the reply.
+/// Checks a hook's stdout against what the host accepts for `event` (the host's name for it,
+/// [`HostSpec::event_name`]; [`crate::hook::reply`], the hooks' own rule) and, for Codex,
+/// against its output schemas. `Ok` carries the `additionalContext` (if any); `Err` the reason
+/// the host would reject or misread the reply.
 pub(super) fn check_output(
     host: Host,
     event: &str,
@@ -357,7 +381,8 @@ pub(super) fn exit_problem(
     let status = out.status?;
     match status.code() {
         Some(0) => None,
-        // Exit 2 is a blocking error in Claude Code and Codex alike: the host acts on stderr.
+        // Exit 2 is a blocking error on every host that runs command hooks: the host acts on
+        // stderr, each its own way (`HostSpec::exit_2`).
         Some(2) => Some(format!("exit 2: {}{stderr}", (host.spec().exit_2)(event))),
         Some(127) => Some(format!("exit 127: command not found{stderr}")),
         Some(c) => Some(format!(
@@ -391,8 +416,12 @@ pub(super) fn run_hooks(
     };
     let mut skipped: Vec<String> = Vec::new();
     for (event, detail) in SCENARIO {
+        if !sends(spec.host, event, detail) {
+            continue;
+        }
+        let name = spec.event_name(event);
         let mut handlers: Vec<&Ours> = Vec::new();
-        for o in found.ours.iter().filter(|o| o.event == event.name()) {
+        for o in found.ours.iter().filter(|o| o.event == name) {
             // An identical handler in several files runs once (Claude Code's hooks docs).
             if !handlers.iter().any(|h| h.handler == o.handler) {
                 handlers.push(o);
@@ -406,7 +435,7 @@ pub(super) fn run_hooks(
                 Ok(inv) => inv,
                 Err(why) => {
                     checks.push(Check::warn(
-                        format!("{} {event} runs `{}`", spec.label, display(&o.handler)),
+                        format!("{} {name} runs `{}`", spec.label, display(&o.handler)),
                         why,
                         None,
                     ));
@@ -451,9 +480,10 @@ impl HookRun<'_> {
     /// Runs one handler for `event` as the host would and judges what it did.
     fn handler(&self, o: &Ours, inv: &Invocation, event: HookEvent, detail: Option<&str>) -> Check {
         let spec = self.spec;
+        let name = spec.event_name(event);
         let label = match detail {
-            Some(d) => format!("{} {event}({d})", spec.label),
-            None => format!("{} {event}", spec.label),
+            Some(d) => format!("{} {name}({d})", spec.label),
+            None => format!("{} {name}", spec.label),
         };
         let what = format!("{label} runs `{}`", display(&o.handler));
         let schemas = match schemas_for(spec.host, event) {
@@ -469,7 +499,7 @@ impl HookRun<'_> {
                     .join(format!("claude-env-{}.sh", self.env_files.get()))
             });
         let cmd = self.command(inv, env_file.as_deref());
-        let timeout = registered_timeout(&o.handler);
+        let timeout = registered_timeout(&o.handler, spec.timeout_unit);
         let budget = HOOK_BUDGET.min(Duration::from_secs_f64(timeout / 2.0));
         let marker_before = self.session.has(session::COMPACTED);
         let bytes = payload(
@@ -491,7 +521,7 @@ impl HookRun<'_> {
         let Ok(stdout) = std::str::from_utf8(&out.stdout) else {
             return fail("stdout is not valid UTF-8".to_string());
         };
-        let context = match check_output(spec.host, event.name(), stdout, &schemas) {
+        let context = match check_output(spec.host, name, stdout, &schemas) {
             Ok(c) => c.filter(|c| !c.trim().is_empty()),
             Err(why) => return fail(why),
         };
@@ -564,10 +594,15 @@ impl HookRun<'_> {
                     format!("did not append `{line}` to $CLAUDE_ENV_FILE: /compact-prep and capn state cannot find the session")
                 })
             }),
-            HookEvent::PreCompact if !self.session.has(session::PRECOMPACT) => Some(
-                "left no precompact.json in the session's state dir: the recovery cannot say whether /compact-prep ran"
-                    .to_string(),
-            ),
+            HookEvent::PreCompact if !self.session.has(session::PRECOMPACT) => {
+                // Only a host that runs the skill has /compact-prep (`HostSpec::prep_skill`).
+                let prep = if self.spec.prep_skill {
+                    "/compact-prep ran"
+                } else {
+                    "the session state was saved"
+                };
+                Some(format!("left no precompact.json in the session's state dir: the recovery cannot say whether {prep}"))
+            }
             HookEvent::PostCompact if !self.session.has(session::COMPACTED) => Some(
                 "left no compaction marker (compacted.json): the recovery would not reach the next prompt"
                     .to_string(),

@@ -24,27 +24,33 @@
 //!    with an explicit `timeout`, for Codex `--host codex` and no `args` (Codex runs only
 //!    `command`); no capn handler on an event it does not answer, none registered
 //!    twice, no capn-hook 0.2 registration; the effective Claude Code `statusLine` is ours (or
-//!    wraps another). Gemini CLI and Qwen Code: the same registration checks (their hooks are not
-//!    run: doctor has no payloads of theirs). A file capn writes whole (Copilot CLI's
+//!    wraps another). Gemini CLI and Qwen Code: the same registration checks (timeouts in the
+//!    host's unit: milliseconds on Gemini CLI). A file capn writes whole (Copilot CLI's
 //!    `.github/hooks/capn.json`, OpenCode's plugin) holds capn's bytes, or, edited, still every
 //!    hook of the table (the plugin, a script: a warning).
-//! 5. **Hook runs**: every capn handler found is run, but only when its command line is one of
-//!    capn's own (`safe_run`): as an argument vector, never through a shell (exec form: `command`
-//!    and `args`, resolved through `PATH`, `${CLAUDE_PROJECT_DIR}` substituted; shell form and
-//!    all of Codex: the command split into words), never a wrapped status line command, never a
-//!    `capn` inside the repository (the hosts ask before they run a project's hooks; doctor must
-//!    not be the way around that). In the project root, with synthetic payloads in
-//!    the order of a session that searches and compacts: SessionStart(startup), PreToolUse (a
-//!    Grep on Claude Code, a shell `rg` on Codex), PreCompact(manual), PostCompact(manual),
-//!    UserPromptSubmit, SessionStart(compact). Each run gets a temporary
-//!    `CAPN_STATE_DIR` (so no real marker is touched), `CLAUDE_PROJECT_DIR` (Claude Code only)
-//!    and, on SessionStart, a temporary `CLAUDE_ENV_FILE`, and at most [`HOOK_BUDGET`] (or half
-//!    the registered timeout). Checked: exit 0 (exit 2 blocks on Claude Code); stdout
-//!    empty or exactly one JSON object; nothing at all on PreCompact/PostCompact
-//!    (a reply there is dropped whole); for Claude Code only the keys the event
-//!    accepts and `hookEventName` equal to the event; for Codex valid against Codex's output
-//!    schema of the event ([`crate::install::schema`]: Codex rejects a reply that fails it); no
-//!    `continue: false` or `decision: "block"`; `additionalContext` under
+//! 5. **Hook runs**: every capn handler found for Claude Code, Codex, Gemini CLI or Qwen Code
+//!    is run, with the payload that host sends (the host file's `doctor_fields`: its fields and
+//!    its event names, Gemini CLI's `BeforeAgent` and `AfterTool`; a step the host never sends,
+//!    such as Gemini CLI's SessionStart after a compaction, is not run), but only when its
+//!    command line is one of capn's own (`safe_run`): as an argument vector, never through a
+//!    shell (exec form: `command` and `args`, resolved through `PATH`, `${CLAUDE_PROJECT_DIR}`
+//!    substituted; shell form, and all of Codex, Gemini CLI and Qwen Code: the command split
+//!    into words), never a wrapped status line command, never a `capn` inside the repository
+//!    (the hosts ask before they run a project's hooks; doctor must not be the way around
+//!    that). In the project root, with synthetic payloads in the order of a session that
+//!    searches and compacts: SessionStart(startup), PreToolUse (a Grep on Claude Code, a shell
+//!    `rg` on Codex), PostToolUse (a `grep_search` on Gemini CLI and Qwen Code),
+//!    PreCompact(manual), PostCompact(manual), UserPromptSubmit, SessionStart(compact), Stop,
+//!    SubagentStart. Each run gets a temporary `CAPN_STATE_DIR` (so no real marker is touched),
+//!    `CLAUDE_PROJECT_DIR` (Gemini CLI and Qwen Code set it too) and, on Claude Code's
+//!    SessionStart, a temporary `CLAUDE_ENV_FILE`, and at most [`HOOK_BUDGET`] (or half the
+//!    registered timeout, read in the host's unit). Checked: exit 0 (the report names what an
+//!    exit 2 makes the host do: the host file's `exit_2`); stdout empty or exactly one JSON
+//!    object; nothing at all on PreCompact/PostCompact (a reply there is dropped whole); only
+//!    the keys the host accepts on the event and `hookEventName` equal to the host's name of
+//!    it; for Codex valid against Codex's output schema of the event
+//!    ([`crate::install::schema`]: Codex rejects a reply that fails it); no `continue: false` or
+//!    `decision: "block"`; `additionalContext` under
 //!    [`crate::hook::text::MAX_CHARS`] and stdout under [`crate::hook::reply::STDOUT_MAX_CHARS`]. What the hooks
 //!    are for is checked too: SessionStart injects context (and exports `CAPN_SESSION_ID` on
 //!    Claude Code), PreCompact and PostCompact leave their markers, UserPromptSubmit delivers the
@@ -69,8 +75,9 @@
 //! (`doctor/plugin.rs`).
 //!
 //! Doctor writes nothing outside its own temporary directory (under `TMPDIR`), which is removed
-//! when it ends; it runs in well under a second (about 11 process starts). A `--wrap`ped user
-//! statusline is run too, as Claude Code would run it; what that command does is its own.
+//! when it ends; it runs in well under a second (about 11 process starts for Claude Code and
+//! Codex; Gemini CLI adds 3 hook runs, Qwen Code 7). A `--wrap`ped user statusline is run
+//! too, as Claude Code would run it; what that command does is its own.
 
 mod allow;
 mod args_dropped;
@@ -351,10 +358,10 @@ impl Run<'_> {
 }
 
 /// The checks of one host: a file capn writes whole ([`hosts::check_own_file`]); else its
-/// registrations, and for the hosts doctor has payloads for ([`crate::hosts::Setup::Always`]:
-/// Claude Code and Codex) the hook runs, the bare run of a host that drops `args`, and the
-/// statusline. With capn's plugin enabled, Claude Code's hooks come from it: only its
-/// statusline is run.
+/// registrations and the runs of its hooks, each with the payload the host sends
+/// ([`crate::hosts::HostSpec::doctor_fields`]: Claude Code, Codex, Gemini CLI, Qwen Code), then
+/// the bare run of a host that drops `args`, and the statusline. With capn's plugin enabled,
+/// Claude Code's hooks come from it: only its statusline is run.
 ///
 /// Errors: a folder in the temporary directory cannot be created.
 fn check_host(
@@ -379,10 +386,6 @@ fn check_host(
     }
     if spec.allow_rules {
         allow::check(spec, files, checks);
-    }
-    if spec.setup != crate::hosts::Setup::Always {
-        // Doctor has no payloads for this host (`HostSpec::doctor_fields`): registrations only.
-        return Ok(());
     }
     let dir = run.dir(&spec.label.to_ascii_lowercase())?;
     run_hooks(spec, root, &dir, &found, run.path, checks);
@@ -446,6 +449,9 @@ mod tests {
     #[test]
     fn codex_payloads_validate_against_codex_input_schemas() {
         for (event, detail) in SCENARIO {
+            if !sends(Host::Codex, event, detail) {
+                continue;
+            }
             let p = payload(
                 Host::Codex,
                 event,
@@ -694,10 +700,37 @@ mod tests {
         assert_eq!(out.status.and_then(|s| s.code()), Some(3));
     }
 
+    /// Every event a host's table registers is a step doctor runs for it, with that host's
+    /// payload: no registered hook goes unrun (Copilot CLI's and OpenCode's files are checked as
+    /// written, not run).
+    #[test]
+    fn doctor_sends_every_event_each_host_registers() {
+        for spec in crate::hosts::ALL.iter().filter(|s| !s.whole_file) {
+            for (event, _, _) in table_entries(spec.table) {
+                let runs = SCENARIO
+                    .iter()
+                    .any(|(e, d)| spec.event_name(*e) == event && sends(spec.host, *e, *d));
+                assert!(runs, "{} {event}", spec.name);
+            }
+        }
+    }
+
+    /// Gemini CLI registers milliseconds: 10000 there is Claude Code's 10.
+    #[test]
+    fn a_timeout_is_read_in_the_host_s_unit() {
+        let h = json!({ "timeout": 10000 });
+        assert_eq!(
+            registered_timeout(&h, crate::hosts::GEMINI.timeout_unit),
+            10.0
+        );
+        assert_eq!(registered_timeout(&json!({ "timeout": 10 }), "s"), 10.0);
+        assert_eq!(registered_timeout(&json!({}), "ms"), 600.0);
+    }
+
     #[test]
     fn any_registered_timeout_gives_a_budget() {
         for t in [json!(1e300), json!(-1), json!("10"), json!(0.001)] {
-            let secs = registered_timeout(&json!({ "timeout": t }));
+            let secs = registered_timeout(&json!({ "timeout": t }), "s");
             let budget = HOOK_BUDGET.min(Duration::from_secs_f64(secs / 2.0));
             assert!(budget <= HOOK_BUDGET, "{t}");
         }

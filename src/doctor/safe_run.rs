@@ -1,9 +1,10 @@
 //! Which registered command lines `doctor` may start: capn's own, and nothing else.
 //!
-//! Settings files come with the repository. Claude Code and Codex ask before they run a
-//! project's hooks (trust dialogs); `doctor` must not be the way around that. So a handler is run
-//! only when its command line is exactly one of the forms `capn init` registers (or capn 0.2's),
-//! and it is started as an argument vector, never through a shell:
+//! Settings files come with the repository. The hosts ask before they run a project's hooks
+//! (Claude Code's and Codex's trust dialogs, Gemini CLI's warning); `doctor` must not be the way
+//! around that. So a handler is run only when its command line is exactly one of the forms
+//! `capn init` registers (or capn 0.2's), and it is started as an argument vector, never through
+//! a shell:
 //!
 //! - `capn hook …` (whatever follows: `capn hook` judges its own arguments, always exits 0 and
 //!   writes only in the state dir, which doctor points at a sandbox);

@@ -12,22 +12,24 @@ use serde_json::Value;
 /// the JSON around an `additionalContext` under [`super::text::MAX_CHARS`].
 pub(crate) const STDOUT_MAX_CHARS: usize = 4_000;
 
-/// Checks a hook's stdout against what the host accepts for `event` (Claude Code's
-/// hooks docs, Codex's hook schemas), then with `validate` (Codex's output schemas, where there are
-/// some). `Ok` carries the `additionalContext` (if any); `Err` the reason the host would reject or
-/// misread the reply.
+/// Checks a hook's stdout against what the host accepts for `event` (the host's name for it,
+/// which a reply's `hookEventName` must repeat: Gemini CLI's `BeforeAgent`; Claude Code's
+/// hooks docs, Codex's hook schemas), then with `validate` (Codex's output schemas, where there
+/// are some). `Ok` carries the `additionalContext` (if any); `Err` the reason the host would
+/// reject or misread the reply.
 pub(crate) fn check(
     host: Host,
     event: &str,
     stdout: &str,
     validate: &dyn Fn(&Value) -> Result<(), String>,
 ) -> Result<Option<String>, String> {
-    if HookEvent::from_name(event) == Some(HookEvent::PreCompact) {
+    let known = crate::hosts::event_from_wire_name(event);
+    if known == Some(HookEvent::PreCompact) {
         if let Some(r) = pre_compact(host, stdout) {
             return r;
         }
     }
-    let Some(v) = parse(event, stdout)? else {
+    let Some(v) = parse(event, known, stdout)? else {
         return Ok(None);
     };
     let obj = v.as_object().ok_or("stdout is not a JSON object")?;
@@ -44,7 +46,7 @@ pub(crate) fn check(
         return Err("\"continue\": false stops the agent".into());
     }
     if obj.get("decision").and_then(Value::as_str) == Some("block") {
-        if !HookEvent::from_name(event).is_some_and(HookEvent::may_block) {
+        if !known.is_some_and(HookEvent::may_block) {
             return Err(format!("\"decision\": \"block\" blocks {event}"));
         }
         match obj.get("reason").and_then(Value::as_str) {
@@ -99,14 +101,15 @@ fn pre_compact(host: Host, stdout: &str) -> Option<Result<Option<String>, String
 
 /// The reply as JSON: `None` for an empty stdout; `Err` for any output on an event that must
 /// print nothing, a stdout over [`STDOUT_MAX_CHARS`], or one that is not exactly one JSON value
-/// starting with an object's brace (plain text, a stray line before the JSON).
-fn parse(event: &str, stdout: &str) -> Result<Option<Value>, String> {
+/// starting with an object's brace (plain text, a stray line before the JSON). `known` is the
+/// event `event` (the host's name) stands for.
+fn parse(event: &str, known: Option<HookEvent>, stdout: &str) -> Result<Option<Value>, String> {
     let trimmed = stdout.trim();
     if trimmed.is_empty() {
         return Ok(None);
     }
     let snippet: String = trimmed.chars().take(80).collect();
-    if HookEvent::from_name(event).is_some_and(HookEvent::prints_nothing) {
+    if known.is_some_and(HookEvent::prints_nothing) {
         return Err(format!(
             "printed {snippet:?} on {event}, which must print nothing (a reply there is dropped whole)"
         ));
@@ -198,5 +201,22 @@ mod tests {
             &|_| Ok(())
         )
         .is_err());
+    }
+
+    /// A host's own event names: the reply must name the event as the host does (Gemini CLI's
+    /// `BeforeAgent`), and the rules follow the event the name stands for.
+    #[test]
+    fn a_host_s_own_event_names_are_judged_as_its_events() {
+        let ok = |name: &str| super::super::envelope(name, "context");
+        let none = |_: &Value| Ok(());
+        assert_eq!(
+            check(Host::Gemini, "BeforeAgent", &ok("BeforeAgent"), &none),
+            Ok(Some("context".into()))
+        );
+        let e = check(Host::Gemini, "BeforeAgent", &ok("UserPromptSubmit"), &none).unwrap_err();
+        assert!(e.contains("not \"BeforeAgent\""), "{e}");
+        let block = super::super::block("chart it");
+        assert!(check(Host::Gemini, "AfterTool", &block, &none).is_err());
+        assert_eq!(check(Host::Qwen, "Stop", &block, &none), Ok(None));
     }
 }

@@ -3,7 +3,7 @@
 //! keys (its hooks docs, <https://docs.anthropic.com/en/docs/claude-code/hooks>), the status line
 //! that gives the context-use figure, and the payloads doctor sends as it.
 
-use super::{ContextSource, Host, HostSpec, PreCompactReply, Setup, ToolKind};
+use super::{ContextSource, Host, HostSpec, PreCompactReply, Setup, ToolKind, DOCTOR_PROMPT};
 use crate::events::HookEvent;
 use serde_json::{json, Value};
 
@@ -82,7 +82,7 @@ fn doctor_fields(event: HookEvent, detail: &str, search: &str) -> Value {
             "compact_summary": "capn doctor: a synthetic compaction summary."
         }),
         HookEvent::UserPromptSubmit => json!({
-            "prompt": "capn doctor: a synthetic prompt",
+            "prompt": DOCTOR_PROMPT,
             "permission_mode": "default"
         }),
         HookEvent::PreToolUse => json!({

@@ -3,7 +3,7 @@
 //! reply may hold), the rollout file that gives the context-use figure, and the payloads doctor
 //! sends as it (they validate against its input schemas).
 
-use super::{ContextSource, Host, HostSpec, Setup, ToolKind};
+use super::{ContextSource, Host, HostSpec, Setup, ToolKind, DOCTOR_PROMPT};
 use crate::events::HookEvent;
 use serde_json::{json, Value};
 
@@ -117,7 +117,7 @@ fn doctor_fields(event: HookEvent, detail: &str, search: &str) -> Value {
             "trigger": detail, "model": "gpt-5.5", "turn_id": "capn-doctor-turn-1"
         }),
         HookEvent::UserPromptSubmit => json!({
-            "prompt": "capn doctor: a synthetic prompt",
+            "prompt": DOCTOR_PROMPT,
             "model": "gpt-5.5",
             "permission_mode": "default",
             "turn_id": "capn-doctor-turn-2"

@@ -1,9 +1,10 @@
 //! Gemini CLI: `.gemini/settings.json` and the user's `~/.gemini/settings.json` (command hooks,
 //! one shell string each, timeouts in milliseconds; docs/hosts.md), its names for the events
-//! and its tools.
+//! and its tools, what an exit 2 means to it, and the payloads doctor sends as it.
 
-use super::{Host, HostSpec, ToolKind};
+use super::{Host, HostSpec, ToolKind, DOCTOR_PROMPT, DOCTOR_TIMESTAMP};
 use crate::events::HookEvent;
+use serde_json::{json, Value};
 
 /// The Gemini CLI registrations (`hooks-config/gemini.json`; timeouts in milliseconds).
 pub(super) const GEMINI_TABLE: &str = include_str!("../../hooks-config/gemini.json");
@@ -55,6 +56,43 @@ pub(super) const HOOK_TOOLS: &[&str] = &[
     "invoke_agent",
 ];
 
+/// What an exit 2 makes Gemini CLI do (its hooks reference: a "system block", with stderr as
+/// the reason; any other non-zero exit is a warning and the CLI goes on).
+fn exit_2(event: HookEvent) -> &'static str {
+    match event {
+        HookEvent::UserPromptSubmit => {
+            "Gemini CLI reads it as a block and stops the turn before the model sees the prompt"
+        }
+        HookEvent::PostToolUse => {
+            "Gemini CLI reads it as a block and gives the agent stderr instead of the tool's result"
+        }
+        _ => "Gemini CLI reads it as a block, with stderr as the reason",
+    }
+}
+
+/// The fields Gemini CLI sends beside the common ones (the payloads captured from the client):
+/// `timestamp` on every event, `source` (SessionStart), `prompt` (BeforeAgent), and a
+/// `grep_search` with its result as the AfterTool call. Nothing for SessionStart after a
+/// compaction (Gemini CLI fires none after `/compress`) or for the events it does not have or
+/// capn does not register for it (PreCompress fires before every model call).
+fn doctor_fields(event: HookEvent, detail: &str, search: &str) -> Value {
+    let mut v = match event {
+        HookEvent::SessionStart if detail != "compact" => json!({"source": detail}),
+        HookEvent::UserPromptSubmit => json!({"prompt": DOCTOR_PROMPT}),
+        HookEvent::PostToolUse => json!({
+            "tool_name": "grep_search",
+            "tool_input": {"pattern": search},
+            "tool_response": {
+                "llmContent": format!("No matches found for pattern \"{search}\" in the workspace directory."),
+                "returnDisplay": "No matches found"
+            }
+        }),
+        _ => return json!({}),
+    };
+    v["timestamp"] = json!(DOCTOR_TIMESTAMP);
+    v
+}
+
 /// Gemini CLI: `.gemini/settings.json` and `~/.gemini/settings.json`.
 pub(crate) const GEMINI: HostSpec = HostSpec {
     host: Host::Gemini,
@@ -72,6 +110,11 @@ pub(crate) const GEMINI: HostSpec = HostSpec {
     tools: TOOLS,
     hook_tools: Some(HOOK_TOOLS),
     timeout_unit: "ms",
+    // It sets GEMINI_PROJECT_DIR and, for Claude-shaped hooks, CLAUDE_PROJECT_DIR, which capn
+    // reads (a shell form: nothing is substituted).
+    project_dir_var: Some("CLAUDE_PROJECT_DIR"),
+    exit_2,
+    doctor_fields,
     limits: "no recovery after a compression (it has no post-compress event, and PreCompress fires before every model call) and no status line; offers after a search come with the tool's result (AfterTool), since BeforeTool cannot add context",
     ..super::COMMON
 };

@@ -193,8 +193,9 @@ pub(crate) enum ContextSource {
 /// When `capn init` sets a host up without `--host`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Setup {
-    /// Always (Claude Code, Codex); `capn doctor` runs the hooks of these hosts (it has payloads
-    /// for them, [`HostSpec::doctor_fields`]).
+    /// Always (Claude Code, Codex). `capn doctor` checks these hosts when none is set up in the
+    /// project; it runs the hooks of every host set up that has payloads
+    /// ([`HostSpec::doctor_fields`]: these two, Gemini CLI and Qwen Code).
     Always,
     /// When its settings folder is in the project or its user folder in the home folder
     /// ([`HostSpec::user_dir`]).
@@ -205,9 +206,17 @@ pub(crate) enum Setup {
 
 /// The extra fields of a synthetic payload `doctor` sends as a host for an event, beside the
 /// common ones: `(event, detail, search)`, where `detail` is SessionStart's `source` or the
-/// compaction's `trigger` and `search` the pattern of the PreToolUse search. An empty object
-/// for an event doctor does not run for the host.
+/// compaction's `trigger` and `search` the pattern of the PreToolUse or PostToolUse search. An
+/// empty object for an event doctor does not run for the host (one it has not, or one it never
+/// sends with that `detail`).
 pub(crate) type DoctorFields = fn(HookEvent, &str, &str) -> serde_json::Value;
+
+/// The `timestamp` of doctor's synthetic payloads for the hosts that send one (Gemini CLI, Qwen
+/// Code: ISO 8601 in UTC, as they send it).
+pub(super) const DOCTOR_TIMESTAMP: &str = "2026-12-01T12:00:00.000Z";
+
+/// The prompt of doctor's synthetic UserPromptSubmit payloads.
+pub(super) const DOCTOR_PROMPT: &str = "capn doctor: a synthetic prompt";
 
 /// One host's files, registrations, vocabulary and reply shapes.
 #[derive(Debug)]
@@ -407,7 +416,8 @@ fn exit_2_fails(_: HookEvent) -> &'static str {
     "the host reports the hook as failed (and may block)"
 }
 
-/// No doctor payloads: doctor's hook runs check only the [`Setup::Always`] hosts.
+/// No doctor payloads: doctor runs no hook of the host (Copilot CLI's and OpenCode's files are
+/// checked as written, not run).
 fn no_doctor_fields(_: HookEvent, _: &str, _: &str) -> serde_json::Value {
     serde_json::json!({})
 }

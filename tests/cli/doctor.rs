@@ -102,7 +102,7 @@ pub(crate) fn write_json(env: &Env, rel: &str, v: &Value) {
 }
 
 /// Writes an executable script (a fake `capn`) and returns its path.
-fn script(env: &Env, name: &str, body: &str) -> PathBuf {
+pub(crate) fn script(env: &Env, name: &str, body: &str) -> PathBuf {
     let dir = env.tmp.path().join("fake").join(name);
     std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join("capn");

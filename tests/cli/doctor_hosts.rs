@@ -212,3 +212,213 @@ fn qwen_and_opencode_set_ups_are_checked() {
         run.stdout
     );
 }
+
+/// `line` with its run's figures replaced by `N` (the milliseconds, and the characters of
+/// context), so a line compares exactly whatever the machine's speed.
+fn figures_out(line: &str) -> String {
+    let mut s = line.to_string();
+    if s.ends_with(" ms)") {
+        if let Some(i) = s.rfind(" (") {
+            s.truncate(i);
+            s.push_str(" (N ms)");
+        }
+    }
+    if let Some(j) = s.find(" characters of context") {
+        let start = s[..j].rfind(' ').map_or(0, |k| k + 1);
+        s.replace_range(start..j, "N");
+    }
+    s
+}
+
+/// The lines of the hook runs of the host labelled `label` (`Gemini`), in report order, with
+/// [`figures_out`]; a failed run's fix line follows it.
+fn run_lines(run: &Run, label: &str) -> Vec<String> {
+    let ok = format!("ok    {label} ");
+    let failed = format!("FAILED {label} ");
+    let mut out = Vec::new();
+    let mut lines = run.stdout.lines().peekable();
+    while let Some(l) = lines.next() {
+        if (l.starts_with(&ok) || l.starts_with(&failed)) && l.contains(" runs `") {
+            out.push(figures_out(l));
+            if let Some(fix) = lines.next_if(|f| f.starts_with("  fix: ")) {
+                out.push(fix.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// The characters of the contract SessionStart injects (`capn context`).
+fn contract_chars(env: &Env) -> usize {
+    env.run(&["context"]).ok().stdout.chars().count()
+}
+
+/// After `init --host gemini --host qwen`, doctor runs every hook each host registers, with the
+/// payload that host sends (Gemini CLI's names: BeforeAgent, AfterTool; no SessionStart after a
+/// compression on Gemini CLI, which fires none; Qwen Code's compaction, prompt and Stop), and
+/// each answers as its host accepts: the contract at session start, the recovery after the
+/// compaction, nothing elsewhere.
+#[test]
+fn doctor_runs_the_hooks_gemini_and_qwen_register_as_they_run_them() {
+    let env = Env::git();
+    env.run(&["init", "--host", "gemini", "--host", "qwen"])
+        .ok();
+    let run = doctor(&env);
+    assert_eq!(failed_count(&run), 0, "{}", run.stdout);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(
+        run_lines(&run, "Gemini"),
+        [
+            "ok    Gemini SessionStart(startup) runs `capn hook session-start --host gemini`: N characters of context (N ms)",
+            "ok    Gemini AfterTool runs `capn hook post-tool-use --host gemini`: no output (N ms)",
+            "ok    Gemini BeforeAgent runs `capn hook user-prompt-submit --host gemini`: no output (N ms)",
+        ]
+    );
+    assert_eq!(
+        run_lines(&run, "Qwen"),
+        [
+            "ok    Qwen SessionStart(startup) runs `capn hook session-start --host qwen`: N characters of context (N ms)",
+            "ok    Qwen PostToolUse runs `capn hook post-tool-use --host qwen`: no output (N ms)",
+            "ok    Qwen PreCompact(manual) runs `capn hook pre-compact --host qwen`: no output (N ms)",
+            "ok    Qwen PostCompact(manual) runs `capn hook post-compact --host qwen`: no output (N ms)",
+            "ok    Qwen UserPromptSubmit runs `capn hook user-prompt-submit --host qwen`: N characters of context (N ms)",
+            "ok    Qwen SessionStart(compact) runs `capn hook session-start --host qwen`: N characters of context (N ms)",
+            "ok    Qwen Stop runs `capn hook stop --host qwen`: no output (N ms)",
+        ]
+    );
+    // The context at session start is the whole contract, on both hosts.
+    let n = contract_chars(&env);
+    for host in ["gemini", "qwen"] {
+        let want = format!(": {n} characters of context (");
+        let l = line(
+            &run,
+            &format!(
+                "ok    {} SessionStart(startup) runs",
+                if host == "gemini" { "Gemini" } else { "Qwen" }
+            ),
+        );
+        assert!(l.contains(&want), "{want}: {l}");
+    }
+}
+
+/// The handler `capn init` registers for `event` in `host`'s table (`hooks-config/`), as doctor
+/// prints it in a fix.
+fn table_handler(table: &str, event: &str) -> String {
+    let t: Value = serde_json::from_str(table).unwrap();
+    t["hooks"][event][0]["hooks"][0].to_string()
+}
+
+/// Sets the command of `host`'s `event` registration in `rel` to `fake` with capn's arguments.
+fn register_fake(env: &Env, rel: &str, event: &str, fake: &Path, sub: &str, host: &str) -> String {
+    let command = format!("{} hook {sub} --host {host}", fake.display());
+    let mut s = read_json(env, rel);
+    s["hooks"][event][0]["hooks"][0]["command"] = json!(command);
+    write_json(env, rel, &s);
+    command
+}
+
+/// A Gemini CLI hook that prints junk, answers under Claude Code's event name or exits 2, and
+/// a Qwen Code hook that prints on PreCompact, exits 2, blocks a tool's result or hangs: each is
+/// FAILED with the reason as that host sees it, and the fix; the hooks left alone still pass.
+#[cfg(unix)]
+#[test]
+fn gemini_and_qwen_hooks_that_print_junk_exit_2_block_or_hang_fail() {
+    let env = Env::git();
+    env.run(&["init", "--host", "gemini", "--host", "qwen"])
+        .ok();
+    let real = env!("CARGO_BIN_EXE_capn");
+    let gemini = crate::doctor::script(
+        &env,
+        "bad-gemini",
+        r#"cat >/dev/null
+case "$2" in
+  session-start) echo "Welcome back!" ;;
+  user-prompt-submit) echo '{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"x"}}' ;;
+  post-tool-use) echo "no tools today" >&2; exit 2 ;;
+esac
+"#,
+    );
+    let qwen = crate::doctor::script(
+        &env,
+        "bad-qwen",
+        &format!(
+            r#"case "$2" in
+  pre-compact) cat >/dev/null; echo "keep the plan" ;;
+  user-prompt-submit) cat >/dev/null; echo "no prompts today" >&2; exit 2 ;;
+  post-tool-use) cat >/dev/null; echo '{{"decision":"block","reason":"chart it"}}' ;;
+  stop) sleep 30 ;;
+  *) exec '{real}' "$@" ;;
+esac
+"#
+        ),
+    );
+    let g = ".gemini/settings.json";
+    let start = register_fake(&env, g, "SessionStart", &gemini, "session-start", "gemini");
+    let agent = register_fake(
+        &env,
+        g,
+        "BeforeAgent",
+        &gemini,
+        "user-prompt-submit",
+        "gemini",
+    );
+    let after = register_fake(&env, g, "AfterTool", &gemini, "post-tool-use", "gemini");
+    let q = ".qwen/settings.json";
+    let pre = register_fake(&env, q, "PreCompact", &qwen, "pre-compact", "qwen");
+    let prompt = register_fake(
+        &env,
+        q,
+        "UserPromptSubmit",
+        &qwen,
+        "user-prompt-submit",
+        "qwen",
+    );
+    let post = register_fake(&env, q, "PostToolUse", &qwen, "post-tool-use", "qwen");
+    let stop = register_fake(&env, q, "Stop", &qwen, "stop", "qwen");
+    // A short registered timeout: doctor waits half of it for the hanging Stop.
+    let mut s = read_json(&env, q);
+    s["hooks"]["Stop"][0]["hooks"][0]["timeout"] = json!(1);
+    write_json(&env, q, &s);
+    let run = doctor(&env).code(1);
+    let gt = include_str!("../../hooks-config/gemini.json");
+    let qt = include_str!("../../hooks-config/qwen.json");
+    let fix = |rel: &str, table: &str, event: &str| {
+        format!(
+            "  fix: in {rel}, replace that handler with {}",
+            table_handler(table, event)
+        )
+    };
+    assert_eq!(
+        run_lines(&run, "Gemini"),
+        [
+            format!("FAILED Gemini SessionStart(startup) runs `{start}`: stdout is not one JSON object: \"Welcome back!\" (plain text or a stray line before the JSON)"),
+            fix(g, gt, "SessionStart"),
+            format!("FAILED Gemini AfterTool runs `{after}`: exit 2: Gemini CLI reads it as a block and gives the agent stderr instead of the tool's result (stderr: no tools today)"),
+            fix(g, gt, "AfterTool"),
+            format!("FAILED Gemini BeforeAgent runs `{agent}`: hookSpecificOutput.hookEventName is \"UserPromptSubmit\", not \"BeforeAgent\": the reply is rejected"),
+            fix(g, gt, "BeforeAgent"),
+        ]
+    );
+    let session = "capn hook session-start --host qwen";
+    assert_eq!(
+        run_lines(&run, "Qwen"),
+        [
+            format!("ok    Qwen SessionStart(startup) runs `{session}`: N characters of context (N ms)"),
+            format!("FAILED Qwen PostToolUse runs `{post}`: \"decision\": \"block\" blocks PostToolUse"),
+            fix(q, qt, "PostToolUse"),
+            format!("FAILED Qwen PreCompact(manual) runs `{pre}`: printed \"keep the plan\" on PreCompact, where Qwen Code takes nothing (the output is ignored or rejected)"),
+            fix(q, qt, "PreCompact"),
+            "ok    Qwen PostCompact(manual) runs `capn hook post-compact --host qwen`: no output (N ms)".to_string(),
+            format!("FAILED Qwen UserPromptSubmit runs `{prompt}`: exit 2: Qwen Code reads it as \"block\" and drops the prompt (stderr: no prompts today)"),
+            fix(q, qt, "UserPromptSubmit"),
+            format!("ok    Qwen SessionStart(compact) runs `{session}`: N characters of context (N ms)"),
+            format!("FAILED Qwen Stop runs `{stop}`: no answer within 500 ms (registered timeout 1 s); the host discards a late reply"),
+            fix(q, qt, "Stop"),
+        ]
+    );
+    // The registrations still count as capn's (the scripts are named capn) and are well formed.
+    assert!(run
+        .stdout
+        .contains("ok    Gemini BeforeAgent hook registered in .gemini/settings.json"));
+    assert_eq!(failed_count(&run), 7, "{}", run.stdout);
+}
