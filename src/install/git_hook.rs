@@ -24,8 +24,9 @@
 //! runs only when `capn` is found, in the background with its output discarded, so it never slows
 //! or fails a commit. A hook whose `#!` line names an interpreter that is not a POSIX shell
 //! (python, node, ...) is refused: a shell line would break it; so is one git would not run (not
-//! executable), a symlink, or anything but a regular text file. A hook without a `#!` line is run
-//! by git with `sh`, so it counts as one.
+//! executable), a symlink, or anything but a regular text file, and one git cannot start at all: a
+//! `#!` line ending in CRLF names the interpreter `/bin/sh\r` on Unix ([`cannot_start`]). A hook
+//! without a `#!` line is run by git with `sh`, so it counts as one.
 //!
 //! An older capn's bare `capn prune` line that a commit never reaches (appended after an early
 //! `exit`, [`prune_status`]) is moved to the top in the guarded form, and an older capn's line
@@ -438,6 +439,10 @@ pub(crate) enum Unfit {
     Interpreter(String),
     /// Not executable.
     NotExecutable,
+    /// Its `#!` line ends in a carriage return (`#!/bin/sh\r\n`, saved with Windows line
+    /// ends): the system looks for an interpreter named `/bin/sh\r` and git cannot start the
+    /// hook at all ([`cannot_start`]).
+    CrlfShebang,
 }
 
 impl Unfit {
@@ -448,13 +453,29 @@ impl Unfit {
             Unfit::NotText => "is not a text file".into(),
             Unfit::Interpreter(i) => format!("runs with {i}, not a POSIX shell"),
             Unfit::NotExecutable => "is not executable, so git ignores it".into(),
+            Unfit::CrlfShebang => CRLF_SHEBANG.into(),
         }
     }
 }
 
+/// [`Unfit::CrlfShebang`]'s phrase after "it".
+const CRLF_SHEBANG: &str = "has a #! line ending in a carriage return (Windows line ends), so \
+     the system looks for an interpreter whose name ends in \\r and git cannot start it (bad \
+     interpreter)";
+
+/// Why git cannot start the hook whose text is `text` at all, whatever line capn has in it:
+/// its `#!` line ends in `\r` ([`Unfit::CrlfShebang`]; Unix takes the `\r` as part of the
+/// interpreter's name or argument). `None` on Windows, where Git for Windows reads the `#!`
+/// line itself up to the `\r`.
+pub(crate) fn cannot_start(text: &str) -> Option<Unfit> {
+    let first = text.split('\n').next()?;
+    (cfg!(unix) && first.starts_with("#!") && first.ends_with('\r')).then_some(Unfit::CrlfShebang)
+}
+
 /// Reads the hook at `path` (bounded, never through a symlink or a FIFO) and says whether the
 /// line `hl` can go into it: the one place both `init --git`'s refusals and the pull hooks'
-/// skipping decide it. A hook where the line already runs is fit whatever else holds.
+/// skipping decide it. A hook git cannot start ([`cannot_start`]) is unfit even with the line
+/// in it; otherwise a hook where the line already runs is fit whatever else holds.
 ///
 /// Errors: the hook cannot be read.
 pub(crate) fn examine(path: &Path, hl: &HookLine) -> Result<HookFile> {
@@ -467,6 +488,9 @@ pub(crate) fn examine(path: &Path, hl: &HookLine) -> Result<HookFile> {
     let Ok(text) = String::from_utf8(bytes) else {
         return Ok(HookFile::Unfit(Unfit::NotText));
     };
+    if let Some(unfit) = cannot_start(&text) {
+        return Ok(HookFile::Unfit(unfit));
+    }
     let status = line_status(&text, hl);
     if status != PruneStatus::Runs {
         if let Some(interpreter) = non_shell_interpreter(&text) {
@@ -481,8 +505,9 @@ pub(crate) fn examine(path: &Path, hl: &HookLine) -> Result<HookFile> {
 
 /// Works out, without writing anything, how the line `hl` gets into the hook at `path`.
 ///
-/// Errors: the hook cannot be read, is not UTF-8 text, is not executable, or is run by an
-/// interpreter that is not a POSIX shell ([`Refused`], naming the file and what to do instead).
+/// Errors: the hook cannot be read, is not UTF-8 text, is not executable, cannot be started (a
+/// `#!` line ending in `\r`), or is run by an interpreter that is not a POSIX shell
+/// ([`Refused`], naming the file and what to do instead).
 pub(crate) fn plan_add_line(path: &Path, hl: &HookLine) -> Result<AddPlan> {
     plan_for(path, hl, examine(path, hl)?)
 }
@@ -525,6 +550,12 @@ pub(crate) fn plan_for(path: &Path, hl: &HookLine, file: HookFile) -> Result<Add
             " is not executable, so git ignores it (a disabled hook?) and a `{cmd}` line in it \
              would never run; nothing was written. To have git run it: chmod +x {} and run capn \
              init --git again; otherwise run capn init without --git",
+            path.display()
+        ),
+        HookFile::Unfit(Unfit::CrlfShebang) => format!(
+            " {CRLF_SHEBANG}; a `{cmd}` line in it would never run, so nothing was written. \
+             Save it with Unix line ends (for example: dos2unix {}) and run capn init --git \
+             again",
             path.display()
         ),
     };
