@@ -523,14 +523,11 @@ pub(crate) fn plan_for(path: &Path, hl: &HookLine, file: HookFile) -> Result<Add
             status: PruneStatus::Runs,
             ..
         } => return Ok(AddPlan::Present),
-        HookFile::Fit { text, status } => {
+        HookFile::Fit { text, .. } => {
             // A line git never reaches (an older capn appended it after an early exit) moves
-            // up; an older capn's form is replaced.
-            let text = match status {
-                PruneStatus::MayNotRun(_) | PruneStatus::Outdated(_) => without_line(&text, hl),
-                _ => text,
-            };
-            return Ok(AddPlan::Update(insert_line(&text, hl)));
+            // up; an older capn's form is replaced; a comment of capn's whose line the user
+            // deleted goes, so the one written with the line is the only one.
+            return Ok(AddPlan::Update(insert_line(&without_line(&text, hl), hl)));
         }
         HookFile::Unfit(Unfit::Unwritable(why)) => {
             format!(": {why}; {cmd} was not added to it (nothing written)")
@@ -671,6 +668,17 @@ pub(crate) fn apply_add(root: &Path, path: &Path, plan: &AddPlan) -> Result<bool
     Ok(true)
 }
 
+/// `text` without capn's comment above the line `hl` when the line itself is not there (the user
+/// deleted only the line): what the hook was before capn, as far as capn can tell. Any other
+/// text is returned as it is.
+pub(crate) fn without_lone_comment(text: &str, hl: &HookLine) -> String {
+    if text.lines().any(|l| hl.is_line(l)) {
+        text.to_string()
+    } else {
+        without_line(text, hl)
+    }
+}
+
 /// What [`remove_line`] did.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Removed {
@@ -678,13 +686,15 @@ pub(crate) enum Removed {
     Nothing,
     /// The line (and our comment) was removed; the rest of the hook stays.
     Line,
+    /// Only capn's comment was there (the user deleted the line below it): it was removed.
+    Comment,
     /// The hook held nothing else and `delete_if_only_ours` allowed it: the file was deleted.
     File,
 }
 
-/// Removes the line `hl` (and the comment `init` writes with it) from the hook at `path`. When
-/// nothing but a `#!` line and blank lines is left and `delete_if_only_ours` is set (`init`
-/// created the file), the file is deleted.
+/// Removes the line `hl` (and the comment `init` writes with it, also when the line itself is
+/// gone) from the hook at `path`. When nothing but a `#!` line and blank lines is left and
+/// `delete_if_only_ours` is set (`init` created the file), the file is deleted.
 ///
 /// Errors: the file is a symlink, a FIFO or other special file, or cannot be read, written or
 /// removed.
@@ -699,7 +709,8 @@ pub(crate) fn remove_line(
     let Ok(text) = String::from_utf8(bytes) else {
         return Ok(Removed::Nothing);
     };
-    if !text.lines().any(|l| hl.is_line(l)) {
+    let line = text.lines().any(|l| hl.is_line(l));
+    if !line && !text.lines().any(|l| hl.is_comment(l)) {
         return Ok(Removed::Nothing);
     }
     let kept = without_line(&text, hl);
@@ -713,7 +724,11 @@ pub(crate) fn remove_line(
         return Ok(Removed::File);
     }
     crate::fsutil::write_atomic(path, kept.as_bytes())?;
-    Ok(Removed::Line)
+    Ok(if line {
+        Removed::Line
+    } else {
+        Removed::Comment
+    })
 }
 
 /// Puts the hook at `path` back as it was before `init` changed it: `before` (its text then;

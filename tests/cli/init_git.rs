@@ -329,3 +329,50 @@ fn a_hook_whose_shebang_ends_in_crlf_is_left_as_it_is_and_doctor_says_it_cannot_
     );
     assert!(doctor.contains(&failed), "{doctor}");
 }
+
+/// capn's comment line left alone in a hook after the user deleted only capn's line below it:
+/// `init --git` puts the line back under one comment (no second one), and `uninstall` takes the
+/// comment out too, so the hook comes back as it was before capn (a hook `init` created goes).
+#[test]
+fn a_lone_capn_comment_is_not_doubled_by_init_nor_left_by_uninstall() {
+    let comment = PRUNE_LINES.lines().next().unwrap();
+    let line_gone = |env: &Env| {
+        let text = env.read(".git/hooks/post-commit");
+        let kept: String = text
+            .split_inclusive('\n')
+            .filter(|l| !l.contains("capn prune --expired"))
+            .collect();
+        write_hook(env, ".git/hooks/post-commit", &kept);
+    };
+    let env = Env::git();
+    let mine = "#!/bin/sh\necho mine\n";
+    write_hook(&env, ".git/hooks/post-commit", mine);
+    env.run(&["init", "--git"]).ok();
+    line_gone(&env);
+    assert_eq!(
+        env.read(".git/hooks/post-commit"),
+        format!("#!/bin/sh\n{comment}\necho mine\n")
+    );
+    env.run(&["init", "--git"]).ok();
+    assert_eq!(
+        env.read(".git/hooks/post-commit"),
+        format!("#!/bin/sh\n{PRUNE_LINES}echo mine\n")
+    );
+    // Uninstall gives back the hook as it was before capn, without the comment.
+    env.run(&["uninstall"]).ok();
+    assert_eq!(env.read(".git/hooks/post-commit"), mine);
+    // The line gone and uninstall next: the comment goes with what capn left.
+    env.run(&["init", "--git"]).ok();
+    line_gone(&env);
+    let run = env.run(&["uninstall"]).ok();
+    assert_eq!(env.read(".git/hooks/post-commit"), mine, "{}", run.stdout);
+    let said = "removed capn's comment from .git/hooks/post-commit (its capn prune line was \
+                already gone)";
+    assert!(run.stdout.contains(said), "{}", run.stdout);
+    // A hook init created, holding nothing but capn's comment now: it goes.
+    let env = Env::git();
+    env.run(&["init", "--git"]).ok();
+    line_gone(&env);
+    env.run(&["uninstall"]).ok();
+    assert!(!env.root.join(".git/hooks/post-commit").exists());
+}
