@@ -190,7 +190,8 @@ pub(crate) fn merge_statusline(
 /// of `spec` (a host that takes them: [`HostSpec::allow_rules`]) in memory unless its other
 /// project files or its user file hold them, and records them. One that a deny or ask rule in
 /// any of those files covers is not added: the report names that rule and its file instead
-/// (Claude Code checks deny and ask before allow).
+/// (Claude Code checks deny and ask before allow). Nor are they added to a `permissions` of
+/// another type, which stays as it is: the report names the file and the key.
 pub(crate) fn merge_allow(
     spec: &HostSpec,
     files: &mut [HostFile],
@@ -208,6 +209,7 @@ pub(crate) fn merge_allow(
     elsewhere.extend(user.map(|(l, u)| (l, &u.json)));
     let had = super::allow::has_allow_key(&target.json);
     let outcome = super::allow::add(target, label, &elsewhere);
+    done.extend(outcome.unfit_report(label));
     let added = outcome.added;
     if !had && !added.is_empty() && !rec.allow_made.iter().any(|f| f == label) {
         rec.allow_made.push(label.to_string());
