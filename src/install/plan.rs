@@ -276,7 +276,7 @@ fn refuse_unwritable(path: &Path) -> Result<()> {
 }
 
 /// Fails with the reason when a file `init` is about to change must not be written (see
-/// [`SettingsFile::refusal`] and [`crate::fsutil::unwritable_reason`]).
+/// [`super::SettingsFile::refusal`] and [`crate::fsutil::unwritable_reason`]).
 fn refusals(
     root: &Path,
     files: &[HostFile],
