@@ -4,13 +4,14 @@
 
 use super::{Check, Loaded};
 use crate::hosts::HostSpec;
-use crate::install::allow::{all_blocking, present, Blocked, CLAUDE_ALLOW};
+use crate::install::allow::{all_blocking, present, unfit_allow, Blocked, CLAUDE_ALLOW};
 
 /// Adds one check for `spec` (a host with [`HostSpec::allow_rules`], Claude Code): a warning
 /// naming every deny or ask rule of the user's that covers `capn ask` or `capn chart` (in any
 /// settings file that counts: project, local or user; such a rule decides before any allow);
 /// else ok when every rule of [`CLAUDE_ALLOW`] is in one of those files, a warning naming the
-/// missing ones otherwise.
+/// missing ones otherwise, and, where a file's `permissions` is of another type than init can
+/// add to ([`unfit_allow`]), that file and key as the reason.
 pub(super) fn check(spec: &HostSpec, files: &[Loaded], checks: &mut Vec<Check>) {
     let what = format!("{} allow rules for capn ask and capn chart", spec.label);
     let mut held: Vec<&str> = Vec::new();
@@ -49,19 +50,37 @@ pub(super) fn check(spec: &HostSpec, files: &[Loaded], checks: &mut Vec<Check>) 
         )));
         return;
     }
-    checks.push(Check::warn(
-        what,
+    let mut why = format!(
+        "no {} in permissions.allow: {} asks before each such command the agent runs",
+        missing.join(" or "),
+        spec.name
+    );
+    let unfit: Vec<_> = parsed
+        .iter()
+        .filter_map(|(rel, json)| Some((*rel, unfit_allow(json)?)))
+        .collect();
+    let fix = if unfit.is_empty() {
         format!(
-            "no {} in permissions.allow: {} asks before each such command the agent runs",
-            missing.join(" or "),
-            spec.name
-        ),
-        Some(format!(
             "capn init (adds {} to {})",
             CLAUDE_ALLOW.join(" and "),
             spec.files[0]
-        )),
-    ));
+        )
+    } else {
+        let said: Vec<String> = unfit
+            .iter()
+            .map(|(rel, u)| format!("in {rel}, {}", u.phrase()))
+            .collect();
+        why.push_str(&format!(
+            "; capn init adds no rule to what it cannot read: {}",
+            said.join("; ")
+        ));
+        let edits: Vec<String> = unfit
+            .iter()
+            .map(|(rel, u)| format!("make \"{}\" in {rel} {}", u.key, u.want))
+            .collect();
+        format!("{}, then run capn init", edits.join(" and "))
+    };
+    checks.push(Check::warn(what, why, Some(fix)));
 }
 
 /// The warning for the rules of [`CLAUDE_ALLOW`] that a user's deny or ask rule keeps out: each

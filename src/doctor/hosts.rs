@@ -11,18 +11,62 @@ use super::Check;
 use crate::hosts::HostSpec;
 use crate::install::{self, SettingsFile};
 use serde_json::Value;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// One settings file of a host that merges capn's handlers into its settings (not
+/// [`HostSpec::whole_file`]), read once per doctor run ([`read_settings`]): which hosts are set
+/// up and the checks of those hosts both look at this one read.
+pub(super) struct SettingsRead {
+    /// Whose file it is.
+    pub(super) spec: &'static HostSpec,
+    /// The file as messages name it: relative to the project (`.claude/settings.json`), or the
+    /// user's (`~/.claude/settings.json`).
+    pub(super) rel: &'static str,
+    /// Where it is.
+    pub(super) path: PathBuf,
+    /// What loading it gave ([`SettingsFile::load`]; [`SettingsFile::load_user`] for the user's).
+    pub(super) loaded: anyhow::Result<SettingsFile>,
+}
+
+/// Reads, once each, the settings files of every host of [`crate::hosts::ALL`] that merges
+/// capn's handlers into its settings: its project files under `root`, then its user file (when
+/// there is a home folder), in that order.
+pub(super) fn read_settings(root: &Path) -> Vec<SettingsRead> {
+    let home = crate::env::home_dir();
+    let mut out = Vec::new();
+    for spec in crate::hosts::ALL.into_iter().filter(|s| !s.whole_file) {
+        let user = home
+            .as_ref()
+            .map(|h| (spec.user_label, h.join(spec.user_file)));
+        let project = spec.files.iter().map(|rel| (*rel, root.join(rel)));
+        for (rel, path) in project.chain(user) {
+            let loaded = if rel.starts_with('~') {
+                SettingsFile::load_user(&path)
+            } else {
+                SettingsFile::load(&path)
+            };
+            out.push(SettingsRead {
+                spec,
+                rel,
+                path,
+                loaded,
+            });
+        }
+    }
+    out
+}
 
 /// The hosts set up in the project at `root`, in [`crate::hosts::ALL`]'s order (never empty),
-/// and the line that names them and the others.
-pub(super) fn set_up(root: &Path) -> (Vec<&'static HostSpec>, Check) {
+/// and the line that names them and the others. `read`: the hosts' settings files
+/// ([`read_settings`]).
+pub(super) fn set_up(root: &Path, read: &[SettingsRead]) -> (Vec<&'static HostSpec>, Check) {
     let recorded = recorded_files(root);
     let home = crate::env::home_dir();
     let found: Vec<&'static HostSpec> = crate::hosts::ALL
         .into_iter()
         .filter(|s| {
             s.files.iter().any(|f| recorded.iter().any(|r| r == f))
-                || registered(s, root, home.as_deref())
+                || registered(s, root, home.as_deref(), read)
         })
         .collect();
     let (specs, how) = if found.is_empty() {
@@ -68,20 +112,22 @@ fn recorded_files(root: &Path) -> Vec<String> {
 }
 
 /// True when the host's files hold a capn registration: for a host whose file capn writes
-/// whole, that file (project or user) exists; else a project or user settings file holds a capn
-/// hook handler (an older capn's included) or enables capn's plugin for the host.
-fn registered(spec: &HostSpec, root: &Path, home: Option<&Path>) -> bool {
-    let user = home.map(|h| h.join(spec.user_file));
-    let project = spec.files.iter().map(|rel| root.join(rel));
+/// whole, that file (project or user) exists; else a project or user settings file (of `read`,
+/// [`read_settings`]) holds a capn hook handler (an older capn's included) or enables capn's
+/// plugin for the host.
+fn registered(spec: &HostSpec, root: &Path, home: Option<&Path>, read: &[SettingsRead]) -> bool {
     if spec.whole_file {
+        let user = home.map(|h| h.join(spec.user_file));
+        let project = spec.files.iter().map(|rel| root.join(rel));
         return project
             .chain(user)
             .any(|p| std::fs::symlink_metadata(p).is_ok());
     }
-    let loaded = project
-        .map(|p| SettingsFile::load(&p))
-        .chain(user.map(|p| SettingsFile::load_user(&p)));
-    loaded.flatten().filter(|f| f.existed()).any(|f| {
+    let loaded = read
+        .iter()
+        .filter(|r| r.spec.host == spec.host)
+        .filter_map(|r| r.loaded.as_ref().ok());
+    loaded.filter(|f| f.existed()).any(|f| {
         let ours = install::handlers(&f.json)
             .into_iter()
             .any(|(_, _, h)| install::our_subcommand(h).is_some() || install::is_legacy(h));
@@ -182,4 +228,34 @@ fn missing_hooks(table: &Value, bytes: &[u8]) -> Result<Vec<String>, String> {
         }
     }
     Ok(missing)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Which hosts are set up is decided from the one read handed to it, not from a second read
+    /// of the disk: a host whose read file registers capn counts though nothing is on disk, and
+    /// its checks get that same file.
+    #[test]
+    fn the_hosts_set_up_and_their_checks_share_one_read_of_each_file() {
+        let root = tempfile::tempdir().unwrap();
+        let spec = &crate::hosts::GEMINI;
+        let path = root.path().join(spec.files[0]);
+        let text = crate::hosts::GEMINI.table.as_bytes().to_vec();
+        let read = vec![SettingsRead {
+            spec,
+            rel: spec.files[0],
+            path: path.clone(),
+            loaded: SettingsFile::from_bytes(&path, Some(text)),
+        }];
+        let (specs, _) = set_up(root.path(), &read);
+        assert!(specs.iter().any(|s| s.host == spec.host));
+        assert!(!specs.iter().any(|s| !s.whole_file && s.host != spec.host));
+        let mut checks = Vec::new();
+        let files = super::super::load_settings(read, &specs, &mut checks);
+        assert_eq!(files.len(), 1);
+        assert!(files[0].json().is_some_and(|j| j.contains_key("hooks")));
+        assert_eq!(checks[0].what, ".gemini/settings.json parses");
+    }
 }

@@ -301,9 +301,11 @@ pub(crate) fn diagnose(root: &Path) -> Result<Vec<Check>> {
     let mut checks = Vec::new();
     let path = check_path(root, &mut checks);
     check_store(root, &mut checks);
-    let (specs, hosts_line) = hosts::set_up(root);
+    // Each host's settings files are read once: which hosts are set up and their checks.
+    let read = hosts::read_settings(root);
+    let (specs, hosts_line) = hosts::set_up(root, &read);
     checks.push(hosts_line);
-    let files = load_settings(root, &specs, &mut checks);
+    let files = load_settings(read, &specs, &mut checks);
     let post_commit_git = post_commit::check(root, &mut checks);
     refresh_hooks::check(root, post_commit_git, &mut checks);
     let claude = specs.iter().any(|s| s.plugin);

@@ -3,7 +3,8 @@
 //! an `exec` or under `set -e` may never be reached ([`git_hook::prune_status`]): capn 0.3.0
 //! appended its line at the end, after such lines. Where the install record says `init --git`
 //! put the line in this hook, a hook that is gone, is not a regular file (a FIFO is read
-//! without blocking, and refused) or lost the line fails too: no commit runs `capn prune`.
+//! without blocking, and refused) or lost the line fails too: no commit runs `capn prune`. So
+//! does a hook git cannot start at all (a `#!` line ending in CRLF), whatever its lines.
 
 use super::Check;
 use crate::install::{self, git_hook};
@@ -45,7 +46,14 @@ pub(super) fn check(root: &Path, checks: &mut Vec<Check>) -> bool {
         _ => return false,
     };
     let text = String::from_utf8_lossy(&bytes);
-    match git_hook::prune_status(&text) {
+    let status = git_hook::prune_status(&text);
+    if status != git_hook::PruneStatus::Absent {
+        if let Some(check) = cannot_start_check(&what, &rel, &path, &text, "capn prune") {
+            checks.push(check);
+            return true;
+        }
+    }
+    match status {
         git_hook::PruneStatus::Absent if recorded => checks.push(Check::failed(
             what,
             "the capn prune line capn init --git added is gone, so no commit runs it",
@@ -94,6 +102,28 @@ pub(super) fn runs_check(what: String, rel: &str, path: &Path, command: &str) ->
         format!("{rel} is not executable, so git ignores it and {command} never runs"),
         format!("chmod +x {quoted}"),
     )
+}
+
+/// The failed check of a git hook (`rel`, at `path`, whose text is `text`) that holds capn's
+/// line (running `command`) but that git cannot start at all ([`git_hook::cannot_start`]: a `#!`
+/// line ending in CRLF); `None` when git can start it.
+pub(super) fn cannot_start_check(
+    what: &str,
+    rel: &str,
+    path: &Path,
+    text: &str,
+    command: &str,
+) -> Option<Check> {
+    let unfit = git_hook::cannot_start(text)?;
+    let quoted = install::shell_single_quote(&path.display().to_string());
+    Some(Check::failed(
+        what,
+        format!(
+            "{rel} cannot run: it {}, so {command} never runs",
+            unfit.phrase()
+        ),
+        format!("dos2unix {quoted} (or save it with Unix line ends)"),
+    ))
 }
 
 /// True when this user's install record for the project at `root` says `init --git` put the

@@ -1,8 +1,9 @@
 //! Doctor check: the post-merge, post-rewrite and post-checkout hooks `capn init --git` set up
 //! run `capn refresh` when git runs them ([`crate::install::refresh_hooks`]), so the index is
 //! brought up to date after `git pull` off the agent's path. As for the post-commit hook
-//! (`doctor/post_commit.rs`): a hook git ignores (not executable), a line after an early `exit`
-//! or `exec`, and a recorded line or hook that is gone fail. A project whose post-commit hook
+//! (`doctor/post_commit.rs`): a hook git ignores (not executable) or cannot start (a `#!` line
+//! ending in CRLF), a line after an early `exit` or `exec`, and a recorded line or hook that is
+//! gone fail. A project whose post-commit hook
 //! runs `capn prune` (set up by a capn before this line existed) without the refresh line gets
 //! a warning: the first `ask` after each pull then reads every chart the pull brought.
 
@@ -44,7 +45,14 @@ fn check_one(root: &Path, path: &Path, recorded: bool, git: bool, checks: &mut V
         _ => String::new(),
     };
     let cost = "so the first capn ask after a git pull reads every chart the pull brought";
-    match git_hook::line_status(&text, &git_hook::REFRESH) {
+    let status = git_hook::line_status(&text, &git_hook::REFRESH);
+    if status != git_hook::PruneStatus::Absent {
+        let cannot = super::post_commit::cannot_start_check;
+        if let Some(check) = cannot(&what, &rel, path, &text, "capn refresh") {
+            return checks.push(check);
+        }
+    }
+    match status {
         git_hook::PruneStatus::Absent if recorded => checks.push(Check::failed(
             what,
             format!("the capn refresh line capn init --git added is gone, {cost}"),

@@ -51,6 +51,57 @@ pub(crate) fn present(json: &Map<String, Value>) -> Vec<&'static str> {
         .collect()
 }
 
+/// A `permissions` or `permissions.allow` that capn cannot add a rule to, being of another type
+/// than Claude Code's settings give it ([`unfit_allow`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct UnfitAllow {
+    /// The key: `permissions` or `permissions.allow`.
+    pub key: &'static str,
+    /// What it holds (`an array`, `a string`).
+    pub is: &'static str,
+    /// What it should hold: `an object` or `an array`.
+    pub want: &'static str,
+}
+
+impl UnfitAllow {
+    /// The reason, naming the key: `"permissions" is an array, not an object`.
+    pub(crate) fn phrase(&self) -> String {
+        format!("\"{}\" is {}, not {}", self.key, self.is, self.want)
+    }
+}
+
+/// What `json`'s `permissions` is, when capn cannot add a rule to `permissions.allow`: not an
+/// object, or holding an `allow` that is not an array. `None` when it can (a missing key
+/// counts: capn creates it). capn edits nothing it cannot read, so such a key is left as it is.
+pub(crate) fn unfit_allow(json: &Map<String, Value>) -> Option<UnfitAllow> {
+    let permissions = json.get("permissions")?;
+    let Value::Object(p) = permissions else {
+        return Some(UnfitAllow {
+            key: "permissions",
+            is: kind(permissions),
+            want: "an object",
+        });
+    };
+    let allow = p.get("allow")?;
+    (!allow.is_array()).then(|| UnfitAllow {
+        key: "permissions.allow",
+        is: kind(allow),
+        want: "an array",
+    })
+}
+
+/// A JSON value's type as a phrase: `an array`, `a string`, ...
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 /// True when `json` has a `permissions.allow` key (of any type).
 pub(crate) fn has_allow_key(json: &Map<String, Value>) -> bool {
     json.get("permissions")
@@ -209,21 +260,41 @@ pub(crate) struct Added {
     /// The rules not added because a deny or ask rule of the user's would keep them from taking
     /// effect.
     pub blocked: Vec<Blocked>,
+    /// The rules not added because the file's `permissions` or `permissions.allow` is of
+    /// another type ([`unfit_allow`]), with what it is.
+    pub unfit: Option<(Vec<&'static str>, UnfitAllow)>,
+}
+
+impl Added {
+    /// What `init` says of the rules it could not add to `label`'s `permissions`
+    /// ([`Added::unfit`]): one line naming the file and the key, or `None`.
+    pub(crate) fn unfit_report(&self, label: &str) -> Option<String> {
+        let (rules, why) = self.unfit.as_ref()?;
+        Some(format!(
+            "did not allow {} in {label}: its {}, and capn leaves what it cannot read as it is \
+             (make it {} to have capn add them)",
+            rules.join(" and "),
+            why.phrase(),
+            why.want
+        ))
+    }
 }
 
 /// Adds to `file` (named `label` in messages) each rule of [`CLAUDE_ALLOW`] that neither it nor
 /// any of `elsewhere` (the other settings files Claude Code merges for the same sessions, each
 /// with its label) holds, unless a `permissions.deny` or `permissions.ask` rule in any of them
 /// covers it ([`blocking`]; deny first): that rule is the user's and stays, and capn's allow
-/// would have no effect, so it is returned in [`Added::blocked`] (held by an allow or not). A `permissions` or `permissions.allow` of another type is left alone
-/// (nothing added). Whether this created `permissions.allow`: [`has_allow_key`] before and
-/// after.
+/// would have no effect, so it is returned in [`Added::blocked`] (held by an allow or not). A
+/// `permissions` or `permissions.allow` of another type ([`unfit_allow`]) is left alone: the
+/// rules it would have taken are returned in [`Added::unfit`]. Whether this created
+/// `permissions.allow`: [`has_allow_key`] before and after.
 pub(crate) fn add(
     file: &mut SettingsFile,
     label: &'static str,
     elsewhere: &[(&'static str, &Map<String, Value>)],
 ) -> Added {
     let mut out = Added::default();
+    let unfit = unfit_allow(&file.json);
     for rule in CLAUDE_ALLOW {
         let mut all = vec![(label, &file.json)];
         all.extend_from_slice(elsewhere);
@@ -235,6 +306,11 @@ pub(crate) fn add(
         let held = present(&file.json).contains(&rule)
             || elsewhere.iter().any(|(_, j)| present(j).contains(&rule));
         if held {
+            continue;
+        }
+        if let Some(why) = &unfit {
+            let (rules, _) = out.unfit.get_or_insert_with(|| (Vec::new(), why.clone()));
+            rules.push(rule);
             continue;
         }
         file.append_to_top_array("permissions", "allow", &rule.into());
@@ -310,6 +386,44 @@ mod tests {
         let mut odd = file("{\"permissions\": {\"allow\": \"Bash\"}}");
         assert!(add(&mut odd, "s.json", &[]).added.is_empty());
         assert!(!odd.changed());
+    }
+
+    #[test]
+    fn a_permissions_of_another_type_gets_no_rule_and_is_named() {
+        for (text, key, is) in [
+            ("{\"permissions\": [\"Bash\"]}", "permissions", "an array"),
+            ("{\"permissions\": null}", "permissions", "null"),
+            (
+                "{\"permissions\": {\"allow\": \"Bash\"}}",
+                "permissions.allow",
+                "a string",
+            ),
+            (
+                "{\"permissions\": {\"allow\": 1}}",
+                "permissions.allow",
+                "a number",
+            ),
+        ] {
+            let mut f = file(text);
+            let out = add(&mut f, "s.json", &[]);
+            assert!(out.added.is_empty() && !f.changed(), "{text}");
+            let (rules, why) = out.unfit.expect(text);
+            assert_eq!(rules, CLAUDE_ALLOW.to_vec());
+            assert_eq!((why.key, why.is), (key, is));
+        }
+        // Held elsewhere: nothing to add, nothing to say.
+        let other = file(&serde_json::json!({"permissions": {"allow": CLAUDE_ALLOW}}).to_string());
+        let mut f = file("{\"permissions\": [\"Bash\"]}");
+        assert!(add(&mut f, "s.json", &[("o.json", &other.json)])
+            .unfit
+            .is_none());
+        for fine in [
+            "{}",
+            "{\"permissions\": {}}",
+            "{\"permissions\": {\"allow\": []}}",
+        ] {
+            assert!(unfit_allow(&file(fine).json).is_none(), "{fine}");
+        }
     }
 
     #[test]

@@ -136,7 +136,8 @@ fn add_post_commit(
 ) -> Result<Option<Option<String>>> {
     let mut saved = None;
     if *plan != git_hook::AddPlan::Present {
-        rec.post_commit = Some(record_hook(root, path, plan, rec.post_commit.take()));
+        let earlier = rec.post_commit.take();
+        rec.post_commit = Some(record_hook(root, path, plan, &git_hook::PRUNE, earlier));
         saved = Some(rec.save(root)?);
     }
     if git_hook::apply_add(root, path, plan)? {
@@ -164,7 +165,7 @@ fn add_refresh_hooks(
         if *plan != git_hook::AddPlan::Present {
             let at = rec.refresh_hooks.iter().position(|r| r.names(root, path));
             let earlier = at.map(|i| rec.refresh_hooks.remove(i));
-            let now = record_hook(root, path, plan, earlier);
+            let now = record_hook(root, path, plan, &git_hook::REFRESH, earlier);
             rec.refresh_hooks.push(now);
             saved = Some(rec.save(root)?);
         }
@@ -202,11 +203,13 @@ fn record_created_dirs(
 
 /// What the record says of the git hook at `path` once `plan` is carried out: whether `init`
 /// created it and its text before the first change (both kept from an `earlier` record of the
-/// same file), and the SHA-256 of the text `plan` leaves.
+/// same file; without one, the hook's text now less a lone comment of `hl`'s:
+/// [`git_hook::without_lone_comment`]), and the SHA-256 of the text `plan` leaves.
 pub(super) fn record_hook(
     root: &Path,
     path: &Path,
     plan: &git_hook::AddPlan,
+    hl: &git_hook::HookLine,
     earlier: Option<RecordedPostCommit>,
 ) -> RecordedPostCommit {
     let now = crate::fsutil::read_host_file(path, &git_hook::hook_label(path))
@@ -231,7 +234,11 @@ pub(super) fn record_hook(
         None => {
             let mut p = RecordedPostCommit::new(root, path, now.is_none() || created_before);
             if !created_before {
-                p.before = now.and_then(|b| String::from_utf8(b).ok());
+                // A comment of capn's whose line the user deleted is capn's, not the user's:
+                // the plan takes it out, and uninstall does not put it back.
+                p.before = now
+                    .and_then(|b| String::from_utf8(b).ok())
+                    .map(|t| git_hook::without_lone_comment(&t, hl));
             }
             p
         }

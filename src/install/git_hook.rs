@@ -24,8 +24,9 @@
 //! runs only when `capn` is found, in the background with its output discarded, so it never slows
 //! or fails a commit. A hook whose `#!` line names an interpreter that is not a POSIX shell
 //! (python, node, ...) is refused: a shell line would break it; so is one git would not run (not
-//! executable), a symlink, or anything but a regular text file. A hook without a `#!` line is run
-//! by git with `sh`, so it counts as one.
+//! executable), a symlink, or anything but a regular text file, and one git cannot start at all: a
+//! `#!` line ending in CRLF names the interpreter `/bin/sh\r` on Unix ([`cannot_start`]). A hook
+//! without a `#!` line is run by git with `sh`, so it counts as one.
 //!
 //! An older capn's bare `capn prune` line that a commit never reaches (appended after an early
 //! `exit`, [`prune_status`]) is moved to the top in the guarded form, and an older capn's line
@@ -438,6 +439,10 @@ pub(crate) enum Unfit {
     Interpreter(String),
     /// Not executable.
     NotExecutable,
+    /// Its `#!` line ends in a carriage return (`#!/bin/sh\r\n`, saved with Windows line
+    /// ends): the system looks for an interpreter named `/bin/sh\r` and git cannot start the
+    /// hook at all ([`cannot_start`]).
+    CrlfShebang,
 }
 
 impl Unfit {
@@ -448,13 +453,29 @@ impl Unfit {
             Unfit::NotText => "is not a text file".into(),
             Unfit::Interpreter(i) => format!("runs with {i}, not a POSIX shell"),
             Unfit::NotExecutable => "is not executable, so git ignores it".into(),
+            Unfit::CrlfShebang => CRLF_SHEBANG.into(),
         }
     }
 }
 
+/// [`Unfit::CrlfShebang`]'s phrase after "it".
+const CRLF_SHEBANG: &str = "has a #! line ending in a carriage return (Windows line ends), so \
+     the system looks for an interpreter whose name ends in \\r and git cannot start it (bad \
+     interpreter)";
+
+/// Why git cannot start the hook whose text is `text` at all, whatever line capn has in it:
+/// its `#!` line ends in `\r` ([`Unfit::CrlfShebang`]; Unix takes the `\r` as part of the
+/// interpreter's name or argument). `None` on Windows, where Git for Windows reads the `#!`
+/// line itself up to the `\r`.
+pub(crate) fn cannot_start(text: &str) -> Option<Unfit> {
+    let first = text.split('\n').next()?;
+    (cfg!(unix) && first.starts_with("#!") && first.ends_with('\r')).then_some(Unfit::CrlfShebang)
+}
+
 /// Reads the hook at `path` (bounded, never through a symlink or a FIFO) and says whether the
 /// line `hl` can go into it: the one place both `init --git`'s refusals and the pull hooks'
-/// skipping decide it. A hook where the line already runs is fit whatever else holds.
+/// skipping decide it. A hook git cannot start ([`cannot_start`]) is unfit even with the line
+/// in it; otherwise a hook where the line already runs is fit whatever else holds.
 ///
 /// Errors: the hook cannot be read.
 pub(crate) fn examine(path: &Path, hl: &HookLine) -> Result<HookFile> {
@@ -467,6 +488,9 @@ pub(crate) fn examine(path: &Path, hl: &HookLine) -> Result<HookFile> {
     let Ok(text) = String::from_utf8(bytes) else {
         return Ok(HookFile::Unfit(Unfit::NotText));
     };
+    if let Some(unfit) = cannot_start(&text) {
+        return Ok(HookFile::Unfit(unfit));
+    }
     let status = line_status(&text, hl);
     if status != PruneStatus::Runs {
         if let Some(interpreter) = non_shell_interpreter(&text) {
@@ -481,8 +505,9 @@ pub(crate) fn examine(path: &Path, hl: &HookLine) -> Result<HookFile> {
 
 /// Works out, without writing anything, how the line `hl` gets into the hook at `path`.
 ///
-/// Errors: the hook cannot be read, is not UTF-8 text, is not executable, or is run by an
-/// interpreter that is not a POSIX shell ([`Refused`], naming the file and what to do instead).
+/// Errors: the hook cannot be read, is not UTF-8 text, is not executable, cannot be started (a
+/// `#!` line ending in `\r`), or is run by an interpreter that is not a POSIX shell
+/// ([`Refused`], naming the file and what to do instead).
 pub(crate) fn plan_add_line(path: &Path, hl: &HookLine) -> Result<AddPlan> {
     plan_for(path, hl, examine(path, hl)?)
 }
@@ -498,14 +523,11 @@ pub(crate) fn plan_for(path: &Path, hl: &HookLine, file: HookFile) -> Result<Add
             status: PruneStatus::Runs,
             ..
         } => return Ok(AddPlan::Present),
-        HookFile::Fit { text, status } => {
+        HookFile::Fit { text, .. } => {
             // A line git never reaches (an older capn appended it after an early exit) moves
-            // up; an older capn's form is replaced.
-            let text = match status {
-                PruneStatus::MayNotRun(_) | PruneStatus::Outdated(_) => without_line(&text, hl),
-                _ => text,
-            };
-            return Ok(AddPlan::Update(insert_line(&text, hl)));
+            // up; an older capn's form is replaced; a comment of capn's whose line the user
+            // deleted goes, so the one written with the line is the only one.
+            return Ok(AddPlan::Update(insert_line(&without_line(&text, hl), hl)));
         }
         HookFile::Unfit(Unfit::Unwritable(why)) => {
             format!(": {why}; {cmd} was not added to it (nothing written)")
@@ -525,6 +547,12 @@ pub(crate) fn plan_for(path: &Path, hl: &HookLine, file: HookFile) -> Result<Add
             " is not executable, so git ignores it (a disabled hook?) and a `{cmd}` line in it \
              would never run; nothing was written. To have git run it: chmod +x {} and run capn \
              init --git again; otherwise run capn init without --git",
+            path.display()
+        ),
+        HookFile::Unfit(Unfit::CrlfShebang) => format!(
+            " {CRLF_SHEBANG}; a `{cmd}` line in it would never run, so nothing was written. \
+             Save it with Unix line ends (for example: dos2unix {}) and run capn init --git \
+             again",
             path.display()
         ),
     };
@@ -640,6 +668,17 @@ pub(crate) fn apply_add(root: &Path, path: &Path, plan: &AddPlan) -> Result<bool
     Ok(true)
 }
 
+/// `text` without capn's comment above the line `hl` when the line itself is not there (the user
+/// deleted only the line): what the hook was before capn, as far as capn can tell. Any other
+/// text is returned as it is.
+pub(crate) fn without_lone_comment(text: &str, hl: &HookLine) -> String {
+    if text.lines().any(|l| hl.is_line(l)) {
+        text.to_string()
+    } else {
+        without_line(text, hl)
+    }
+}
+
 /// What [`remove_line`] did.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Removed {
@@ -647,13 +686,15 @@ pub(crate) enum Removed {
     Nothing,
     /// The line (and our comment) was removed; the rest of the hook stays.
     Line,
+    /// Only capn's comment was there (the user deleted the line below it): it was removed.
+    Comment,
     /// The hook held nothing else and `delete_if_only_ours` allowed it: the file was deleted.
     File,
 }
 
-/// Removes the line `hl` (and the comment `init` writes with it) from the hook at `path`. When
-/// nothing but a `#!` line and blank lines is left and `delete_if_only_ours` is set (`init`
-/// created the file), the file is deleted.
+/// Removes the line `hl` (and the comment `init` writes with it, also when the line itself is
+/// gone) from the hook at `path`. When nothing but a `#!` line and blank lines is left and
+/// `delete_if_only_ours` is set (`init` created the file), the file is deleted.
 ///
 /// Errors: the file is a symlink, a FIFO or other special file, or cannot be read, written or
 /// removed.
@@ -668,7 +709,8 @@ pub(crate) fn remove_line(
     let Ok(text) = String::from_utf8(bytes) else {
         return Ok(Removed::Nothing);
     };
-    if !text.lines().any(|l| hl.is_line(l)) {
+    let line = text.lines().any(|l| hl.is_line(l));
+    if !line && !text.lines().any(|l| hl.is_comment(l)) {
         return Ok(Removed::Nothing);
     }
     let kept = without_line(&text, hl);
@@ -682,7 +724,11 @@ pub(crate) fn remove_line(
         return Ok(Removed::File);
     }
     crate::fsutil::write_atomic(path, kept.as_bytes())?;
-    Ok(Removed::Line)
+    Ok(if line {
+        Removed::Line
+    } else {
+        Removed::Comment
+    })
 }
 
 /// Puts the hook at `path` back as it was before `init` changed it: `before` (its text then;

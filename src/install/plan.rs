@@ -7,7 +7,7 @@ use super::more_hosts::{self, OwnFile, OwnPlan};
 use super::record::{self, InstallRecord};
 use super::settings::{self, HostFile, UserFiles};
 use super::skill::skill_path;
-use super::{git_hook, shared, SettingsFile};
+use super::{git_hook, shared};
 use crate::hosts::Host;
 use crate::store::Store;
 use anyhow::Result;
@@ -90,18 +90,18 @@ pub(crate) fn plan(root: &Path, opts: &InitOptions) -> Result<Plan> {
     let missing_dirs = missing_dirs(root);
     // The user-level files count for their host too (only read: never written by init).
     let user = UserFiles::load();
-    let skill = {
-        let (claude, local) = settings::claude_files(&mut files);
-        plan_skill_for(root, &hosts, [&*claude, &*local], &user)?
-    };
+    let skill = plan_skill_for(root, &hosts, &files, &user)?;
     for f in &mut files {
         f.fresh = !rec.touches(f.rel);
     }
     settings::merge_hooks(root, &hosts, &mut files, &user, &mut rec, &mut done)?;
-    if hosts.contains(&Host::Claude) {
-        let (claude, local) = settings::claude_files(&mut files);
-        settings::merge_statusline(claude, local, &user, &mut rec, &mut done);
-        settings::merge_allow(claude, local, &user, &mut rec, &mut done);
+    for spec in crate::hosts::ALL.iter().filter(|s| hosts.contains(&s.host)) {
+        if spec.context == crate::hosts::ContextSource::StatusLine {
+            settings::merge_statusline(spec, &mut files, &user, &mut rec, &mut done)?;
+        }
+        if spec.allow_rules {
+            settings::merge_allow(spec, &mut files, &user, &mut rec, &mut done);
+        }
     }
     // Every refusal before the first write.
     refusals(
@@ -276,7 +276,7 @@ fn refuse_unwritable(path: &Path) -> Result<()> {
 }
 
 /// Fails with the reason when a file `init` is about to change must not be written (see
-/// [`SettingsFile::refusal`] and [`crate::fsutil::unwritable_reason`]).
+/// [`super::SettingsFile::refusal`] and [`crate::fsutil::unwritable_reason`]).
 fn refusals(
     root: &Path,
     files: &[HostFile],
@@ -390,20 +390,21 @@ pub(crate) enum SkillPlan {
 }
 
 /// What `init` does with the skill for the `hosts` set up: nothing without a host that runs it
-/// ([`crate::hosts::HostSpec::prep_skill`]: Claude Code), nor when the capn plugin (enabled in
-/// `claude`'s files or the `user`'s) or the user's own skill serves it; else as [`plan_skill`]
-/// decides.
+/// ([`crate::hosts::HostSpec::prep_skill`]: Claude Code), nor when the capn plugin of such a
+/// host (enabled in its project `files` or the `user`'s) or the user's own skill serves it;
+/// else as [`plan_skill`] decides.
 ///
 /// Errors: [`plan_skill`]'s.
 fn plan_skill_for(
     root: &Path,
     hosts: &[Host],
-    claude: [&SettingsFile; 2],
+    files: &[HostFile],
     user: &UserFiles,
 ) -> Result<SkillPlan> {
-    Ok(if !hosts.iter().any(|h| h.spec().prep_skill) {
+    let skill_hosts = || hosts.iter().map(|h| h.spec()).filter(|s| s.prep_skill);
+    Ok(if skill_hosts().next().is_none() {
         SkillPlan::NoSkillHost
-    } else if settings::claude_from_plugin(claude[0], claude[1], user) {
+    } else if skill_hosts().any(|s| settings::from_plugin(s, files, user)) {
         SkillPlan::FromPlugin
     } else {
         match plan_skill(root)? {

@@ -7,6 +7,7 @@ use anyhow::Result;
 use std::path::{Path, PathBuf};
 
 /// The Claude Code project settings file, relative to the project root.
+#[cfg(test)]
 pub(crate) const CLAUDE_SETTINGS: &str = crate::hosts::CLAUDE.files[0];
 /// The Claude Code local settings file, relative to the project root.
 pub(crate) const CLAUDE_LOCAL_SETTINGS: &str = crate::hosts::CLAUDE.files[1];

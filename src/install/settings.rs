@@ -1,14 +1,17 @@
 //! The host settings part of `capn init`: merging each host's hook table into its settings
-//! files, the Claude Code status line and allow rules, and the files capn owns whole (Copilot
+//! files, the status line and allow rules of a host that takes them (its spec says:
+//! [`HostSpec::context`], [`HostSpec::allow_rules`]), and the files capn owns whole (Copilot
 //! CLI's hooks, OpenCode's plugin). Each edit is made in memory ([`super::plan`]) and recorded
-//! in the install record before [`super::apply`] writes it.
+//! in the install record before [`super::apply`] writes it. Every host is handled as its spec
+//! says; none is named here.
 
 use super::more_hosts::{self, OwnFile, OwnPlan};
-use super::project::{user_settings, CLAUDE_LOCAL_SETTINGS, CLAUDE_SETTINGS, PROJECT_SETTINGS};
+use super::project::{user_settings, PROJECT_SETTINGS};
 use super::record::{InstallRecord, RecordedReplaced, RecordedStatusline};
 use super::SettingsFile;
-use crate::hosts::{self, Host};
+use crate::hosts::{self, Host, HostSpec};
 use anyhow::Result;
+use serde_json::{Map, Value};
 use std::path::Path;
 
 /// One project settings file `init` merges capn's handlers into (one of [`PROJECT_SETTINGS`]),
@@ -58,15 +61,6 @@ pub(crate) fn files_of(files: &mut [HostFile], host: Host) -> Vec<&mut SettingsF
         .collect()
 }
 
-/// Claude Code's two project files among `files` (the project's and the local one).
-pub(crate) fn claude_files(files: &mut [HostFile]) -> (&mut SettingsFile, &mut SettingsFile) {
-    let mut it = files.iter_mut().filter(|f| f.host == Host::Claude);
-    match (it.next(), it.next()) {
-        (Some(a), Some(b)) => (&mut a.file, &mut b.file),
-        _ => unreachable!("PROJECT_SETTINGS holds Claude Code's two files"),
-    }
-}
-
 /// Merges the hook tables of the `selected` hosts ([`hosts::ALL`]' `table`) into the
 /// first of their settings files (in memory), the others only having older registrations
 /// replaced, and records what was added and what older registrations were replaced. A host
@@ -79,23 +73,22 @@ pub(crate) fn merge_hooks(
     rec: &mut InstallRecord,
     done: &mut Vec<String>,
 ) -> Result<()> {
-    let (claude, local) = claude_files(files);
-    let from_plugin = claude_from_plugin(claude, local, user);
     for spec in hosts::ALL.iter().filter(|s| selected.contains(&s.host)) {
         let Some(label) = files.iter().find(|f| f.host == spec.host).map(|f| f.rel) else {
             continue;
         };
-        let mut mine = files_of(files, spec.host);
-        let Some((target, others)) = mine.split_first_mut() else {
-            continue;
-        };
-        if spec.host == Host::Claude && from_plugin {
+        if from_plugin(spec, files, user) {
             done.push(format!(
-                "Claude Code hooks: the capn plugin ({}) registers them; not added to {CLAUDE_SETTINGS}",
+                "{} hooks: the capn plugin ({}) registers them; not added to {label}",
+                spec.name,
                 super::PLUGIN_ID
             ));
             continue;
         }
+        let mut mine = files_of(files, spec.host);
+        let Some((target, others)) = mine.split_first_mut() else {
+            continue;
+        };
         let user: Vec<&SettingsFile> = user.of(spec.host).into_iter().collect();
         let report = super::merge_counting(spec.table, target, others, &user)?;
         record_merge(root, label, &report, rec, done);
@@ -103,50 +96,84 @@ pub(crate) fn merge_hooks(
     Ok(())
 }
 
-/// True when capn's Claude Code plugin is enabled in the project, local or user settings.
-pub(crate) fn claude_from_plugin(
-    claude: &SettingsFile,
-    local: &SettingsFile,
-    user: &UserFiles,
-) -> bool {
-    let mut all = vec![&claude.json, &local.json];
-    all.extend(user.of(Host::Claude).map(|u| &u.json));
+/// True when `spec`'s hooks come from capn's plugin for it ([`HostSpec::plugin`]): the plugin
+/// is enabled in one of its project files among `files` or in its user file.
+pub(crate) fn from_plugin(spec: &HostSpec, files: &[HostFile], user: &UserFiles) -> bool {
+    if !spec.plugin {
+        return false;
+    }
+    let mut all: Vec<&Map<String, Value>> = files
+        .iter()
+        .filter(|f| f.host == spec.host)
+        .map(|f| &f.file.json)
+        .collect();
+    all.extend(user.of(spec.host).map(|u| &u.json));
     super::plugin_enabled(&all)
 }
 
-/// Makes ours the statusline (in memory) and records what it was.
+/// The host settings a feature of `spec` edits: its project files among `files` (the one `init`
+/// writes first: [`files_of`]) each with its label, and the user file that counts too (read
+/// only) with its label.
+type HostFiles<'a> = (
+    Vec<(&'static str, &'a mut SettingsFile)>,
+    Option<(&'static str, &'a SettingsFile)>,
+);
+
+/// `spec`'s files among `files` and in `user`, as [`HostFiles`] says.
+fn host_files<'a>(
+    spec: &HostSpec,
+    files: &'a mut [HostFile],
+    user: &'a UserFiles,
+) -> HostFiles<'a> {
+    let mine = files
+        .iter_mut()
+        .filter(|f| f.host == spec.host)
+        .map(|f| (f.rel, &mut f.file))
+        .collect();
+    (mine, user.of(spec.host).map(|u| (spec.user_label, u)))
+}
+
+/// Makes ours the statusline of `spec` (a host whose context use comes from it:
+/// [`HostSpec::context`]) in memory, in its project file or in the second one that overrides it
+/// (Claude Code's local settings) when that one sets the statusline, and records what it was.
+///
+/// Errors: none in practice (the empty placeholder for a host without a second file is made in
+/// memory).
 pub(crate) fn merge_statusline(
-    claude: &mut SettingsFile,
-    claude_local: &mut SettingsFile,
+    spec: &HostSpec,
+    files: &mut [HostFile],
     user: &UserFiles,
     rec: &mut InstallRecord,
     done: &mut Vec<String>,
-) {
+) -> Result<()> {
+    let (mut mine, user) = host_files(spec, files, user);
     let user_statusline = user
-        .of(Host::Claude)
-        .and_then(|f| super::statusline_command(&f.json))
+        .and_then(|(_, f)| super::statusline_command(&f.json))
         .map(str::to_string);
-    let statuslines_before = [
-        super::statusline_value(&claude.json).cloned(),
-        super::statusline_value(&claude_local.json).cloned(),
-    ];
-    match super::merge_statusline(claude, claude_local, user_statusline.as_deref()) {
-        super::StatuslineChange::AlreadyOurs => {}
-        super::StatuslineChange::Added => {
-            done.push("set the statusline to capn statusline in .claude/settings.json".into())
+    let statuslines_before: Vec<Option<Value>> = mine
+        .iter()
+        .map(|(_, f)| super::statusline_value(&f.json).cloned())
+        .collect();
+    let mut none = SettingsFile::from_bytes(Path::new(""), None)?;
+    let change = match mine.as_mut_slice() {
+        [] => return Ok(()),
+        [(_, project)] => super::merge_statusline(project, &mut none, user_statusline.as_deref()),
+        [(_, project), (_, local), ..] => {
+            super::merge_statusline(project, local, user_statusline.as_deref())
         }
+    };
+    match change {
+        super::StatuslineChange::AlreadyOurs => {}
+        super::StatuslineChange::Added => done.push(format!(
+            "set the statusline to capn statusline in {}",
+            mine[0].0
+        )),
         super::StatuslineChange::Wrapped(orig) => done.push(format!(
             "set the statusline to capn statusline, wrapping your {} (capn uninstall restores it)",
             crate::present::quote(&orig, crate::present::MAX_QUESTION_CHARS)
         )),
     }
-    for ((f, label), before) in [
-        (&*claude, CLAUDE_SETTINGS),
-        (&*claude_local, CLAUDE_LOCAL_SETTINGS),
-    ]
-    .into_iter()
-    .zip(statuslines_before)
-    {
+    for ((label, f), before) in mine.into_iter().take(2).zip(statuslines_before) {
         let after = super::statusline_value(&f.json);
         if let Some(after) = after.filter(|a| Some(*a) != before.as_ref()) {
             rec.set_statusline(RecordedStatusline {
@@ -156,34 +183,41 @@ pub(crate) fn merge_statusline(
             });
         }
     }
+    Ok(())
 }
 
-/// Adds the allow rules for `capn ask` and `capn chart` ([`super::allow`]) to
-/// `.claude/settings.json` (in memory) unless the local or user settings hold them, and records
-/// them. One that a deny or ask rule in any of the three files covers is not added: the report
-/// names that rule and its file instead (Claude Code checks deny and ask before allow).
+/// Adds the allow rules for `capn ask` and `capn chart` ([`super::allow`]) to the project file
+/// of `spec` (a host that takes them: [`HostSpec::allow_rules`]) in memory unless its other
+/// project files or its user file hold them, and records them. One that a deny or ask rule in
+/// any of those files covers is not added: the report names that rule and its file instead
+/// (Claude Code checks deny and ask before allow). Nor are they added to a `permissions` of
+/// another type, which stays as it is: the report names the file and the key.
 pub(crate) fn merge_allow(
-    claude: &mut SettingsFile,
-    claude_local: &SettingsFile,
+    spec: &HostSpec,
+    files: &mut [HostFile],
     user: &UserFiles,
     rec: &mut InstallRecord,
     done: &mut Vec<String>,
 ) {
-    let mut elsewhere = vec![(CLAUDE_LOCAL_SETTINGS, &claude_local.json)];
-    elsewhere.extend(
-        user.of(Host::Claude)
-            .map(|u| (crate::hosts::CLAUDE.user_label, &u.json)),
-    );
-    let had = super::allow::has_allow_key(&claude.json);
-    let outcome = super::allow::add(claude, CLAUDE_SETTINGS, &elsewhere);
+    let (mut mine, user) = host_files(spec, files, user);
+    let Some(((label, target), others)) = mine.split_first_mut() else {
+        return;
+    };
+    let label = *label;
+    let mut elsewhere: Vec<(&'static str, &Map<String, Value>)> =
+        others.iter().map(|(l, f)| (*l, &f.json)).collect();
+    elsewhere.extend(user.map(|(l, u)| (l, &u.json)));
+    let had = super::allow::has_allow_key(&target.json);
+    let outcome = super::allow::add(target, label, &elsewhere);
+    done.extend(outcome.unfit_report(label));
     let added = outcome.added;
-    if !had && !added.is_empty() && !rec.allow_made.iter().any(|f| f == CLAUDE_SETTINGS) {
-        rec.allow_made.push(CLAUDE_SETTINGS.to_string());
+    if !had && !added.is_empty() && !rec.allow_made.iter().any(|f| f == label) {
+        rec.allow_made.push(label.to_string());
     }
     for rule in added {
-        rec.add_allow(CLAUDE_SETTINGS, rule);
+        rec.add_allow(label, rule);
         done.push(format!(
-            "allowed {rule} in {CLAUDE_SETTINGS} (permissions.allow: no prompt when the agent runs it)"
+            "allowed {rule} in {label} (permissions.allow: no prompt when the agent runs it)"
         ));
     }
     done.extend(outcome.blocked.iter().map(super::allow::Blocked::report));

@@ -196,3 +196,25 @@ fn registration_in_local_settings_counts() {
     assert!(main.json["hooks"].get("SessionStart").is_none());
     assert!(r.added.contains(&"PreCompact".to_string()));
 }
+
+/// `init`'s settings edits and its plan handle every host as its spec says
+/// ([`crate::hosts::HostSpec`]: `allow_rules`, `context`, `plugin`, `files`): their code names no
+/// host (no `Host::Claude`, no `CLAUDE` spec or file constant), so a host's features are a
+/// matter of its file in `src/hosts/`.
+#[test]
+fn the_settings_edits_and_the_plan_name_no_host() {
+    for rel in ["install/settings.rs", "install/plan.rs"] {
+        let text = std::fs::read_to_string(crate::layers::src_dir().join(rel)).unwrap();
+        for (n, line) in crate::layers::code_lines(&text) {
+            for spec in crate::hosts::ALL {
+                let variant = format!("Host::{:?}", spec.host);
+                let constant = spec.flag.to_ascii_uppercase();
+                assert!(
+                    !line.contains(&variant) && !line.contains(&constant),
+                    "src/{rel}:{n} names {}: {line}",
+                    spec.name
+                );
+            }
+        }
+    }
+}

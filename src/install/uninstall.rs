@@ -618,6 +618,9 @@ pub(super) fn remove_hook_line(
     Ok(match git_hook::remove_line(path, hl, created)? {
         git_hook::Removed::Nothing => None,
         git_hook::Removed::Line => Some(format!("removed {cmd} from {rel}")),
+        git_hook::Removed::Comment => Some(format!(
+            "removed capn's comment from {rel} (its {cmd} line was already gone)"
+        )),
         git_hook::Removed::File => Some(format!("removed {rel} (it only ran {cmd})")),
     })
 }

@@ -285,6 +285,7 @@ fn plan_host(home: &Path, spec: &'static HostSpec, done: &mut Vec<String>) -> Re
     if spec.allow_rules {
         allow_made = !allow::has_allow_key(&file.json);
         let outcome = allow::add(&mut file, spec.user_label, &[]);
+        done.extend(outcome.unfit_report(label));
         allow_added = outcome.added;
         allow_made &= !allow_added.is_empty();
         for rule in &allow_added {

@@ -279,3 +279,100 @@ fn git_hook_line_goes_before_a_trailing_exec() {
         "#!/bin/sh\nexec .git/hooks/post-commit.local \"$@\"\n"
     );
 }
+
+/// A hook whose `#!` line ends in CRLF cannot run on Unix (the system looks for `/bin/sh\r`):
+/// `init --git` refuses such a post-commit hook and leaves such a pull hook as it is, naming
+/// each with the reason, and doctor says a capn line in one never runs.
+#[cfg(unix)]
+#[test]
+fn a_hook_whose_shebang_ends_in_crlf_is_left_as_it_is_and_doctor_says_it_cannot_run() {
+    let env = Env::git();
+    let crlf = "#!/bin/sh\r\necho committed\r\n";
+    write_hook(&env, ".git/hooks/post-commit", crlf);
+    let why = "has a #! line ending in a carriage return (Windows line ends), so the system \
+               looks for an interpreter whose name ends in \\r and git cannot start it (bad \
+               interpreter)";
+    let run = env.run(&["init", "--git"]).code(1);
+    let said = format!("post-commit {why}; a `capn prune` line in it would never run");
+    assert!(run.stderr.contains(&said), "{}", run.stderr);
+    assert_eq!(env.read(".git/hooks/post-commit"), crlf);
+    assert!(!env.root.join(".capn").exists());
+    // A pull hook like it is left as it is; the rest goes on.
+    write_hook(
+        &env,
+        ".git/hooks/post-commit",
+        "#!/bin/sh\necho committed\n",
+    );
+    write_hook(&env, ".git/hooks/post-merge", crlf);
+    let run = env.run(&["init", "--git"]).ok();
+    let left =
+        format!("  left .git/hooks/post-merge as it is: it {why}, so it cannot run capn refresh");
+    assert!(run.stdout.contains(&left), "{}", run.stdout);
+    assert_eq!(env.read(".git/hooks/post-merge"), crlf);
+    let doctor = env.run(&["doctor"]).stdout;
+    let warn =
+        format!("warn  .git/hooks/post-merge runs capn refresh: .git/hooks/post-merge {why}");
+    assert!(doctor.contains(&warn), "{doctor}");
+    assert!(
+        doctor.contains("ok    .git/hooks/post-commit runs capn prune"),
+        "{doctor}"
+    );
+    // capn's line in a hook that cannot start never runs: doctor says so, with the reason.
+    let text = env
+        .read(".git/hooks/post-commit")
+        .replacen("#!/bin/sh\n", "#!/bin/sh\r\n", 1);
+    write_hook(&env, ".git/hooks/post-commit", &text);
+    let doctor = env.run(&["doctor"]).stdout;
+    let failed = format!(
+        "FAILED .git/hooks/post-commit runs capn prune: .git/hooks/post-commit cannot run: it \
+         {why}, so capn prune never runs\n  fix: dos2unix "
+    );
+    assert!(doctor.contains(&failed), "{doctor}");
+}
+
+/// capn's comment line left alone in a hook after the user deleted only capn's line below it:
+/// `init --git` puts the line back under one comment (no second one), and `uninstall` takes the
+/// comment out too, so the hook comes back as it was before capn (a hook `init` created goes).
+#[test]
+fn a_lone_capn_comment_is_not_doubled_by_init_nor_left_by_uninstall() {
+    let comment = PRUNE_LINES.lines().next().unwrap();
+    let line_gone = |env: &Env| {
+        let text = env.read(".git/hooks/post-commit");
+        let kept: String = text
+            .split_inclusive('\n')
+            .filter(|l| !l.contains("capn prune --expired"))
+            .collect();
+        write_hook(env, ".git/hooks/post-commit", &kept);
+    };
+    let env = Env::git();
+    let mine = "#!/bin/sh\necho mine\n";
+    write_hook(&env, ".git/hooks/post-commit", mine);
+    env.run(&["init", "--git"]).ok();
+    line_gone(&env);
+    assert_eq!(
+        env.read(".git/hooks/post-commit"),
+        format!("#!/bin/sh\n{comment}\necho mine\n")
+    );
+    env.run(&["init", "--git"]).ok();
+    assert_eq!(
+        env.read(".git/hooks/post-commit"),
+        format!("#!/bin/sh\n{PRUNE_LINES}echo mine\n")
+    );
+    // Uninstall gives back the hook as it was before capn, without the comment.
+    env.run(&["uninstall"]).ok();
+    assert_eq!(env.read(".git/hooks/post-commit"), mine);
+    // The line gone and uninstall next: the comment goes with what capn left.
+    env.run(&["init", "--git"]).ok();
+    line_gone(&env);
+    let run = env.run(&["uninstall"]).ok();
+    assert_eq!(env.read(".git/hooks/post-commit"), mine, "{}", run.stdout);
+    let said = "removed capn's comment from .git/hooks/post-commit (its capn prune line was \
+                already gone)";
+    assert!(run.stdout.contains(said), "{}", run.stdout);
+    // A hook init created, holding nothing but capn's comment now: it goes.
+    let env = Env::git();
+    env.run(&["init", "--git"]).ok();
+    line_gone(&env);
+    env.run(&["uninstall"]).ok();
+    assert!(!env.root.join(".git/hooks/post-commit").exists());
+}

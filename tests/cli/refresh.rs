@@ -151,7 +151,8 @@ fn init_git_adds_refresh_to_the_pull_hooks_and_uninstall_gives_them_back_byte_fo
     let env = Env::git();
     env.run(&["init"]).ok();
     let hooks = env.root.join(".git/hooks");
-    let mine = "#!/bin/sh\r\nexec my-merge-hook \"$@\"\r\n";
+    // A line of the user's with its own (CRLF) line end keeps it.
+    let mine = "#!/bin/sh\nexec my-merge-hook \"$@\"\r\n";
     fs::write(hooks.join("post-merge"), mine).unwrap();
     make_executable(&hooks.join("post-merge"));
     let run = env.run(&["init", "--git"]).ok();
@@ -163,7 +164,7 @@ fn init_git_adds_refresh_to_the_pull_hooks_and_uninstall_gives_them_back_byte_fo
     let l = REFRESH_LINE;
     assert_eq!(
         fs::read_to_string(hooks.join("post-merge")).unwrap(),
-        format!("#!/bin/sh\r\n{c}\r\n{l}\r\nexec my-merge-hook \"$@\"\r\n")
+        format!("#!/bin/sh\n{c}\n{l}\nexec my-merge-hook \"$@\"\r\n")
     );
     assert_eq!(
         fs::read_to_string(hooks.join("post-checkout")).unwrap(),

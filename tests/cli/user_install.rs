@@ -588,3 +588,80 @@ fn init_user_refuses_a_dangling_or_non_file_symlink_with_nothing_written() {
     assert!(!run.stderr.contains("in a project"), "{}", run.stderr);
     assert_eq!(snapshot(&env.home), before);
 }
+
+/// A `permissions` that is not an object, or an `allow` in it that is not an array: `init` adds
+/// no rule and edits none of it (its bytes stay), says so in one line naming the file and the
+/// key, and doctor gives that as the reason the rules are missing.
+#[test]
+fn init_names_a_permissions_it_cannot_read_and_keeps_every_byte_of_it() {
+    let cases = [
+        (
+            "{\n  \"permissions\" : [ \"Bash(ls)\" ],\n  \"model\": \"x\"\n}\n",
+            "\"permissions\" : [ \"Bash(ls)\" ]",
+            ("permissions", "an array", "an object"),
+        ),
+        (
+            "{\"permissions\": \"ask\"}",
+            "\"permissions\": \"ask\"",
+            ("permissions", "a string", "an object"),
+        ),
+        (
+            "{\"permissions\": {\"allow\":\"Bash(ls)\",  \"deny\": []}}",
+            "\"permissions\": {\"allow\":\"Bash(ls)\",  \"deny\": []}",
+            ("permissions.allow", "a string", "an array"),
+        ),
+        (
+            "{\"permissions\": {\"allow\": {\"Bash\": true}}}",
+            "\"permissions\": {\"allow\": {\"Bash\": true}}",
+            ("permissions.allow", "an object", "an array"),
+        ),
+    ];
+    for (settings, kept, (key, is, want)) in cases {
+        let env = Env::git();
+        env.write(".claude/settings.json", settings);
+        let run = env.run(&["init", "--host", "claude"]).ok();
+        let note = format!(
+            "  did not allow Bash(capn ask:*) and Bash(capn chart:*) in .claude/settings.json: its \
+             \"{key}\" is {is}, not {want}, and capn leaves what it cannot read as it is (make it \
+             {want} to have capn add them)"
+        );
+        assert_eq!(allow_lines(&run.stdout), [note.as_str()], "{}", run.stdout);
+        let after = env.read(".claude/settings.json");
+        assert!(after.contains("capn"), "no hooks registered: {after}");
+        assert!(after.contains(kept), "{settings:?} became {after:?}");
+        assert_eq!(
+            doctor_allow_lines(&env),
+            [
+                format!(
+                    "warn  Claude allow rules for capn ask and capn chart: no Bash(capn ask:*) or \
+                     Bash(capn chart:*) in permissions.allow: Claude Code asks before each such \
+                     command the agent runs; capn init adds no rule to what it cannot read: in \
+                     .claude/settings.json, \"{key}\" is {is}, not {want}"
+                ),
+                format!(
+                    "  fix: make \"{key}\" in .claude/settings.json {want}, then run capn init"
+                ),
+            ]
+        );
+        env.run(&["uninstall"]).ok();
+        assert_eq!(env.read(".claude/settings.json"), settings);
+    }
+}
+
+/// `init --user` says the same of the user's file and leaves its `permissions` as it is.
+#[test]
+fn init_user_names_a_permissions_it_cannot_read() {
+    let env = Env::new();
+    let user = "{\"permissions\": [\"Bash(ls)\"]}";
+    std::fs::create_dir_all(env.home.join(".claude")).unwrap();
+    std::fs::write(env.home.join(".claude/settings.json"), user).unwrap();
+    let run = env.run(&["init", "--user"]).ok();
+    assert_eq!(
+        allow_lines(&run.stdout),
+        ["  did not allow Bash(capn ask:*) and Bash(capn chart:*) in ~/.claude/settings.json: its \"permissions\" is an array, not an object, and capn leaves what it cannot read as it is (make it an object to have capn add them)"],
+        "{}",
+        run.stdout
+    );
+    let v = read_json(&env.home.join(".claude/settings.json"));
+    assert_eq!(v["permissions"], json!(["Bash(ls)"]));
+}

@@ -167,3 +167,14 @@ fn the_refresh_line_is_added_and_taken_out_like_the_prune_line() {
         PruneStatus::MayNotRun(_)
     ));
 }
+
+#[test]
+fn a_shebang_ending_in_crlf_cannot_start_on_unix() {
+    let crlf = "#!/bin/sh\r\necho hi\r\n";
+    assert_eq!(cannot_start(crlf).is_some(), cfg!(unix));
+    assert_eq!(cannot_start("#!/bin/sh -e\r").is_some(), cfg!(unix));
+    // Only the #! line counts: a CRLF body, or a first line that is no #! line, starts.
+    for ok in ["#!/bin/sh\necho hi\r\n", "echo hi\r\n", "", "#!/bin/sh"] {
+        assert!(cannot_start(ok).is_none(), "{ok:?}");
+    }
+}
