@@ -303,12 +303,14 @@ fn doctor_runs_the_hooks_gemini_and_qwen_register_as_they_run_them() {
 
 /// The handler `capn init` registers for `event` in `host`'s table (`hooks-config/`), as doctor
 /// prints it in a fix.
+#[cfg(unix)]
 fn table_handler(table: &str, event: &str) -> String {
     let t: Value = serde_json::from_str(table).unwrap();
     t["hooks"][event][0]["hooks"][0].to_string()
 }
 
 /// Sets the command of `host`'s `event` registration in `rel` to `fake` with capn's arguments.
+#[cfg(unix)]
 fn register_fake(env: &Env, rel: &str, event: &str, fake: &Path, sub: &str, host: &str) -> String {
     let command = format!("{} hook {sub} --host {host}", fake.display());
     let mut s = read_json(env, rel);
