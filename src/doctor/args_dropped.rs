@@ -98,18 +98,23 @@ pub(super) fn check(
         }
     }
     let rel = guest_events.as_ref().map_or("", |(rel, _)| *rel);
-    checks.push(Check::ok(match silent.len() {
+    checks.push(Check::ok(ok_line(what, &silent, rel, guest.name)));
+}
+
+/// The ok line of [`check`]: `silent` names the events of the two checked (SessionStart,
+/// PreToolUse) for which the bare run stood back, as the host's file `rel` registers capn's
+/// own hook for them (`guest`: that host's name).
+fn ok_line(what: &str, silent: &[&str], rel: &str, guest: &str) -> String {
+    match silent.len() {
         0 => format!("{what}: exit 0, the contract at session start, no tool denied"),
         2 => format!(
-            "{what}: exit 0 and silent, as they should be: {rel} registers capn's own {} hooks, whose run answers",
-            guest.name
+            "{what}: exit 0 and silent, as they should be: {rel} registers capn's own {guest} hooks, whose run answers"
         ),
         _ => format!(
-            "{what}: exit 0, no tool denied; silent for {} as they should be ({rel} registers capn's own {} hook for it, whose run answers), answering the rest",
-            silent.join(", "),
-            guest.name
+            "{what}: exit 0, no tool denied; silent for {} as they should be ({rel} registers capn's own {guest} hook for it, whose run answers), answering the rest",
+            silent.join(", ")
         ),
-    }));
+    }
 }
 
 /// What is wrong with a bare run's stdout where the host's own file `rel` registers capn's

@@ -120,7 +120,13 @@ impl Recovery<'_> {
                 ));
             }
         }
-        let tasks = spec.task_list;
+        self.push_steps(&mut s, spec.task_list);
+        s
+    }
+
+    /// Appends the steps that restore the session (from the state file when one was saved,
+    /// else from the plan file) and the closing line; `tasks` names the host's task list.
+    fn push_steps(&self, s: &mut String, tasks: &str) {
         s.push_str("Restoring the session before continuing with the user's message consists of: ");
         if self.state_saved_at.is_some() {
             s.push_str(
@@ -140,7 +146,6 @@ impl Recovery<'_> {
             "The user's message remains the task; these steps only restore its context. The \
              ask-before-search contract still applies (`capn context` prints it).",
         );
-        s
     }
 }
 

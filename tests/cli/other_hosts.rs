@@ -288,9 +288,67 @@ fn qwen_s_stop_reports_the_context_use_and_the_next_prompt_carries_the_reminder(
         .contains("Context use"));
 }
 
-/// A Qwen Code chat record (its own format: Gemini-style `parts` with `functionCall` and
-/// `functionResponse`, the shape of the captured one) of a turn that explored hard gets the
-/// chart nudge at its Stop, once; a cheap turn does not.
+/// One line of a Qwen Code chat record (its own format: Gemini-style `parts`) in session `q1`.
+fn qwen_line(env: &Env, kind: &str, prov: &str, role: &str, part: Value) -> String {
+    json!({"uuid": "u", "sessionId": "q1", "type": kind, "provenance": prov,
+           "cwd": env.root, "message": {"role": role, "parts": [part]}})
+    .to_string()
+}
+
+/// A Qwen Code chat record of a turn that explored hard: a prompt, two searches and three reads
+/// (each a `functionCall` and its `functionResponse`, the shape of the captured one), an answer.
+fn qwen_exploring_turn(env: &Env) -> Vec<String> {
+    let call = |i: usize, name: &str, args: Value| {
+        qwen_line(
+            env,
+            "assistant",
+            "assistant_output",
+            "model",
+            json!({"functionCall": {"id": format!("c{i}"), "name": name, "args": args}}),
+        )
+    };
+    let result = |i: usize| {
+        qwen_line(
+            env,
+            "tool_result",
+            "tool_result",
+            "user",
+            json!({"functionResponse": {"id": format!("c{i}"), "name": "x",
+                                         "response": {"output": "ok"}}}),
+        )
+    };
+    let root = env.root.display().to_string();
+    let read = |rel: &str| json!({"file_path": format!("{root}/{rel}")});
+    let mut lines = vec![qwen_line(
+        env,
+        "user",
+        "real_user",
+        "user",
+        json!({"text": "how are shipping rates computed?"}),
+    )];
+    let calls = [
+        ("grep_search", json!({"pattern": "rate", "dir_path": "src"})),
+        ("run_shell_command", json!({"command": "grep -rn zone src"})),
+        ("read_file", read("src/ship/rates.ts")),
+        ("read_file", read("src/ship/zones.ts")),
+        ("read_file", read("src/ship/carriers.ts")),
+    ];
+    for (i, (name, args)) in calls.into_iter().enumerate() {
+        lines.push(call(i, name, args));
+        lines.push(result(i));
+    }
+    lines.push(qwen_line(
+        env,
+        "assistant",
+        "assistant_output",
+        "model",
+        json!({"text": "Rates are computed in rates.ts."}),
+    ));
+    lines
+}
+
+/// A Qwen Code chat record of a turn that explored hard gets the chart nudge at its Stop, once;
+/// a cheap turn does not.
 #[test]
 fn qwen_s_stop_nudges_an_exploring_turn_read_from_its_own_transcript() {
     let env = Env::git();
@@ -303,62 +361,10 @@ fn qwen_s_stop_nudges_an_exploring_turn_read_from_its_own_transcript() {
         env.write(f, "// shipping\n");
     }
     let stop = registered(&env, ".qwen/settings.json", "Stop");
-    let line = |kind: &str, prov: &str, role: &str, part: Value| {
-        json!({"uuid": "u", "sessionId": "q1", "type": kind, "provenance": prov,
-               "cwd": env.root, "message": {"role": role, "parts": [part]}})
-        .to_string()
-    };
-    let call = |i: usize, name: &str, args: Value| {
-        line(
-            "assistant",
-            "assistant_output",
-            "model",
-            json!({"functionCall": {"id": format!("c{i}"), "name": name, "args": args}}),
-        )
-    };
-    let result = |i: usize| {
-        line(
-            "tool_result",
-            "tool_result",
-            "user",
-            json!({"functionResponse": {"id": format!("c{i}"), "name": "x",
-                                         "response": {"output": "ok"}}}),
-        )
-    };
-    let root = env.root.display().to_string();
-    let mut lines = vec![line(
-        "user",
-        "real_user",
-        "user",
-        json!({"text": "how are shipping rates computed?"}),
-    )];
-    let calls = [
-        ("grep_search", json!({"pattern": "rate", "dir_path": "src"})),
-        ("run_shell_command", json!({"command": "grep -rn zone src"})),
-        (
-            "read_file",
-            json!({"file_path": format!("{root}/src/ship/rates.ts")}),
-        ),
-        (
-            "read_file",
-            json!({"file_path": format!("{root}/src/ship/zones.ts")}),
-        ),
-        (
-            "read_file",
-            json!({"file_path": format!("{root}/src/ship/carriers.ts")}),
-        ),
-    ];
-    for (i, (name, args)) in calls.into_iter().enumerate() {
-        lines.push(call(i, name, args));
-        lines.push(result(i));
-    }
-    lines.push(line(
-        "assistant",
-        "assistant_output",
-        "model",
-        json!({"text": "Rates are computed in rates.ts."}),
-    ));
-    env.write("transcript.jsonl", &(lines.join("\n") + "\n"));
+    env.write(
+        "transcript.jsonl",
+        &(qwen_exploring_turn(&env).join("\n") + "\n"),
+    );
     let mut p = fixture("qwen", "Stop-1.json", &env);
     p["session_id"] = json!("q1");
     p["transcript_path"] = json!(env.root.join("transcript.jsonl"));
@@ -373,8 +379,9 @@ fn qwen_s_stop_nudges_an_exploring_turn_read_from_its_own_transcript() {
     assert_eq!(run_registered(&env, &stop, &p).stdout, "");
     // A cheap turn: one prompt, one answer.
     let cheap = [
-        line("user", "real_user", "user", json!({"text": "hi"})),
-        line(
+        qwen_line(&env, "user", "real_user", "user", json!({"text": "hi"})),
+        qwen_line(
+            &env,
             "assistant",
             "assistant_output",
             "model",
