@@ -54,8 +54,20 @@ impl Syntax {
         }
     }
 
-    /// `text` (without BOM) as the host reads it. Errors: the reason it does not parse.
-    fn read(self, text: &str) -> Result<Value, String> {
+    /// `text` (without BOM) as the host reads it, when within [`crate::jsonbound::SETTINGS`]
+    /// (checked first: a parse of nested brackets costs far more memory than their bytes).
+    ///
+    /// Errors: the reason it does not parse, or the bound it is beyond.
+    pub(crate) fn read(self, text: &str) -> Result<Value, String> {
+        let bounds = crate::jsonbound::Bounds {
+            comments: self == Syntax::Comments,
+            ..crate::jsonbound::SETTINGS
+        };
+        if let Some(why) = crate::jsonbound::beyond(text.as_bytes(), bounds) {
+            return Err(format!(
+                "{why}, far more than a settings file holds, so it is not read"
+            ));
+        }
         match self {
             Syntax::Strict => serde_json::from_str::<Value>(text).map_err(|e| e.to_string()),
             Syntax::Comments => {

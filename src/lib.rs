@@ -14,8 +14,9 @@
 //! two sibling modules use each other, directly or round a longer circle. `layers.rs` checks both
 //! over the source on every `cargo test` and names the file and line of a break.
 //! 0. `fnv`: the one non-cryptographic hash (signatures, keys, table slots);
-//! 1. `error`, `clock`, `env`, `hex`, `pathcmp`, `present`, `contract`, `embed`, `events`: plain
-//!    data, the output text rules and the vocabularies (the hook events);
+//! 1. `error`, `clock`, `env`, `hex`, `pathcmp`, `present`, `contract`, `embed`, `events`, `jsonbound`:
+//!    plain data, the output text rules, the vocabularies (the hook events) and the bounds on
+//!    outside JSON;
 //! 2. `fsutil`, `jsonedit`, `hosts`, `secret`: the file system, format-preserving JSON edits, the
 //!    host tables, the secret rules;
 //! 3. `process`, `config`, `session`, `recall`: child processes, `.capn/config.json`, the per-user
@@ -63,6 +64,7 @@ pub(crate) mod hex;
 pub(crate) mod hook;
 pub(crate) mod hosts;
 pub(crate) mod install;
+pub(crate) mod jsonbound;
 pub(crate) mod jsonedit;
 #[cfg(test)]
 mod layers;

@@ -102,6 +102,10 @@ pub(crate) fn use_in(tail: &[u8]) -> Use {
         if !compacted && memchr::memmem::find(line, b"token_count").is_none() {
             continue;
         }
+        // A line of nested brackets costs far more parsed than its bytes: left unread.
+        if !crate::jsonbound::within(line, crate::jsonbound::TRANSCRIPT_LINE) {
+            continue;
+        }
         let Ok(v) = serde_json::from_slice::<Value>(line) else {
             continue;
         };

@@ -356,17 +356,15 @@ fn user_hook_answers(call: &call::Call, event: HookEvent, host: Host) -> bool {
         },
     };
     let store = crate::store::Store::discover(&cwd);
-    if !store.exists() {
+    // A store capn refuses (a symlinked `.capn/`) is no store: every command refuses it.
+    if !store.exists() || store.check_dirs().is_err() {
         return false;
     }
     let spec = crate::hosts::of(host);
-    !spec.files.iter().any(|rel| {
-        crate::install::SettingsFile::load(&store.root.join(rel)).is_ok_and(|f| {
-            crate::install::ours_in(&f.json)
-                .iter()
-                .any(|(e, sub)| e == event.name() && sub == event.subcommand())
-        })
-    })
+    !spec
+        .files
+        .iter()
+        .any(|rel| crate::install::registers_hook(&store.root.join(rel), event))
 }
 
 /// The one JSON object a hook prints: `{"hookSpecificOutput":{"hookEventName":<event>,

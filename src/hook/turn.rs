@@ -237,8 +237,13 @@ fn prompt_of(line: &[u8]) -> Option<Option<String>> {
 
 /// A transcript line as JSON. A line serde_json refuses only for a lone surrogate escape
 /// (`\ud83d` without its pair, as JavaScript's `JSON.stringify` writes half an emoji cut off)
-/// is read with each such escape as U+FFFD, so a prompt typed by a Node host still counts.
+/// is read with each such escape as U+FFFD, so a prompt typed by a Node host still counts. A
+/// line beyond [`crate::jsonbound::TRANSCRIPT_LINE`] (a megabyte of nested brackets in a tool's
+/// input costs hundreds of megabytes parsed) is left unread, like one over the line cap.
 fn parse(line: &[u8]) -> Option<Value> {
+    if !crate::jsonbound::within(line, crate::jsonbound::TRANSCRIPT_LINE) {
+        return None;
+    }
     match serde_json::from_slice(line) {
         Ok(v) => Some(v),
         Err(_) if memchr::memmem::find(line, b"\\u").is_some() => {
@@ -569,6 +574,9 @@ fn ask_hit_files(output: &str) -> Vec<String> {
     let mut out = Vec::new();
     for line in output.lines().map(str::trim) {
         if !line.starts_with('{') {
+            continue;
+        }
+        if !crate::jsonbound::within(line.as_bytes(), crate::jsonbound::TRANSCRIPT_LINE) {
             continue;
         }
         let Ok(v) = serde_json::from_str::<Value>(line) else {

@@ -460,6 +460,34 @@ fn located(json: &Map<String, Value>) -> Vec<Located<'_>> {
     out
 }
 
+/// Whether the project settings file at `path` registers capn's hook for `event` (under the
+/// event's name, as [`ours_in`] reads it), read the light way a hook can afford on every event:
+/// no format-preserving tree, and no parse at all unless the bytes name the event's subcommand.
+/// A file that cannot be read (a symlink, or one in a symlinked folder, is not), does not parse,
+/// or is beyond [`crate::jsonbound::SETTINGS`] counts as not registering.
+pub(crate) fn registers_hook(path: &Path, event: crate::events::HookEvent) -> bool {
+    let linked = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink());
+    if path.parent().is_some_and(linked) {
+        return false;
+    }
+    let Ok(Some(bytes)) = crate::fsutil::read_host_file(path, "settings") else {
+        return false;
+    };
+    if memchr::memmem::find(&bytes, event.subcommand().as_bytes()).is_none() {
+        return false;
+    }
+    let Ok(text) = std::str::from_utf8(&bytes) else {
+        return false;
+    };
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let Ok(Value::Object(json)) = syntax_of(path).read(text) else {
+        return false;
+    };
+    ours_in(&json)
+        .iter()
+        .any(|(e, sub)| e == event.name() && sub == event.subcommand())
+}
+
 /// The (event, subcommand) pairs registered as ours (see [`our_subcommand`]) in a settings
 /// object.
 pub(crate) fn ours_in(json: &Map<String, Value>) -> Vec<(String, String)> {

@@ -213,6 +213,14 @@ pub(crate) fn guest_file(root: &Path) -> GuestFile {
 /// line for another event answers nothing there: capn's hook sees the wrong payload). In
 /// [`HookEvent::ALL`]'s order, each once; `Err` with why when there is none.
 fn registers_capn(bytes: &[u8], spec: &HostSpec) -> std::result::Result<Vec<HookEvent>, String> {
+    const NONE: &str = "it registers no `capn hook` command under the event it answers, so the host runs nothing of capn's from it";
+    // Read on every bare run: no parse of a file whose parse would cost far more than its
+    // bytes.
+    if let Some(why) = crate::jsonbound::beyond(bytes, crate::jsonbound::SETTINGS) {
+        return Err(format!(
+            "it is {why}, far more than a hook file holds, so capn does not read it"
+        ));
+    }
     let v: serde_json::Value = serde_json::from_slice(bytes)
         .map_err(|e| format!("it is not JSON ({e}), so the host skips it"))?;
     let events = v.get("hooks").and_then(serde_json::Value::as_object);
@@ -237,7 +245,7 @@ fn registers_capn(bytes: &[u8], spec: &HostSpec) -> std::result::Result<Vec<Hook
         .filter(|e| runs_capn_for(*e))
         .collect();
     if found.is_empty() {
-        return Err("it registers no `capn hook` command under the event it answers, so the host runs nothing of capn's from it".into());
+        return Err(NONE.into());
     }
     Ok(found)
 }

@@ -38,6 +38,7 @@ mod init_git;
 mod inject;
 mod install_edges;
 mod install_examples;
+mod json_bounds;
 mod learn;
 mod learn_leaks;
 mod nudge;

@@ -1,0 +1,152 @@
+//! Bounds on JSON capn did not write (transcript lines, host settings files), checked in one
+//! linear pass before it is parsed.
+//!
+//! A byte bound alone does not bound a parse: parsed, every value becomes one of tens of bytes
+//! (more in a format-preserving tree), so a megabyte of nested brackets, or of `0,0,0`, costs
+//! hundreds of megabytes and seconds of CPU. [`beyond`] counts the values and the nesting depth
+//! without allocating, skipping strings (and, where the format allows them, comments), so a
+//! caller can leave such a document unread instead.
+
+/// How deep and how many values a document may hold ([`beyond`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Bounds {
+    /// The deepest nesting of arrays and objects allowed (the top-level object counts 1).
+    pub max_depth: usize,
+    /// The most values allowed in all, counted as the arrays and objects plus the commas that
+    /// separate elements and members (so every value but a container's first, which its
+    /// bracket stands for).
+    pub max_values: usize,
+    /// Whether `//` and `/* */` comments may appear (JSONC: Gemini CLI's and Qwen Code's
+    /// settings); brackets inside them do not count.
+    pub comments: bool,
+}
+
+/// A host settings file: real ones nest 6 deep and hold a few hundred values; these bounds
+/// leave room for a hundred times that.
+pub(crate) const SETTINGS: Bounds = Bounds {
+    max_depth: 64,
+    max_values: 50_000,
+    comments: false,
+};
+
+/// One transcript line (a message with its tool calls and results, parsed a line at a time):
+/// deep tool inputs and large structured results pass (text is one value however long); a line
+/// of a hundred thousand values or more (a few megabytes once parsed) is left unread.
+pub(crate) const TRANSCRIPT_LINE: Bounds = Bounds {
+    max_depth: 64,
+    max_values: 100_000,
+    comments: false,
+};
+
+/// Why `bytes` is beyond `bounds` ("nested deeper than 64 levels", "holds more than 50000
+/// values"), or `None` when it is within them. Unbalanced or invalid JSON is
+/// judged only on what was counted: the parser that follows reports it.
+pub(crate) fn beyond(bytes: &[u8], bounds: Bounds) -> Option<String> {
+    let (mut depth, mut values) = (0usize, 0usize);
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => i = string_end(bytes, i + 1),
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > bounds.max_depth {
+                    return Some(format!("nested deeper than {} levels", bounds.max_depth));
+                }
+                values += 1;
+            }
+            b',' => values += 1,
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            b'/' if bounds.comments => i = comment_end(bytes, i),
+            _ => {}
+        }
+        if values > bounds.max_values {
+            return Some(format!("holds more than {} values", bounds.max_values));
+        }
+        i += 1;
+    }
+    None
+}
+
+/// True when `bytes` is within `bounds` ([`beyond`]).
+pub(crate) fn within(bytes: &[u8], bounds: Bounds) -> bool {
+    beyond(bytes, bounds).is_none()
+}
+
+/// The index of the quote closing the string whose content starts at `i` (escapes skipped), or
+/// the last index when it never closes.
+fn string_end(bytes: &[u8], mut i: usize) -> usize {
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'"' => return i,
+            _ => i += 1,
+        }
+    }
+    bytes.len()
+}
+
+/// The index of the last byte of the comment starting at `i` (a `/`), or `i` when no comment
+/// starts there.
+fn comment_end(bytes: &[u8], i: usize) -> usize {
+    match bytes.get(i + 1) {
+        Some(b'/') => memchr::memchr(b'\n', &bytes[i..]).map_or(bytes.len(), |n| i + n),
+        Some(b'*') => {
+            memchr::memmem::find(&bytes[i + 2..], b"*/").map_or(bytes.len(), |n| i + n + 3)
+        }
+        _ => i,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SMALL: Bounds = Bounds {
+        max_depth: 3,
+        max_values: 4,
+        comments: false,
+    };
+
+    #[test]
+    fn depth_and_count_are_what_parsing_would_build() {
+        assert!(!within(br#"{"a":[1,{"b":[]}]}"#, SMALL));
+        assert_eq!(beyond(br#"{"a":[1,{"b":2}]}"#, SMALL), None);
+        assert_eq!(
+            beyond(br#"[[[[1]]]]"#, SMALL).as_deref(),
+            Some("nested deeper than 3 levels")
+        );
+        assert_eq!(
+            beyond(br#"[[],[],[]]"#, SMALL).as_deref(),
+            Some("holds more than 4 values")
+        );
+        assert_eq!(
+            beyond(br#"[0,0,0,0,0]"#, SMALL).as_deref(),
+            Some("holds more than 4 values")
+        );
+        assert_eq!(beyond(br#"[0,0,0,0]"#, SMALL), None);
+    }
+
+    #[test]
+    fn brackets_in_strings_and_comments_do_not_count() {
+        let text = br#"{"a":"[[[[{{{{\"[[[[","b":"\\"}"#;
+        assert!(within(text, SMALL));
+        let jsonc = b"{ // [[[[[[\n \"a\": /* {{{{{{ */ 1 }";
+        assert!(!within(jsonc, SMALL));
+        assert!(within(
+            jsonc,
+            Bounds {
+                comments: true,
+                ..SMALL
+            }
+        ));
+        // An unclosed string or comment ends the scan without a panic.
+        assert!(within(br#"{"a":"[[[[["#, SMALL));
+        assert!(within(
+            b"{ /* [[[[[[",
+            Bounds {
+                comments: true,
+                ..SMALL
+            }
+        ));
+    }
+}
