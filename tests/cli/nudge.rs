@@ -322,6 +322,22 @@ fn no_store_no_nudge() {
     assert_eq!(stop(&env, &t, false).stdout, "");
 }
 
+/// A store capn refuses (`.capn` a symlink, to a decoy store) is no store: the nudge would ask
+/// for a `capn chart` that refuses too.
+#[cfg(unix)]
+#[test]
+fn a_symlinked_store_gets_no_nudge() {
+    let env = project();
+    let t = save(&env, Transcript::new().exploring(&env.root));
+    assert_eq!(stop(&env, &t, false).stdout, expected_block());
+    let env = project();
+    let elsewhere = env.tmp.path().join("elsewhere");
+    std::fs::rename(env.root.join(".capn"), &elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, env.root.join(".capn")).unwrap();
+    let t = save(&env, Transcript::new().exploring(&env.root));
+    assert_eq!(stop(&env, &t, false).stdout, "");
+}
+
 #[cfg(unix)]
 #[test]
 fn a_fifo_transcript_is_not_waited_on() {
