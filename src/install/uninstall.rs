@@ -58,10 +58,16 @@ pub(crate) fn uninstall(store: &Store, purge: bool) -> Result<Outcome> {
     store.check_dirs()?;
     let root = store.root.clone();
     project::check_project_paths(&root)?;
+    // The linked worktrees' install records live in this store: before --purge deletes them,
+    // each worktree gets its uninstall (before this run takes the lock they take too).
+    let (mut done, mut worktrees_kept) = if purge && !store.is_borrowed() {
+        uninstall_worktrees(store)?
+    } else {
+        (Vec::new(), Vec::new())
+    };
     // Writers of .capn/ hold the lock: the install record is read, then deleted.
     let lock = store.lock_for_setup()?;
     // Plan first: every file read and every edit made in memory before the first write.
-    let mut done = Vec::new();
     let (rec, foreign, foreign_gitignore) = trusted_record(&root, &mut done);
     let mut files = Vec::new();
     for rel in PROJECT_SETTINGS {
@@ -98,7 +104,8 @@ pub(crate) fn uninstall(store: &Store, purge: bool) -> Result<Outcome> {
         Some(rec) => undo_recorded_files(rec, &root, &mut done)?,
         None => undo_unrecorded_files(&root, &mut done)?,
     }
-    let kept = kept_lines(&files, rec.is_some());
+    let mut kept = kept_lines(&files, rec.is_some());
+    kept.append(&mut worktrees_kept);
     if rec.is_none() && !foreign && !(done.is_empty() && kept.is_empty()) {
         done.insert(
             0,
@@ -129,6 +136,39 @@ pub(crate) fn uninstall(store: &Store, purge: bool) -> Result<Outcome> {
         done.extend(hide_store(store, from_0_3)?);
     }
     Ok(Outcome { done, kept })
+}
+
+/// Uninstalls capn from each linked worktree of `store`'s repository that has an install
+/// record in `store` (`.capn/worktrees/<name>/install.json`), as `capn uninstall` there would,
+/// so that `--purge` in the main checkout, which deletes those records, leaves no worktree with
+/// registrations nothing records. Returns what was done and kept, each line naming its
+/// worktree.
+///
+/// Errors: the first worktree's uninstall that failed (the store is not purged then).
+fn uninstall_worktrees(store: &Store) -> Result<(Vec<String>, Vec<String>)> {
+    let (mut done, mut kept) = (Vec::new(), Vec::new());
+    for wt in crate::store::worktree::other_checkouts(&store.root, &store.root) {
+        let theirs = Store::at(wt.clone());
+        if !theirs.is_borrowed() || !record::record_path(&wt).is_file() {
+            continue;
+        }
+        let name = crate::present::printable(&wt.display().to_string());
+        let o = uninstall(&theirs, false)
+            .with_context(|| format!("could not uninstall capn from the worktree {name}"))?;
+        if !o.done.is_empty() {
+            done.push(format!(
+                "uninstalled capn from the linked worktree {name} first ({} change{}, as capn uninstall there makes them), since --purge deletes its install record",
+                o.done.len(),
+                if o.done.len() == 1 { "" } else { "s" }
+            ));
+        }
+        kept.extend(
+            o.kept
+                .iter()
+                .map(|l| format!("in the worktree {name}: {l}")),
+        );
+    }
+    Ok((done, kept))
 }
 
 /// Loads the settings file `rel`. Claude Code's and Codex's must parse (a broken one stops

@@ -568,3 +568,42 @@ fn a_planted_record_puts_back_only_a_line_that_ignores_the_store() {
     );
     assert_eq!(env.read(".gitignore"), "dist/\n.capn/\n");
 }
+
+/// `uninstall --purge` in the main checkout deletes the store, and with it the install records
+/// of the linked worktrees (`.capn/worktrees/<name>/install.json`): it uninstalls capn from
+/// each such worktree first, so both checkouts' `git status` is as before `init`, and a later
+/// `uninstall` in the worktree has nothing left to do.
+#[test]
+fn purge_in_the_main_checkout_uninstalls_the_worktrees_first() {
+    let env = repo(&[("src/a.rs", "fn a() {}\n")]);
+    let main = env.root.clone();
+    let wt = env.tmp.path().join("wt");
+    git(
+        &env,
+        &main,
+        &["worktree", "add", "-q", "-b", "side", wt.to_str().unwrap()],
+    );
+    let before = (
+        git(&env, &main, &["status", "--porcelain"]),
+        git(&env, &wt, &["status", "--porcelain"]),
+    );
+    capn(&env, &main, &["init"]).ok();
+    capn(&env, &wt, &["init"]).ok();
+    assert!(wt.join(".claude/settings.json").is_file());
+    let run = capn(&env, &main, &["uninstall", "--purge"]).ok();
+    let wt_name = wt.canonicalize().unwrap().display().to_string();
+    assert!(
+        run.stdout.contains(&format!(
+            "uninstalled capn from the linked worktree {wt_name} first ("
+        )),
+        "{}",
+        run.stdout
+    );
+    assert!(!main.join(".capn").exists());
+    let after = (
+        git(&env, &main, &["status", "--porcelain"]),
+        git(&env, &wt, &["status", "--porcelain"]),
+    );
+    assert_eq!(after, before);
+    assert!(!wt.join(".claude").exists() && !wt.join(".codex").exists());
+}
