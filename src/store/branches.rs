@@ -7,13 +7,15 @@
 //! `git for-each-ref`, `git stash list` and `git worktree list` name the commits, then
 //! `git cat-file --batch-check` gives the object id of each file in each commit (so a blob
 //! shared by many commits is read once) and `git cat-file --batch` the bytes of each object id
-//! not seen yet, hashed once. Without git, or outside a repository, nothing is held.
+//! not seen yet, hashed once. The two `cat-file`s are started once for a run and asked chart
+//! after chart ([`CatFile`]), so a prune of thousands of charts starts two processes, not two
+//! per chart. Without git, or outside a repository, nothing is held.
 
 use super::entry::Entry;
 use std::collections::HashMap;
-use std::io::{Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
+use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 
 /// Largest blob read to hash it (bytes): a larger one counts as not holding the chart.
 const MAX_BLOB: u64 = 64 * 1024 * 1024;
@@ -27,6 +29,10 @@ pub(crate) struct Branches {
     oids: HashMap<String, Option<String>>,
     /// Object id to the SHA-256 hex of its bytes as they may be checked out (raw, CRLF, LF).
     hashes: HashMap<String, Vec<String>>,
+    /// `git cat-file --batch-check`, once started (`Some(None)`: it could not be).
+    check: Option<Option<CatFile>>,
+    /// `git cat-file --batch`, once started (`Some(None)`: it could not be).
+    blobs: Option<Option<CatFile>>,
 }
 
 impl Branches {
@@ -70,6 +76,8 @@ impl Branches {
             commits,
             oids: HashMap::new(),
             hashes: HashMap::new(),
+            check: None,
+            blobs: None,
         })
     }
 
@@ -105,17 +113,15 @@ impl Branches {
         })
     }
 
-    /// Records the object id of each `<commit>:<path>` in `specs` (`git cat-file --batch-check`).
+    /// Records the object id of each `<commit>:<path>` in `specs` (`git cat-file
+    /// --batch-check`): a blob no larger than [`MAX_BLOB`], else `None`.
     fn look_up(&mut self, specs: &[String]) {
-        if specs.is_empty() {
-            return;
-        }
-        let input: String = specs.iter().map(|s| format!("{s}\n")).collect();
-        let out = batch(&self.root, "--batch-check", input).unwrap_or_default();
-        let text = String::from_utf8_lossy(&out);
-        let mut lines = text.lines();
+        let root = &self.root;
+        let git = self
+            .check
+            .get_or_insert_with(|| CatFile::start(root, "--batch-check"));
         for spec in specs {
-            let oid = lines.next().and_then(|l| {
+            let oid = git.as_mut().and_then(|g| g.ask(spec)).and_then(|l| {
                 let mut w = l.split(' ');
                 let (oid, kind, size) = (w.next()?, w.next()?, w.next()?);
                 let size: u64 = size.parse().ok()?;
@@ -127,29 +133,88 @@ impl Branches {
 
     /// Hashes the blobs `oids` (`git cat-file --batch`), raw and with their line ends turned.
     fn hash_blobs(&mut self, oids: &[String]) {
-        if oids.is_empty() {
+        let root = &self.root;
+        let git = self
+            .blobs
+            .get_or_insert_with(|| CatFile::start(root, "--batch"));
+        let Some(git) = git else {
             return;
-        }
-        let input: String = oids.iter().map(|s| format!("{s}\n")).collect();
-        let out = batch(&self.root, "--batch", input).unwrap_or_default();
-        let mut rest = &out[..];
+        };
         for oid in oids {
-            let Some(nl) = rest.iter().position(|b| *b == b'\n') else {
-                break;
+            let Some(header) = git.ask(oid) else {
+                return;
             };
-            let header = String::from_utf8_lossy(&rest[..nl]).into_owned();
-            rest = &rest[nl + 1..];
-            let size = header
-                .split(' ')
-                .nth(2)
-                .and_then(|s| s.parse::<usize>().ok());
-            let Some(size) = size.filter(|s| *s < rest.len()) else {
-                continue; // "<oid> missing": no body follows
+            // "<oid> <type> <size>", then the body; "<oid> missing" has none.
+            let Some(size) = header.split(' ').nth(2).and_then(|s| s.parse::<u64>().ok()) else {
+                continue;
             };
-            let bytes = &rest[..size];
-            rest = &rest[size + 1..];
-            self.hashes.insert(oid.clone(), checkout_hashes(bytes));
+            match git.body(size) {
+                Some(Some(bytes)) => {
+                    self.hashes.insert(oid.clone(), checkout_hashes(&bytes));
+                }
+                Some(None) => {}
+                None => return,
+            }
         }
+    }
+}
+
+/// One long-running `git cat-file` (`--batch-check` or `--batch`) asked one object at a time:
+/// without `--buffer` git flushes each answer, so a question never waits behind an answer not
+/// read yet. Its stdin is closed and the process waited for when dropped.
+struct CatFile {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl CatFile {
+    /// `git cat-file <mode>` in `root`; `None` when git cannot be started.
+    fn start(root: &Path, mode: &str) -> Option<CatFile> {
+        let mut cmd = crate::process::git_command(root, &["cat-file", mode]);
+        cmd.stdin(Stdio::piped());
+        let mut child = cmd.spawn().ok()?;
+        let stdin = child.stdin.take();
+        let stdout = BufReader::new(child.stdout.take()?);
+        Some(CatFile {
+            child,
+            stdin,
+            stdout,
+        })
+    }
+
+    /// Asks for the object `name` (one line, no newline in it): git's header line for it,
+    /// without its newline; `None` when git is gone.
+    fn ask(&mut self, name: &str) -> Option<String> {
+        let stdin = self.stdin.as_mut()?;
+        stdin.write_all(format!("{name}\n").as_bytes()).ok()?;
+        stdin.flush().ok()?;
+        let mut line = Vec::new();
+        self.stdout.read_until(b'\n', &mut line).ok()?;
+        line.pop().filter(|b| *b == b'\n')?;
+        Some(String::from_utf8_lossy(&line).into_owned())
+    }
+
+    /// The `size` bytes of the body after a `--batch` header, and the newline after them, read
+    /// off the stream: `Some(None)` when larger than [`MAX_BLOB`] (skipped unread), `None` when
+    /// git is gone.
+    fn body(&mut self, size: u64) -> Option<Option<Vec<u8>>> {
+        if size > MAX_BLOB {
+            let skipped =
+                std::io::copy(&mut (&mut self.stdout).take(size + 1), &mut std::io::sink());
+            return (skipped.ok()? == size + 1).then_some(None);
+        }
+        let mut bytes = vec![0; usize::try_from(size).ok()? + 1];
+        self.stdout.read_exact(&mut bytes).ok()?;
+        bytes.pop();
+        Some(Some(bytes))
+    }
+}
+
+impl Drop for CatFile {
+    fn drop(&mut self) {
+        drop(self.stdin.take());
+        let _ = self.child.wait();
     }
 }
 
@@ -176,23 +241,6 @@ fn checkout_hashes(bytes: &[u8]) -> Vec<String> {
         i += 1;
     }
     vec![hex(bytes), hex(&crlf), hex(&lf)]
-}
-
-/// Runs `git cat-file <mode>` in `root` with `input` on stdin (written from another thread, so
-/// a large answer never blocks the question); its stdout, or `None` when git could not run.
-fn batch(root: &Path, mode: &str, input: String) -> Option<Vec<u8>> {
-    let mut cmd = crate::process::git_command(root, &["cat-file", mode]);
-    cmd.stdin(Stdio::piped());
-    let mut child = cmd.spawn().ok()?;
-    let mut stdin = child.stdin.take()?;
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(input.as_bytes());
-    });
-    let mut out = Vec::new();
-    let read = child.stdout.take()?.read_to_end(&mut out);
-    let _ = writer.join();
-    let ok = child.wait().is_ok_and(|s| s.success());
-    (read.is_ok() && ok).then_some(out)
 }
 
 #[cfg(test)]

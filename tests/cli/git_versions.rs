@@ -61,3 +61,64 @@ fn a_branch_keeps_its_version_and_prune_deletes_only_what_no_branch_holds() {
         "{ids:?}"
     );
 }
+
+/// Whether a branch holds a stale chart is asked of two long-running `git cat-file`s for the
+/// whole run: a prune of 40 stale charts (each on a shared file and one of its own, all held by
+/// `HEAD`) starts a handful of git processes, where it used to start two per chart. Counted
+/// with a `git` on `PATH` that logs each start and runs the real one.
+#[cfg(unix)]
+#[test]
+fn prune_asks_git_about_branches_in_a_few_processes_not_per_chart() {
+    use std::os::unix::fs::PermissionsExt;
+    let (env, _) = charted_repo(&[]);
+    let root = env.root.clone();
+    for i in 0..40 {
+        env.write(&format!("src/m{i}.rs"), &format!("// module {i}\n"));
+        let q = format!("Where is the handler of module number {i} registered?");
+        chart(&env, &root, &q, &format!("src/webhooks.rs,src/m{i}.rs"));
+    }
+    git(&env, &root, &["add", "-A"]);
+    git(&env, &root, &["commit", "-q", "-m", "modules"]);
+    env.write("src/webhooks.rs", "// changed after the commit\n");
+    let real = String::from_utf8(
+        std::process::Command::new("sh")
+            .args(["-c", "command -v git"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let bin = env.tmp.path().join("logging-bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let log = env.tmp.path().join("git.log");
+    let wrapper = bin.join("git");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\necho \"$1 $2\" >> '{}'\nexec '{}' \"$@\"\n",
+            log.display(),
+            real.trim()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut c = env.cmd_in(&root, &["prune"]);
+    crate::git_scenarios::pin_git(&env, &mut c);
+    let path = std::env::join_paths(
+        std::iter::once(bin).chain(std::env::split_paths(&crate::util::test_path())),
+    )
+    .unwrap();
+    c.env("PATH", path);
+    let run = env.run_cmd(c, b"");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("kept 41 stale charts that are current in another checkout, branch or stash"),
+        "{}",
+        run.stdout
+    );
+    let starts = std::fs::read_to_string(&log).unwrap();
+    let cat_files = starts.lines().filter(|l| l.starts_with("cat-file")).count();
+    assert!(cat_files <= 2, "{cat_files} cat-file runs:\n{starts}");
+    assert!(starts.lines().count() <= 12, "{starts}");
+}
