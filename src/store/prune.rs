@@ -36,7 +36,8 @@ pub(crate) fn prune(store: &Store, req: PruneRequest) -> Result<String> {
         refuse_unknown_mode(store)?;
     }
     // What git tracks decides too: committed charts are the team's, whatever the config says.
-    config.shared = store.is_shared() || tracks_charts(store);
+    // (A config that cannot say stays `shared_unknown`: refused above, or no retention below.)
+    config.shared = config.shared || store.ignore_shares() || tracks_charts(store);
     if req.expired {
         expired(store, &config)
     } else if config.shared && !req.yes {
@@ -64,6 +65,11 @@ fn expired(store: &Store, config: &crate::config::Config) -> Result<String> {
         out.push_str(
             "retention is off in a shared store (a teammate's branch may hold the files); capn prune lists the stale charts, capn prune --yes deletes them\n",
         );
+    } else if config.shared_unknown {
+        out.push_str(&format!(
+            "retention is off while capn cannot tell whether this store is shared ({} does not say \"shared\": true or false); fix it, and capn prune --expired deletes the charts stale past the retention again\n",
+            store.config_name()
+        ));
     }
     let n = expired.deleted.len();
     if n > 0 {

@@ -257,6 +257,15 @@ fn the_retention_rule_deletes_only_charts_stale_for_longer_than_stale_days() {
         json!({"version": 1, "since": {&id: now - 31 * 86_400}}).to_string(),
     )
     .unwrap();
+    // A config that cannot say whether the store is shared (a local one here): nothing goes,
+    // and the line says why, not that the store is shared.
+    std::fs::write(root.join(".capn/config.json"), "{{{\n").unwrap();
+    let run = capn(&env, &root, &["prune", "--expired"]).ok();
+    assert_eq!(
+        run.stdout,
+        "retention is off while capn cannot tell whether this store is shared (.capn/config.json does not say \"shared\": true or false); fix it, and capn prune --expired deletes the charts stale past the retention again\n"
+    );
+    assert_eq!(listed(&env, &root).len(), 4);
     // "stale_days": 0 turns the rule off.
     std::fs::write(
         root.join(".capn/config.json"),
