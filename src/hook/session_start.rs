@@ -101,8 +101,9 @@ pub(crate) fn run(ctx: &Ctx) -> Result<Option<String>> {
 /// unless that exact line is already there (one line per session id, however many times
 /// SessionStart runs: startup, resume, compact). The id is validated, so it needs no quoting.
 ///
-/// Errors: the path exists and is not a regular file (a FIFO would block the hook) or is a
-/// symlink, or `could not append to CLAUDE_ENV_FILE: <path>: <cause>`.
+/// Errors: the path exists and cannot be read as capn reads host files (not a regular file: a
+/// FIFO would block the hook; a symlink; over the size bound), or `could not append to
+/// CLAUDE_ENV_FILE: <path>: <cause>`.
 fn export_session_id(s: &SessionDir) -> Result<()> {
     let Some(path) = crate::env::get_os(crate::env::CLAUDE_ENV_FILE) else {
         return Ok(());
@@ -110,12 +111,7 @@ fn export_session_id(s: &SessionDir) -> Result<()> {
     let path = std::path::PathBuf::from(path);
     // Read without blocking or following a symlink: a FIFO would block until a writer comes.
     let existing = crate::fsutil::read_host_file(&path, "CLAUDE_ENV_FILE")
-        .with_context(|| {
-            format!(
-                "CLAUDE_ENV_FILE is not a regular file, not appended to: {}",
-                path.display()
-            )
-        })?
+        .context("CLAUDE_ENV_FILE not appended to")?
         .unwrap_or_default();
     let line = format!("export CAPN_SESSION_ID={}", s.id);
     if existing

@@ -313,6 +313,34 @@ fn invalid_session_id_is_never_exported() {
     assert!(!envfile.exists());
 }
 
+/// A CLAUDE_ENV_FILE over the size bound is not appended to, and the note says why in one line
+/// (it used to call the file "not a regular file"); the contract still comes.
+#[test]
+fn an_oversized_claude_env_file_is_named_for_its_size() {
+    let env = Env::git();
+    let envfile = env.tmp.path().join("claude-env");
+    std::fs::write(&envfile, vec![b'#'; 9 << 20]).unwrap();
+    let mut c = env.cmd(&["hook", "session-start"]);
+    c.env("CLAUDE_ENV_FILE", &envfile);
+    let run = env.run_cmd(
+        c,
+        &payload("SessionStart", "big-env", json!({"source":"startup"})),
+    );
+    assert_eq!(
+        run.stderr,
+        format!(
+            "capn: CLAUDE_ENV_FILE not appended to: could not read CLAUDE_ENV_FILE: {}: is {} bytes, over the 8388608-byte limit\n",
+            envfile.display(),
+            9 << 20
+        )
+    );
+    assert!(
+        context(run, "SessionStart").is_some(),
+        "the contract still applies"
+    );
+    assert_eq!(std::fs::metadata(&envfile).unwrap().len(), 9 << 20);
+}
+
 /// A CLAUDE_ENV_FILE that is a FIFO is not opened (open() for writing would block until a reader
 /// comes): the hook still answers, promptly.
 #[cfg(unix)]
