@@ -374,6 +374,26 @@ fn init_says_to_commit_exactly_what_it_wrote() {
         run.stdout
     );
     assert_eq!(to_commit(&run), None, "{}", run.stdout);
+
+    // Copilot CLI alone: Claude Code's local settings are not named (nothing of Claude's here).
+    let env = Env::git();
+    let run = env.run(&["init", "--host", "copilot"]).ok();
+    let not = |run: &crate::util::Run| {
+        run.stdout
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("not to commit: "))
+            .map(str::to_string)
+    };
+    assert_eq!(
+        not(&run).as_deref(),
+        Some(".capn/ (ignored; capn init --shared commits the charts instead)")
+    );
+    let run = env.run(&["init", "--host", "claude"]).ok();
+    assert!(
+        not(&run).is_some_and(|l| l.ends_with(", .claude/settings.local.json")),
+        "{}",
+        run.stdout
+    );
 }
 
 /// `git worktree remove` leaves `.capn/worktrees/<name>/` (that worktree's derived files and

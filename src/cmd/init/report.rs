@@ -120,14 +120,26 @@ fn commit_note(root: &Path, rec: &InstallRecord, gitignore_changed: bool) -> Vec
         lines.push(format!("to commit: {}{note}", commit.join(", ")));
     }
     let shared = Store::at(root.to_path_buf()).config().shared;
-    let mut keep_out = vec![CLAUDE_LOCAL_SETTINGS];
+    // Claude Code's local settings are each user's own: worth naming where Claude Code is set
+    // up (or the file is there), not after `init --host copilot` alone.
+    let claude = PROJECT_SETTINGS
+        .into_iter()
+        .filter(|r| r.starts_with(".claude/"))
+        .any(|r| rec.touches(r) || rec.created(r) || root.join(r).is_file());
+    let mut keep_out: Vec<&str> = if claude {
+        vec![CLAUDE_LOCAL_SETTINGS]
+    } else {
+        Vec::new()
+    };
     if !shared {
         keep_out.insert(
             0,
             ".capn/ (ignored; capn init --shared commits the charts instead)",
         );
     }
-    lines.push(format!("not to commit: {}", keep_out.join(", ")));
+    if !keep_out.is_empty() {
+        lines.push(format!("not to commit: {}", keep_out.join(", ")));
+    }
     lines
 }
 
