@@ -75,7 +75,7 @@ pub(crate) fn uninstall(store: &Store, purge: bool) -> Result<Outcome> {
     }
     // The other files uninstall may touch: refused now (a FIFO, a symlink) rather than after the
     // settings were written.
-    super::skill::read_skill(&root)?;
+    super::skill::read_skill(&root).map_err(nothing_changed)?;
     // Only the hooks the record says capn wrote to: another (a symlink into the user's scripts
     // folder) is skipped with a note below, never a reason to refuse.
     if let Ok(path) = git_hook::post_commit_path(&root) {
@@ -84,7 +84,7 @@ pub(crate) fn uninstall(store: &Store, purge: bool) -> Result<Outcome> {
             .and_then(|r| r.post_commit.as_ref())
             .is_some_and(|pc| pc.names(&root, &path))
         {
-            crate::fsutil::read_host_file(&path, "post-commit hook")?;
+            crate::fsutil::read_host_file(&path, "post-commit hook").map_err(nothing_changed)?;
         }
     }
     for path in refresh_hooks::paths(&root) {
@@ -92,7 +92,8 @@ pub(crate) fn uninstall(store: &Store, purge: bool) -> Result<Outcome> {
             .as_ref()
             .is_some_and(|r| r.refresh_hooks.iter().any(|h| h.names(&root, &path)))
         {
-            crate::fsutil::read_host_file(&path, &git_hook::hook_label(&path))?;
+            crate::fsutil::read_host_file(&path, &git_hook::hook_label(&path))
+                .map_err(nothing_changed)?;
         }
     }
     let deletions = match &rec {
@@ -136,6 +137,14 @@ pub(crate) fn uninstall(store: &Store, purge: bool) -> Result<Outcome> {
         done.extend(hide_store(store, from_0_3)?);
     }
     Ok(Outcome { done, kept })
+}
+
+/// `e`, a refusal found while planning, saying that nothing was changed (and what to do).
+fn nothing_changed(e: anyhow::Error) -> anyhow::Error {
+    anyhow::anyhow!(
+        "{e:#}; uninstall changed nothing (make it a regular file capn may read, or remove \
+         it, then run capn uninstall again)"
+    )
 }
 
 /// Uninstalls capn from each linked worktree of `store`'s repository that has an install
