@@ -73,29 +73,7 @@ pub(crate) fn uninstall(store: &Store, purge: bool) -> Result<Outcome> {
     for rel in PROJECT_SETTINGS {
         files.push((rel, load_settings(&root, rel, rec.as_ref(), &mut done)?));
     }
-    // The other files uninstall may touch: refused now (a FIFO, a symlink) rather than after the
-    // settings were written.
-    super::skill::read_skill(&root).map_err(nothing_changed)?;
-    // Only the hooks the record says capn wrote to: another (a symlink into the user's scripts
-    // folder) is skipped with a note below, never a reason to refuse.
-    if let Ok(path) = git_hook::post_commit_path(&root) {
-        if rec
-            .as_ref()
-            .and_then(|r| r.post_commit.as_ref())
-            .is_some_and(|pc| pc.names(&root, &path))
-        {
-            crate::fsutil::read_host_file(&path, "post-commit hook").map_err(nothing_changed)?;
-        }
-    }
-    for path in refresh_hooks::paths(&root) {
-        if rec
-            .as_ref()
-            .is_some_and(|r| r.refresh_hooks.iter().any(|h| h.names(&root, &path)))
-        {
-            crate::fsutil::read_host_file(&path, &git_hook::hook_label(&path))
-                .map_err(nothing_changed)?;
-        }
-    }
+    check_readable(&root, rec.as_ref())?;
     let deletions = match &rec {
         Some(rec) => edit_recorded(rec, &mut files, &mut done)?,
         None => edit_unrecorded(&mut files, &mut done)?,
@@ -137,6 +115,31 @@ pub(crate) fn uninstall(store: &Store, purge: bool) -> Result<Outcome> {
         done.extend(hide_store(store, from_0_3)?);
     }
     Ok(Outcome { done, kept })
+}
+
+/// Reads the other files uninstall may touch, so that one it cannot read (a FIFO, a symlink)
+/// refuses now rather than after the settings were written: the skill, and only the git hooks
+/// the record `rec` says capn wrote to (another, a symlink into the user's scripts folder, is
+/// skipped with a note later, never a reason to refuse).
+///
+/// Errors: such a file, named, saying that nothing was changed ([`nothing_changed`]).
+fn check_readable(root: &Path, rec: Option<&InstallRecord>) -> Result<()> {
+    super::skill::read_skill(root).map_err(nothing_changed)?;
+    if let Ok(path) = git_hook::post_commit_path(root) {
+        if rec
+            .and_then(|r| r.post_commit.as_ref())
+            .is_some_and(|pc| pc.names(root, &path))
+        {
+            crate::fsutil::read_host_file(&path, "post-commit hook").map_err(nothing_changed)?;
+        }
+    }
+    for path in refresh_hooks::paths(root) {
+        if rec.is_some_and(|r| r.refresh_hooks.iter().any(|h| h.names(root, &path))) {
+            crate::fsutil::read_host_file(&path, &git_hook::hook_label(&path))
+                .map_err(nothing_changed)?;
+        }
+    }
+    Ok(())
 }
 
 /// `e`, a refusal found while planning, saying that nothing was changed (and what to do).
