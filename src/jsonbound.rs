@@ -75,12 +75,13 @@ pub(crate) fn within(bytes: &[u8], bounds: Bounds) -> bool {
 /// The index of the quote closing the string whose content starts at `i` (escapes skipped), or
 /// the last index when it never closes.
 fn string_end(bytes: &[u8], mut i: usize) -> usize {
-    while i < bytes.len() {
-        match bytes[i] {
-            b'\\' => i += 2,
-            b'"' => return i,
-            _ => i += 1,
+    // memchr2 over the string's text: a transcript line is mostly one long string.
+    while let Some(n) = bytes.get(i..).and_then(|rest| memchr::memchr2(b'"', b'\\', rest)) {
+        i += n;
+        if bytes[i] == b'"' {
+            return i;
         }
+        i += 2;
     }
     bytes.len()
 }
