@@ -76,7 +76,10 @@ pub(crate) fn within(bytes: &[u8], bounds: Bounds) -> bool {
 /// the last index when it never closes.
 fn string_end(bytes: &[u8], mut i: usize) -> usize {
     // memchr2 over the string's text: a transcript line is mostly one long string.
-    while let Some(n) = bytes.get(i..).and_then(|rest| memchr::memchr2(b'"', b'\\', rest)) {
+    while let Some(n) = bytes
+        .get(i..)
+        .and_then(|rest| memchr::memchr2(b'"', b'\\', rest))
+    {
         i += n;
         if bytes[i] == b'"' {
             return i;
