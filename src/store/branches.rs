@@ -33,6 +33,10 @@ pub(crate) struct Branches {
     check: Option<Option<CatFile>>,
     /// `git cat-file --batch`, once started (`Some(None)`: it could not be).
     blobs: Option<Option<CatFile>>,
+    /// A `cat-file` failed during the run (a corrupt object, an offline partial clone's missing
+    /// blob): what it would have said is unknown, so every chart asked about from then on
+    /// counts as held, and is kept.
+    failed: bool,
 }
 
 impl Branches {
@@ -78,13 +82,19 @@ impl Branches {
             hashes: HashMap::new(),
             check: None,
             blobs: None,
+            failed: false,
         })
     }
 
-    /// True when some branch, worktree or stash holds `e` as charted (module docs).
+    /// True when some branch, worktree or stash holds `e` as charted (module docs), or when
+    /// git failed to say during this run ([`Branches::failed`]): a chart that could not be
+    /// checked is never deleted.
     pub(crate) fn holds(&mut self, e: &Entry) -> bool {
         if e.files.keys().any(|k| k.contains('\n') || k.contains('\r')) {
             return false;
+        }
+        if self.failed {
+            return true;
         }
         let specs: Vec<String> = self
             .commits
@@ -104,6 +114,9 @@ impl Branches {
             }
         }
         self.hash_blobs(&wanted);
+        if self.failed {
+            return true;
+        }
         self.commits.iter().any(|c| {
             e.files.iter().all(|(k, sha)| {
                 let oid = self.oids.get(&format!("{c}:./{k}")).cloned().flatten();
@@ -120,14 +133,16 @@ impl Branches {
         let git = self
             .check
             .get_or_insert_with(|| CatFile::start(root, "--batch-check"));
+        let Some(git) = git else {
+            self.failed = !specs.is_empty();
+            return;
+        };
         for spec in specs {
-            let oid = git.as_mut().and_then(|g| g.ask(spec)).and_then(|l| {
-                let mut w = l.split(' ');
-                let (oid, kind, size) = (w.next()?, w.next()?, w.next()?);
-                let size: u64 = size.parse().ok()?;
-                (kind == "blob" && size <= MAX_BLOB).then(|| oid.to_string())
-            });
-            self.oids.insert(spec.clone(), oid);
+            let Some(line) = git.ask(spec) else {
+                self.failed = true;
+                return;
+            };
+            self.oids.insert(spec.clone(), blob_id(&line));
         }
     }
 
@@ -138,10 +153,12 @@ impl Branches {
             .blobs
             .get_or_insert_with(|| CatFile::start(root, "--batch"));
         let Some(git) = git else {
+            self.failed = !oids.is_empty();
             return;
         };
         for oid in oids {
             let Some(header) = git.ask(oid) else {
+                self.failed = true;
                 return;
             };
             // "<oid> <type> <size>", then the body; "<oid> missing" has none.
@@ -153,10 +170,23 @@ impl Branches {
                     self.hashes.insert(oid.clone(), checkout_hashes(&bytes));
                 }
                 Some(None) => {}
-                None => return,
+                None => {
+                    self.failed = true;
+                    return;
+                }
             }
         }
     }
+}
+
+/// The object id in a `--batch-check` answer `<oid> blob <size>`, for a blob no larger than
+/// [`MAX_BLOB`]; `None` for anything else (`<name> missing` included, whatever the name holds).
+fn blob_id(line: &str) -> Option<String> {
+    let mut w = line.split(' ');
+    let (oid, kind, size) = (w.next()?, w.next()?, w.next()?);
+    let hex = (40..=64).contains(&oid.len()) && oid.bytes().all(|b| b.is_ascii_hexdigit());
+    let size: u64 = size.parse().ok()?;
+    (hex && w.next().is_none() && kind == "blob" && size <= MAX_BLOB).then(|| oid.to_string())
 }
 
 /// One long-running `git cat-file` (`--batch-check` or `--batch`) asked one object at a time:
@@ -172,7 +202,8 @@ impl CatFile {
     /// `git cat-file <mode>` in `root`; `None` when git cannot be started.
     fn start(root: &Path, mode: &str) -> Option<CatFile> {
         let mut cmd = crate::process::git_command(root, &["cat-file", mode]);
-        cmd.stdin(Stdio::piped());
+        // A partial clone would fetch a missing blob from its remote: never from here.
+        cmd.stdin(Stdio::piped()).env("GIT_NO_LAZY_FETCH", "1");
         let mut child = cmd.spawn().ok()?;
         let stdin = child.stdin.take();
         let stdout = BufReader::new(child.stdout.take()?);
@@ -246,6 +277,17 @@ fn checkout_hashes(bytes: &[u8]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_blob_s_own_answer_gives_an_object_id() {
+        let oid = "3b18e512dba79e4c8300dd08aeb37f8e728b8dad";
+        assert_eq!(blob_id(&format!("{oid} blob 13")), Some(oid.to_string()));
+        assert_eq!(blob_id(&format!("{oid} tree 13")), None);
+        assert_eq!(blob_id(&format!("{oid} blob {}", MAX_BLOB + 1)), None);
+        // A missing file whose name looks like an answer.
+        assert_eq!(blob_id("x blob 13 missing"), None);
+        assert_eq!(blob_id(&format!("{oid} blob 13 missing")), None);
+    }
 
     #[test]
     fn a_blob_matches_as_stored_and_with_either_line_end() {

@@ -122,3 +122,58 @@ fn prune_asks_git_about_branches_in_a_few_processes_not_per_chart() {
     assert!(cat_files <= 2, "{cat_files} cat-file runs:\n{starts}");
     assert!(starts.lines().count() <= 12, "{starts}");
 }
+
+/// A `git cat-file` that fails during a prune (here a corrupt object on the branch that holds
+/// the charts) leaves every chart it could not judge in place: the long-running processes must
+/// not turn one failure into "held by nothing" for the rest of the run.
+#[test]
+fn a_git_failure_during_prune_deletes_no_chart_it_could_not_check() {
+    use crate::git_scenarios::repo;
+    let mut files = vec![("bad.txt".to_string(), "x".repeat(20_000))];
+    for i in 1..=6 {
+        files.push((format!("good{i}.txt"), format!("good file {i}\n")));
+    }
+    let borrowed: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    let env = repo(&borrowed);
+    let root = env.root.clone();
+    capn(&env, &root, &["init", "--host", "claude"]).ok();
+    git(&env, &root, &["branch", "keep"]);
+    chart(&env, &root, "Where is the bad thing kept?", "bad.txt");
+    for i in 1..=6 {
+        chart(
+            &env,
+            &root,
+            &format!("Where is good thing number {i} kept?"),
+            &format!("good{i}.txt"),
+        );
+    }
+    for (f, text) in &files {
+        env.write(f, &format!("{text}changed\n"));
+    }
+    git(&env, &root, &["commit", "-q", "-am", "change all"]);
+    // Corrupt the tail of bad.txt's loose object on `keep` (its header still reads).
+    let oid = git(&env, &root, &["rev-parse", "keep:bad.txt"]);
+    let oid = oid.trim();
+    let object = root.join(".git/objects").join(&oid[..2]).join(&oid[2..]);
+    let mut bytes = std::fs::read(&object).unwrap();
+    let n = bytes.len();
+    for b in &mut bytes[n - 60..n - 10] {
+        *b ^= 0x55;
+    }
+    let mut perms = std::fs::metadata(&object).unwrap().permissions();
+    #[allow(clippy::permissions_set_readonly_false)]
+    perms.set_readonly(false);
+    std::fs::set_permissions(&object, perms).unwrap();
+    std::fs::write(&object, bytes).unwrap();
+    let before = listed(&env, &root).len();
+    assert_eq!(before, 7);
+    capn(&env, &root, &["prune"]).ok();
+    assert_eq!(
+        listed(&env, &root).len(),
+        7,
+        "a chart git could not judge was deleted"
+    );
+}
