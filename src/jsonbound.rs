@@ -54,9 +54,17 @@ pub(crate) fn beyond(bytes: &[u8], bounds: Bounds) -> Option<String> {
                 }
                 values += 1;
             }
-            b',' => values += 1,
+            // A line break and a comment are nodes of their own in a format-preserving tree.
+            b',' | b'\n' => values += 1,
             b']' | b'}' => depth = depth.saturating_sub(1),
-            b'/' if bounds.comments => i = comment_end(bytes, i),
+            b'/' if bounds.comments => match comment_end(bytes, i) {
+                Ok(end) if end > i => {
+                    values += 1;
+                    i = end;
+                }
+                Ok(_) => {}
+                Err(why) => return Some(why.to_string()),
+            },
             _ => {}
         }
         if values > bounds.max_values {
@@ -89,15 +97,25 @@ fn string_end(bytes: &[u8], mut i: usize) -> usize {
     bytes.len()
 }
 
-/// The index of the last byte of the comment starting at `i` (a `/`), or `i` when no comment
-/// starts there.
-fn comment_end(bytes: &[u8], i: usize) -> usize {
+/// The index of the last byte of the comment starting at `i` (a `/`; a line comment ends before
+/// its line break), or `i` when no comment starts there.
+///
+/// Errors: a line comment ended by a lone carriage return, which readers disagree on (JSONC
+/// parsers end the comment there; Gemini CLI's `strip-json-comments` reads on to the next line
+/// feed), so the host and capn would not read the same settings.
+fn comment_end(bytes: &[u8], i: usize) -> Result<usize, &'static str> {
     match bytes.get(i + 1) {
-        Some(b'/') => memchr::memchr(b'\n', &bytes[i..]).map_or(bytes.len(), |n| i + n),
+        Some(b'/') => match memchr::memchr2(b'\n', b'\r', &bytes[i..]) {
+            None => Ok(bytes.len()),
+            Some(n) if bytes[i + n] == b'\r' && bytes.get(i + n + 1) != Some(&b'\n') => Err(
+                "has a // comment ended by a lone carriage return, which the host and capn would read differently",
+            ),
+            Some(n) => Ok(i + n - 1),
+        },
         Some(b'*') => {
-            memchr::memmem::find(&bytes[i + 2..], b"*/").map_or(bytes.len(), |n| i + n + 3)
+            Ok(memchr::memmem::find(&bytes[i + 2..], b"*/").map_or(bytes.len(), |n| i + n + 3))
         }
-        _ => i,
+        _ => Ok(i),
     }
 }
 
@@ -143,6 +161,21 @@ mod tests {
                 ..SMALL
             }
         ));
+        // A line comment ends at its line break (LF or CRLF), never at a lone CR.
+        let c = Bounds {
+            comments: true,
+            ..SMALL
+        };
+        assert!(within(b"{ // [[[[\r\n \"a\": 1 }", c));
+        assert_eq!(
+            beyond(b"{ // x\r \"a\": [[[[[[1]]]]]] }", c).as_deref(),
+            Some("has a // comment ended by a lone carriage return, which the host and capn would read differently")
+        );
+        // Line breaks count as values (nodes of a format-preserving tree).
+        assert_eq!(
+            beyond(b"{\n\n\n\n\n}", SMALL).as_deref(),
+            Some("holds more than 4 values")
+        );
         // An unclosed string or comment ends the scan without a panic.
         assert!(within(br#"{"a":"[[[[["#, SMALL));
         assert!(within(

@@ -130,3 +130,39 @@ fn transcript_lines_of_nested_brackets_are_left_unread() {
     let run = limited(&env, "hook user-prompt-submit --host codex", &ups);
     assert_eq!(run.code, 0, "{}", run.stderr);
 }
+
+/// A `//` comment ended by a lone carriage return: JSONC parsers end the comment there, Gemini
+/// CLI reads on to the next line feed. It must neither hide the brackets after it from the bound
+/// (they cost gigabytes parsed) nor let capn read a file the host reads differently: init and
+/// doctor refuse it naming why, and the hook stays within the limit.
+#[test]
+fn a_comment_ended_by_a_lone_carriage_return_hides_nothing() {
+    let env = Env::git();
+    env.run(&["init", "--user"]).ok();
+    std::fs::create_dir_all(env.root.join(".capn/entries")).unwrap();
+    let text = format!(
+        "{{\"x\":\"capn hook session-start\", //\r \"a\":[{}]\n}}",
+        nested_items(8 << 20)
+    );
+    env.write(".gemini/settings.json", &text);
+    let start = hook_payload(
+        "SessionStart",
+        "c1",
+        &env.root,
+        json!({"source": "startup"}),
+    );
+    let run = limited(&env, "hook session-start --host gemini --user", &start);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let init = env.run_within_5s(&["init", "--host", "gemini"]);
+    assert_ne!(init.code, 0);
+    assert!(
+        init.stderr
+            .contains(".gemini/settings.json: has a // comment ended by a lone carriage return"),
+        "{}",
+        init.stderr
+    );
+    assert_eq!(
+        std::fs::read_to_string(env.root.join(".gemini/settings.json")).unwrap(),
+        text
+    );
+}
