@@ -138,7 +138,7 @@ impl SettingsFile {
         let text = bytes.as_deref().unwrap_or_default();
         let doc = jsonedit::Doc::parse_as(text, syntax_of(path)).map_err(|e| {
             anyhow!(
-                "could not parse settings: {}: {e}; left untouched (fix it, then run capn init again)",
+                "could not parse settings: {}: {e}; left untouched (fix it, then run the capn command again)",
                 path.display()
             )
         })?;

@@ -58,16 +58,10 @@ pub(crate) fn uninstall(store: &Store, purge: bool) -> Result<Outcome> {
     store.check_dirs()?;
     let root = store.root.clone();
     project::check_project_paths(&root)?;
-    // The linked worktrees' install records live in this store: before --purge deletes them,
-    // each worktree gets its uninstall (before this run takes the lock they take too).
-    let (mut done, mut worktrees_kept) = if purge && !store.is_borrowed() {
-        uninstall_worktrees(store)?
-    } else {
-        (Vec::new(), Vec::new())
-    };
     // Writers of .capn/ hold the lock: the install record is read, then deleted.
     let lock = store.lock_for_setup()?;
     // Plan first: every file read and every edit made in memory before the first write.
+    let mut done = Vec::new();
     let (rec, foreign, foreign_gitignore) = trusted_record(&root, &mut done);
     let mut files = Vec::new();
     for rel in PROJECT_SETTINGS {
@@ -84,7 +78,6 @@ pub(crate) fn uninstall(store: &Store, purge: bool) -> Result<Outcome> {
         None => undo_unrecorded_files(&root, &mut done)?,
     }
     let mut kept = kept_lines(&files, rec.is_some());
-    kept.append(&mut worktrees_kept);
     if rec.is_none() && !foreign && !(done.is_empty() && kept.is_empty()) {
         done.insert(
             0,
@@ -109,6 +102,19 @@ pub(crate) fn uninstall(store: &Store, purge: bool) -> Result<Outcome> {
     }
     if purge {
         drop(lock);
+        // The linked worktrees' install records live in this store: before --purge deletes
+        // them, each worktree gets its uninstall (after this checkout's, which refuses before
+        // writing anything; with the lock released, as they take it too).
+        if !store.is_borrowed() {
+            let (wt_done, mut wt_kept) = uninstall_worktrees(store).map_err(|e| {
+                e.context(
+                    "capn was uninstalled from this checkout, but .capn/ was kept for the \
+                     worktree that refused: fix it, then run capn uninstall --purge again",
+                )
+            })?;
+            done.extend(wt_done);
+            kept.append(&mut wt_kept);
+        }
         done.extend(purge_store(store)?);
     } else {
         let from_0_3 = rec.as_ref().is_some_and(InstallRecord::written_by_0_3);

@@ -627,3 +627,52 @@ fn purge_in_the_main_checkout_uninstalls_the_worktrees_first() {
     assert_eq!(after, before);
     assert!(!wt.join(".claude").exists() && !wt.join(".codex").exists());
 }
+
+/// `uninstall --purge` refuses before writing anything anywhere when the main checkout's
+/// settings cannot be read (the worktree keeps its registrations and its record); when a
+/// worktree's cannot, the main checkout is uninstalled, the store (with that worktree's record)
+/// is kept, and the refusal says so.
+#[test]
+fn purge_refuses_before_touching_a_worktree_and_keeps_the_store_for_one_that_refuses() {
+    let env = repo(&[("src/a.rs", "fn a() {}\n")]);
+    let main = env.root.clone();
+    let wt = env.tmp.path().join("wt");
+    git(
+        &env,
+        &main,
+        &["worktree", "add", "-q", "-b", "side", wt.to_str().unwrap()],
+    );
+    capn(&env, &main, &["init"]).ok();
+    capn(&env, &wt, &["init"]).ok();
+    let wt_settings = std::fs::read(wt.join(".claude/settings.json")).unwrap();
+    std::fs::write(main.join(".codex/hooks.json"), "{ broken").unwrap();
+    let run = capn(&env, &main, &["uninstall", "--purge"]);
+    assert_ne!(run.code, 0);
+    assert!(run.stderr.contains(".codex/hooks.json"), "{}", run.stderr);
+    assert_eq!(
+        std::fs::read(wt.join(".claude/settings.json")).unwrap(),
+        wt_settings
+    );
+    assert!(main.join(".capn").is_dir());
+    // The main checkout's file mended, the worktree's broken: main goes, the store stays.
+    std::fs::remove_file(main.join(".codex/hooks.json")).unwrap();
+    std::fs::write(wt.join(".codex/hooks.json"), "{ broken").unwrap();
+    let run = capn(&env, &main, &["uninstall", "--purge"]);
+    assert_ne!(run.code, 0);
+    assert!(
+        run.stderr.contains("capn was uninstalled from this checkout, but .capn/ was kept for the worktree that refused"),
+        "{}",
+        run.stderr
+    );
+    assert!(main.join(".capn").is_dir());
+    assert!(!main.join(".claude/settings.json").exists());
+    // Mended there too: the same command finishes the job.
+    std::fs::remove_file(wt.join(".codex/hooks.json")).unwrap();
+    capn(&env, &main, &["uninstall", "--purge"]).ok();
+    assert!(!main.join(".capn").exists());
+    assert!(
+        !wt.join(".claude").exists(),
+        "{:?}",
+        std::fs::read_dir(&wt).unwrap().count()
+    );
+}
