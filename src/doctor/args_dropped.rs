@@ -50,7 +50,7 @@ pub(super) fn check(
         guest_events
             .as_ref()
             .filter(|(_, events)| events.iter().any(|e| e.same_duty(event)))
-            .map(|(rel, _)| *rel)
+            .map(|(rel, _)| rel.as_str())
     };
     let mut silent = Vec::new();
     let run = match safe_run::check(&[command.to_string()], root) {
@@ -97,7 +97,7 @@ pub(super) fn check(
             return checks.push(Check::failed(what, format!("{event}: {why}"), fix));
         }
     }
-    let rel = guest_events.as_ref().map_or("", |(rel, _)| *rel);
+    let rel = guest_events.as_ref().map_or("", |(rel, _)| rel.as_str());
     checks.push(Check::ok(ok_line(what, &silent, rel, guest.name)));
 }
 

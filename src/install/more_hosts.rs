@@ -173,11 +173,13 @@ pub(crate) fn remove_own(root: &Path, file: &OwnFile) -> Result<Option<String>> 
 pub(crate) enum GuestFile {
     /// No such file.
     Absent,
-    /// The file (relative to the root) registers capn's hooks for these events (each a `capn
-    /// hook <subcommand>` line under the host's name for that same event; at least one): the
-    /// host runs them from there, so capn's registrations it runs too (without their `args`)
-    /// stand back for each event one of these does the job of ([`HookEvent::same_duty`]).
-    Registers(&'static str, Vec<HookEvent>),
+    /// The file (relative to the root: capn's own, else another of the host's files there)
+    /// registers capn's hooks for these events (each a `capn hook <subcommand> --host <host>`
+    /// line the host runs, under the host's name for that same event; at least one, counting
+    /// the host's other files there): the host runs them, so capn's registrations it runs too
+    /// (without their `args`) stand back for each event one of these does the job of
+    /// ([`HookEvent::same_duty`]).
+    Registers(String, Vec<HookEvent>),
     /// The file is there but registers no capn hook the host can run, and why (it does not
     /// parse, names no `capn hook` line, is a symlink or too large): the host gets nothing from
     /// it, so capn's other registrations it runs answer.
@@ -187,6 +189,8 @@ pub(crate) enum GuestFile {
 /// What the project at `root` holds of capn's own files for hosts that also run another host's
 /// registrations ([`GuestFile`]): the first that registers capn's hooks, else the first that is
 /// there. Reads each such file (bounded, never through a symlink or a FIFO) only when it exists.
+/// The host runs every hook file of that folder (Copilot CLI: each `.github/hooks/*.json`), so
+/// the capn hooks another one there registers count too ([`other_files`]).
 pub(crate) fn guest_file(root: &Path) -> GuestFile {
     let mut unusable = None;
     for f in OWN_FILES
@@ -194,17 +198,93 @@ pub(crate) fn guest_file(root: &Path) -> GuestFile {
         .filter(|f| f.host.spec().runs_hooks_of.is_some())
     {
         let path = root.join(f.rel);
-        let why = match crate::fsutil::read_host_file(&path, f.rel) {
-            Ok(None) => continue,
+        let (mut events, why) = match crate::fsutil::read_host_file(&path, f.rel) {
+            Ok(None) => (Vec::new(), None),
             Ok(Some(bytes)) => match registers_capn(&bytes, f.host.spec()) {
-                Ok(events) => return GuestFile::Registers(f.rel, events),
-                Err(why) => why,
+                Ok(events) => (events, None),
+                Err(why) => (Vec::new(), Some(why)),
             },
-            Err(e) => format!("{e:#}"),
+            Err(e) => (Vec::new(), Some(format!("{e:#}"))),
         };
-        unusable.get_or_insert(GuestFile::Unusable(f.rel, why));
+        let own = !events.is_empty();
+        let (other, more) = other_files(root, f);
+        for e in more {
+            if !events.contains(&e) {
+                events.push(e);
+            }
+        }
+        if !events.is_empty() {
+            events.sort_by_key(|e| HookEvent::ALL.iter().position(|a| a == e));
+            let name = if own { f.rel.to_string() } else { other };
+            return GuestFile::Registers(name, events);
+        }
+        if let Some(why) = why {
+            unusable.get_or_insert(GuestFile::Unusable(f.rel, why));
+        }
     }
     unusable.unwrap_or(GuestFile::Absent)
+}
+
+/// The most other hook files [`other_files`] reads, and the most bytes of each: a hook file is a
+/// few hundred bytes, and a bare run reads them on every event.
+const OTHER_FILES: usize = 16;
+const OTHER_FILE_BYTES: u64 = 64 * 1024;
+
+/// The capn hooks the other `.json` files beside `f` register (the host runs them all): the
+/// first such file's path relative to `root` (empty when none) and the events. At most
+/// [`OTHER_FILES`] files of at most [`OTHER_FILE_BYTES`] each, in name order, never through a
+/// symlink; what cannot be read is passed over.
+fn other_files(root: &Path, f: &OwnFile) -> (String, Vec<HookEvent>) {
+    let (mut first, mut events) = (String::new(), Vec::new());
+    let Some(dir) = Path::new(f.rel).parent() else {
+        return (first, events);
+    };
+    let Ok(rd) = std::fs::read_dir(root.join(dir)) else {
+        return (first, events);
+    };
+    let mut names: Vec<String> = rd
+        .flatten()
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".json") && dir.join(n) != Path::new(f.rel))
+        .collect();
+    names.sort();
+    for name in names.into_iter().take(OTHER_FILES) {
+        let path = root.join(dir).join(&name);
+        let follow = crate::fsutil::Follow::Never;
+        let Ok(bytes) = crate::fsutil::read_limited(&path, OTHER_FILE_BYTES, follow) else {
+            continue;
+        };
+        let Ok(found) = registers_capn(&bytes, f.host.spec()) else {
+            continue;
+        };
+        if first.is_empty() {
+            first = format!("{}/{name}", dir.display());
+        }
+        for e in found {
+            if !events.contains(&e) {
+                events.push(e);
+            }
+        }
+    }
+    (first, events)
+}
+
+/// The key of a Copilot CLI hook entry whose command runs on this system: `bash` (Linux,
+/// macOS) or `powershell` (Windows).
+const RUN_KEY: &str = if cfg!(windows) { "powershell" } else { "bash" };
+
+/// True when the command line `line` runs capn's hook for `event` as host `flag` (`capn hook
+/// <subcommand> ... --host <flag> ...`), and nothing else: no `;`, `&`, `|`, backquote or `$(`
+/// that would run another command beside it or decide its exit status. Redirections pass.
+fn runs_capn_hook(line: &str, event: HookEvent, flag: &str) -> bool {
+    if line.contains([';', '&', '|', '`', '\n']) || line.contains("$(") {
+        return false;
+    }
+    let words: Vec<&str> = line.split_whitespace().collect();
+    words.first().is_some_and(|w| super::is_capn(w))
+        && words.get(1) == Some(&"hook")
+        && words.get(2) == Some(&event.subcommand())
+        && words.windows(2).any(|w| w == ["--host", flag])
 }
 
 /// The events `bytes`, a hook file in Copilot CLI's shape (`{"hooks": {event: [{"bash": ...,
@@ -230,15 +310,8 @@ fn registers_capn(bytes: &[u8], spec: &HostSpec) -> std::result::Result<Vec<Hook
             .and_then(serde_json::Value::as_array)
             .into_iter()
             .flatten()
-            .flat_map(|h| ["bash", "powershell", "command"].map(|k| h.get(k)))
-            .flatten()
-            .filter_map(serde_json::Value::as_str)
-            .any(|line| {
-                let mut words = line.split_whitespace();
-                words.next().is_some_and(super::is_capn)
-                    && words.next() == Some("hook")
-                    && words.next() == Some(event.subcommand())
-            })
+            .filter_map(|h| h.get(RUN_KEY).and_then(serde_json::Value::as_str))
+            .any(|line| runs_capn_hook(line, event, spec.flag))
     };
     let found: Vec<HookEvent> = HookEvent::ALL
         .into_iter()
@@ -280,7 +353,7 @@ mod tests {
             assert_eq!(
                 guest_file(root),
                 if guest {
-                    GuestFile::Registers(file.rel, GUEST_EVENTS.to_vec())
+                    GuestFile::Registers(file.rel.to_string(), GUEST_EVENTS.to_vec())
                 } else {
                     GuestFile::Absent
                 }
@@ -317,31 +390,66 @@ mod tests {
         assert_eq!(guest_file(root), GuestFile::Absent);
         let rel = ".github/hooks/capn.json";
         std::fs::create_dir_all(root.join(".github/hooks")).unwrap();
-        let cases: [(&str, Result<Vec<HookEvent>, &str>); 6] = [
-            ("garbage", Err("not JSON")),
+        // One entry for `event`, running `line` under this system's key (or `key`).
+        let entry = |event: &str, key: &str, line: &str| {
+            serde_json::json!({"hooks": {event: [{key: line}]}}).to_string()
+        };
+        let other_key = if cfg!(windows) { "bash" } else { "powershell" };
+        let start = "capn hook session-start --host copilot";
+        let cases: Vec<(String, Result<Vec<HookEvent>, &str>)> = vec![
+            ("garbage".into(), Err("not JSON")),
             (
-                r#"{"hooks":{"sessionStart":[{"bash":"echo hi"}]}}"#,
+                entry("sessionStart", RUN_KEY, "echo hi"),
                 Err("no `capn hook`"),
             ),
             (
-                r#"{"hooks":{"sessionStart":[{"bash":"capn hook pre-compact --host copilot"}]}}"#,
+                entry(
+                    "sessionStart",
+                    RUN_KEY,
+                    "capn hook pre-compact --host copilot",
+                ),
+                Err("no `capn hook`"),
+            ),
+            // What Copilot would not run, or whose answer it would not take or would fail.
+            (
+                entry("sessionStart", other_key, start),
                 Err("no `capn hook`"),
             ),
             (
-                r#"{"hooks":{"sessionStart":[{"bash":"/opt/bin/capn hook session-start --host copilot"}]}}"#,
+                entry(
+                    "sessionStart",
+                    RUN_KEY,
+                    "capn hook session-start --host claude",
+                ),
+                Err("no `capn hook`"),
+            ),
+            (
+                entry("sessionStart", RUN_KEY, &format!("{start}; exit 1")),
+                Err("no `capn hook`"),
+            ),
+            (
+                entry(
+                    "sessionStart",
+                    RUN_KEY,
+                    &format!("/opt/bin/{start} 2>/dev/null"),
+                ),
                 Ok(vec![HookEvent::SessionStart]),
             ),
             (
-                r#"{"hooks":{"preCompact":[{"powershell":"capn hook pre-compact"}],"postToolUse":[{"bash":"echo x"},{"command":"capn hook post-tool-use"}]}}"#,
+                serde_json::json!({"hooks": {
+                    "preCompact": [{RUN_KEY: "capn hook pre-compact --host copilot"}],
+                    "postToolUse": [{RUN_KEY: "echo x"},
+                                    {RUN_KEY: "capn hook post-tool-use --host copilot"}]}})
+                .to_string(),
                 Ok(vec![HookEvent::PreCompact, HookEvent::PostToolUse]),
             ),
             (
-                crate::hosts::of(Host::Copilot).table,
+                crate::hosts::of(Host::Copilot).table.to_string(),
                 Ok(GUEST_EVENTS.to_vec()),
             ),
         ];
         for (text, want) in cases {
-            std::fs::write(root.join(rel), text).unwrap();
+            std::fs::write(root.join(rel), &text).unwrap();
             match (guest_file(root), want) {
                 (GuestFile::Registers(r, got), Ok(want)) => {
                     assert_eq!(r, rel);
@@ -354,6 +462,32 @@ mod tests {
                 (got, _) => panic!("{text}: {got:?}"),
             }
         }
+    }
+
+    /// Copilot runs every hook file of the folder: another one's capn hooks count too, and name
+    /// the file when capn's own registers none.
+    #[test]
+    fn another_hook_file_beside_capn_s_counts() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        let rel = ".github/hooks/capn.json";
+        std::fs::create_dir_all(root.join(".github/hooks")).unwrap();
+        let entry = |event: &str, line: &str| {
+            serde_json::json!({"hooks": {event: [{RUN_KEY: line}]}}).to_string()
+        };
+        std::fs::write(root.join(rel), entry("sessionStart", "echo hi")).unwrap();
+        let other = entry(
+            "userPromptSubmitted",
+            "capn hook user-prompt-submit --host copilot",
+        );
+        std::fs::write(root.join(".github/hooks/mine.json"), other).unwrap();
+        assert_eq!(
+            guest_file(root),
+            GuestFile::Registers(
+                ".github/hooks/mine.json".into(),
+                vec![HookEvent::UserPromptSubmit]
+            )
+        );
     }
 
     /// The bare run stands back for an event where the guest file does that event's job:
