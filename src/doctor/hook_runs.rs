@@ -374,8 +374,15 @@ pub(super) fn exit_problem(
         }
     };
     if out.timed_out {
+        // Half the registered timeout: that close, the host discards a late reply. Doctor's own
+        // bound, far below it: the host would wait, but every event waits as long.
+        let why = if budget.as_secs_f64() * 2.0 >= timeout {
+            "the host discards a late reply"
+        } else {
+            "the host would wait, but a hook this slow holds up every event"
+        };
         return Some(format!(
-            "no answer within {ms} ms (registered timeout {timeout} s); the host discards a late reply"
+            "no answer within {ms} ms (registered timeout {timeout} s); {why}"
         ));
     }
     let status = out.status?;

@@ -518,7 +518,20 @@ fn a_hook_that_hangs_is_stopped_within_its_budget() {
         &run,
         &[
             "Claude PostCompact(manual) runs",
-            "no answer within 500 ms (registered timeout 1 s)",
+            "no answer within 500 ms (registered timeout 1 s); the host discards a late reply",
+        ],
+    );
+    // Under a long registered timeout, doctor's own bound (2 s) stops it: the host would wait,
+    // and the reason says so.
+    let mut s = read_json(&env, ".claude/settings.json");
+    s["hooks"]["PostCompact"][0]["hooks"][0]["timeout"] = json!(30);
+    write_json(&env, ".claude/settings.json", &s);
+    let run = doctor(&env).code(1);
+    failure(
+        &run,
+        &[
+            "Claude PostCompact(manual) runs",
+            "no answer within 2000 ms (registered timeout 30 s); the host would wait, but a hook this slow holds up every event",
         ],
     );
 }
