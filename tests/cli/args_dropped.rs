@@ -94,14 +94,7 @@ fn copilot_gets_the_contract_at_session_start_where_it_reads_it() {
 fn a_search_gets_its_offer_in_the_nested_field_only() {
     let env = Env::git();
     env.run(&["init"]).ok();
-    env.write("src/api/stripe-webhooks.ts", "// stripe webhooks\n");
-    env.run(&[
-        "chart",
-        "Where are payment webhooks from Stripe handled?",
-        "--files",
-        "src/api/stripe-webhooks.ts",
-    ])
-    .ok();
+    crate::other_hosts::chart_webhooks(&env);
     let mut p = copilot_payload(&env, "PreToolUse", "s3");
     p["tool_input"] = json!({"pattern": "stripe.*webhook|handleStripeWebhook", "path": "src/api"});
     let run = bare(&env, &p).ok();
@@ -261,14 +254,7 @@ fn the_bare_run_stands_back_only_for_the_jobs_copilot_s_own_file_does() {
     let env = Env::git();
     env.run(&["init", "--host", "claude", "--host", "copilot"])
         .ok();
-    env.write("src/api/stripe-webhooks.ts", "// stripe webhooks\n");
-    env.run(&[
-        "chart",
-        "Where are payment webhooks from Stripe handled?",
-        "--files",
-        "src/api/stripe-webhooks.ts",
-    ])
-    .ok();
+    crate::other_hosts::chart_webhooks(&env);
     let search = |sid: &str| {
         let mut p = copilot_payload(&env, "PreToolUse", sid);
         p["tool_input"] = json!({"pattern": "stripe.*webhook|handleStripeWebhook"});

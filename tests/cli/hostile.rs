@@ -140,12 +140,7 @@ fn a_dangling_lock_symlink_creates_nothing_outside() {
 #[test]
 fn a_symlinked_store_folder_is_refused() {
     for which in [".capn", ".capn/entries"] {
-        let (env, _decoy) = charted();
-        let outside = env.tmp.path().join("elsewhere");
-        let here = env.root.join(which);
-        fs::rename(&here, &outside).unwrap();
-        symlink(&outside, &here).unwrap();
-        let before = listing(&outside);
+        let (env, outside, before) = charted_with_linked(which);
         let run = env.run_within_5s(&["chart", "Where is paying done?", "--files", "src/pay.ts"]);
         assert_ne!(run.code, 0);
         assert!(run.stderr.contains("symlink"), "{}", run.stderr);
@@ -157,6 +152,18 @@ fn a_symlinked_store_folder_is_refused() {
         env.run_within_5s(&["uninstall"]);
         assert_eq!(listing(&outside), before, "wrote into {which}'s target");
     }
+}
+
+/// A charted project whose store folder `which` (`.capn` or `.capn/entries`) was moved to
+/// `<tmp>/elsewhere` and replaced by a symlink to it: (env, that folder, its listing).
+fn charted_with_linked(which: &str) -> (Env, PathBuf, Vec<(PathBuf, Vec<u8>)>) {
+    let (env, _decoy) = charted();
+    let outside = env.tmp.path().join("elsewhere");
+    let here = env.root.join(which);
+    fs::rename(&here, &outside).unwrap();
+    symlink(&outside, &here).unwrap();
+    let before = listing(&outside);
+    (env, outside, before)
 }
 
 /// Every file under `dir` with its bytes.
@@ -650,12 +657,7 @@ fn list_marks_a_chart_whose_file_cannot_be_checked() {
 fn a_symlinked_store_folder_gets_the_refusal_note_not_the_contract() {
     const NOTE: &str = "capn (project memory) is installed but cannot be used in this repository: its store folder .capn (or .capn/entries) is a symlink or not a folder, and capn never reads or writes its store through one. capn ask and capn chart refuse to run until it is replaced with a real folder (capn doctor names the cause), so searches go on as usual.\n";
     for which in [".capn", ".capn/entries"] {
-        let (env, _decoy) = charted();
-        let outside = env.tmp.path().join("elsewhere");
-        let here = env.root.join(which);
-        fs::rename(&here, &outside).unwrap();
-        symlink(&outside, &here).unwrap();
-        let before = listing(&outside);
+        let (env, outside, before) = charted_with_linked(which);
         let cwd = env.root.to_str().unwrap();
         for (sub, event, host) in [
             ("session-start", "SessionStart", "claude"),

@@ -34,7 +34,8 @@ fn registered(env: &Env, rel: &str, event: &str) -> String {
         .to_string()
 }
 
-fn chart_webhooks(env: &Env) {
+/// Charts "Where are payment webhooks from Stripe handled?" on `src/api/stripe-webhooks.ts`.
+pub(crate) fn chart_webhooks(env: &Env) {
     env.write("src/api/stripe-webhooks.ts", "// stripe webhooks\n");
     env.run(&[
         "chart",

@@ -589,12 +589,8 @@ fn a_planted_record_puts_back_only_a_line_that_ignores_the_store() {
     assert_eq!(env.read(".gitignore"), "dist/\n.capn/\n");
 }
 
-/// `uninstall --purge` in the main checkout deletes the store, and with it the install records
-/// of the linked worktrees (`.capn/worktrees/<name>/install.json`): it uninstalls capn from
-/// each such worktree first, so both checkouts' `git status` is as before `init`, and a later
-/// `uninstall` in the worktree has nothing left to do.
-#[test]
-fn purge_in_the_main_checkout_uninstalls_the_worktrees_first() {
+/// A repository with a linked worktree `<tmp>/wt` on branch `side`: (env, main root, worktree).
+fn main_and_worktree() -> (Env, std::path::PathBuf, std::path::PathBuf) {
     let env = repo(&[("src/a.rs", "fn a() {}\n")]);
     let main = env.root.clone();
     let wt = env.tmp.path().join("wt");
@@ -603,6 +599,16 @@ fn purge_in_the_main_checkout_uninstalls_the_worktrees_first() {
         &main,
         &["worktree", "add", "-q", "-b", "side", wt.to_str().unwrap()],
     );
+    (env, main, wt)
+}
+
+/// `uninstall --purge` in the main checkout deletes the store, and with it the install records
+/// of the linked worktrees (`.capn/worktrees/<name>/install.json`): it uninstalls capn from
+/// each such worktree first, so both checkouts' `git status` is as before `init`, and a later
+/// `uninstall` in the worktree has nothing left to do.
+#[test]
+fn purge_in_the_main_checkout_uninstalls_the_worktrees_first() {
+    let (env, main, wt) = main_and_worktree();
     let before = (
         git(&env, &main, &["status", "--porcelain"]),
         git(&env, &wt, &["status", "--porcelain"]),
@@ -634,14 +640,7 @@ fn purge_in_the_main_checkout_uninstalls_the_worktrees_first() {
 /// is kept, and the refusal says so.
 #[test]
 fn purge_refuses_before_touching_a_worktree_and_keeps_the_store_for_one_that_refuses() {
-    let env = repo(&[("src/a.rs", "fn a() {}\n")]);
-    let main = env.root.clone();
-    let wt = env.tmp.path().join("wt");
-    git(
-        &env,
-        &main,
-        &["worktree", "add", "-q", "-b", "side", wt.to_str().unwrap()],
-    );
+    let (env, main, wt) = main_and_worktree();
     capn(&env, &main, &["init"]).ok();
     capn(&env, &wt, &["init"]).ok();
     let wt_settings = std::fs::read(wt.join(".claude/settings.json")).unwrap();
