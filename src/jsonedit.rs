@@ -97,6 +97,17 @@ impl std::fmt::Debug for Doc {
     }
 }
 
+/// A settings file's bytes as text: whether it starts with a UTF-8 BOM, and the text after it.
+///
+/// Errors: not UTF-8 (the reason, without the path).
+pub(crate) fn text_of(bytes: &[u8]) -> Result<(bool, &str), String> {
+    let text = std::str::from_utf8(bytes).map_err(|e| format!("not UTF-8: {e}"))?;
+    Ok(match text.strip_prefix(BOM) {
+        Some(t) => (true, t),
+        None => (false, text),
+    })
+}
+
 impl Doc {
     /// Parses a settings file's bytes as strict JSON ([`Doc::parse_as`]).
     ///
@@ -111,11 +122,7 @@ impl Doc {
     /// Errors (a reason without the path): not UTF-8, not JSON of that syntax (trailing commas
     /// always, comments in strict JSON), not an object.
     pub(crate) fn parse_as(bytes: &[u8], syntax: Syntax) -> Result<Doc, String> {
-        let text = std::str::from_utf8(bytes).map_err(|e| format!("not UTF-8: {e}"))?;
-        let (bom, text) = match text.strip_prefix(BOM) {
-            Some(t) => (true, t),
-            None => (false, text),
-        };
+        let (bom, text) = text_of(bytes)?;
         if text.trim().is_empty() {
             return Ok(Doc {
                 syntax,

@@ -77,16 +77,14 @@ impl SettingsFile {
     /// commas never, comments only in Gemini CLI's and Qwen Code's files), is not an object, or its `hooks` value has an unexpected shape. The message names the file and
     /// the reason.
     pub(crate) fn load(path: &Path) -> Result<SettingsFile> {
-        if let Some(dir) = path.parent() {
-            if std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) {
-                return Err(anyhow!(
-                    "could not read settings: {}: its folder {} is a symlink; capn never reads or \
-                     writes through a symlink in a project, so nothing was changed. Register the \
-                     capn hooks by hand (INSTALL.md, \"Registering by hand\")",
-                    path.display(),
-                    dir.display()
-                ));
-            }
+        if let Some(dir) = linked_folder(path) {
+            return Err(anyhow!(
+                "could not read settings: {}: its folder {} is a symlink; capn never reads or \
+                 writes through a symlink in a project, so nothing was changed. Register the \
+                 capn hooks by hand (INSTALL.md, \"Registering by hand\")",
+                path.display(),
+                dir.display()
+            ));
         }
         if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
             let target = std::fs::read_link(path)
@@ -460,14 +458,20 @@ fn located(json: &Map<String, Value>) -> Vec<Located<'_>> {
     out
 }
 
+/// The folder holding `path` when it is a symlink: a project's settings are never read or
+/// written through one.
+fn linked_folder(path: &Path) -> Option<&Path> {
+    path.parent()
+        .filter(|d| std::fs::symlink_metadata(d).is_ok_and(|m| m.file_type().is_symlink()))
+}
+
 /// Whether the project settings file at `path` registers capn's hook for `event` (under the
 /// event's name, as [`ours_in`] reads it), read the light way a hook can afford on every event:
 /// no format-preserving tree, and no parse at all unless the bytes name the event's subcommand.
 /// A file that cannot be read (a symlink, or one in a symlinked folder, is not), does not parse,
 /// or is beyond [`crate::jsonbound::SETTINGS`] counts as not registering.
 pub(crate) fn registers_hook(path: &Path, event: crate::events::HookEvent) -> bool {
-    let linked = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink());
-    if path.parent().is_some_and(linked) {
+    if linked_folder(path).is_some() {
         return false;
     }
     let Ok(Some(bytes)) = crate::fsutil::read_host_file(path, "settings") else {
@@ -476,10 +480,9 @@ pub(crate) fn registers_hook(path: &Path, event: crate::events::HookEvent) -> bo
     if memchr::memmem::find(&bytes, event.subcommand().as_bytes()).is_none() {
         return false;
     }
-    let Ok(text) = std::str::from_utf8(&bytes) else {
+    let Ok((_, text)) = jsonedit::text_of(&bytes) else {
         return false;
     };
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let Ok(Value::Object(json)) = syntax_of(path).read(text) else {
         return false;
     };
