@@ -208,13 +208,10 @@ pub(crate) fn guest_file(root: &Path) -> GuestFile {
         };
         let own = !events.is_empty();
         let (other, more) = other_files(root, f);
-        for e in more {
-            if !events.contains(&e) {
-                events.push(e);
-            }
-        }
+        events.extend(more);
         if !events.is_empty() {
             events.sort_by_key(|e| HookEvent::ALL.iter().position(|a| a == e));
+            events.dedup();
             let name = if own { f.rel.to_string() } else { other };
             return GuestFile::Registers(name, events);
         }
@@ -231,7 +228,8 @@ const OTHER_FILES: usize = 16;
 const OTHER_FILE_BYTES: u64 = 64 * 1024;
 
 /// The capn hooks the other `.json` files beside `f` register (the host runs them all): the
-/// first such file's path relative to `root` (empty when none) and the events. At most
+/// first such file's path relative to `root` (empty when none) and the events (one may come
+/// from several files). At most
 /// [`OTHER_FILES`] files of at most [`OTHER_FILE_BYTES`] each, in name order, never through a
 /// symlink; what cannot be read is passed over.
 fn other_files(root: &Path, f: &OwnFile) -> (String, Vec<HookEvent>) {
@@ -260,11 +258,7 @@ fn other_files(root: &Path, f: &OwnFile) -> (String, Vec<HookEvent>) {
         if first.is_empty() {
             first = format!("{}/{name}", dir.display());
         }
-        for e in found {
-            if !events.contains(&e) {
-                events.push(e);
-            }
-        }
+        events.extend(found);
     }
     (first, events)
 }
