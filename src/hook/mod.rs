@@ -356,8 +356,7 @@ fn user_hook_answers(call: &call::Call, event: HookEvent, host: Host) -> bool {
         },
     };
     let store = crate::store::Store::discover(&cwd);
-    // A store capn refuses (a symlinked `.capn/`) is no store: every command refuses it.
-    if !store.exists() || store.check_dirs().is_err() {
+    if !store.usable() {
         return false;
     }
     let spec = crate::hosts::of(host);

@@ -154,9 +154,8 @@ pub(crate) fn run(ctx: &Ctx) -> Result<Option<String>> {
         return Ok(None);
     }
     let store = crate::store::Store::at(root.clone());
-    // A store capn refuses (a symlinked `.capn/`): the nudge would ask for a `capn chart` that
-    // refuses too.
-    if !store.exists() || store.check_dirs().is_err() || !store.config().nudge {
+    // Not beside a store capn refuses: the nudge would ask for a `capn chart` that refuses too.
+    if !store.usable() || !store.config().nudge {
         return Ok(None);
     }
     let read = || turn::read(Path::new(path));

@@ -249,6 +249,12 @@ impl Store {
         self.dir.is_dir()
     }
 
+    /// True when `.capn/` exists and capn may use it ([`Store::check_dirs`]): for the hooks, a
+    /// store every command refuses (a symlinked `.capn/`) is no store.
+    pub(crate) fn usable(&self) -> bool {
+        self.exists() && self.check_dirs().is_ok()
+    }
+
     /// True when this store is outside any project: no `.capn/` at or above the working
     /// directory, and its root is not a git repository.
     pub(crate) fn is_outside_project(&self) -> bool {
